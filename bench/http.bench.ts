@@ -1,0 +1,141 @@
+/**
+ * HTTP load benchmark (`npm run bench`; `npm run bench:guard` adds --short --guard): a bare
+ * uWebSockets.js hello server as the baseline, then the real daemon's /v1/live and /v1/health, each
+ * under autocannon on loopback. Prints one JSON line per result on stdout. `--guard` fails the run on
+ * any error or non-2xx answer, or when an endpoint falls an order of magnitude below the baseline.
+ */
+import { cpus, release } from 'node:os';
+
+import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
+import { startHelloServer, type BenchServer } from './support/hello-server.js';
+import { killChildProcessesSync } from './support/kill-children.js';
+import { measureHttp, type HttpLoad, type LoadPlan } from './support/measure-http.js';
+import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
+
+/** One line of output: a measured run plus the server's peak RSS, the ratio and the host. */
+interface BenchResult extends HttpLoad {
+  name: string;
+  peak_rss_bytes: number | null;
+  ratio_to_baseline: number | null;
+}
+
+const args = new Set(process.argv.slice(2));
+const isShort = args.has('--short');
+const isGuard = args.has('--guard');
+const plan: LoadPlan = { warmupS: isShort ? 1 : 2, durationS: isShort ? 2 : 10, connections: 50 };
+/** Hard bound on the whole run, server start and stop included; past it the watchdog kills everything. */
+const deadlineMs = isShort ? 45_000 : 120_000;
+const startTimeoutMs = 20_000;
+/** Lowest rps / baseline rps that --guard accepts; health pays a DuckDB round trip per request. */
+const minRatios: Readonly<Record<string, number>> = { 'http.live': 0.25, 'http.health': 0.05 };
+const host = { node: process.version, kernel: release(), cpu: describeCpu() };
+const dataDir = makeDataDir();
+
+/** Measures the baseline, then the daemon's endpoints, printing each result as it lands. */
+async function runBench(): Promise<BenchResult[]> {
+  const hello = await withTimeout(startHelloServer(), startTimeoutMs, 'starting uws-hello');
+  const baseline = await measureServer('http.uws_hello', hello, '/', null).finally(() => hello.stop());
+  const results = [baseline];
+  const daemon = await withTimeout(startDaemon({ dataDir }), startTimeoutMs, 'starting the daemon');
+  const server: BenchServer = {
+    url: daemon.url,
+    pid: daemon.child.pid!,
+    stop: () => daemon.stop().then(() => {}),
+  };
+  try {
+    results.push(await measureServer('http.live', server, '/v1/live', baseline.requests_per_sec));
+    results.push(await measureServer('http.health', server, '/v1/health', baseline.requests_per_sec));
+  } finally {
+    await server.stop();
+  }
+  return results;
+}
+
+/** Loads one path of a running server and prints the result line. */
+async function measureServer(
+  name: string,
+  server: BenchServer,
+  path: string,
+  baselineRps: number | null,
+): Promise<BenchResult> {
+  resetPeakRss(server.pid);
+  const load = await measureHttp(server.url + path, plan);
+  const { errors, non2xx, duration_s, connections, ...speed } = load;
+  const peak_rss_bytes = readPeakRssBytes(server.pid);
+  const ratio_to_baseline = baselineRps === null ? 1 : computeRatio(speed.requests_per_sec, baselineRps);
+  const result = {
+    name,
+    ...speed,
+    peak_rss_bytes,
+    errors,
+    non2xx,
+    duration_s,
+    connections,
+    ratio_to_baseline,
+  };
+  process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
+  return result;
+}
+
+/** Lists why the results fail the guard: errors, non-2xx answers, or a ratio below its floor. */
+function findGuardFailures(results: BenchResult[]): string[] {
+  const failures: string[] = [];
+  for (const { name, errors, non2xx, ratio_to_baseline: ratio } of results) {
+    if (errors > 0 || non2xx > 0) failures.push(`${name}: ${errors} errors and ${non2xx} non-2xx answers`);
+    const floor = minRatios[name];
+    if (floor !== undefined && (ratio === null || ratio < floor))
+      failures.push(`${name}: ${ratio ?? '?'}x the baseline rps, below the ${floor}x floor`);
+  }
+  return failures;
+}
+
+/** Divides rps by the baseline's to three decimals; null when the baseline served nothing. */
+function computeRatio(rps: number, baselineRps: number): number | null {
+  return baselineRps > 0 ? Number((rps / baselineRps).toFixed(3)) : null;
+}
+
+/** Runs the benchmark and returns the exit code; every child is stopped before it returns. */
+async function main(): Promise<number> {
+  const watchdog = setTimeout(() => abortRun(`run exceeded ${deadlineMs} ms`), deadlineMs);
+  try {
+    const failures = findGuardFailures(await runBench());
+    for (const failure of failures)
+      process.stderr.write(`http.bench: ${isGuard ? 'guard failed' : 'warning'}: ${failure}\n`);
+    return isGuard && failures.length > 0 ? 1 : 0;
+  } catch (error) {
+    process.stderr.write(`http.bench: failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    killChildProcessesSync(); // a server whose start timed out has no handle to stop
+    return 1;
+  } finally {
+    clearTimeout(watchdog);
+    removeDir(dataDir);
+  }
+}
+
+/** Kills every child and exits at once: the run hung or was interrupted. */
+function abortRun(reason: string): never {
+  process.stderr.write(`http.bench: aborted: ${reason}\n`);
+  killChildProcessesSync();
+  removeDir(dataDir);
+  process.exit(1);
+}
+
+/** Rejects when `promise` has not settled within `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Names the CPU model and count, e.g. "AMD EPYC 7B13 x2". */
+function describeCpu(): string {
+  const all = cpus();
+  return `${all[0]?.model.trim() ?? 'unknown'} x${all.length}`;
+}
+
+process.once('SIGINT', () => abortRun('interrupted'));
+process.once('SIGTERM', () => abortRun('terminated'));
+// exit explicitly: autocannon or a half-closed socket must not keep a finished run alive
+process.exit(await main());

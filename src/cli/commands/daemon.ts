@@ -1,0 +1,41 @@
+/** `provd daemon`: runs the daemon in the foreground. */
+import { Command, Option } from 'clipanion';
+import { resolveConfig } from '../../daemon/config.js';
+import { runDaemon } from '../../daemon/daemon.js';
+import { ProvdError } from '../../shared/errors.js';
+
+export class DaemonCommand extends Command {
+  static override paths = [['daemon']];
+
+  static override usage = Command.Usage({
+    description: 'Run the provd daemon in the foreground',
+    details: `
+      Serves the HTTP API (default 127.0.0.1:8574) over an embedded DuckDB database in the data dir
+      (default \`$PROVD_HOME\`, else \`$XDG_DATA_HOME/provd\`, else \`~/.local/share/provd\`).
+      SIGINT or SIGTERM stops it cleanly: it stops accepting, drains, checkpoints and closes the database.
+    `,
+    examples: [
+      ['Run with defaults', '$0 daemon'],
+      ['Require a bearer token', 'PROVD_AUTH_TOKEN=s3cret $0 daemon --listen 127.0.0.1:9000'],
+    ],
+  });
+
+  listen = Option.String('--listen', { description: 'HOST:PORT to listen on (default 127.0.0.1:8574)' });
+  dataDir = Option.String('--data-dir', { description: 'directory of the DuckDB database' });
+  authToken = Option.String('--auth-token', {
+    description: 'require Authorization: Bearer <token> (also PROVD_AUTH_TOKEN); health endpoints stay open',
+  });
+  maxBodyBytes = Option.String('--max-body-bytes', { description: 'request body limit in bytes (default 64 MiB)' });
+
+  async execute(): Promise<number> {
+    try {
+      const config = resolveConfig(this);
+      const code = await runDaemon(config);
+      process.exit(code); // keep-alive client connections must not hold the process open
+    } catch (error) {
+      if (!(error instanceof ProvdError)) throw error;
+      this.context.stderr.write(`provd: ${error.code}: ${error.message}\n`);
+      return 2;
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The readiness check behind /v1/ready and /v1/health: one store round trip with a 2-second
+ * deadline, judged into a DaemonHealth body (spec: DaemonHealth, provenance.daemon_health/v1).
+ */
+import { ProvdError } from '../shared/errors.js';
+import type { StoreHealthReport } from '../shared/store-messages.js';
+import type { StoreClient } from '../store/store-client.js';
+
+/** The spec's readiness deadline. */
+export const readinessDeadlineMs = 2000;
+
+/** One named check in `checks`. */
+export interface HealthCheck {
+  status: 'ok' | 'failed' | 'timeout' | 'unknown' | 'gaps_recorded';
+  message?: string;
+  [detail: string]: unknown;
+}
+
+/** DaemonHealth as the spec defines it. */
+export interface DaemonHealth {
+  schema_version: 'provenance.daemon_health/v1';
+  status: 'ok' | 'degraded' | 'unavailable';
+  ready: boolean;
+  coverage_status: 'unknown' | 'not_observed' | 'no_recorded_gaps' | 'pending' | 'gaps_recorded';
+  checks: Record<string, HealthCheck>;
+  queued_spool?: number | null;
+  queued_spool_bytes?: number | null;
+  native_capture?: Record<string, unknown>;
+}
+
+// No sensor, and no spool, in this build yet: their counts are unknown rather than zero.
+const nativeCapture = { status: 'not_built', message: 'this build has no eBPF sensor', probes: {} };
+
+/** Runs the readiness check; 200 when ready, else 503, both with a DaemonHealth body. */
+export async function checkReadiness(store: StoreClient): Promise<{ status: 200 | 503; health: DaemonHealth }> {
+  let report: StoreHealthReport;
+  try {
+    const bytes = await store.query('health', {}, readinessDeadlineMs);
+    report = JSON.parse(new TextDecoder().decode(bytes)) as StoreHealthReport;
+  } catch (error) {
+    return { status: 503, health: unavailable(error) };
+  }
+  const health = judge(report);
+  return { status: health.ready ? 200 : 503, health };
+}
+
+function judge(report: StoreHealthReport): DaemonHealth {
+  const { database, format, missing_tables: missing, coverage_gaps: gaps } = report;
+  const schemaOk = format.compatible && missing.length === 0;
+  const ready = database.ok && schemaOk;
+  const gapsRecorded = ready && gaps !== null && gaps > 0;
+  const schemaMessage =
+    missing.length > 0 ? `missing required tables: ${missing.join(', ')}` : format.reason;
+  return {
+    schema_version: 'provenance.daemon_health/v1',
+    status: !ready ? 'unavailable' : gapsRecorded ? 'degraded' : 'ok',
+    ready,
+    coverage_status: !ready ? 'unknown' : gapsRecorded ? 'gaps_recorded' : 'no_recorded_gaps',
+    checks: {
+      database: {
+        status: database.ok ? 'ok' : 'failed',
+        latency_ms: database.latency_ms,
+        ...(database.error && { message: database.error.message, code: database.error.code }),
+      },
+      schema: {
+        status: !database.ok ? 'unknown' : schemaOk ? 'ok' : 'failed',
+        format_version: format.found,
+        supported_format_version: format.supported,
+        missing_tables: missing,
+        ...(database.ok && !schemaOk && schemaMessage !== undefined && { message: schemaMessage }),
+      },
+      coverage: {
+        status: !ready ? 'unknown' : gapsRecorded ? 'gaps_recorded' : 'ok',
+        recorded_gaps: ready ? gaps : null,
+      },
+    },
+    queued_spool: null,
+    queued_spool_bytes: null,
+    native_capture: nativeCapture,
+  };
+}
+
+function unavailable(error: unknown): DaemonHealth {
+  const timedOut = error instanceof ProvdError && error.code === 'PROVD_ERR_STORE_TIMEOUT';
+  const message = timedOut
+    ? `the readiness check did not finish within ${readinessDeadlineMs} ms`
+    : `the store did not answer: ${error instanceof Error ? error.message : String(error)}`;
+  return {
+    schema_version: 'provenance.daemon_health/v1',
+    status: 'unavailable',
+    ready: false,
+    coverage_status: 'unknown',
+    checks: {
+      database: { status: timedOut ? 'timeout' : 'failed', message, deadline_ms: readinessDeadlineMs },
+      schema: { status: 'unknown' },
+      coverage: { status: 'unknown' },
+    },
+    queued_spool: null,
+    queued_spool_bytes: null,
+    native_capture: nativeCapture,
+  };
+}

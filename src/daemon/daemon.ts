@@ -1,0 +1,96 @@
+/**
+ * The composition root: start order (store, then HTTP), signals, and stop order (stop accepting,
+ * drain, checkpoint and close the store). Resolves with the process exit code.
+ */
+import { mkdirSync } from 'node:fs';
+import { ProvdError, toErrorData } from '../shared/errors.js';
+import { log } from '../shared/log.js';
+import { StoreClient } from '../store/store-client.js';
+import { BearerAuth } from './bearer-auth.js';
+import type { DaemonConfig } from './config.js';
+import { endpoints } from './endpoints.js';
+import { handlers } from './handlers.js';
+import { HttpServer } from './http-server.js';
+import { Router } from './router.js';
+import { loadUws } from './uws.js';
+
+const drainTimeoutMs = 10_000;
+
+/** Runs the daemon in the foreground until SIGINT/SIGTERM (exit 0) or a fatal failure (exit 1). */
+export async function runDaemon(config: DaemonConfig): Promise<number> {
+  loadUws(); // refuse to start on the JS fallback before anything else happens
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+
+  let failStop: (error: ProvdError) => void = () => undefined;
+  const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
+  const { client: store, state } = await StoreClient.start(
+    { dbPath: config.dbPath, healthStallMs: config.healthStallMs },
+    (error) => failStop(error),
+  );
+  if (state.status === 'failed' && state.error.code === 'PROVD_ERR_STORE_LOCKED') {
+    log('error', 'database is in use by another process', { db: config.dbPath, error: state.error });
+    await store.close();
+    return 1;
+  }
+  if (state.status === 'ready') {
+    log('info', 'store opened', { db: config.dbPath, format_version: state.formatVersion, migrated: state.appliedMigrations });
+  } else {
+    // The daemon still runs: health answers 503 and says why; the database is not modified.
+    log('error', 'store unusable; health will answer 503', { db: config.dbPath, error: state.error });
+  }
+
+  const auth = config.authToken === undefined ? undefined : new BearerAuth(config.authToken);
+  const server = new HttpServer({
+    host: config.host,
+    port: config.port,
+    maxBodyBytes: config.maxBodyBytes,
+    auth,
+    router: new Router(endpoints, handlers),
+    context: { store },
+  });
+  let port: number;
+  try {
+    port = await server.listen();
+  } catch (error) {
+    log('error', 'cannot listen', { error: toErrorData(error, 'PROVD_ERR_HTTP_LISTEN') });
+    await store.close();
+    return 1;
+  }
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  log('info', 'listening', { url: `http://${host}:${port}`, port, data_dir: config.dataDir, auth: auth !== undefined });
+
+  const reason = await Promise.race([waitForSignal(), storeFailed]);
+  if (reason instanceof ProvdError) {
+    log('error', 'store thread stopped; shutting down', { error: reason.toData() });
+    server.stopAccepting();
+    return 1;
+  }
+  log('info', 'shutting down', { signal: reason });
+  server.stopAccepting();
+  const drained = await server.drain(drainTimeoutMs);
+  if (!drained) log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
+  try {
+    await store.close();
+  } catch (error) {
+    log('error', 'store did not close cleanly', { error: toErrorData(error, 'PROVD_ERR_STORE_STOPPED') });
+    return 1;
+  }
+  log('info', 'stopped');
+  return 0;
+}
+
+/** Resolves with the first SIGINT/SIGTERM; a second one exits at once. */
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.on('SIGINT', forceExit).on('SIGTERM', forceExit);
+      resolve(signal);
+    };
+    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  });
+}
+
+function forceExit(signal: NodeJS.Signals): void {
+  log('warn', 'second signal: exiting without a clean shutdown', { signal });
+  process.exit(1);
+}

@@ -1,0 +1,90 @@
+/**
+ * Every path of the interface, once. The router and the OpenAPI document are both built from this
+ * list, so they cannot disagree. `served: false` marks a path this build answers with 501.
+ */
+
+/** One query-string parameter. */
+export interface QueryParam {
+  name: string;
+  type: 'string' | 'integer';
+  required?: boolean;
+  enum?: readonly string[];
+  description: string;
+}
+
+/** One operation of the HTTP interface. */
+export interface Endpoint {
+  method: 'GET' | 'POST';
+  path: string;
+  operationId: string;
+  summary: string;
+  /** The 200 body's `schema_version` is `provenance.<schema>/v1`. */
+  schema: string;
+  /** No token needed even when bearer auth is on (the health endpoints). */
+  public?: boolean;
+  query?: readonly QueryParam[];
+  /** Media type of the request body, for write endpoints. */
+  body?: 'application/json' | 'application/x-ndjson';
+  /** False while the path is part of the interface but not served yet (answers 501). */
+  served: boolean;
+}
+
+const run = (description = 'run identifier'): QueryParam => ({ name: 'run', type: 'string', required: true, description });
+const optional = (name: string, description: string): QueryParam => ({ name, type: 'string', description });
+
+/** The whole interface, in the order of the specification. */
+export const endpoints: readonly Endpoint[] = [
+  { method: 'GET', path: '/v1/live', operationId: 'liveness', summary: 'Liveness: the HTTP process can respond', schema: 'daemon_liveness', public: true, served: true },
+  { method: 'GET', path: '/v1/ready', operationId: 'readiness', summary: 'Readiness: database query and store format check (2 s deadline)', schema: 'daemon_health', public: true, served: true },
+  { method: 'GET', path: '/v1/health', operationId: 'health', summary: 'Health: readiness plus recorded coverage and capture state', schema: 'daemon_health', public: true, served: true },
+  { method: 'GET', path: '/v1/openapi.json', operationId: 'openapi', summary: 'This OpenAPI 3.1.0 document', schema: 'openapi', served: true },
+
+  { method: 'GET', path: '/v1/graph/verify', operationId: 'verify_run', summary: 'Verify the evidence chain of a run', schema: 'verify', query: [run()], served: false },
+  {
+    method: 'GET', path: '/v1/graph/explain', operationId: 'explain', summary: 'Causal path and basis of a node', schema: 'explain', served: false,
+    query: [
+      optional('event', 'event id'), optional('process', 'process id'), optional('tool-call', 'tool call id'),
+      optional('file', 'file path (needs run)'), optional('risk', 'risk id'), optional('artifact', 'artifact id'),
+      optional('run', 'run identifier; required with file'),
+    ],
+  },
+  { method: 'GET', path: '/v1/signals', operationId: 'get_signals', summary: 'Behaviour, cost, quality and security signals', schema: 'signals', query: [run()], served: false },
+  {
+    method: 'GET', path: '/v1/timeline', operationId: 'get_timeline', summary: 'Application context merged with runtime telemetry', schema: 'timeline', served: false,
+    query: [run(), { name: 'view', type: 'string', enum: ['table', 'causality'], description: 'timeline view' }],
+  },
+  { method: 'GET', path: '/v1/observe/summary', operationId: 'observe_summary', summary: 'Observability summary of a run', schema: 'observability_summary', query: [run()], served: false },
+  { method: 'GET', path: '/v1/security/risks', operationId: 'list_risks', summary: 'Security risks of a run', schema: 'security_risks', query: [run()], served: false },
+  { method: 'GET', path: '/v1/security/responses', operationId: 'list_responses', summary: 'Response actions taken for a run', schema: 'security_responses', query: [run()], served: false },
+  { method: 'GET', path: '/v1/security/deviations', operationId: 'list_deviations', summary: 'Deviations from the behaviour baseline', schema: 'security_deviations', query: [run()], served: false },
+  {
+    method: 'GET', path: '/v1/telemetry/events', operationId: 'list_events', summary: 'One page of runtime events of a run', schema: 'telemetry_events', served: false,
+    query: [
+      run(), optional('type', 'event type filter'),
+      { name: 'limit', type: 'integer', description: 'page size, 1..1000, default 100' },
+      optional('cursor', 'opaque cursor from next_cursor'),
+    ],
+  },
+  {
+    method: 'GET', path: '/v1/telemetry/windows', operationId: 'list_windows', summary: 'Events aggregated in 10 s or 60 s windows', schema: 'telemetry_event_windows', served: false,
+    query: [run(), { name: 'window', type: 'integer', description: 'window length in seconds: 10 or 60' }, optional('type', 'event type filter'), optional('from', 'RFC 3339 start'), optional('to', 'RFC 3339 end')],
+  },
+  { method: 'GET', path: '/v1/telemetry/correlations', operationId: 'explain_correlations', summary: 'Basis for tying runtime events to a ToolCallScope', schema: 'telemetry_correlations', query: [run(), optional('event', 'event id')], served: false },
+  { method: 'GET', path: '/v1/telemetry/producer-health', operationId: 'telemetry_producer_health', summary: 'Disk buffering, drops, sources, correlation coverage', schema: 'producer_health', query: [optional('run', 'run identifier')], served: false },
+  { method: 'GET', path: '/v1/telemetry/audit-associations', operationId: 'get_audit_associations', summary: 'Audit associations of a run', schema: 'audit_associations', query: [optional('run', 'run identifier')], served: false },
+
+  { method: 'GET', path: '/api/audit/associations', operationId: 'api_audit_associations', summary: 'Audit associations', schema: 'audit_associations', served: false },
+  { method: 'GET', path: '/api/compare/records', operationId: 'api_compare_records', summary: 'Compare records', schema: 'compare_records', served: false },
+  { method: 'GET', path: '/api/search/sources', operationId: 'api_search_sources', summary: 'Search sources', schema: 'search_sources', served: false },
+  { method: 'GET', path: '/api/artifact', operationId: 'api_artifact', summary: 'One artifact', schema: 'artifact', served: false },
+  { method: 'GET', path: '/v1/context/overview', operationId: 'context_overview', summary: 'Context overview', schema: 'context_overview', served: false },
+  { method: 'GET', path: '/v1/context/entries', operationId: 'context_entries', summary: 'Context entries', schema: 'context_entries', served: false },
+  { method: 'GET', path: '/v1/context/content', operationId: 'context_content', summary: 'Context content', schema: 'context_content', served: false },
+  { method: 'GET', path: '/v1/context/compare', operationId: 'context_compare', summary: 'Compare contexts', schema: 'context_compare', served: false },
+  { method: 'GET', path: '/v1/context/links', operationId: 'context_links', summary: 'Context links', schema: 'context_links', served: false },
+
+  { method: 'POST', path: '/v1/telemetry/ingest', operationId: 'ingest', summary: 'Ingest NDJSON telemetry (format=native|tetragon|falco|auto)', schema: 'ingest', body: 'application/x-ndjson', served: false,
+    query: [{ name: 'format', type: 'string', enum: ['native', 'tetragon', 'falco', 'auto'], description: 'input format, default auto' }] },
+  { method: 'POST', path: '/v1/telemetry/bind', operationId: 'bind', summary: 'Bind a ToolCallScope to processes, cgroups or containers', schema: 'binding', body: 'application/json', served: false },
+  { method: 'POST', path: '/v1/record', operationId: 'record', summary: 'Record (and by default execute) a tool call', schema: 'record', body: 'application/json', served: false },
+];

@@ -1,0 +1,40 @@
+/** What a route answers, and the JSON bodies every route shares: data and errors. */
+import { wireErrorCodes, type WireErrorCode } from '../shared/errors.js';
+
+/** A complete HTTP answer; the server adds content-type and x-request-id. */
+export interface HttpReply {
+  status: number;
+  body: Uint8Array | string;
+  headers?: Record<string, string>;
+  /** Close the connection after this answer (the rest of the request body was not read). */
+  close?: boolean;
+}
+
+/** A 2xx/503 answer whose body is the given value as JSON. */
+export function jsonReply(status: number, value: unknown): HttpReply {
+  return { status, body: JSON.stringify(value) };
+}
+
+/** The error body of the contract: `{"schema_version":"provenance.error/v1","error":{code,message}}`. */
+export function errorReply(code: WireErrorCode, message: string, headers?: Record<string, string>): HttpReply {
+  const body = JSON.stringify({ schema_version: 'provenance.error/v1', error: { code, message } });
+  return { status: wireErrorCodes[code], body, ...(headers && { headers }) };
+}
+
+const reasons: Record<number, string> = {
+  200: 'OK',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Content Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
+
+/** The status line uWS expects, e.g. "404 Not Found". */
+export function statusLine(status: number): string {
+  return `${status} ${reasons[status] ?? ''}`.trimEnd();
+}

@@ -1,0 +1,171 @@
+/**
+ * The uWS HTTP server, main thread only: routing, auth, body limits, request ids, error mapping.
+ * Handlers get a fully read request and return an HttpReply; nothing here touches the database.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
+import { isWireErrorCode, ProvdError, toErrorData } from '../shared/errors.js';
+import { log } from '../shared/log.js';
+import type { BearerAuth } from './bearer-auth.js';
+import { Exchange } from './exchange.js';
+import { errorReply, type HttpReply } from './http-reply.js';
+import type { RouteContext, RouteHandler, RouteRequest, Router } from './router.js';
+import { loadUws } from './uws.js';
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  /** Undefined when no token is configured: every request is accepted. */
+  auth: BearerAuth | undefined;
+  router: Router;
+  context: RouteContext;
+}
+
+const requestIdPattern = /^[\w.:-]{1,128}$/;
+
+/** Serves the router over uWS until `stopAccepting`, then lets in-flight requests finish. */
+export class HttpServer {
+  private readonly app: TemplatedApp;
+  private listenSocket: us_listen_socket | undefined;
+  private inFlight = 0;
+  private stopping = false;
+  private onIdle: (() => void) | undefined;
+
+  constructor(private readonly options: HttpServerOptions) {
+    this.app = loadUws().App();
+    this.app.any('/*', (res, req) => this.onRequest(res, req));
+  }
+
+  /** Listens on host:port (port 0 picks one); resolves with the bound port. */
+  listen(): Promise<number> {
+    const { host, port } = this.options;
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (socket === false) {
+          reject(new ProvdError('PROVD_ERR_HTTP_LISTEN', `failed to listen on ${host}:${port} (in use, or not a local address)`));
+          return;
+        }
+        this.listenSocket = socket;
+        // A listen socket is a socket to uSockets; the typings keep them apart.
+        resolve(loadUws().us_socket_local_port(socket as unknown as us_socket));
+      });
+    });
+  }
+
+  /** Closes the listening socket; requests on open connections get 503 and a closed connection. */
+  stopAccepting(): void {
+    this.stopping = true;
+    if (this.listenSocket !== undefined) loadUws().us_listen_socket_close(this.listenSocket);
+    this.listenSocket = undefined;
+  }
+
+  /** Resolves true once no request is in flight, or false when `timeoutMs` passes first. */
+  drain(timeoutMs: number): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.onIdle = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+  }
+
+  private onRequest(res: HttpResponse, req: HttpRequest): void {
+    // uWS request data is only valid in this synchronous part: read everything needed now.
+    const supplied = req.getHeader('x-request-id');
+    const requestId = requestIdPattern.test(supplied) ? supplied : randomUUID();
+    const method = req.getCaseSensitiveMethod();
+    const path = req.getUrl();
+    this.inFlight++;
+    const exchange = new Exchange(res, requestId, () => this.finished());
+
+    if (this.stopping) return exchange.send({ ...errorReply('unavailable', 'the daemon is shutting down'), close: true });
+    const match = this.options.router.match(method, path);
+    if (match.kind === 'not_found') return exchange.send(errorReply('not_found', `no such path: ${path}`));
+    if (match.kind === 'method_not_allowed') {
+      const message = `${method} is not allowed on ${path}; allowed: ${match.allow}`;
+      return exchange.send(errorReply('method_not_allowed', message, { allow: match.allow }));
+    }
+    const { endpoint, handler } = match;
+    if (this.options.auth !== undefined && endpoint.public !== true) {
+      const result = this.options.auth.check(req.getHeader('authorization'));
+      if (result !== 'ok') return exchange.send(unauthorized(result));
+    }
+    const request: RouteRequest = { method, path, query: new URLSearchParams(req.getQuery() ?? ''), body: undefined, requestId };
+    if (endpoint.body === undefined) return this.dispatch(exchange, handler, request);
+
+    const declared = req.getHeader('content-length');
+    if (declared !== '' && Number(declared) > this.options.maxBodyBytes) {
+      return exchange.send({ ...this.tooLarge(), close: true });
+    }
+    void this.readBody(res, exchange).then((body) => {
+      if (body !== undefined) this.dispatch(exchange, handler, { ...request, body });
+    });
+  }
+
+  /** Reads the whole body within the limit; answers 413 and resolves undefined when it is over. */
+  private readBody(res: HttpResponse, exchange: Exchange): Promise<Buffer | undefined> {
+    const limit = this.options.maxBodyBytes;
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      exchange.onAbort(() => resolve(undefined));
+      res.onData((chunk, isLast) => {
+        if (exchange.finished) return;
+        size += chunk.byteLength;
+        if (size > limit) {
+          exchange.send({ ...this.tooLarge(), close: true });
+          return resolve(undefined);
+        }
+        chunks.push(Buffer.from(new Uint8Array(chunk))); // copy: uWS reuses the chunk's memory
+        if (isLast) resolve(Buffer.concat(chunks, size));
+      });
+    });
+  }
+
+  private dispatch(exchange: Exchange, handler: RouteHandler, request: RouteRequest): void {
+    let reply: HttpReply | Promise<HttpReply>;
+    try {
+      reply = handler(request, this.options.context);
+    } catch (error) {
+      return exchange.send(failureReply(error, request));
+    }
+    if (!(reply instanceof Promise)) return exchange.send(reply);
+    reply.then(
+      (answer) => exchange.send(answer),
+      (error: unknown) => exchange.send(failureReply(error, request)),
+    );
+  }
+
+  private tooLarge(): HttpReply {
+    return errorReply('payload_too_large', `the body is over the limit of ${this.options.maxBodyBytes} bytes`);
+  }
+
+  private finished(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && this.onIdle !== undefined) this.onIdle();
+  }
+}
+
+function unauthorized(result: 'missing' | 'invalid'): HttpReply {
+  if (result === 'missing') {
+    return errorReply('unauthorized', 'this endpoint needs Authorization: Bearer <token>', {
+      'www-authenticate': 'Bearer realm="provd"',
+    });
+  }
+  return errorReply('unauthorized', 'the bearer token is wrong', {
+    'www-authenticate': 'Bearer realm="provd", error="invalid_token"',
+  });
+}
+
+/** Store trouble is 503; a ProvdError with a wire code answers as itself; the rest is 500, details only in the log. */
+function failureReply(error: unknown, request: RouteRequest): HttpReply {
+  if (error instanceof ProvdError) {
+    if (error.code.startsWith('PROVD_ERR_STORE_')) return errorReply('unavailable', `the store is unavailable: ${error.message}`);
+    if (isWireErrorCode(error.code)) return errorReply(error.code, error.message);
+  }
+  log('error', 'request failed', { request_id: request.requestId, path: request.path, error: toErrorData(error, 'internal') });
+  return errorReply('internal', `internal error; see the daemon log for request ${request.requestId}`);
+}

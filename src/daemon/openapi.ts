@@ -1,0 +1,128 @@
+/**
+ * The OpenAPI 3.1.0 document of the HTTP interface. It is built from the endpoint list, like the
+ * router, so the two cannot disagree; `npm run openapi` writes it to openapi.json.
+ */
+import { endpoints, type Endpoint, type QueryParam } from './endpoints.js';
+import {
+  buildComponents,
+  commonHeaders,
+  responseRef,
+  schemaComponentName,
+  schemaRef,
+  type JsonObject,
+  type OpenApiComponents,
+  type OpenApiOperation,
+  type OpenApiResponse,
+} from './openapi-schemas.js';
+
+/** The whole document, as plain JSON data. */
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  servers: { url: string; description: string }[];
+  paths: Record<string, Partial<Record<'get' | 'post', OpenApiOperation>>>;
+  components: OpenApiComponents;
+}
+
+const publicNote = 'Never needs a token, even when bearer auth is on.';
+const authNote =
+  'Needs `Authorization: Bearer <token>` only when the daemon runs with --auth-token; ' +
+  'otherwise unauthenticated requests are accepted.';
+
+function parameter(param: QueryParam): JsonObject {
+  const schema: JsonObject = param.enum ? { type: param.type, enum: [...param.enum] } : { type: param.type };
+  return { name: param.name, in: 'query', required: param.required ?? false, description: param.description, schema };
+}
+
+function requestBody(mediaType: NonNullable<Endpoint['body']>): JsonObject {
+  const schema =
+    mediaType === 'application/json' ? { type: 'object' } : { type: 'string', description: 'one JSON object a line' };
+  return { required: true, content: { [mediaType]: { schema } } };
+}
+
+function bodyResponse(description: string, schema: string): OpenApiResponse {
+  return {
+    description,
+    headers: commonHeaders,
+    content: { 'application/json': { schema: schemaRef(schemaComponentName(schema)) } },
+  };
+}
+
+function okDescription(schema: string): string {
+  if (schema === 'daemon_health') return 'ready; `status` is `degraded` when historical capture loss is recorded';
+  if (schema === 'verify') return 'verification completed: `status` is `ok`, or `failed` when it found errors';
+  if (schema === 'openapi') return 'this document';
+  return `the \`provenance.${schema}/v1\` body`;
+}
+
+/** The 200 answer, plus the spec's own 503 bodies for health, readiness and verification. */
+function bodyResponses({ schema }: Endpoint): Record<string, OpenApiResponse> {
+  const responses = { '200': bodyResponse(okDescription(schema), schema) };
+  if (schema === 'daemon_health') {
+    const why = 'not ready: database error, missing required table, incompatible store format, or check over 2 s';
+    return { ...responses, '503': bodyResponse(why, schema) };
+  }
+  if (schema === 'verify') {
+    return { ...responses, '503': bodyResponse('verification could not complete: `status` is `unavailable`', schema) };
+  }
+  return responses;
+}
+
+/** The error answers an endpoint can give, per design/contract.md "HTTP conventions". */
+function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
+  const query = endpoint.query ?? [];
+  const responses: Record<string, OpenApiResponse> = {};
+  // any parameter can be malformed (enum, integer), and explain needs `run` with `file`
+  if (query.length > 0 || endpoint.body) responses['400'] = responseRef('BadRequest');
+  if (!endpoint.public) responses['401'] = responseRef('Unauthorized');
+  if (query.some((param) => param.name === 'run')) responses['404'] = responseRef('NotFound');
+  if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
+  if (endpoint.operationId === 'ingest') responses['429'] = responseRef('Backpressure');
+  if (!endpoint.served) responses['501'] = responseRef('NotImplemented');
+  if (!endpoint.public) responses['503'] = responseRef('Unavailable');
+  return responses;
+}
+
+function operation(endpoint: Endpoint): OpenApiOperation {
+  const query = endpoint.query ?? [];
+  return {
+    operationId: endpoint.operationId,
+    summary: endpoint.summary,
+    description: endpoint.public ? publicNote : authNote,
+    security: endpoint.public ? [] : [{}, { bearerAuth: [] }],
+    ...(query.length > 0 ? { parameters: query.map(parameter) } : {}),
+    ...(endpoint.body ? { requestBody: requestBody(endpoint.body) } : {}),
+    // a body response listed by the spec replaces the generic error of the same status
+    responses: { ...errorResponses(endpoint), ...bodyResponses(endpoint), default: responseRef('Internal') },
+  };
+}
+
+function buildPaths(list: readonly Endpoint[]): OpenApiDocument['paths'] {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const endpoint of list) {
+    const verb = endpoint.method === 'GET' ? 'get' : 'post';
+    (paths[endpoint.path] ??= {})[verb] = operation(endpoint);
+  }
+  return paths;
+}
+
+/** The OpenAPI 3.1.0 document of provd, interface version 1.0. */
+export const openapiDocument: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'provd',
+    version: '1.0',
+    description:
+      'Local provenance query service: signed provenance graphs of agent runs, their runtime telemetry, and ' +
+      'read queries over that evidence. Every body is JSON and names its format in `schema_version`. ' +
+      'Bearer auth is optional: it is required only when the daemon runs with --auth-token, and ' +
+      '/v1/live, /v1/ready and /v1/health never need it.',
+    license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+  },
+  servers: [{ url: 'http://127.0.0.1:8574', description: 'the default listen address' }],
+  paths: buildPaths(endpoints),
+  components: buildComponents(endpoints),
+};
+
+/** The document as served at /v1/openapi.json and committed as openapi.json: pretty JSON and a newline. */
+export const openapiBytes: Uint8Array = new TextEncoder().encode(JSON.stringify(openapiDocument, null, 2) + '\n');

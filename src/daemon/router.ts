@@ -1,0 +1,51 @@
+/** Exact-path routing over the endpoint list: a found route, an unknown path, or a wrong method. */
+import type { Endpoint } from './endpoints.js';
+import { errorReply, type HttpReply } from './http-reply.js';
+import type { StoreClient } from '../store/store-client.js';
+
+/** What a handler sees of the request: everything was read before it runs. */
+export interface RouteRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: Buffer | undefined;
+  requestId: string;
+}
+
+/** What a handler may use: the daemon's long-lived parts. */
+export interface RouteContext {
+  store: StoreClient;
+}
+
+export type RouteHandler = (request: RouteRequest, context: RouteContext) => HttpReply | Promise<HttpReply>;
+
+export type RouteMatch =
+  | { kind: 'found'; endpoint: Endpoint; handler: RouteHandler }
+  | { kind: 'not_found' }
+  | { kind: 'method_not_allowed'; allow: string };
+
+const notServed: RouteHandler = (request) =>
+  errorReply('not_implemented', `${request.method} ${request.path} is part of the interface but not served by this build yet`);
+
+/** Maps each endpoint to its handler; every served endpoint must have one. */
+export class Router {
+  private readonly routes = new Map<string, Map<string, { endpoint: Endpoint; handler: RouteHandler }>>();
+
+  constructor(endpoints: readonly Endpoint[], handlers: Readonly<Record<string, RouteHandler>>) {
+    for (const endpoint of endpoints) {
+      const handler = endpoint.served ? handlers[endpoint.operationId] : notServed;
+      if (handler === undefined) throw new Error(`failed to route ${endpoint.operationId}: it is served but has no handler`);
+      const byMethod = this.routes.get(endpoint.path) ?? new Map<string, { endpoint: Endpoint; handler: RouteHandler }>();
+      byMethod.set(endpoint.method, { endpoint, handler });
+      this.routes.set(endpoint.path, byMethod);
+    }
+  }
+
+  match(method: string, path: string): RouteMatch {
+    const byMethod = this.routes.get(path);
+    if (byMethod === undefined) return { kind: 'not_found' };
+    const route = byMethod.get(method);
+    if (route === undefined) return { kind: 'method_not_allowed', allow: [...byMethod.keys()].join(', ') };
+    return { kind: 'found', ...route };
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The one error registry: every failure provd raises or answers carries one of these stable codes.
+ * `src/shared/errors.md` documents each code; a test keeps the two in step.
+ */
+
+/** Codes of local failures (logs, exit messages). Each names the area and what went wrong. */
+export const localErrorCodes = {
+  PROVD_ERR_CONFIG_INVALID: 'a command-line option or environment variable has a value provd cannot use',
+  PROVD_ERR_UWS_NATIVE_MISSING: 'the uWebSockets.js native binary did not load; provd refuses its JS fallback',
+  PROVD_ERR_HTTP_LISTEN: 'the HTTP server could not listen on the requested address',
+  PROVD_ERR_STORE_OPEN: 'the DuckDB database file could not be opened',
+  PROVD_ERR_STORE_LOCKED: 'another process holds the database file',
+  PROVD_ERR_STORE_FORMAT: 'the database was written by a newer or incompatible store format; it is left untouched',
+  PROVD_ERR_STORE_MIGRATE: 'a schema migration failed and was rolled back',
+  PROVD_ERR_STORE_QUERY: 'a query in the store actor failed',
+  PROVD_ERR_STORE_TIMEOUT: 'the store actor did not answer within the deadline',
+  PROVD_ERR_STORE_STOPPED: 'the store actor is closed or its thread exited',
+  PROVD_ERR_CLI_UNREACHABLE: 'the CLI could not reach the daemon over HTTP',
+} as const;
+
+/** Codes carried in HTTP error bodies, with the status each one answers. */
+export const wireErrorCodes = {
+  invalid_argument: 400,
+  invalid_cursor: 400,
+  unauthorized: 401,
+  not_found: 404,
+  run_not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  backpressure: 429,
+  internal: 500,
+  not_implemented: 501,
+  unavailable: 503,
+} as const;
+
+export type LocalErrorCode = keyof typeof localErrorCodes;
+export type WireErrorCode = keyof typeof wireErrorCodes;
+
+/** An error as it crosses threads or the wire: plain data, compared by `code`, never by `instanceof`. */
+export interface ErrorData {
+  code: LocalErrorCode | WireErrorCode;
+  message: string;
+}
+
+/** A provd failure with a stable code, a message naming the failed step, and the underlying cause. */
+export class ProvdError extends Error {
+  readonly code: LocalErrorCode | WireErrorCode;
+
+  constructor(code: LocalErrorCode | WireErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProvdError';
+    this.code = code;
+  }
+
+  toData(): ErrorData {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** True for codes that may appear in an HTTP error body. */
+export function isWireErrorCode(code: string): code is WireErrorCode {
+  return Object.hasOwn(wireErrorCodes, code);
+}
+
+/** Turns any thrown value into error data, keeping a ProvdError's code and mapping the rest to `fallback`. */
+export function toErrorData(error: unknown, fallback: LocalErrorCode | WireErrorCode): ErrorData {
+  if (error instanceof ProvdError) return error.toData();
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: fallback, message };
+}

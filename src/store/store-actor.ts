@@ -1,0 +1,160 @@
+/**
+ * The store actor: the one owner of the DuckDB instance in this process. It runs on its own thread
+ * (workers/store.worker.ts), answers queries with serialized JSON bytes, and closes cleanly on request.
+ */
+import { existsSync } from 'node:fs';
+import type { MessagePort } from 'node:worker_threads';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { ProvdError, toErrorData, type ErrorData } from '../shared/errors.js';
+import type {
+  StoreInbound,
+  StoreInit,
+  StoreOpenState,
+  StoreOutbound,
+  StoreQueries,
+  StoreRequest,
+} from '../shared/store-messages.js';
+import { checkStoreHealth } from './health.query.js';
+import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
+import { inspectFormat, listTables } from './store-format.js';
+
+interface OpenDatabase {
+  instance: DuckDBInstance;
+  /** Migrations and, later, appends. */
+  writer: DuckDBConnection;
+  /** Readiness checks, so they never queue behind a write. */
+  health: DuckDBConnection;
+  readOnly: boolean;
+}
+
+/** Owns the database for the life of the store thread. */
+export class StoreActor {
+  private readonly migrations: Migration[] = loadMigrations();
+  private database: OpenDatabase | undefined;
+  private state: StoreOpenState = { status: 'failed', error: { code: 'PROVD_ERR_STORE_STOPPED', message: 'not opened yet' } };
+
+  constructor(private readonly init: StoreInit) {}
+
+  /**
+   * Opens the database. An existing file is first probed read-only, so that a newer or foreign
+   * store is never written to: it stays open read-only and health reports it.
+   */
+  async open(): Promise<StoreOpenState> {
+    try {
+      if (existsSync(this.init.dbPath)) {
+        const probe = await openDatabase(this.init.dbPath, true);
+        const verdict = await inspectFormat(probe.writer, this.migrations, await listTables(probe.writer));
+        if (verdict.kind === 'incompatible') {
+          this.database = probe;
+          const message = `${this.init.dbPath}: ${verdict.reason}`;
+          return (this.state = { status: 'incompatible', formatVersion: verdict.version, error: { code: 'PROVD_ERR_STORE_FORMAT', message } });
+        }
+        closeDatabase(probe);
+      }
+      this.database = await openDatabase(this.init.dbPath, false);
+      const verdict = await inspectFormat(this.database.writer, this.migrations, await listTables(this.database.writer));
+      if (verdict.kind === 'incompatible') {
+        const message = `${this.init.dbPath}: ${verdict.reason}`;
+        return (this.state = { status: 'incompatible', formatVersion: verdict.version, error: { code: 'PROVD_ERR_STORE_FORMAT', message } });
+      }
+      const pending = verdict.kind === 'empty' ? this.migrations : verdict.pending;
+      await applyMigrations(this.database.writer, pending);
+      return (this.state = {
+        status: 'ready',
+        formatVersion: this.migrations.length,
+        appliedMigrations: pending.map((migration) => migration.version),
+      });
+    } catch (error) {
+      return (this.state = { status: 'failed', error: classifyOpenError(error) });
+    }
+  }
+
+  /** Answers one query with its JSON result as bytes. */
+  async handle(request: StoreRequest): Promise<Uint8Array> {
+    const result = await this.run(request);
+    return new TextEncoder().encode(JSON.stringify(result));
+  }
+
+  private async run(request: StoreRequest): Promise<StoreQueries[StoreRequest['kind']]['result']> {
+    switch (request.kind) {
+      case 'health':
+        return this.checkHealth();
+    }
+  }
+
+  private async checkHealth(): Promise<StoreQueries['health']['result']> {
+    if (this.init.healthStallMs > 0) blockThread(this.init.healthStallMs);
+    if (this.database === undefined) {
+      const error = this.state.status === 'ready' ? undefined : this.state.error;
+      return {
+        database: { ok: false, latency_ms: 0, ...(error && { error }) },
+        format: { found: null, supported: this.migrations.length, compatible: false },
+        missing_tables: [],
+        coverage_gaps: null,
+      };
+    }
+    return checkStoreHealth(this.database.health, this.migrations);
+  }
+
+  /** Checkpoints (when writable) and closes; the actor answers nothing afterwards. */
+  async close(): Promise<void> {
+    const database = this.database;
+    this.database = undefined;
+    if (database === undefined) return;
+    try {
+      if (!database.readOnly) await database.writer.run('CHECKPOINT');
+    } finally {
+      closeDatabase(database);
+    }
+  }
+}
+
+/** Serves the actor over a message port: the body of the store thread. */
+export async function serveStoreActor(port: MessagePort, init: StoreInit): Promise<void> {
+  const actor = new StoreActor(init);
+  const post = (message: StoreOutbound, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+  post({ type: 'opened', state: await actor.open() });
+  port.on('message', (message: StoreInbound) => {
+    if (message.type === 'close') {
+      actor.close().then(
+        () => post({ type: 'closed' }),
+        (error: unknown) => post({ type: 'closed', error: toErrorData(error, 'PROVD_ERR_STORE_QUERY') }),
+      ).finally(() => port.close());
+      return;
+    }
+    actor.handle(message).then(
+      (body) => post({ type: 'reply', id: message.id, ok: true, body }, [body.buffer as ArrayBuffer]),
+      (error: unknown) =>
+        post({ type: 'reply', id: message.id, ok: false, error: toErrorData(error, 'PROVD_ERR_STORE_QUERY') }),
+    );
+  });
+}
+
+async function openDatabase(path: string, readOnly: boolean): Promise<OpenDatabase> {
+  const instance = await DuckDBInstance.create(path, readOnly ? { access_mode: 'READ_ONLY' } : {});
+  try {
+    return { instance, writer: await instance.connect(), health: await instance.connect(), readOnly };
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+}
+
+function closeDatabase(database: OpenDatabase): void {
+  database.health.closeSync();
+  database.writer.closeSync();
+  database.instance.closeSync();
+}
+
+function classifyOpenError(error: unknown): ErrorData {
+  if (error instanceof ProvdError) return error.toData();
+  const message = error instanceof Error ? error.message : String(error);
+  // DuckDB's cross-process file lock: "Could not set lock on file ... Conflicting lock is held in ... (PID n)".
+  if (/lock/i.test(message)) return { code: 'PROVD_ERR_STORE_LOCKED', message: `failed to lock the database: ${message}` };
+  return { code: 'PROVD_ERR_STORE_OPEN', message: `failed to open the database: ${message}` };
+}
+
+/** Blocks this thread, as a stuck disk or a runaway query would (test fault injection only). */
+function blockThread(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}

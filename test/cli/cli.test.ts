@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { cliPath, makeDataDir, removeDir, startDaemon } from '../support/daemon.js';
+import { packageRoot } from '../../src/shared/package-root.js';
+
+const run = promisify(execFile);
+
+/** Runs the compiled CLI; resolves with exit code and output instead of throwing on non-zero exits. */
+async function provd(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, timeout: 20_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('provd cli', function () {
+  let dataDir: string;
+
+  beforeEach(function () {
+    dataDir = makeDataDir();
+  });
+
+  afterEach(function () {
+    removeDir(dataDir);
+  });
+
+  it('prints the package version for --version', async function () {
+    const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+    const { code, stdout } = await provd(['--version']);
+    assert.equal(code, 0);
+    assert.equal(stdout.trim(), version);
+  });
+
+  it('lists the daemon and health commands for --help', async function () {
+    const { code, stdout } = await provd(['--help']);
+    assert.equal(code, 0);
+    assert.match(stdout, /provd daemon/);
+    assert.match(stdout, /provd health/);
+  });
+
+  it('prints health JSON and exits 0 when the daemon is ready', async function () {
+    const daemon = await startDaemon({ dataDir, authToken: 'tok' });
+    try {
+      const { code, stdout } = await provd(['health', '--url', daemon.url]);
+      assert.equal(code, 0);
+      const health = JSON.parse(stdout) as Record<string, unknown>;
+      assert.equal(health['ready'], true);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('exits 1 and still prints the body when the daemon is not ready', async function () {
+    writeFileSync(join(dataDir, 'provd.duckdb'), 'garbage');
+    const daemon = await startDaemon({ dataDir });
+    try {
+      const { code, stdout } = await provd(['health'], { PROVD_URL: daemon.url });
+      assert.equal(code, 1);
+      assert.equal((JSON.parse(stdout) as Record<string, unknown>)['status'], 'unavailable');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('exits 2 with a clear message when no daemon answers', async function () {
+    const { code, stderr } = await provd(['health', '--url', 'http://127.0.0.1:1']);
+    assert.equal(code, 2);
+    assert.match(stderr, /PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at http:\/\/127\.0\.0\.1:1/);
+  });
+
+  it('exits 2 naming the option when the daemon gets a bad flag', async function () {
+    const { code, stderr } = await provd(['daemon', '--listen', 'nonsense', '--data-dir', dataDir]);
+    assert.equal(code, 2);
+    assert.match(stderr, /PROVD_ERR_CONFIG_INVALID: --listen must be HOST:PORT/);
+  });
+
+  it('exits 1 when the listen port is taken', async function () {
+    const first = await startDaemon({ dataDir });
+    const otherDir = makeDataDir();
+    try {
+      const { code, stderr } = await provd(['daemon', '--listen', `127.0.0.1:${first.port}`, '--data-dir', otherDir]);
+      assert.equal(code, 1);
+      assert.match(stderr, /PROVD_ERR_HTTP_LISTEN/);
+    } finally {
+      await first.stop();
+      removeDir(otherDir);
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { defaultDataDir, parseListen, resolveConfig } from '../../src/daemon/config.js';
+
+describe('daemon config', function () {
+  it('parses HOST:PORT and [IPV6]:PORT', function () {
+    assert.deepEqual(parseListen('127.0.0.1:8574'), { host: '127.0.0.1', port: 8574 });
+    assert.deepEqual(parseListen('[::1]:0'), { host: '::1', port: 0 });
+    assert.deepEqual(parseListen('localhost:65535'), { host: 'localhost', port: 65535 });
+  });
+
+  it('rejects a listen address without a port, with a bad port, or with junk', function () {
+    for (const bad of ['127.0.0.1', '127.0.0.1:', ':8574', '127.0.0.1:65536', '127.0.0.1:-1', '::1:80', 'a b:80', '127.0.0.1:80x']) {
+      assert.throws(() => parseListen(bad), { code: 'PROVD_ERR_CONFIG_INVALID', message: /--listen/ }, bad);
+    }
+  });
+
+  it('takes the data dir from PROVD_HOME, then XDG_DATA_HOME, then the home directory', function () {
+    assert.equal(defaultDataDir({ PROVD_HOME: '/p', XDG_DATA_HOME: '/x' }), '/p');
+    assert.equal(defaultDataDir({ XDG_DATA_HOME: '/x' }), join('/x', 'provd'));
+    assert.match(defaultDataDir({}), /\.local\/share\/provd$/);
+  });
+
+  it('prefers --auth-token over PROVD_AUTH_TOKEN and rejects an empty or spaced token', function () {
+    assert.equal(resolveConfig({ authToken: 'a' }, { PROVD_AUTH_TOKEN: 'b' }).authToken, 'a');
+    assert.equal(resolveConfig({}, { PROVD_AUTH_TOKEN: 'b' }).authToken, 'b');
+    assert.equal(resolveConfig({}, {}).authToken, undefined);
+    assert.throws(() => resolveConfig({ authToken: '' }, {}), { code: 'PROVD_ERR_CONFIG_INVALID' });
+    assert.throws(() => resolveConfig({}, { PROVD_AUTH_TOKEN: '  ' }), { code: 'PROVD_ERR_CONFIG_INVALID' });
+    assert.throws(() => resolveConfig({ authToken: 'two words' }, {}), { code: 'PROVD_ERR_CONFIG_INVALID' });
+  });
+
+  it('defaults the body limit to 64 MiB and rejects a limit that is not a positive integer', function () {
+    assert.equal(resolveConfig({}, {}).maxBodyBytes, 64 * 1024 * 1024);
+    assert.equal(resolveConfig({ maxBodyBytes: '1024' }, {}).maxBodyBytes, 1024);
+    for (const bad of ['0', '-5', '1.5', '1e6', 'lots', '']) {
+      assert.throws(() => resolveConfig({ maxBodyBytes: bad }, {}), { message: /--max-body-bytes/ }, bad);
+    }
+  });
+
+  it('puts the database file inside the resolved data dir', function () {
+    const config = resolveConfig({ dataDir: 'relative/dir' }, {});
+    assert.equal(config.dbPath, join(process.cwd(), 'relative/dir', 'provd.duckdb'));
+  });
+});

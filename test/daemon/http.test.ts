@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { endpoints } from '../../src/daemon/endpoints.js';
+import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import { request } from '../support/http.js';
+
+/** Streams `size` bytes with chunked transfer encoding (no Content-Length) and returns status and body. */
+function postChunked(url: string, path: string, size: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + path, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < size) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+describe('http server', function () {
+  let dataDir: string;
+  let daemon: RunningDaemon;
+
+  before(async function () {
+    dataDir = makeDataDir();
+    daemon = await startDaemon({ dataDir, args: ['--max-body-bytes', '1048576'] });
+  });
+
+  after(async function () {
+    assert.equal(await daemon.stop(), 0);
+    removeDir(dataDir);
+  });
+
+  it('answers 404 not_found for an unknown path', async function () {
+    const { status, body } = await request(daemon.url, '/v1/nope');
+    assert.equal(status, 404);
+    assert.deepEqual(body['error'], { code: 'not_found', message: 'no such path: /v1/nope' });
+  });
+
+  it('answers 405 with an Allow header for a known path and a wrong method', async function () {
+    const { status, headers, body } = await request(daemon.url, '/v1/health', { method: 'POST', body: '{}' });
+    assert.equal(status, 405);
+    assert.equal(headers.get('allow'), 'GET');
+    assert.equal((body['error'] as Record<string, unknown>)['code'], 'method_not_allowed');
+  });
+
+  it('answers 413 at once when Content-Length is over the limit', async function () {
+    const { status, headers, body } = await request(daemon.url, '/v1/telemetry/ingest', {
+      method: 'POST',
+      body: Buffer.alloc(1048577, 'x'),
+    });
+    assert.equal(status, 413);
+    assert.equal((body['error'] as Record<string, unknown>)['code'], 'payload_too_large');
+    assert.equal(headers.get('connection'), 'close');
+  });
+
+  it('answers 413 when a chunked body without Content-Length grows over the limit', async function () {
+    const { status, body } = await postChunked(daemon.url, '/v1/telemetry/ingest', 3 * 1048576);
+    assert.equal(status, 413);
+    assert.equal((JSON.parse(body) as { error: { code: string } }).error.code, 'payload_too_large');
+  });
+
+  it('reads a body within the limit before answering', async function () {
+    const { status, body } = await request(daemon.url, '/v1/telemetry/bind', { method: 'POST', body: '{"run_id":"r"}' });
+    assert.equal(status, 501);
+    assert.equal((body['error'] as Record<string, unknown>)['code'], 'not_implemented');
+  });
+
+  it('answers 501 not_implemented on every interface path this build does not serve yet', async function () {
+    for (const endpoint of endpoints.filter((e) => !e.served)) {
+      const init = endpoint.method === 'POST' ? { method: 'POST', body: '{}' } : {};
+      const { status } = await request(daemon.url, endpoint.path, init);
+      assert.equal(status, 501, `${endpoint.method} ${endpoint.path}`);
+    }
+  });
+
+  it('serves its OpenAPI document', async function () {
+    const { status, body } = await request(daemon.url, '/v1/openapi.json');
+    assert.equal(status, 200);
+    assert.equal(body['openapi'], '3.1.0');
+    assert.equal((body['info'] as Record<string, unknown>)['version'], '1.0');
+  });
+
+  it('echoes a well-formed X-Request-Id and makes one up otherwise', async function () {
+    const echoed = await request(daemon.url, '/v1/live', { headers: { 'x-request-id': 'trace-42.a' } });
+    assert.equal(echoed.headers.get('x-request-id'), 'trace-42.a');
+    const replaced = await request(daemon.url, '/v1/live', { headers: { 'x-request-id': 'bad id <script>' } });
+    assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    const made = await request(daemon.url, '/v1/nope');
+    assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  });
+
+  it('answers JSON with a charset on every path', async function () {
+    const response = await fetch(daemon.url + '/v1/live');
+    assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+    await response.text();
+  });
+});
