@@ -16,13 +16,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
       'n/no-process-exit': 'off',
       'n/prefer-node-protocol': 'error',
       'no-restricted-syntax': [
         'error',
         {
-          selector: "NewExpression[callee.property.name='DuckDBInstance'], CallExpression[callee.object.name='DuckDBInstance']",
+          selector:
+            "NewExpression[callee.property.name='DuckDBInstance'], CallExpression[callee.object.name='DuckDBInstance']",
           message:
             'Only src/store/ may open DuckDB: two instances on one file in one process silently lose rows.',
         },

@@ -57,7 +57,7 @@ function runAutocannon(
     // a request unanswered for 2 s counts as an error instead of stretching the run
     const options = { url, connections, pipelining: 1, duration: durationS, timeout: 2 };
     const instance = autocannon(options, (error: unknown, result) => {
-      if (error) reject(error instanceof Error ? error : new Error(String(error)));
+      if (error) reject(error instanceof Error ? error : new Error('autocannon failed', { cause: error }));
       else resolve(result);
     });
     instance.on('response', (_client, _status, _bytes, responseTimeMs) => {

@@ -25,12 +25,19 @@ export async function fetchDaemon(
     try {
       body = JSON.parse(text);
     } catch {
-      stderr.write(`provd: ${baseUrl}${path} answered HTTP ${response.status} with a body that is not JSON\n`);
+      stderr.write(
+        `provd: ${baseUrl}${path} answered HTTP ${response.status} with a body that is not JSON\n`,
+      );
       return undefined;
     }
     return { status: response.status, body };
   } catch (error) {
-    const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+    const reason =
+      error instanceof Error
+        ? error.cause instanceof Error
+          ? error.cause.message
+          : error.message
+        : String(error);
     stderr.write(`provd: PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${baseUrl}: ${reason}\n`);
     return undefined;
   }

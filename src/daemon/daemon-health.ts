@@ -31,17 +31,34 @@ export interface DaemonHealth {
 // No sensor, and no spool, in this build yet: their counts are unknown rather than zero.
 const nativeCapture = { status: 'not_built', message: 'this build has no eBPF sensor', probes: {} };
 
-/** Runs the readiness check; 200 when ready, else 503, both with a DaemonHealth body. */
-export async function checkReadiness(store: StoreClient): Promise<{ status: 200 | 503; health: DaemonHealth }> {
-  let report: StoreHealthReport;
-  try {
-    const bytes = await store.query('health', {}, readinessDeadlineMs);
-    report = JSON.parse(new TextDecoder().decode(bytes)) as StoreHealthReport;
-  } catch (error) {
-    return { status: 503, health: unavailable(error) };
+export type Readiness = { status: 200 | 503; health: DaemonHealth };
+
+/**
+ * Runs readiness checks for /v1/ready and /v1/health. Requests that arrive while a check is in
+ * flight share its answer, so a flood of health probes costs the store thread one check at a time.
+ */
+export class ReadinessCheck {
+  private inFlight: Promise<Readiness> | undefined;
+
+  constructor(private readonly store: StoreClient) {}
+
+  /** 200 when ready, else 503, both with a DaemonHealth body; never rejects. */
+  run(): Promise<Readiness> {
+    this.inFlight ??= this.check().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
   }
-  const health = judge(report);
-  return { status: health.ready ? 200 : 503, health };
+
+  private async check(): Promise<Readiness> {
+    let report: StoreHealthReport;
+    try {
+      const bytes = await this.store.query('health', {}, readinessDeadlineMs);
+      report = JSON.parse(new TextDecoder().decode(bytes)) as StoreHealthReport;
+    } catch (error) {
+      return { status: 503, health: unavailable(error) };
+    }
+    const health = judge(report);
+    return { status: health.ready ? 200 : 503, health };
+  }
 }
 
 function judge(report: StoreHealthReport): DaemonHealth {
@@ -49,8 +66,11 @@ function judge(report: StoreHealthReport): DaemonHealth {
   const schemaOk = format.compatible && missing.length === 0;
   const ready = database.ok && schemaOk;
   const gapsRecorded = ready && gaps !== null && gaps > 0;
+  // An incompatible format explains missing tables too, so it is named first.
   const schemaMessage =
-    missing.length > 0 ? `missing required tables: ${missing.join(', ')}` : format.reason;
+    !format.compatible || missing.length === 0
+      ? format.reason
+      : `missing required tables: ${missing.join(', ')}`;
   return {
     schema_version: 'provenance.daemon_health/v1',
     status: !ready ? 'unavailable' : gapsRecorded ? 'degraded' : 'ok',

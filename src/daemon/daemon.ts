@@ -8,6 +8,7 @@ import { log } from '../shared/log.js';
 import { StoreClient } from '../store/store-client.js';
 import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
+import { ReadinessCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
 import { handlers } from './handlers.js';
 import { HttpServer } from './http-server.js';
@@ -19,6 +20,8 @@ const drainTimeoutMs = 10_000;
 /** Runs the daemon in the foreground until SIGINT/SIGTERM (exit 0) or a fatal failure (exit 1). */
 export async function runDaemon(config: DaemonConfig): Promise<number> {
   loadUws(); // refuse to start on the JS fallback before anything else happens
+  // Handlers go in before any step that takes time: a signal during startup still stops cleanly.
+  const stopSignal = waitForSignal();
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 
   let failStop: (error: ProvdError) => void = () => undefined;
@@ -33,7 +36,11 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     return 1;
   }
   if (state.status === 'ready') {
-    log('info', 'store opened', { db: config.dbPath, format_version: state.formatVersion, migrated: state.appliedMigrations });
+    log('info', 'store opened', {
+      db: config.dbPath,
+      format_version: state.formatVersion,
+      migrated: state.appliedMigrations,
+    });
   } else {
     // The daemon still runs: health answers 503 and says why; the database is not modified.
     log('error', 'store unusable; health will answer 503', { db: config.dbPath, error: state.error });
@@ -46,7 +53,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     maxBodyBytes: config.maxBodyBytes,
     auth,
     router: new Router(endpoints, handlers),
-    context: { store },
+    context: { store, readiness: new ReadinessCheck(store) },
   });
   let port: number;
   try {
@@ -57,9 +64,14 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     return 1;
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  log('info', 'listening', { url: `http://${host}:${port}`, port, data_dir: config.dataDir, auth: auth !== undefined });
+  log('info', 'listening', {
+    url: `http://${host}:${port}`,
+    port,
+    data_dir: config.dataDir,
+    auth: auth !== undefined,
+  });
 
-  const reason = await Promise.race([waitForSignal(), storeFailed]);
+  const reason = await Promise.race([stopSignal, storeFailed]);
   if (reason instanceof ProvdError) {
     log('error', 'store thread stopped; shutting down', { error: reason.toData() });
     server.stopAccepting();
@@ -68,7 +80,8 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   log('info', 'shutting down', { signal: reason });
   server.stopAccepting();
   const drained = await server.drain(drainTimeoutMs);
-  if (!drained) log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
+  if (!drained)
+    log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
   try {
     await store.close();
   } catch (error) {

@@ -1,13 +1,12 @@
 /** The handler of every served endpoint, by operationId (see endpoints.ts). */
-import { checkReadiness } from './daemon-health.js';
 import { jsonReply, type HttpReply } from './http-reply.js';
 import { openapiBytes } from './openapi.js';
 import type { RouteHandler } from './router.js';
 
 const liveness: HttpReply = jsonReply(200, { schema_version: 'provenance.daemon_liveness/v1', status: 'ok' });
 
-const readiness: RouteHandler = async (_request, { store }) => {
-  const { status, health } = await checkReadiness(store);
+const readiness: RouteHandler = async (_request, { readiness }) => {
+  const { status, health } = await readiness.run();
   return jsonReply(status, health);
 };
 

@@ -16,7 +16,11 @@ export function jsonReply(status: number, value: unknown): HttpReply {
 }
 
 /** The error body of the contract: `{"schema_version":"provenance.error/v1","error":{code,message}}`. */
-export function errorReply(code: WireErrorCode, message: string, headers?: Record<string, string>): HttpReply {
+export function errorReply(
+  code: WireErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): HttpReply {
   const body = JSON.stringify({ schema_version: 'provenance.error/v1', error: { code, message } });
   return { status: wireErrorCodes[code], body, ...(headers && { headers }) };
 }

@@ -3,7 +3,7 @@
  * Handlers get a fully read request and return an HttpReply; nothing here touches the database.
  */
 import { randomUUID } from 'node:crypto';
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { isWireErrorCode, ProvdError, toErrorData } from '../shared/errors.js';
 import { log } from '../shared/log.js';
 import type { BearerAuth } from './bearer-auth.js';
@@ -43,12 +43,16 @@ export class HttpServer {
     return new Promise((resolve, reject) => {
       this.app.listen(host, port, (socket) => {
         if (socket === false) {
-          reject(new ProvdError('PROVD_ERR_HTTP_LISTEN', `failed to listen on ${host}:${port} (in use, or not a local address)`));
+          reject(
+            new ProvdError(
+              'PROVD_ERR_HTTP_LISTEN',
+              `failed to listen on ${host}:${port} (in use, or not a local address)`,
+            ),
+          );
           return;
         }
         this.listenSocket = socket;
-        // A listen socket is a socket to uSockets; the typings keep them apart.
-        resolve(loadUws().us_socket_local_port(socket as unknown as us_socket));
+        resolve(loadUws().us_socket_local_port(socket));
       });
     });
   }
@@ -81,7 +85,8 @@ export class HttpServer {
     this.inFlight++;
     const exchange = new Exchange(res, requestId, () => this.finished());
 
-    if (this.stopping) return exchange.send({ ...errorReply('unavailable', 'the daemon is shutting down'), close: true });
+    if (this.stopping)
+      return exchange.send({ ...errorReply('unavailable', 'the daemon is shutting down'), close: true });
     const match = this.options.router.match(method, path);
     if (match.kind === 'not_found') return exchange.send(errorReply('not_found', `no such path: ${path}`));
     if (match.kind === 'method_not_allowed') {
@@ -93,7 +98,13 @@ export class HttpServer {
       const result = this.options.auth.check(req.getHeader('authorization'));
       if (result !== 'ok') return exchange.send(unauthorized(result));
     }
-    const request: RouteRequest = { method, path, query: new URLSearchParams(req.getQuery() ?? ''), body: undefined, requestId };
+    const request: RouteRequest = {
+      method,
+      path,
+      query: new URLSearchParams(req.getQuery() ?? ''),
+      body: undefined,
+      requestId,
+    };
     if (endpoint.body === undefined) return this.dispatch(exchange, handler, request);
 
     const declared = req.getHeader('content-length');
@@ -116,7 +127,9 @@ export class HttpServer {
         if (exchange.finished) return;
         size += chunk.byteLength;
         if (size > limit) {
-          exchange.send({ ...this.tooLarge(), close: true });
+          // Answer now but keep the connection: closing with unread upload data makes the kernel reset
+          // it and the client never reads the 413. uWS discards the rest of the body after the answer.
+          exchange.send(this.tooLarge());
           return resolve(undefined);
         }
         chunks.push(Buffer.from(new Uint8Array(chunk))); // copy: uWS reuses the chunk's memory
@@ -140,7 +153,10 @@ export class HttpServer {
   }
 
   private tooLarge(): HttpReply {
-    return errorReply('payload_too_large', `the body is over the limit of ${this.options.maxBodyBytes} bytes`);
+    return errorReply(
+      'payload_too_large',
+      `the body is over the limit of ${this.options.maxBodyBytes} bytes`,
+    );
   }
 
   private finished(): void {
@@ -163,9 +179,14 @@ function unauthorized(result: 'missing' | 'invalid'): HttpReply {
 /** Store trouble is 503; a ProvdError with a wire code answers as itself; the rest is 500, details only in the log. */
 function failureReply(error: unknown, request: RouteRequest): HttpReply {
   if (error instanceof ProvdError) {
-    if (error.code.startsWith('PROVD_ERR_STORE_')) return errorReply('unavailable', `the store is unavailable: ${error.message}`);
+    if (error.code.startsWith('PROVD_ERR_STORE_'))
+      return errorReply('unavailable', `the store is unavailable: ${error.message}`);
     if (isWireErrorCode(error.code)) return errorReply(error.code, error.message);
   }
-  log('error', 'request failed', { request_id: request.requestId, path: request.path, error: toErrorData(error, 'internal') });
+  log('error', 'request failed', {
+    request_id: request.requestId,
+    path: request.path,
+    error: toErrorData(error, 'internal'),
+  });
   return errorReply('internal', `internal error; see the daemon log for request ${request.requestId}`);
 }

@@ -11,7 +11,11 @@ export type JsonObject = { [key: string]: unknown };
 /** One documented response: inline, or a `$ref` into `components.responses`. */
 export type OpenApiResponse =
   | { $ref: string }
-  | { description: string; headers?: Record<string, JsonObject>; content?: Record<string, { schema: JsonObject }> };
+  | {
+      description: string;
+      headers?: Record<string, JsonObject>;
+      content?: Record<string, { schema: JsonObject }>;
+    };
 
 /** One operation of a path item. */
 export interface OpenApiOperation {
@@ -53,11 +57,18 @@ const namedSchemas: Record<string, string> = {
 
 /** The `components.schemas` name of the 200 body whose `schema_version` is `provenance.<schema>/v1`. */
 export function schemaComponentName(schema: string): string {
-  return namedSchemas[schema] ?? schema.replace(/(^|_)([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase());
+  return (
+    namedSchemas[schema] ??
+    schema.replace(/(^|_)([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase())
+  );
 }
 
 const schemaVersion = (name: string): JsonObject => ({ type: 'string', enum: [`provenance.${name}/v1`] });
-const countOrNull = (description: string): JsonObject => ({ type: ['integer', 'null'], minimum: 0, description });
+const countOrNull = (description: string): JsonObject => ({
+  type: ['integer', 'null'],
+  minimum: 0,
+  description,
+});
 const count: JsonObject = { type: 'integer', minimum: 0 };
 
 // every wire body carries the same error shape (contract.md, HTTP conventions)
@@ -69,7 +80,10 @@ const errorSchema: JsonObject = {
     error: {
       type: 'object',
       required: ['code', 'message'],
-      properties: { code: { type: 'string', enum: Object.keys(wireErrorCodes) }, message: { type: 'string' } },
+      properties: {
+        code: { type: 'string', enum: Object.keys(wireErrorCodes) },
+        message: { type: 'string' },
+      },
       additionalProperties: false,
     },
   },
@@ -88,7 +102,11 @@ const daemonHealthSchema: JsonObject = {
       type: 'string',
       enum: ['unknown', 'not_observed', 'no_recorded_gaps', 'pending', 'gaps_recorded'],
     },
-    checks: { type: 'object', additionalProperties: { type: 'object' }, description: 'check name to its report' },
+    checks: {
+      type: 'object',
+      additionalProperties: { type: 'object' },
+      description: 'check name to its report',
+    },
     queued_spool: countOrNull('events waiting in the native spool; null when unknown'),
     queued_spool_bytes: countOrNull('bytes in the native spool; null when unknown'),
     native_capture: { type: 'object', description: 'per-probe capability and degradation reports' },
@@ -99,7 +117,10 @@ const daemonHealthSchema: JsonObject = {
 const livenessSchema: JsonObject = {
   type: 'object',
   required: ['schema_version', 'status'],
-  properties: { schema_version: { type: 'string', const: 'provenance.daemon_liveness/v1' }, status: { type: 'string', enum: ['ok'] } },
+  properties: {
+    schema_version: { type: 'string', const: 'provenance.daemon_liveness/v1' },
+    status: { type: 'string', enum: ['ok'] },
+  },
 };
 
 // spec/interface.md, "VerifyResult" and its issue item
@@ -161,13 +182,19 @@ const errorResponses = {
     '`invalid_argument`: a parameter or the body is missing or malformed (the message names it); ' +
       '`invalid_cursor`: the cursor is malformed or belongs to other filters',
   ),
-  Unauthorized: errorResponse('`unauthorized`: the daemon runs with --auth-token and the token is missing or wrong', {
-    'WWW-Authenticate': { description: 'the bearer challenge, `Bearer`', schema: { type: 'string' } },
-  }),
+  Unauthorized: errorResponse(
+    '`unauthorized`: the daemon runs with --auth-token and the token is missing or wrong',
+    {
+      'WWW-Authenticate': { description: 'the bearer challenge, `Bearer`', schema: { type: 'string' } },
+    },
+  ),
   NotFound: errorResponse('`run_not_found`: `run` (or another id) names nothing known'),
   PayloadTooLarge: errorResponse('`payload_too_large`: the body is over the limit (default 64 MiB)'),
   Backpressure: errorResponse('`backpressure`: the ingest queues are full', {
-    'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
+    'Retry-After': {
+      description: 'seconds to wait before retrying',
+      schema: { type: 'integer', minimum: 0 },
+    },
   }),
   NotImplemented: errorResponse('part of the interface, not served by this build yet'),
   Unavailable: errorResponse('`unavailable`: the store is unusable'),
@@ -191,7 +218,10 @@ export function buildComponents(list: readonly Endpoint[]): OpenApiComponents {
     schemas,
     responses: errorResponses,
     headers: {
-      XRequestId: { description: 'identifier of this request, as logged by the daemon', schema: { type: 'string' } },
+      XRequestId: {
+        description: 'identifier of this request, as logged by the daemon',
+        schema: { type: 'string' },
+      },
     },
     securitySchemes: {
       bearerAuth: {

@@ -18,7 +18,12 @@ import {
 /** The whole document, as plain JSON data. */
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    license: { name: string; identifier: string };
+  };
   servers: { url: string; description: string }[];
   paths: Record<string, Partial<Record<'get' | 'post', OpenApiOperation>>>;
   components: OpenApiComponents;
@@ -30,13 +35,24 @@ const authNote =
   'otherwise unauthenticated requests are accepted.';
 
 function parameter(param: QueryParam): JsonObject {
-  const schema: JsonObject = param.enum ? { type: param.type, enum: [...param.enum] } : { type: param.type };
-  return { name: param.name, in: 'query', required: param.required ?? false, description: param.description, schema };
+  const schema: JsonObject = { type: param.type };
+  if (param.enum) schema['enum'] = [...param.enum];
+  if (param.minimum !== undefined) schema['minimum'] = param.minimum;
+  if (param.maximum !== undefined) schema['maximum'] = param.maximum;
+  return {
+    name: param.name,
+    in: 'query',
+    required: param.required ?? false,
+    description: param.description,
+    schema,
+  };
 }
 
 function requestBody(mediaType: NonNullable<Endpoint['body']>): JsonObject {
   const schema =
-    mediaType === 'application/json' ? { type: 'object' } : { type: 'string', description: 'one JSON object a line' };
+    mediaType === 'application/json'
+      ? { type: 'object' }
+      : { type: 'string', description: 'one JSON object a line' };
   return { required: true, content: { [mediaType]: { schema } } };
 }
 
@@ -49,8 +65,10 @@ function bodyResponse(description: string, schema: string): OpenApiResponse {
 }
 
 function okDescription(schema: string): string {
-  if (schema === 'daemon_health') return 'ready; `status` is `degraded` when historical capture loss is recorded';
-  if (schema === 'verify') return 'verification completed: `status` is `ok`, or `failed` when it found errors';
+  if (schema === 'daemon_health')
+    return 'ready; `status` is `degraded` when historical capture loss is recorded';
+  if (schema === 'verify')
+    return 'verification completed: `status` is `ok`, or `failed` when it found errors';
   if (schema === 'openapi') return 'this document';
   return `the \`provenance.${schema}/v1\` body`;
 }
@@ -59,11 +77,15 @@ function okDescription(schema: string): string {
 function bodyResponses({ schema }: Endpoint): Record<string, OpenApiResponse> {
   const responses = { '200': bodyResponse(okDescription(schema), schema) };
   if (schema === 'daemon_health') {
-    const why = 'not ready: database error, missing required table, incompatible store format, or check over 2 s';
+    const why =
+      'not ready: database error, missing required table, incompatible store format, or check over 2 s';
     return { ...responses, '503': bodyResponse(why, schema) };
   }
   if (schema === 'verify') {
-    return { ...responses, '503': bodyResponse('verification could not complete: `status` is `unavailable`', schema) };
+    return {
+      ...responses,
+      '503': bodyResponse('verification could not complete: `status` is `unavailable`', schema),
+    };
   }
   return responses;
 }
@@ -125,4 +147,6 @@ export const openapiDocument: OpenApiDocument = {
 };
 
 /** The document as served at /v1/openapi.json and committed as openapi.json: pretty JSON and a newline. */
-export const openapiBytes: Uint8Array = new TextEncoder().encode(JSON.stringify(openapiDocument, null, 2) + '\n');
+export const openapiBytes: Uint8Array = new TextEncoder().encode(
+  JSON.stringify(openapiDocument, null, 2) + '\n',
+);

@@ -2,6 +2,7 @@
 import type { Endpoint } from './endpoints.js';
 import { errorReply, type HttpReply } from './http-reply.js';
 import type { StoreClient } from '../store/store-client.js';
+import type { ReadinessCheck } from './daemon-health.js';
 
 /** What a handler sees of the request: everything was read before it runs. */
 export interface RouteRequest {
@@ -15,6 +16,7 @@ export interface RouteRequest {
 /** What a handler may use: the daemon's long-lived parts. */
 export interface RouteContext {
   store: StoreClient;
+  readiness: ReadinessCheck;
 }
 
 export type RouteHandler = (request: RouteRequest, context: RouteContext) => HttpReply | Promise<HttpReply>;
@@ -25,7 +27,10 @@ export type RouteMatch =
   | { kind: 'method_not_allowed'; allow: string };
 
 const notServed: RouteHandler = (request) =>
-  errorReply('not_implemented', `${request.method} ${request.path} is part of the interface but not served by this build yet`);
+  errorReply(
+    'not_implemented',
+    `${request.method} ${request.path} is part of the interface but not served by this build yet`,
+  );
 
 /** Maps each endpoint to its handler; every served endpoint must have one. */
 export class Router {
@@ -34,8 +39,10 @@ export class Router {
   constructor(endpoints: readonly Endpoint[], handlers: Readonly<Record<string, RouteHandler>>) {
     for (const endpoint of endpoints) {
       const handler = endpoint.served ? handlers[endpoint.operationId] : notServed;
-      if (handler === undefined) throw new Error(`failed to route ${endpoint.operationId}: it is served but has no handler`);
-      const byMethod = this.routes.get(endpoint.path) ?? new Map<string, { endpoint: Endpoint; handler: RouteHandler }>();
+      if (handler === undefined)
+        throw new Error(`failed to route ${endpoint.operationId}: it is served but has no handler`);
+      const byMethod =
+        this.routes.get(endpoint.path) ?? new Map<string, { endpoint: Endpoint; handler: RouteHandler }>();
       byMethod.set(endpoint.method, { endpoint, handler });
       this.routes.set(endpoint.path, byMethod);
     }

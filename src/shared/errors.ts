@@ -6,11 +6,13 @@
 /** Codes of local failures (logs, exit messages). Each names the area and what went wrong. */
 export const localErrorCodes = {
   PROVD_ERR_CONFIG_INVALID: 'a command-line option or environment variable has a value provd cannot use',
-  PROVD_ERR_UWS_NATIVE_MISSING: 'the uWebSockets.js native binary did not load; provd refuses its JS fallback',
+  PROVD_ERR_UWS_NATIVE_MISSING:
+    'the uWebSockets.js native binary did not load; provd refuses its JS fallback',
   PROVD_ERR_HTTP_LISTEN: 'the HTTP server could not listen on the requested address',
   PROVD_ERR_STORE_OPEN: 'the DuckDB database file could not be opened',
   PROVD_ERR_STORE_LOCKED: 'another process holds the database file',
-  PROVD_ERR_STORE_FORMAT: 'the database was written by a newer or incompatible store format; it is left untouched',
+  PROVD_ERR_STORE_FORMAT:
+    'the database was written by a newer or incompatible store format; it is left untouched',
   PROVD_ERR_STORE_MIGRATE: 'a schema migration failed and was rolled back',
   PROVD_ERR_STORE_QUERY: 'a query in the store actor failed',
   PROVD_ERR_STORE_TIMEOUT: 'the store actor did not answer within the deadline',

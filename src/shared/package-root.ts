@@ -7,7 +7,8 @@ function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('failed to find package.json above ' + fileURLToPath(import.meta.url));
+    if (parent === dir)
+      throw new Error('failed to find package.json above ' + fileURLToPath(import.meta.url));
     dir = parent;
   }
   return dir;
@@ -17,5 +18,6 @@ function findPackageRoot(): string {
 export const packageRoot = findPackageRoot();
 
 /** provd's version, from package.json. */
-export const provdVersion = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
-  .version;
+export const provdVersion = (
+  JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }
+).version;

@@ -43,9 +43,7 @@ export type StoreOpenState =
   | { status: 'failed'; error: ErrorData };
 
 export type StoreOutbound =
-  | StoreReply
-  | { type: 'opened'; state: StoreOpenState }
-  | { type: 'closed'; error?: ErrorData };
+  StoreReply | { type: 'opened'; state: StoreOpenState } | { type: 'closed'; error?: ErrorData };
 
 /** The store actor's half of a readiness check: what it found in the database, without judging it. */
 export interface StoreHealthReport {

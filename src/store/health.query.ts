@@ -23,7 +23,8 @@ export async function checkStoreHealth(
     };
     if (verdict.kind === 'incompatible') format.reason = verdict.reason;
     if (verdict.kind === 'empty') format.reason = 'the database holds no provd schema';
-    if (verdict.kind === 'compatible' && !compatible) format.reason = `${verdict.pending.length} migrations not applied`;
+    if (verdict.kind === 'compatible' && !compatible)
+      format.reason = `${verdict.pending.length} migrations not applied`;
 
     let coverageGaps: number | null = null;
     if (tables.includes('coverage_gaps')) {
@@ -38,7 +39,11 @@ export async function checkStoreHealth(
     };
   } catch (error) {
     return {
-      database: { ok: false, latency_ms: elapsedMs(started), error: toErrorData(error, 'PROVD_ERR_STORE_QUERY') },
+      database: {
+        ok: false,
+        latency_ms: elapsedMs(started),
+        error: toErrorData(error, 'PROVD_ERR_STORE_QUERY'),
+      },
       format: { found: null, supported, compatible: false },
       missing_tables: [],
       coverage_gaps: null,

@@ -32,7 +32,9 @@ export function loadMigrations(dir = join(packageRoot, 'sql')): Migration[] {
     .sort((a, b) => a.version - b.version);
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
-      throw new Error(`failed to load migrations: expected ${index + 1}, found ${migration.version} in ${dir}`);
+      throw new Error(
+        `failed to load migrations: expected ${index + 1}, found ${migration.version} in ${dir}`,
+      );
     }
   });
   return migrations;

@@ -31,7 +31,10 @@ interface OpenDatabase {
 export class StoreActor {
   private readonly migrations: Migration[] = loadMigrations();
   private database: OpenDatabase | undefined;
-  private state: StoreOpenState = { status: 'failed', error: { code: 'PROVD_ERR_STORE_STOPPED', message: 'not opened yet' } };
+  private state: StoreOpenState = {
+    status: 'failed',
+    error: { code: 'PROVD_ERR_STORE_STOPPED', message: 'not opened yet' },
+  };
 
   constructor(private readonly init: StoreInit) {}
 
@@ -47,15 +50,27 @@ export class StoreActor {
         if (verdict.kind === 'incompatible') {
           this.database = probe;
           const message = `${this.init.dbPath}: ${verdict.reason}`;
-          return (this.state = { status: 'incompatible', formatVersion: verdict.version, error: { code: 'PROVD_ERR_STORE_FORMAT', message } });
+          return (this.state = {
+            status: 'incompatible',
+            formatVersion: verdict.version,
+            error: { code: 'PROVD_ERR_STORE_FORMAT', message },
+          });
         }
         closeDatabase(probe);
       }
       this.database = await openDatabase(this.init.dbPath, false);
-      const verdict = await inspectFormat(this.database.writer, this.migrations, await listTables(this.database.writer));
+      const verdict = await inspectFormat(
+        this.database.writer,
+        this.migrations,
+        await listTables(this.database.writer),
+      );
       if (verdict.kind === 'incompatible') {
         const message = `${this.init.dbPath}: ${verdict.reason}`;
-        return (this.state = { status: 'incompatible', formatVersion: verdict.version, error: { code: 'PROVD_ERR_STORE_FORMAT', message } });
+        return (this.state = {
+          status: 'incompatible',
+          formatVersion: verdict.version,
+          error: { code: 'PROVD_ERR_STORE_FORMAT', message },
+        });
       }
       const pending = verdict.kind === 'empty' ? this.migrations : verdict.pending;
       await applyMigrations(this.database.writer, pending);
@@ -112,20 +127,29 @@ export class StoreActor {
 /** Serves the actor over a message port: the body of the store thread. */
 export async function serveStoreActor(port: MessagePort, init: StoreInit): Promise<void> {
   const actor = new StoreActor(init);
-  const post = (message: StoreOutbound, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+  const post = (message: StoreOutbound, transfer: ArrayBuffer[] = []): void =>
+    port.postMessage(message, transfer);
   post({ type: 'opened', state: await actor.open() });
   port.on('message', (message: StoreInbound) => {
     if (message.type === 'close') {
-      actor.close().then(
-        () => post({ type: 'closed' }),
-        (error: unknown) => post({ type: 'closed', error: toErrorData(error, 'PROVD_ERR_STORE_QUERY') }),
-      ).finally(() => port.close());
+      actor
+        .close()
+        .then(
+          () => post({ type: 'closed' }),
+          (error: unknown) => post({ type: 'closed', error: toErrorData(error, 'PROVD_ERR_STORE_QUERY') }),
+        )
+        .finally(() => port.close());
       return;
     }
     actor.handle(message).then(
       (body) => post({ type: 'reply', id: message.id, ok: true, body }, [body.buffer as ArrayBuffer]),
       (error: unknown) =>
-        post({ type: 'reply', id: message.id, ok: false, error: toErrorData(error, 'PROVD_ERR_STORE_QUERY') }),
+        post({
+          type: 'reply',
+          id: message.id,
+          ok: false,
+          error: toErrorData(error, 'PROVD_ERR_STORE_QUERY'),
+        }),
     );
   });
 }
@@ -150,7 +174,8 @@ function classifyOpenError(error: unknown): ErrorData {
   if (error instanceof ProvdError) return error.toData();
   const message = error instanceof Error ? error.message : String(error);
   // DuckDB's cross-process file lock: "Could not set lock on file ... Conflicting lock is held in ... (PID n)".
-  if (/lock/i.test(message)) return { code: 'PROVD_ERR_STORE_LOCKED', message: `failed to lock the database: ${message}` };
+  if (/lock/i.test(message))
+    return { code: 'PROVD_ERR_STORE_LOCKED', message: `failed to lock the database: ${message}` };
   return { code: 'PROVD_ERR_STORE_OPEN', message: `failed to open the database: ${message}` };
 }
 

@@ -43,7 +43,11 @@ export class StoreClient {
       if (message.ok) pending.resolve(message.body);
       else pending.reject(new ProvdError(message.error.code, message.error.message));
     });
-    worker.on('error', (error) => this.fail(new ProvdError('PROVD_ERR_STORE_STOPPED', `store thread failed: ${error.message}`, { cause: error })));
+    worker.on('error', (error) =>
+      this.fail(
+        new ProvdError('PROVD_ERR_STORE_STOPPED', `store thread failed: ${error.message}`, { cause: error }),
+      ),
+    );
     worker.on('exit', (code) => {
       this.exited = true;
       this.fail(new ProvdError('PROVD_ERR_STORE_STOPPED', `store thread exited with code ${code}`));
@@ -51,7 +55,10 @@ export class StoreClient {
   }
 
   /** Starts the store thread and waits until it has opened (or failed to open) the database. */
-  static async start(init: StoreInit, onUnexpectedExit: (error: ProvdError) => void): Promise<{ client: StoreClient; state: StoreOpenState }> {
+  static async start(
+    init: StoreInit,
+    onUnexpectedExit: (error: ProvdError) => void,
+  ): Promise<{ client: StoreClient; state: StoreOpenState }> {
     const worker = new Worker(workerUrl, { workerData: init });
     const state = await new Promise<StoreOpenState>((resolve, reject) => {
       const onMessage = (message: StoreOutbound): void => {
@@ -67,7 +74,11 @@ export class StoreClient {
   }
 
   /** Runs one query; rejects with PROVD_ERR_STORE_TIMEOUT when no reply comes within `deadlineMs`. */
-  query<K extends StoreQueryKind>(kind: K, params: StoreQueries[K]['params'], deadlineMs: number): Promise<Uint8Array> {
+  query<K extends StoreQueryKind>(
+    kind: K,
+    params: StoreQueries[K]['params'],
+    deadlineMs: number,
+  ): Promise<Uint8Array> {
     if (this.closing !== undefined || this.exited) {
       return Promise.reject(new ProvdError('PROVD_ERR_STORE_STOPPED', 'the store is closed'));
     }
@@ -75,7 +86,12 @@ export class StoreClient {
     return new Promise<Uint8Array>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new ProvdError('PROVD_ERR_STORE_TIMEOUT', `store query "${kind}" did not answer within ${deadlineMs} ms`));
+        reject(
+          new ProvdError(
+            'PROVD_ERR_STORE_TIMEOUT',
+            `store query "${kind}" did not answer within ${deadlineMs} ms`,
+          ),
+        );
       }, deadlineMs);
       this.pending.set(id, { resolve, reject, timer });
       this.post({ type: 'query', id, kind, params });
@@ -88,7 +104,8 @@ export class StoreClient {
       if (this.exited) return resolve();
       let closeError: ProvdError | undefined;
       this.worker.on('message', (message: StoreOutbound) => {
-        if (message.type === 'closed' && message.error) closeError = new ProvdError(message.error.code, message.error.message);
+        if (message.type === 'closed' && message.error)
+          closeError = new ProvdError(message.error.code, message.error.message);
       });
       this.worker.once('exit', () => (closeError ? reject(closeError) : resolve()));
       this.post({ type: 'close' });

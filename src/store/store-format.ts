@@ -19,7 +19,7 @@ export async function listTables(connection: DuckDBConnection): Promise<string[]
   const reader = await connection.runAndReadAll(
     "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
   );
-  return reader.getRowObjectsJS().map((row) => String(row['table_name']));
+  return reader.getRowObjectsJS().map((row) => row['table_name'] as string);
 }
 
 /** Compares the recorded store_format rows with the migrations this build ships. */
@@ -30,10 +30,18 @@ export async function inspectFormat(
 ): Promise<FormatVerdict> {
   if (tables.length === 0) return { kind: 'empty' };
   if (!tables.includes('store_format')) {
-    return { kind: 'incompatible', version: null, reason: 'the database has tables but no store_format: not a provd store' };
+    return {
+      kind: 'incompatible',
+      version: null,
+      reason: 'the database has tables but no store_format: not a provd store',
+    };
   }
-  const reader = await connection.runAndReadAll('SELECT version, checksum FROM store_format ORDER BY version');
-  const rows = reader.getRowObjectsJS().map((row) => ({ version: Number(row['version']), checksum: String(row['checksum']) }));
+  const reader = await connection.runAndReadAll(
+    'SELECT version, checksum FROM store_format ORDER BY version',
+  );
+  const rows = reader
+    .getRowObjectsJS()
+    .map((row) => ({ version: Number(row['version']), checksum: row['checksum'] as string }));
   const version = rows.length === 0 ? null : Math.max(...rows.map((row) => row.version));
   if (version === null) return { kind: 'incompatible', version, reason: 'store_format is empty' };
   if (version > migrations.length) {
@@ -46,7 +54,11 @@ export async function inspectFormat(
   for (const [index, row] of rows.entries()) {
     const migration = migrations[row.version - 1];
     if (row.version !== index + 1 || migration === undefined) {
-      return { kind: 'incompatible', version, reason: `store_format has a gap or duplicate at version ${row.version}` };
+      return {
+        kind: 'incompatible',
+        version,
+        reason: `store_format has a gap or duplicate at version ${row.version}`,
+      };
     }
     if (migration.checksum !== row.checksum) {
       return {

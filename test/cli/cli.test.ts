@@ -9,9 +9,15 @@ import { packageRoot } from '../../src/shared/package-root.js';
 const run = promisify(execFile);
 
 /** Runs the compiled CLI; resolves with exit code and output instead of throwing on non-zero exits. */
-async function provd(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function provd(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, timeout: 20_000 });
+    const { stdout, stderr } = await run(process.execPath, [cliPath, ...args], {
+      env: { ...process.env, ...env },
+      timeout: 20_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -31,7 +37,9 @@ describe('provd cli', function () {
   });
 
   it('prints the package version for --version', async function () {
-    const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     const { code, stdout } = await provd(['--version']);
     assert.equal(code, 0);
     assert.equal(stdout.trim(), version);
@@ -84,7 +92,13 @@ describe('provd cli', function () {
     const first = await startDaemon({ dataDir });
     const otherDir = makeDataDir();
     try {
-      const { code, stderr } = await provd(['daemon', '--listen', `127.0.0.1:${first.port}`, '--data-dir', otherDir]);
+      const { code, stderr } = await provd([
+        'daemon',
+        '--listen',
+        `127.0.0.1:${first.port}`,
+        '--data-dir',
+        otherDir,
+      ]);
       assert.equal(code, 1);
       assert.match(stderr, /PROVD_ERR_HTTP_LISTEN/);
     } finally {

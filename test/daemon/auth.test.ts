@@ -23,7 +23,9 @@ describe('bearer auth', function () {
   it('accepts requests without a token when none is configured', async function () {
     daemon = await startDaemon({ dataDir });
     assert.equal((await request(daemon.url, protectedPath)).status, 200);
-    const withJunk = await request(daemon.url, protectedPath, { headers: { authorization: 'Bearer whatever' } });
+    const withJunk = await request(daemon.url, protectedPath, {
+      headers: { authorization: 'Bearer whatever' },
+    });
     assert.equal(withJunk.status, 200);
   });
 
@@ -48,7 +50,9 @@ describe('bearer auth', function () {
       }
       const ok = await request(daemon.url, protectedPath, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(ok.status, 200);
-      const lowerScheme = await request(daemon.url, protectedPath, { headers: { authorization: `bearer ${token}` } });
+      const lowerScheme = await request(daemon.url, protectedPath, {
+        headers: { authorization: `bearer ${token}` },
+      });
       assert.equal(lowerScheme.status, 200, 'the auth scheme is case-insensitive (RFC 7235)');
     });
   }
@@ -64,7 +68,10 @@ describe('bearer auth', function () {
 
   it('checks the token before reading a request body or routing to an unserved path', async function () {
     daemon = await startDaemon({ dataDir, authToken: token });
-    const { status } = await request(daemon.url, '/v1/telemetry/ingest', { method: 'POST', body: 'x'.repeat(1024) });
+    const { status } = await request(daemon.url, '/v1/telemetry/ingest', {
+      method: 'POST',
+      body: 'x'.repeat(1024),
+    });
     assert.equal(status, 401);
   });
 });

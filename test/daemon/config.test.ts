@@ -10,7 +10,16 @@ describe('daemon config', function () {
   });
 
   it('rejects a listen address without a port, with a bad port, or with junk', function () {
-    for (const bad of ['127.0.0.1', '127.0.0.1:', ':8574', '127.0.0.1:65536', '127.0.0.1:-1', '::1:80', 'a b:80', '127.0.0.1:80x']) {
+    for (const bad of [
+      '127.0.0.1',
+      '127.0.0.1:',
+      ':8574',
+      '127.0.0.1:65536',
+      '127.0.0.1:-1',
+      '::1:80',
+      'a b:80',
+      '127.0.0.1:80x',
+    ]) {
       assert.throws(() => parseListen(bad), { code: 'PROVD_ERR_CONFIG_INVALID', message: /--listen/ }, bad);
     }
   });

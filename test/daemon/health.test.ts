@@ -89,7 +89,9 @@ describe('health endpoints', function () {
   it('answers 503 with check schema and leaves the file untouched when the store format is newer', async function () {
     await prepareStore(dataDir);
     await withDatabase(dbFile(dataDir), (db) =>
-      db.run("INSERT INTO store_format (version, name, checksum) VALUES (999, 'from_the_future', 'sha256:00')"),
+      db.run(
+        "INSERT INTO store_format (version, name, checksum) VALUES (999, 'from_the_future', 'sha256:00')",
+      ),
     );
     const before = fileDigest(dbFile(dataDir));
     daemon = await startDaemon({ dataDir });
@@ -103,7 +105,9 @@ describe('health endpoints', function () {
     assert.equal(await daemon.stop(), 0);
     daemon = undefined;
     assert.equal(fileDigest(dbFile(dataDir)), before, 'the newer database must not be modified');
-    const rows = await withDatabase(dbFile(dataDir), (db) => queryRows(db, 'SELECT max(version) AS v FROM store_format'));
+    const rows = await withDatabase(dbFile(dataDir), (db) =>
+      queryRows(db, 'SELECT max(version) AS v FROM store_format'),
+    );
     assert.equal(rows[0]?.['v'], 999);
   });
 

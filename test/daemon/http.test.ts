@@ -4,20 +4,31 @@ import { endpoints } from '../../src/daemon/endpoints.js';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
-/** Streams `size` bytes with chunked transfer encoding (no Content-Length) and returns status and body. */
+/**
+ * Streams `size` bytes with chunked transfer encoding (no Content-Length) and returns status and body.
+ * The server answers 413 and closes mid-upload, so a write error after the answer is expected.
+ */
 function postChunked(url: string, path: string, size: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    let answered = false;
+    const req = httpRequest(
+      url + path,
+      { method: 'POST', headers: { 'content-type': 'application/x-ndjson' } },
+      (res) => {
+        answered = true;
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', (error) => {
+      if (!answered) reject(error);
     });
-    req.on('error', reject);
     const chunk = Buffer.alloc(64 * 1024, 'a');
     let sent = 0;
     const pump = (): void => {
-      while (sent < size) {
+      while (sent < size && !req.destroyed) {
         sent += chunk.length;
         if (!req.write(chunk)) return void req.once('drain', pump);
       }
@@ -71,7 +82,10 @@ describe('http server', function () {
   });
 
   it('reads a body within the limit before answering', async function () {
-    const { status, body } = await request(daemon.url, '/v1/telemetry/bind', { method: 'POST', body: '{"run_id":"r"}' });
+    const { status, body } = await request(daemon.url, '/v1/telemetry/bind', {
+      method: 'POST',
+      body: '{"run_id":"r"}',
+    });
     assert.equal(status, 501);
     assert.equal((body['error'] as Record<string, unknown>)['code'], 'not_implemented');
   });
@@ -94,7 +108,9 @@ describe('http server', function () {
   it('echoes a well-formed X-Request-Id and makes one up otherwise', async function () {
     const echoed = await request(daemon.url, '/v1/live', { headers: { 'x-request-id': 'trace-42.a' } });
     assert.equal(echoed.headers.get('x-request-id'), 'trace-42.a');
-    const replaced = await request(daemon.url, '/v1/live', { headers: { 'x-request-id': 'bad id <script>' } });
+    const replaced = await request(daemon.url, '/v1/live', {
+      headers: { 'x-request-id': 'bad id <script>' },
+    });
     assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     const made = await request(daemon.url, '/v1/nope');
     assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);

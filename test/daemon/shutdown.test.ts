@@ -41,7 +41,10 @@ describe('graceful shutdown', function () {
       stopped = true;
       await Promise.all(clients);
       assert.equal(code, 0);
-      assert.ok(daemon.logs.some((entry) => entry['msg'] === 'stopped'), 'the daemon logs a clean stop');
+      assert.ok(
+        daemon.logs.some((entry) => entry['msg'] === 'stopped'),
+        'the daemon logs a clean stop',
+      );
 
       const wal = join(dataDir, 'provd.duckdb.wal');
       assert.ok(!existsSync(wal) || statSync(wal).size === 0, 'the WAL was checkpointed into the database');

@@ -34,8 +34,14 @@ describe('store migrations', function () {
       const daemon = await startDaemon({ dataDir });
       assert.equal(await daemon.stop(), 0);
       await withDatabase(join(dataDir, 'provd.duckdb'), async (db) => {
-        const tables = await queryRows(db, "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY 1");
-        assert.deepEqual(tables.map((row) => row['table_name']), [...requiredTables].sort());
+        const tables = await queryRows(
+          db,
+          "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY 1",
+        );
+        assert.deepEqual(
+          tables.map((row) => row['table_name']),
+          [...requiredTables].sort(),
+        );
         const format = await queryRows(db, 'SELECT version, checksum FROM store_format ORDER BY version');
         assert.deepEqual(
           format.map((row) => [row['version'], row['checksum']]),

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
+const startTimeoutMs = 20_000;
+const maxLogLines = 10_000;
+
 /** Path of the compiled CLI entry point. */
 export const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -19,16 +22,20 @@ export interface DaemonOptions {
   env?: Record<string, string>;
 }
 
-/** A running daemon child process. */
-export interface RunningDaemon {
+/** A server child process that announced its port with a `{"msg":"listening","port":N}` stderr line. */
+export interface RunningServer {
   url: string;
   port: number;
-  dataDir: string;
   child: ChildProcess;
-  /** Every log line the daemon wrote to stderr so far, parsed. */
+  /** Every log line the server wrote to stderr so far, parsed (bounded). */
   logs: Record<string, unknown>[];
   /** Sends a signal and resolves with the exit code (null if killed by a signal). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** A running daemon child process. */
+export interface RunningDaemon extends RunningServer {
+  dataDir: string;
 }
 
 /** Makes a fresh temporary data dir; the caller removes it with `removeDir`. */
@@ -43,36 +50,49 @@ export function removeDir(dir: string): void {
 /** Spawns `provd daemon --listen 127.0.0.1:0` and waits for its "listening" log line. */
 export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
   const dataDir = options.dataDir ?? makeDataDir();
-  const args = [cliPath, 'daemon', '--listen', '127.0.0.1:0', '--data-dir', dataDir, ...(options.args ?? [])];
+  const args = ['daemon', '--listen', '127.0.0.1:0', '--data-dir', dataDir, ...(options.args ?? [])];
   if (options.authToken !== undefined) args.push('--auth-token', options.authToken);
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  delete env['PROVD_AUTH_TOKEN'];
-  if (options.env?.['PROVD_AUTH_TOKEN'] !== undefined) env['PROVD_AUTH_TOKEN'] = options.env['PROVD_AUTH_TOKEN'];
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'inherit', 'pipe'] });
+  // The caller's own PROVD_AUTH_TOKEN must not leak in: auth is on only when a test asks for it.
+  const { PROVD_AUTH_TOKEN: _ignored, ...inherited } = process.env;
+  return { ...(await spawnServer(cliPath, args, { ...inherited, ...options.env })), dataDir };
+}
+
+/**
+ * Spawns a Node script that serves HTTP on a loopback port and waits, bounded, for its listening
+ * line. stdin stays a pipe from this process, so a server that watches it leaves when we do.
+ */
+export async function spawnServer(
+  script: string,
+  args: string[] = [],
+  env = process.env,
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'] });
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const port = await new Promise<number>((resolve, reject) => {
-    const lines = createInterface({ input: child.stderr! });
-    lines.on('line', (line) => {
-      let entry: Record<string, unknown>;
-      try {
-        entry = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        entry = { level: 'raw', msg: line };
-      }
-      logs.push(entry);
-      if (entry['msg'] === 'listening') resolve(Number(entry['port']));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not listen within ${startTimeoutMs} ms`));
+    }, startTimeoutMs);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      const seen = logs.map((entry) => JSON.stringify(entry)).join('\n');
+      reject(new Error(`${script} exited with code ${code} before listening:\n${seen}`));
     });
-    void exited.then((code) =>
-      reject(new Error(`daemon exited with code ${code} before listening:\n${logs.map((l) => JSON.stringify(l)).join('\n')}`)),
-    );
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      const entry = parseLogLine(line);
+      if (logs.length < maxLogLines) logs.push(entry);
+      if (entry['msg'] === 'listening') {
+        clearTimeout(timer);
+        resolve(Number(entry['port']));
+      }
+    });
   });
 
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    dataDir,
     child,
     logs,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
@@ -80,4 +100,12 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       return exited;
     },
   };
+}
+
+function parseLogLine(line: string): Record<string, unknown> {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return { level: 'raw', msg: line };
+  }
 }

@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 
 /** Runs `fn` on a connection to the file, then closes it (the daemon must not be running on it). */
-export async function withDatabase<T>(path: string, fn: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  path: string,
+  fn: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
   const instance = await DuckDBInstance.create(path);
   const connection = await instance.connect();
   try {
@@ -16,7 +19,10 @@ export async function withDatabase<T>(path: string, fn: (connection: DuckDBConne
 }
 
 /** Rows of a query as plain JS objects. */
-export async function queryRows(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+export async function queryRows(
+  connection: DuckDBConnection,
+  sql: string,
+): Promise<Record<string, unknown>[]> {
   return (await connection.runAndReadAll(sql)).getRowObjectsJS();
 }
 

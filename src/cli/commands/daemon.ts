@@ -25,7 +25,9 @@ export class DaemonCommand extends Command {
   authToken = Option.String('--auth-token', {
     description: 'require Authorization: Bearer <token> (also PROVD_AUTH_TOKEN); health endpoints stay open',
   });
-  maxBodyBytes = Option.String('--max-body-bytes', { description: 'request body limit in bytes (default 64 MiB)' });
+  maxBodyBytes = Option.String('--max-body-bytes', {
+    description: 'request body limit in bytes (default 64 MiB)',
+  });
 
   async execute(): Promise<number> {
     try {

@@ -15,7 +15,9 @@ export class HealthCommand extends Command {
     `,
   });
 
-  url = Option.String('--url', { description: 'daemon base URL (default $PROVD_URL, else http://127.0.0.1:8574)' });
+  url = Option.String('--url', {
+    description: 'daemon base URL (default $PROVD_URL, else http://127.0.0.1:8574)',
+  });
 
   async execute(): Promise<number> {
     const answer = await fetchDaemon(daemonUrl(this.url), '/v1/health', this.context.stderr);
