@@ -37,7 +37,11 @@ export default tseslint.config(
   {
     files: ['test/**/*.ts'],
     extends: [mocha.configs.recommended],
-    rules: { 'mocha/no-mocha-arrows': 'off', 'mocha/no-setup-in-describe': 'off' },
+    rules: {
+      'mocha/no-mocha-arrows': 'off',
+      'mocha/no-setup-in-describe': 'off',
+      'mocha/consistent-spacing-between-blocks': 'off', // layout is Prettier's job
+    },
   },
   {
     files: ['**/*.js', '**/*.cjs'],
