@@ -27,7 +27,7 @@ describe('error registry', function () {
 
   it('documents each wire code with the status it answers', function () {
     for (const [code, status] of Object.entries(wireErrorCodes)) {
-      assert.match(doc, new RegExp(`^\\| ${status} \\| \`${code}\``, 'm'), code);
+      assert.match(doc, new RegExp(`^\\|\\s*${status}\\s*\\|\\s*\`${code}\``, 'm'), code);
     }
   });
 });
