@@ -35,7 +35,7 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.test.ts'],
     extends: [mocha.configs.recommended],
     rules: {
       'mocha/no-mocha-arrows': 'off',

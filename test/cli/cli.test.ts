@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cliPath, makeDataDir, removeDir, startDaemon } from '../support/daemon.js';
+import { cliPath, makeDataDir, removeDir, useDaemonFixture } from '../support/daemon.js';
 import { packageRoot } from '../../src/shared/package-root.js';
 
 const run = promisify(execFile);
@@ -26,15 +26,7 @@ async function provd(
 }
 
 describe('provd cli', function () {
-  let dataDir: string;
-
-  beforeEach(function () {
-    dataDir = makeDataDir();
-  });
-
-  afterEach(function () {
-    removeDir(dataDir);
-  });
+  const fixture = useDaemonFixture();
 
   it('prints the package version for --version', async function () {
     const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
@@ -53,27 +45,18 @@ describe('provd cli', function () {
   });
 
   it('prints health JSON and exits 0 when the daemon is ready', async function () {
-    const daemon = await startDaemon({ dataDir, authToken: 'tok' });
-    try {
-      const { code, stdout } = await provd(['health', '--url', daemon.url]);
-      assert.equal(code, 0);
-      const health = JSON.parse(stdout) as Record<string, unknown>;
-      assert.equal(health['ready'], true);
-    } finally {
-      await daemon.stop();
-    }
+    const daemon = await fixture.start({ authToken: 'tok' });
+    const { code, stdout } = await provd(['health', '--url', daemon.url]);
+    assert.equal(code, 0);
+    assert.equal((JSON.parse(stdout) as Record<string, unknown>)['ready'], true);
   });
 
   it('exits 1 and still prints the body when the daemon is not ready', async function () {
-    writeFileSync(join(dataDir, 'provd.duckdb'), 'garbage');
-    const daemon = await startDaemon({ dataDir });
-    try {
-      const { code, stdout } = await provd(['health'], { PROVD_URL: daemon.url });
-      assert.equal(code, 1);
-      assert.equal((JSON.parse(stdout) as Record<string, unknown>)['status'], 'unavailable');
-    } finally {
-      await daemon.stop();
-    }
+    writeFileSync(join(fixture.dataDir, 'provd.duckdb'), 'garbage');
+    const daemon = await fixture.start();
+    const { code, stdout } = await provd(['health'], { PROVD_URL: daemon.url });
+    assert.equal(code, 1);
+    assert.equal((JSON.parse(stdout) as Record<string, unknown>)['status'], 'unavailable');
   });
 
   it('exits 2 with a clear message when no daemon answers', async function () {
@@ -83,13 +66,13 @@ describe('provd cli', function () {
   });
 
   it('exits 2 naming the option when the daemon gets a bad flag', async function () {
-    const { code, stderr } = await provd(['daemon', '--listen', 'nonsense', '--data-dir', dataDir]);
+    const { code, stderr } = await provd(['daemon', '--listen', 'nonsense', '--data-dir', fixture.dataDir]);
     assert.equal(code, 2);
     assert.match(stderr, /PROVD_ERR_CONFIG_INVALID: --listen must be HOST:PORT/);
   });
 
   it('exits 1 when the listen port is taken', async function () {
-    const first = await startDaemon({ dataDir });
+    const first = await fixture.start();
     const otherDir = makeDataDir();
     try {
       const { code, stderr } = await provd([
@@ -102,7 +85,6 @@ describe('provd cli', function () {
       assert.equal(code, 1);
       assert.match(stderr, /PROVD_ERR_HTTP_LISTEN/);
     } finally {
-      await first.stop();
       removeDir(otherDir);
     }
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
 const token = 'correct-horse-battery-staple';
@@ -7,21 +7,10 @@ const publicPaths = ['/v1/live', '/v1/ready', '/v1/health'];
 const protectedPath = '/v1/openapi.json';
 
 describe('bearer auth', function () {
-  let dataDir: string;
-  let daemon: RunningDaemon | undefined;
-
-  beforeEach(function () {
-    dataDir = makeDataDir();
-  });
-
-  afterEach(async function () {
-    await daemon?.stop();
-    daemon = undefined;
-    removeDir(dataDir);
-  });
+  const fixture = useDaemonFixture();
 
   it('accepts requests without a token when none is configured', async function () {
-    daemon = await startDaemon({ dataDir });
+    const daemon = await fixture.start();
     assert.equal((await request(daemon.url, protectedPath)).status, 200);
     const withJunk = await request(daemon.url, protectedPath, {
       headers: { authorization: 'Bearer whatever' },
@@ -34,7 +23,7 @@ describe('bearer auth', function () {
     ['PROVD_AUTH_TOKEN', { env: { PROVD_AUTH_TOKEN: token } }],
   ] as const) {
     it(`answers 401 with WWW-Authenticate: Bearer on a missing or wrong token when configured by ${how}`, async function () {
-      daemon = await startDaemon({ dataDir, ...options });
+      const daemon = await fixture.start(options);
       const cases: [string, Record<string, string>, RegExp][] = [
         ['missing', {}, /^Bearer realm="provd"$/],
         ['wrong', { authorization: `Bearer ${token}x` }, /^Bearer realm="provd", error="invalid_token"$/],
@@ -58,7 +47,7 @@ describe('bearer auth', function () {
   }
 
   it('never asks for the token on live, ready and health', async function () {
-    daemon = await startDaemon({ dataDir, authToken: token });
+    const daemon = await fixture.start({ authToken: token });
     for (const path of publicPaths) {
       assert.equal((await request(daemon.url, path)).status, 200, path);
       const wrong = await request(daemon.url, path, { headers: { authorization: 'Bearer nope' } });
@@ -67,7 +56,7 @@ describe('bearer auth', function () {
   });
 
   it('checks the token before reading a request body or routing to an unserved path', async function () {
-    daemon = await startDaemon({ dataDir, authToken: token });
+    const daemon = await fixture.start({ authToken: token });
     const { status } = await request(daemon.url, '/v1/telemetry/ingest', {
       method: 'POST',
       body: 'x'.repeat(1024),

@@ -2,33 +2,21 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest, queryRows, withDatabase } from '../support/duckdb.js';
-import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
-const dbFile = (dataDir: string): string => join(dataDir, 'provd.duckdb');
-
-/** Starts a daemon once on a fresh data dir so the store exists, then stops it cleanly. */
-async function prepareStore(dataDir: string): Promise<void> {
-  const daemon = await startDaemon({ dataDir });
-  assert.equal(await daemon.stop(), 0);
-}
-
 describe('health endpoints', function () {
-  let dataDir: string;
-  let daemon: RunningDaemon | undefined;
+  const fixture = useDaemonFixture();
+  const dbFile = (): string => join(fixture.dataDir, 'provd.duckdb');
 
-  beforeEach(function () {
-    dataDir = makeDataDir();
-  });
-
-  afterEach(async function () {
-    await daemon?.stop();
-    daemon = undefined;
-    removeDir(dataDir);
-  });
+  /** Starts a daemon once on the fresh data dir so the store exists, then stops it cleanly. */
+  async function prepareStore(): Promise<void> {
+    const daemon = await fixture.start();
+    assert.equal(await daemon.stop(), 0);
+  }
 
   it('answers ok and ready on a fresh store', async function () {
-    daemon = await startDaemon({ dataDir });
+    const daemon = await fixture.start();
     for (const path of ['/v1/health', '/v1/ready']) {
       const { status, body } = await request(daemon.url, path);
       assert.equal(status, 200, path);
@@ -45,19 +33,19 @@ describe('health endpoints', function () {
   });
 
   it('answers liveness without touching the store', async function () {
-    daemon = await startDaemon({ dataDir });
+    const daemon = await fixture.start();
     const { status, body } = await request(daemon.url, '/v1/live');
     assert.equal(status, 200);
     assert.deepEqual(body, { schema_version: 'provenance.daemon_liveness/v1', status: 'ok' });
   });
 
   it('answers 200 degraded with gaps_recorded when coverage gaps are recorded', async function () {
-    await prepareStore(dataDir);
-    await withDatabase(dbFile(dataDir), (db) =>
+    await prepareStore();
+    await withDatabase(dbFile(), (db) =>
       db.run(`INSERT INTO coverage_gaps (id, run_id, kind, source, start_ns, end_ns, lost_events, recorded_at_ns)
               VALUES ('gap-1', 'run-1', 'kernel_loss', 'provd_sensor', 1, 2, 17, 3)`),
     );
-    daemon = await startDaemon({ dataDir });
+    const daemon = await fixture.start();
     for (const path of ['/v1/health', '/v1/ready']) {
       const { status, body } = await request(daemon.url, path);
       assert.equal(status, 200, path);
@@ -70,9 +58,9 @@ describe('health endpoints', function () {
   });
 
   it('answers 503 naming the table when a required table was dropped', async function () {
-    await prepareStore(dataDir);
-    await withDatabase(dbFile(dataDir), (db) => db.run('DROP TABLE coverage_gaps'));
-    daemon = await startDaemon({ dataDir });
+    await prepareStore();
+    await withDatabase(dbFile(), (db) => db.run('DROP TABLE coverage_gaps'));
+    const daemon = await fixture.start();
     for (const path of ['/v1/health', '/v1/ready']) {
       const { status, body } = await request(daemon.url, path);
       assert.equal(status, 503, path);
@@ -87,14 +75,14 @@ describe('health endpoints', function () {
   });
 
   it('answers 503 with check schema and leaves the file untouched when the store format is newer', async function () {
-    await prepareStore(dataDir);
-    await withDatabase(dbFile(dataDir), (db) =>
+    await prepareStore();
+    await withDatabase(dbFile(), (db) =>
       db.run(
         "INSERT INTO store_format (version, name, checksum) VALUES (999, 'from_the_future', 'sha256:00')",
       ),
     );
-    const before = fileDigest(dbFile(dataDir));
-    daemon = await startDaemon({ dataDir });
+    const before = fileDigest(dbFile());
+    const daemon = await fixture.start();
     const { status, body } = await request(daemon.url, '/v1/health');
     assert.equal(status, 503);
     assert.equal(body['ready'], false);
@@ -103,17 +91,16 @@ describe('health endpoints', function () {
     assert.equal(schema?.['format_version'], 999);
     assert.match(String(schema?.['message']), /newer/);
     assert.equal(await daemon.stop(), 0);
-    daemon = undefined;
-    assert.equal(fileDigest(dbFile(dataDir)), before, 'the newer database must not be modified');
-    const rows = await withDatabase(dbFile(dataDir), (db) =>
+    assert.equal(fileDigest(dbFile()), before, 'the newer database must not be modified');
+    const rows = await withDatabase(dbFile(), (db) =>
       queryRows(db, 'SELECT max(version) AS v FROM store_format'),
     );
     assert.equal(rows[0]?.['v'], 999);
   });
 
   it('answers 503 with check schema when the file holds a database that is not a provd store', async function () {
-    await withDatabase(dbFile(dataDir), (db) => db.run('CREATE TABLE somebody_elses (x INTEGER)'));
-    daemon = await startDaemon({ dataDir });
+    await withDatabase(dbFile(), (db) => db.run('CREATE TABLE somebody_elses (x INTEGER)'));
+    const daemon = await fixture.start();
     const { status, body } = await request(daemon.url, '/v1/health');
     assert.equal(status, 503);
     const schema = (body['checks'] as Record<string, Record<string, unknown>>)['schema'];
@@ -121,8 +108,8 @@ describe('health endpoints', function () {
   });
 
   it('answers 503 with check database when the file is not a DuckDB database', async function () {
-    writeFileSync(dbFile(dataDir), 'this is not a database\n');
-    daemon = await startDaemon({ dataDir });
+    writeFileSync(dbFile(), 'this is not a database\n');
+    const daemon = await fixture.start();
     const { status, body } = await request(daemon.url, '/v1/ready');
     assert.equal(status, 503);
     const database = (body['checks'] as Record<string, Record<string, unknown>>)['database'];
@@ -131,7 +118,7 @@ describe('health endpoints', function () {
   });
 
   it('answers 503 with a timeout check when the readiness check overruns its 2-second deadline', async function () {
-    daemon = await startDaemon({ dataDir, env: { PROVD_FAULT_HEALTH_STALL_MS: '3000' } });
+    const daemon = await fixture.start({ env: { PROVD_FAULT_HEALTH_STALL_MS: '3000' } });
     const pending = request(daemon.url, '/v1/health');
     // the main thread stays responsive while the store thread is stuck
     assert.equal((await request(daemon.url, '/v1/live')).status, 200);

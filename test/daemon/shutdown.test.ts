@@ -2,23 +2,15 @@ import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { queryRows, withDatabase } from '../support/duckdb.js';
-import { makeDataDir, removeDir, startDaemon } from '../support/daemon.js';
+import { startDaemon, useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
 describe('graceful shutdown', function () {
-  let dataDir: string;
-
-  beforeEach(function () {
-    dataDir = makeDataDir();
-  });
-
-  afterEach(function () {
-    removeDir(dataDir);
-  });
+  const fixture = useDaemonFixture();
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`exits 0 on ${signal} during requests and leaves a database that reopens cleanly`, async function () {
-      const daemon = await startDaemon({ dataDir });
+      const daemon = await fixture.start();
       const outcomes = { ok: 0, unavailable: 0, refused: 0 };
       let stopped = false;
       const client = async (): Promise<void> => {
@@ -46,14 +38,14 @@ describe('graceful shutdown', function () {
         'the daemon logs a clean stop',
       );
 
-      const wal = join(dataDir, 'provd.duckdb.wal');
+      const wal = join(fixture.dataDir, 'provd.duckdb.wal');
       assert.ok(!existsSync(wal) || statSync(wal).size === 0, 'the WAL was checkpointed into the database');
-      const rows = await withDatabase(join(dataDir, 'provd.duckdb'), (db) =>
+      const rows = await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) =>
         queryRows(db, 'SELECT count(*) AS n FROM store_format'),
       );
       assert.ok(Number(rows[0]?.['n']) >= 1);
 
-      const again = await startDaemon({ dataDir });
+      const again = await fixture.start();
       const { status, body } = await request(again.url, '/v1/health');
       assert.equal(status, 200);
       assert.equal(body['status'], 'ok');
@@ -62,8 +54,11 @@ describe('graceful shutdown', function () {
   }
 
   it('refuses to start a second daemon on a data dir already in use', async function () {
-    const first = await startDaemon({ dataDir });
-    await assert.rejects(startDaemon({ dataDir }), /exited with code 1[\s\S]*in use by another process/);
+    const first = await fixture.start();
+    await assert.rejects(
+      startDaemon({ dataDir: fixture.dataDir }),
+      /exited with code 1[\s\S]*in use by another process/,
+    );
     assert.equal((await request(first.url, '/v1/health')).status, 200);
     assert.equal(await first.stop(), 0);
   });

@@ -109,3 +109,32 @@ function parseLogLine(line: string): Record<string, unknown> {
     return { level: 'raw', msg: line };
   }
 }
+
+/** A fresh data dir per test, and every daemon started through `start` stopped after it. */
+export interface DaemonFixture {
+  readonly dataDir: string;
+  start(options?: Omit<DaemonOptions, 'dataDir'>): Promise<RunningDaemon>;
+}
+
+/** Registers mocha hooks (call it inside a describe) that give each test its own data dir. */
+export function useDaemonFixture(): DaemonFixture {
+  let dataDir = '';
+  const running: RunningDaemon[] = [];
+  beforeEach(function () {
+    dataDir = makeDataDir();
+  });
+  afterEach(async function () {
+    await Promise.all(running.splice(0).map((daemon) => daemon.stop()));
+    removeDir(dataDir);
+  });
+  return {
+    get dataDir() {
+      return dataDir;
+    },
+    async start(options = {}) {
+      const daemon = await startDaemon({ ...options, dataDir });
+      running.push(daemon);
+      return daemon;
+    },
+  };
+}
