@@ -39,11 +39,18 @@ export type Readiness = { status: 200 | 503; health: DaemonHealth };
  */
 export class ReadinessCheck {
   private inFlight: Promise<Readiness> | undefined;
+  private stopping = false;
 
   constructor(private readonly store: StoreClient) {}
 
+  /** From now on the daemon is shutting down: not ready, whatever the store says. */
+  stop(): void {
+    this.stopping = true;
+  }
+
   /** 200 when ready, else 503, both with a DaemonHealth body; never rejects. */
   run(): Promise<Readiness> {
+    if (this.stopping) return Promise.resolve({ status: 503, health: unavailable('shutting_down') });
     this.inFlight ??= this.check().finally(() => (this.inFlight = undefined));
     return this.inFlight;
   }
@@ -102,9 +109,12 @@ function judge(report: StoreHealthReport): DaemonHealth {
 
 function unavailable(error: unknown): DaemonHealth {
   const timedOut = error instanceof ProvdError && error.code === 'PROVD_ERR_STORE_TIMEOUT';
-  const message = timedOut
-    ? `the readiness check did not finish within ${readinessDeadlineMs} ms`
-    : `the store did not answer: ${error instanceof Error ? error.message : String(error)}`;
+  const message =
+    error === 'shutting_down'
+      ? 'the daemon is shutting down'
+      : timedOut
+        ? `the readiness check did not finish within ${readinessDeadlineMs} ms`
+        : `the store did not answer: ${error instanceof Error ? error.message : String(error)}`;
   return {
     schema_version: 'provenance.daemon_health/v1',
     status: 'unavailable',

@@ -47,13 +47,14 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   }
 
   const auth = config.authToken === undefined ? undefined : new BearerAuth(config.authToken);
+  const readiness = new ReadinessCheck(store);
   const server = new HttpServer({
     host: config.host,
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
     auth,
     router: new Router(endpoints, handlers),
-    context: { store, readiness: new ReadinessCheck(store) },
+    context: { store, readiness },
   });
   let port: number;
   try {
@@ -78,6 +79,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     return 1;
   }
   log('info', 'shutting down', { signal: reason });
+  readiness.stop();
   server.stopAccepting();
   const drained = await server.drain(drainTimeoutMs);
   if (!drained)

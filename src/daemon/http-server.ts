@@ -85,8 +85,6 @@ export class HttpServer {
     this.inFlight++;
     const exchange = new Exchange(res, requestId, () => this.finished());
 
-    if (this.stopping)
-      return exchange.send({ ...errorReply('unavailable', 'the daemon is shutting down'), close: true });
     const match = this.options.router.match(method, path);
     if (match.kind === 'not_found') return exchange.send(errorReply('not_found', `no such path: ${path}`));
     if (match.kind === 'method_not_allowed') {
@@ -94,6 +92,10 @@ export class HttpServer {
       return exchange.send(errorReply('method_not_allowed', message, { allow: match.allow }));
     }
     const { endpoint, handler } = match;
+    // While stopping, the health endpoints still answer (and say so); everything else is refused.
+    if (this.stopping && endpoint.public !== true) {
+      return exchange.send({ ...errorReply('unavailable', 'the daemon is shutting down'), close: true });
+    }
     if (this.options.auth !== undefined && endpoint.public !== true) {
       const result = this.options.auth.check(req.getHeader('authorization'));
       if (result !== 'ok') return exchange.send(unauthorized(result));

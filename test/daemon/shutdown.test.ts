@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
+import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { startDaemon, useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
+import { assertValidResponse } from '../support/openapi-validator.js';
 
 describe('graceful shutdown', function () {
   const fixture = useDaemonFixture();
@@ -15,15 +17,17 @@ describe('graceful shutdown', function () {
       let stopped = false;
       const client = async (): Promise<void> => {
         while (!stopped) {
+          let status: number;
           try {
-            const response = await fetch(daemon.url + '/v1/health');
-            await response.arrayBuffer();
-            if (response.status === 200) outcomes.ok++;
-            else if (response.status === 503) outcomes.unavailable++;
-            else assert.fail(`unexpected status ${response.status} during shutdown`);
-          } catch {
+            ({ status } = await request(daemon.url, '/v1/health')); // checks the body against OpenAPI
+          } catch (error) {
+            if (error instanceof assert.AssertionError) throw error;
             outcomes.refused++; // connection refused or reset once the daemon has gone
+            continue;
           }
+          if (status === 200) outcomes.ok++;
+          else if (status === 503) outcomes.unavailable++;
+          else assert.fail(`unexpected status ${status} during shutdown`);
         }
       };
       const clients = Array.from({ length: 8 }, client);
@@ -53,6 +57,35 @@ describe('graceful shutdown', function () {
     });
   }
 
+  it('answers health with a shutting-down DaemonHealth and refuses other paths while draining', async function () {
+    // a stalled readiness check keeps one request in flight, so the drain lasts long enough to look at
+    const daemon = await fixture.start({ env: { PROVD_FAULT_HEALTH_STALL_MS: '1500' } });
+    const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+    try {
+      await Promise.all([getJson(agent, daemon.url + '/v1/live'), getJson(agent, daemon.url + '/v1/live')]);
+      const inFlight = getJson(agent, daemon.url + '/v1/health'); // takes one kept-alive socket
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const exited = daemon.stop('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      const health = await getJson(agent, daemon.url + '/v1/health'); // the other kept-alive socket
+      assert.equal(health.status, 503);
+      assertValidResponse({ method: 'GET', path: '/v1/health', ...health });
+      assert.equal(health.body['ready'], false);
+      const checks = health.body['checks'] as Record<string, Record<string, unknown>>;
+      assert.equal(checks['database']?.['message'], 'the daemon is shutting down');
+
+      const other = await getJson(agent, daemon.url + '/v1/openapi.json');
+      assert.equal(other.status, 503);
+      assert.equal((other.body['error'] as Record<string, unknown>)['code'], 'unavailable');
+
+      assert.equal((await inFlight).status, 200, 'the request in flight is drained, not dropped');
+      assert.equal(await exited, 0);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('refuses to start a second daemon on a data dir already in use', async function () {
     const first = await fixture.start();
     await assert.rejects(
@@ -63,3 +96,17 @@ describe('graceful shutdown', function () {
     assert.equal(await first.stop(), 0);
   });
 });
+
+/** GET over a given agent (so kept-alive sockets are reused), with the JSON body parsed. */
+function getJson(agent: Agent, url: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }),
+      );
+    }).on('error', reject);
+  });
+}
