@@ -12,6 +12,8 @@ export interface DaemonConfig {
   port: number;
   dataDir: string;
   dbPath: string;
+  /** Row files between the normalize workers and the store actor. */
+  spoolDir: string;
   authToken: string | undefined;
   maxBodyBytes: number;
   /** Test fault injection (PROVD_FAULT_HEALTH_STALL_MS): the store thread blocks this long per readiness check. */
@@ -46,6 +48,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     port,
     dataDir,
     dbPath: join(dataDir, databaseFileName),
+    spoolDir: join(dataDir, 'spool'),
     authToken,
     maxBodyBytes: parseInteger('--max-body-bytes', flags.maxBodyBytes, defaultMaxBodyBytes, 1),
     healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),

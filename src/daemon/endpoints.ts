@@ -297,7 +297,7 @@ export const endpoints: readonly Endpoint[] = [
     summary: 'Ingest NDJSON telemetry (format=native|tetragon|falco|auto)',
     schema: 'ingest',
     body: 'application/x-ndjson',
-    served: false,
+    served: true,
     query: [
       {
         name: 'format',

@@ -1,5 +1,6 @@
 /** The handler of every served endpoint, by operationId (see endpoints.ts). */
-import { jsonReply, type HttpReply } from './http-reply.js';
+import { ingestFormats, type IngestFormat } from '../telemetry/event.js';
+import { errorReply, jsonReply, type HttpReply } from './http-reply.js';
 import { openapiBytes } from './openapi.js';
 import type { RouteHandler } from './router.js';
 
@@ -10,10 +11,26 @@ const readiness: RouteHandler = async (_request, { readiness }) => {
   return jsonReply(status, health);
 };
 
+const ingest: RouteHandler = async (request, { ingest }) => {
+  const format = request.query.get('format') ?? 'auto';
+  if (!isIngestFormat(format)) {
+    return errorReply(
+      'invalid_argument',
+      `format must be one of ${ingestFormats.join(', ')}; got "${format}"`,
+    );
+  }
+  return jsonReply(200, await ingest.ingest(request.body ?? new Uint8Array(0), format));
+};
+
 /** Handlers keyed by operationId; the router refuses to start if a served endpoint has none. */
 export const handlers: Readonly<Record<string, RouteHandler>> = {
   liveness: () => liveness,
   readiness,
   health: readiness,
   openapi: () => ({ status: 200, body: openapiBytes }),
+  ingest,
 };
+
+function isIngestFormat(value: string): value is IngestFormat {
+  return (ingestFormats as readonly string[]).includes(value);
+}

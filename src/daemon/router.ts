@@ -2,6 +2,7 @@
 import type { Endpoint } from './endpoints.js';
 import { errorReply, type HttpReply } from './http-reply.js';
 import type { StoreClient } from '../store/store-client.js';
+import type { IngestRouter } from '../ingest/ingest-router.js';
 import type { ReadinessCheck } from './daemon-health.js';
 
 /** What a handler sees of the request: everything was read before it runs. */
@@ -17,6 +18,7 @@ export interface RouteRequest {
 export interface RouteContext {
   store: StoreClient;
   readiness: ReadinessCheck;
+  ingest: IngestRouter;
 }
 
 export type RouteHandler = (request: RouteRequest, context: RouteContext) => HttpReply | Promise<HttpReply>;

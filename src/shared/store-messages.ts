@@ -2,11 +2,15 @@
  * The message protocol between the main thread and the store actor (workers/store.worker.ts).
  * Requests carry an id, a query kind and its params; replies carry serialized JSON bytes or error data.
  */
+import type { BatchDigest } from '../ingest/normalize.js';
+import type { WindowDelta } from '../telemetry/window-deltas.js';
 import type { ErrorData } from './errors.js';
 
 /** What the store actor is given when its thread starts. */
 export interface StoreInit {
   dbPath: string;
+  /** Where normalize workers write row files; leftovers from a crash are removed at open. */
+  spoolDir: string;
   /** Fault injection for tests: block the store thread this long inside every readiness check. */
   healthStallMs: number;
 }
@@ -14,6 +18,28 @@ export interface StoreInit {
 /** Each query kind with its params and the JSON shape of its reply body. */
 export interface StoreQueries {
   health: { params: Record<string, never>; result: StoreHealthReport };
+  commit: { params: { batches: BatchCommit[] }; result: { committed: number } };
+}
+
+/** One producer counter increment: `accepted` per source, `invalid` per rejection code, spool outcomes. */
+export interface CounterDelta {
+  source: string;
+  counter: string;
+  value: number;
+}
+
+/** One normalized batch, ready to commit: its rows file and what it adds to windows, digests and counters. */
+export interface BatchCommit {
+  batchId: string;
+  /** Rows file to load, or null when no line of the batch was accepted. */
+  file: string | null;
+  accepted: number;
+  pending: number;
+  pendingBytes: number;
+  windows: WindowDelta[];
+  digests: BatchDigest[];
+  counters: CounterDelta[];
+  bindingVersion: number;
 }
 
 export type StoreQueryKind = keyof StoreQueries;

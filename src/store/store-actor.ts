@@ -2,7 +2,8 @@
  * The store actor: the one owner of the DuckDB instance in this process. It runs on its own thread
  * (workers/store.worker.ts), answers queries with serialized JSON bytes, and closes cleanly on request.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError, toErrorData, type ErrorData } from '../shared/errors.js';
@@ -14,6 +15,7 @@ import type {
   StoreQueries,
   StoreRequest,
 } from '../shared/store-messages.js';
+import { EventCommitter } from './event-commit.js';
 import { checkStoreHealth } from './health.query.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
 import { inspectFormat, listTables } from './store-format.js';
@@ -31,6 +33,7 @@ interface OpenDatabase {
 export class StoreActor {
   private readonly migrations: Migration[] = loadMigrations();
   private database: OpenDatabase | undefined;
+  private committer: EventCommitter | undefined;
   private state: StoreOpenState = {
     status: 'failed',
     error: { code: 'PROVD_ERR_STORE_STOPPED', message: 'not opened yet' },
@@ -74,6 +77,7 @@ export class StoreActor {
       }
       const pending = verdict.kind === 'empty' ? this.migrations : verdict.pending;
       await applyMigrations(this.database.writer, pending);
+      await this.startTelemetry(this.database.writer);
       return (this.state = {
         status: 'ready',
         formatVersion: this.migrations.length,
@@ -82,6 +86,17 @@ export class StoreActor {
     } catch (error) {
       return (this.state = { status: 'failed', error: classifyOpenError(error) });
     }
+  }
+
+  /** Readies the write path: an empty spool dir and the next sequence position. */
+  private async startTelemetry(writer: DuckDBConnection): Promise<void> {
+    // row files left by a crash belong to requests that were never answered: nothing to recover
+    mkdirSync(this.init.spoolDir, { recursive: true, mode: 0o700 });
+    for (const file of readdirSync(this.init.spoolDir))
+      rmSync(join(this.init.spoolDir, file), { force: true });
+    const reader = await writer.runAndReadAll('SELECT coalesce(max(seq) + 1, 0) AS next FROM events');
+    const nextSeq = BigInt(String(reader.getRowObjectsJS()[0]?.['next'] ?? 0));
+    this.committer = new EventCommitter(writer, nextSeq, async () => undefined);
   }
 
   /** Answers one query with its JSON result as bytes. */
@@ -94,7 +109,25 @@ export class StoreActor {
     switch (request.kind) {
       case 'health':
         return this.checkHealth();
+      case 'commit':
+        return this.commit(request.params as StoreQueries['commit']['params']);
     }
+  }
+
+  private async commit({
+    batches,
+  }: StoreQueries['commit']['params']): Promise<StoreQueries['commit']['result']> {
+    const committer = this.requireCommitter();
+    await Promise.all(batches.map((batch) => committer.commit(batch)));
+    return { committed: batches.reduce((sum, batch) => sum + batch.accepted, 0) };
+  }
+
+  private requireCommitter(): EventCommitter {
+    if (this.committer === undefined) {
+      const reason = this.state.status === 'ready' ? 'closed' : this.state.error.message;
+      throw new ProvdError('PROVD_ERR_STORE_STOPPED', `the store cannot write: ${reason}`);
+    }
+    return this.committer;
   }
 
   private async checkHealth(): Promise<StoreQueries['health']['result']> {
@@ -115,6 +148,7 @@ export class StoreActor {
   async close(): Promise<void> {
     const database = this.database;
     this.database = undefined;
+    this.committer = undefined;
     if (database === undefined) return;
     try {
       if (!database.readOnly) await database.writer.run('CHECKPOINT');

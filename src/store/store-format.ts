@@ -6,7 +6,16 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Migration } from './migrations.js';
 
 /** Tables a usable store must hold; a missing one makes health answer 503. */
-export const requiredTables = ['store_format', 'coverage_gaps'] as const;
+export const requiredTables = [
+  'store_format',
+  'coverage_gaps',
+  'runs',
+  'bindings',
+  'events',
+  'windows',
+  'event_batches',
+  'producer_counters',
+] as const;
 
 /** What a database is, relative to this build. */
 export type FormatVerdict =

@@ -1,0 +1,257 @@
+/**
+ * Falco JSON alerts (`json_output: true`): the rule that fired, and the syscall's fields in
+ * `output_fields` under Falco's field names (`evt.type`, `proc.pid`, `fd.name`, ...).
+ */
+import type { EventType, ParsedEvent } from '../telemetry/event.js';
+import { formatRfc3339Nanos, parseRfc3339 } from '../telemetry/rfc3339.js';
+import {
+  quoteExcerpt,
+  readIdentifier,
+  readObject,
+  readString,
+  readUint32,
+  wrongType,
+} from './field-value.js';
+import { readFalcoDestination } from './falco-destination.js';
+import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
+
+/** Falco `evt.type` → event type; opens are refined by their flags (see openWriteFlags). */
+export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, EventType>([
+  ['execve', 'execve'],
+  ['execveat', 'execve'],
+  ['connect', 'network_connect'],
+  ['open', 'file_open'],
+  ['openat', 'file_open'],
+  ['openat2', 'file_open'],
+  ['creat', 'file_write'],
+  ['rename', 'file_rename'],
+  ['renameat', 'file_rename'],
+  ['renameat2', 'file_rename'],
+  ['unlink', 'file_unlink'],
+  ['unlinkat', 'file_unlink'],
+  ['setuid', 'setuid'],
+  ['setgid', 'setgid'],
+  ['ptrace', 'ptrace'],
+]);
+
+/** Open flags (as Falco prints `evt.arg.flags`, e.g. `O_WRONLY|O_CREAT`) that make an open a write. */
+export const openWriteFlags = ['O_WRONLY', 'O_RDWR', 'O_CREAT', 'O_TRUNC', 'O_APPEND'];
+
+// Field names tried in order, first present wins (Falco versions and syscalls name paths differently).
+const alertTextFields = ['rule', 'priority', 'hostname'];
+const execPathFields = ['proc.exepath'];
+const openPathFields = ['fd.name', 'evt.arg.name', 'evt.arg.path', 'fs.path.name'];
+const unlinkPathFields = ['evt.arg.path', 'evt.arg.name', 'fs.path.name', 'fd.name'];
+const renameFromFields = ['evt.arg.oldpath', 'fs.path.source'];
+const renameToFields = ['evt.arg.newpath', 'fs.path.target'];
+
+// The latest instant formatRfc3339Nanos can write (9999-12-31T23:59:59.999999999Z), in nanoseconds.
+const maxNanos = 253_402_300_799_999_999_999n;
+
+/** The first of `names` present in `fields` as a string; wrongType when present with another type. */
+function firstString(
+  fields: Record<string, unknown>,
+  names: readonly string[],
+): string | null | typeof wrongType {
+  for (const name of names) {
+    const value = readString(fields[name]);
+    if (value !== null) return value;
+  }
+  return null;
+}
+
+/** A uid/gid/pid argument: `evt.rawarg.*` as a number, else the leading digits of `evt.arg.*` (`0(root)`). */
+function numericArg(fields: Record<string, unknown>, arg: string): number | null {
+  const raw = readUint32(fields['evt.rawarg.' + arg]);
+  if (typeof raw === 'number') return raw;
+  const text = fields['evt.arg.' + arg];
+  if (typeof text === 'number') return Number.isSafeInteger(text) ? text : null;
+  if (typeof text !== 'string') return null;
+  let value = 0;
+  let at = 0;
+  for (; at < text.length && at < 10; at++) {
+    const digit = text.charCodeAt(at) - 48;
+    if (digit < 0 || digit > 9) break;
+    value = value * 10 + digit;
+  }
+  return at === 0 || value > 0xffff_ffff ? null : value;
+}
+
+/**
+ * The capture instant from `output_fields["evt.time"]` (integer Unix nanoseconds). JSON.parse rounds
+ * such numbers to doubles (2^53 < 1.7e18), so the digits are read from the raw line and checked
+ * against the parsed value; undefined when it is absent, not an integer, or out of range.
+ */
+function evtTimeNanos(parsed: unknown, line: string | undefined): bigint | undefined {
+  if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < 0) return undefined;
+  if (Number.isSafeInteger(parsed)) return BigInt(parsed);
+  if (line === undefined) return undefined;
+  for (let at = line.indexOf('"evt.time"'); at !== -1; at = line.indexOf('"evt.time"', at + 1)) {
+    let start = at + 10;
+    while (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 58) start++; // ' ' ':'
+    let end = start;
+    while (end < line.length && line.charCodeAt(end) >= 48 && line.charCodeAt(end) <= 57) end++;
+    const digits = line.slice(start, end);
+    if (end > start && Number(digits) === parsed) {
+      const ns = BigInt(digits);
+      return ns <= maxNanos ? ns : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parses one Falco alert (already JSON-parsed into an object) into an event or a rejection. `line` is
+ * the raw text, needed only for exact `evt.time` nanoseconds when the alert has no `time`.
+ */
+export function parseFalcoLine(value: Record<string, unknown>, line?: string): ParsedEvent | LineRejection {
+  const fields = readObject(value.output_fields);
+  if (fields === wrongType) return rejectWrongType('output_fields', 'an object', value.output_fields);
+  if (fields === null) return rejectLine('missing_field', 'output_fields: missing');
+  const evtType = readString(fields['evt.type']);
+  if (evtType === wrongType)
+    return rejectWrongType('output_fields["evt.type"]', 'a string', fields['evt.type']);
+  if (evtType === null) return rejectLine('missing_field', 'output_fields["evt.type"]: missing');
+  let type = falcoEventTypes.get(evtType);
+  if (type === undefined) {
+    return rejectLine('unknown_type', `output_fields["evt.type"]: ${quoteExcerpt(evtType)} is not mapped`);
+  }
+
+  let time = readString(value.time);
+  if (time === wrongType) return rejectWrongType('time', 'an RFC 3339 string', value.time);
+  let timeNs: bigint | undefined;
+  if (time !== null) {
+    timeNs = parseRfc3339(time);
+    if (timeNs === undefined) return rejectLine('invalid_time', 'time: not an RFC 3339 date-time');
+  } else {
+    // an alert without a capture time cannot be placed in time: it is rejected, never stamped "now"
+    timeNs = evtTimeNanos(fields['evt.time'], line);
+    if (timeNs === undefined) {
+      return rejectLine(
+        'missing_field',
+        'time: missing, and output_fields["evt.time"] is not integer Unix nanoseconds',
+      );
+    }
+    time = formatRfc3339Nanos(timeNs);
+  }
+
+  const pid = readUint32(fields['proc.pid']);
+  if (pid === wrongType)
+    return rejectWrongType('output_fields["proc.pid"]', 'an integer', fields['proc.pid']);
+  const ppid = readUint32(fields['proc.ppid']);
+  if (ppid === wrongType)
+    return rejectWrongType('output_fields["proc.ppid"]', 'an integer', fields['proc.ppid']);
+  const uid = readUint32(fields['user.uid']);
+  if (uid === wrongType)
+    return rejectWrongType('output_fields["user.uid"]', 'an integer', fields['user.uid']);
+  const comm = readIdentifier(fields['proc.name']);
+  if (comm === wrongType)
+    return rejectWrongType('output_fields["proc.name"]', 'a string', fields['proc.name']);
+  const container = readIdentifier(fields['container.id']);
+  if (container === wrongType) {
+    return rejectWrongType('output_fields["container.id"]', 'a string', fields['container.id']);
+  }
+
+  const attrs: Record<string, unknown> = {};
+  const rejection = readAlert(value, attrs) ?? readSyscall(type, fields, attrs);
+  if (rejection !== undefined) return rejection;
+  if (type === 'file_open' && isWriteOpen(fields)) type = 'file_write';
+  return {
+    type,
+    source: 'falco',
+    time,
+    timeNs,
+    pid,
+    tgid: null,
+    ppid,
+    uid,
+    comm,
+    cgroupId: null,
+    // Falco names processes outside any container "host"
+    containerId: container === 'host' ? null : container,
+    attrs,
+  };
+}
+
+/** True when an open's flags (or `evt.is_open_write`) say it opened the file for writing. */
+function isWriteOpen(fields: Record<string, unknown>): boolean {
+  if (fields['evt.is_open_write'] === true) return true;
+  const flags = fields['evt.arg.flags'];
+  if (typeof flags !== 'string') return false;
+  for (const flag of openWriteFlags) if (flags.indexOf(flag) !== -1) return true;
+  return false;
+}
+
+/** The alert's own fields: rule, priority, tags, hostname. */
+function readAlert(
+  value: Record<string, unknown>,
+  attrs: Record<string, unknown>,
+): LineRejection | undefined {
+  for (const key of alertTextFields) {
+    const text = readString(value[key]);
+    if (text === wrongType) return rejectWrongType(key, 'a string', value[key]);
+    if (text !== null) attrs[key] = text;
+  }
+  const tags = value.tags;
+  if (tags !== undefined && tags !== null) {
+    if (!Array.isArray(tags)) return rejectWrongType('tags', 'an array of strings', tags);
+    for (const tag of tags)
+      if (typeof tag !== 'string') return rejectWrongType('tags', 'an array of strings', tags);
+    attrs.tags = tags;
+  }
+  return undefined;
+}
+
+/** Copies the syscall-specific output fields of one event type into attrs. */
+function readSyscall(
+  type: EventType,
+  fields: Record<string, unknown>,
+  attrs: Record<string, unknown>,
+): LineRejection | undefined {
+  let path: string | null | typeof wrongType = null;
+  switch (type) {
+    case 'execve': {
+      const command = readString(fields['proc.cmdline']);
+      if (command === wrongType) {
+        return rejectWrongType('output_fields["proc.cmdline"]', 'a string', fields['proc.cmdline']);
+      }
+      if (command !== null) attrs.command = command;
+      path = firstString(fields, execPathFields);
+      if (typeof fields['proc.cwd'] === 'string') attrs.cwd = fields['proc.cwd'];
+      break;
+    }
+    case 'network_connect':
+      return readFalcoDestination(fields, attrs);
+    case 'file_open':
+    case 'file_write':
+      path = firstString(fields, openPathFields);
+      if (typeof fields['evt.arg.flags'] === 'string') attrs.flags = fields['evt.arg.flags'];
+      break;
+    case 'file_unlink':
+      path = firstString(fields, unlinkPathFields);
+      break;
+    case 'file_rename': {
+      path = firstString(fields, renameFromFields);
+      const newPath = firstString(fields, renameToFields);
+      if (typeof newPath === 'string') attrs.new_path = newPath;
+      break;
+    }
+    case 'setuid':
+    case 'setgid': {
+      const id = numericArg(fields, type === 'setuid' ? 'uid' : 'gid');
+      if (id !== null) attrs[type === 'setuid' ? 'target_uid' : 'target_gid'] = id;
+      break;
+    }
+    case 'ptrace': {
+      if (typeof fields['evt.arg.request'] === 'string') attrs.request = fields['evt.arg.request'];
+      const target = numericArg(fields, 'pid');
+      if (target !== null) attrs.target_pid = target;
+      break;
+    }
+    default:
+      break;
+  }
+  if (path === wrongType) return rejectLine('wrong_type', 'output_fields: a path field is not a string');
+  if (path !== null) attrs.path = path;
+  return undefined;
+}

@@ -1,0 +1,145 @@
+/**
+ * The ingest router, on the main thread: bounds what is in flight (a full router answers 429),
+ * cuts a body into slices at line ends, hands them to the normalize pool with their buffers
+ * transferred, then asks the store actor to commit, and answers only after the commit.
+ * Per-event work never happens here.
+ */
+import { join } from 'node:path';
+import type { Piscina } from 'piscina';
+import { ProvdError } from '../shared/errors.js';
+import type { BatchCommit } from '../shared/store-messages.js';
+import type { StoreClient } from '../store/store-client.js';
+import type { IngestFormat, LineError } from '../telemetry/event.js';
+import type { NormalizeResult, NormalizeTask } from './normalize.js';
+
+/** Body of a successful ingest answer (schema provenance.ingest/v1). */
+export interface IngestSummary {
+  schema_version: 'provenance.ingest/v1';
+  batch_id: string;
+  accepted: number;
+  rejected: number;
+  /** Events that found no binding yet and wait in the spool. */
+  pending: number;
+  errors: LineError[];
+  /** True when more lines were rejected than `errors` lists. */
+  errors_truncated: boolean;
+}
+
+export interface IngestLimits {
+  /** Bytes of request bodies being normalized or committed at once; past it, 429. */
+  maxInFlightBytes: number;
+  /** Target slice size; slices end at a line end, so a slice may be longer by one line. */
+  sliceBytes: number;
+  /** Longest time to wait for the commit. */
+  commitDeadlineMs: number;
+}
+
+export const defaultIngestLimits: IngestLimits = {
+  maxInFlightBytes: 256 * 1024 * 1024,
+  sliceBytes: 1024 * 1024,
+  commitDeadlineMs: 120_000,
+};
+
+const maxErrors = 100;
+
+/** Routes ingest bodies through the pool into the store. */
+export class IngestRouter {
+  private inFlightBytes = 0;
+  private nextBatch = 0;
+  private readonly batchPrefix = 'b' + Date.now().toString(36);
+
+  constructor(
+    private readonly pool: Piscina,
+    private readonly store: StoreClient,
+    private readonly spoolDir: string,
+    private readonly limits: IngestLimits = defaultIngestLimits,
+  ) {}
+
+  /** Bytes accepted but not yet committed. */
+  get queuedBytes(): number {
+    return this.inFlightBytes;
+  }
+
+  /** Normalizes and commits one NDJSON body; rejects with `backpressure` when the router is full. */
+  async ingest(body: Uint8Array, format: IngestFormat): Promise<IngestSummary> {
+    if (this.inFlightBytes > 0 && this.inFlightBytes + body.length > this.limits.maxInFlightBytes) {
+      throw new ProvdError('backpressure', 'ingest queues are full; retry later');
+    }
+    this.inFlightBytes += body.length;
+    try {
+      const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
+      const ingestedNs = BigInt(Date.now()) * 1_000_000n;
+      const results = await Promise.all(
+        sliceAtLines(body, this.limits.sliceBytes).map((bytes, index) => {
+          const sliceId = `${batchId}-${index}`;
+          const task: NormalizeTask = {
+            bytes,
+            format,
+            batchId: sliceId,
+            file: join(this.spoolDir, `${sliceId}.csv`),
+            ingestedNs,
+          };
+          return this.pool.run(task, {
+            transferList: [bytes.buffer as ArrayBuffer],
+          }) as Promise<NormalizeResult>;
+        }),
+      );
+      const batches = results.map(toBatchCommit);
+      await this.store.query('commit', { batches }, this.limits.commitDeadlineMs);
+      return summarize(batchId, results);
+    } finally {
+      this.inFlightBytes -= body.length;
+    }
+  }
+}
+
+/**
+ * Cuts `body` into owned slices of about `sliceBytes`, each ending at a line end, so every slice's
+ * buffer can be transferred on its own. A body that fits in one slice is passed through uncopied.
+ */
+export function sliceAtLines(body: Uint8Array, sliceBytes: number): Uint8Array[] {
+  if (body.length <= sliceBytes && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength)
+    return [body];
+  const slices: Uint8Array[] = [];
+  let start = 0;
+  while (start < body.length) {
+    let end = start + sliceBytes >= body.length ? body.length : body.indexOf(10, start + sliceBytes);
+    end = end === -1 ? body.length : end + (end < body.length ? 1 : 0);
+    slices.push(new Uint8Array(body.subarray(start, end))); // a copy: Buffer#slice would be a view
+    start = end;
+  }
+  return slices;
+}
+
+function toBatchCommit(result: NormalizeResult): BatchCommit {
+  const { batchId, file, accepted, pending, pendingBytes, windows, digests, counters, bindingVersion } =
+    result;
+  return { batchId, file, accepted, pending, pendingBytes, windows, digests, counters, bindingVersion };
+}
+
+/** Adds the slices up, numbering error lines across the whole body. */
+function summarize(batchId: string, results: NormalizeResult[]): IngestSummary {
+  const errors: LineError[] = [];
+  let lineOffset = 0;
+  let accepted = 0;
+  let rejected = 0;
+  let pending = 0;
+  for (const result of results) {
+    for (const error of result.errors) {
+      if (errors.length < maxErrors) errors.push({ ...error, line: error.line + lineOffset });
+    }
+    lineOffset += result.lines;
+    accepted += result.accepted;
+    rejected += result.rejected;
+    pending += result.pending;
+  }
+  return {
+    schema_version: 'provenance.ingest/v1',
+    batch_id: batchId,
+    accepted,
+    rejected,
+    pending,
+    errors,
+    errors_truncated: errors.length < rejected,
+  };
+}

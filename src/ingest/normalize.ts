@@ -1,0 +1,129 @@
+/**
+ * One normalize task (workers/normalize.task.ts): parse a slice of NDJSON, correlate each event with
+ * the binding replica, hash it, and write the rows file the store actor will load. Returns only small
+ * data: counts, errors, window deltas and per-run digests.
+ */
+import { writeFileSync } from 'node:fs';
+import { canonicalJson } from '../provenance/canonical-json.js';
+import { merkleRoot } from '../provenance/merkle.js';
+import type { BindingReplica } from '../telemetry/binding-channel.js';
+import type { IngestFormat, LineError } from '../telemetry/event.js';
+import { hashEvent } from '../telemetry/event-hash.js';
+import { encodeEventRow, type EventRecord } from '../telemetry/event-row.js';
+import { WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
+import type { CounterDelta } from '../shared/store-messages.js';
+import { parseNdjson } from './parse-ndjson.js';
+import { ProducerTally } from './producer-tally.js';
+
+/** The work of one task; `bytes` arrives transferred, never copied. */
+export interface NormalizeTask {
+  bytes: Uint8Array;
+  format: IngestFormat;
+  /** Unique per slice; event ids are `<batchId>.<index>`. */
+  batchId: string;
+  /** Where to write the rows file. */
+  file: string;
+  ingestedNs: bigint;
+}
+
+/** Digest of the events one batch adds to a run (null: the batch's spooled events). */
+export interface BatchDigest {
+  runId: string | null;
+  events: number;
+  merkleRoot: string;
+}
+
+/** What a task hands back to the ingest router. */
+export interface NormalizeResult {
+  batchId: string;
+  /** Null when no line was accepted (nothing to load). */
+  file: string | null;
+  /** Lines seen in the slice, so the router can number errors across slices. */
+  lines: number;
+  accepted: number;
+  rejected: number;
+  /** Accepted events that found no binding and wait in the spool. */
+  pending: number;
+  /** Bytes of the pending rows, for the spool's byte bound. */
+  pendingBytes: number;
+  /** Errors with line numbers relative to the slice (1-based). */
+  errors: LineError[];
+  windows: WindowDelta[];
+  digests: BatchDigest[];
+  /** The replica's version when correlating; the store re-checks pending rows if it has more bindings. */
+  bindingVersion: number;
+  /** Producer counters: accepted and spooled per source, invalid per rejection code. */
+  counters: CounterDelta[];
+}
+
+/** Runs one task against a binding replica. */
+export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): NormalizeResult {
+  const { events, errors, rejected } = parseNdjson(task.bytes, task.format, 1);
+  const deltas = new WindowDeltas();
+  const hashesByRun = new Map<string | null, string[]>();
+  let rows = '';
+  const tally = new ProducerTally();
+  let pending = 0;
+  let pendingBytes = 0;
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    const attrsJson = canonicalJson(event.attrs);
+    const hash = hashEvent(event, attrsJson);
+    const match = replica.index.correlate(event);
+    const record: EventRecord = {
+      ...event,
+      id: `${task.batchId}.${i}`,
+      runId: match?.binding.run_id ?? null,
+      toolCallId: match?.binding.tool_call_id ?? null,
+      bindingId: match?.binding.binding_id ?? null,
+      method: match?.method ?? 'none',
+      confidence: match?.confidence ?? null,
+      evidenceLevel: match?.evidenceLevel ?? 'uncorrelated',
+      spoolState: match === undefined ? 'pending' : 'settled',
+      ingestedNs: task.ingestedNs,
+      hash,
+    };
+    const row = encodeEventRow(i, record, attrsJson);
+    rows += row;
+    tally.count(event.source, 'accepted');
+    if (match === undefined) {
+      pending++;
+      pendingBytes += row.length;
+      tally.count(event.source, 'spooled');
+    }
+    deltas.add(record);
+    const runHashes = hashesByRun.get(record.runId);
+    if (runHashes === undefined) hashesByRun.set(record.runId, [hash]);
+    else runHashes.push(hash);
+  }
+  if (rows !== '') writeFileSync(task.file, rows);
+  return {
+    batchId: task.batchId,
+    file: rows === '' ? null : task.file,
+    lines: countLines(task.bytes),
+    accepted: events.length,
+    rejected,
+    pending,
+    pendingBytes,
+    errors,
+    windows: deltas.list(),
+    digests: [...hashesByRun].map(([runId, hashes]) => ({
+      runId,
+      events: hashes.length,
+      merkleRoot: merkleRoot(hashes),
+    })),
+    bindingVersion: replica.version,
+    counters: tally.rejections(rejected, errors).list(),
+  };
+}
+
+/** Lines in a slice: newlines, plus a final line without one. */
+function countLines(bytes: Uint8Array): number {
+  let lines = 0;
+  let at = bytes.indexOf(10);
+  while (at !== -1) {
+    lines++;
+    at = bytes.indexOf(10, at + 1);
+  }
+  return bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? lines + 1 : lines;
+}

@@ -1,0 +1,30 @@
+/** Counts what one batch did per producer, as increments for the store's producer counters. */
+import type { CounterDelta } from '../shared/store-messages.js';
+import type { LineError } from '../telemetry/event.js';
+
+/** Rejected lines have no trustworthy source: they are counted under this one. */
+export const unknownSource = 'unparsed';
+
+/** Accumulates counter increments keyed by source and counter name. */
+export class ProducerTally {
+  private readonly counts = new Map<string, CounterDelta>();
+
+  count(source: string, counter: string, value = 1): this {
+    const key = `${source}\u0000${counter}`;
+    const row = this.counts.get(key);
+    if (row === undefined) this.counts.set(key, { source, counter, value });
+    else row.value += value;
+    return this;
+  }
+
+  /** Counts `rejected` lines as `invalid`, and each listed error under `invalid:<code>`. */
+  rejections(rejected: number, errors: readonly LineError[]): this {
+    if (rejected > 0) this.count(unknownSource, 'invalid', rejected);
+    for (const error of errors) this.count(unknownSource, `invalid:${error.code}`);
+    return this;
+  }
+
+  list(): CounterDelta[] {
+    return [...this.counts.values()];
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The small integer codes that events and windows store in place of repeated strings
+ * (sql/002_telemetry.sql). A code is a position in these lists: append only, never reorder.
+ */
+import { eventSources, eventTypes, type EventSource, type EventType } from './event.js';
+
+/** How an event was tied to a binding (contract: correlation tiers), or `none`. */
+export const correlationMethods = ['none', 'process', 'cgroup', 'container', 'pid'] as const;
+export type CorrelationMethod = (typeof correlationMethods)[number];
+
+/** Evidence levels of the contract. */
+export const evidenceLevels = [
+  'uncorrelated',
+  'kernel_correlated',
+  'context_asserted',
+  'self_observed',
+] as const;
+export type EvidenceLevel = (typeof evidenceLevels)[number];
+
+/** Where an event stands with respect to the spool. */
+export const spoolStates = ['settled', 'pending', 'expired', 'overflowed'] as const;
+export type SpoolState = (typeof spoolStates)[number];
+
+function codeTable<T extends string>(names: readonly T[]): ReadonlyMap<T, number> {
+  return new Map(names.map((name, code) => [name, code]));
+}
+
+const typeCodes = codeTable(eventTypes);
+const sourceCodes = codeTable(eventSources);
+const methodCodes = codeTable(correlationMethods);
+const evidenceCodes = codeTable(evidenceLevels);
+const spoolCodes = codeTable(spoolStates);
+
+/** Code of an event type; types are a closed list, so every one has a code. */
+export const typeCode = (type: EventType): number => typeCodes.get(type)!;
+export const sourceCode = (source: EventSource): number => sourceCodes.get(source)!;
+export const methodCode = (method: CorrelationMethod): number => methodCodes.get(method)!;
+export const evidenceCode = (level: EvidenceLevel): number => evidenceCodes.get(level)!;
+export const spoolCode = (state: SpoolState): number => spoolCodes.get(state)!;
+
+/** Names back from codes, for answers. */
+export const typeName = (code: number): EventType => eventTypes[code]!;
+export const sourceName = (code: number): EventSource => eventSources[code]!;
+export const methodName = (code: number): CorrelationMethod => correlationMethods[code]!;
+export const evidenceName = (code: number): EvidenceLevel => evidenceLevels[code]!;
+export const spoolName = (code: number): SpoolState => spoolStates[code]!;
