@@ -39,7 +39,7 @@ CREATE TABLE events (
   tool_call_id    VARCHAR,
   binding_id      VARCHAR,
   corr_method     UTINYINT NOT NULL,
-  corr_confidence FLOAT,
+  corr_confidence DOUBLE,
   evidence_level  UTINYINT NOT NULL,
   spool_state     UTINYINT NOT NULL,   -- 0 settled, 1 pending a binding, 2 expired, 3 overflowed
   attrs           VARCHAR NOT NULL,    -- JSON object

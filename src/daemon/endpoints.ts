@@ -166,7 +166,7 @@ export const endpoints: readonly Endpoint[] = [
     operationId: 'list_events',
     summary: 'One page of runtime events of a run',
     schema: 'telemetry_events',
-    served: false,
+    served: true,
     query: [
       run(),
       optional('type', 'event type filter'),
@@ -314,7 +314,7 @@ export const endpoints: readonly Endpoint[] = [
     summary: 'Bind a ToolCallScope to processes, cgroups or containers',
     schema: 'binding',
     body: 'application/json',
-    served: false,
+    served: true,
   },
   {
     method: 'POST',

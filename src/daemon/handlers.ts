@@ -1,4 +1,6 @@
 /** The handler of every served endpoint, by operationId (see endpoints.ts). */
+import { bindRoute } from '../telemetry/bind.route.js';
+import { eventsRoute } from '../telemetry/events.route.js';
 import { ingestFormats, type IngestFormat } from '../telemetry/event.js';
 import { errorReply, jsonReply, type HttpReply } from './http-reply.js';
 import { openapiBytes } from './openapi.js';
@@ -29,6 +31,8 @@ export const handlers: Readonly<Record<string, RouteHandler>> = {
   health: readiness,
   openapi: () => ({ status: 200, body: openapiBytes }),
   ingest,
+  bind: bindRoute,
+  list_events: eventsRoute,
 };
 
 function isIngestFormat(value: string): value is IngestFormat {

@@ -38,7 +38,6 @@ export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, E
 export const openWriteFlags = ['O_WRONLY', 'O_RDWR', 'O_CREAT', 'O_TRUNC', 'O_APPEND'];
 
 // Field names tried in order, first present wins (Falco versions and syscalls name paths differently).
-const alertTextFields = ['rule', 'priority', 'hostname'];
 const execPathFields = ['proc.exepath'];
 const openPathFields = ['fd.name', 'evt.arg.name', 'evt.arg.path', 'fs.path.name'];
 const unlinkPathFields = ['evt.arg.path', 'evt.arg.name', 'fs.path.name', 'fd.name'];
@@ -187,11 +186,16 @@ function readAlert(
   value: Record<string, unknown>,
   attrs: Record<string, unknown>,
 ): LineRejection | undefined {
-  for (const key of alertTextFields) {
-    const text = readString(value[key]);
-    if (text === wrongType) return rejectWrongType(key, 'a string', value[key]);
-    if (text !== null) attrs[key] = text;
-  }
+  // spelled out: constant keys keep each load monomorphic on the per-alert path
+  const rule = readString(value.rule);
+  if (rule === wrongType) return rejectWrongType('rule', 'a string', value.rule);
+  if (rule !== null) attrs.rule = rule;
+  const priority = readString(value.priority);
+  if (priority === wrongType) return rejectWrongType('priority', 'a string', value.priority);
+  if (priority !== null) attrs.priority = priority;
+  const hostname = readString(value.hostname);
+  if (hostname === wrongType) return rejectWrongType('hostname', 'a string', value.hostname);
+  if (hostname !== null) attrs.hostname = hostname;
   const tags = value.tags;
   if (tags !== undefined && tags !== null) {
     if (!Array.isArray(tags)) return rejectWrongType('tags', 'an array of strings', tags);

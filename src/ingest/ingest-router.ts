@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { ProvdError } from '../shared/errors.js';
-import type { BatchCommit } from '../shared/store-messages.js';
+import type { BatchCommit, StoreQueries } from '../shared/store-messages.js';
 import type { StoreClient } from '../store/store-client.js';
 import type { IngestFormat, LineError } from '../telemetry/event.js';
 import type { NormalizeResult, NormalizeTask } from './normalize.js';
@@ -85,8 +85,11 @@ export class IngestRouter {
         }),
       );
       const batches = results.map(toBatchCommit);
-      await this.store.query('commit', { batches }, this.limits.commitDeadlineMs);
-      return summarize(batchId, results);
+      const reply = await this.store.query('commit', { batches }, this.limits.commitDeadlineMs);
+      const { settled } = JSON.parse(new TextDecoder().decode(reply)) as StoreQueries['commit']['result'];
+      const summary = summarize(batchId, results);
+      summary.pending -= settled;
+      return summary;
     } finally {
       this.inFlightBytes -= body.length;
     }

@@ -3,6 +3,8 @@
  * Requests carry an id, a query kind and its params; replies carry serialized JSON bytes or error data.
  */
 import type { BatchDigest } from '../ingest/normalize.js';
+import type { Binding } from '../telemetry/binding.js';
+import type { EventsParams } from '../telemetry/events.query.js';
 import type { WindowDelta } from '../telemetry/window-deltas.js';
 import type { ErrorData } from './errors.js';
 
@@ -18,7 +20,12 @@ export interface StoreInit {
 /** Each query kind with its params and the JSON shape of its reply body. */
 export interface StoreQueries {
   health: { params: Record<string, never>; result: StoreHealthReport };
-  commit: { params: { batches: BatchCommit[] }; result: { committed: number } };
+  /** `settled`: spooled rows of these batches that bindings placed during the commit. */
+  commit: { params: { batches: BatchCommit[] }; result: { committed: number; settled: number } };
+  /** Persists a binding; `recorrelated` counts spooled events it attributed at once. */
+  bind: { params: { binding: Binding }; result: { recorrelated: number } };
+  /** Replies with the finished `provenance.telemetry_events/v1` body. */
+  events: { params: EventsParams; result: unknown };
 }
 
 /** One producer counter increment: `accepted` per source, `invalid` per rejection code, spool outcomes. */

@@ -9,10 +9,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { BatchCommit, CounterDelta } from '../shared/store-messages.js';
 import { eventRowColumns, readEventRowsSql } from '../telemetry/event-row.js';
 import type { WindowDelta } from '../telemetry/window-deltas.js';
+import type { WriteQueue } from './write-queue.js';
 
 interface Waiting {
   batch: BatchCommit;
-  resolve: () => void;
+  /** Resolves with how many of the batch's spooled rows the commit settled. */
+  resolve: (settled: number) => void;
   reject: (error: unknown) => void;
 }
 
@@ -26,13 +28,14 @@ export class EventCommitter {
 
   constructor(
     private readonly connection: DuckDBConnection,
+    private readonly writes: WriteQueue,
     private nextSeq: bigint,
-    /** Runs inside each commit's transaction, after the rows are in (spool re-checks). */
-    private readonly afterInsert: (batches: BatchCommit[]) => Promise<void>,
+    /** Runs inside each commit's transaction, after the rows are in; returns rows settled per batch. */
+    private readonly afterInsert: (batches: BatchCommit[]) => Promise<Map<string, number>>,
   ) {}
 
-  /** Resolves once the batch is committed to disk. */
-  commit(batch: BatchCommit): Promise<void> {
+  /** Resolves once the batch is committed to disk, with how many of its spooled rows were settled. */
+  commit(batch: BatchCommit): Promise<number> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ batch, resolve, reject });
       if (!this.running) void this.drain();
@@ -51,8 +54,8 @@ export class EventCommitter {
     while (this.waiting.length > 0) {
       const group = this.takeGroup();
       try {
-        await this.commitGroup(group.map((entry) => entry.batch));
-        for (const entry of group) entry.resolve();
+        const settled = await this.writes.run(() => this.commitGroup(group.map((entry) => entry.batch)));
+        for (const entry of group) entry.resolve(settled.get(entry.batch.batchId) ?? 0);
       } catch (error) {
         for (const entry of group) entry.reject(error);
       } finally {
@@ -75,12 +78,14 @@ export class EventCommitter {
     return this.waiting.splice(0, count);
   }
 
-  private async commitGroup(batches: BatchCommit[]): Promise<void> {
+  private async commitGroup(batches: BatchCommit[]): Promise<Map<string, number>> {
     const loads = batches.filter((batch) => batch.file !== null);
     const seqBase = this.nextSeq;
     await this.connection.run('BEGIN TRANSACTION');
     try {
       if (loads.length > 0) await this.connection.run(insertEventsSql(loads, seqBase));
+      // advance now: settling spooled rows later in this transaction takes positions after these
+      this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
       const windows = mergeWindows(batches.flatMap((batch) => batch.windows));
       if (windows.length > 0) await this.connection.run(upsertWindowsSql(windows));
       const digests = batches.flatMap((batch) =>
@@ -95,13 +100,14 @@ export class EventCommitter {
       }
       const counters = mergeCounters(batches.flatMap((batch) => batch.counters));
       if (counters.length > 0) await this.connection.run(upsertCountersSql(counters));
-      await this.afterInsert(batches);
+      const settled = await this.afterInsert(batches);
       await this.connection.run('COMMIT');
+      return settled;
     } catch (error) {
       await this.connection.run('ROLLBACK').catch(() => undefined);
+      this.nextSeq = seqBase; // nothing of this group, nor any settlement in it, was committed
       throw error;
     }
-    this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
   }
 }
 

@@ -15,10 +15,13 @@ import type {
   StoreQueries,
   StoreRequest,
 } from '../shared/store-messages.js';
+import { BindingStore } from './binding-store.js';
 import { EventCommitter } from './event-commit.js';
+import { listEvents } from '../telemetry/events.query.js';
 import { checkStoreHealth } from './health.query.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
 import { inspectFormat, listTables } from './store-format.js';
+import { WriteQueue } from './write-queue.js';
 
 interface OpenDatabase {
   instance: DuckDBInstance;
@@ -26,14 +29,20 @@ interface OpenDatabase {
   writer: DuckDBConnection;
   /** Readiness checks, so they never queue behind a write. */
   health: DuckDBConnection;
+  /** Queries, taken in turn; they run on DuckDB's threads while writes go on. */
+  readers: DuckDBConnection[];
   readOnly: boolean;
 }
+
+const encoder = new TextEncoder();
 
 /** Owns the database for the life of the store thread. */
 export class StoreActor {
   private readonly migrations: Migration[] = loadMigrations();
   private database: OpenDatabase | undefined;
   private committer: EventCommitter | undefined;
+  private bindings: BindingStore | undefined;
+  private readonly writes = new WriteQueue();
   private state: StoreOpenState = {
     status: 'failed',
     error: { code: 'PROVD_ERR_STORE_STOPPED', message: 'not opened yet' },
@@ -95,39 +104,71 @@ export class StoreActor {
     for (const file of readdirSync(this.init.spoolDir))
       rmSync(join(this.init.spoolDir, file), { force: true });
     const reader = await writer.runAndReadAll('SELECT coalesce(max(seq) + 1, 0) AS next FROM events');
-    const nextSeq = BigInt(String(reader.getRowObjectsJS()[0]?.['next'] ?? 0));
-    this.committer = new EventCommitter(writer, nextSeq, async () => undefined);
+    const nextSeq = BigInt(reader.getRowObjectsJS()[0]?.['next'] as bigint);
+    const committer: EventCommitter = new EventCommitter(writer, this.writes, nextSeq, (batches) =>
+      bindings.settleLagging(batches),
+    );
+    const bindings: BindingStore = new BindingStore(writer, (count: number): bigint =>
+      committer.allocateSeq(count),
+    );
+    await bindings.load();
+    this.committer = committer;
+    this.bindings = bindings;
   }
 
-  /** Answers one query with its JSON result as bytes. */
+  /** Answers one query with its serialized JSON result. */
   async handle(request: StoreRequest): Promise<Uint8Array> {
-    const result = await this.run(request);
-    return new TextEncoder().encode(JSON.stringify(result));
+    return encoder.encode(await this.answer(request));
   }
 
-  private async run(request: StoreRequest): Promise<StoreQueries[StoreRequest['kind']]['result']> {
+  private async answer(request: StoreRequest): Promise<string> {
+    const params: unknown = request.params;
     switch (request.kind) {
       case 'health':
-        return this.checkHealth();
+        return JSON.stringify(await this.checkHealth());
       case 'commit':
-        return this.commit(request.params as StoreQueries['commit']['params']);
+        return JSON.stringify(await this.commit(params as StoreQueries['commit']['params']));
+      case 'bind':
+        return JSON.stringify(await this.bind(params as StoreQueries['bind']['params']));
+      case 'events':
+        return listEvents(this.reader(), params as StoreQueries['events']['params'], this.migrations.length);
     }
+  }
+
+  private nextReader = 0;
+
+  /** A reader connection, in turn. */
+  private reader(): DuckDBConnection {
+    const readers = this.database?.readers;
+    if (readers === undefined || this.committer === undefined) throw this.cannotWrite();
+    return readers[this.nextReader++ % readers.length]!;
   }
 
   private async commit({
     batches,
   }: StoreQueries['commit']['params']): Promise<StoreQueries['commit']['result']> {
     const committer = this.requireCommitter();
-    await Promise.all(batches.map((batch) => committer.commit(batch)));
-    return { committed: batches.reduce((sum, batch) => sum + batch.accepted, 0) };
+    const settled = await Promise.all(batches.map((batch) => committer.commit(batch)));
+    return {
+      committed: batches.reduce((sum, batch) => sum + batch.accepted, 0),
+      settled: settled.reduce((sum, count) => sum + count, 0),
+    };
+  }
+
+  private async bind({ binding }: StoreQueries['bind']['params']): Promise<StoreQueries['bind']['result']> {
+    const bindings = this.bindings;
+    if (bindings === undefined) throw this.cannotWrite();
+    return { recorrelated: await this.writes.run(() => bindings.bind(binding)) };
   }
 
   private requireCommitter(): EventCommitter {
-    if (this.committer === undefined) {
-      const reason = this.state.status === 'ready' ? 'closed' : this.state.error.message;
-      throw new ProvdError('PROVD_ERR_STORE_STOPPED', `the store cannot write: ${reason}`);
-    }
+    if (this.committer === undefined) throw this.cannotWrite();
     return this.committer;
+  }
+
+  private cannotWrite(): ProvdError {
+    const reason = this.state.status === 'ready' ? 'closed' : this.state.error.message;
+    return new ProvdError('PROVD_ERR_STORE_STOPPED', `the store cannot write: ${reason}`);
   }
 
   private async checkHealth(): Promise<StoreQueries['health']['result']> {
@@ -149,6 +190,8 @@ export class StoreActor {
     const database = this.database;
     this.database = undefined;
     this.committer = undefined;
+    this.bindings?.close();
+    this.bindings = undefined;
     if (database === undefined) return;
     try {
       if (!database.readOnly) await database.writer.run('CHECKPOINT');
@@ -191,7 +234,14 @@ export async function serveStoreActor(port: MessagePort, init: StoreInit): Promi
 async function openDatabase(path: string, readOnly: boolean): Promise<OpenDatabase> {
   const instance = await DuckDBInstance.create(path, readOnly ? { access_mode: 'READ_ONLY' } : {});
   try {
-    return { instance, writer: await instance.connect(), health: await instance.connect(), readOnly };
+    const readers = [await instance.connect(), await instance.connect()];
+    return {
+      instance,
+      writer: await instance.connect(),
+      health: await instance.connect(),
+      readers,
+      readOnly,
+    };
   } catch (error) {
     instance.closeSync();
     throw error;
@@ -199,6 +249,7 @@ async function openDatabase(path: string, readOnly: boolean): Promise<OpenDataba
 }
 
 function closeDatabase(database: OpenDatabase): void {
+  for (const reader of database.readers) reader.closeSync();
   database.health.closeSync();
   database.writer.closeSync();
   database.instance.closeSync();

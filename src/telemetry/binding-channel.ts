@@ -15,7 +15,10 @@ export type BindingMessage =
 /** A BindingIndex that ignores bindings it already holds, so announcements and snapshots can overlap. */
 export class BindingReplica {
   readonly index = new BindingIndex();
-  private readonly known = new Set<string>();
+  private readonly known = new Map<string, Binding>();
+  private markSynced: () => void = () => undefined;
+  /** Settles when the first snapshot has been applied. */
+  readonly synced = new Promise<void>((resolve) => (this.markSynced = resolve));
 
   /** Number of distinct bindings held; the store compares it with its own to spot a lagging replica. */
   get version(): number {
@@ -24,19 +27,29 @@ export class BindingReplica {
 
   add(binding: Binding): void {
     if (this.known.has(binding.binding_id)) return;
-    this.known.add(binding.binding_id);
+    this.known.set(binding.binding_id, binding);
     this.index.add(binding);
+  }
+
+  /** Every binding held, in arrival order. */
+  list(): Binding[] {
+    return [...this.known.values()];
   }
 
   apply(message: BindingMessage): void {
     if (message.type === 'binding') this.add(message.binding);
-    else if (message.type === 'snapshot') for (const binding of message.bindings) this.add(binding);
+    if (message.type !== 'snapshot') return;
+    for (const binding of message.bindings) this.add(binding);
+    this.markSynced();
   }
 }
 
 let workerReplica: BindingReplica | undefined;
 
-/** This worker thread's replica, subscribed on first use (it asks the store for a snapshot then). */
+/**
+ * This worker thread's replica, subscribed on first use: it asks the store for a snapshot then,
+ * and `synced` settles when it has one. A channel does not keep messages for late subscribers.
+ */
 export function workerBindingReplica(): BindingReplica {
   if (workerReplica !== undefined) return workerReplica;
   const replica = new BindingReplica();

@@ -41,7 +41,7 @@ export const eventRowColumns = [
   ['tool_call_id', 'VARCHAR'],
   ['binding_id', 'VARCHAR'],
   ['corr_method', 'UTINYINT'],
-  ['corr_confidence', 'FLOAT'],
+  ['corr_confidence', 'DOUBLE'],
   ['evidence_level', 'UTINYINT'],
   ['spool_state', 'UTINYINT'],
   ['attrs', 'VARCHAR'],

@@ -82,9 +82,9 @@ describe('http server', function () {
   });
 
   it('reads a body within the limit before answering', async function () {
-    const { status, body } = await request(daemon.url, '/v1/telemetry/bind', {
+    const { status, body } = await request(daemon.url, '/v1/record', {
       method: 'POST',
-      body: '{"run_id":"r"}',
+      body: '{"command":"true"}',
     });
     assert.equal(status, 501);
     assert.equal((body['error'] as Record<string, unknown>)['code'], 'not_implemented');

@@ -239,6 +239,59 @@ describe('BindingIndex', function () {
     assert.equal(index.correlate(event(inside, { containerId: fullContainer }))?.method, 'container');
   });
 
+  it('matches a container binding when it arrives after an event with that id found none', function () {
+    const index = indexOf(bind({ pid: 1 }));
+    const seen = event(inside, { containerId: `docker://${fullContainer.slice(0, 31)}` });
+    assert.equal(index.correlate(seen), undefined);
+    index.add(bind({ container_id: fullContainer }));
+    assert.equal(index.correlate(seen)?.method, 'container');
+  });
+
+  it('agrees with a scan of all bindings when intervals overlap at random', function () {
+    // mulberry32: deterministic, so a failure replays
+    let seed = 12345;
+    const random = (n: number): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const origin = ns('2025-01-02T00:00:00Z');
+    const at = (second: number): string =>
+      new Date(Number(origin / 1_000_000n) + second * 1000).toISOString();
+    const bindings: Binding[] = [];
+    for (let i = 0; i < 300; i++) {
+      const start = random(1000);
+      const fields: Record<string, unknown> = { cgroup_id: String(random(10)) };
+      if (random(20) > 0) fields.started_at = at(start);
+      if (random(30) > 0) fields.ended_at = at(start + random(120));
+      bindings.push(bind(fields));
+    }
+    const index = indexOf(...bindings);
+    const rank = (b: Binding): bigint => b.startNs ?? -(1n << 70n);
+    let matched = 0;
+    for (let i = 0; i < 2000; i++) {
+      const probe = event(at(random(1300) - 100), { cgroupId: String(random(10)) });
+      let expected: Binding | undefined;
+      for (const b of bindings) {
+        if (b.cgroup_id !== probe.cgroupId) continue;
+        if ((b.startNs !== null && probe.timeNs < b.startNs) || (b.endNs !== null && probe.timeNs > b.endNs))
+          continue;
+        if (
+          expected === undefined ||
+          rank(b) > rank(expected) ||
+          (rank(b) === rank(expected) && b.created_ns > expected.created_ns)
+        ) {
+          expected = b;
+        }
+      }
+      assert.equal(index.correlate(probe)?.binding, expected, probe.time);
+      if (expected !== undefined) matched++;
+    }
+    // the probes must exercise both outcomes to prove anything
+    assert.ok(matched > 200 && matched < 1950, `${matched} of 2000 matched`);
+  });
+
   it('compares non-hex or short container ids exactly', function () {
     const index = indexOf(bind({ container_id: 'my-sandbox' }), bind({ container_id: 'abc123' }));
     assert.equal(index.correlate(event(inside, { containerId: 'MY-SANDBOX' }))?.method, 'container');

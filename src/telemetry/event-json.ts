@@ -1,0 +1,53 @@
+/** How an events row reads in answers: the runtime event record of the contract. */
+import { formatRfc3339Nanos } from './rfc3339.js';
+import { evidenceName, methodName, sourceName, typeName } from './codes.js';
+
+/** The columns an answer reads, in SELECT order. */
+export const eventJsonColumns =
+  'id, run_id, type, source, time, time_ns, ingested_ns, pid, tgid, ppid, uid, comm, cgroup_id, container_id, ' +
+  'tool_call_id, binding_id, corr_method, corr_confidence, evidence_level, attrs, hash';
+
+/** One row as DuckDB hands it back for `eventJsonColumns`. */
+export interface EventJsonRow {
+  id: string;
+  run_id: string | null;
+  type: number;
+  source: number;
+  time: string;
+  time_ns: bigint;
+  ingested_ns: bigint;
+  pid: number | null;
+  tgid: number | null;
+  ppid: number | null;
+  uid: bigint | null;
+  comm: string | null;
+  cgroup_id: string | null;
+  container_id: string | null;
+  tool_call_id: string | null;
+  binding_id: string | null;
+  corr_method: number;
+  corr_confidence: number | null;
+  evidence_level: number;
+  attrs: string;
+  hash: string;
+}
+
+/**
+ * The JSON text of one event. `time` is the capture instant in UTC with nanoseconds; the string as
+ * the producer sent it stays in `time_received`. attrs is stored as canonical JSON and spliced in.
+ */
+export function eventJson(row: EventJsonRow): string {
+  const correlation =
+    `{"method":${JSON.stringify(methodName(row.corr_method))},"confidence":${row.corr_confidence ?? 'null'},` +
+    `"evidence_level":${JSON.stringify(evidenceName(row.evidence_level))}}`;
+  return (
+    `{"id":${JSON.stringify(row.id)},"run_id":${JSON.stringify(row.run_id)},` +
+    `"type":${JSON.stringify(typeName(row.type))},"source":${JSON.stringify(sourceName(row.source))},` +
+    `"time":"${formatRfc3339Nanos(row.time_ns)}","time_received":${JSON.stringify(row.time)},` +
+    `"ingested_at":"${formatRfc3339Nanos(row.ingested_ns)}","pid":${row.pid},"tgid":${row.tgid},` +
+    `"ppid":${row.ppid},"uid":${row.uid === null ? 'null' : String(row.uid)},"comm":${JSON.stringify(row.comm)},` +
+    `"cgroup_id":${JSON.stringify(row.cgroup_id)},"container_id":${JSON.stringify(row.container_id)},` +
+    `"tool_call_id":${JSON.stringify(row.tool_call_id)},"binding_id":${JSON.stringify(row.binding_id)},` +
+    `"correlation":${correlation},"attrs":${row.attrs},"hash":${JSON.stringify(row.hash)}}`
+  );
+}

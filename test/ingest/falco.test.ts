@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { parseFalcoLine } from '../../src/ingest/falco.js';
+import { isLineRejection, type LineRejection } from '../../src/ingest/line-rejection.js';
+import type { ParsedEvent } from '../../src/telemetry/event.js';
+
+const time = '2026-01-01T00:00:04.000000001Z';
+
+function alert(
+  fields: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { time, rule: 'r', priority: 'Warning', output_fields: { 'proc.pid': 42, ...fields }, ...extra };
+}
+
+function parsed(value: Record<string, unknown>, line?: string): ParsedEvent {
+  const result = parseFalcoLine(value, line);
+  if (isLineRejection(result)) assert.fail(`rejected: ${result.code} ${result.message}`);
+  return result;
+}
+
+function rejected(value: Record<string, unknown>, line?: string): LineRejection {
+  const result = parseFalcoLine(value, line);
+  if (!isLineRejection(result)) assert.fail(`accepted as ${result.type}`);
+  return result;
+}
+
+describe('parseFalcoLine', function () {
+  it('maps an execve alert with its identity fields, rule, priority and tags', function () {
+    const event = parsed(
+      alert(
+        {
+          'evt.type': 'execve',
+          'proc.ppid': 41,
+          'user.uid': 0,
+          'proc.name': 'sh',
+          'proc.exepath': '/bin/sh',
+          'proc.cmdline': 'sh -c id',
+          'container.id': 'abc123',
+        },
+        { tags: ['shell', 'mitre_execution'], hostname: 'node-1' },
+      ),
+    );
+    assert.deepEqual(event, {
+      type: 'execve',
+      source: 'falco',
+      time,
+      timeNs: 1_767_225_604_000_000_001n,
+      pid: 42,
+      tgid: null,
+      ppid: 41,
+      uid: 0,
+      comm: 'sh',
+      cgroupId: null,
+      containerId: 'abc123',
+      attrs: {
+        rule: 'r',
+        priority: 'Warning',
+        hostname: 'node-1',
+        tags: ['shell', 'mitre_execution'],
+        command: 'sh -c id',
+        path: '/bin/sh',
+      },
+    });
+    assert.equal(parsed(alert({ 'evt.type': 'execveat' })).type, 'execve');
+  });
+
+  it('treats container id "host" as no container', function () {
+    assert.equal(parsed(alert({ 'evt.type': 'execve', 'container.id': 'host' })).containerId, null);
+  });
+
+  it('splits fd.rip into dst_ip and dst_port when it is ip:port', function () {
+    const event = parsed(alert({ 'evt.type': 'connect', 'fd.rip': '169.254.169.254:80' }));
+    assert.equal(event.type, 'network_connect');
+    assert.equal(event.attrs.dst_ip, '169.254.169.254');
+    assert.equal(event.attrs.dst_port, 80);
+  });
+
+  it('keeps a host name as dst_host when fd.rip is host:port', function () {
+    const event = parsed(alert({ 'evt.type': 'connect', 'fd.rip': 'api.example.com:443' }));
+    assert.equal(event.attrs.dst_ip, undefined);
+    assert.equal(event.attrs.dst_host, 'api.example.com');
+    assert.equal(event.attrs.dst_port, 443);
+  });
+
+  it('reads the destination from fd.rip + fd.rport, fd.sip + fd.sport and fd.name', function () {
+    const ripPort = parsed(alert({ 'evt.type': 'connect', 'fd.rip': '10.0.0.5', 'fd.rport': 5432 }));
+    assert.deepEqual([ripPort.attrs.dst_ip, ripPort.attrs.dst_port], ['10.0.0.5', 5432]);
+    const sip = parsed(alert({ 'evt.type': 'connect', 'fd.sip': '2001:db8::1', 'fd.sport': '443' }));
+    assert.deepEqual([sip.attrs.dst_ip, sip.attrs.dst_port], ['2001:db8::1', 443]);
+    const name = parsed(alert({ 'evt.type': 'connect', 'fd.name': '172.17.0.2:51234->93.184.216.34:443' }));
+    assert.deepEqual([name.attrs.dst_ip, name.attrs.dst_port], ['93.184.216.34', 443]);
+    const bracket = parsed(alert({ 'evt.type': 'connect', 'fd.rip': '[fd00:ec2::254]:80' }));
+    assert.deepEqual([bracket.attrs.dst_ip, bracket.attrs.dst_port], ['fd00:ec2::254', 80]);
+  });
+
+  it('makes a read-only open file_open and an open with a write flag file_write', function () {
+    const read = parsed(
+      alert({ 'evt.type': 'openat', 'fd.name': '/etc/hosts', 'evt.arg.flags': 'O_RDONLY|O_CLOEXEC' }),
+    );
+    assert.equal(read.type, 'file_open');
+    assert.equal(read.attrs.path, '/etc/hosts');
+    assert.equal(read.attrs.flags, 'O_RDONLY|O_CLOEXEC');
+    for (const flags of [
+      'O_WRONLY',
+      'O_RDWR',
+      'O_WRONLY|O_CREAT|O_TRUNC',
+      'O_RDONLY|O_CREAT',
+      'O_APPEND|O_WRONLY',
+      'O_TRUNC',
+    ]) {
+      assert.equal(
+        parsed(alert({ 'evt.type': 'open', 'fd.name': '/a', 'evt.arg.flags': flags })).type,
+        'file_write',
+        flags,
+      );
+    }
+    assert.equal(
+      parsed(alert({ 'evt.type': 'openat2', 'fd.name': '/a', 'evt.is_open_write': true })).type,
+      'file_write',
+    );
+    assert.equal(parsed(alert({ 'evt.type': 'creat', 'fd.name': '/a' })).type, 'file_write');
+  });
+
+  it('maps renames, unlinks, setuid, setgid and ptrace', function () {
+    const rename = parsed(
+      alert({ 'evt.type': 'renameat2', 'evt.arg.oldpath': '/a', 'evt.arg.newpath': '/b' }),
+    );
+    assert.deepEqual([rename.type, rename.attrs.path, rename.attrs.new_path], ['file_rename', '/a', '/b']);
+    const unlink = parsed(alert({ 'evt.type': 'unlinkat', 'evt.arg.name': '/tmp/x' }));
+    assert.deepEqual([unlink.type, unlink.attrs.path], ['file_unlink', '/tmp/x']);
+    const setuid = parsed(alert({ 'evt.type': 'setuid', 'evt.arg.uid': '0(root)' }));
+    assert.deepEqual([setuid.type, setuid.attrs.target_uid], ['setuid', 0]);
+    const setgid = parsed(alert({ 'evt.type': 'setgid', 'evt.rawarg.gid': 0 }));
+    assert.deepEqual([setgid.type, setgid.attrs.target_gid], ['setgid', 0]);
+    const ptrace = parsed(
+      alert({ 'evt.type': 'ptrace', 'evt.arg.request': 'PTRACE_ATTACH', 'evt.arg.pid': '4321' }),
+    );
+    assert.deepEqual(
+      [ptrace.type, ptrace.attrs.request, ptrace.attrs.target_pid],
+      ['ptrace', 'PTRACE_ATTACH', 4321],
+    );
+  });
+
+  it('takes the exact nanoseconds of evt.time from the raw line when the alert has no time', function () {
+    const line = '{"output_fields":{"evt.type":"execve","proc.pid":1,"evt.time": 1767225604000000123}}';
+    const event = parsed(JSON.parse(line) as Record<string, unknown>, line);
+    assert.equal(event.timeNs, 1_767_225_604_000_000_123n);
+    assert.equal(event.time, '2026-01-01T00:00:04.000000123Z');
+  });
+
+  it('rejects as missing_field naming the time when neither time nor integer evt.time is present', function () {
+    for (const fields of [{}, { 'evt.time': '12:00:01.000000000' }, { 'evt.time': 1.5 }]) {
+      const value = { output_fields: { 'evt.type': 'connect', 'fd.rip': 'api.example.com:443', ...fields } };
+      const result = rejected(value, JSON.stringify(value));
+      assert.equal(result.code, 'missing_field');
+      assert.match(result.message, /^time/);
+    }
+  });
+
+  it('rejects as invalid_time when time is not RFC 3339', function () {
+    assert.equal(
+      rejected(alert({ 'evt.type': 'execve' }, { time: '2026-01-01 00:00' })).code,
+      'invalid_time',
+    );
+  });
+
+  it('rejects as unknown_type naming evt.type when the syscall is not mapped', function () {
+    const result = rejected(alert({ 'evt.type': 'mmap' }));
+    assert.equal(result.code, 'unknown_type');
+    assert.match(result.message, /mmap/);
+  });
+
+  it('rejects as missing_field when output_fields or evt.type is missing', function () {
+    assert.equal(rejected({ time, rule: 'r' }).code, 'missing_field');
+    assert.equal(rejected({ time, output_fields: {} }).code, 'missing_field');
+  });
+
+  it('rejects as wrong_type naming the field when a value has the wrong type', function () {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [alert({ 'evt.type': 'execve', 'proc.pid': '42' }), /proc\.pid/],
+      [alert({ 'evt.type': 'execve', 'proc.ppid': -1 }), /proc\.ppid/],
+      [alert({ 'evt.type': 'execve', 'user.uid': 'root' }), /user\.uid/],
+      [alert({ 'evt.type': 'execve', 'container.id': 5 }), /container\.id/],
+      [alert({ 'evt.type': 'execve' }, { tags: 'a,b' }), /tags/],
+      [alert({ 'evt.type': 'execve' }, { rule: 1 }), /rule/],
+      [alert({ 'evt.type': 'connect', 'fd.rip': '1.2.3.4:99999' }), /fd\.rip/],
+      [alert({ 'evt.type': 'connect', 'fd.rip': '1.2.3.4', 'fd.rport': 'http' }), /fd\.rport/],
+      [{ time, output_fields: [] }, /output_fields/],
+    ];
+    for (const [value, field] of cases) {
+      const result = rejected(value);
+      assert.equal(result.code, 'wrong_type', String(field));
+      assert.match(result.message, field);
+    }
+  });
+});

@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { isLineRejection, type LineRejection } from '../../src/ingest/line-rejection.js';
+import { parseTetragonLine } from '../../src/ingest/tetragon.js';
+import type { ParsedEvent } from '../../src/telemetry/event.js';
+
+const time = '2026-01-01T00:00:00.123456789Z';
+const proc = {
+  exec_id: 'ZXhlYzE=',
+  pid: 100,
+  uid: 1000,
+  cwd: '/work',
+  binary: '/usr/bin/python3',
+  arguments: 'train.py --epochs 3',
+  parent_exec_id: 'cGFyZW50',
+  docker: '0123456789abcdef0123456',
+  pod: { namespace: 'ml', name: 'trainer-0', container: { id: 'containerd://0123456789abcdef' } },
+};
+
+function kprobe(functionName: string, args: unknown[]): Record<string, unknown> {
+  return { process_kprobe: { process: proc, parent: { pid: 99 }, function_name: functionName, args }, time };
+}
+
+function parsed(value: Record<string, unknown>): ParsedEvent {
+  const result = parseTetragonLine(value);
+  if (isLineRejection(result)) assert.fail(`rejected: ${result.code} ${result.message}`);
+  return result;
+}
+
+function rejected(value: Record<string, unknown>): LineRejection {
+  const result = parseTetragonLine(value);
+  if (!isLineRejection(result)) assert.fail(`accepted as ${result.type}`);
+  return result;
+}
+
+describe('parseTetragonLine', function () {
+  it('maps process_exec onto execve with the process fields', function () {
+    const event = parsed({ process_exec: { process: proc, parent: { pid: 99 } }, node_name: 'n1', time });
+    assert.equal(event.type, 'execve');
+    assert.equal(event.source, 'tetragon');
+    assert.equal(event.time, time);
+    assert.equal(event.timeNs, 1_767_225_600_123_456_789n);
+    assert.equal(event.pid, 100);
+    assert.equal(event.ppid, 99);
+    assert.equal(event.uid, 1000);
+    assert.equal(event.comm, 'python3');
+    assert.equal(event.containerId, '0123456789abcdef');
+    assert.deepEqual(event.attrs, {
+      path: '/usr/bin/python3',
+      arguments: 'train.py --epochs 3',
+      command: '/usr/bin/python3 train.py --epochs 3',
+      cwd: '/work',
+      exec_id: 'ZXhlYzE=',
+      parent_exec_id: 'cGFyZW50',
+      pod_namespace: 'ml',
+      pod_name: 'trainer-0',
+      node_name: 'n1',
+    });
+  });
+
+  it('takes the docker field as container id when the process has no pod', function () {
+    const event = parsed({ process_exec: { process: { ...proc, pod: undefined } }, time });
+    assert.equal(event.containerId, '0123456789abcdef0123456');
+    assert.equal(event.ppid, null);
+  });
+
+  it('maps process_exit onto process_exit with status and signal', function () {
+    const event = parsed({ process_exit: { process: proc, status: 137, signal: 'SIGKILL' }, time });
+    assert.equal(event.type, 'process_exit');
+    assert.equal(event.attrs.exit_code, 137);
+    assert.equal(event.attrs.signal, 'SIGKILL');
+  });
+
+  it('maps kprobe write calls onto file_write with path and byte count', function () {
+    const args = [{ file_arg: { path: '/work/out.txt' } }, { bytes_arg: 'aGVsbG8=' }, { size_arg: '5' }];
+    for (const name of ['__x64_sys_write', '__arm64_sys_pwrite64', 'vfs_write', 'sys_writev']) {
+      const event = parsed(kprobe(name, args));
+      assert.equal(event.type, 'file_write', name);
+      assert.equal(event.attrs.path, '/work/out.txt');
+      assert.equal(event.attrs.bytes, 5);
+      assert.equal(event.attrs.function_name, name);
+      assert.equal(event.attrs.binary, '/usr/bin/python3');
+    }
+    assert.equal(parsed(kprobe('vfs_write', [{ bytes_arg: 'aGVsbG8=' }])).attrs.bytes, 5);
+  });
+
+  it('maps kprobe open calls onto file_open with the path from file_arg or path_arg', function () {
+    for (const name of ['__x64_sys_openat', 'fd_install', 'security_file_open']) {
+      assert.equal(parsed(kprobe(name, [{ file_arg: { path: '/etc/hosts' } }])).type, 'file_open', name);
+    }
+    assert.equal(
+      parsed(kprobe('security_file_open', [{ path_arg: { path: '/etc/hosts' } }])).attrs.path,
+      '/etc/hosts',
+    );
+    assert.equal(
+      parsed(kprobe('__x64_sys_openat', [{ int_arg: -100 }, { string_arg: 'a.txt' }])).attrs.path,
+      'a.txt',
+    );
+  });
+
+  it('refines security_file_permission by its mask when MAY_WRITE is set', function () {
+    const read = parsed(kprobe('security_file_permission', [{ file_arg: { path: '/a' } }, { int_arg: 4 }]));
+    const write = parsed(kprobe('security_file_permission', [{ file_arg: { path: '/a' } }, { int_arg: 2 }]));
+    assert.equal(read.type, 'file_open');
+    assert.equal(write.type, 'file_write');
+  });
+
+  it('maps unlink and rename calls with both paths of a rename', function () {
+    assert.equal(
+      parsed(kprobe('__x64_sys_unlinkat', [{ int_arg: -100 }, { string_arg: '/tmp/x' }])).type,
+      'file_unlink',
+    );
+    const rename = parsed(
+      kprobe('security_path_rename', [{ path_arg: { path: '/a' } }, { path_arg: { path: '/b' } }]),
+    );
+    assert.equal(rename.type, 'file_rename');
+    assert.equal(rename.attrs.path, '/a');
+    assert.equal(rename.attrs.new_path, '/b');
+  });
+
+  it('maps tcp_connect and connect onto network_connect with the socket destination', function () {
+    const sock = {
+      family: 'AF_INET',
+      type: 'SOCK_STREAM',
+      protocol: 'IPPROTO_TCP',
+      saddr: '10.0.0.2',
+      daddr: '1.1.1.1',
+      sport: 40000,
+      dport: 443,
+    };
+    const event = parsed(kprobe('tcp_connect', [{ sock_arg: sock }]));
+    assert.equal(event.type, 'network_connect');
+    assert.equal(event.attrs.dst_ip, '1.1.1.1');
+    assert.equal(event.attrs.dst_port, 443);
+    assert.equal(event.attrs.src_ip, '10.0.0.2');
+    const viaSockaddr = parsed(
+      kprobe('__x64_sys_connect', [
+        { int_arg: 3 },
+        { sockaddr_arg: { family: 'AF_INET', addr: '169.254.169.254', port: 80 } },
+      ]),
+    );
+    assert.equal(viaSockaddr.type, 'network_connect');
+    assert.equal(viaSockaddr.attrs.dst_ip, '169.254.169.254');
+    assert.equal(viaSockaddr.attrs.dst_port, 80);
+  });
+
+  it('maps setuid, setgid and ptrace kprobes with their targets', function () {
+    assert.equal(parsed(kprobe('__x64_sys_setuid', [{ int_arg: 0 }])).attrs.target_uid, 0);
+    assert.equal(parsed(kprobe('__x64_sys_setgid', [{ int_arg: 0 }])).attrs.target_gid, 0);
+    const ptrace = parsed(kprobe('__x64_sys_ptrace', [{ long_arg: 16 }, { int_arg: 4321 }]));
+    assert.equal(ptrace.type, 'ptrace');
+    assert.equal(ptrace.attrs.request, 16);
+    assert.equal(ptrace.attrs.target_pid, 4321);
+  });
+
+  it('maps the older process_connect onto network_connect', function () {
+    const event = parsed({
+      process_connect: { process: proc, destination_ip: '10.0.0.5', destination_port: 443, protocol: 'TCP' },
+      time,
+    });
+    assert.equal(event.type, 'network_connect');
+    assert.equal(event.attrs.dst_ip, '10.0.0.5');
+    assert.equal(event.attrs.dst_port, 443);
+  });
+
+  it('rejects as unknown_type naming the function when a kprobe function is not mapped', function () {
+    const result = rejected(kprobe('security_bprm_check', []));
+    assert.equal(result.code, 'unknown_type');
+    assert.match(result.message, /security_bprm_check/);
+  });
+
+  it('rejects as unknown_type naming the kind when the event kind is not mapped', function () {
+    const result = rejected({ process_lsm: { process: proc }, time });
+    assert.equal(result.code, 'unknown_type');
+    assert.match(result.message, /process_lsm/);
+  });
+
+  it('rejects as unknown_format when the line has no Tetragon event kind', function () {
+    assert.equal(rejected({ event_type: 'execve', time }).code, 'unknown_format');
+  });
+
+  it('rejects as missing_field when the time or the process is missing', function () {
+    const noTime = rejected({ process_exec: { process: proc } });
+    assert.equal(noTime.code, 'missing_field');
+    assert.match(noTime.message, /^time/);
+    assert.equal(rejected({ process_exec: {}, time }).code, 'missing_field');
+  });
+
+  it('rejects as invalid_time when the time is not RFC 3339', function () {
+    assert.equal(
+      rejected({ process_exec: { process: proc }, time: '2026-01-01T00:00:00' }).code,
+      'invalid_time',
+    );
+  });
+
+  it('rejects as wrong_type naming the field when a value has the wrong type', function () {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ process_exec: { process: { ...proc, pid: '100' } }, time }, /process_exec\.process\.pid/],
+      [{ process_exec: { process: proc, parent: { pid: -1 } }, time }, /parent\.pid/],
+      [{ process_exec: 'x', time }, /^process_exec/],
+      [kprobe('vfs_write', [{ size_arg: 'many' }]), /size_arg/],
+      [kprobe('tcp_connect', [{ sock_arg: { daddr: '1.1.1.1', dport: 70_000 } }]), /sock_arg/],
+      [kprobe('vfs_write', [{ file_arg: { path: 7 } }]), /file_arg/],
+      [{ process_connect: { process: proc, destination_port: '443' }, time }, /destination_port/],
+    ];
+    for (const [value, field] of cases) {
+      const result = rejected(value);
+      assert.equal(result.code, 'wrong_type', String(field));
+      assert.match(result.message, field);
+    }
+  });
+});
