@@ -5,6 +5,8 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ProvdError } from '../shared/errors.js';
+import { defaultIngestLimits } from '../ingest/ingest-router.js';
+import { defaultSpoolLimits, type SpoolLimits } from '../store/spool.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {
@@ -16,8 +18,11 @@ export interface DaemonConfig {
   spoolDir: string;
   authToken: string | undefined;
   maxBodyBytes: number;
+  /** Bytes of ingest bodies in flight at once; past it ingest answers 429. */
+  maxIngestQueueBytes: number;
   /** Test fault injection (PROVD_FAULT_HEALTH_STALL_MS): the store thread blocks this long per readiness check. */
   healthStallMs: number;
+  spool: SpoolLimits;
 }
 
 /** The flags of `provd daemon`, as given (all optional). */
@@ -26,6 +31,10 @@ export interface DaemonFlags {
   dataDir?: string | undefined;
   authToken?: string | undefined;
   maxBodyBytes?: string | undefined;
+  maxIngestQueueBytes?: string | undefined;
+  spoolTtl?: string | undefined;
+  spoolMaxEvents?: string | undefined;
+  spoolMaxBytes?: string | undefined;
 }
 
 export const defaultListen = '127.0.0.1:8574';
@@ -51,7 +60,18 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     spoolDir: join(dataDir, 'spool'),
     authToken,
     maxBodyBytes: parseInteger('--max-body-bytes', flags.maxBodyBytes, defaultMaxBodyBytes, 1),
+    maxIngestQueueBytes: parseInteger(
+      '--max-ingest-queue-bytes',
+      flags.maxIngestQueueBytes,
+      defaultIngestLimits.maxInFlightBytes,
+      1,
+    ),
     healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
+    spool: {
+      ttlMs: parseDurationMs('--spool-ttl', flags.spoolTtl, defaultSpoolLimits.ttlMs),
+      maxEvents: parseInteger('--spool-max-events', flags.spoolMaxEvents, defaultSpoolLimits.maxEvents, 1),
+      maxBytes: parseInteger('--spool-max-bytes', flags.spoolMaxBytes, defaultSpoolLimits.maxBytes, 1),
+    },
   };
 }
 
@@ -80,6 +100,18 @@ function parseInteger(name: string, value: string | undefined, fallback: number,
     throw invalid(`${name} must be an integer >= ${min}, got "${value}"`);
   }
   return number;
+}
+
+/** A duration: an integer with a unit, ms, s, m or h (a bare integer is seconds). */
+export function parseDurationMs(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(value);
+  const amount = Number(match?.[1]);
+  const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match?.[2] ?? 's'] ?? 1000;
+  if (match === null || !Number.isSafeInteger(amount * scale) || amount === 0) {
+    throw invalid(`${name} must be a positive duration like 120, 90s, 2m or 500ms, got "${value}"`);
+  }
+  return amount * scale;
 }
 
 function invalid(message: string): ProvdError {

@@ -28,7 +28,7 @@ export interface DaemonHealth {
   native_capture?: Record<string, unknown>;
 }
 
-// No sensor, and no spool, in this build yet: their counts are unknown rather than zero.
+// No sensor in this build yet: capture state is reported as such, not as zero probes.
 const nativeCapture = { status: 'not_built', message: 'this build has no eBPF sensor', probes: {} };
 
 export type Readiness = { status: 200 | 503; health: DaemonHealth };
@@ -69,7 +69,7 @@ export class ReadinessCheck {
 }
 
 function judge(report: StoreHealthReport): DaemonHealth {
-  const { database, format, missing_tables: missing, coverage_gaps: gaps } = report;
+  const { database, format, missing_tables: missing, coverage_gaps: gaps, spool, events_seen: seen } = report;
   const schemaOk = format.compatible && missing.length === 0;
   const ready = database.ok && schemaOk;
   const gapsRecorded = ready && gaps !== null && gaps > 0;
@@ -82,7 +82,7 @@ function judge(report: StoreHealthReport): DaemonHealth {
     schema_version: 'provenance.daemon_health/v1',
     status: !ready ? 'unavailable' : gapsRecorded ? 'degraded' : 'ok',
     ready,
-    coverage_status: !ready ? 'unknown' : gapsRecorded ? 'gaps_recorded' : 'no_recorded_gaps',
+    coverage_status: coverageStatus(ready, gapsRecorded, spool, seen),
     checks: {
       database: {
         status: database.ok ? 'ok' : 'failed',
@@ -101,10 +101,23 @@ function judge(report: StoreHealthReport): DaemonHealth {
         recorded_gaps: ready ? gaps : null,
       },
     },
-    queued_spool: null,
-    queued_spool_bytes: null,
+    queued_spool: spool?.events ?? null,
+    queued_spool_bytes: spool?.bytes ?? null,
     native_capture: nativeCapture,
   };
+}
+
+/** Recorded loss first; then events still waiting for a binding; then whether anything was seen. */
+function coverageStatus(
+  ready: boolean,
+  gapsRecorded: boolean,
+  spool: StoreHealthReport['spool'],
+  seen: boolean | null,
+): DaemonHealth['coverage_status'] {
+  if (!ready || seen === null) return 'unknown';
+  if (gapsRecorded) return 'gaps_recorded';
+  if (spool !== null && spool.events > 0) return 'pending';
+  return seen ? 'no_recorded_gaps' : 'not_observed';
 }
 
 function unavailable(error: unknown): DaemonHealth {

@@ -8,7 +8,7 @@ import { log } from '../shared/log.js';
 import { StoreClient } from '../store/store-client.js';
 import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
-import { IngestRouter } from '../ingest/ingest-router.js';
+import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
 import { ReadinessCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
@@ -29,7 +29,12 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
   const { client: store, state } = await StoreClient.start(
-    { dbPath: config.dbPath, spoolDir: config.spoolDir, healthStallMs: config.healthStallMs },
+    {
+      dbPath: config.dbPath,
+      spoolDir: config.spoolDir,
+      healthStallMs: config.healthStallMs,
+      spool: config.spool,
+    },
     (error) => failStop(error),
   );
   if (state.status === 'failed' && state.error.code === 'PROVD_ERR_STORE_LOCKED') {
@@ -51,7 +56,10 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const auth = config.authToken === undefined ? undefined : new BearerAuth(config.authToken);
   const readiness = new ReadinessCheck(store);
   const pool = createNormalizePool();
-  const ingest = new IngestRouter(pool, store, config.spoolDir);
+  const ingest = new IngestRouter(pool, store, config.spoolDir, {
+    ...defaultIngestLimits,
+    maxInFlightBytes: config.maxIngestQueueBytes,
+  });
   const server = new HttpServer({
     host: config.host,
     port: config.port,

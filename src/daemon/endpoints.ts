@@ -180,7 +180,7 @@ export const endpoints: readonly Endpoint[] = [
     operationId: 'list_windows',
     summary: 'Events aggregated in 10 s or 60 s windows',
     schema: 'telemetry_event_windows',
-    served: false,
+    served: true,
     query: [
       run(),
       { name: 'window', type: 'integer', enum: [10, 60], description: 'window length in seconds' },
@@ -196,7 +196,7 @@ export const endpoints: readonly Endpoint[] = [
     summary: 'Basis for tying runtime events to a ToolCallScope',
     schema: 'telemetry_correlations',
     query: [run(), optional('event', 'event id')],
-    served: false,
+    served: true,
   },
   {
     method: 'GET',
@@ -205,7 +205,7 @@ export const endpoints: readonly Endpoint[] = [
     summary: 'Disk buffering, drops, sources, correlation coverage',
     schema: 'producer_health',
     query: [optional('run', 'run identifier')],
-    served: false,
+    served: true,
   },
   {
     method: 'GET',

@@ -1,6 +1,9 @@
 /** The handler of every served endpoint, by operationId (see endpoints.ts). */
 import { bindRoute } from '../telemetry/bind.route.js';
+import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
+import { producerHealthRoute } from '../telemetry/producer-health.route.js';
+import { windowsRoute } from '../telemetry/windows.route.js';
 import { ingestFormats, type IngestFormat } from '../telemetry/event.js';
 import { errorReply, jsonReply, type HttpReply } from './http-reply.js';
 import { openapiBytes } from './openapi.js';
@@ -33,6 +36,9 @@ export const handlers: Readonly<Record<string, RouteHandler>> = {
   ingest,
   bind: bindRoute,
   list_events: eventsRoute,
+  list_windows: windowsRoute,
+  explain_correlations: correlationsRoute,
+  telemetry_producer_health: producerHealthRoute,
 };
 
 function isIngestFormat(value: string): value is IngestFormat {

@@ -22,7 +22,9 @@ export function errorReply(
   headers?: Record<string, string>,
 ): HttpReply {
   const body = JSON.stringify({ schema_version: 'provenance.error/v1', error: { code, message } });
-  return { status: wireErrorCodes[code], body, ...(headers && { headers }) };
+  // a client told to back off is told when to come back
+  const all = code === 'backpressure' ? { 'retry-after': '1', ...headers } : headers;
+  return { status: wireErrorCodes[code], body, ...(all && { headers: all }) };
 }
 
 const reasons: Record<number, string> = {

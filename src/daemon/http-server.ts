@@ -181,9 +181,22 @@ function unauthorized(result: 'missing' | 'invalid'): HttpReply {
 /** Store trouble is 503; a ProvdError with a wire code answers as itself; the rest is 500, details only in the log. */
 function failureReply(error: unknown, request: RouteRequest): HttpReply {
   if (error instanceof ProvdError) {
-    if (error.code.startsWith('PROVD_ERR_STORE_'))
-      return errorReply('unavailable', `the store is unavailable: ${error.message}`);
     if (isWireErrorCode(error.code)) return errorReply(error.code, error.message);
+    // a timeout or a stopped store is safe to describe; a failed query's text stays in the log
+    if (error.code === 'PROVD_ERR_STORE_TIMEOUT' || error.code === 'PROVD_ERR_STORE_STOPPED') {
+      return errorReply('unavailable', `the store is unavailable: ${error.message}`);
+    }
+    if (error.code.startsWith('PROVD_ERR_STORE_')) {
+      log('error', 'store query failed', {
+        request_id: request.requestId,
+        path: request.path,
+        error: error.toData(),
+      });
+      return errorReply(
+        'unavailable',
+        `the store could not answer; see the daemon log for request ${request.requestId}`,
+      );
+    }
   }
   log('error', 'request failed', {
     request_id: request.requestId,

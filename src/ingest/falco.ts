@@ -4,6 +4,7 @@
  */
 import type { EventType, ParsedEvent } from '../telemetry/event.js';
 import { formatRfc3339Nanos, parseRfc3339 } from '../telemetry/rfc3339.js';
+import { missingTime } from './received-time.js';
 import {
   quoteExcerpt,
   readIdentifier,
@@ -12,10 +13,10 @@ import {
   readUint32,
   wrongType,
 } from './field-value.js';
-import { readFalcoDestination } from './falco-destination.js';
+import { isWriteOpen, readFalcoSyscall } from './falco-syscall.js';
 import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
 
-/** Falco `evt.type` → event type; opens are refined by their flags (see openWriteFlags). */
+/** Falco `evt.type` → event type; opens are refined by their flags (falco-syscall.ts: openWriteFlags). */
 export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, EventType>([
   ['execve', 'execve'],
   ['execveat', 'execve'],
@@ -34,47 +35,8 @@ export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, E
   ['ptrace', 'ptrace'],
 ]);
 
-/** Open flags (as Falco prints `evt.arg.flags`, e.g. `O_WRONLY|O_CREAT`) that make an open a write. */
-export const openWriteFlags = ['O_WRONLY', 'O_RDWR', 'O_CREAT', 'O_TRUNC', 'O_APPEND'];
-
-// Field names tried in order, first present wins (Falco versions and syscalls name paths differently).
-const execPathFields = ['proc.exepath'];
-const openPathFields = ['fd.name', 'evt.arg.name', 'evt.arg.path', 'fs.path.name'];
-const unlinkPathFields = ['evt.arg.path', 'evt.arg.name', 'fs.path.name', 'fd.name'];
-const renameFromFields = ['evt.arg.oldpath', 'fs.path.source'];
-const renameToFields = ['evt.arg.newpath', 'fs.path.target'];
-
 // The latest instant formatRfc3339Nanos can write (9999-12-31T23:59:59.999999999Z), in nanoseconds.
 const maxNanos = 253_402_300_799_999_999_999n;
-
-/** The first of `names` present in `fields` as a string; wrongType when present with another type. */
-function firstString(
-  fields: Record<string, unknown>,
-  names: readonly string[],
-): string | null | typeof wrongType {
-  for (const name of names) {
-    const value = readString(fields[name]);
-    if (value !== null) return value;
-  }
-  return null;
-}
-
-/** A uid/gid/pid argument: `evt.rawarg.*` as a number, else the leading digits of `evt.arg.*` (`0(root)`). */
-function numericArg(fields: Record<string, unknown>, arg: string): number | null {
-  const raw = readUint32(fields['evt.rawarg.' + arg]);
-  if (typeof raw === 'number') return raw;
-  const text = fields['evt.arg.' + arg];
-  if (typeof text === 'number') return Number.isSafeInteger(text) ? text : null;
-  if (typeof text !== 'string') return null;
-  let value = 0;
-  let at = 0;
-  for (; at < text.length && at < 10; at++) {
-    const digit = text.charCodeAt(at) - 48;
-    if (digit < 0 || digit > 9) break;
-    value = value * 10 + digit;
-  }
-  return at === 0 || value > 0xffff_ffff ? null : value;
-}
 
 /**
  * The capture instant from `output_fields["evt.time"]` (integer Unix nanoseconds). JSON.parse rounds
@@ -123,15 +85,10 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
     timeNs = parseRfc3339(time);
     if (timeNs === undefined) return rejectLine('invalid_time', 'time: not an RFC 3339 date-time');
   } else {
-    // an alert without a capture time cannot be placed in time: it is rejected, never stamped "now"
     timeNs = evtTimeNanos(fields['evt.time'], line);
-    if (timeNs === undefined) {
-      return rejectLine(
-        'missing_field',
-        'time: missing, and output_fields["evt.time"] is not integer Unix nanoseconds',
-      );
-    }
-    time = formatRfc3339Nanos(timeNs);
+    // no capture time at all: parseNdjson stamps the ingest instant and marks it (received-time.ts)
+    time = timeNs === undefined ? missingTime : formatRfc3339Nanos(timeNs);
+    timeNs ??= 0n;
   }
 
   const pid = readUint32(fields['proc.pid']);
@@ -152,7 +109,7 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
   }
 
   const attrs: Record<string, unknown> = {};
-  const rejection = readAlert(value, attrs) ?? readSyscall(type, fields, attrs);
+  const rejection = readAlert(value, attrs) ?? readFalcoSyscall(type, fields, attrs);
   if (rejection !== undefined) return rejection;
   if (type === 'file_open' && isWriteOpen(fields)) type = 'file_write';
   return {
@@ -170,15 +127,6 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
     containerId: container === 'host' ? null : container,
     attrs,
   };
-}
-
-/** True when an open's flags (or `evt.is_open_write`) say it opened the file for writing. */
-function isWriteOpen(fields: Record<string, unknown>): boolean {
-  if (fields['evt.is_open_write'] === true) return true;
-  const flags = fields['evt.arg.flags'];
-  if (typeof flags !== 'string') return false;
-  for (const flag of openWriteFlags) if (flags.indexOf(flag) !== -1) return true;
-  return false;
 }
 
 /** The alert's own fields: rule, priority, tags, hostname. */
@@ -203,59 +151,5 @@ function readAlert(
       if (typeof tag !== 'string') return rejectWrongType('tags', 'an array of strings', tags);
     attrs.tags = tags;
   }
-  return undefined;
-}
-
-/** Copies the syscall-specific output fields of one event type into attrs. */
-function readSyscall(
-  type: EventType,
-  fields: Record<string, unknown>,
-  attrs: Record<string, unknown>,
-): LineRejection | undefined {
-  let path: string | null | typeof wrongType = null;
-  switch (type) {
-    case 'execve': {
-      const command = readString(fields['proc.cmdline']);
-      if (command === wrongType) {
-        return rejectWrongType('output_fields["proc.cmdline"]', 'a string', fields['proc.cmdline']);
-      }
-      if (command !== null) attrs.command = command;
-      path = firstString(fields, execPathFields);
-      if (typeof fields['proc.cwd'] === 'string') attrs.cwd = fields['proc.cwd'];
-      break;
-    }
-    case 'network_connect':
-      return readFalcoDestination(fields, attrs);
-    case 'file_open':
-    case 'file_write':
-      path = firstString(fields, openPathFields);
-      if (typeof fields['evt.arg.flags'] === 'string') attrs.flags = fields['evt.arg.flags'];
-      break;
-    case 'file_unlink':
-      path = firstString(fields, unlinkPathFields);
-      break;
-    case 'file_rename': {
-      path = firstString(fields, renameFromFields);
-      const newPath = firstString(fields, renameToFields);
-      if (typeof newPath === 'string') attrs.new_path = newPath;
-      break;
-    }
-    case 'setuid':
-    case 'setgid': {
-      const id = numericArg(fields, type === 'setuid' ? 'uid' : 'gid');
-      if (id !== null) attrs[type === 'setuid' ? 'target_uid' : 'target_gid'] = id;
-      break;
-    }
-    case 'ptrace': {
-      if (typeof fields['evt.arg.request'] === 'string') attrs.request = fields['evt.arg.request'];
-      const target = numericArg(fields, 'pid');
-      if (target !== null) attrs.target_pid = target;
-      break;
-    }
-    default:
-      break;
-  }
-  if (path === wrongType) return rejectLine('wrong_type', 'output_fields: a path field is not a string');
-  if (path !== null) attrs.path = path;
   return undefined;
 }

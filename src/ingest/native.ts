@@ -5,6 +5,7 @@
 import { eventTypes, type EventType, type ParsedEvent } from '../telemetry/event.js';
 import { isIpAddress } from '../telemetry/ip-address.js';
 import { parseRfc3339 } from '../telemetry/rfc3339.js';
+import { missingTime } from './received-time.js';
 import {
   quoteExcerpt,
   readCount,
@@ -129,15 +130,12 @@ export function parseNativeLine(value: Record<string, unknown>): ParsedEvent | L
       `${typeKey}: ${quoteExcerpt(typeName)} is not a provd event type or alias`,
     );
   }
-  if (time === null) {
-    return rejectLine('missing_field', 'timestamp: missing (or send time); an event needs its capture time');
-  }
-  const timeNs = parseRfc3339(time);
+  const timeNs = time === null ? 0n : parseRfc3339(time);
   if (timeNs === undefined) return rejectLine('invalid_time', `${timeKey}: not an RFC 3339 date-time`);
   return {
     type,
     source: 'native_jsonl',
-    time,
+    time: time ?? missingTime,
     timeNs,
     pid,
     tgid,

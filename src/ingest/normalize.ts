@@ -14,6 +14,7 @@ import { WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
 import type { CounterDelta } from '../shared/store-messages.js';
 import { parseNdjson } from './parse-ndjson.js';
 import { ProducerTally } from './producer-tally.js';
+import { missingTime, stampReceived } from './received-time.js';
 
 /** The work of one task; `bytes` arrives transferred, never copied. */
 export interface NormalizeTask {
@@ -67,6 +68,10 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
   let pendingBytes = 0;
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
+    if (event.time === missingTime) {
+      stampReceived(event, task.ingestedNs);
+      tally.count(event.source, 'no_capture_time');
+    }
     const attrsJson = canonicalJson(event.attrs);
     const hash = hashEvent(event, attrsJson);
     const match = replica.index.correlate(event);

@@ -64,7 +64,7 @@ function stripCr(bytes: Uint8Array, start: number, end: number): number {
  */
 function hasLongLine(bytes: Uint8Array): boolean {
   for (let lineStart = 0; bytes.length - lineStart > maxLineBytes;) {
-    const windowEnd = lineStart + maxLineBytes + 1; // a line of the limit plus '\r' ends its newline here
+    const windowEnd = lineStart + maxLineBytes + 1; // the newline after a line of the limit plus '\r'
     const last = bytes.lastIndexOf(10, windowEnd);
     if (last < lineStart) return true;
     // only a line starting at lineStart can reach windowEnd; it is too long unless it ends in '\r'

@@ -15,15 +15,13 @@ import {
 import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
 
 /**
- * Hooked function (after syscallPrefixes are stripped) → event type. `security_file_permission` is
- * refined by its mask argument (MAY_WRITE → file_write). Opens are `file_open` whatever their flags:
- * the kprobe args rarely carry them decoded.
+ * Hooked functions (after syscallPrefixes are stripped) by the event type they produce.
+ * `security_file_permission` is refined by its mask argument (MAY_WRITE → file_write). Opens are
+ * `file_open` whatever their flags: kprobe args rarely carry them decoded.
  */
-export const kprobeFunctionTypes: ReadonlyMap<string, EventType> = new Map<string, EventType>([
-  ...['write', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'vfs_write', 'vfs_writev', 'creat'].map(
-    (name): [string, EventType] => [name, 'file_write'],
-  ),
-  ...[
+export const kprobeFunctions = {
+  file_write: ['write', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'vfs_write', 'vfs_writev', 'creat'],
+  file_open: [
     'open',
     'openat',
     'openat2',
@@ -33,20 +31,26 @@ export const kprobeFunctionTypes: ReadonlyMap<string, EventType> = new Map<strin
     'do_sys_open',
     'do_sys_openat2',
     'vfs_open',
-  ].map((name): [string, EventType] => [name, 'file_open']),
-  ...['unlink', 'unlinkat', 'do_unlinkat', 'vfs_unlink', 'security_path_unlink', 'security_inode_unlink'].map(
-    (name): [string, EventType] => [name, 'file_unlink'],
-  ),
-  ...['rename', 'renameat', 'renameat2', 'do_renameat2', 'vfs_rename', 'security_path_rename'].map(
-    (name): [string, EventType] => [name, 'file_rename'],
-  ),
-  ...['connect', 'tcp_connect', 'tcp_v4_connect', 'tcp_v6_connect', 'security_socket_connect'].map(
-    (name): [string, EventType] => [name, 'network_connect'],
-  ),
-  ['setuid', 'setuid'],
-  ['setgid', 'setgid'],
-  ['ptrace', 'ptrace'],
-]);
+  ],
+  file_unlink: [
+    'unlink',
+    'unlinkat',
+    'do_unlinkat',
+    'vfs_unlink',
+    'security_path_unlink',
+    'security_inode_unlink',
+  ],
+  file_rename: ['rename', 'renameat', 'renameat2', 'do_renameat2', 'vfs_rename', 'security_path_rename'],
+  network_connect: ['connect', 'tcp_connect', 'tcp_v4_connect', 'tcp_v6_connect', 'security_socket_connect'],
+  setuid: ['setuid'],
+  setgid: ['setgid'],
+  ptrace: ['ptrace'],
+} satisfies Partial<Record<EventType, readonly string[]>>;
+
+const functionTypes = new Map<string, EventType>();
+for (const [type, names] of Object.entries(kprobeFunctions)) {
+  for (const name of names) functionTypes.set(name, type as EventType);
+}
 
 /** Arch and wrapper prefixes of syscall entry points: `__x64_sys_write` and `ksys_write` are `write`. */
 const syscallPrefixes = [
@@ -89,7 +93,7 @@ export function mapKprobe(
     return rejectWrongType('process_kprobe.function_name', 'a string', body.function_name);
   if (functionName === null) return rejectLine('missing_field', 'process_kprobe.function_name: missing');
   const baseName = baseFunctionName(functionName);
-  let type = kprobeFunctionTypes.get(baseName);
+  let type = functionTypes.get(baseName);
   if (type === undefined) {
     return rejectLine(
       'unknown_type',

@@ -4,6 +4,7 @@
  */
 import type { EventType, ParsedEvent } from '../telemetry/event.js';
 import { parseRfc3339 } from '../telemetry/rfc3339.js';
+import { missingTime } from './received-time.js';
 import { readIdentifier, readObject, readPort, readString, readUint32, wrongType } from './field-value.js';
 import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
 import { mapKprobe } from './tetragon-kprobe.js';
@@ -50,8 +51,8 @@ export function parseTetragonLine(value: Record<string, unknown>): ParsedEvent |
   if (body === wrongType || body === null) return rejectWrongType(kind, 'an object', value[kind]);
   const time = readString(value.time);
   if (time === wrongType) return rejectWrongType('time', 'an RFC 3339 string', value.time);
-  if (time === null) return rejectLine('missing_field', 'time: missing; an event needs its capture time');
-  const timeNs = parseRfc3339(time);
+  // no capture time: parseNdjson stamps the ingest instant and marks it (received-time.ts)
+  const timeNs = time === null ? 0n : parseRfc3339(time);
   if (timeNs === undefined) return rejectLine('invalid_time', 'time: not an RFC 3339 date-time');
   const proc = readObject(body.process);
   if (proc === wrongType) return rejectWrongType(`${kind}.process`, 'an object', body.process);
@@ -112,7 +113,7 @@ export function parseTetragonLine(value: Record<string, unknown>): ParsedEvent |
   return {
     type,
     source: 'tetragon',
-    time,
+    time: time ?? missingTime,
     timeNs,
     pid,
     tgid: null,

@@ -4,8 +4,12 @@
  */
 import type { BatchDigest } from '../ingest/normalize.js';
 import type { Binding } from '../telemetry/binding.js';
+import type { CorrelationsParams } from '../telemetry/correlations.query.js';
 import type { EventsParams } from '../telemetry/events.query.js';
+import type { ProducerHealthParams } from '../telemetry/producer-health.query.js';
+import type { WindowsParams } from '../telemetry/windows.query.js';
 import type { WindowDelta } from '../telemetry/window-deltas.js';
+import type { SpoolLimits } from '../store/spool.js';
 import type { ErrorData } from './errors.js';
 
 /** What the store actor is given when its thread starts. */
@@ -15,6 +19,7 @@ export interface StoreInit {
   spoolDir: string;
   /** Fault injection for tests: block the store thread this long inside every readiness check. */
   healthStallMs: number;
+  spool: SpoolLimits;
 }
 
 /** Each query kind with its params and the JSON shape of its reply body. */
@@ -24,8 +29,11 @@ export interface StoreQueries {
   commit: { params: { batches: BatchCommit[] }; result: { committed: number; settled: number } };
   /** Persists a binding; `recorrelated` counts spooled events it attributed at once. */
   bind: { params: { binding: Binding }; result: { recorrelated: number } };
-  /** Replies with the finished `provenance.telemetry_events/v1` body. */
+  // These reply with their finished response bodies.
   events: { params: EventsParams; result: unknown };
+  windows: { params: WindowsParams; result: unknown };
+  correlations: { params: CorrelationsParams; result: unknown };
+  producer_health: { params: ProducerHealthParams; result: unknown };
 }
 
 /** One producer counter increment: `accepted` per source, `invalid` per rejection code, spool outcomes. */
@@ -85,4 +93,8 @@ export interface StoreHealthReport {
   missing_tables: string[];
   /** Rows in coverage_gaps, or null when the table could not be read. */
   coverage_gaps: number | null;
+  /** Spooled events and their bytes, or null when unknown. */
+  spool: { events: number; bytes: number } | null;
+  /** Whether any event was ever stored (false: coverage not observed yet). */
+  events_seen: boolean | null;
 }

@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { toErrorData } from '../shared/errors.js';
 import type { StoreHealthReport } from '../shared/store-messages.js';
 import type { Migration } from './migrations.js';
+import { readSpoolStats } from './spool.js';
 import { inspectFormat, listTables, requiredTables } from './store-format.js';
 
 /** Queries tables, store format and recorded coverage gaps; a failing query becomes `database.ok=false`. */
@@ -31,11 +32,18 @@ export async function checkStoreHealth(
       const reader = await connection.runAndReadAll('SELECT count(*) AS n FROM coverage_gaps');
       coverageGaps = Number(reader.getRowObjectsJS()[0]?.['n'] ?? 0);
     }
+    const usable = compatible && tables.includes('events');
+    const spool = usable ? await readSpoolStats(connection) : null;
+    const seen = usable
+      ? (await connection.runAndReadAll('SELECT 1 FROM events LIMIT 1')).currentRowCount > 0
+      : null;
     return {
       database: { ok: true, latency_ms: elapsedMs(started) },
       format,
       missing_tables: requiredTables.filter((table) => !tables.includes(table)),
       coverage_gaps: coverageGaps,
+      spool,
+      events_seen: seen,
     };
   } catch (error) {
     return {
@@ -47,6 +55,8 @@ export async function checkStoreHealth(
       format: { found: null, supported, compatible: false },
       missing_tables: [],
       coverage_gaps: null,
+      spool: null,
+      events_seen: null,
     };
   }
 }

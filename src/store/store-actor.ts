@@ -17,9 +17,13 @@ import type {
 } from '../shared/store-messages.js';
 import { BindingStore } from './binding-store.js';
 import { EventCommitter } from './event-commit.js';
+import { explainCorrelations } from '../telemetry/correlations.query.js';
 import { listEvents } from '../telemetry/events.query.js';
+import { producerHealth } from '../telemetry/producer-health.query.js';
+import { listWindows } from '../telemetry/windows.query.js';
 import { checkStoreHealth } from './health.query.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
+import { Spool } from './spool.js';
 import { inspectFormat, listTables } from './store-format.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -42,6 +46,7 @@ export class StoreActor {
   private database: OpenDatabase | undefined;
   private committer: EventCommitter | undefined;
   private bindings: BindingStore | undefined;
+  private spool: Spool | undefined;
   private readonly writes = new WriteQueue();
   private state: StoreOpenState = {
     status: 'failed',
@@ -114,6 +119,8 @@ export class StoreActor {
     await bindings.load();
     this.committer = committer;
     this.bindings = bindings;
+    this.spool = new Spool(writer, this.writes, this.init.spool);
+    this.spool.start();
   }
 
   /** Answers one query with its serialized JSON result. */
@@ -132,6 +139,20 @@ export class StoreActor {
         return JSON.stringify(await this.bind(params as StoreQueries['bind']['params']));
       case 'events':
         return listEvents(this.reader(), params as StoreQueries['events']['params'], this.migrations.length);
+      case 'windows':
+        return listWindows(
+          this.reader(),
+          params as StoreQueries['windows']['params'],
+          this.migrations.length,
+        );
+      case 'correlations':
+        return explainCorrelations(this.reader(), params as StoreQueries['correlations']['params']);
+      case 'producer_health':
+        return producerHealth(
+          this.reader(),
+          params as StoreQueries['producer_health']['params'],
+          this.init.spool,
+        );
     }
   }
 
@@ -180,6 +201,8 @@ export class StoreActor {
         format: { found: null, supported: this.migrations.length, compatible: false },
         missing_tables: [],
         coverage_gaps: null,
+        spool: null,
+        events_seen: null,
       };
     }
     return checkStoreHealth(this.database.health, this.migrations);
@@ -192,6 +215,9 @@ export class StoreActor {
     this.committer = undefined;
     this.bindings?.close();
     this.bindings = undefined;
+    this.spool?.stop();
+    this.spool = undefined;
+    await this.writes.run(() => Promise.resolve()); // let a running write finish before the checkpoint
     if (database === undefined) return;
     try {
       if (!database.readOnly) await database.writer.run('CHECKPOINT');

@@ -42,6 +42,7 @@ describe('provd cli', function () {
     assert.equal(code, 0);
     assert.match(stdout, /provd daemon/);
     assert.match(stdout, /provd health/);
+    assert.match(stdout, /provd ingest/);
   });
 
   it('prints health JSON and exits 0 when the daemon is ready', async function () {
@@ -63,6 +64,14 @@ describe('provd cli', function () {
     const { code, stderr } = await provd(['health', '--url', 'http://127.0.0.1:1']);
     assert.equal(code, 2);
     assert.match(stderr, /PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at http:\/\/127\.0\.0\.1:1/);
+  });
+
+  it('exits 2 with the usage on an unknown option or a missing argument', async function () {
+    for (const args of [['daemon', '--bogus'], ['ingest'], ['health', 'extra']]) {
+      const { code, stderr } = await provd(args);
+      assert.equal(code, 2, args.join(' '));
+      assert.match(stderr, /\$ provd /, args.join(' '));
+    }
   });
 
   it('exits 2 naming the option when the daemon gets a bad flag', async function () {

@@ -23,12 +23,13 @@ describe('health endpoints', function () {
       assert.equal(body['schema_version'], 'provenance.daemon_health/v1');
       assert.equal(body['status'], 'ok');
       assert.equal(body['ready'], true);
-      assert.equal(body['coverage_status'], 'no_recorded_gaps');
+      assert.equal(body['coverage_status'], 'not_observed', 'nothing was captured yet');
       const checks = body['checks'] as Record<string, Record<string, unknown>>;
       assert.equal(checks['database']?.['status'], 'ok');
       assert.equal(checks['schema']?.['status'], 'ok');
       assert.equal(checks['schema']?.['format_version'], checks['schema']?.['supported_format_version']);
-      assert.equal(body['queued_spool'], null, 'no spool in this build: the count is unknown, not zero');
+      assert.equal(body['queued_spool'], 0);
+      assert.equal(body['queued_spool_bytes'], 0);
     }
   });
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { missingTime } from '../../src/ingest/received-time.js';
 import { parseFalcoLine } from '../../src/ingest/falco.js';
 import { isLineRejection, type LineRejection } from '../../src/ingest/line-rejection.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
@@ -148,12 +149,12 @@ describe('parseFalcoLine', function () {
     assert.equal(event.time, '2026-01-01T00:00:04.000000123Z');
   });
 
-  it('rejects as missing_field naming the time when neither time nor integer evt.time is present', function () {
+  it('leaves the time missing for normalize to stamp when neither time nor integer evt.time is present', function () {
     for (const fields of [{}, { 'evt.time': '12:00:01.000000000' }, { 'evt.time': 1.5 }]) {
       const value = { output_fields: { 'evt.type': 'connect', 'fd.rip': 'api.example.com:443', ...fields } };
-      const result = rejected(value, JSON.stringify(value));
-      assert.equal(result.code, 'missing_field');
-      assert.match(result.message, /^time/);
+      const event = parseFalcoLine(value, JSON.stringify(value));
+      assert.ok(!isLineRejection(event));
+      assert.equal(event.time, missingTime);
     }
   });
 
@@ -185,6 +186,8 @@ describe('parseFalcoLine', function () {
       [alert({ 'evt.type': 'execve' }, { rule: 1 }), /rule/],
       [alert({ 'evt.type': 'connect', 'fd.rip': '1.2.3.4:99999' }), /fd\.rip/],
       [alert({ 'evt.type': 'connect', 'fd.rip': '1.2.3.4', 'fd.rport': 'http' }), /fd\.rport/],
+      [alert({ 'evt.type': 'openat', 'fd.name': 5 }), /fd\.name/],
+      [alert({ 'evt.type': 'execve', 'proc.cmdline': ['sh'] }), /proc\.cmdline/],
       [{ time, output_fields: [] }, /output_fields/],
     ];
     for (const [value, field] of cases) {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { missingTime } from '../../src/ingest/received-time.js';
 import { isLineRejection, type LineRejection } from '../../src/ingest/line-rejection.js';
 import { parseNativeLine } from '../../src/ingest/native.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
@@ -102,11 +103,11 @@ describe('parseNativeLine', function () {
     });
   });
 
-  it('rejects as missing_field when the type or the time is missing', function () {
+  it('rejects as missing_field when the type is missing, and leaves a missing time to be stamped', function () {
     assert.deepEqual(rejected({ timestamp: '2026-01-01T00:00:00Z' }).code, 'missing_field');
-    const noTime = rejected({ event_type: 'file_write', pid: 1, path: 'artifact.txt' });
-    assert.equal(noTime.code, 'missing_field');
-    assert.match(noTime.message, /^timestamp/);
+    const noTime = parseNativeLine({ event_type: 'file_write', pid: 1, path: 'artifact.txt' });
+    assert.ok(!isLineRejection(noTime));
+    assert.equal(noTime.time, missingTime);
   });
 
   it('rejects as invalid_time when the time is not RFC 3339', function () {

@@ -41,7 +41,7 @@ describe('parseNdjson', function () {
   });
 
   it('skips blank lines without counting them but keeps line numbers', function () {
-    const result = parse(`\n${exec(1)}\n\n   \n\t\r\n{"event_type":"execve"}\n\n`);
+    const result = parse(`\n${exec(1)}\n\n   \n\t\r\n{"timestamp":"2026-01-01T00:00:00Z"}\n\n`);
     assert.equal(result.events.length, 1);
     assert.equal(result.rejected, 1);
     assert.deepEqual(result.errors, [{ line: 6, code: 'missing_field', message: result.errors[0]?.message }]);

@@ -28,6 +28,18 @@ export class DaemonCommand extends Command {
   maxBodyBytes = Option.String('--max-body-bytes', {
     description: 'request body limit in bytes (default 64 MiB)',
   });
+  maxIngestQueueBytes = Option.String('--max-ingest-queue-bytes', {
+    description: 'ingest bytes in flight before new ingest requests get 429 (default 256 MiB)',
+  });
+  spoolTtl = Option.String('--spool-ttl', {
+    description: 'how long events wait for a binding before they count as expired (default 2m)',
+  });
+  spoolMaxEvents = Option.String('--spool-max-events', {
+    description: 'most events the spool holds (default 1,000,000)',
+  });
+  spoolMaxBytes = Option.String('--spool-max-bytes', {
+    description: 'most bytes the spool holds (default 256 MiB)',
+  });
 
   async execute(): Promise<number> {
     try {

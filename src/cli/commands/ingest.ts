@@ -1,0 +1,151 @@
+/** `provd ingest FILE|-`: streams an NDJSON file or stdin through the daemon's ingest endpoint. */
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { WriteStream } from 'node:tty';
+import { Command, Option } from 'clipanion';
+import { ingestFormats } from '../../telemetry/event.js';
+import { daemonUrl } from '../daemon-client.js';
+import { IngestProgress } from '../ingest-progress.js';
+import { newTally, uploadChunks, type IngestTally } from '../ingest-upload.js';
+import { chunkNdjson } from '../ndjson-chunker.js';
+
+const defaultChunkBytes = 8 * 1024 * 1024;
+const defaultConcurrency = 2;
+const maxConcurrency = 64;
+const readBufferBytes = 256 * 1024;
+
+export class IngestCommand extends Command {
+  static override paths = [['ingest']];
+
+  static override usage = Command.Usage({
+    description: 'Send an NDJSON telemetry file to the daemon',
+    details: `
+      Streams FILE (or stdin for \`-\`) to \`POST /v1/telemetry/ingest\` in requests of about the
+      chunk size, each ending at a line end, a few requests in flight at once. When the daemon is
+      busy (HTTP 429) the same request is sent again after \`Retry-After\`; network errors and 5xx
+      answers are retried a few times. Rejected lines are printed to stderr with their line numbers
+      in FILE (the first 100). Prints one JSON summary line on stdout.
+
+      Exit code 0 when every line was sent (rejected lines included), 1 when the daemon refused or
+      the transfer failed, 2 for bad usage (unreadable FILE, bad option).
+    `,
+    examples: [
+      ['Ingest a Tetragon export', '$0 ingest --format tetragon tetragon.jsonl'],
+      ['Ingest from a pipe', 'zcat events.jsonl.gz | $0 ingest -'],
+    ],
+  });
+
+  file = Option.String({ name: 'FILE|-' });
+  format = Option.String('--format', 'auto', { description: `input format: ${ingestFormats.join(', ')}` });
+  url = Option.String('--url', {
+    description: 'daemon base URL (default $PROVD_URL, else http://127.0.0.1:8574)',
+  });
+  chunkBytes = Option.String('--chunk-bytes', String(defaultChunkBytes), {
+    description: 'target request body size in bytes (default 8 MiB); a longer line goes alone',
+  });
+  concurrency = Option.String('--concurrency', String(defaultConcurrency), {
+    description: 'requests in flight at once (default 2)',
+  });
+
+  async execute(): Promise<number> {
+    const { stdout, stderr } = this.context;
+    const options = this.checkOptions();
+    if (typeof options === 'string') {
+      stderr.write(`provd: PROVD_ERR_CONFIG_INVALID: ${options}\n`);
+      return 2;
+    }
+    const input = await this.openInput();
+    if (typeof input === 'string') {
+      stderr.write(`provd: PROVD_ERR_CONFIG_INVALID: ${input}\n`);
+      return 2;
+    }
+
+    const startedAt = performance.now();
+    const tally = newTally();
+    const progress = new IngestProgress(tally, stderr, (stderr as Partial<WriteStream>).isTTY === true);
+    try {
+      await uploadChunks(chunkNdjson(input, options.chunkBytes), { ...options, format: this.format }, tally);
+    } finally {
+      progress.stop();
+      input.destroy();
+    }
+    const seconds = (performance.now() - startedAt) / 1000;
+
+    for (const { line, code, message } of tally.errors) stderr.write(`line ${line}: ${code}: ${message}\n`);
+    const unshown = tally.rejected - tally.errors.length;
+    if (unshown > 0) stderr.write(`provd: ${unshown} more rejected lines not shown\n`);
+    if (tally.failure !== undefined) {
+      stderr.write(`provd: ${tally.failure}\n${describeProgress(tally)}\n`);
+      return 1;
+    }
+    stdout.write(JSON.stringify(summarize(tally, seconds)) + '\n');
+    return 0;
+  }
+
+  /** The checked numeric options and URL, or what is wrong with them. */
+  private checkOptions(): { baseUrl: string; chunkBytes: number; concurrency: number } | string {
+    if (!(ingestFormats as readonly string[]).includes(this.format))
+      return `--format must be one of ${ingestFormats.join(', ')}, got "${this.format}"`;
+    const chunkBytes = parseCount(this.chunkBytes);
+    if (chunkBytes === undefined) return `--chunk-bytes must be an integer >= 1, got "${this.chunkBytes}"`;
+    const concurrency = parseCount(this.concurrency);
+    if (concurrency === undefined || concurrency > maxConcurrency)
+      return `--concurrency must be an integer 1..${maxConcurrency}, got "${this.concurrency}"`;
+    const baseUrl = daemonUrl(this.url);
+    if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol))
+      return `--url / PROVD_URL must be an http(s) URL, got "${baseUrl}"`;
+    return { baseUrl, chunkBytes, concurrency };
+  }
+
+  /** Stdin for `-`, else the file opened now, so a missing or unreadable one is a usage error. */
+  private async openInput(): Promise<Readable | string> {
+    if (this.file === '-') return this.context.stdin;
+    try {
+      const handle = await open(this.file, 'r');
+      if ((await handle.stat()).isDirectory()) {
+        await handle.close();
+        return `FILE "${this.file}" is a directory`;
+      }
+      return handle.createReadStream({ highWaterMark: readBufferBytes });
+    } catch (error) {
+      return `cannot read FILE "${this.file}": ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+}
+
+/** A positive safe integer from its decimal form, else undefined. */
+function parseCount(value: string): number | undefined {
+  const number = Number(value);
+  return /^\d+$/.test(value) && Number.isSafeInteger(number) && number >= 1 ? number : undefined;
+}
+
+/** What reached the daemon before a failure, so the user knows what a rerun would repeat. */
+function describeProgress(tally: IngestTally): string {
+  const { linesSent, linesCommitted, accepted, rejected, requests, committedPrefix } = tally;
+  const resume =
+    committedPrefix > 0
+      ? `; lines 1..${committedPrefix} are all in, so a rerun may start at line ${committedPrefix + 1}`
+      : '';
+  return (
+    `provd: sent ${plural(linesSent, 'line')}; the daemon committed ${linesCommitted} of them ` +
+    `(${accepted} accepted, ${rejected} rejected) in ${plural(requests, 'request')}${resume}`
+  );
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** The JSON summary line of a completed upload. */
+function summarize(tally: IngestTally, seconds: number) {
+  return {
+    accepted: tally.accepted,
+    rejected: tally.rejected,
+    pending: tally.pending,
+    requests: tally.requests,
+    bytes: tally.bytesCommitted,
+    seconds: Math.round(seconds * 1000) / 1000,
+    events_per_second: Math.round(tally.accepted / Math.max(seconds, 0.001)),
+    errors_shown: tally.errors.length,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The spool, in the store actor. Events that found no binding wait in the events table as
+ * `pending` (so they survive restarts) and are settled when a binding arrives. Once a second this
+ * expires those older than the TTL and, past the event or byte bound, marks the oldest as
+ * overflowed. Both stay stored as uncorrelated evidence; each loss is counted and recorded as a
+ * coverage gap. Nothing leaves the spool silently.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { spoolCode } from '../telemetry/codes.js';
+import { sqlText, upsertCountersSql } from './event-commit.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** How long and how much the spool holds. */
+export interface SpoolLimits {
+  ttlMs: number;
+  maxEvents: number;
+  maxBytes: number;
+}
+
+export const defaultSpoolLimits: SpoolLimits = {
+  ttlMs: 120_000,
+  maxEvents: 1_000_000,
+  maxBytes: 256 * 1024 * 1024,
+};
+
+/** What the spool holds now. */
+export interface SpoolStats {
+  events: number;
+  bytes: number;
+}
+
+// An estimate of a row's stored size, used for the byte bound.
+const rowBytes =
+  'strlen(attrs) + strlen(time) + coalesce(strlen(comm), 0) + ' +
+  'coalesce(strlen(cgroup_id), 0) + coalesce(strlen(container_id), 0) + 96';
+
+const pending = spoolCode('pending');
+
+/** Expires and bounds the spool on a timer, through the store's write queue. */
+export class Spool {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly writes: WriteQueue,
+    readonly limits: SpoolLimits,
+  ) {}
+
+  /** Starts the once-a-second upkeep. */
+  start(): void {
+    this.timer = setInterval(() => void this.writes.run(() => this.tick()).catch(() => undefined), 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One upkeep: expire, then bound; returns events expired and overflowed. */
+  async tick(): Promise<{ expired: number; overflowed: number }> {
+    const cutoffNs = (BigInt(Date.now()) - BigInt(this.limits.ttlMs)) * 1_000_000n;
+    const expired = await this.giveUp('expired', `ingested_ns < ${cutoffNs}`, { ttl_ms: this.limits.ttlMs });
+    // the bound check ranks every pending row: only run it when the cheap totals say it is needed
+    const stats = await readSpoolStats(this.connection);
+    if (stats.events <= this.limits.maxEvents && stats.bytes <= this.limits.maxBytes)
+      return { expired, overflowed: 0 };
+    const overBound =
+      'id IN (SELECT id FROM (SELECT id, row_number() OVER newest AS newer_events, sum(' +
+      rowBytes +
+      `) OVER newest AS newer_bytes FROM events WHERE spool_state = ${pending} WINDOW newest AS (ORDER BY seq DESC)) ` +
+      `WHERE newer_events > ${this.limits.maxEvents} OR newer_bytes > ${this.limits.maxBytes})`;
+    const overflowed = await this.giveUp('overflowed', overBound, {
+      max_events: this.limits.maxEvents,
+      max_bytes: this.limits.maxBytes,
+    });
+    return { expired, overflowed };
+  }
+
+  /** Moves matching pending rows to `state`, counting them and recording the gap; returns how many. */
+  private async giveUp(state: 'expired' | 'overflowed', where: string, detail: object): Promise<number> {
+    const selection = `spool_state = ${pending} AND ${where}`;
+    const reader = await this.connection.runAndReadAll(
+      `SELECT count(*) AS n, min(time_ns) AS first, max(time_ns) AS last, coalesce(sum(${rowBytes}), 0) AS bytes ` +
+        `FROM events WHERE ${selection}`,
+    );
+    const found = reader.getRowObjectsJS()[0]!;
+    const count = Number(found['n']);
+    if (count === 0) return 0;
+    const now = BigInt(Date.now()) * 1_000_000n;
+    await this.connection.run('BEGIN TRANSACTION');
+    try {
+      await this.connection.run(`UPDATE events SET spool_state = ${spoolCode(state)} WHERE ${selection}`);
+      await this.connection.run(
+        `INSERT INTO coverage_gaps VALUES (${sqlText('gap_' + randomBytes(10).toString('hex'))}, NULL, ` +
+          `${sqlText(state === 'expired' ? 'spool_expiry' : 'spool_overflow')}, 'spool', ${found['first'] as bigint}, ` +
+          `${found['last'] as bigint}, ${count}, ${Number(found['bytes'])}, ${sqlText(JSON.stringify(detail))}, ${now})`,
+      );
+      await this.connection.run(upsertCountersSql([{ source: 'spool', counter: state, value: count }]));
+      await this.connection.run('COMMIT');
+    } catch (error) {
+      await this.connection.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    return count;
+  }
+}
+
+/** What the spool holds now: one aggregate over the small spool_state column. */
+export async function readSpoolStats(connection: DuckDBConnection): Promise<SpoolStats> {
+  const reader = await connection.runAndReadAll(
+    `SELECT count(*) AS n, coalesce(sum(${rowBytes}), 0) AS bytes FROM events WHERE spool_state = ${pending}`,
+  );
+  const row = reader.getRowObjectsJS()[0]!;
+  return { events: Number(row['n']), bytes: Number(row['bytes']) };
+}

@@ -1,0 +1,111 @@
+/**
+ * GET /v1/telemetry/producer-health in the store actor: what producers sent and what became of it.
+ * Sources (accepted per source), drops by reason (invalid lines, spool expiry and overflow), disk
+ * buffering (spool and in-flight ingest), and correlation coverage (of one run, or of everything).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { readSpoolStats, type SpoolLimits } from '../store/spool.js';
+import { evidenceName, methodName, spoolName } from './codes.js';
+import { unknownSource } from '../ingest/producer-tally.js';
+import { requireRun } from './run-exists.js';
+
+export interface ProducerHealthParams {
+  run: string | null;
+  /** Ingest bytes the main thread holds that are not committed yet. */
+  ingestInFlightBytes: number;
+}
+
+/** The `provenance.producer_health/v1` body. */
+export async function producerHealth(
+  connection: DuckDBConnection,
+  params: ProducerHealthParams,
+  limits: SpoolLimits,
+): Promise<string> {
+  if (params.run !== null) await requireRun(connection, params.run);
+  const counters = await connection.runAndReadAll(
+    'SELECT source, counter, value FROM producer_counters ORDER BY ALL',
+  );
+  const sources: Record<string, Record<string, number>> = {};
+  const invalidByReason: Record<string, number> = {};
+  let invalid = 0;
+  const spool: Record<string, number> = {};
+  for (const row of counters.getRowObjectsJS()) {
+    const source = row['source'] as string;
+    const counter = row['counter'] as string;
+    const value = Number(row['value']);
+    if (source === unknownSource && counter === 'invalid') invalid = value;
+    else if (source === unknownSource) invalidByReason[counter.replace(/^invalid:/, '')] = value;
+    else if (source === 'spool') spool[counter] = value;
+    else (sources[source] ??= {})[counter] = value;
+  }
+  const stats = await readSpoolStats(connection);
+  const gaps = await connection.runAndReadAll(
+    'SELECT kind, count(*) AS n, coalesce(sum(lost_events), 0) AS lost FROM coverage_gaps ' +
+      `${params.run === null ? '' : 'WHERE run_id = $1 OR run_id IS NULL '}GROUP BY kind ORDER BY kind`,
+    params.run === null ? [] : [params.run],
+  );
+  return JSON.stringify({
+    schema_version: 'provenance.producer_health/v1',
+    run_id: params.run,
+    sources,
+    drops: {
+      invalid,
+      invalid_by_reason: invalidByReason,
+      spool_expired: spool['expired'] ?? 0,
+      spool_overflowed: spool['overflowed'] ?? 0,
+    },
+    disk_buffering: {
+      spool_events: stats.events,
+      spool_bytes: stats.bytes,
+      spool_ttl_s: limits.ttlMs / 1000,
+      spool_max_events: limits.maxEvents,
+      spool_max_bytes: limits.maxBytes,
+      spool_settled_late: spool['correlated'] ?? 0,
+      ingest_in_flight_bytes: params.ingestInFlightBytes,
+    },
+    correlation_coverage: await coverage(connection, params.run),
+    coverage_gaps: Object.fromEntries(
+      gaps
+        .getRowObjectsJS()
+        .map((row) => [row['kind'] as string, { gaps: Number(row['n']), lost_events: Number(row['lost']) }]),
+    ),
+  });
+}
+
+/** Events by evidence level and tier (for a run), or by spool state and evidence level (for all). */
+async function coverage(connection: DuckDBConnection, run: string | null): Promise<object> {
+  if (run !== null) {
+    const reader = await connection.runAndReadAll(
+      'SELECT evidence_level, corr_method, count(*) AS n FROM events WHERE run_id = $1 GROUP BY ALL',
+      [run],
+    );
+    const byEvidence: Record<string, number> = {};
+    const byMethod: Record<string, number> = {};
+    let events = 0;
+    for (const row of reader.getRowObjectsJS()) {
+      const n = Number(row['n']);
+      events += n;
+      const level = evidenceName(row['evidence_level'] as number);
+      const method = methodName(row['corr_method'] as number);
+      byEvidence[level] = (byEvidence[level] ?? 0) + n;
+      byMethod[method] = (byMethod[method] ?? 0) + n;
+    }
+    return { scope: 'run', events, by_evidence_level: byEvidence, by_method: byMethod };
+  }
+  const reader = await connection.runAndReadAll('SELECT spool_state, count(*) AS n FROM events GROUP BY ALL');
+  const byState: Record<string, number> = {};
+  let events = 0;
+  for (const row of reader.getRowObjectsJS()) {
+    const n = Number(row['n']);
+    events += n;
+    byState[spoolName(row['spool_state'] as number)] = n;
+  }
+  const attributed = byState['settled'] ?? 0;
+  return {
+    scope: 'all',
+    events,
+    attributed,
+    attributed_ratio: events === 0 ? null : attributed / events,
+    by_spool_state: byState,
+  };
+}

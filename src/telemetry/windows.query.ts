@@ -1,0 +1,75 @@
+/** GET /v1/telemetry/windows in the store actor: a run's 10 s or 60 s windows, keyset-paged. */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { typeCode, typeName } from './codes.js';
+import { decodeCursor, encodeCursor, filterDigest } from './cursor.js';
+import type { EventType } from './event.js';
+import { formatRfc3339Nanos } from './rfc3339.js';
+import { requireRun } from './run-exists.js';
+
+/** Validated parameters of a windows request; `from`/`to` select windows that overlap [from, to]. */
+export interface WindowsParams {
+  run: string;
+  window: 10 | 60;
+  type: EventType | null;
+  fromNs: bigint | null;
+  toNs: bigint | null;
+  limit: number;
+  cursor: string | null;
+}
+
+interface WindowRow {
+  bucket_ns: bigint;
+  type: number;
+  events: bigint;
+  correlated: bigint;
+  risky: bigint;
+  bytes: bigint;
+}
+
+/** The `provenance.telemetry_event_windows/v1` body. */
+export async function listWindows(
+  connection: DuckDBConnection,
+  params: WindowsParams,
+  formatVersion: number,
+): Promise<string> {
+  await requireRun(connection, params.run);
+  const width = BigInt(params.window) * 1_000_000_000n;
+  const digest = filterDigest([
+    'windows',
+    params.run,
+    params.window,
+    params.type,
+    String(params.fromNs),
+    String(params.toNs),
+  ]);
+  const after = params.cursor === null ? null : decodeCursor(params.cursor, formatVersion, digest, 2);
+  const conditions = ['run_id = $1', `window_s = ${params.window}`];
+  if (params.type !== null) conditions.push(`type = ${typeCode(params.type)}`);
+  if (params.fromNs !== null) conditions.push(`bucket_ns + ${width} > ${params.fromNs}`);
+  if (params.toNs !== null) conditions.push(`bucket_ns <= ${params.toNs}`);
+  if (after !== null) conditions.push(`(bucket_ns, type) > (${after[0]}, ${after[1]})`);
+  const reader = await connection.runAndReadAll(
+    `SELECT bucket_ns, type, events, correlated, risky, bytes FROM windows WHERE ${conditions.join(' AND ')} ` +
+      'ORDER BY bucket_ns, type LIMIT $2',
+    [params.run, params.limit + 1],
+  );
+  const rows = reader.getRowObjectsJS() as unknown as WindowRow[];
+  const hasMore = rows.length > params.limit;
+  const page = hasMore ? rows.slice(0, params.limit) : rows;
+  const last = page[page.length - 1];
+  const next =
+    hasMore && last !== undefined ? encodeCursor(formatVersion, digest, [last.bucket_ns, last.type]) : null;
+  const windows = page.map(
+    (row) =>
+      `{"start":"${formatRfc3339Nanos(row.bucket_ns)}","end":"${formatRfc3339Nanos(row.bucket_ns + width)}",` +
+      `"type":"${typeName(row.type)}","events":${row.events},"correlated":${row.correlated},` +
+      `"risky":${row.risky},"bytes":${row.bytes}}`,
+  );
+  return (
+    `{"schema_version":"provenance.telemetry_event_windows/v1","run_id":${JSON.stringify(params.run)},` +
+    `"window_s":${params.window},"type":${JSON.stringify(params.type)},` +
+    `"from":${params.fromNs === null ? 'null' : `"${formatRfc3339Nanos(params.fromNs)}"`},` +
+    `"to":${params.toNs === null ? 'null' : `"${formatRfc3339Nanos(params.toNs)}"`},"limit":${params.limit},` +
+    `"count":${page.length},"has_more":${hasMore},"next_cursor":${JSON.stringify(next)},"windows":[${windows.join(',')}]}`
+  );
+}

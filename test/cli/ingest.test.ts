@@ -1,0 +1,276 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { statSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/shared/package-root.js';
+import { cliPath, useDaemonFixture } from '../support/daemon.js';
+
+// below mocha's 60 s, so a hung CLI fails its test instead of the run
+const childTimeoutMs = 45_000;
+const fixtureFile = join(packageRoot, 'test', 'fixtures', 'native-ebpf-events.jsonl');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled CLI with `input` on stdin; resolves with its exit code and output. */
+async function provd(
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<Run> {
+  // the caller's own token or URL must not leak into the child
+  const { PROVD_AUTH_TOKEN: _token, PROVD_URL: _url, ...inherited } = process.env;
+  const child = spawn(process.execPath, [cliPath, 'ingest', ...args], {
+    env: { ...inherited, ...options.env },
+    timeout: childTimeoutMs,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  child.stdin.end(options.input ?? '');
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/** The one JSON summary line on stdout. */
+function summaryOf(run: Run): Record<string, number> {
+  assert.equal(run.code, 0, `exit code ${run.code}; stderr:\n${run.stderr}`);
+  const lines = run.stdout.trim().split('\n');
+  assert.equal(lines.length, 1, `one summary line expected, got:\n${run.stdout}`);
+  return JSON.parse(lines[0]!) as Record<string, number>;
+}
+
+/** A native execve line; `pid` varies so lines differ. */
+function nativeLine(pid: number): string {
+  return JSON.stringify({
+    event_type: 'execve',
+    timestamp: '2026-01-01T00:00:01Z',
+    pid,
+    comm: 'sh',
+    path: '/bin/sh',
+  });
+}
+
+/** Writes `lines` (each newline-terminated) to a file in `dir` and returns its path. */
+function writeLines(dir: string, name: string, lines: string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, lines.map((line) => line + '\n').join(''));
+  return path;
+}
+
+/** A stand-in daemon on a loopback port whose answers the test scripts; records each request body. */
+async function startFakeDaemon(
+  answer: (request: IncomingMessage, body: string, index: number, response: ServerResponse) => void,
+): Promise<{ server: Server; url: string; bodies: string[] }> {
+  const bodies: string[] = [];
+  const server = createServer((request, response) => {
+    const parts: Buffer[] = [];
+    request.on('data', (part: Buffer) => parts.push(part));
+    request.on('end', () => {
+      const body = Buffer.concat(parts).toString('utf8');
+      bodies.push(body);
+      answer(request, body, bodies.length - 1, response);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
+}
+
+/** A provenance.ingest/v1 answer that accepts every line of `body`. */
+function acceptAll(body: string): string {
+  const lines = body.split('\n').filter((line) => line !== '').length;
+  return JSON.stringify({
+    schema_version: 'provenance.ingest/v1',
+    batch_id: 'fake',
+    accepted: lines,
+    rejected: 0,
+    pending: 0,
+    errors: [],
+    errors_truncated: false,
+  });
+}
+
+describe('provd ingest', function () {
+  const fixture = useDaemonFixture();
+  let fake: Server | undefined;
+
+  afterEach(async function () {
+    if (fake === undefined) return;
+    fake.closeAllConnections();
+    fake.close();
+    await once(fake, 'close');
+    fake = undefined;
+  });
+
+  it('prints a summary with every line accepted when it ingests a fixture file', async function () {
+    const daemon = await fixture.start();
+    const run = await provd(['--url', daemon.url, '--format', 'native', fixtureFile]);
+    const summary = summaryOf(run);
+    assert.deepEqual(Object.keys(summary).sort(), [
+      'accepted',
+      'bytes',
+      'errors_shown',
+      'events_per_second',
+      'pending',
+      'rejected',
+      'requests',
+      'seconds',
+    ]);
+    assert.equal(summary['accepted'], 4);
+    assert.equal(summary['rejected'], 0);
+    assert.equal(summary['requests'], 1);
+    assert.equal(summary['bytes'], statSync(fixtureFile).size);
+    assert.equal(summary['errors_shown'], 0);
+    assert.equal(run.stderr, '');
+  });
+
+  it('sends many requests and loses no line when the file is many chunks long', async function () {
+    const daemon = await fixture.start();
+    const lines = Array.from({ length: 20_000 }, (_, index) => nativeLine(1000 + (index % 5000)));
+    const file = writeLines(fixture.dataDir, 'many.jsonl', lines);
+    const summary = summaryOf(await provd(['--url', daemon.url, '--chunk-bytes', '65536', file]));
+    assert.ok(
+      summary['requests']! >= Math.floor(statSync(file).size / 65536),
+      `requests: ${summary['requests']}`,
+    );
+    assert.equal(summary['accepted']! + summary['rejected']!, 20_000);
+    assert.equal(summary['accepted'], 20_000);
+    assert.equal(summary['bytes'], statSync(file).size);
+  });
+
+  it('reports bad lines by their line number in the whole file when they are in the second chunk', async function () {
+    const daemon = await fixture.start();
+    const good = nativeLine(4242);
+    const lines = Array.from({ length: 30 }, () => good);
+    lines[12] = '{not json'; // line 13
+    lines[16] = JSON.stringify({ event_type: 'teleport', timestamp: '2026-01-01T00:00:01Z' }); // line 17
+    const file = writeLines(fixture.dataDir, 'bad.jsonl', lines);
+    // lines 1..10 fill the first request exactly, so the bad lines are lines 3 and 7 of the second
+    const chunkBytes = 10 * (good.length + 1);
+    const run = await provd(['--url', daemon.url, '--chunk-bytes', String(chunkBytes), file]);
+    const summary = summaryOf(run);
+    assert.ok(summary['requests']! >= 3);
+    assert.equal(summary['accepted'], 28);
+    assert.equal(summary['rejected'], 2);
+    assert.equal(summary['errors_shown'], 2);
+    const shown = run.stderr.trim().split('\n');
+    assert.equal(shown.length, 2, run.stderr);
+    assert.match(shown[0]!, /^line 13: invalid_json: /);
+    assert.match(shown[1]!, /^line 17: unknown_type: /);
+  });
+
+  it('reads stdin when FILE is -', async function () {
+    const daemon = await fixture.start();
+    const input = [nativeLine(1), nativeLine(2), nativeLine(3)].join('\n'); // no final newline
+    const summary = summaryOf(await provd(['--url', daemon.url, '-'], { input }));
+    assert.equal(summary['accepted'], 3);
+    assert.equal(summary['bytes'], Buffer.byteLength(input));
+  });
+
+  it('sends the token from PROVD_AUTH_TOKEN, and exits 1 with the daemon message when it is wrong', async function () {
+    const daemon = await fixture.start({ authToken: 'tok' });
+    const ok = await provd([fixtureFile], { env: { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: 'tok' } });
+    assert.equal(summaryOf(ok)['accepted'], 4);
+    const refused = await provd([fixtureFile], { env: { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: 'nope' } });
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /unauthorized: the bearer token is wrong/);
+  });
+
+  it('exits 2 when the file does not exist', async function () {
+    const run = await provd(['--url', 'http://127.0.0.1:1', join(fixture.dataDir, 'missing.jsonl')]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /PROVD_ERR_CONFIG_INVALID: cannot read FILE ".*missing\.jsonl": ENOENT/);
+  });
+
+  it('exits 2 before sending anything when --format is not a known format', async function () {
+    const run = await provd(['--url', 'http://127.0.0.1:1', '--format', 'syslog', fixtureFile]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--format must be one of native, tetragon, falco, auto, got "syslog"/);
+  });
+
+  it('exits 1 naming the daemon address and what was sent when no daemon answers', async function () {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as AddressInfo;
+    closed.close();
+    await once(closed, 'close');
+    const run = await provd(['--url', `http://127.0.0.1:${port}`, fixtureFile]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, '');
+    assert.match(
+      run.stderr,
+      new RegExp(`PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at http://127\\.0\\.0\\.1:${port}`),
+    );
+    assert.match(run.stderr, /sent 4 lines; the daemon committed 0 of them/);
+  });
+
+  it('resends the same chunk after Retry-After when the daemon answers 429', async function () {
+    const started = await startFakeDaemon((_request, body, index, response) => {
+      if (index === 0) {
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+        response.end(
+          JSON.stringify({
+            schema_version: 'provenance.error/v1',
+            error: { code: 'backpressure', message: 'full' },
+          }),
+        );
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end(acceptAll(body));
+    });
+    fake = started.server;
+    const summary = summaryOf(await provd(['--url', started.url, fixtureFile]));
+    assert.equal(summary['accepted'], 4);
+    assert.equal(summary['requests'], 1);
+    assert.equal(started.bodies.length, 2);
+    assert.equal(started.bodies[1], started.bodies[0]);
+  });
+
+  it('gives up after a few attempts and says how much was committed when the daemon keeps answering 503', async function () {
+    const good = nativeLine(7);
+    const file = writeLines(
+      fixture.dataDir,
+      'five.jsonl',
+      Array.from({ length: 5 }, () => good),
+    );
+    const started = await startFakeDaemon((_request, body, index, response) => {
+      if (index === 0) return void response.writeHead(200).end(acceptAll(body));
+      response.writeHead(503, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          schema_version: 'provenance.error/v1',
+          error: { code: 'unavailable', message: 'store down' },
+        }),
+      );
+    });
+    fake = started.server;
+    const chunkBytes = 2 * (good.length + 1);
+    const run = await provd([
+      '--url',
+      started.url,
+      '--chunk-bytes',
+      String(chunkBytes),
+      '--concurrency',
+      '1',
+      file,
+    ]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /unavailable: store down \(after 5 attempts\)/);
+    assert.match(
+      run.stderr,
+      /sent 4 lines; the daemon committed 2 of them \(2 accepted, 0 rejected\) in 1 request;/,
+    );
+    assert.match(run.stderr, /a rerun may start at line 3/);
+    assert.equal(started.bodies.length, 6); // one committed chunk, then five attempts at the second
+  });
+});

@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { useDaemonFixture } from '../support/daemon.js';
+import { request } from '../support/http.js';
+import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
+
+const types = ['execve', 'file_open', 'network_connect', 'file_write', 'dns_query'];
+
+/** Native lines of one cgroup with mixed types over two minutes. */
+function mixedLines(count: number, cgroup: string, offset = 0): string {
+  return Array.from({ length: count }, (_, i) => {
+    const n = i + offset;
+    const second = String(n % 120).padStart(2, '0');
+    return nativeLine({
+      cgroup_id: cgroup,
+      pid: 1000 + (n % 50),
+      event_type: types[n % types.length],
+      timestamp: `2026-01-01T00:${String(Math.floor((n % 120) / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.${n % 10}Z`,
+      path: n % 7 === 0 ? '/root/.aws/credentials' : '/tmp/f' + second,
+      dst_ip: n % 11 === 0 ? '169.254.169.254' : '93.184.216.34',
+      dst_port: 443,
+      bytes: 10,
+      query: 'example.com',
+    });
+  }).join('\n');
+}
+
+describe('telemetry queries', function () {
+  const daemons = useDaemonFixture();
+
+  it('pages without duplicates or gaps while ingest is running', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, { run_id: 'run-p', tool_call_id: 'tc', cgroup_id: 'cg-p' });
+    await ingest(daemon.url, mixedLines(1500, 'cg-p'), 'native');
+    let ingested = 1500;
+    const writer = (async () => {
+      for (let round = 1; round < 12; round++) {
+        const { body } = await ingest(daemon.url, mixedLines(1500, 'cg-p', round * 1500), 'native');
+        ingested += body['accepted'] as number;
+      }
+    })();
+    const during = (await pageAll(daemon.url, 'run=run-p', 100)).map((event) => event['id'] as string);
+    await writer;
+    const after = (await pageAll(daemon.url, 'run=run-p')).map((event) => event['id'] as string);
+    assert.equal(ingested, 18_000);
+    assert.equal(after.length, ingested, 'a pass after ingest sees every event');
+    assert.equal(new Set(during).size, during.length, 'no event is seen twice during ingest');
+    // keyset pages skip nothing: what the pass during ingest saw is exactly the start of the full list
+    assert.deepEqual(during, after.slice(0, during.length));
+  });
+
+  it('refuses a cursor used with other filters, a malformed cursor, and a bad limit', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, { run_id: 'run-c', tool_call_id: 'tc', cgroup_id: 'cg-c' });
+    await bind(daemon.url, { run_id: 'run-d', tool_call_id: 'tc', cgroup_id: 'cg-d' });
+    await ingest(daemon.url, mixedLines(30, 'cg-c'), 'native');
+    const first = await request(daemon.url, '/v1/telemetry/events?run=run-c&limit=5');
+    const cursor = first.body['next_cursor'] as string;
+    assert.equal(typeof cursor, 'string');
+    const cases: [string, string][] = [
+      [`/v1/telemetry/events?run=run-c&type=execve&cursor=${cursor}`, 'invalid_cursor'],
+      [`/v1/telemetry/events?run=run-d&cursor=${cursor}`, 'invalid_cursor'],
+      ['/v1/telemetry/events?run=run-c&cursor=not-a-cursor', 'invalid_cursor'],
+      [
+        `/v1/telemetry/events?run=run-c&cursor=${Buffer.from('{"v":1}').toString('base64url')}`,
+        'invalid_cursor',
+      ],
+      ['/v1/telemetry/events?run=run-c&cursor=%E2%9C%93', 'invalid_cursor'],
+      [`/v1/telemetry/windows?run=run-c&cursor=${cursor}`, 'invalid_cursor'],
+      ['/v1/telemetry/events?run=run-c&limit=1001', 'invalid_argument'],
+      ['/v1/telemetry/events?run=run-c&limit=ten', 'invalid_argument'],
+      ['/v1/telemetry/events?run=run-c&type=bogus', 'invalid_argument'],
+      ['/v1/telemetry/windows?run=run-c&window=30', 'invalid_argument'],
+      ['/v1/telemetry/windows?run=run-c&from=yesterday', 'invalid_argument'],
+      [
+        '/v1/telemetry/windows?run=run-c&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z',
+        'invalid_argument',
+      ],
+    ];
+    for (const [path, code] of cases) {
+      const { status, body } = await request(daemon.url, path);
+      assert.equal(status, 400, path);
+      assert.equal((body['error'] as { code: string }).code, code, path);
+    }
+    const next = await request(daemon.url, `/v1/telemetry/events?run=run-c&limit=5&cursor=${cursor}`);
+    assert.equal(next.status, 200, 'the cursor still works with its own filters');
+  });
+
+  it('answers 400 without run and 404 for a run nobody bound, on every per-run query', async function () {
+    const daemon = await daemons.start();
+    for (const path of ['/v1/telemetry/events', '/v1/telemetry/windows', '/v1/telemetry/correlations']) {
+      const missing = await request(daemon.url, path);
+      assert.equal(missing.status, 400, path);
+      assert.match((missing.body['error'] as { message: string }).message, /^run is required/);
+      const unknown = await request(daemon.url, `${path}?run=nobody`);
+      assert.equal(unknown.status, 404, path);
+      assert.equal((unknown.body['error'] as { code: string }).code, 'run_not_found');
+    }
+    assert.equal((await request(daemon.url, '/v1/telemetry/producer-health?run=nobody')).status, 404);
+    assert.equal((await request(daemon.url, '/v1/telemetry/producer-health')).status, 200);
+  });
+
+  it('keeps window counts equal to event counts for both window lengths', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, { run_id: 'run-w', tool_call_id: 'tc', cgroup_id: 'cg-w' });
+    await ingest(daemon.url, mixedLines(2400, 'cg-w'), 'native');
+    await ingest(daemon.url, mixedLines(600, 'cg-w', 2400), 'native');
+    const events = await pageAll(daemon.url, 'run=run-w');
+    const byType = new Map<string, number>();
+    for (const event of events)
+      byType.set(event['type'] as string, (byType.get(event['type'] as string) ?? 0) + 1);
+    for (const window of [10, 60]) {
+      const { body } = await request(daemon.url, `/v1/telemetry/windows?run=run-w&window=${window}`);
+      const windows = body['windows'] as { type: string; events: number; correlated: number }[];
+      const counted = new Map<string, number>();
+      for (const row of windows) counted.set(row.type, (counted.get(row.type) ?? 0) + row.events);
+      assert.deepEqual(new Map([...counted].sort()), new Map([...byType].sort()), `window=${window}`);
+      assert.equal(
+        windows.reduce((sum, row) => sum + row.correlated, 0),
+        events.length,
+      );
+    }
+    const filtered = await request(daemon.url, '/v1/telemetry/windows?run=run-w&window=60&type=secret_path');
+    const secret = (filtered.body['windows'] as { events: number; risky: number }[]).reduce(
+      (sum, row) => sum + row.events,
+      0,
+    );
+    assert.equal(secret, byType.get('secret_path'));
+  });
+
+  it('correlates events that arrive before their binding once the binding comes', async function () {
+    const daemon = await daemons.start();
+    const early = await ingest(daemon.url, mixedLines(40, 'cg-late'), 'native');
+    assert.equal(early.body['pending'], 40);
+    const health = await request(daemon.url, '/v1/health');
+    assert.equal(health.body['coverage_status'], 'pending');
+    assert.equal(health.body['queued_spool'], 40);
+    const binding = await bind(daemon.url, { run_id: 'run-l', tool_call_id: 'tc', cgroup_id: 'cg-late' });
+    assert.equal(binding['recorrelated'], 40);
+    const events = await pageAll(daemon.url, 'run=run-l');
+    assert.equal(events.length, 40);
+    for (const event of events) {
+      assert.deepEqual(event['correlation'], {
+        method: 'cgroup',
+        confidence: 0.98,
+        evidence_level: 'kernel_correlated',
+      });
+    }
+    const one = await request(
+      daemon.url,
+      `/v1/telemetry/correlations?run=run-l&event=${events[0]!['id'] as string}`,
+    );
+    const basis = (one.body['correlations'] as Record<string, unknown>[])[0]!;
+    assert.equal(basis['binding_id'], binding['binding_id']);
+    assert.deepEqual(basis['matched'], { cgroup_id: 'cg-late' });
+    assert.equal((await request(daemon.url, '/v1/health')).body['queued_spool'], 0);
+  });
+
+  it('marks an ai_asserted binding context_asserted with its lower confidence', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, {
+      run_id: 'run-ai',
+      tool_call_id: 'tc',
+      cgroup_id: 'cg-ai',
+      binding_source: 'ai_asserted',
+    });
+    await ingest(daemon.url, mixedLines(3, 'cg-ai'), 'native');
+    for (const event of await pageAll(daemon.url, 'run=run-ai')) {
+      assert.deepEqual(event['correlation'], {
+        method: 'cgroup',
+        confidence: 0.5,
+        evidence_level: 'context_asserted',
+      });
+    }
+  });
+
+  it('counts expired spool events and records them as a coverage gap', async function () {
+    const daemon = await daemons.start({ args: ['--spool-ttl', '1s'] });
+    await ingest(daemon.url, mixedLines(25, 'cg-never-bound'), 'native');
+    let health: Record<string, unknown> = {};
+    for (let i = 0; i < 50 && health['coverage_status'] !== 'gaps_recorded'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      health = (await request(daemon.url, '/v1/health')).body;
+    }
+    assert.equal(health['status'], 'degraded');
+    assert.equal(health['coverage_status'], 'gaps_recorded');
+    assert.equal(health['queued_spool'], 0);
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    assert.equal((producer['drops'] as Record<string, number>)['spool_expired'], 25);
+    assert.deepEqual((producer['coverage_gaps'] as Record<string, unknown>)['spool_expiry'], {
+      gaps: 1,
+      lost_events: 25,
+    });
+  });
+
+  it('keeps spooled events across a restart and settles them when the binding comes', async function () {
+    const first = await daemons.start();
+    await ingest(first.url, mixedLines(60, 'cg-restart'), 'native');
+    assert.equal(await first.stop(), 0);
+    const second = await daemons.start();
+    assert.equal((await request(second.url, '/v1/health')).body['queued_spool'], 60);
+    const binding = await bind(second.url, { run_id: 'run-r', tool_call_id: 'tc', cgroup_id: 'cg-restart' });
+    assert.equal(binding['recorrelated'], 60);
+  });
+});
