@@ -2,6 +2,7 @@
  * Every path of the interface, once. The router and the OpenAPI document are both built from this
  * list, so they cannot disagree. `served: false` marks a path this build answers with 501.
  */
+import { eventTypes } from '../telemetry/event.js';
 
 /** One query-string parameter. */
 export interface QueryParam {
@@ -38,6 +39,24 @@ const run = (description = 'run identifier'): QueryParam => ({
   description,
 });
 const optional = (name: string, description: string): QueryParam => ({ name, type: 'string', description });
+
+const eventType: QueryParam = {
+  name: 'type',
+  type: 'string',
+  enum: eventTypes,
+  description: 'event type filter',
+};
+const pageLimit: QueryParam = {
+  name: 'limit',
+  type: 'integer',
+  minimum: 1,
+  maximum: 1000,
+  description: 'page size, default 100',
+};
+const pageCursor = optional(
+  'cursor',
+  'opaque cursor from next_cursor; only valid with the same run and filters',
+);
 
 /** The whole interface, in the order of the specification. */
 export const endpoints: readonly Endpoint[] = [
@@ -167,12 +186,7 @@ export const endpoints: readonly Endpoint[] = [
     summary: 'One page of runtime events of a run',
     schema: 'telemetry_events',
     served: true,
-    query: [
-      run(),
-      optional('type', 'event type filter'),
-      { name: 'limit', type: 'integer', minimum: 1, maximum: 1000, description: 'page size, default 100' },
-      optional('cursor', 'opaque cursor from next_cursor'),
-    ],
+    query: [run(), eventType, pageLimit, pageCursor],
   },
   {
     method: 'GET',
@@ -184,9 +198,11 @@ export const endpoints: readonly Endpoint[] = [
     query: [
       run(),
       { name: 'window', type: 'integer', enum: [10, 60], description: 'window length in seconds' },
-      optional('type', 'event type filter'),
-      optional('from', 'RFC 3339 start'),
-      optional('to', 'RFC 3339 end'),
+      eventType,
+      optional('from', 'RFC 3339: windows ending after this instant'),
+      optional('to', 'RFC 3339: windows starting at or before this instant'),
+      pageLimit,
+      pageCursor,
     ],
   },
   {

@@ -1,9 +1,12 @@
 /**
  * The `components` of the OpenAPI document: body schemas transcribed from the resource tables of
- * spec/interface.md, the shared error responses of design/contract.md, and the bearer scheme.
+ * spec/interface.md, the exact ones of openapi-telemetry-schemas.ts and openapi-binding-schemas.ts,
+ * the error responses of design/contract.md, and the bearer scheme.
  */
-import { wireErrorCodes } from '../shared/errors.js';
+import { wireErrorCodes, type WireErrorCode } from '../shared/errors.js';
 import type { Endpoint } from './endpoints.js';
+import { bindingSchemas } from './openapi-binding-schemas.js';
+import { telemetrySchemas } from './openapi-telemetry-schemas.js';
 
 /** A JSON Schema (or any other OpenAPI object) as plain JSON data. */
 export type JsonObject = { [key: string]: unknown };
@@ -71,24 +74,23 @@ const countOrNull = (description: string): JsonObject => ({
 });
 const count: JsonObject = { type: 'integer', minimum: 0 };
 
-// every wire body carries the same error shape (contract.md, HTTP conventions)
-const errorSchema: JsonObject = {
-  type: 'object',
-  required: ['schema_version', 'error'],
-  properties: {
-    schema_version: { type: 'string', const: 'provenance.error/v1' },
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string', enum: Object.keys(wireErrorCodes) },
-        message: { type: 'string' },
+/** The error body of every endpoint (contract.md, HTTP conventions), its `code` one of `codes`. */
+function errorSchema(codes: readonly WireErrorCode[]): JsonObject {
+  return {
+    type: 'object',
+    required: ['schema_version', 'error'],
+    properties: {
+      schema_version: { type: 'string', const: 'provenance.error/v1' },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string', enum: [...codes] }, message: { type: 'string' } },
+        additionalProperties: false,
       },
-      additionalProperties: false,
     },
-  },
-  additionalProperties: false,
-};
+    additionalProperties: false,
+  };
+}
 
 // spec/interface.md, "DaemonHealth": additional properties are allowed
 const daemonHealthSchema: JsonObject = {
@@ -168,47 +170,66 @@ function envelopeSchema(schema: string): JsonObject {
   };
 }
 
-function errorResponse(description: string, headers: Record<string, JsonObject> = {}): OpenApiResponse {
+/** An error answer whose body's `code` is one of `codes`. */
+function errorResponse(
+  codes: readonly WireErrorCode[],
+  description: string,
+  headers: Record<string, JsonObject> = {},
+): OpenApiResponse {
   return {
     description,
     headers: { ...commonHeaders, ...headers },
-    content: { 'application/json': { schema: schemaRef('Error') } },
+    content: { 'application/json': { schema: errorSchema(codes) } },
   };
 }
 
-/** Error answers shared by many operations, keyed by their `components.responses` name. */
+/** Error answers shared by many operations, by `components.responses` name, each with its codes. */
 const errorResponses = {
   BadRequest: errorResponse(
+    ['invalid_argument', 'invalid_cursor'],
     '`invalid_argument`: a parameter or the body is missing or malformed (the message names it); ' +
       '`invalid_cursor`: the cursor is malformed or belongs to other filters',
   ),
   Unauthorized: errorResponse(
+    ['unauthorized'],
     '`unauthorized`: the daemon runs with --auth-token and the token is missing or wrong',
     {
-      'WWW-Authenticate': { description: 'the bearer challenge, `Bearer`', schema: { type: 'string' } },
+      'WWW-Authenticate': {
+        description: 'the bearer challenge, `Bearer realm="provd"`',
+        schema: { type: 'string' },
+      },
     },
   ),
-  NotFound: errorResponse('`run_not_found`: `run` (or another id) names nothing known'),
-  PayloadTooLarge: errorResponse('`payload_too_large`: the body is over the limit (default 64 MiB)'),
-  Backpressure: errorResponse('`backpressure`: the ingest queues are full', {
+  // a known path answers 404 only for an unknown run (or event); an unknown path gets `Error`
+  NotFound: errorResponse(['run_not_found'], '`run_not_found`: `run` (or another id) names nothing known'),
+  PayloadTooLarge: errorResponse(
+    ['payload_too_large'],
+    '`payload_too_large`: the body is over the limit (default 64 MiB)',
+  ),
+  Backpressure: errorResponse(['backpressure'], '`backpressure`: the ingest queues are full', {
     'Retry-After': {
       description: 'seconds to wait before retrying',
       schema: { type: 'integer', minimum: 0 },
     },
   }),
-  NotImplemented: errorResponse('part of the interface, not served by this build yet'),
-  Unavailable: errorResponse('`unavailable`: the store is unusable'),
-  Internal: errorResponse('`internal`: an unexpected failure (HTTP 500)'),
+  NotImplemented: errorResponse(['not_implemented'], 'part of the interface, not served by this build yet'),
+  Unavailable: errorResponse(
+    ['unavailable'],
+    '`unavailable`: the store is unusable, or the daemon is shutting down',
+  ),
+  Internal: errorResponse(['internal'], '`internal`: an unexpected failure (HTTP 500)'),
 };
 
-/** Builds `components` for the given endpoints: one envelope schema per schema name they answer with. */
+/** Builds `components` for the given endpoints: an exact or envelope schema per body they answer. */
 export function buildComponents(list: readonly Endpoint[]): OpenApiComponents {
   const schemas: Record<string, JsonObject> = {
-    Error: errorSchema,
+    Error: errorSchema(Object.keys(wireErrorCodes) as WireErrorCode[]),
     Liveness: livenessSchema,
     DaemonHealth: daemonHealthSchema,
     VerifyResult: verifyResultSchema,
     OpenApiDocument: openapiSchema,
+    ...telemetrySchemas,
+    ...bindingSchemas,
   };
   for (const { schema } of list) {
     const name = schemaComponentName(schema);

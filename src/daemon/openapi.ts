@@ -48,12 +48,18 @@ function parameter(param: QueryParam): JsonObject {
   };
 }
 
-function requestBody(mediaType: NonNullable<Endpoint['body']>): JsonObject {
-  const schema =
-    mediaType === 'application/json'
-      ? { type: 'object' }
-      : { type: 'string', description: 'one JSON object a line' };
-  return { required: true, content: { [mediaType]: { schema } } };
+// request bodies with an exact schema, by operationId; the rest are documented by media type only
+const requestSchemas: Record<string, string> = { bind: 'BindRequest' };
+
+function requestSchema({ body, operationId }: Endpoint): JsonObject {
+  if (body === 'application/x-ndjson') return { type: 'string', description: 'one JSON object a line' };
+  const named = requestSchemas[operationId];
+  return named === undefined ? { type: 'object' } : schemaRef(named);
+}
+
+function requestBody(endpoint: Endpoint): JsonObject {
+  const mediaType = endpoint.body ?? 'application/json';
+  return { required: true, content: { [mediaType]: { schema: requestSchema(endpoint) } } };
 }
 
 function bodyResponse(description: string, schema: string): OpenApiResponse {
@@ -90,17 +96,22 @@ function bodyResponses({ schema }: Endpoint): Record<string, OpenApiResponse> {
   return responses;
 }
 
-/** The error answers an endpoint can give, per design/contract.md "HTTP conventions". */
+/**
+ * The error answers an endpoint can give, per design/contract.md "HTTP conventions". Auth, the body
+ * limit and shutdown come before the handler; parameters and runs are checked only by a served one.
+ */
 function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
   const query = endpoint.query ?? [];
+  const { served } = endpoint;
   const responses: Record<string, OpenApiResponse> = {};
   // any parameter can be malformed (enum, integer), and explain needs `run` with `file`
-  if (query.length > 0 || endpoint.body) responses['400'] = responseRef('BadRequest');
+  if (served && (query.length > 0 || endpoint.body)) responses['400'] = responseRef('BadRequest');
   if (!endpoint.public) responses['401'] = responseRef('Unauthorized');
-  if (query.some((param) => param.name === 'run')) responses['404'] = responseRef('NotFound');
+  // every query naming a run checks it first; correlations also answers 404 for an unknown event
+  if (served && query.some((param) => param.name === 'run')) responses['404'] = responseRef('NotFound');
   if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
-  if (endpoint.operationId === 'ingest') responses['429'] = responseRef('Backpressure');
-  if (!endpoint.served) responses['501'] = responseRef('NotImplemented');
+  if (served && endpoint.operationId === 'ingest') responses['429'] = responseRef('Backpressure');
+  if (!served) responses['501'] = responseRef('NotImplemented');
   if (!endpoint.public) responses['503'] = responseRef('Unavailable');
   return responses;
 }
@@ -113,7 +124,7 @@ function operation(endpoint: Endpoint): OpenApiOperation {
     description: endpoint.public ? publicNote : authNote,
     security: endpoint.public ? [] : [{}, { bearerAuth: [] }],
     ...(query.length > 0 ? { parameters: query.map(parameter) } : {}),
-    ...(endpoint.body ? { requestBody: requestBody(endpoint.body) } : {}),
+    ...(endpoint.body ? { requestBody: requestBody(endpoint) } : {}),
     // a body response listed by the spec replaces the generic error of the same status
     responses: { ...errorResponses(endpoint), ...bodyResponses(endpoint), default: responseRef('Internal') },
   };

@@ -62,10 +62,12 @@ export class IngestRouter {
 
   /** Normalizes and commits one NDJSON body; rejects with `backpressure` when the router is full. */
   async ingest(body: Uint8Array, format: IngestFormat): Promise<IngestSummary> {
-    if (this.inFlightBytes > 0 && this.inFlightBytes + body.length > this.limits.maxInFlightBytes) {
+    // kept aside: once the body's buffer is transferred to a worker, body.length reads 0
+    const size = body.length;
+    if (this.inFlightBytes > 0 && this.inFlightBytes + size > this.limits.maxInFlightBytes) {
       throw new ProvdError('backpressure', 'ingest queues are full; retry later');
     }
-    this.inFlightBytes += body.length;
+    this.inFlightBytes += size;
     try {
       const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
       const ingestedNs = BigInt(Date.now()) * 1_000_000n;
@@ -91,7 +93,7 @@ export class IngestRouter {
       summary.pending -= settled;
       return summary;
     } finally {
-      this.inFlightBytes -= body.length;
+      this.inFlightBytes -= size;
     }
   }
 }

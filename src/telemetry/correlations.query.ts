@@ -42,6 +42,9 @@ async function basisOfEvent(connection: DuckDBConnection, run: string, eventId: 
   );
   const row = reader.getRowObjectsJS()[0];
   if (row === undefined) throw new ProvdError('run_not_found', `no event "${eventId}" in run "${run}"`);
+  // events join a run only through a binding; a missing record means the store was edited by hand
+  if (row['record'] === null)
+    throw new ProvdError('run_not_found', `event "${eventId}" has no binding record`);
   const binding = bindingFromJson(row['record'] as string);
   const method = methodName(row['corr_method'] as number);
   const matched: Record<string, unknown> = {};

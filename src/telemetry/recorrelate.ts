@@ -5,26 +5,28 @@
 import type { BindingIndex } from './binding-index.js';
 import { sourceName, typeName } from './codes.js';
 import type { ParsedEvent } from './event.js';
+import type { EventJsonRow } from './event-json.js';
 import type { EventRecord } from './event-row.js';
 
 /** The columns a spooled row is read back with (see pendingRowsSql). */
-export interface PendingRow {
-  id: string;
-  type: number;
-  source: number;
-  time: string;
-  time_ns: bigint;
-  ingested_ns: bigint;
-  pid: number | null;
-  tgid: number | null;
-  ppid: number | null;
-  uid: number | null;
-  comm: string | null;
-  cgroup_id: string | null;
-  container_id: string | null;
-  attrs: string;
-  hash: string;
-}
+export type PendingRow = Pick<
+  EventJsonRow,
+  | 'id'
+  | 'type'
+  | 'source'
+  | 'time'
+  | 'time_ns'
+  | 'ingested_ns'
+  | 'pid'
+  | 'tgid'
+  | 'ppid'
+  | 'uid'
+  | 'comm'
+  | 'cgroup_id'
+  | 'container_id'
+  | 'attrs'
+  | 'hash'
+>;
 
 /** SELECT of spooled rows matching `where` (a SQL condition on events). */
 export function pendingRowsSql(where: string): string {

@@ -3,7 +3,7 @@ import { optionalEnum, optionalId, optionalInteger, requireId } from '../daemon/
 import type { RouteHandler } from '../daemon/router.js';
 import { ProvdError } from '../shared/errors.js';
 import { eventTypes } from './event.js';
-import { maxPageLimit } from './events.route.js';
+import { defaultPageLimit, maxPageLimit } from './events.route.js';
 import { parseRfc3339 } from './rfc3339.js';
 
 /** A run's windows: `window` 10 or 60 (default 60), optional `type`, `from`/`to` (RFC 3339), paged. */
@@ -20,7 +20,7 @@ export const windowsRoute: RouteHandler = async (request, { store }) => {
     type: optionalEnum(query, 'type', eventTypes) ?? null,
     fromNs,
     toNs,
-    limit: optionalInteger(query, 'limit', 1, maxPageLimit) ?? maxPageLimit,
+    limit: optionalInteger(query, 'limit', 1, maxPageLimit) ?? defaultPageLimit,
     cursor: query.get('cursor'),
   };
   return { status: 200, body: await store.query('windows', params, 10_000) };

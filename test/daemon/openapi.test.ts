@@ -2,14 +2,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { endpoints } from '../../src/daemon/endpoints.js';
 import { openapiBytes, openapiDocument } from '../../src/daemon/openapi.js';
 import type { JsonObject } from '../../src/daemon/openapi-schemas.js';
+import { wireErrorCodes } from '../../src/shared/errors.js';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { compileOpenApiMetaSchema, validateResponse } from '../support/openapi-validator.js';
 
-// ajv is CommonJS: under NodeNext its class is the `default` of the default import
+// both packages are CommonJS: under NodeNext their exports are the `default` of the default import
 const Ajv2020 = Ajv2020Module.default;
+const addFormats = addFormatsModule.default;
 
 // Read from spec/interface.md by hand, as a check of endpoints.ts that does not come from it:
 // each GET path, with the `<name>` of its 200 body's `provenance.<name>/v1` where the spec gives one.
@@ -77,6 +80,121 @@ const healthBody = {
   native_capture: { probes: {} },
 };
 
+const binding = 'bnd_aaaaaaaaaaaaaaaaaaaa';
+const at = '2026-01-01T00:00:01.000000000Z';
+const interval = { started_at: null, ended_at: '2026-01-01T00:00:02Z' };
+
+/** One real-shaped 200 body of each telemetry endpoint, and where a value outside an enum can go. */
+const telemetrySamples: {
+  path: string;
+  method?: string;
+  body: JsonObject;
+  wrongEnum: [where: (string | number)[], value: unknown];
+}[] = [
+  {
+    path: '/v1/telemetry/ingest',
+    method: 'POST',
+    body: {
+      schema_version: 'provenance.ingest/v1',
+      batch_id: 'b1-0',
+      accepted: 1,
+      rejected: 1,
+      pending: 0,
+      errors: [{ line: 2, code: 'invalid_json', message: 'not valid JSON' }],
+      errors_truncated: false,
+    },
+    wrongEnum: [['errors', 0, 'code'], 'teapot'],
+  },
+  {
+    path: '/v1/telemetry/bind',
+    method: 'POST',
+    body: {
+      schema_version: 'provenance.binding/v1',
+      ...{ binding_id: binding, run_id: 'r', tool_call_id: 't', session_id: null, process_id: null },
+      ...{ container_id: null, cgroup_id: '777', pid: null, root_pid: 42, started_at: null, ended_at: null },
+      ...{ binding_source: 'k8s_cgroup', confidence: 0.8, created_at: at, recorrelated: 0 },
+    },
+    wrongEnum: [['binding_source'], 'self'],
+  },
+  {
+    path: '/v1/telemetry/events',
+    body: {
+      schema_version: 'provenance.telemetry_events/v1',
+      ...{ run_id: 'r', type: null, limit: 100, count: 1, has_more: false, next_cursor: null },
+      events: [
+        {
+          ...{ id: 'b1-0-0.0', run_id: 'r', type: 'secret_path', source: 'native_jsonl', time: at },
+          ...{ time_received: '2026-01-01T00:00:01Z', ingested_at: at, pid: 7, tgid: 7, ppid: 1, uid: null },
+          ...{ comm: 'sh', cgroup_id: '777', container_id: null, tool_call_id: 't', binding_id: binding },
+          correlation: { method: 'cgroup', confidence: 0.8, evidence_level: 'kernel_correlated' },
+          attrs: { path: '/root/.aws/credentials' },
+          hash: 'sha256:' + 'a'.repeat(64),
+        },
+      ],
+    },
+    wrongEnum: [['events', 0, 'correlation', 'evidence_level'], 'hearsay'],
+  },
+  {
+    path: '/v1/telemetry/windows',
+    body: {
+      schema_version: 'provenance.telemetry_event_windows/v1',
+      ...{ run_id: 'r', window_s: 10, type: 'execve', from: null, to: at, limit: 1000, count: 1 },
+      ...{ has_more: true, next_cursor: 'eyJ2IjoyfQ' },
+      windows: [{ start: at, end: at, type: 'execve', events: 2, correlated: 2, risky: 0, bytes: 0 }],
+    },
+    wrongEnum: [['window_s'], 30],
+  },
+  {
+    path: '/v1/telemetry/correlations',
+    body: {
+      schema_version: 'provenance.telemetry_correlations/v1',
+      ...{ run_id: 'r', event_id: 'b1-0-0.0' },
+      correlations: [
+        {
+          ...{ event_id: 'b1-0-0.0', event_time: at, binding_id: binding, tool_call_id: 't', method: 'pid' },
+          ...{ confidence: 0.85, tier_confidence: 0.85, binding_confidence: 1 },
+          ...{ evidence_level: 'kernel_correlated', interval, binding_source: 'harness' },
+          matched: { pid: { event: [6000, 6000, 1], binding: [6000, null] } },
+        },
+        {
+          ...{ binding_id: binding, tool_call_id: 't', binding_source: 'control_plane', confidence: 1 },
+          keys: { process_id: '5000', cgroup_id: null, container_id: null, pid: null, root_pid: null },
+          ...{ interval, events: 3, events_by_method: { process: 2, cgroup: 1 } },
+        },
+      ],
+    },
+    wrongEnum: [['correlations', 1, 'events_by_method', 'telepathy'], 1],
+  },
+  {
+    path: '/v1/telemetry/producer-health',
+    body: {
+      schema_version: 'provenance.producer_health/v1',
+      run_id: 'r',
+      sources: { falco: { accepted: 12, spooled: 12 } },
+      drops: { invalid: 1, invalid_by_reason: { unknown_type: 1 }, spool_expired: 0, spool_overflowed: 0 },
+      disk_buffering: {
+        ...{ spool_events: 0, spool_bytes: 0, spool_ttl_s: 120, spool_max_events: 1000000 },
+        ...{ spool_max_bytes: 268435456, spool_settled_late: 0, ingest_in_flight_bytes: 0 },
+      },
+      correlation_coverage: {
+        ...{ scope: 'run', events: 3, by_evidence_level: { kernel_correlated: 3 } },
+        by_method: { cgroup: 3 },
+      },
+      coverage_gaps: { spool_expiry: { gaps: 1, lost_events: 25 } },
+    },
+    wrongEnum: [['correlation_coverage', 'scope'], 'some'],
+  },
+];
+
+/** Sets the value at `where` inside a JSON body. */
+function setAt(body: JsonObject, where: readonly (string | number)[], value: unknown): void {
+  let node = body as Record<string | number, unknown>;
+  for (const key of where.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
+  node[where[where.length - 1]!] = value;
+}
+
+const validBind = { run_id: 'r', tool_call_id: 't', cgroup_id: 777, binding_source: 'ai_asserted' };
+
 describe('openapi document', function () {
   it('validates against the official OpenAPI 3.1 schema when schemas use the base dialect', function () {
     const validate = compileOpenApiMetaSchema();
@@ -95,6 +213,7 @@ describe('openapi document', function () {
 
   it('compiles every component schema when Ajv 2020 runs in strict mode', function () {
     const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats(ajv);
     ajv.addKeyword('components');
     ajv.addSchema({ $id: 'openapi', components: openapiDocument.components });
     for (const name of Object.keys(openapiDocument.components.schemas)) {
@@ -192,5 +311,84 @@ describe('openapi document', function () {
       validateResponse({ method: 'GET', path: '/v1/signals', status: 200, body: wrong }),
       [],
     );
+  });
+
+  it('accepts a telemetry body of each endpoint when it has the shape the code builds', function () {
+    for (const { path, method = 'GET', body } of telemetrySamples) {
+      assert.deepEqual(validateResponse({ method, path, status: 200, body }), [], path);
+    }
+    const path = '/v1/telemetry/producer-health';
+    const allRuns = structuredClone(telemetrySamples.find((sample) => sample.path === path)!.body);
+    allRuns['run_id'] = null;
+    allRuns['correlation_coverage'] = {
+      ...{ scope: 'all', events: 0, attributed: 0, attributed_ratio: null },
+      by_spool_state: { settled: 0 },
+    };
+    assert.deepEqual(validateResponse({ method: 'GET', path, status: 200, body: allRuns }), []);
+  });
+
+  it('rejects a telemetry body when it has an unknown top-level field', function () {
+    for (const { path, method = 'GET', body } of telemetrySamples) {
+      const extra = { ...body, surprise: true };
+      const errors = validateResponse({ method, path, status: 200, body: extra });
+      assert.ok(
+        errors.some((error) => error.includes('additionalProperty')),
+        `${path}: ${errors.join()}`,
+      );
+    }
+  });
+
+  it('rejects a telemetry body when a field holds a value outside its enum', function () {
+    for (const { path, method = 'GET', body, wrongEnum } of telemetrySamples) {
+      const broken = structuredClone(body);
+      setAt(broken, ...wrongEnum);
+      assert.notDeepEqual(validateResponse({ method, path, status: 200, body: broken }), [], path);
+    }
+  });
+
+  it('checks a bind request body as parseBindRequest does', function () {
+    const ajv = new Ajv2020({ strict: true });
+    addFormats(ajv);
+    ajv.addKeyword('components');
+    ajv.addSchema({ $id: 'openapi', components: openapiDocument.components });
+    const validate = ajv.getSchema('openapi#/components/schemas/BindRequest')!;
+    assert.ok(validate(validBind), JSON.stringify(validate.errors));
+    assert.ok(validate({ run_id: 'r', tool_call_id: 't', pid: 1, session_id: null, confidence: null }));
+    assert.equal(validate({ ...validBind, surprise: 1 }), false, 'unknown field');
+    assert.equal(
+      validate({ ...validBind, binding_source: 'self' }),
+      false,
+      'binding_source outside its enum',
+    );
+    assert.equal(validate({ run_id: 'r', tool_call_id: 't', pid: null }), false, 'no system-side key');
+    assert.equal(validate({ ...validBind, pid: 0 }), false, 'pid below 1');
+    assert.equal(validate({ ...validBind, run_id: 'a\nb' }), false, 'control character');
+  });
+
+  it("lists in each error response only codes whose status is that response's", function () {
+    let checked = 0;
+    for (const [path, item] of Object.entries(openapiDocument.paths)) {
+      for (const operation of Object.values(item)) {
+        for (const [status, listed] of Object.entries(operation.responses)) {
+          const name = '$ref' in listed ? listed.$ref.replace('#/components/responses/', '') : undefined;
+          const response = name === undefined ? listed : openapiDocument.components.responses[name];
+          const schema =
+            response && 'content' in response ? response.content?.['application/json']?.schema : {};
+          const error = (schema?.['properties'] as Record<string, JsonObject> | undefined)?.['error'];
+          if (error === undefined) continue; // a body, not an error
+          const codes = (error['properties'] as Record<string, JsonObject>)['code']?.['enum'] as string[];
+          const expected = status === 'default' ? 500 : Number(status);
+          for (const code of codes) {
+            assert.equal(
+              wireErrorCodes[code as keyof typeof wireErrorCodes],
+              expected,
+              `${path} ${status} ${code}`,
+            );
+            checked++;
+          }
+        }
+      }
+    }
+    assert.ok(checked > 0, 'found error responses to check');
   });
 });

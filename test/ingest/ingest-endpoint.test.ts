@@ -80,6 +80,16 @@ describe('POST /v1/telemetry/ingest', function () {
     );
   });
 
+  it('releases every in-flight byte once requests of any size are answered', async function () {
+    const daemon = await daemons.start();
+    for (const lines of [1, 100, 5000, 30_000]) {
+      const body = Array.from({ length: lines }, (_, i) => nativeLine({ pid: i + 1 })).join('\n');
+      assert.equal((await ingest(daemon.url, body, 'native')).status, 200);
+    }
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    assert.equal((producer['disk_buffering'] as Record<string, number>)['ingest_in_flight_bytes'], 0);
+  });
+
   it('answers 400 naming the parameter for an unknown format', async function () {
     const daemon = await daemons.start();
     const { status, body } = await ingest(daemon.url, nativeLine(), 'xml');
