@@ -3,7 +3,6 @@
  * the binding replica, hash it, and write the rows file the store actor will load. Returns only small
  * data: counts, errors, window deltas and per-run digests.
  */
-import { writeFileSync } from 'node:fs';
 import { canonicalJson } from '../provenance/canonical-json.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import type { BindingReplica } from '../telemetry/binding-channel.js';
@@ -13,6 +12,7 @@ import { encodeEventRow, type EventRecord } from '../telemetry/event-row.js';
 import { WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
 import type { CounterDelta } from '../shared/store-messages.js';
 import { parseNdjson } from './parse-ndjson.js';
+import { RowsFile } from './rows-file.js';
 import { ProducerTally } from './producer-tally.js';
 import { missingTime, stampReceived } from './received-time.js';
 
@@ -62,7 +62,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
   const { events, errors, rejected } = parseNdjson(task.bytes, task.format, 1);
   const deltas = new WindowDeltas();
   const hashesByRun = new Map<string | null, string[]>();
-  let rows = '';
+  const rows = new RowsFile(task.file);
   const tally = new ProducerTally();
   let pending = 0;
   let pendingBytes = 0;
@@ -75,8 +75,20 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
     const attrsJson = canonicalJson(event.attrs);
     const hash = hashEvent(event, attrsJson);
     const match = replica.index.correlate(event);
+    // an explicit literal, not a spread: spreading made dictionary-mode objects, 40x slower here
     const record: EventRecord = {
-      ...event,
+      type: event.type,
+      source: event.source,
+      time: event.time,
+      timeNs: event.timeNs,
+      pid: event.pid,
+      tgid: event.tgid,
+      ppid: event.ppid,
+      uid: event.uid,
+      comm: event.comm,
+      cgroupId: event.cgroupId,
+      containerId: event.containerId,
+      attrs: event.attrs,
       id: `${task.batchId}.${i}`,
       runId: match?.binding.run_id ?? null,
       toolCallId: match?.binding.tool_call_id ?? null,
@@ -89,7 +101,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
       hash,
     };
     const row = encodeEventRow(i, record, attrsJson);
-    rows += row;
+    rows.append(row);
     tally.count(event.source, 'accepted');
     if (match === undefined) {
       pending++;
@@ -101,10 +113,10 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
     if (runHashes === undefined) hashesByRun.set(record.runId, [hash]);
     else runHashes.push(hash);
   }
-  if (rows !== '') writeFileSync(task.file, rows);
+  rows.close();
   return {
     batchId: task.batchId,
-    file: rows === '' ? null : task.file,
+    file: events.length === 0 ? null : task.file,
     lines: countLines(task.bytes),
     accepted: events.length,
     rejected,

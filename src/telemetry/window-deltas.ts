@@ -45,12 +45,16 @@ export class WindowDeltas {
     const risky = isRisky(event) ? 1 : 0;
     const bytes = eventBytes(event);
     const type = typeCode(event.type);
+    // one BigInt division per event; the rest is number math (Unix seconds fit a double exactly)
+    const seconds =
+      Number(event.timeNs / 1_000_000_000n) -
+      (event.timeNs < 0n && event.timeNs % 1_000_000_000n !== 0n ? 1 : 0);
     for (const windowS of windowLengths) {
-      const width = BigInt(windowS) * 1_000_000_000n;
-      const bucketNs = event.timeNs - (((event.timeNs % width) + width) % width);
-      const key = `${event.runId}\u0000${windowS}\u0000${bucketNs}\u0000${type}`;
+      const bucketS = Math.floor(seconds / windowS) * windowS;
+      const key = `${event.runId}\u0000${windowS}\u0000${bucketS}\u0000${type}`;
       let row = this.rows.get(key);
       if (row === undefined) {
+        const bucketNs = BigInt(bucketS) * 1_000_000_000n;
         row = { runId: event.runId, windowS, bucketNs, type, events: 0, correlated: 0, risky: 0, bytes: 0 };
         this.rows.set(key, row);
       }
