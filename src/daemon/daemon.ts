@@ -119,5 +119,6 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 
 function forceExit(signal: NodeJS.Signals): void {
   log('warn', 'second signal: exiting without a clean shutdown', { signal });
-  process.exit(1);
+  // not process.exit: it joins every thread, and a thread busy in DuckDB can hold it forever
+  process.kill(process.pid, 'SIGKILL');
 }

@@ -48,6 +48,8 @@ export class StoreActor {
   private bindings: BindingStore | undefined;
   private spool: Spool | undefined;
   private readonly writes = new WriteQueue();
+  /** Queries running now. Closing a connection under a running query deadlocks its thread. */
+  private readonly inFlight = new Set<Promise<string>>();
   private state: StoreOpenState = {
     status: 'failed',
     error: { code: 'PROVD_ERR_STORE_STOPPED', message: 'not opened yet' },
@@ -125,7 +127,13 @@ export class StoreActor {
 
   /** Answers one query with its serialized JSON result. */
   async handle(request: StoreRequest): Promise<Uint8Array> {
-    return encoder.encode(await this.answer(request));
+    const answer = this.answer(request);
+    this.inFlight.add(answer);
+    try {
+      return encoder.encode(await answer);
+    } finally {
+      this.inFlight.delete(answer);
+    }
   }
 
   private async answer(request: StoreRequest): Promise<string> {
@@ -217,6 +225,7 @@ export class StoreActor {
     this.bindings = undefined;
     this.spool?.stop();
     this.spool = undefined;
+    await Promise.allSettled([...this.inFlight]);
     await this.writes.run(() => Promise.resolve()); // let a running write finish before the checkpoint
     if (database === undefined) return;
     try {

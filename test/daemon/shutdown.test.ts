@@ -86,6 +86,19 @@ describe('graceful shutdown', function () {
     }
   });
 
+  it('exits 0 when SIGTERM arrives while a store query is still running', async function () {
+    // the store thread is stuck for 1.5 s in the readiness check when the signal comes
+    const daemon = await fixture.start({ env: { PROVD_FAULT_HEALTH_STALL_MS: '1500' } });
+    const pending = fetch(daemon.url + '/v1/health').then(
+      (response) => response.status,
+      () => 'closed',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(await daemon.stop('SIGTERM'), 0);
+    assert.ok([200, 503, 'closed'].includes(await pending));
+    assert.ok(daemon.logs.some((entry) => entry['msg'] === 'stopped'));
+  });
+
   it('refuses to start a second daemon on a data dir already in use', async function () {
     const first = await fixture.start();
     await assert.rejects(
