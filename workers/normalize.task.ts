@@ -1,13 +1,13 @@
 // Entry point of a normalize pool thread (piscina): one task per NDJSON slice (src/ingest/normalize.ts).
+import { workerData } from 'piscina';
 import { normalizeBatch, type NormalizeResult, type NormalizeTask } from '../src/ingest/normalize.js';
-import { workerBindingReplica } from '../src/telemetry/binding-channel.js';
+import { BindingLog } from '../src/telemetry/binding-log.js';
+import { BindingReplica } from '../src/telemetry/binding-replica.js';
 
-const replica = workerBindingReplica();
-// The first task waits for the store's snapshot of bindings, but never long: correlating with an
-// incomplete replica is safe, since the store re-checks such a batch's spooled rows at commit.
-const ready = Promise.race([replica.synced, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+const log = new BindingLog((workerData as { bindingLog: SharedArrayBuffer }).bindingLog);
+const replica = new BindingReplica();
 
-export default async function normalize(task: NormalizeTask): Promise<NormalizeResult> {
-  await ready;
+export default function normalize(task: NormalizeTask): NormalizeResult {
+  log.readNew((binding) => replica.add(binding)); // what the main thread appended since the last task
   return normalizeBatch(task, replica);
 }

@@ -5,7 +5,10 @@
 import { mkdirSync } from 'node:fs';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { log } from '../shared/log.js';
+import type { StoreQueries } from '../shared/store-messages.js';
 import { StoreClient } from '../store/store-client.js';
+import { bindingFromJson } from '../telemetry/binding-json.js';
+import { BindingLog } from '../telemetry/binding-log.js';
 import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
@@ -55,7 +58,8 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
 
   const auth = config.authToken === undefined ? undefined : new BearerAuth(config.authToken);
   const readiness = new ReadinessCheck(store);
-  const pool = createNormalizePool();
+  const bindingLog = await loadBindingLog(store, state.status === 'ready');
+  const pool = createNormalizePool(bindingLog);
   const ingest = new IngestRouter(pool, store, config.spoolDir, {
     ...defaultIngestLimits,
     maxInFlightBytes: config.maxIngestQueueBytes,
@@ -66,7 +70,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     maxBodyBytes: config.maxBodyBytes,
     auth,
     router: new Router(endpoints, handlers),
-    context: { store, readiness, ingest },
+    context: { store, readiness, ingest, bindingLog },
   });
   let port: number;
   try {
@@ -104,6 +108,16 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   }
   log('info', 'stopped');
   return 0;
+}
+
+/** The workers' binding log, filled with every binding the store holds. */
+async function loadBindingLog(store: StoreClient, ready: boolean): Promise<BindingLog> {
+  const bindingLog = new BindingLog();
+  if (!ready) return bindingLog;
+  const bytes = await store.query('bindings', {}, 60_000);
+  const { records } = JSON.parse(new TextDecoder().decode(bytes)) as StoreQueries['bindings']['result'];
+  for (const record of records) bindingLog.append(bindingFromJson(record));
+  return bindingLog;
 }
 
 /** Resolves with the first SIGINT/SIGTERM; a second one exits at once. */

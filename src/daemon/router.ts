@@ -3,6 +3,7 @@ import type { Endpoint } from './endpoints.js';
 import { errorReply, type HttpReply } from './http-reply.js';
 import type { StoreClient } from '../store/store-client.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
+import type { BindingLog } from '../telemetry/binding-log.js';
 import type { ReadinessCheck } from './daemon-health.js';
 
 /** What a handler sees of the request: everything was read before it runs. */
@@ -19,6 +20,8 @@ export interface RouteContext {
   store: StoreClient;
   readiness: ReadinessCheck;
   ingest: IngestRouter;
+  /** Bindings for the normalize workers; the bind route appends to it. */
+  bindingLog: BindingLog;
 }
 
 export type RouteHandler = (request: RouteRequest, context: RouteContext) => HttpReply | Promise<HttpReply>;

@@ -5,7 +5,7 @@
  */
 import { canonicalJson } from '../provenance/canonical-json.js';
 import { merkleRoot } from '../provenance/merkle.js';
-import type { BindingReplica } from '../telemetry/binding-channel.js';
+import type { BindingReplica } from '../telemetry/binding-replica.js';
 import type { IngestFormat, LineError } from '../telemetry/event.js';
 import { hashEvent } from '../telemetry/event-hash.js';
 import { encodeEventRow, type EventRecord } from '../telemetry/event-row.js';

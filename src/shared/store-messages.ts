@@ -29,6 +29,8 @@ export interface StoreQueries {
   commit: { params: { batches: BatchCommit[] }; result: { committed: number; settled: number } };
   /** Persists a binding; `recorrelated` counts spooled events it attributed at once. */
   bind: { params: { binding: Binding }; result: { recorrelated: number } };
+  /** Every binding as a JSON record, in arrival order (to fill the workers' BindingLog at start). */
+  bindings: { params: Record<string, never>; result: { records: string[] } };
   // These reply with their finished response bodies.
   events: { params: EventsParams; result: unknown };
   windows: { params: WindowsParams; result: unknown };

@@ -1,13 +1,13 @@
 /**
- * Bindings in the store actor: persisted, held in the authoritative index, announced to the
- * normalize workers' replicas, and applied to spooled events (on arrival, and to any batch that a
- * lagging replica correlated).
+ * Bindings in the store actor: persisted, held in the authoritative index, and applied to spooled
+ * events (on arrival, and to any batch that a lagging replica correlated). The main thread feeds
+ * the workers' replicas through the BindingLog once a bind is persisted.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { merkleRoot } from '../provenance/merkle.js';
 import type { BatchCommit } from '../shared/store-messages.js';
 import type { Binding } from '../telemetry/binding.js';
-import { bindingChannelName, BindingReplica, type BindingMessage } from '../telemetry/binding-channel.js';
+import { BindingReplica } from '../telemetry/binding-replica.js';
 import { bindingFromJson, bindingToJson } from '../telemetry/binding-json.js';
 import { evidenceCode, methodCode } from '../telemetry/codes.js';
 import type { EventRecord } from '../telemetry/event-row.js';
@@ -18,19 +18,12 @@ import { mergeWindows, sqlText, upsertCountersSql, upsertWindowsSql } from './ev
 /** Owns bindings for the store thread. */
 export class BindingStore {
   private readonly replica = new BindingReplica();
-  private readonly channel = new BroadcastChannel(bindingChannelName);
 
   constructor(
     private readonly connection: DuckDBConnection,
     /** Hands out keyset positions for events that join a run now. */
     private readonly allocateSeq: (count: number) => bigint,
-  ) {
-    // a worker that starts (or restarts) asks for everything it missed
-    this.channel.onmessage = (event) => {
-      if (((event as MessageEvent).data as BindingMessage).type === 'sync')
-        this.announce({ type: 'snapshot', bindings: this.replica.list() });
-    };
-  }
+  ) {}
 
   get version(): number {
     return this.replica.version;
@@ -56,7 +49,6 @@ export class BindingStore {
       this.replica.add(binding);
       const settled = await this.settle(candidatesOf(binding));
       await this.connection.run('COMMIT');
-      this.announce({ type: 'binding', binding });
       return settled.length;
     } catch (error) {
       await this.connection.run('ROLLBACK').catch(() => undefined);
@@ -80,8 +72,9 @@ export class BindingStore {
     return settledByBatch;
   }
 
-  close(): void {
-    this.channel.close();
+  /** Every binding, as JSON records in arrival order (the main thread fills the workers' log with them). */
+  records(): string[] {
+    return this.replica.list().map(bindingToJson);
   }
 
   /** Attributes the spooled rows matching `where` that the index now places; returns them. */
@@ -99,10 +92,6 @@ export class BindingStore {
       upsertCountersSql([{ source: 'spool', counter: 'correlated', value: settled.length }]),
     );
     return settled;
-  }
-
-  private announce(message: BindingMessage): void {
-    this.channel.postMessage(message);
   }
 }
 

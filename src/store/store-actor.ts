@@ -145,6 +145,9 @@ export class StoreActor {
         return JSON.stringify(await this.commit(params as StoreQueries['commit']['params']));
       case 'bind':
         return JSON.stringify(await this.bind(params as StoreQueries['bind']['params']));
+      case 'bindings':
+        if (this.bindings === undefined) throw this.cannotWrite();
+        return JSON.stringify({ records: this.bindings.records() });
       case 'events':
         return listEvents(this.reader(), params as StoreQueries['events']['params'], this.migrations.length);
       case 'windows':
@@ -221,7 +224,6 @@ export class StoreActor {
     const database = this.database;
     this.database = undefined;
     this.committer = undefined;
-    this.bindings?.close();
     this.bindings = undefined;
     this.spool?.stop();
     this.spool = undefined;
