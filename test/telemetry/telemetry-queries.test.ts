@@ -155,6 +155,27 @@ describe('telemetry queries', function () {
     assert.equal((await request(daemon.url, '/v1/health')).body['queued_spool'], 0);
   });
 
+  it('correlates in the normalize workers, not only in the store, once a binding is answered', async function () {
+    const daemon = await daemons.start();
+    for (let run = 0; run < 10; run++)
+      await bind(daemon.url, { run_id: `run-${run}`, tool_call_id: 'tc', cgroup_id: `cg-${run}` });
+    for (let round = 0; round < 4; round++) {
+      const lines = Array.from({ length: 3000 }, (_, i) =>
+        nativeLine({ cgroup_id: `cg-${i % 10}`, pid: i + 1 }),
+      ).join('\n');
+      assert.equal((await ingest(daemon.url, lines, 'native')).body['pending'], 0);
+    }
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    const sources = producer['sources'] as Record<string, Record<string, number>>;
+    assert.equal(sources['native_jsonl']?.['accepted'], 12_000);
+    assert.equal(
+      sources['native_jsonl']?.['spooled'],
+      undefined,
+      'no event waited for the store to settle it',
+    );
+    assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_settled_late'], 0);
+  });
+
   it('marks an ai_asserted binding context_asserted with its lower confidence', async function () {
     const daemon = await daemons.start();
     await bind(daemon.url, {
