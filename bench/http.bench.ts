@@ -4,8 +4,6 @@
  * under autocannon on loopback. Prints one JSON line per result on stdout. `--guard` fails the run on
  * any error or non-2xx answer, or when an endpoint falls an order of magnitude below the baseline.
  */
-import { cpus, release } from 'node:os';
-
 import { fileURLToPath } from 'node:url';
 import {
   makeDataDir,
@@ -14,6 +12,7 @@ import {
   startDaemon,
   type RunningServer,
 } from '../test/support/daemon.js';
+import { describeHost } from './support/host.js';
 import { killChildProcessesSync } from './support/kill-children.js';
 import { measureHttp, type HttpLoad, type LoadPlan } from './support/measure-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
@@ -35,7 +34,7 @@ const deadlineMs = isShort ? 45_000 : 120_000;
 const helloPath = fileURLToPath(new URL('./uws-hello.js', import.meta.url));
 /** Lowest rps / baseline rps that --guard accepts; health pays a DuckDB round trip per request. */
 const minRatios: Readonly<Record<string, number>> = { 'http.live': 0.25, 'http.health': 0.05 };
-const host = { node: process.version, kernel: release(), cpu: describeCpu() };
+const host = describeHost();
 const dataDir = makeDataDir();
 
 /** Measures the baseline, then the daemon's endpoints, printing each result as it lands. */
@@ -123,12 +122,6 @@ function abortRun(reason: string): never {
   killChildProcessesSync();
   removeDir(dataDir);
   process.exit(1);
-}
-
-/** Names the CPU model and count, e.g. "AMD EPYC 7B13 x2". */
-function describeCpu(): string {
-  const all = cpus();
-  return `${all[0]?.model.trim() ?? 'unknown'} x${all.length}`;
 }
 
 process.once('SIGINT', () => abortRun('interrupted'));

@@ -1,0 +1,70 @@
+/**
+ * Grows a stopped daemon's store by copying what it already holds, in SQL: for when ingesting the
+ * rest through HTTP would take too long for a benchmark run. Each copy of the events shifts `seq`
+ * past every existing position and `time_ns` past the whole existing time range (by whole minutes,
+ * so 10 s and 60 s window buckets line up), and gets fresh ids; the windows rows are copied with the
+ * same shift, so window queries see what ingesting the copies would have produced. The `time` text
+ * and `event_batches` digests are left as they were: query latency does not read them.
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+
+/** What a fill did. */
+export interface StoreFill {
+  eventsBefore: number;
+  eventsAfter: number;
+  copies: number;
+  elapsedMs: number;
+}
+
+const minuteNs = 60_000_000_000n;
+
+/** Copies the events (and windows) of the store at `path` until it holds at least `target` events. */
+export async function fillStoreBySql(path: string, target: number): Promise<StoreFill> {
+  const started = performance.now();
+  const instance = await DuckDBInstance.create(path);
+  const connection = await instance.connect();
+  try {
+    const reader = await connection.runAndReadAll(
+      'SELECT count(*) AS n, max(seq) + 1 AS span, min(time_ns) AS first, max(time_ns) AS last FROM events',
+    );
+    const stats = reader.getRowObjectsJS()[0] as { n: bigint; span: bigint; first: bigint; last: bigint };
+    const before = Number(stats.n);
+    if (before === 0) throw new Error('the store is empty: nothing to copy');
+    const copies = Math.max(0, Math.ceil(target / before) - 1);
+    const shiftNs = ((stats.last - stats.first) / minuteNs + 2n) * minuteNs;
+    const columns = (
+      await connection.runAndReadAll(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'events' ORDER BY column_index",
+      )
+    )
+      .getRowObjectsJS()
+      .map((row) => row['column_name'] as string);
+    const select = columns.map((name) => {
+      if (name === 'id') return "id || '~' || r.k";
+      if (name === 'seq') return `seq + r.k * ${stats.span}`;
+      if (name === 'time_ns') return `time_ns + r.k * ${shiftNs}`;
+      return name;
+    });
+    if (copies > 0) {
+      await connection.run('BEGIN TRANSACTION');
+      await connection.run(
+        `INSERT INTO events SELECT ${select.join(', ')} FROM events, range(1, ${copies + 1}) r(k)`,
+      );
+      await connection.run(
+        'INSERT INTO windows SELECT run_id, window_s, bucket_ns + r.k * ' +
+          `${shiftNs}, type, events, correlated, risky, bytes FROM windows, range(1, ${copies + 1}) r(k)`,
+      );
+      await connection.run('COMMIT');
+      await connection.run('CHECKPOINT');
+    }
+    return {
+      eventsBefore: before,
+      eventsAfter: before * (copies + 1),
+      copies,
+      elapsedMs: performance.now() - started,
+    };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
