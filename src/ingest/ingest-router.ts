@@ -116,10 +116,10 @@ export function sliceAtLines(body: Uint8Array, sliceBytes: number): Uint8Array[]
   return slices;
 }
 
+/** What the store needs of a task's result (everything but what only the answer uses). */
 function toBatchCommit(result: NormalizeResult): BatchCommit {
-  const { batchId, file, accepted, pending, pendingBytes, windows, digests, counters, bindingVersion } =
-    result;
-  return { batchId, file, accepted, pending, pendingBytes, windows, digests, counters, bindingVersion };
+  const { lines: _lines, rejected: _rejected, errors: _errors, ...batch } = result;
+  return batch;
 }
 
 /** Adds the slices up, numbering error lines across the whole body. */

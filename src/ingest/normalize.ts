@@ -13,6 +13,7 @@ import { encodeEventRow, type EventRecord } from '../telemetry/event-row.js';
 import { WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
 import type { CounterDelta } from '../shared/store-messages.js';
 import { parseNdjson } from './parse-ndjson.js';
+import { estimateRowBytes } from '../store/spool.js';
 import { RowsFile } from './rows-file.js';
 import { ProducerTally } from './producer-tally.js';
 import { missingTime, stampReceived } from './received-time.js';
@@ -56,6 +57,7 @@ export interface NormalizeResult {
   bindingVersion: number;
   /** Producer counters: accepted and spooled per source, invalid per rejection code. */
   counters: CounterDelta[];
+  ingestedNs: bigint;
 }
 
 /** Runs one task against a binding replica. */
@@ -82,7 +84,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
     tally.count(event.source, 'accepted');
     if (match === undefined) {
       pending++;
-      pendingBytes += row.length;
+      pendingBytes += estimateRowBytes(event, attrsJson);
       tally.count(event.source, 'spooled');
     }
     deltas.add(record);
@@ -108,6 +110,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
     })),
     bindingVersion: replica.version,
     counters: tally.rejections(rejected, errors).list(),
+    ingestedNs: task.ingestedNs,
   };
 }
 

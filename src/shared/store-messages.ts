@@ -57,6 +57,8 @@ export interface BatchCommit {
   digests: BatchDigest[];
   counters: CounterDelta[];
   bindingVersion: number;
+  /** When the batch was received: spooled rows expire a TTL after it. */
+  ingestedNs: bigint;
 }
 
 export type StoreQueryKind = keyof StoreQueries;

@@ -42,6 +42,11 @@ export class EventCommitter {
     });
   }
 
+  /** The next position to be handed out: nothing is stored at or beyond it. */
+  get endSeq(): bigint {
+    return this.nextSeq;
+  }
+
   /** Allocates `count` positions, for events that join a run outside a batch commit. */
   allocateSeq(count: number): bigint {
     const first = this.nextSeq;

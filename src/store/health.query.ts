@@ -3,13 +3,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { toErrorData } from '../shared/errors.js';
 import type { StoreHealthReport } from '../shared/store-messages.js';
 import type { Migration } from './migrations.js';
-import { readSpoolStats } from './spool.js';
+import type { SpoolStats } from './spool.js';
 import { inspectFormat, listTables, requiredTables } from './store-format.js';
 
 /** Queries tables, store format and recorded coverage gaps; a failing query becomes `database.ok=false`. */
 export async function checkStoreHealth(
   connection: DuckDBConnection,
   migrations: Migration[],
+  spoolStats: SpoolStats | null,
 ): Promise<StoreHealthReport> {
   const started = performance.now();
   const supported = migrations.length;
@@ -33,7 +34,7 @@ export async function checkStoreHealth(
       coverageGaps = Number(reader.getRowObjectsJS()[0]?.['n'] ?? 0);
     }
     const usable = compatible && tables.includes('events');
-    const spool = usable ? await readSpoolStats(connection) : null;
+    const spool = usable ? spoolStats : null;
     const seen = usable
       ? (await connection.runAndReadAll('SELECT 1 FROM events LIMIT 1')).currentRowCount > 0
       : null;

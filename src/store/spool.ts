@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ParsedEvent } from '../telemetry/event.js';
 import { spoolCode } from '../telemetry/codes.js';
 import { sqlText, upsertCountersSql } from './event-commit.js';
 import type { WriteQueue } from './write-queue.js';
@@ -30,7 +31,19 @@ export interface SpoolStats {
   bytes: number;
 }
 
-// An estimate of a row's stored size, used for the byte bound.
+/** A spooled row's size estimate, in JS; must match `rowBytes` below (ASCII text: length = bytes). */
+export function estimateRowBytes(event: ParsedEvent, attrsJson: string): number {
+  return (
+    attrsJson.length +
+    event.time.length +
+    (event.comm?.length ?? 0) +
+    (event.cgroupId?.length ?? 0) +
+    (event.containerId?.length ?? 0) +
+    96
+  );
+}
+
+// An estimate of a row's stored size, used for the byte bound; must match estimateRowBytes above.
 const rowBytes =
   'strlen(attrs) + strlen(time) + coalesce(strlen(comm), 0) + ' +
   'coalesce(strlen(cgroup_id), 0) + coalesce(strlen(container_id), 0) + 96';
@@ -40,6 +53,9 @@ const pending = spoolCode('pending');
 /** Expires and bounds the spool on a timer, through the store's write queue. */
 export class Spool {
   private timer: NodeJS.Timeout | undefined;
+  /** What the spool holds: kept in memory, so neither health nor the upkeep scans for it. */
+  stats: SpoolStats = { events: 0, bytes: 0 };
+  private oldestNs: bigint | null = null;
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -47,24 +63,42 @@ export class Spool {
     readonly limits: SpoolLimits,
   ) {}
 
-  /** Starts the once-a-second upkeep. */
-  start(): void {
+  /** Counts what the store holds, then starts the once-a-second upkeep. */
+  async start(): Promise<void> {
+    await this.recount();
     this.timer = setInterval(() => void this.writes.run(() => this.tick()).catch(() => undefined), 1000);
     this.timer.unref();
+  }
+
+  /** A commit spooled `events` rows of about `bytes`, ingested at `ingestedNs`. */
+  added(events: number, bytes: number, ingestedNs: bigint): void {
+    if (events <= 0) return;
+    this.stats = { events: this.stats.events + events, bytes: this.stats.bytes + bytes };
+    if (this.oldestNs === null || ingestedNs < this.oldestNs) this.oldestNs = ingestedNs;
+  }
+
+  /** Recounts from the store; after spooled rows were settled (binds are rare next to events). */
+  async recount(): Promise<void> {
+    const { oldestNs, ...stats } = await readSpool(this.connection);
+    this.stats = stats;
+    this.oldestNs = oldestNs;
   }
 
   stop(): void {
     clearInterval(this.timer);
   }
 
-  /** One upkeep: expire, then bound; returns events expired and overflowed. */
+  /** One upkeep: expire, then bound; each runs SQL only when the totals in memory call for it. */
   async tick(): Promise<{ expired: number; overflowed: number }> {
     const cutoffNs = (BigInt(Date.now()) - BigInt(this.limits.ttlMs)) * 1_000_000n;
-    const expired = await this.giveUp('expired', `ingested_ns < ${cutoffNs}`, { ttl_ms: this.limits.ttlMs });
-    // the bound check ranks every pending row: only run it when the cheap totals say it is needed
-    const stats = await readSpoolStats(this.connection);
-    if (stats.events <= this.limits.maxEvents && stats.bytes <= this.limits.maxBytes)
+    let expired = 0;
+    if (this.oldestNs !== null && this.oldestNs < cutoffNs) {
+      expired = await this.giveUp('expired', `ingested_ns < ${cutoffNs}`, { ttl_ms: this.limits.ttlMs });
+      await this.recount();
+    }
+    if (this.stats.events <= this.limits.maxEvents && this.stats.bytes <= this.limits.maxBytes) {
       return { expired, overflowed: 0 };
+    }
     const overBound =
       'id IN (SELECT id FROM (SELECT id, row_number() OVER newest AS newer_events, sum(' +
       rowBytes +
@@ -74,6 +108,7 @@ export class Spool {
       max_events: this.limits.maxEvents,
       max_bytes: this.limits.maxBytes,
     });
+    await this.recount();
     return { expired, overflowed };
   }
 
@@ -106,11 +141,16 @@ export class Spool {
   }
 }
 
-/** What the spool holds now: one aggregate over the small spool_state column. */
-export async function readSpoolStats(connection: DuckDBConnection): Promise<SpoolStats> {
+/** What the spool holds now, and its oldest ingest instant: one aggregate over the spooled rows. */
+async function readSpool(connection: DuckDBConnection): Promise<SpoolStats & { oldestNs: bigint | null }> {
   const reader = await connection.runAndReadAll(
-    `SELECT count(*) AS n, coalesce(sum(${rowBytes}), 0) AS bytes FROM events WHERE spool_state = ${pending}`,
+    `SELECT count(*) AS n, coalesce(sum(${rowBytes}), 0) AS bytes, min(ingested_ns) AS oldest ` +
+      `FROM events WHERE spool_state = ${pending}`,
   );
   const row = reader.getRowObjectsJS()[0]!;
-  return { events: Number(row['n']), bytes: Number(row['bytes']) };
+  return {
+    events: Number(row['n']),
+    bytes: Number(row['bytes']),
+    oldestNs: (row['oldest'] as bigint | null) ?? null,
+  };
 }

@@ -40,6 +40,9 @@ interface OpenDatabase {
 
 const encoder = new TextEncoder();
 
+/** DuckDB's memory limit (buffer cache, query memory; it spills to disk past it). */
+const storeMemoryLimit = '512MB';
+
 /** Owns the database for the life of the store thread. */
 export class StoreActor {
   private readonly migrations: Migration[] = loadMigrations();
@@ -122,7 +125,7 @@ export class StoreActor {
     this.committer = committer;
     this.bindings = bindings;
     this.spool = new Spool(writer, this.writes, this.init.spool);
-    this.spool.start();
+    await this.spool.start();
   }
 
   /** Answers one query with its serialized JSON result. */
@@ -149,7 +152,12 @@ export class StoreActor {
         if (this.bindings === undefined) throw this.cannotWrite();
         return JSON.stringify({ records: this.bindings.records() });
       case 'events':
-        return listEvents(this.reader(), params as StoreQueries['events']['params'], this.migrations.length);
+        return listEvents(
+          this.reader(),
+          params as StoreQueries['events']['params'],
+          this.migrations.length,
+          this.requireCommitter().endSeq,
+        );
       case 'windows':
         return listWindows(
           this.reader(),
@@ -163,6 +171,7 @@ export class StoreActor {
           this.reader(),
           params as StoreQueries['producer_health']['params'],
           this.init.spool,
+          this.requireSpool().stats,
         );
     }
   }
@@ -181,6 +190,17 @@ export class StoreActor {
   }: StoreQueries['commit']['params']): Promise<StoreQueries['commit']['result']> {
     const committer = this.requireCommitter();
     const settled = await Promise.all(batches.map((batch) => committer.commit(batch)));
+    batches.forEach((batch, i) => {
+      const stillPending = batch.pending - settled[i]!;
+      this.spool?.added(
+        stillPending,
+        (batch.pendingBytes * stillPending) / Math.max(1, batch.pending),
+        batch.ingestedNs,
+      );
+    });
+    const spool = this.spool;
+    if (spool !== undefined && settled.some((count) => count > 0))
+      await this.writes.run(() => spool.recount());
     return {
       committed: batches.reduce((sum, batch) => sum + batch.accepted, 0),
       settled: settled.reduce((sum, count) => sum + count, 0),
@@ -190,12 +210,23 @@ export class StoreActor {
   private async bind({ binding }: StoreQueries['bind']['params']): Promise<StoreQueries['bind']['result']> {
     const bindings = this.bindings;
     if (bindings === undefined) throw this.cannotWrite();
-    return { recorrelated: await this.writes.run(() => bindings.bind(binding)) };
+    const spool = this.spool;
+    const recorrelated = await this.writes.run(async () => {
+      const count = await bindings.bind(binding);
+      if (count > 0) await spool?.recount();
+      return count;
+    });
+    return { recorrelated };
   }
 
   private requireCommitter(): EventCommitter {
     if (this.committer === undefined) throw this.cannotWrite();
     return this.committer;
+  }
+
+  private requireSpool(): Spool {
+    if (this.spool === undefined) throw this.cannotWrite();
+    return this.spool;
   }
 
   private cannotWrite(): ProvdError {
@@ -216,7 +247,7 @@ export class StoreActor {
         events_seen: null,
       };
     }
-    return checkStoreHealth(this.database.health, this.migrations);
+    return checkStoreHealth(this.database.health, this.migrations, this.spool?.stats ?? null);
   }
 
   /** Checkpoints (when writable) and closes; the actor answers nothing afterwards. */
@@ -269,7 +300,10 @@ export async function serveStoreActor(port: MessagePort, init: StoreInit): Promi
 }
 
 async function openDatabase(path: string, readOnly: boolean): Promise<OpenDatabase> {
-  const instance = await DuckDBInstance.create(path, readOnly ? { access_mode: 'READ_ONLY' } : {});
+  // DuckDB's buffer cache defaults to 80% of RAM; the daemon's whole budget is 1 GiB.
+  const options: Record<string, string> = { memory_limit: storeMemoryLimit };
+  if (readOnly) options['access_mode'] = 'READ_ONLY';
+  const instance = await DuckDBInstance.create(path, options);
   try {
     const readers = [await instance.connect(), await instance.connect()];
     return {

@@ -14,21 +14,36 @@ export interface EventsParams {
   cursor: string | null;
 }
 
-/** The `provenance.telemetry_events/v1` body for one page. */
+// First probe width, in positions; each further probe is 8 times wider.
+const firstProbe = 65_536n;
+
+/**
+ * The `provenance.telemetry_events/v1` body for one page. `endSeq` is the next position the store
+ * will hand out: nothing is stored at or beyond it.
+ */
 export async function listEvents(
   connection: DuckDBConnection,
   params: EventsParams,
   formatVersion: number,
+  endSeq: bigint,
 ): Promise<string> {
   await requireRun(connection, params.run);
   const digest = filterDigest(['events', params.run, params.type]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
   const typeFilter = params.type === null ? '' : ` AND type = ${typeCode(params.type)}`;
-  const reader = await connection.runAndReadAll(
-    `SELECT seq, ${eventJsonColumns} FROM events WHERE run_id = $1 AND seq > $2${typeFilter} ORDER BY seq LIMIT $3`,
-    [params.run, after, params.limit + 1],
-  );
-  const rows = reader.getRowObjectsJS() as unknown as (EventJsonRow & { seq: bigint })[];
+  // seq grows with the table's row order, so zone maps make a bounded range cheap while a bare
+  // `seq > after` scans every row group for this run (measured: ~13 ms at 10M events).
+  let rows: (EventJsonRow & { seq: bigint })[] = [];
+  for (let width = firstProbe; ; width *= 8n) {
+    const upper = after + width;
+    const reader = await connection.runAndReadAll(
+      `SELECT seq, ${eventJsonColumns} FROM events WHERE run_id = $1 AND seq > $2 AND seq <= $3${typeFilter} ` +
+        'ORDER BY seq LIMIT $4',
+      [params.run, after, upper, params.limit + 1],
+    );
+    rows = reader.getRowObjectsJS() as unknown as (EventJsonRow & { seq: bigint })[];
+    if (rows.length > params.limit || upper >= endSeq) break;
+  }
   const hasMore = rows.length > params.limit;
   const page = hasMore ? rows.slice(0, params.limit) : rows;
   const last = page[page.length - 1];

@@ -4,7 +4,7 @@
  * buffering (spool and in-flight ingest), and correlation coverage (of one run, or of everything).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readSpoolStats, type SpoolLimits } from '../store/spool.js';
+import type { SpoolLimits, SpoolStats } from '../store/spool.js';
 import { evidenceName, methodName, spoolName } from './codes.js';
 import { unknownSource } from '../ingest/producer-tally.js';
 import { requireRun } from './run-exists.js';
@@ -20,6 +20,7 @@ export async function producerHealth(
   connection: DuckDBConnection,
   params: ProducerHealthParams,
   limits: SpoolLimits,
+  stats: SpoolStats,
 ): Promise<string> {
   if (params.run !== null) await requireRun(connection, params.run);
   const counters = await connection.runAndReadAll(
@@ -38,7 +39,6 @@ export async function producerHealth(
     else if (source === 'spool') spool[counter] = value;
     else (sources[source] ??= {})[counter] = value;
   }
-  const stats = await readSpoolStats(connection);
   const gaps = await connection.runAndReadAll(
     'SELECT kind, count(*) AS n, coalesce(sum(lost_events), 0) AS lost FROM coverage_gaps ' +
       `${params.run === null ? '' : 'WHERE run_id = $1 OR run_id IS NULL '}GROUP BY kind ORDER BY kind`,
