@@ -13,7 +13,7 @@ import {
   type RunningServer,
 } from '../test/support/daemon.js';
 import { describeHost } from './support/host.js';
-import { killChildProcessesSync } from './support/kill-children.js';
+import { benchMain } from './support/bench-main.js';
 import { measureHttp, type HttpLoad, type LoadPlan } from './support/measure-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
 
@@ -98,33 +98,10 @@ function computeRatio(rps: number, baselineRps: number): number | null {
   return baselineRps > 0 ? Number((rps / baselineRps).toFixed(3)) : null;
 }
 
-/** Runs the benchmark and returns the exit code; every child is stopped before it returns. */
-async function main(): Promise<number> {
-  const watchdog = setTimeout(() => abortRun(`run exceeded ${deadlineMs} ms`), deadlineMs);
-  try {
-    const failures = findGuardFailures(await runBench());
-    for (const failure of failures)
-      process.stderr.write(`http.bench: ${isGuard ? 'guard failed' : 'warning'}: ${failure}\n`);
-    return isGuard && failures.length > 0 ? 1 : 0;
-  } catch (error) {
-    process.stderr.write(`http.bench: failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    killChildProcessesSync(); // a server whose start timed out has no handle to stop
-    return 1;
-  } finally {
-    clearTimeout(watchdog);
-    removeDir(dataDir);
-  }
-}
-
-/** Kills every child and exits at once: the run hung or was interrupted. */
-function abortRun(reason: string): never {
-  process.stderr.write(`http.bench: aborted: ${reason}\n`);
-  killChildProcessesSync();
-  removeDir(dataDir);
-  process.exit(1);
-}
-
-process.once('SIGINT', () => abortRun('interrupted'));
-process.once('SIGTERM', () => abortRun('terminated'));
-// exit explicitly: autocannon or a half-closed socket must not keep a finished run alive
-process.exit(await main());
+await benchMain({
+  name: 'http.bench',
+  deadlineMs,
+  isGuard,
+  run: async () => findGuardFailures(await runBench()),
+  cleanup: () => removeDir(dataDir),
+});

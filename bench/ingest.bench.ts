@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { cliPath, makeDataDir, removeDir, startDaemon, type RunningServer } from '../test/support/daemon.js';
 import { databaseFileName } from '../src/daemon/config.js';
 import { describeHost } from './support/host.js';
+import { benchMain } from './support/bench-main.js';
 import { measureBaselines, type BaselineRun } from './support/ingest-baselines.js';
 import {
   HttpClient,
@@ -41,7 +42,6 @@ import {
   type TimedSeries,
 } from './support/ingest-http.js';
 import { renderChunks, workloadEpochS, workloadRuns, type WorkloadRun } from './support/ingest-workload.js';
-import { killChildProcessesSync } from './support/kill-children.js';
 import { meterProcess, type ProcessCost } from './support/process-meter.js';
 import { startProfiledDaemon } from './support/profiled-daemon.js';
 import { fillStoreBySql } from './support/store-fill.js';
@@ -502,35 +502,13 @@ function positiveInteger(flag: string, text: string | undefined, fallback: numbe
   return value;
 }
 
-/** Runs the benchmark and returns the exit code; every child is stopped before it returns. */
-async function main(): Promise<number> {
-  const watchdog = setTimeout(() => abortRun(`run exceeded ${deadlineMs} ms`), deadlineMs);
-  try {
-    const failures = findGuardFailures(await runBench());
-    for (const failure of failures)
-      process.stderr.write(`ingest.bench: ${isGuard ? 'guard failed' : 'warning'}: ${failure}\n`);
-    return isGuard && failures.length > 0 ? 1 : 0;
-  } catch (error) {
-    process.stderr.write(`ingest.bench: failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    killChildProcessesSync(); // a daemon whose start timed out has no handle to stop
-    return 1;
-  } finally {
-    clearTimeout(watchdog);
+await benchMain({
+  name: 'ingest.bench',
+  deadlineMs,
+  isGuard,
+  run: async () => findGuardFailures(await runBench()),
+  cleanup: () => {
     removeDir(dataDir);
     removeDir(scratchDir);
-  }
-}
-
-/** Kills every child and exits at once: the run hung or was interrupted. */
-function abortRun(reason: string): never {
-  process.stderr.write(`ingest.bench: aborted: ${reason}\n`);
-  killChildProcessesSync();
-  removeDir(dataDir);
-  removeDir(scratchDir);
-  process.exit(1);
-}
-
-process.once('SIGINT', () => abortRun('interrupted'));
-process.once('SIGTERM', () => abortRun('terminated'));
-// exit explicitly: a keep-alive socket must not keep a finished run alive
-process.exit(await main());
+  },
+});
