@@ -213,6 +213,27 @@ describe('telemetry queries', function () {
     });
   });
 
+  it('marks the oldest spooled events overflowed past the event bound, and counts them as a gap', async function () {
+    const daemon = await daemons.start({ args: ['--spool-max-events', '50'] });
+    await ingest(daemon.url, mixedLines(30, 'cg-none'), 'native');
+    await ingest(daemon.url, mixedLines(50, 'cg-none', 30), 'native');
+    let producer: Record<string, unknown> = {};
+    for (let i = 0; i < 50; i++) {
+      producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+      if (((producer['drops'] as Record<string, number>)['spool_overflowed'] ?? 0) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal((producer['drops'] as Record<string, number>)['spool_overflowed'], 30);
+    assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_events'], 50);
+    assert.deepEqual((producer['coverage_gaps'] as Record<string, unknown>)['spool_overflow'], {
+      gaps: 1,
+      lost_events: 30,
+    });
+    // the newest 50 stay in the spool and are still settled by a late binding
+    const binding = await bind(daemon.url, { run_id: 'run-o', tool_call_id: 'tc', cgroup_id: 'cg-none' });
+    assert.equal(binding['recorrelated'], 50);
+  });
+
   it('keeps spooled events across a restart and settles them when the binding comes', async function () {
     const first = await daemons.start();
     await ingest(first.url, mixedLines(60, 'cg-restart'), 'native');
