@@ -62,35 +62,40 @@ export interface NormalizeResult {
 
 /** Runs one task against a binding replica. */
 export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): NormalizeResult {
-  const { events, errors, rejected } = parseNdjson(task.bytes, task.format, 1);
+  const { events, errors, rejected, rejectedByCode } = parseNdjson(task.bytes, task.format, 1);
   const deltas = new WindowDeltas();
   const hashesByRun = new Map<string | null, string[]>();
   const rows = new RowsFile(task.file);
   const tally = new ProducerTally();
   let pending = 0;
   let pendingBytes = 0;
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!;
-    if (event.time === missingTime) {
-      stampReceived(event, task.ingestedNs);
-      tally.count(event.source, 'no_capture_time');
+  try {
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      if (event.time === missingTime) {
+        stampReceived(event, task.ingestedNs);
+        tally.count(event.source, 'no_capture_time');
+      }
+      const attrsJson = canonicalJson(event.attrs);
+      const hash = hashEvent(event, attrsJson);
+      const match = replica.index.correlate(event);
+      const record = eventRecord(event, `${task.batchId}.${i}`, match, task.ingestedNs, hash);
+      const row = encodeEventRow(i, record, attrsJson);
+      rows.append(row);
+      tally.count(event.source, 'accepted');
+      if (match === undefined) {
+        pending++;
+        pendingBytes += estimateRowBytes(event, attrsJson);
+        tally.count(event.source, 'spooled');
+      }
+      deltas.add(record);
+      const runHashes = hashesByRun.get(record.runId);
+      if (runHashes === undefined) hashesByRun.set(record.runId, [hash]);
+      else runHashes.push(hash);
     }
-    const attrsJson = canonicalJson(event.attrs);
-    const hash = hashEvent(event, attrsJson);
-    const match = replica.index.correlate(event);
-    const record = eventRecord(event, `${task.batchId}.${i}`, match, task.ingestedNs, hash);
-    const row = encodeEventRow(i, record, attrsJson);
-    rows.append(row);
-    tally.count(event.source, 'accepted');
-    if (match === undefined) {
-      pending++;
-      pendingBytes += estimateRowBytes(event, attrsJson);
-      tally.count(event.source, 'spooled');
-    }
-    deltas.add(record);
-    const runHashes = hashesByRun.get(record.runId);
-    if (runHashes === undefined) hashesByRun.set(record.runId, [hash]);
-    else runHashes.push(hash);
+  } catch (error) {
+    rows.discard(); // a failed task leaves no file and no open descriptor behind
+    throw error;
   }
   rows.close();
   return {
@@ -109,7 +114,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
       merkleRoot: merkleRoot(hashes),
     })),
     bindingVersion: replica.version,
-    counters: tally.rejections(rejected, errors).list(),
+    counters: tally.rejections(rejectedByCode).list(),
     ingestedNs: task.ingestedNs,
   };
 }

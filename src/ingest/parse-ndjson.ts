@@ -26,6 +26,8 @@ export interface NdjsonParseResult {
   events: ParsedEvent[];
   errors: LineError[];
   rejected: number;
+  /** Every rejected line by code, including those past the `errors` cap. */
+  rejectedByCode: Partial<Record<RejectionCode, number>>;
 }
 
 // ignoreBOM keeps a U+FEFF in the text, so the whole-chunk and per-line paths treat it alike: it is
@@ -34,6 +36,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function reject(result: NdjsonParseResult, line: number, code: RejectionCode, message: string): void {
   result.rejected++;
+  result.rejectedByCode[code] = (result.rejectedByCode[code] ?? 0) + 1;
   if (result.errors.length < maxLineErrors) result.errors.push({ line, code, message });
 }
 
@@ -187,7 +190,7 @@ function parseBytes(
  * a last line without a newline still counts.
  */
 export function parseNdjson(bytes: Uint8Array, format: IngestFormat, firstLine: number): NdjsonParseResult {
-  const result: NdjsonParseResult = { events: [], errors: [], rejected: 0 };
+  const result: NdjsonParseResult = { events: [], errors: [], rejected: 0, rejectedByCode: {} };
   let text: string | undefined;
   if (!hasLongLine(bytes)) {
     try {

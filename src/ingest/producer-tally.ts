@@ -1,6 +1,6 @@
 /** Counts what one batch did per producer, as increments for the store's producer counters. */
 import type { CounterDelta } from '../shared/store-messages.js';
-import type { LineError } from '../telemetry/event.js';
+import type { RejectionCode } from '../telemetry/event.js';
 
 /** Rejected lines have no trustworthy source: they are counted under this one. */
 export const unknownSource = 'unparsed';
@@ -17,10 +17,12 @@ export class ProducerTally {
     return this;
   }
 
-  /** Counts `rejected` lines as `invalid`, and each listed error under `invalid:<code>`. */
-  rejections(rejected: number, errors: readonly LineError[]): this {
-    if (rejected > 0) this.count(unknownSource, 'invalid', rejected);
-    for (const error of errors) this.count(unknownSource, `invalid:${error.code}`);
+  /** Counts rejected lines as `invalid`, and under `invalid:<code>` by their code. */
+  rejections(byCode: Partial<Record<RejectionCode, number>>): this {
+    for (const [code, count] of Object.entries(byCode)) {
+      this.count(unknownSource, 'invalid', count);
+      this.count(unknownSource, `invalid:${code}`, count);
+    }
     return this;
   }
 

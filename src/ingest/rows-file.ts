@@ -3,7 +3,7 @@
  * batch kept thousands of cons-string nodes alive, and every young-generation GC copied them all
  * again: measured, 40% of a normalize task's time went to GC that way.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 
 const flushChars = 256 * 1024;
 
@@ -24,6 +24,13 @@ export class RowsFile {
     this.flush();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /** Closes and deletes the file: the batch failed. */
+  discard(): void {
+    this.buffered = '';
+    this.close();
+    rmSync(this.path, { force: true });
   }
 
   private flush(): void {

@@ -90,6 +90,25 @@ describe('POST /v1/telemetry/ingest', function () {
     assert.equal((producer['disk_buffering'] as Record<string, number>)['ingest_in_flight_bytes'], 0);
   });
 
+  it('counts every rejection by reason in producer health, past the 100 listed in the answer', async function () {
+    const daemon = await daemons.start();
+    const lines = [
+      ...Array.from({ length: 150 }, () => '{broken'),
+      ...Array.from({ length: 20 }, () => '[]'),
+      nativeLine(),
+    ];
+    const { body } = await ingest(daemon.url, lines.join('\n'), 'native');
+    assert.equal(body['rejected'], 170);
+    assert.equal((body['errors'] as unknown[]).length, 100);
+    assert.equal(body['errors_truncated'], true);
+    const drops = (await request(daemon.url, '/v1/telemetry/producer-health')).body['drops'] as Record<
+      string,
+      unknown
+    >;
+    assert.equal(drops['invalid'], 170);
+    assert.deepEqual(drops['invalid_by_reason'], { invalid_json: 150, not_an_object: 20 });
+  });
+
   it('answers 400 naming the parameter for an unknown format', async function () {
     const daemon = await daemons.start();
     const { status, body } = await ingest(daemon.url, nativeLine(), 'xml');

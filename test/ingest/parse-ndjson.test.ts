@@ -208,6 +208,6 @@ describe('parseNdjson', function () {
 
   it('returns nothing when the body is empty or only newlines', function () {
     for (const body of ['', '\n', '\r\n\r\n'])
-      assert.deepEqual(parse(body), { events: [], errors: [], rejected: 0 });
+      assert.deepEqual(parse(body), { events: [], errors: [], rejected: 0, rejectedByCode: {} });
   });
 });
