@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { defaultDataDir, parseListen, resolveConfig } from '../../src/daemon/config.js';
+import { defaultDataDir, parseDurationMs, parseListen, resolveConfig } from '../../src/daemon/config.js';
 
 describe('daemon config', function () {
   it('parses HOST:PORT and [IPV6]:PORT', function () {
@@ -50,5 +50,16 @@ describe('daemon config', function () {
   it('puts the database file inside the resolved data dir', function () {
     const config = resolveConfig({ dataDir: 'relative/dir' }, {});
     assert.equal(config.dbPath, join(process.cwd(), 'relative/dir', 'provd.duckdb'));
+  });
+
+  it('reads durations with ms, s, m or h, a bare number as seconds, and rejects the rest', function () {
+    assert.equal(parseDurationMs('--spool-ttl', undefined, 7), 7);
+    assert.equal(parseDurationMs('--spool-ttl', '90', 0), 90_000);
+    assert.equal(parseDurationMs('--spool-ttl', '500ms', 0), 500);
+    assert.equal(parseDurationMs('--spool-ttl', '2m', 0), 120_000);
+    assert.equal(parseDurationMs('--spool-ttl', '1h', 0), 3_600_000);
+    for (const bad of ['0', '0s', '-1s', '1.5m', '2d', 'soon', '']) {
+      assert.throws(() => parseDurationMs('--spool-ttl', bad, 0), { message: /--spool-ttl/ }, bad);
+    }
   });
 });
