@@ -4,8 +4,9 @@ import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
 import { windowsRoute } from '../telemetry/windows.route.js';
-import { ingestFormats, type IngestFormat } from '../telemetry/event.js';
-import { errorReply, jsonReply, type HttpReply } from './http-reply.js';
+import { ingestFormats } from '../telemetry/event.js';
+import { optionalEnum } from './query-params.js';
+import { jsonReply, type HttpReply } from './http-reply.js';
 import { openapiBytes } from './openapi.js';
 import type { RouteHandler } from './router.js';
 
@@ -17,13 +18,7 @@ const readiness: RouteHandler = async (_request, { readiness }) => {
 };
 
 const ingest: RouteHandler = async (request, { ingest }) => {
-  const format = request.query.get('format') ?? 'auto';
-  if (!isIngestFormat(format)) {
-    return errorReply(
-      'invalid_argument',
-      `format must be one of ${ingestFormats.join(', ')}; got "${format}"`,
-    );
-  }
+  const format = optionalEnum(request.query, 'format', ingestFormats) ?? 'auto';
   return jsonReply(200, await ingest.ingest(request.body ?? new Uint8Array(0), format));
 };
 
@@ -40,7 +35,3 @@ export const handlers: Readonly<Record<string, RouteHandler>> = {
   explain_correlations: correlationsRoute,
   telemetry_producer_health: producerHealthRoute,
 };
-
-function isIngestFormat(value: string): value is IngestFormat {
-  return (ingestFormats as readonly string[]).includes(value);
-}
