@@ -28,6 +28,8 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   // Handlers go in before any step that takes time: a signal during startup still stops cleanly.
   const stopSignal = waitForSignal();
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // here, not in the store: ingest writes row files even when the store could not open (it then answers 503)
+  mkdirSync(config.spoolDir, { recursive: true, mode: 0o700 });
 
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
