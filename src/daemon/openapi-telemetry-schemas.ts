@@ -124,6 +124,7 @@ export const producerHealthSchema: JsonObject = body('producer_health', {
     spool_max_bytes: count,
     spool_settled_late: count,
     ingest_in_flight_bytes: count,
+    ingest_refused_requests: count,
   }),
   correlation_coverage: {
     oneOf: [

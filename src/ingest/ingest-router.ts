@@ -55,6 +55,9 @@ export class IngestRouter {
     private readonly limits: IngestLimits = defaultIngestLimits,
   ) {}
 
+  /** Requests answered 429 since the daemon started (their lines were never read). */
+  refusedRequests = 0;
+
   /** Bytes accepted but not yet committed. */
   get queuedBytes(): number {
     return this.inFlightBytes;
@@ -65,6 +68,7 @@ export class IngestRouter {
     // kept aside: once the body's buffer is transferred to a worker, body.length reads 0
     const size = body.length;
     if (this.inFlightBytes > 0 && this.inFlightBytes + size > this.limits.maxInFlightBytes) {
+      this.refusedRequests++;
       throw new ProvdError('backpressure', 'ingest queues are full; retry later');
     }
     this.inFlightBytes += size;

@@ -13,6 +13,8 @@ export interface ProducerHealthParams {
   run: string | null;
   /** Ingest bytes the main thread holds that are not committed yet. */
   ingestInFlightBytes: number;
+  /** Ingest requests answered 429 since the daemon started. */
+  ingestRefusedRequests: number;
 }
 
 /** The `provenance.producer_health/v1` body. */
@@ -62,6 +64,7 @@ export async function producerHealth(
       spool_max_bytes: limits.maxBytes,
       spool_settled_late: spool['correlated'] ?? 0,
       ingest_in_flight_bytes: params.ingestInFlightBytes,
+      ingest_refused_requests: params.ingestRefusedRequests,
     },
     correlation_coverage: await coverage(connection, params.run),
     coverage_gaps: Object.fromEntries(

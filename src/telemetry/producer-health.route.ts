@@ -3,6 +3,10 @@ import { optionalId } from '../daemon/query-params.js';
 import type { RouteHandler } from '../daemon/router.js';
 
 export const producerHealthRoute: RouteHandler = async (request, { store, ingest }) => {
-  const params = { run: optionalId(request.query, 'run') ?? null, ingestInFlightBytes: ingest.queuedBytes };
+  const params = {
+    run: optionalId(request.query, 'run') ?? null,
+    ingestInFlightBytes: ingest.queuedBytes,
+    ingestRefusedRequests: ingest.refusedRequests,
+  };
   return { status: 200, body: await store.query('producer_health', params, 10_000) };
 };

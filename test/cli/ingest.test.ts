@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { cliPath, useDaemonFixture } from '../support/daemon.js';
+import { request } from '../support/http.js';
 
 // below mocha's 60 s, so a hung CLI fails its test instead of the run
 const childTimeoutMs = 45_000;
@@ -213,28 +214,32 @@ describe('provd ingest', function () {
     assert.match(run.stderr, /sent 4 lines; the daemon committed 0 of them/);
   });
 
-  it('resends the same chunk after Retry-After when the daemon answers 429', async function () {
-    const started = await startFakeDaemon((_request, body, index, response) => {
-      if (index === 0) {
-        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
-        response.end(
-          JSON.stringify({
-            schema_version: 'provenance.error/v1',
-            error: { code: 'backpressure', message: 'full' },
-          }),
-        );
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end(acceptAll(body));
-    });
-    fake = started.server;
-    const summary = summaryOf(await provd(['--url', started.url, fixtureFile]));
-    assert.equal(summary['accepted'], 4);
-    assert.equal(summary['requests'], 1);
-    assert.equal(started.bodies.length, 2);
-    assert.equal(started.bodies[1], started.bodies[0]);
+  it('resends chunks the daemon refuses with 429 until every line is in', async function () {
+    const daemon = await fixture.start({ args: ['--max-ingest-queue-bytes', '100000'] });
+    const file = writeLines(
+      fixture.dataDir,
+      'flood.jsonl',
+      Array.from({ length: 20_000 }, (_, i) => nativeLine(i + 1)),
+    );
+    const run = await provd(['--url', daemon.url, '--chunk-bytes', '65536', '--concurrency', '8', file]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(summaryOf(run)['accepted'], 20_000);
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    const buffering = producer['disk_buffering'] as Record<string, number>;
+    assert.ok((buffering['ingest_refused_requests'] ?? 0) > 0, 'the daemon did answer 429, and counted it');
   });
 
+  it('exits 1 after a few attempts when the daemon answers 503 because its store is unusable', async function () {
+    writeFileSync(join(fixture.dataDir, 'provd.duckdb'), 'not a database');
+    const daemon = await fixture.start();
+    const run = await provd(['--url', daemon.url, fixtureFile]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /unavailable: .*\(after 5 attempts\)/);
+    assert.match(run.stderr, /the daemon committed 0 of them/);
+  });
+
+  // The one stand-in daemon here: a real daemon cannot be made to commit a chunk and then fail the
+  // next one on cue, and this is the path that tells a user where a rerun may start.
   it('gives up after a few attempts and says how much was committed when the daemon keeps answering 503', async function () {
     const good = nativeLine(7);
     const file = writeLines(

@@ -174,7 +174,12 @@ const telemetrySamples: {
       drops: { invalid: 1, invalid_by_reason: { unknown_type: 1 }, spool_expired: 0, spool_overflowed: 0 },
       disk_buffering: {
         ...{ spool_events: 0, spool_bytes: 0, spool_ttl_s: 120, spool_max_events: 1000000 },
-        ...{ spool_max_bytes: 268435456, spool_settled_late: 0, ingest_in_flight_bytes: 0 },
+        ...{
+          spool_max_bytes: 268435456,
+          spool_settled_late: 0,
+          ingest_in_flight_bytes: 0,
+          ingest_refused_requests: 0,
+        },
       },
       correlation_coverage: {
         ...{ scope: 'run', events: 3, by_evidence_level: { kernel_correlated: 3 } },
