@@ -1,7 +1,12 @@
 // Entry point of the store thread: the one owner of the DuckDB instance (src/store/store-actor.ts).
+// The domains' store modules are wired here, explicitly.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StoreInit } from '../src/shared/store-messages.js';
+import type { StoreThreadData } from '../src/daemon/store-thread.js';
 import { serveStoreActor } from '../src/store/store-actor.js';
+import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
-await serveStoreActor(parentPort, workerData as StoreInit);
+const data = workerData as StoreThreadData;
+await serveStoreActor(parentPort, data.store, async (context) => [
+  await startTelemetryStore(context, data.telemetry),
+]);

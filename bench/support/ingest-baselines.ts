@@ -16,16 +16,13 @@ import { eventRecord } from '../../src/ingest/normalize.js';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { canonicalJson } from '../../src/provenance/canonical-json.js';
 import { applyMigrations, loadMigrations } from '../../src/store/migrations.js';
+import { execute, inTransaction } from '../../src/store/sql.js';
 import { parseBindRequest, type Binding } from '../../src/telemetry/binding.js';
 import { BindingIndex } from '../../src/telemetry/binding-index.js';
 import { evidenceCode, methodCode, sourceCode, spoolCode, typeCode } from '../../src/telemetry/codes.js';
+import { insertEvents } from '../../src/telemetry/event-commit.js';
 import { hashEvent } from '../../src/telemetry/event-hash.js';
-import {
-  encodeEventRow,
-  eventRowColumns,
-  readEventRowsSql,
-  type EventRecord,
-} from '../../src/telemetry/event-row.js';
+import { encodeEventRow, eventRowColumns, type EventRecord } from '../../src/telemetry/event-row.js';
 import type { WorkloadRun } from './ingest-workload.js';
 
 /** One baseline's measurement. */
@@ -237,12 +234,13 @@ async function loadRowFiles(
       while (last < files.length && (last === first || rows + files[last]!.rows <= maxRows))
         rows += files[last++]!.rows;
       const group = files.slice(first, last);
-      const sql = insertRowFilesSql(group, seqBase);
+      const insert = insertEvents(
+        group.map(({ path, rows }) => ({ file: path, accepted: rows })),
+        seqBase,
+      );
       const started = performance.now();
       const cpu = process.cpuUsage();
-      await store.connection.run('BEGIN TRANSACTION');
-      await store.connection.run(sql);
-      await store.connection.run('COMMIT');
+      await inTransaction(store.connection, () => execute(store.connection, insert));
       run.elapsedMs += performance.now() - started;
       run.cpuMs += cpuMsSince(cpu);
       run.loads++;
@@ -261,21 +259,4 @@ async function loadRowFiles(
 function cpuMsSince(start: NodeJS.CpuUsage): number {
   const { user, system } = process.cpuUsage(start);
   return (user + system) / 1000;
-}
-
-/** The committer's INSERT shape: every file's idx offset by where its batch starts in seq. */
-function insertRowFilesSql(files: readonly { path: string; rows: number }[], seqBase: bigint): string {
-  let base = seqBase;
-  const offsets = files.map(({ path, rows }) => {
-    const value = `('${path.replaceAll("'", "''")}', ${base})`;
-    base += BigInt(rows);
-    return value;
-  });
-  const columns = tableColumns.slice(2);
-  return (
-    `INSERT INTO events (id, seq, ${columns.join(', ')}) ` +
-    `SELECT r.id, f.base + r.idx, ${columns.map((name) => `r.${name}`).join(', ')} ` +
-    `FROM ${readEventRowsSql(files.map(({ path }) => path))} r ` +
-    `JOIN (VALUES ${offsets.join(', ')}) f(name, base) ON r.filename = f.name`
-  );
 }

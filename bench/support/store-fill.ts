@@ -7,6 +7,7 @@
  * and `event_batches` digests are left as they were: query latency does not read them.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
+import { execute, inTransaction, join, raw, sql } from '../../src/store/sql.js';
 
 /** What a fill did. */
 export interface StoreFill {
@@ -39,22 +40,25 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
     )
       .getRowObjectsJS()
       .map((row) => row['column_name'] as string);
+    // the column names are the table's own, read above; every number is bound
     const select = columns.map((name) => {
-      if (name === 'id') return "id || '~' || r.k";
-      if (name === 'seq') return `seq + r.k * ${stats.span}`;
-      if (name === 'time_ns') return `time_ns + r.k * ${shiftNs}`;
-      return name;
+      if (name === 'id') return sql`id || '~' || r.k`;
+      if (name === 'seq') return sql`seq + r.k * ${stats.span}`;
+      if (name === 'time_ns') return sql`time_ns + r.k * ${shiftNs}`;
+      return sql`${raw(name)}`;
     });
     if (copies > 0) {
-      await connection.run('BEGIN TRANSACTION');
-      await connection.run(
-        `INSERT INTO events SELECT ${select.join(', ')} FROM events, range(1, ${copies + 1}) r(k)`,
-      );
-      await connection.run(
-        'INSERT INTO windows SELECT run_id, window_s, bucket_ns + r.k * ' +
-          `${shiftNs}, type, events, correlated, risky, bytes FROM windows, range(1, ${copies + 1}) r(k)`,
-      );
-      await connection.run('COMMIT');
+      await inTransaction(connection, async () => {
+        await execute(
+          connection,
+          sql`INSERT INTO events SELECT ${join(select, ', ')} FROM events, range(1, ${copies + 1}) r(k)`,
+        );
+        await execute(
+          connection,
+          sql`INSERT INTO windows SELECT run_id, window_s, bucket_ns + r.k * ${shiftNs}, type, events, correlated,
+              risky, bytes FROM windows, range(1, ${copies + 1}) r(k)`,
+        );
+      });
       await connection.run('CHECKPOINT');
     }
     return {

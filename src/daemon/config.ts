@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ProvdError } from '../shared/errors.js';
 import { defaultIngestLimits } from '../ingest/ingest-router.js';
-import { defaultSpoolLimits, type SpoolLimits } from '../store/spool.js';
+import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {
@@ -20,9 +20,20 @@ export interface DaemonConfig {
   maxBodyBytes: number;
   /** Bytes of ingest bodies in flight at once; past it ingest answers 429. */
   maxIngestQueueBytes: number;
-  /** Test fault injection (PROVD_FAULT_HEALTH_STALL_MS): the store thread blocks this long per readiness check. */
-  healthStallMs: number;
+  /** How long an ingest request waits for its commit before it is rolled back and answered 503. */
+  ingestTimeoutMs: number;
   spool: SpoolLimits;
+  faults: Faults;
+}
+
+/** Fault injection for tests only (PROVD_FAULT_*); all off unless set. */
+export interface Faults {
+  /** The store thread blocks this long inside every readiness check. */
+  healthStallMs: number;
+  /** Each ingest commit waits this long before COMMIT, as a slow disk would. */
+  commitStallMs: number;
+  /** The daemon kills itself (SIGKILL) right after an ingest COMMIT, before answering. */
+  killAfterCommit: boolean;
 }
 
 /** The flags of `provd daemon`, as given (all optional). */
@@ -32,6 +43,7 @@ export interface DaemonFlags {
   authToken?: string | undefined;
   maxBodyBytes?: string | undefined;
   maxIngestQueueBytes?: string | undefined;
+  ingestTimeout?: string | undefined;
   spoolTtl?: string | undefined;
   spoolMaxEvents?: string | undefined;
   spoolMaxBytes?: string | undefined;
@@ -66,7 +78,16 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       defaultIngestLimits.maxInFlightBytes,
       1,
     ),
-    healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
+    ingestTimeoutMs: parseDurationMs(
+      '--ingest-timeout',
+      flags.ingestTimeout,
+      defaultIngestLimits.commitDeadlineMs,
+    ),
+    faults: {
+      healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
+      commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),
+      killAfterCommit: env['PROVD_FAULT_KILL_AFTER_COMMIT'] === '1',
+    },
     spool: {
       ttlMs: parseDurationMs('--spool-ttl', flags.spoolTtl, defaultSpoolLimits.ttlMs),
       maxEvents: parseInteger('--spool-max-events', flags.spoolMaxEvents, defaultSpoolLimits.maxEvents, 1),

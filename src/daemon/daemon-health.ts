@@ -3,8 +3,8 @@
  * deadline, judged into a DaemonHealth body (spec: DaemonHealth, provenance.daemon_health/v1).
  */
 import { ProvdError } from '../shared/errors.js';
-import type { StoreHealthReport } from '../shared/store-messages.js';
-import type { StoreClient } from '../store/store-client.js';
+import type { QueryClient } from '../shared/store-protocol.js';
+import type { StoreHealthReport, StoreQueries } from '../store/health.query.js';
 
 /** The spec's readiness deadline. */
 export const readinessDeadlineMs = 2000;
@@ -41,7 +41,7 @@ export class ReadinessCheck {
   private inFlight: Promise<Readiness> | undefined;
   private stopping = false;
 
-  constructor(private readonly store: StoreClient) {}
+  constructor(private readonly store: QueryClient<StoreQueries>) {}
 
   /** From now on the daemon is shutting down: not ready, whatever the store says. */
   stop(): void {
@@ -58,8 +58,7 @@ export class ReadinessCheck {
   private async check(): Promise<Readiness> {
     let report: StoreHealthReport;
     try {
-      const bytes = await this.store.query('health', {}, readinessDeadlineMs);
-      report = JSON.parse(new TextDecoder().decode(bytes)) as StoreHealthReport;
+      report = await this.store.queryJson('health', {}, { deadlineMs: readinessDeadlineMs });
     } catch (error) {
       return { status: 503, health: unavailable(error) };
     }

@@ -5,9 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { log } from '../shared/log.js';
-import type { StoreQueries } from '../shared/store-messages.js';
-import { StoreClient } from '../store/store-client.js';
+import type { QueryClient } from '../shared/store-protocol.js';
 import { bindingFromJson } from '../telemetry/binding-json.js';
+import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { BindingLog } from '../telemetry/binding-log.js';
 import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
@@ -15,9 +15,10 @@ import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
 import { ReadinessCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
-import { handlers } from './handlers.js';
+import { buildHandlers } from './handlers.js';
 import { HttpServer } from './http-server.js';
 import { Router } from './router.js';
+import { startStoreThread } from './store-thread.js';
 import { loadUws } from './uws.js';
 
 const drainTimeoutMs = 10_000;
@@ -33,12 +34,14 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
 
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
-  const { client: store, state } = await StoreClient.start(
+  const { client: store, state } = await startStoreThread(
     {
-      dbPath: config.dbPath,
-      spoolDir: config.spoolDir,
-      healthStallMs: config.healthStallMs,
-      spool: config.spool,
+      store: { dbPath: config.dbPath, healthStallMs: config.faults.healthStallMs },
+      telemetry: {
+        spoolDir: config.spoolDir,
+        spool: config.spool,
+        faults: { stallMs: config.faults.commitStallMs, killAfterCommit: config.faults.killAfterCommit },
+      },
     },
     (error) => failStop(error),
   );
@@ -65,14 +68,14 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const ingest = new IngestRouter(pool, store, config.spoolDir, {
     ...defaultIngestLimits,
     maxInFlightBytes: config.maxIngestQueueBytes,
+    commitDeadlineMs: config.ingestTimeoutMs,
   });
   const server = new HttpServer({
     host: config.host,
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
     auth,
-    router: new Router(endpoints, handlers),
-    context: { store, readiness, ingest, bindingLog },
+    router: new Router(endpoints, buildHandlers({ store, readiness, ingest, bindingLog })),
   });
   let port: number;
   try {
@@ -113,11 +116,10 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
 }
 
 /** The workers' binding log, filled with every binding the store holds. */
-async function loadBindingLog(store: StoreClient, ready: boolean): Promise<BindingLog> {
+async function loadBindingLog(store: QueryClient<TelemetryQueries>, ready: boolean): Promise<BindingLog> {
   const bindingLog = new BindingLog();
   if (!ready) return bindingLog;
-  const bytes = await store.query('bindings', {}, 60_000);
-  const { records } = JSON.parse(new TextDecoder().decode(bytes)) as StoreQueries['bindings']['result'];
+  const { records } = await store.queryJson('bindings', {}, { deadlineMs: 60_000 });
   for (const record of records) bindingLog.append(bindingFromJson(record));
   return bindingLog;
 }

@@ -15,6 +15,13 @@ export interface QueryParam {
   description: string;
 }
 
+/** One request header an endpoint reads (the server passes only declared headers on). */
+export interface HeaderParam {
+  /** Lower-case. */
+  name: string;
+  description: string;
+}
+
 /** One operation of the HTTP interface. */
 export interface Endpoint {
   method: 'GET' | 'POST';
@@ -26,6 +33,7 @@ export interface Endpoint {
   /** No token needed even when bearer auth is on (the health endpoints). */
   public?: boolean;
   query?: readonly QueryParam[];
+  headers?: readonly HeaderParam[];
   /** Media type of the request body, for write endpoints. */
   body?: 'application/json' | 'application/x-ndjson';
   /** False while the path is part of the interface but not served yet (answers 501). */
@@ -59,7 +67,7 @@ const pageCursor = optional(
 );
 
 /** The whole interface, in the order of the specification. */
-export const endpoints: readonly Endpoint[] = [
+export const endpoints = [
   {
     method: 'GET',
     path: '/v1/live',
@@ -314,6 +322,14 @@ export const endpoints: readonly Endpoint[] = [
     schema: 'ingest',
     body: 'application/x-ndjson',
     served: true,
+    headers: [
+      {
+        name: 'idempotency-key',
+        description:
+          'makes a resend safe: the same key with the same body and format is answered as the first time ' +
+          '(header Idempotent-Replayed: true) and stored once; with another body, 422. Keys are kept 24 hours.',
+      },
+    ],
     query: [
       {
         name: 'format',
@@ -341,4 +357,7 @@ export const endpoints: readonly Endpoint[] = [
     body: 'application/json',
     served: false,
   },
-];
+] as const satisfies readonly Endpoint[];
+
+/** The operationIds this build serves: each needs a handler (daemon/handlers.ts), or the build fails. */
+export type ServedOperationId = Extract<(typeof endpoints)[number], { served: true }>['operationId'];

@@ -3,7 +3,7 @@
  * client aborts, so every write goes through here: it answers at most once, never after an abort.
  */
 import type { HttpResponse } from 'uWebSockets.js';
-import { statusLine, type HttpReply } from './http-reply.js';
+import { statusLine, type HttpReply } from '../shared/http/http-reply.js';
 
 /** Guards a uWS response: `send` is a no-op after an abort or a first answer. */
 export class Exchange {

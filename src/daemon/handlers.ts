@@ -1,37 +1,54 @@
-/** The handler of every served endpoint, by operationId (see endpoints.ts). */
+/**
+ * The handler of every served endpoint, by operationId (see endpoints.ts). The record is typed by
+ * the endpoint list: an endpoint marked served without a handler here fails the build.
+ */
+import { ingestRoute } from '../ingest/ingest.route.js';
+import type { IngestRouter } from '../ingest/ingest-router.js';
+import { jsonReply, type HttpReply } from '../shared/http/http-reply.js';
+import type { RouteHandler } from '../shared/http/route.js';
+import type { QueryClient } from '../shared/store-protocol.js';
 import { bindRoute } from '../telemetry/bind.route.js';
+import type { BindingLog } from '../telemetry/binding-log.js';
 import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
+import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { windowsRoute } from '../telemetry/windows.route.js';
-import { ingestFormats } from '../telemetry/event.js';
-import { optionalEnum } from './query-params.js';
-import { jsonReply, type HttpReply } from './http-reply.js';
+import type { ReadinessCheck } from './daemon-health.js';
+import type { ServedOperationId } from './endpoints.js';
 import { openapiBytes } from './openapi.js';
-import type { RouteHandler } from './router.js';
+
+/** The daemon's long-lived parts that handlers are built from. */
+export interface HandlerDeps {
+  store: QueryClient<TelemetryQueries>;
+  readiness: ReadinessCheck;
+  ingest: IngestRouter;
+  /** Bindings for the normalize workers; the bind route appends to it. */
+  bindingLog: BindingLog;
+}
 
 const liveness: HttpReply = jsonReply(200, { schema_version: 'provenance.daemon_liveness/v1', status: 'ok' });
 
-const readiness: RouteHandler = async (_request, { readiness }) => {
-  const { status, health } = await readiness.run();
-  return jsonReply(status, health);
-};
-
-const ingest: RouteHandler = async (request, { ingest }) => {
-  const format = optionalEnum(request.query, 'format', ingestFormats) ?? 'auto';
-  return jsonReply(200, await ingest.ingest(request.body ?? new Uint8Array(0), format));
-};
-
-/** Handlers keyed by operationId; the router refuses to start if a served endpoint has none. */
-export const handlers: Readonly<Record<string, RouteHandler>> = {
-  liveness: () => liveness,
-  readiness,
-  health: readiness,
-  openapi: () => ({ status: 200, body: openapiBytes }),
-  ingest,
-  bind: bindRoute,
-  list_events: eventsRoute,
-  list_windows: windowsRoute,
-  explain_correlations: correlationsRoute,
-  telemetry_producer_health: producerHealthRoute,
-};
+/** One handler per served operationId. */
+export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, RouteHandler> {
+  const { store, readiness, ingest, bindingLog } = deps;
+  const health: RouteHandler = async () => {
+    const { status, health } = await readiness.run();
+    return jsonReply(status, health);
+  };
+  return {
+    liveness: () => liveness,
+    readiness: health,
+    health,
+    openapi: () => ({ status: 200, body: openapiBytes }),
+    ingest: ingestRoute(ingest),
+    bind: bindRoute(store, bindingLog),
+    list_events: eventsRoute(store),
+    list_windows: windowsRoute(store),
+    explain_correlations: correlationsRoute(store),
+    telemetry_producer_health: producerHealthRoute(store, () => ({
+      inFlightBytes: ingest.queuedBytes,
+      refusedRequests: ingest.refusedRequests,
+    })),
+  };
+}

@@ -4,12 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { isWireErrorCode, ProvdError, toErrorData } from '../shared/errors.js';
+import { isUnavailable, isWireErrorCode, ProvdError, toErrorData } from '../shared/errors.js';
 import { log } from '../shared/log.js';
+import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
+import type { RouteHandler, RouteRequest } from '../shared/http/route.js';
 import type { BearerAuth } from './bearer-auth.js';
 import { Exchange } from './exchange.js';
-import { errorReply, type HttpReply } from './http-reply.js';
-import type { RouteContext, RouteHandler, RouteRequest, Router } from './router.js';
+import type { Router } from './router.js';
 import { loadUws } from './uws.js';
 
 export interface HttpServerOptions {
@@ -19,7 +20,6 @@ export interface HttpServerOptions {
   /** Undefined when no token is configured: every request is accepted. */
   auth: BearerAuth | undefined;
   router: Router;
-  context: RouteContext;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -100,10 +100,13 @@ export class HttpServer {
       const result = this.options.auth.check(req.getHeader('authorization'));
       if (result !== 'ok') return exchange.send(unauthorized(result));
     }
+    const headers: Record<string, string> = {};
+    for (const { name } of endpoint.headers ?? []) headers[name] = req.getHeader(name);
     const request: RouteRequest = {
       method,
       path,
       query: new URLSearchParams(req.getQuery() ?? ''),
+      headers,
       body: undefined,
       requestId,
     };
@@ -143,7 +146,7 @@ export class HttpServer {
   private dispatch(exchange: Exchange, handler: RouteHandler, request: RouteRequest): void {
     let reply: HttpReply | Promise<HttpReply>;
     try {
-      reply = handler(request, this.options.context);
+      reply = handler(request);
     } catch (error) {
       return exchange.send(failureReply(error, request));
     }
@@ -178,16 +181,19 @@ function unauthorized(result: 'missing' | 'invalid'): HttpReply {
   });
 }
 
-/** Store trouble is 503; a ProvdError with a wire code answers as itself; the rest is 500, details only in the log. */
+/**
+ * A ProvdError with a wire code answers as itself. A store that cannot serve is 503: a timeout or a
+ * stopped store is safe to describe, storage trouble stays in the log. Anything else is a bug in
+ * provd: 500, with the details only in the log.
+ */
 function failureReply(error: unknown, request: RouteRequest): HttpReply {
   if (error instanceof ProvdError) {
     if (isWireErrorCode(error.code)) return errorReply(error.code, error.message);
-    // a timeout or a stopped store is safe to describe; a failed query's text stays in the log
     if (error.code === 'PROVD_ERR_STORE_TIMEOUT' || error.code === 'PROVD_ERR_STORE_STOPPED') {
       return errorReply('unavailable', `the store is unavailable: ${error.message}`);
     }
-    if (error.code.startsWith('PROVD_ERR_STORE_')) {
-      log('error', 'store query failed', {
+    if (isUnavailable(error.code)) {
+      log('error', 'store unavailable', {
         request_id: request.requestId,
         path: request.path,
         error: error.toData(),

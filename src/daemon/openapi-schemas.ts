@@ -212,6 +212,10 @@ const errorResponses = {
       schema: { type: 'integer', minimum: 0 },
     },
   }),
+  KeyReused: errorResponse(
+    ['idempotency_key_reused'],
+    '`idempotency_key_reused`: the Idempotency-Key was first used with another body or format',
+  ),
   NotImplemented: errorResponse(['not_implemented'], 'part of the interface, not served by this build yet'),
   Unavailable: errorResponse(
     ['unavailable'],

@@ -2,7 +2,7 @@
  * The OpenAPI 3.1.0 document of the HTTP interface. It is built from the endpoint list, like the
  * router, so the two cannot disagree; `npm run openapi` writes it to openapi.json.
  */
-import { endpoints, type Endpoint, type QueryParam } from './endpoints.js';
+import { endpoints, type Endpoint, type HeaderParam, type QueryParam } from './endpoints.js';
 import {
   buildComponents,
   commonHeaders,
@@ -48,6 +48,16 @@ function parameter(param: QueryParam): JsonObject {
   };
 }
 
+function headerParameter(param: HeaderParam): JsonObject {
+  return {
+    name: param.name,
+    in: 'header',
+    required: false,
+    description: param.description,
+    schema: { type: 'string' },
+  };
+}
+
 // request bodies with an exact schema, by operationId; the rest are documented by media type only
 const requestSchemas: Record<string, string> = { bind: 'BindRequest' };
 
@@ -82,6 +92,16 @@ function okDescription(schema: string): string {
 /** The 200 answer, plus the spec's own 503 bodies for health, readiness and verification. */
 function bodyResponses({ schema }: Endpoint): Record<string, OpenApiResponse> {
   const responses = { '200': bodyResponse(okDescription(schema), schema) };
+  if (schema === 'ingest') {
+    const ok = responses['200'] as { headers: Record<string, JsonObject> };
+    ok.headers = {
+      ...ok.headers,
+      'Idempotent-Replayed': {
+        description: '`true` when this answers a resend of an earlier request with the same Idempotency-Key',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
   if (schema === 'daemon_health') {
     const why =
       'not ready: database error, missing required table, incompatible store format, or check over 2 s';
@@ -110,20 +130,26 @@ function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
   // every query naming a run checks it first; correlations also answers 404 for an unknown event
   if (served && query.some((param) => param.name === 'run')) responses['404'] = responseRef('NotFound');
   if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
-  if (served && endpoint.operationId === 'ingest') responses['429'] = responseRef('Backpressure');
+  if (served && endpoint.operationId === 'ingest') {
+    responses['422'] = responseRef('KeyReused');
+    responses['429'] = responseRef('Backpressure');
+  }
   if (!served) responses['501'] = responseRef('NotImplemented');
   if (!endpoint.public) responses['503'] = responseRef('Unavailable');
   return responses;
 }
 
 function operation(endpoint: Endpoint): OpenApiOperation {
-  const query = endpoint.query ?? [];
+  const parameters = [
+    ...(endpoint.query ?? []).map(parameter),
+    ...(endpoint.headers ?? []).map(headerParameter),
+  ];
   return {
     operationId: endpoint.operationId,
     summary: endpoint.summary,
     description: endpoint.public ? publicNote : authNote,
     security: endpoint.public ? [] : [{}, { bearerAuth: [] }],
-    ...(query.length > 0 ? { parameters: query.map(parameter) } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...(endpoint.body ? { requestBody: requestBody(endpoint) } : {}),
     // a body response listed by the spec replaces the generic error of the same status
     responses: { ...errorResponses(endpoint), ...bodyResponses(endpoint), default: responseRef('Internal') },

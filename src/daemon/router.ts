@@ -1,30 +1,7 @@
 /** Exact-path routing over the endpoint list: a found route, an unknown path, or a wrong method. */
+import { errorReply } from '../shared/http/http-reply.js';
+import type { RouteHandler } from '../shared/http/route.js';
 import type { Endpoint } from './endpoints.js';
-import { errorReply, type HttpReply } from './http-reply.js';
-import type { StoreClient } from '../store/store-client.js';
-import type { IngestRouter } from '../ingest/ingest-router.js';
-import type { BindingLog } from '../telemetry/binding-log.js';
-import type { ReadinessCheck } from './daemon-health.js';
-
-/** What a handler sees of the request: everything was read before it runs. */
-export interface RouteRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  body: Buffer | undefined;
-  requestId: string;
-}
-
-/** What a handler may use: the daemon's long-lived parts. */
-export interface RouteContext {
-  store: StoreClient;
-  readiness: ReadinessCheck;
-  ingest: IngestRouter;
-  /** Bindings for the normalize workers; the bind route appends to it. */
-  bindingLog: BindingLog;
-}
-
-export type RouteHandler = (request: RouteRequest, context: RouteContext) => HttpReply | Promise<HttpReply>;
 
 export type RouteMatch =
   | { kind: 'found'; endpoint: Endpoint; handler: RouteHandler }

@@ -1,36 +1,30 @@
 /**
  * The ingest router, on the main thread: bounds what is in flight (a full router answers 429),
  * cuts a body into slices at line ends, hands them to the normalize pool with their buffers
- * transferred, then asks the store actor to commit, and answers only after the commit.
- * Per-event work never happens here.
+ * transferred, then asks the store actor to commit the whole request as one unit, and answers only
+ * after the commit. Per-event work never happens here.
  */
+import { webcrypto } from 'node:crypto';
 import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { ProvdError } from '../shared/errors.js';
-import type { BatchCommit, StoreQueries } from '../shared/store-messages.js';
-import type { StoreClient } from '../store/store-client.js';
+import type { QueryClient } from '../shared/store-protocol.js';
+import type {
+  BatchCommit,
+  IdempotencyClaim,
+  IngestAnswer,
+  IngestCommitResult,
+} from '../telemetry/batch-commit.js';
 import type { IngestFormat, LineError } from '../telemetry/event.js';
+import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import type { NormalizeResult, NormalizeTask } from './normalize.js';
-
-/** Body of a successful ingest answer (schema provenance.ingest/v1). */
-export interface IngestSummary {
-  schema_version: 'provenance.ingest/v1';
-  batch_id: string;
-  accepted: number;
-  rejected: number;
-  /** Events that found no binding yet and wait in the spool. */
-  pending: number;
-  errors: LineError[];
-  /** True when more lines were rejected than `errors` lists. */
-  errors_truncated: boolean;
-}
 
 export interface IngestLimits {
   /** Bytes of request bodies being normalized or committed at once; past it, 429. */
   maxInFlightBytes: number;
   /** Target slice size; slices end at a line end, so a slice may be longer by one line. */
   sliceBytes: number;
-  /** Longest time to wait for the commit. */
+  /** How long a request may wait for its commit; past it the commit is rolled back and answered 503. */
   commitDeadlineMs: number;
 }
 
@@ -39,6 +33,9 @@ export const defaultIngestLimits: IngestLimits = {
   sliceBytes: 1024 * 1024,
   commitDeadlineMs: 120_000,
 };
+
+/** After the deadline, how long to wait for the store's word that the commit was rolled back. */
+const rollbackVerdictMs = 30_000;
 
 const maxErrors = 100;
 
@@ -50,7 +47,7 @@ export class IngestRouter {
 
   constructor(
     private readonly pool: Piscina,
-    private readonly store: StoreClient,
+    private readonly store: QueryClient<TelemetryQueries>,
     private readonly spoolDir: string,
     private readonly limits: IngestLimits = defaultIngestLimits,
   ) {}
@@ -63,8 +60,16 @@ export class IngestRouter {
     return this.inFlightBytes;
   }
 
-  /** Normalizes and commits one NDJSON body; rejects with `backpressure` when the router is full. */
-  async ingest(body: Uint8Array, format: IngestFormat): Promise<IngestSummary> {
+  /**
+   * Normalizes and commits one NDJSON body, all of it or none; rejects with `backpressure` when the
+   * router is full. With an idempotency key, a body sent before under the same key is answered as
+   * it was then and stored once.
+   */
+  async ingest(
+    body: Uint8Array,
+    format: IngestFormat,
+    idempotencyKey: string | null,
+  ): Promise<IngestCommitResult> {
     // kept aside: once the body's buffer is transferred to a worker, body.length reads 0
     const size = body.length;
     if (this.inFlightBytes > 0 && this.inFlightBytes + size > this.limits.maxInFlightBytes) {
@@ -73,6 +78,8 @@ export class IngestRouter {
     }
     this.inFlightBytes += size;
     try {
+      // before the body's buffer moves to the workers
+      const idempotency = idempotencyKey === null ? null : await claim(idempotencyKey, format, body);
       const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
       const ingestedNs = BigInt(Date.now()) * 1_000_000n;
       const results = await Promise.all(
@@ -90,12 +97,15 @@ export class IngestRouter {
           }) as Promise<NormalizeResult>;
         }),
       );
-      const batches = results.map(toBatchCommit);
-      const reply = await this.store.query('commit', { batches }, this.limits.commitDeadlineMs);
-      const { settled } = JSON.parse(new TextDecoder().decode(reply)) as StoreQueries['commit']['result'];
-      const summary = summarize(batchId, results);
-      summary.pending -= settled;
-      return summary;
+      const commit = {
+        batches: results.map(toBatchCommit),
+        answer: summarize(batchId, results),
+        idempotency,
+      };
+      return await this.store.queryJson('commit', commit, {
+        deadlineMs: this.limits.commitDeadlineMs,
+        verdictMs: rollbackVerdictMs,
+      });
     } finally {
       this.inFlightBytes -= size;
     }
@@ -126,8 +136,14 @@ function toBatchCommit(result: NormalizeResult): BatchCommit {
   return batch;
 }
 
+/** The key with the digest of what it was sent with: sha256 over the body, hashed off the main thread. */
+async function claim(key: string, format: IngestFormat, body: Uint8Array): Promise<IdempotencyClaim> {
+  const digest = Buffer.from(await webcrypto.subtle.digest('SHA-256', body)).toString('hex');
+  return { key, digest: `${format}:sha256:${digest}` };
+}
+
 /** Adds the slices up, numbering error lines across the whole body. */
-function summarize(batchId: string, results: NormalizeResult[]): IngestSummary {
+function summarize(batchId: string, results: NormalizeResult[]): IngestAnswer {
   const errors: LineError[] = [];
   let lineOffset = 0;
   let accepted = 0;

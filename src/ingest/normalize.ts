@@ -11,9 +11,10 @@ import type { IngestFormat, LineError, ParsedEvent } from '../telemetry/event.js
 import { hashEvent } from '../telemetry/event-hash.js';
 import { encodeEventRow, type EventRecord } from '../telemetry/event-row.js';
 import { WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
-import type { CounterDelta } from '../shared/store-messages.js';
+import type { BatchDigest } from '../telemetry/batch-commit.js';
+import type { CounterDelta } from '../telemetry/producer-counters.js';
+import { estimateRowBytes } from '../telemetry/spool.js';
 import { parseNdjson } from './parse-ndjson.js';
-import { estimateRowBytes } from '../store/spool.js';
 import { RowsFile } from './rows-file.js';
 import { ProducerTally } from './producer-tally.js';
 import { missingTime, stampReceived } from './received-time.js';
@@ -27,13 +28,6 @@ export interface NormalizeTask {
   /** Where to write the rows file. */
   file: string;
   ingestedNs: bigint;
-}
-
-/** Digest of the events one batch adds to a run (null: the batch's spooled events). */
-export interface BatchDigest {
-  runId: string | null;
-  events: number;
-  merkleRoot: string;
 }
 
 /** What a task hands back to the ingest router. */

@@ -1,9 +1,6 @@
 /** Counts what one batch did per producer, as increments for the store's producer counters. */
-import type { CounterDelta } from '../shared/store-messages.js';
 import type { RejectionCode } from '../telemetry/event.js';
-
-/** Rejected lines have no trustworthy source: they are counted under this one. */
-export const unknownSource = 'unparsed';
+import { unknownSource, type CounterDelta } from '../telemetry/producer-counters.js';
 
 /** Accumulates counter increments keyed by source and counter name. */
 export class ProducerTally {

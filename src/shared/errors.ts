@@ -14,7 +14,8 @@ export const localErrorCodes = {
   PROVD_ERR_STORE_FORMAT:
     'the database was written by a newer or incompatible store format; it is left untouched',
   PROVD_ERR_STORE_MIGRATE: 'a schema migration failed and was rolled back',
-  PROVD_ERR_STORE_QUERY: 'a query in the store actor failed',
+  PROVD_ERR_STORE_QUERY: 'a query in the store actor failed: a bug in provd, answered 500',
+  PROVD_ERR_STORE_IO: 'the storage under the database failed (I/O, memory); answered 503',
   PROVD_ERR_STORE_TIMEOUT: 'the store actor did not answer within the deadline',
   PROVD_ERR_STORE_STOPPED: 'the store actor is closed or its thread exited',
   PROVD_ERR_CLI_UNREACHABLE: 'the CLI could not reach the daemon over HTTP',
@@ -29,6 +30,7 @@ export const wireErrorCodes = {
   run_not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
   backpressure: 429,
   internal: 500,
   not_implemented: 501,
@@ -57,6 +59,21 @@ export class ProvdError extends Error {
   toData(): ErrorData {
     return { code: this.code, message: this.message };
   }
+}
+
+/** Local codes that mean the store cannot serve now (503), as opposed to a bug in provd (500). */
+const unavailableCodes: ReadonlySet<LocalErrorCode | WireErrorCode> = new Set<LocalErrorCode>([
+  'PROVD_ERR_STORE_OPEN',
+  'PROVD_ERR_STORE_LOCKED',
+  'PROVD_ERR_STORE_FORMAT',
+  'PROVD_ERR_STORE_IO',
+  'PROVD_ERR_STORE_TIMEOUT',
+  'PROVD_ERR_STORE_STOPPED',
+]);
+
+/** True when a local failure means "the store is unavailable" (answered 503), not a bug. */
+export function isUnavailable(code: LocalErrorCode | WireErrorCode): boolean {
+  return unavailableCodes.has(code);
 }
 
 /** True for codes that may appear in an HTTP error body. */

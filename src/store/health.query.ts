@@ -1,16 +1,33 @@
 /** The store actor's half of the readiness check: one pass over the database, reported as found. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { toErrorData } from '../shared/errors.js';
-import type { StoreHealthReport } from '../shared/store-messages.js';
+import { toErrorData, type ErrorData } from '../shared/errors.js';
+import type { QuerySpec } from '../shared/store-protocol.js';
 import type { Migration } from './migrations.js';
-import type { SpoolStats } from './spool.js';
+import type { HealthFacts } from './store-module.js';
 import { inspectFormat, listTables, requiredTables } from './store-format.js';
 
-/** Queries tables, store format and recorded coverage gaps; a failing query becomes `database.ok=false`. */
+/** The store actor's half of a readiness check: what it found in the database, without judging it. */
+export interface StoreHealthReport extends HealthFacts {
+  database: { ok: boolean; latency_ms: number; error?: ErrorData };
+  format: { found: number | null; supported: number; compatible: boolean; reason?: string };
+  missing_tables: string[];
+  /** Rows in coverage_gaps, or null when the table could not be read. */
+  coverage_gaps: number | null;
+}
+
+/** The store's own query kinds. */
+export type StoreQueries = {
+  health: QuerySpec<Record<string, never>, StoreHealthReport>;
+};
+
+/**
+ * Queries tables, store format and recorded coverage gaps, and asks `facts` for the domains' part
+ * once the store is usable; a failing query becomes `database.ok=false`.
+ */
 export async function checkStoreHealth(
   connection: DuckDBConnection,
   migrations: Migration[],
-  spoolStats: SpoolStats | null,
+  facts: (connection: DuckDBConnection) => Promise<Partial<HealthFacts>>,
 ): Promise<StoreHealthReport> {
   const started = performance.now();
   const supported = migrations.length;
@@ -33,18 +50,15 @@ export async function checkStoreHealth(
       const reader = await connection.runAndReadAll('SELECT count(*) AS n FROM coverage_gaps');
       coverageGaps = Number(reader.getRowObjectsJS()[0]?.['n'] ?? 0);
     }
-    const usable = compatible && tables.includes('events');
-    const spool = usable ? spoolStats : null;
-    const seen = usable
-      ? (await connection.runAndReadAll('SELECT 1 FROM events LIMIT 1')).currentRowCount > 0
-      : null;
+    const missing = requiredTables.filter((table) => !tables.includes(table));
+    const found = compatible && missing.length === 0 ? await facts(connection) : {};
     return {
       database: { ok: true, latency_ms: elapsedMs(started) },
       format,
-      missing_tables: requiredTables.filter((table) => !tables.includes(table)),
+      missing_tables: missing,
       coverage_gaps: coverageGaps,
-      spool,
-      events_seen: seen,
+      spool: found.spool ?? null,
+      events_seen: found.events_seen ?? null,
     };
   } catch (error) {
     return {

@@ -1,35 +1,30 @@
 /**
  * The store actor: the one owner of the DuckDB instance in this process. It runs on its own thread
- * (workers/store.worker.ts), answers queries with serialized JSON bytes, and closes cleanly on request.
+ * (workers/store.worker.ts), opens and migrates the database, starts the domains' store modules,
+ * answers their queries by kind with serialized JSON bytes, and closes cleanly on request.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError, toErrorData, type ErrorData } from '../shared/errors.js';
-import type {
-  StoreInbound,
-  StoreInit,
-  StoreOpenState,
-  StoreOutbound,
-  StoreQueries,
-  StoreRequest,
-} from '../shared/store-messages.js';
-import { BindingStore } from './binding-store.js';
-import { EventCommitter } from './event-commit.js';
-import { explainCorrelations } from '../telemetry/correlations.query.js';
-import { listEvents } from '../telemetry/events.query.js';
-import { producerHealth } from '../telemetry/producer-health.query.js';
-import { listWindows } from '../telemetry/windows.query.js';
-import { checkStoreHealth } from './health.query.js';
+import type { StoreInbound, StoreOpenState, StoreOutbound, StoreRequest } from '../shared/store-protocol.js';
+import { checkStoreHealth, type StoreHealthReport } from './health.query.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
-import { Spool } from './spool.js';
+import { classifyStoreError } from './store-error.js';
+import type { HealthFacts, QueryHandler, StoreModule, StoreModuleFactory } from './store-module.js';
 import { inspectFormat, listTables } from './store-format.js';
 import { WriteQueue } from './write-queue.js';
 
+/** What the store thread is given when it starts. */
+export interface StoreInit {
+  dbPath: string;
+  /** Fault injection for tests: block the store thread this long inside every readiness check. */
+  healthStallMs: number;
+}
+
 interface OpenDatabase {
   instance: DuckDBInstance;
-  /** Migrations and, later, appends. */
+  /** Migrations and every write. */
   writer: DuckDBConnection;
   /** Readiness checks, so they never queue behind a write. */
   health: DuckDBConnection;
@@ -47,18 +42,23 @@ const storeMemoryLimit = '512MB';
 export class StoreActor {
   private readonly migrations: Migration[] = loadMigrations();
   private database: OpenDatabase | undefined;
-  private committer: EventCommitter | undefined;
-  private bindings: BindingStore | undefined;
-  private spool: Spool | undefined;
+  private modules: StoreModule[] = [];
+  private readonly handlers = new Map<string, QueryHandler<never>>();
   private readonly writes = new WriteQueue();
-  /** Queries running now. Closing a connection under a running query deadlocks its thread. */
-  private readonly inFlight = new Set<Promise<string>>();
+  /** Requests running now, by id: closing a connection under a running query deadlocks its thread. */
+  private readonly running = new Map<number, { answer: Promise<string>; abort: AbortController }>();
+  private nextReader = 0;
   private state: StoreOpenState = {
     status: 'failed',
     error: { code: 'PROVD_ERR_STORE_STOPPED', message: 'not opened yet' },
   };
 
-  constructor(private readonly init: StoreInit) {}
+  constructor(
+    private readonly init: StoreInit,
+    private readonly startModules: StoreModuleFactory,
+  ) {
+    this.handlers.set('health', () => this.checkHealth().then((report) => JSON.stringify(report)));
+  }
 
   /**
    * Opens the database. An existing file is first probed read-only, so that a newer or foreign
@@ -71,32 +71,17 @@ export class StoreActor {
         const verdict = await inspectFormat(probe.writer, this.migrations, await listTables(probe.writer));
         if (verdict.kind === 'incompatible') {
           this.database = probe;
-          const message = `${this.init.dbPath}: ${verdict.reason}`;
-          return (this.state = {
-            status: 'incompatible',
-            formatVersion: verdict.version,
-            error: { code: 'PROVD_ERR_STORE_FORMAT', message },
-          });
+          return this.incompatible(verdict.version, verdict.reason);
         }
         closeDatabase(probe);
       }
       this.database = await openDatabase(this.init.dbPath, false);
-      const verdict = await inspectFormat(
-        this.database.writer,
-        this.migrations,
-        await listTables(this.database.writer),
-      );
-      if (verdict.kind === 'incompatible') {
-        const message = `${this.init.dbPath}: ${verdict.reason}`;
-        return (this.state = {
-          status: 'incompatible',
-          formatVersion: verdict.version,
-          error: { code: 'PROVD_ERR_STORE_FORMAT', message },
-        });
-      }
+      const { writer } = this.database;
+      const verdict = await inspectFormat(writer, this.migrations, await listTables(writer));
+      if (verdict.kind === 'incompatible') return this.incompatible(verdict.version, verdict.reason);
       const pending = verdict.kind === 'empty' ? this.migrations : verdict.pending;
-      await applyMigrations(this.database.writer, pending);
-      await this.startTelemetry(this.database.writer);
+      await applyMigrations(writer, pending);
+      await this.startDomains(this.database);
       return (this.state = {
         status: 'ready',
         formatVersion: this.migrations.length,
@@ -107,134 +92,63 @@ export class StoreActor {
     }
   }
 
-  /** Readies the write path: an empty spool dir and the next sequence position. */
-  private async startTelemetry(writer: DuckDBConnection): Promise<void> {
-    // row files left by a crash belong to requests that were never answered: nothing to recover
-    mkdirSync(this.init.spoolDir, { recursive: true, mode: 0o700 });
-    for (const file of readdirSync(this.init.spoolDir))
-      rmSync(join(this.init.spoolDir, file), { force: true });
-    const reader = await writer.runAndReadAll('SELECT coalesce(max(seq) + 1, 0) AS next FROM events');
-    const nextSeq = BigInt(reader.getRowObjectsJS()[0]?.['next'] as bigint);
-    const committer: EventCommitter = new EventCommitter(writer, this.writes, nextSeq, (batches) =>
-      bindings.settleLagging(batches),
-    );
-    const bindings: BindingStore = new BindingStore(writer, (count: number): bigint =>
-      committer.allocateSeq(count),
-    );
-    await bindings.load();
-    this.committer = committer;
-    this.bindings = bindings;
-    this.spool = new Spool(writer, this.writes, this.init.spool);
-    await this.spool.start();
+  private incompatible(version: number | null, reason: string): StoreOpenState {
+    const message = `${this.init.dbPath}: ${reason}`;
+    return (this.state = {
+      status: 'incompatible',
+      formatVersion: version,
+      error: { code: 'PROVD_ERR_STORE_FORMAT', message },
+    });
+  }
+
+  /** Starts the domains' modules and registers their queries; a kind declared twice is a bug. */
+  private async startDomains(database: OpenDatabase): Promise<void> {
+    this.modules = await this.startModules({
+      writer: database.writer,
+      writes: this.writes,
+      reader: () => database.readers[this.nextReader++ % database.readers.length]!,
+      formatVersion: this.migrations.length,
+    });
+    for (const module of this.modules) {
+      for (const [kind, handler] of Object.entries(module.queries)) {
+        if (this.handlers.has(kind))
+          throw new Error(`failed to register ${module.name}: query "${kind}" is taken`);
+        this.handlers.set(kind, handler);
+      }
+    }
   }
 
   /** Answers one query with its serialized JSON result. */
   async handle(request: StoreRequest): Promise<Uint8Array> {
-    const answer = this.answer(request);
-    this.inFlight.add(answer);
+    const handler = this.handlers.get(request.kind);
+    if (handler === undefined) throw this.unknownKind(request.kind);
+    const abort = new AbortController();
+    const answer = handler(request.params as never, { signal: abort.signal });
+    this.running.set(request.id, { answer, abort });
     try {
       return encoder.encode(await answer);
     } finally {
-      this.inFlight.delete(answer);
+      this.running.delete(request.id);
     }
   }
 
-  private async answer(request: StoreRequest): Promise<string> {
-    const params: unknown = request.params;
-    switch (request.kind) {
-      case 'health':
-        return JSON.stringify(await this.checkHealth());
-      case 'commit':
-        return JSON.stringify(await this.commit(params as StoreQueries['commit']['params']));
-      case 'bind':
-        return JSON.stringify(await this.bind(params as StoreQueries['bind']['params']));
-      case 'bindings':
-        if (this.bindings === undefined) throw this.cannotWrite();
-        return JSON.stringify({ records: this.bindings.records() });
-      case 'events':
-        return listEvents(
-          this.reader(),
-          params as StoreQueries['events']['params'],
-          this.migrations.length,
-          this.requireCommitter().endSeq,
-        );
-      case 'windows':
-        return listWindows(
-          this.reader(),
-          params as StoreQueries['windows']['params'],
-          this.migrations.length,
-        );
-      case 'correlations':
-        return explainCorrelations(this.reader(), params as StoreQueries['correlations']['params']);
-      case 'producer_health':
-        return producerHealth(
-          this.reader(),
-          params as StoreQueries['producer_health']['params'],
-          this.init.spool,
-          this.requireSpool().stats,
-        );
-    }
+  /** The caller's deadline passed: writes that can still be rolled back are. */
+  cancel(id: number): void {
+    this.running.get(id)?.abort.abort();
   }
 
-  private nextReader = 0;
-
-  /** A reader connection, in turn. */
-  private reader(): DuckDBConnection {
-    const readers = this.database?.readers;
-    if (readers === undefined || this.committer === undefined) throw this.cannotWrite();
-    return readers[this.nextReader++ % readers.length]!;
-  }
-
-  private async commit({
-    batches,
-  }: StoreQueries['commit']['params']): Promise<StoreQueries['commit']['result']> {
-    const committer = this.requireCommitter();
-    const settled = await Promise.all(batches.map((batch) => committer.commit(batch)));
-    batches.forEach((batch, i) => {
-      const stillPending = batch.pending - settled[i]!;
-      this.spool?.added(
-        stillPending,
-        (batch.pendingBytes * stillPending) / Math.max(1, batch.pending),
-        batch.ingestedNs,
+  private unknownKind(kind: string): ProvdError {
+    if (this.state.status !== 'ready') {
+      return new ProvdError(
+        'PROVD_ERR_STORE_STOPPED',
+        `the store cannot answer: ${this.state.error.message}`,
       );
-    });
-    const spool = this.spool;
-    if (spool !== undefined && settled.some((count) => count > 0))
-      await this.writes.run(() => spool.recount());
-    return {
-      committed: batches.reduce((sum, batch) => sum + batch.accepted, 0),
-      settled: settled.reduce((sum, count) => sum + count, 0),
-    };
+    }
+    if (this.database === undefined) return new ProvdError('PROVD_ERR_STORE_STOPPED', 'the store is closed');
+    return new ProvdError('PROVD_ERR_STORE_QUERY', `no query kind "${kind}"`);
   }
 
-  private async bind({ binding }: StoreQueries['bind']['params']): Promise<StoreQueries['bind']['result']> {
-    const bindings = this.bindings;
-    if (bindings === undefined) throw this.cannotWrite();
-    const spool = this.spool;
-    const recorrelated = await this.writes.run(async () => {
-      const count = await bindings.bind(binding);
-      if (count > 0) await spool?.recount();
-      return count;
-    });
-    return { recorrelated };
-  }
-
-  private requireCommitter(): EventCommitter {
-    if (this.committer === undefined) throw this.cannotWrite();
-    return this.committer;
-  }
-
-  private requireSpool(): Spool {
-    if (this.spool === undefined) throw this.cannotWrite();
-    return this.spool;
-  }
-
-  private cannotWrite(): ProvdError {
-    const reason = this.state.status === 'ready' ? 'closed' : this.state.error.message;
-    return new ProvdError('PROVD_ERR_STORE_STOPPED', `the store cannot write: ${reason}`);
-  }
-
-  private async checkHealth(): Promise<StoreQueries['health']['result']> {
+  private async checkHealth(): Promise<StoreHealthReport> {
     if (this.init.healthStallMs > 0) blockThread(this.init.healthStallMs);
     if (this.database === undefined) {
       const error = this.state.status === 'ready' ? undefined : this.state.error;
@@ -247,18 +161,25 @@ export class StoreActor {
         events_seen: null,
       };
     }
-    return checkStoreHealth(this.database.health, this.migrations, this.spool?.stats ?? null);
+    return checkStoreHealth(this.database.health, this.migrations, (connection) =>
+      this.healthFacts(connection),
+    );
+  }
+
+  private async healthFacts(connection: DuckDBConnection): Promise<Partial<HealthFacts>> {
+    const facts: Partial<HealthFacts> = {};
+    for (const module of this.modules) Object.assign(facts, await module.healthFacts?.(connection));
+    return facts;
   }
 
   /** Checkpoints (when writable) and closes; the actor answers nothing afterwards. */
   async close(): Promise<void> {
     const database = this.database;
     this.database = undefined;
-    this.committer = undefined;
-    this.bindings = undefined;
-    this.spool?.stop();
-    this.spool = undefined;
-    await Promise.allSettled([...this.inFlight]);
+    for (const module of this.modules) module.stop?.();
+    for (const kind of [...this.handlers.keys()]) if (kind !== 'health') this.handlers.delete(kind);
+    this.modules = [];
+    await Promise.allSettled([...this.running.values()].map((running) => running.answer));
     await this.writes.run(() => Promise.resolve()); // let a running write finish before the checkpoint
     if (database === undefined) return;
     try {
@@ -270,12 +191,17 @@ export class StoreActor {
 }
 
 /** Serves the actor over a message port: the body of the store thread. */
-export async function serveStoreActor(port: MessagePort, init: StoreInit): Promise<void> {
-  const actor = new StoreActor(init);
+export async function serveStoreActor(
+  port: MessagePort,
+  init: StoreInit,
+  startModules: StoreModuleFactory,
+): Promise<void> {
+  const actor = new StoreActor(init, startModules);
   const post = (message: StoreOutbound, transfer: ArrayBuffer[] = []): void =>
     port.postMessage(message, transfer);
   post({ type: 'opened', state: await actor.open() });
   port.on('message', (message: StoreInbound) => {
+    if (message.type === 'cancel') return actor.cancel(message.id);
     if (message.type === 'close') {
       actor
         .close()
@@ -289,12 +215,7 @@ export async function serveStoreActor(port: MessagePort, init: StoreInit): Promi
     actor.handle(message).then(
       (body) => post({ type: 'reply', id: message.id, ok: true, body }, [body.buffer as ArrayBuffer]),
       (error: unknown) =>
-        post({
-          type: 'reply',
-          id: message.id,
-          ok: false,
-          error: toErrorData(error, 'PROVD_ERR_STORE_QUERY'),
-        }),
+        post({ type: 'reply', id: message.id, ok: false, error: classifyStoreError(error) }),
     );
   });
 }

@@ -5,13 +5,13 @@
 import { Worker } from 'node:worker_threads';
 import { ProvdError } from '../shared/errors.js';
 import type {
+  QueryClient,
+  QueryMap,
+  QueryOptions,
   StoreInbound,
-  StoreInit,
   StoreOpenState,
   StoreOutbound,
-  StoreQueries,
-  StoreQueryKind,
-} from '../shared/store-messages.js';
+} from '../shared/store-protocol.js';
 
 interface Pending {
   resolve: (body: Uint8Array) => void;
@@ -20,9 +20,13 @@ interface Pending {
 }
 
 const workerUrl = new URL('../../workers/store.worker.js', import.meta.url);
+const decoder = new TextDecoder();
 
-/** Talks to the store thread; every query settles, by reply, deadline, or the thread's end. */
-export class StoreClient {
+/**
+ * Talks to the store thread; every query settles, by reply, deadline, or the thread's end. `Q` is
+ * the union of the query kinds the thread's modules declare (workers/store.worker.ts).
+ */
+export class StoreClient<Q extends QueryMap> implements QueryClient<Q> {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closing: Promise<void> | undefined;
@@ -54,11 +58,11 @@ export class StoreClient {
     });
   }
 
-  /** Starts the store thread and waits until it has opened (or failed to open) the database. */
-  static async start(
-    init: StoreInit,
+  /** Starts the store thread with its `workerData` and waits until it has opened (or failed to open) the database. */
+  static async start<Q extends QueryMap>(
+    init: unknown,
     onUnexpectedExit: (error: ProvdError) => void,
-  ): Promise<{ client: StoreClient; state: StoreOpenState }> {
+  ): Promise<{ client: StoreClient<Q>; state: StoreOpenState }> {
     const worker = new Worker(workerUrl, { workerData: init });
     const state = await new Promise<StoreOpenState>((resolve, reject) => {
       const onMessage = (message: StoreOutbound): void => {
@@ -70,32 +74,55 @@ export class StoreClient {
       worker.on('message', onMessage);
       worker.once('error', reject);
     });
-    return { client: new StoreClient(worker, onUnexpectedExit), state };
+    return { client: new StoreClient<Q>(worker, onUnexpectedExit), state };
   }
 
-  /** Runs one query; rejects with PROVD_ERR_STORE_TIMEOUT when no reply comes within `deadlineMs`. */
-  query<K extends StoreQueryKind>(
+  /**
+   * Runs one query. At the deadline the actor is told to give up; the query then rejects with
+   * PROVD_ERR_STORE_TIMEOUT, at once, or for writes (`verdictMs`) once the actor confirms nothing
+   * was stored. A write that committed after all resolves as usual.
+   */
+  query<K extends keyof Q & string>(
     kind: K,
-    params: StoreQueries[K]['params'],
-    deadlineMs: number,
+    params: Q[K]['params'],
+    options: QueryOptions,
   ): Promise<Uint8Array> {
     if (this.closing !== undefined || this.exited) {
       return Promise.reject(new ProvdError('PROVD_ERR_STORE_STOPPED', 'the store is closed'));
     }
+    const { deadlineMs, verdictMs } = options;
     const id = this.nextId++;
     return new Promise<Uint8Array>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timedOut = (message: string): void => {
         this.pending.delete(id);
-        reject(
-          new ProvdError(
-            'PROVD_ERR_STORE_TIMEOUT',
-            `store query "${kind}" did not answer within ${deadlineMs} ms`,
-          ),
-        );
+        reject(new ProvdError('PROVD_ERR_STORE_TIMEOUT', message));
+      };
+      const timer = setTimeout(() => {
+        this.post({ type: 'cancel', id });
+        if (verdictMs === undefined)
+          return timedOut(`store query "${kind}" did not answer within ${deadlineMs} ms`);
+        // the actor answers a cancelled write within a statement or two; no answer means it is stuck
+        const pending = this.pending.get(id);
+        if (pending !== undefined)
+          pending.timer = setTimeout(
+            () =>
+              timedOut(
+                `store write "${kind}" did not answer within ${deadlineMs + verdictMs} ms; its outcome is unknown`,
+              ),
+            verdictMs,
+          );
       }, deadlineMs);
       this.pending.set(id, { resolve, reject, timer });
       this.post({ type: 'query', id, kind, params });
     });
+  }
+
+  async queryJson<K extends keyof Q & string>(
+    kind: K,
+    params: Q[K]['params'],
+    options: QueryOptions,
+  ): Promise<Q[K]['result']> {
+    return JSON.parse(decoder.decode(await this.query(kind, params, options))) as Q[K]['result'];
   }
 
   /** Asks the actor to checkpoint and close, and waits for its thread to end. */

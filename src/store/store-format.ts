@@ -15,6 +15,7 @@ export const requiredTables = [
   'windows',
   'event_batches',
   'producer_counters',
+  'ingest_requests',
 ] as const;
 
 /** What a database is, relative to this build. */

@@ -1,25 +1,36 @@
 /** POST /v1/telemetry/bind on the main thread: validate the body, then let the store actor persist it. */
-import { errorReply, jsonReply } from '../daemon/http-reply.js';
-import { parseJsonObject } from '../daemon/json-body.js';
-import type { RouteHandler } from '../daemon/router.js';
+import { errorReply, jsonReply } from '../shared/http/http-reply.js';
+import { parseJsonObject } from '../shared/http/json-body.js';
+import type { RouteHandler } from '../shared/http/route.js';
 import { log } from '../shared/log.js';
+import type { QueryClient } from '../shared/store-protocol.js';
 import { parseBindRequest } from './binding.js';
+import type { BindingLog } from './binding-log.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
+import type { TelemetryQueries } from './telemetry-queries.js';
+
+/** How long a bind may take: settling a full spool is chunked, but a million events take a while. */
+const bindDeadlineMs = 120_000;
 
 /** Answers `provenance.binding/v1`: the binding as stored, and how many spooled events it settled. */
-export const bindRoute: RouteHandler = async (request, { store, bindingLog }) => {
-  const parsed = parseBindRequest(parseJsonObject(request.body), BigInt(Date.now()) * 1_000_000n);
-  if (!('binding_id' in parsed)) return errorReply('invalid_argument', parsed.message);
-  const bytes = await store.query('bind', { binding: parsed }, 30_000);
-  const { recorrelated } = JSON.parse(new TextDecoder().decode(bytes)) as { recorrelated: number };
-  // before the answer, so no ingest sent after it can be correlated without this binding
-  if (!bindingLog.append(parsed))
-    log('warn', 'binding log full: workers spool, the store settles at commit', {});
-  const { created_ns: createdNs, startNs: _start, endNs: _end, ...fields } = parsed;
-  return jsonReply(200, {
-    schema_version: 'provenance.binding/v1',
-    ...fields,
-    created_at: formatRfc3339Nanos(createdNs),
-    recorrelated,
-  });
-};
+export function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: BindingLog): RouteHandler {
+  return async (request) => {
+    const parsed = parseBindRequest(parseJsonObject(request.body), BigInt(Date.now()) * 1_000_000n);
+    if (!('binding_id' in parsed)) return errorReply('invalid_argument', parsed.message);
+    const { recorrelated } = await store.queryJson(
+      'bind',
+      { binding: parsed },
+      { deadlineMs: bindDeadlineMs },
+    );
+    // before the answer, so no ingest sent after it can be correlated without this binding
+    if (!bindingLog.append(parsed))
+      log('warn', 'binding log full: workers spool, the store settles at commit', {});
+    const { created_ns: createdNs, startNs: _start, endNs: _end, ...fields } = parsed;
+    return jsonReply(200, {
+      schema_version: 'provenance.binding/v1',
+      ...fields,
+      created_at: formatRfc3339Nanos(createdNs),
+      recorrelated,
+    });
+  };
+}

@@ -10,6 +10,7 @@ import { bindingFromJson } from './binding-json.js';
 import { evidenceName, methodName } from './codes.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
 import { requireRun } from './run-exists.js';
+import { readRows, sql } from '../store/sql.js';
 
 export interface CorrelationsParams {
   run: string;
@@ -34,13 +35,13 @@ export async function explainCorrelations(
 }
 
 async function basisOfEvent(connection: DuckDBConnection, run: string, eventId: string): Promise<object> {
-  const reader = await connection.runAndReadAll(
-    'SELECT e.id, e.time_ns, e.pid, e.tgid, e.ppid, e.cgroup_id, e.container_id, e.attrs, e.corr_method, ' +
-      'e.corr_confidence, e.evidence_level, b.record FROM events e LEFT JOIN bindings b ON b.binding_id = e.binding_id ' +
-      'WHERE e.run_id = $1 AND e.id = $2',
-    [run, eventId],
+  const [row] = await readRows<Record<string, unknown>>(
+    connection,
+    sql`SELECT e.id, e.time_ns, e.pid, e.tgid, e.ppid, e.cgroup_id, e.container_id, e.attrs, e.corr_method,
+          e.corr_confidence, e.evidence_level, b.record
+        FROM events e LEFT JOIN bindings b ON b.binding_id = e.binding_id
+        WHERE e.run_id = ${run} AND e.id = ${eventId}`,
   );
-  const row = reader.getRowObjectsJS()[0];
   if (row === undefined) throw new ProvdError('run_not_found', `no event "${eventId}" in run "${run}"`);
   // events join a run only through a binding; a missing record means the store was edited by hand
   if (row['record'] === null)
@@ -75,22 +76,22 @@ async function basisOfEvent(connection: DuckDBConnection, run: string, eventId: 
 }
 
 async function bindingsOfRun(connection: DuckDBConnection, run: string): Promise<object> {
-  const bindings = await connection.runAndReadAll(
-    'SELECT record FROM bindings WHERE run_id = $1 ORDER BY created_ns',
-    [run],
+  const bindings = await readRows<{ record: string }>(
+    connection,
+    sql`SELECT record FROM bindings WHERE run_id = ${run} ORDER BY created_ns`,
   );
-  const counts = await connection.runAndReadAll(
-    'SELECT binding_id, corr_method, count(*) AS n FROM events WHERE run_id = $1 GROUP BY ALL',
-    [run],
+  const counts = await readRows<Record<string, unknown>>(
+    connection,
+    sql`SELECT binding_id, corr_method, count(*) AS n FROM events WHERE run_id = ${run} GROUP BY ALL`,
   );
   const byBinding = new Map<string, Record<string, number>>();
-  for (const row of counts.getRowObjectsJS()) {
+  for (const row of counts) {
     const tiers = byBinding.get(row['binding_id'] as string) ?? {};
     tiers[methodName(row['corr_method'] as number)] = Number(row['n']);
     byBinding.set(row['binding_id'] as string, tiers);
   }
-  const correlations = bindings.getRowObjectsJS().map((row) => {
-    const binding = bindingFromJson(row['record'] as string);
+  const correlations = bindings.map((row) => {
+    const binding = bindingFromJson(row.record);
     const byMethod = byBinding.get(binding.binding_id) ?? {};
     return {
       binding_id: binding.binding_id,

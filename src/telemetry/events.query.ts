@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor, filterDigest } from './cursor.js';
 import type { EventType } from './event.js';
 import { eventJson, eventJsonColumns, type EventJsonRow } from './event-json.js';
 import { requireRun } from './run-exists.js';
+import { raw, readRows, sql } from '../store/sql.js';
 
 /** Validated parameters of one page request. */
 export interface EventsParams {
@@ -30,18 +31,18 @@ export async function listEvents(
   await requireRun(connection, params.run);
   const digest = filterDigest(['events', params.run, params.type]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  const typeFilter = params.type === null ? '' : ` AND type = ${typeCode(params.type)}`;
+  const typeFilter = params.type === null ? sql`` : sql` AND type = ${typeCode(params.type)}`;
   // seq grows with the table's row order, so zone maps make a bounded range cheap while a bare
   // `seq > after` scans every row group for this run (measured: ~13 ms at 10M events).
   let rows: (EventJsonRow & { seq: bigint })[] = [];
   for (let width = firstProbe; ; width *= 8n) {
     const upper = after + width;
-    const reader = await connection.runAndReadAll(
-      `SELECT seq, ${eventJsonColumns} FROM events WHERE run_id = $1 AND seq > $2 AND seq <= $3${typeFilter} ` +
-        'ORDER BY seq LIMIT $4',
-      [params.run, after, upper, params.limit + 1],
+    rows = await readRows<EventJsonRow & { seq: bigint }>(
+      connection,
+      sql`SELECT seq, ${raw(eventJsonColumns)} FROM events
+          WHERE run_id = ${params.run} AND seq > ${after} AND seq <= ${upper}${typeFilter}
+          ORDER BY seq LIMIT ${params.limit + 1}`,
     );
-    rows = reader.getRowObjectsJS() as unknown as (EventJsonRow & { seq: bigint })[];
     if (rows.length > params.limit || upper >= endSeq) break;
   }
   const hasMore = rows.length > params.limit;

@@ -4,10 +4,11 @@
  * buffering (spool and in-flight ingest), and correlation coverage (of one run, or of everything).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { SpoolLimits, SpoolStats } from '../store/spool.js';
+import { readRows, sql } from '../store/sql.js';
 import { evidenceName, methodName, spoolName } from './codes.js';
-import { unknownSource } from '../ingest/producer-tally.js';
+import { unknownSource } from './producer-counters.js';
 import { requireRun } from './run-exists.js';
+import type { SpoolLimits, SpoolStats } from './spool.js';
 
 export interface ProducerHealthParams {
   run: string | null;
@@ -25,14 +26,15 @@ export async function producerHealth(
   stats: SpoolStats,
 ): Promise<string> {
   if (params.run !== null) await requireRun(connection, params.run);
-  const counters = await connection.runAndReadAll(
-    'SELECT source, counter, value FROM producer_counters ORDER BY ALL',
+  const counters = await readRows<Record<string, unknown>>(
+    connection,
+    sql`SELECT source, counter, value FROM producer_counters ORDER BY ALL`,
   );
   const sources: Record<string, Record<string, number>> = {};
   const invalidByReason: Record<string, number> = {};
   let invalid = 0;
   const spool: Record<string, number> = {};
-  for (const row of counters.getRowObjectsJS()) {
+  for (const row of counters) {
     const source = row['source'] as string;
     const counter = row['counter'] as string;
     const value = Number(row['value']);
@@ -41,10 +43,11 @@ export async function producerHealth(
     else if (source === 'spool') spool[counter] = value;
     else (sources[source] ??= {})[counter] = value;
   }
-  const gaps = await connection.runAndReadAll(
-    'SELECT kind, count(*) AS n, coalesce(sum(lost_events), 0) AS lost FROM coverage_gaps ' +
-      `${params.run === null ? '' : 'WHERE run_id = $1 OR run_id IS NULL '}GROUP BY kind ORDER BY kind`,
-    params.run === null ? [] : [params.run],
+  const ofRun = params.run === null ? sql`` : sql`WHERE run_id = ${params.run} OR run_id IS NULL`;
+  const gaps = await readRows<Record<string, unknown>>(
+    connection,
+    sql`SELECT kind, count(*) AS n, coalesce(sum(lost_events), 0) AS lost FROM coverage_gaps ${ofRun}
+        GROUP BY kind ORDER BY kind`,
   );
   return JSON.stringify({
     schema_version: 'provenance.producer_health/v1',
@@ -68,9 +71,10 @@ export async function producerHealth(
     },
     correlation_coverage: await coverage(connection, params.run),
     coverage_gaps: Object.fromEntries(
-      gaps
-        .getRowObjectsJS()
-        .map((row) => [row['kind'] as string, { gaps: Number(row['n']), lost_events: Number(row['lost']) }]),
+      gaps.map((row) => [
+        row['kind'] as string,
+        { gaps: Number(row['n']), lost_events: Number(row['lost']) },
+      ]),
     ),
   });
 }
@@ -78,14 +82,14 @@ export async function producerHealth(
 /** Events by evidence level and tier (for a run), or by spool state and evidence level (for all). */
 async function coverage(connection: DuckDBConnection, run: string | null): Promise<object> {
   if (run !== null) {
-    const reader = await connection.runAndReadAll(
-      'SELECT evidence_level, corr_method, count(*) AS n FROM events WHERE run_id = $1 GROUP BY ALL',
-      [run],
+    const rows = await readRows<Record<string, unknown>>(
+      connection,
+      sql`SELECT evidence_level, corr_method, count(*) AS n FROM events WHERE run_id = ${run} GROUP BY ALL`,
     );
     const byEvidence: Record<string, number> = {};
     const byMethod: Record<string, number> = {};
     let events = 0;
-    for (const row of reader.getRowObjectsJS()) {
+    for (const row of rows) {
       const n = Number(row['n']);
       events += n;
       const level = evidenceName(row['evidence_level'] as number);
@@ -95,10 +99,13 @@ async function coverage(connection: DuckDBConnection, run: string | null): Promi
     }
     return { scope: 'run', events, by_evidence_level: byEvidence, by_method: byMethod };
   }
-  const reader = await connection.runAndReadAll('SELECT spool_state, count(*) AS n FROM events GROUP BY ALL');
+  const rows = await readRows<Record<string, unknown>>(
+    connection,
+    sql`SELECT spool_state, count(*) AS n FROM events GROUP BY ALL`,
+  );
   const byState: Record<string, number> = {};
   let events = 0;
-  for (const row of reader.getRowObjectsJS()) {
+  for (const row of rows) {
     const n = Number(row['n']);
     events += n;
     byState[spoolName(row['spool_state'] as number)] = n;

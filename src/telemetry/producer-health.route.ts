@@ -1,12 +1,26 @@
 /** GET /v1/telemetry/producer-health on the main thread: `run` optional; adds what ingest holds in memory. */
-import { optionalId } from '../daemon/query-params.js';
-import type { RouteHandler } from '../daemon/router.js';
+import { optionalId } from '../shared/http/query-params.js';
+import type { RouteHandler } from '../shared/http/route.js';
+import type { QueryClient } from '../shared/store-protocol.js';
+import type { TelemetryQueries } from './telemetry-queries.js';
 
-export const producerHealthRoute: RouteHandler = async (request, { store, ingest }) => {
-  const params = {
-    run: optionalId(request.query, 'run') ?? null,
-    ingestInFlightBytes: ingest.queuedBytes,
-    ingestRefusedRequests: ingest.refusedRequests,
+/** What ingest holds in memory right now (it never reaches the store). */
+export interface IngestQueueState {
+  inFlightBytes: number;
+  refusedRequests: number;
+}
+
+export function producerHealthRoute(
+  store: QueryClient<TelemetryQueries>,
+  ingestState: () => IngestQueueState,
+): RouteHandler {
+  return async ({ query }) => {
+    const { inFlightBytes, refusedRequests } = ingestState();
+    const params = {
+      run: optionalId(query, 'run') ?? null,
+      ingestInFlightBytes: inFlightBytes,
+      ingestRefusedRequests: refusedRequests,
+    };
+    return { status: 200, body: await store.query('producer_health', params, { deadlineMs: 10_000 }) };
   };
-  return { status: 200, body: await store.query('producer_health', params, 10_000) };
-};
+}

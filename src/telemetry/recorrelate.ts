@@ -28,13 +28,9 @@ export type PendingRow = Pick<
   | 'hash'
 >;
 
-/** SELECT of spooled rows matching `where` (a SQL condition on events). */
-export function pendingRowsSql(where: string): string {
-  return (
-    'SELECT id, type, source, time, time_ns, ingested_ns, pid, tgid, ppid, uid, comm, cgroup_id, container_id, ' +
-    `attrs, hash FROM events WHERE spool_state = 1 AND (${where}) ORDER BY seq`
-  );
-}
+/** The columns a spooled row is read back with, in SELECT order. */
+export const pendingRowColumns =
+  'id, type, source, time, time_ns, ingested_ns, pid, tgid, ppid, uid, comm, cgroup_id, container_id, attrs, hash';
 
 /** The spooled rows that a binding now attributes, as full records ready to update. */
 export function recorrelate(rows: readonly PendingRow[], index: BindingIndex): EventRecord[] {

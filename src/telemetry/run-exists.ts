@@ -1,9 +1,10 @@
 /** The 404 for a run nobody bound: every per-run query checks it first. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError } from '../shared/errors.js';
+import { readRows, sql } from '../store/sql.js';
 
 /** Throws run_not_found unless a binding has named the run. */
 export async function requireRun(connection: DuckDBConnection, runId: string): Promise<void> {
-  const reader = await connection.runAndReadAll('SELECT 1 FROM runs WHERE run_id = $1', [runId]);
-  if (reader.currentRowCount === 0) throw new ProvdError('run_not_found', `no run "${runId}" is known`);
+  const rows = await readRows(connection, sql`SELECT 1 FROM runs WHERE run_id = ${runId}`);
+  if (rows.length === 0) throw new ProvdError('run_not_found', `no run "${runId}" is known`);
 }

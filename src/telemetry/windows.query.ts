@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor, filterDigest } from './cursor.js';
 import type { EventType } from './event.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
 import { requireRun } from './run-exists.js';
+import { join, readRows, sql, type Statement } from '../store/sql.js';
 
 /** Validated parameters of a windows request; `from`/`to` select windows that overlap [from, to]. */
 export interface WindowsParams {
@@ -43,17 +44,17 @@ export async function listWindows(
     String(params.toNs),
   ]);
   const after = params.cursor === null ? null : decodeCursor(params.cursor, formatVersion, digest, 2);
-  const conditions = ['run_id = $1', `window_s = ${params.window}`];
-  if (params.type !== null) conditions.push(`type = ${typeCode(params.type)}`);
-  if (params.fromNs !== null) conditions.push(`bucket_ns + ${width} > ${params.fromNs}`);
-  if (params.toNs !== null) conditions.push(`bucket_ns <= ${params.toNs}`);
-  if (after !== null) conditions.push(`(bucket_ns, type) > (${after[0]}, ${after[1]})`);
-  const reader = await connection.runAndReadAll(
-    `SELECT bucket_ns, type, events, correlated, risky, bytes FROM windows WHERE ${conditions.join(' AND ')} ` +
-      'ORDER BY bucket_ns, type LIMIT $2',
-    [params.run, params.limit + 1],
+  // a window [bucket, bucket + width) overlaps [from, to] when it ends after `from` and starts by `to`
+  const conditions: Statement[] = [sql`run_id = ${params.run}`, sql`window_s = ${params.window}`];
+  if (params.type !== null) conditions.push(sql`type = ${typeCode(params.type)}`);
+  if (params.fromNs !== null) conditions.push(sql`bucket_ns + ${width} > ${params.fromNs}`);
+  if (params.toNs !== null) conditions.push(sql`bucket_ns <= ${params.toNs}`);
+  if (after !== null) conditions.push(sql`(bucket_ns, type) > (${after[0]!}, ${after[1]!})`);
+  const rows = await readRows<WindowRow>(
+    connection,
+    sql`SELECT bucket_ns, type, events, correlated, risky, bytes FROM windows WHERE ${join(conditions, ' AND ')}
+        ORDER BY bucket_ns, type LIMIT ${params.limit + 1}`,
   );
-  const rows = reader.getRowObjectsJS() as unknown as WindowRow[];
   const hasMore = rows.length > params.limit;
   const page = hasMore ? rows.slice(0, params.limit) : rows;
   const last = page[page.length - 1];

@@ -31,6 +31,10 @@ export class DaemonCommand extends Command {
   maxIngestQueueBytes = Option.String('--max-ingest-queue-bytes', {
     description: 'ingest bytes in flight before new ingest requests get 429 (default 256 MiB)',
   });
+  ingestTimeout = Option.String('--ingest-timeout', {
+    description:
+      'how long an ingest request waits for its commit before it is rolled back and answered 503 (default 120s)',
+  });
   spoolTtl = Option.String('--spool-ttl', {
     description: 'how long events wait for a binding before they count as expired (default 2m)',
   });

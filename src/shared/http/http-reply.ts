@@ -1,5 +1,5 @@
 /** What a route answers, and the JSON bodies every route shares: data and errors. */
-import { wireErrorCodes, type WireErrorCode } from '../shared/errors.js';
+import { wireErrorCodes, type WireErrorCode } from '../errors.js';
 
 /** A complete HTTP answer; the server adds content-type and x-request-id. */
 export interface HttpReply {
@@ -34,6 +34,7 @@ const reasons: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   413: 'Content Too Large',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   501: 'Not Implemented',

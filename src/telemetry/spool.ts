@@ -7,10 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ParsedEvent } from '../telemetry/event.js';
-import { spoolCode } from '../telemetry/codes.js';
-import { sqlText, upsertCountersSql } from './event-commit.js';
-import type { WriteQueue } from './write-queue.js';
+import { execute, inTransaction, raw, readRows, sql, type Statement } from '../store/sql.js';
+import type { WriteQueue } from '../store/write-queue.js';
+import { spoolCode } from './codes.js';
+import type { ParsedEvent } from './event.js';
+import { addCounters } from './producer-counters.js';
 
 /** How long and how much the spool holds. */
 export interface SpoolLimits {
@@ -44,11 +45,12 @@ export function estimateRowBytes(event: ParsedEvent, attrsJson: string): number 
 }
 
 // An estimate of a row's stored size, used for the byte bound; must match estimateRowBytes above.
-const rowBytes =
+const rowBytes = raw(
   'strlen(attrs) + strlen(time) + coalesce(strlen(comm), 0) + ' +
-  'coalesce(strlen(cgroup_id), 0) + coalesce(strlen(container_id), 0) + 96';
+    'coalesce(strlen(cgroup_id), 0) + coalesce(strlen(container_id), 0) + 96',
+);
 
-const pending = spoolCode('pending');
+const pending = raw(String(spoolCode('pending')));
 
 /** Expires and bounds the spool on a timer, through the store's write queue. */
 export class Spool {
@@ -93,17 +95,18 @@ export class Spool {
     const cutoffNs = (BigInt(Date.now()) - BigInt(this.limits.ttlMs)) * 1_000_000n;
     let expired = 0;
     if (this.oldestNs !== null && this.oldestNs < cutoffNs) {
-      expired = await this.giveUp('expired', `ingested_ns < ${cutoffNs}`, { ttl_ms: this.limits.ttlMs });
+      expired = await this.giveUp('expired', sql`ingested_ns < ${cutoffNs}`, { ttl_ms: this.limits.ttlMs });
       await this.recount();
     }
     if (this.stats.events <= this.limits.maxEvents && this.stats.bytes <= this.limits.maxBytes) {
       return { expired, overflowed: 0 };
     }
-    const overBound =
-      'id IN (SELECT id FROM (SELECT id, row_number() OVER newest AS newer_events, sum(' +
-      rowBytes +
-      `) OVER newest AS newer_bytes FROM events WHERE spool_state = ${pending} WINDOW newest AS (ORDER BY seq DESC)) ` +
-      `WHERE newer_events > ${this.limits.maxEvents} OR newer_bytes > ${this.limits.maxBytes})`;
+    // the newest stay: counted from the newest back, the rows past either bound overflow
+    const overBound = sql`id IN (
+      SELECT id FROM (
+        SELECT id, row_number() OVER newest AS newer_events, sum(${rowBytes}) OVER newest AS newer_bytes
+        FROM events WHERE spool_state = ${pending} WINDOW newest AS (ORDER BY seq DESC))
+      WHERE newer_events > ${this.limits.maxEvents} OR newer_bytes > ${this.limits.maxBytes})`;
     const overflowed = await this.giveUp('overflowed', overBound, {
       max_events: this.limits.maxEvents,
       max_bytes: this.limits.maxBytes,
@@ -113,44 +116,41 @@ export class Spool {
   }
 
   /** Moves matching pending rows to `state`, counting them and recording the gap; returns how many. */
-  private async giveUp(state: 'expired' | 'overflowed', where: string, detail: object): Promise<number> {
-    const selection = `spool_state = ${pending} AND ${where}`;
-    const reader = await this.connection.runAndReadAll(
-      `SELECT count(*) AS n, min(time_ns) AS first, max(time_ns) AS last, coalesce(sum(${rowBytes}), 0) AS bytes ` +
-        `FROM events WHERE ${selection}`,
+  private async giveUp(state: 'expired' | 'overflowed', where: Statement, detail: object): Promise<number> {
+    const selection = sql`spool_state = ${pending} AND ${where}`;
+    const [found] = await readRows<{ n: bigint; first: bigint | null; last: bigint | null; bytes: bigint }>(
+      this.connection,
+      sql`SELECT count(*) AS n, min(time_ns) AS first, max(time_ns) AS last, coalesce(sum(${rowBytes}), 0) AS bytes
+          FROM events WHERE ${selection}`,
     );
-    const found = reader.getRowObjectsJS()[0]!;
-    const count = Number(found['n']);
+    const count = Number(found!.n);
     if (count === 0) return 0;
-    const now = BigInt(Date.now()) * 1_000_000n;
-    await this.connection.run('BEGIN TRANSACTION');
-    try {
-      await this.connection.run(`UPDATE events SET spool_state = ${spoolCode(state)} WHERE ${selection}`);
-      await this.connection.run(
-        `INSERT INTO coverage_gaps VALUES (${sqlText('gap_' + randomBytes(10).toString('hex'))}, NULL, ` +
-          `${sqlText(state === 'expired' ? 'spool_expiry' : 'spool_overflow')}, 'spool', ${found['first'] as bigint}, ` +
-          `${found['last'] as bigint}, ${count}, ${Number(found['bytes'])}, ${sqlText(JSON.stringify(detail))}, ${now})`,
+    const gap = {
+      id: 'gap_' + randomBytes(10).toString('hex'),
+      kind: state === 'expired' ? 'spool_expiry' : 'spool_overflow',
+    };
+    await inTransaction(this.connection, async () => {
+      await execute(
+        this.connection,
+        sql`UPDATE events SET spool_state = ${spoolCode(state)} WHERE ${selection}`,
       );
-      await this.connection.run(upsertCountersSql([{ source: 'spool', counter: state, value: count }]));
-      await this.connection.run('COMMIT');
-    } catch (error) {
-      await this.connection.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+      await execute(
+        this.connection,
+        sql`INSERT INTO coverage_gaps VALUES (${gap.id}, NULL, ${gap.kind}, 'spool', ${found!.first}, ${found!.last},
+            ${count}, ${Number(found!.bytes)}, ${JSON.stringify(detail)}, ${BigInt(Date.now()) * 1_000_000n})`,
+      );
+      await addCounters(this.connection, [{ source: 'spool', counter: state, value: count }]);
+    });
     return count;
   }
 }
 
 /** What the spool holds now, and its oldest ingest instant: one aggregate over the spooled rows. */
 async function readSpool(connection: DuckDBConnection): Promise<SpoolStats & { oldestNs: bigint | null }> {
-  const reader = await connection.runAndReadAll(
-    `SELECT count(*) AS n, coalesce(sum(${rowBytes}), 0) AS bytes, min(ingested_ns) AS oldest ` +
-      `FROM events WHERE spool_state = ${pending}`,
+  const [row] = await readRows<{ n: bigint; bytes: bigint; oldest: bigint | null }>(
+    connection,
+    sql`SELECT count(*) AS n, coalesce(sum(${rowBytes}), 0) AS bytes, min(ingested_ns) AS oldest
+        FROM events WHERE spool_state = ${pending}`,
   );
-  const row = reader.getRowObjectsJS()[0]!;
-  return {
-    events: Number(row['n']),
-    bytes: Number(row['bytes']),
-    oldestNs: (row['oldest'] as bigint | null) ?? null,
-  };
+  return { events: Number(row!.n), bytes: Number(row!.bytes), oldestNs: row!.oldest };
 }

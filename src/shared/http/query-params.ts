@@ -1,5 +1,5 @@
 /** Checks of query-string parameters, each failing with 400 invalid_argument naming the parameter. */
-import { ProvdError } from '../shared/errors.js';
+import { ProvdError } from '../errors.js';
 
 const maxIdLength = 256;
 

@@ -1,5 +1,5 @@
 /** Reads a JSON request body strictly: valid UTF-8, valid JSON, an object. */
-import { ProvdError } from '../shared/errors.js';
+import { ProvdError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,0 +1,28 @@
+/**
+ * The store thread as the daemon starts it: what workers/store.worker.ts is given, and the query
+ * kinds its modules answer, so the main thread's client is typed by every domain's list.
+ */
+import type { ProvdError } from '../shared/errors.js';
+import type { StoreOpenState } from '../shared/store-protocol.js';
+import type { StoreQueries } from '../store/health.query.js';
+import type { StoreInit } from '../store/store-actor.js';
+import { StoreClient } from '../store/store-client.js';
+import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
+import type { TelemetryStoreInit } from '../telemetry/telemetry-store.js';
+
+/** The `workerData` of the store thread. */
+export interface StoreThreadData {
+  store: StoreInit;
+  telemetry: TelemetryStoreInit;
+}
+
+/** Every query kind the store thread answers. */
+export type DaemonQueries = StoreQueries & TelemetryQueries;
+
+/** Starts the store thread; resolves once it opened (or failed to open) the database. */
+export function startStoreThread(
+  data: StoreThreadData,
+  onUnexpectedExit: (error: ProvdError) => void,
+): Promise<{ client: StoreClient<DaemonQueries>; state: StoreOpenState }> {
+  return StoreClient.start<DaemonQueries>(data, onUnexpectedExit);
+}

@@ -1,0 +1,106 @@
+/**
+ * SQL with bound parameters: `sql` turns every interpolated value into a `?` placeholder, so no
+ * value is ever spliced into statement text. Only `raw()` splices, and only code constants go in it
+ * (column lists, a code's own numbers). A lint rule keeps statement text out of every other call.
+ */
+import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { listValue, LIST } from '@duckdb/node-api';
+
+/** Statement text with `?` placeholders and the values bound to them, in order. */
+export interface Statement {
+  readonly text: string;
+  readonly values: readonly DuckDBValue[];
+  /** The type of each value where inference cannot tell it (lists); undefined elsewhere. */
+  readonly types: readonly (DuckDBType | undefined)[];
+}
+
+class RawSql {
+  constructor(readonly text: string) {}
+}
+
+class TypedValue {
+  constructor(
+    readonly value: DuckDBValue,
+    readonly type: DuckDBType,
+  ) {}
+}
+
+/** What `sql` accepts between its pieces. */
+export type SqlPart = DuckDBValue | RawSql | TypedValue | Statement;
+
+/** Trusted statement text, spliced as is: the code's own constants, never a value from input. */
+export function raw(text: string): RawSql {
+  return new RawSql(text);
+}
+
+/** A list bound as one parameter of type LIST(itemType): a column of values for `unnest`. */
+export function list(items: readonly DuckDBValue[], itemType: DuckDBType): TypedValue {
+  return new TypedValue(listValue([...items]), LIST(itemType));
+}
+
+function isStatement(part: SqlPart): part is Statement {
+  return typeof part === 'object' && part !== null && 'text' in part && 'values' in part && 'types' in part;
+}
+
+/** Builds a statement; a nested statement's text and values join in place. */
+export function sql(pieces: TemplateStringsArray, ...parts: SqlPart[]): Statement {
+  let text = pieces[0]!;
+  const values: DuckDBValue[] = [];
+  const types: (DuckDBType | undefined)[] = [];
+  parts.forEach((part, i) => {
+    if (part instanceof RawSql) text += part.text;
+    else if (part instanceof TypedValue) {
+      text += '?';
+      values.push(part.value);
+      types.push(part.type);
+    } else if (isStatement(part)) {
+      text += part.text;
+      values.push(...part.values);
+      types.push(...part.types);
+    } else {
+      text += '?';
+      values.push(part);
+      types.push(undefined);
+    }
+    text += pieces[i + 1]!;
+  });
+  return { text, values, types };
+}
+
+/** Joins statements with a separator (`' AND '`, `', '`). */
+export function join(statements: readonly Statement[], separator: string): Statement {
+  return {
+    text: statements.map((statement) => statement.text).join(separator),
+    values: statements.flatMap((statement) => statement.values),
+    types: statements.flatMap((statement) => statement.types),
+  };
+}
+
+/** Runs a statement for its effect. */
+export function execute(
+  connection: DuckDBConnection,
+  statement: Statement,
+): Promise<DuckDBMaterializedResult> {
+  return connection.run(statement.text, [...statement.values], [...statement.types] as DuckDBType[]);
+}
+
+/** Runs a statement and returns its rows as plain JS objects. */
+export async function readRows<Row>(connection: DuckDBConnection, statement: Statement): Promise<Row[]> {
+  const reader = await connection.runAndReadAll(statement.text, [...statement.values], [
+    ...statement.types,
+  ] as DuckDBType[]);
+  return reader.getRowObjectsJS() as Row[];
+}
+
+/** Runs `body` in one transaction on the writer: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<T>(connection: DuckDBConnection, body: () => Promise<T>): Promise<T> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const result = await body();
+    await connection.run('COMMIT');
+    return result;
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

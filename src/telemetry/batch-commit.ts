@@ -1,0 +1,66 @@
+/**
+ * What normalize workers hand the store for one slice of an ingest body, and the unit the store
+ * commits: one whole ingest request, all of its slices or none of them.
+ */
+import type { LineError } from './event.js';
+import type { CounterDelta } from './producer-counters.js';
+import type { WindowDelta } from './window-deltas.js';
+
+/** Digest of the events one batch adds to a run (null: the batch's spooled events). */
+export interface BatchDigest {
+  runId: string | null;
+  events: number;
+  merkleRoot: string;
+}
+
+/** One normalized slice, ready to commit: its rows file and what it adds to windows, digests and counters. */
+export interface BatchCommit {
+  batchId: string;
+  /** Rows file to load, or null when no line of the slice was accepted. */
+  file: string | null;
+  accepted: number;
+  pending: number;
+  pendingBytes: number;
+  windows: WindowDelta[];
+  digests: BatchDigest[];
+  counters: CounterDelta[];
+  /** The worker replica's binding count; the store re-checks pending rows if it holds more. */
+  bindingVersion: number;
+  /** When the request was received: spooled rows expire a TTL after it. */
+  ingestedNs: bigint;
+}
+
+/** Body of a successful ingest answer (schema provenance.ingest/v1). */
+export interface IngestAnswer {
+  schema_version: 'provenance.ingest/v1';
+  batch_id: string;
+  accepted: number;
+  rejected: number;
+  /** Events that found no binding yet and wait in the spool. */
+  pending: number;
+  errors: LineError[];
+  /** True when more lines were rejected than `errors` lists. */
+  errors_truncated: boolean;
+}
+
+/** An Idempotency-Key and the digest of the request it was first sent with. */
+export interface IdempotencyClaim {
+  key: string;
+  /** sha256 of the format and the body: the same key with another body is refused. */
+  digest: string;
+}
+
+/** One ingest request for the store: every slice commits, or none does. */
+export interface IngestCommit {
+  batches: BatchCommit[];
+  /** The answer as the slices make it; the commit lowers `pending` by what bindings settled at once. */
+  answer: IngestAnswer;
+  idempotency: IdempotencyClaim | null;
+}
+
+/** What the store answers a commit with: the answer, or the first answer given for the same key. */
+export interface IngestCommitResult {
+  answer: IngestAnswer;
+  /** True when the key was seen before: nothing new was stored. */
+  replayed: boolean;
+}

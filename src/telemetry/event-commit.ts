@@ -1,0 +1,302 @@
+/**
+ * Group commit of ingest requests, in the store actor. Requests that arrive while a commit runs
+ * wait and go into the next one together: one INSERT over all their row files (DuckDB reads them on
+ * its own threads), one windows merge, one transaction. Bigger commits under load are what keep the
+ * rate up: measured here, 10k-row commits load at ~140k rows/s, 200k-row commits at ~370k.
+ *
+ * A request is the unit: all of its slices commit in one transaction or none do. When a group fails,
+ * its requests are retried one by one, so one request's failure never fails another. A request whose
+ * caller gave up (its signal aborts) is rolled back before COMMIT, never left to land behind a 503.
+ */
+import { rmSync } from 'node:fs';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { ProvdError } from '../shared/errors.js';
+import { execute, inTransaction, list, raw, sql, type Statement } from '../store/sql.js';
+import type { WriteQueue } from '../store/write-queue.js';
+import type { BatchCommit, IngestAnswer, IngestCommit, IngestCommitResult } from './batch-commit.js';
+import { eventRowColumns, eventRowsSource } from './event-row.js';
+import type { IngestLedger } from './ingest-ledger.js';
+import { addCounters } from './producer-counters.js';
+import { addWindows } from './window-upsert.js';
+
+/** One request waiting for, or in, a commit. */
+interface Unit {
+  commit: IngestCommit;
+  signal: AbortSignal;
+  rows: number;
+  /** Set after its group failed: it is retried in a transaction of its own. */
+  alone: boolean;
+  resolve: (result: IngestCommitResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What one unit of a group came to. */
+type Outcome = { ok: IngestCommitResult } | { error: unknown };
+
+/** What the committer calls into around a commit (the bindings and the spool). */
+export interface CommitHooks {
+  /**
+   * Inside the transaction, after the rows are in (at `fromSeq` and later): settles what lagging
+   * replicas left pending; returns how many rows of each batch.
+   */
+  settleLagging(batches: readonly BatchCommit[], fromSeq: bigint): Promise<Map<string, number>>;
+  /** After COMMIT: the batches and what stays pending of each. */
+  committed(batches: readonly BatchCommit[], settled: ReadonlyMap<string, number>): Promise<void>;
+}
+
+/** Fault injection for tests (PROVD_FAULT_*): a slow commit, and a crash between COMMIT and the answer. */
+export interface CommitFaults {
+  stallMs: number;
+  killAfterCommit: boolean;
+}
+
+/** Most rows one group takes; the rest wait for the next. A bigger request still goes, alone. */
+const maxRowsPerCommit = 1_000_000;
+
+/** Serializes commits of ingest requests and assigns `seq` in commit order. */
+export class EventCommitter {
+  private readonly waiting: Unit[] = [];
+  private running = false;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly writes: WriteQueue,
+    private nextSeq: bigint,
+    private readonly ledger: IngestLedger,
+    private readonly hooks: CommitHooks,
+    private readonly faults: CommitFaults = { stallMs: 0, killAfterCommit: false },
+  ) {}
+
+  /** Resolves once the request is committed (or replayed); rejects when it was not stored at all. */
+  commit(commit: IngestCommit, signal: AbortSignal): Promise<IngestCommitResult> {
+    return new Promise((resolve, reject) => {
+      const rows = commit.batches.reduce((sum, batch) => sum + batch.accepted, 0);
+      this.waiting.push({ commit, signal, rows, alone: false, resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  /** The next position to be handed out: nothing is stored at or beyond it. */
+  get endSeq(): bigint {
+    return this.nextSeq;
+  }
+
+  /** Allocates `count` positions, for events that join a run outside a batch commit. */
+  allocateSeq(count: number): bigint {
+    const first = this.nextSeq;
+    this.nextSeq += BigInt(count);
+    return first;
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.waiting.length > 0) {
+      const group = this.takeGroup();
+      if (group.length > 0) await this.writes.run(() => this.commitGroup(group));
+    }
+    this.running = false;
+  }
+
+  /** The next group: a unit marked `alone` by itself, else units up to the row bound; cancelled ones are answered. */
+  private takeGroup(): Unit[] {
+    const group: Unit[] = [];
+    let rows = 0;
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0]!;
+      if (next.signal.aborted) {
+        this.finish(this.waiting.shift()!, { error: notStored() });
+        continue;
+      }
+      if (group.length > 0 && (next.alone || rows + next.rows > maxRowsPerCommit)) break;
+      group.push(this.waiting.shift()!);
+      rows += next.rows;
+      if (next.alone) break;
+    }
+    return group;
+  }
+
+  /** Commits a group and answers its units; when it fails, answers the cancelled ones and requeues the rest. */
+  private async commitGroup(group: Unit[]): Promise<void> {
+    const phase = { committing: false };
+    // a long statement is interrupted when a caller gives up; COMMIT itself is never interrupted
+    const onAbort = (): void => {
+      if (!phase.committing) this.connection.interrupt();
+    };
+    for (const unit of group) unit.signal.addEventListener('abort', onAbort);
+    try {
+      const { outcomes, deferred } = await this.runGroup(group, phase);
+      group.forEach((unit, i) => {
+        const outcome = outcomes[i];
+        if (outcome !== undefined) this.finish(unit, outcome);
+      });
+      this.waiting.unshift(...deferred);
+      if (this.faults.killAfterCommit) process.kill(process.pid, 'SIGKILL');
+    } catch (error) {
+      const cancelled = group.filter((unit) => unit.signal.aborted);
+      for (const unit of cancelled) this.finish(unit, { error: notStored() });
+      const rest = group.filter((unit) => !unit.signal.aborted);
+      if (cancelled.length === 0 && group.length === 1) return this.finish(group[0]!, { error });
+      // nothing of the group was stored: retry the others, one by one unless only a cancellation failed it
+      if (cancelled.length === 0) for (const unit of rest) unit.alone = true;
+      this.waiting.unshift(...rest);
+    } finally {
+      for (const unit of group) unit.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * One transaction over the group. Resolves once committed with each unit's outcome (undefined for
+   * units deferred to the next group), or throws with nothing stored.
+   */
+  private async runGroup(
+    group: readonly Unit[],
+    phase: { committing: boolean },
+  ): Promise<{ outcomes: (Outcome | undefined)[]; deferred: Unit[] }> {
+    const seqBase = this.nextSeq;
+    try {
+      const done = await inTransaction(this.connection, async () => {
+        const { outcomes, fresh } = await this.claimKeys(group);
+        const batches = fresh.flatMap((unit) => unit.commit.batches);
+        const loads = batches.filter((batch) => batch.file !== null);
+        if (loads.length > 0) await execute(this.connection, insertEvents(loads, seqBase));
+        // advance now: settling spooled rows later in this transaction takes positions after these
+        this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
+        await addWindows(
+          this.connection,
+          batches.flatMap((batch) => batch.windows),
+        );
+        await insertDigests(this.connection, batches);
+        await addCounters(
+          this.connection,
+          batches.flatMap((batch) => batch.counters),
+        );
+        const settled = await this.hooks.settleLagging(batches, seqBase);
+        const claims = [];
+        for (const unit of fresh) {
+          const answer = settledAnswer(unit.commit, settled);
+          outcomes[group.indexOf(unit)] = { ok: { answer, replayed: false } };
+          if (unit.commit.idempotency !== null) claims.push({ ...unit.commit.idempotency, answer });
+        }
+        await this.ledger.record(claims);
+        if (this.faults.stallMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.stallMs));
+        if (group.some((unit) => unit.signal.aborted)) throw notStored();
+        phase.committing = true;
+        return { outcomes, batches, settled };
+      });
+      await this.hooks.committed(done.batches, done.settled);
+      const deferred = group.filter((_unit, i) => done.outcomes[i] === undefined);
+      return { outcomes: done.outcomes, deferred };
+    } catch (error) {
+      this.nextSeq = seqBase; // nothing of this group, nor any settlement in it, was committed
+      throw error;
+    }
+  }
+
+  /**
+   * Idempotency, per unit of the group: a key stored before replays its answer when the body is the
+   * same and is refused when it is not; a key claimed earlier in this group defers the unit to the
+   * next group, where it replays; the rest commit (`fresh`). Outcomes of fresh units come later.
+   */
+  private async claimKeys(
+    group: readonly Unit[],
+  ): Promise<{ outcomes: (Outcome | undefined)[]; fresh: Unit[] }> {
+    const keys = group.flatMap((unit) =>
+      unit.commit.idempotency === null ? [] : [unit.commit.idempotency.key],
+    );
+    const stored = await this.ledger.lookup(keys);
+    const claimedHere = new Set<string>();
+    const fresh: Unit[] = [];
+    const outcomes: (Outcome | undefined)[] = [];
+    for (const unit of group) {
+      const claim = unit.commit.idempotency;
+      const first = claim === null ? undefined : stored.get(claim.key);
+      if (claim !== null && first !== undefined) {
+        outcomes.push(
+          first.digest === claim.digest
+            ? { ok: { answer: first.answer, replayed: true } }
+            : { error: keyReused(claim.key) },
+        );
+      } else if (claim !== null && claimedHere.has(claim.key)) {
+        outcomes.push(undefined);
+      } else {
+        if (claim !== null) claimedHere.add(claim.key);
+        fresh.push(unit);
+        outcomes.push(undefined);
+      }
+    }
+    return { outcomes, fresh };
+  }
+
+  /** Answers a unit and removes its rows files: it is done, stored or not. */
+  private finish(unit: Unit, outcome: Outcome): void {
+    for (const batch of unit.commit.batches) if (batch.file !== null) rmSync(batch.file, { force: true });
+    if ('ok' in outcome) unit.resolve(outcome.ok);
+    else unit.reject(outcome.error);
+  }
+}
+
+/** The request's answer with `pending` lowered by what lagging settlement placed at once. */
+function settledAnswer(commit: IngestCommit, settled: ReadonlyMap<string, number>): IngestAnswer {
+  const placed = commit.batches.reduce((sum, batch) => sum + (settled.get(batch.batchId) ?? 0), 0);
+  return { ...commit.answer, pending: commit.answer.pending - placed };
+}
+
+/** One INSERT over every rows file; each file's `idx` is offset by where its batch starts. */
+export function insertEvents(
+  loads: readonly { file: string | null; accepted: number }[],
+  seqBase: bigint,
+): Statement {
+  const bases: bigint[] = [];
+  let base = seqBase;
+  for (const batch of loads) {
+    bases.push(base);
+    base += BigInt(batch.accepted);
+  }
+  const columns = eventRowColumns.map(([name]) => name).filter((name) => name !== 'idx' && name !== 'id');
+  const files = loads.map((batch) => batch.file!);
+  return sql`INSERT INTO events (id, seq, ${raw(columns.join(', '))})
+    SELECT r.id, f.base + r.idx, ${raw(columns.map((name) => `r.${name}`).join(', '))}
+    FROM ${eventRowsSource(files)} r
+    JOIN (SELECT unnest(${list(files, VARCHAR)}) AS name, unnest(${list(bases, BIGINT)}) AS base) f
+      ON r.filename = f.name`;
+}
+
+/** One event_batches row per batch and run: the Merkle root over the events it added. */
+async function insertDigests(connection: DuckDBConnection, batches: readonly BatchCommit[]): Promise<void> {
+  const digests = batches.flatMap((batch) =>
+    batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId })),
+  );
+  if (digests.length === 0) return;
+  await execute(
+    connection,
+    sql`INSERT INTO event_batches
+        SELECT unnest(${list(
+          digests.map((d) => d.batchId),
+          VARCHAR,
+        )}), unnest(${list(
+          digests.map((d) => d.runId),
+          VARCHAR,
+        )}), unnest(${list(
+          digests.map((d) => BigInt(d.events)),
+          BIGINT,
+        )}), unnest(${list(
+          digests.map((d) => d.merkleRoot),
+          VARCHAR,
+        )}), ${BigInt(Date.now()) * 1_000_000n}`,
+  );
+}
+
+function notStored(): ProvdError {
+  return new ProvdError(
+    'PROVD_ERR_STORE_TIMEOUT',
+    'the commit did not finish before its deadline and was rolled back: nothing of the request was stored',
+  );
+}
+
+function keyReused(key: string): ProvdError {
+  return new ProvdError(
+    'idempotency_key_reused',
+    `Idempotency-Key ${JSON.stringify(key.slice(0, 64))} was first used with another body or format`,
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * The telemetry domain on the store thread: event commits, bindings, the spool, the idempotency
+ * ledger, and the telemetry queries, registered with the store actor as one module.
+ */
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readRows, sql } from '../store/sql.js';
+import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
+import { BindingStore } from './binding-store.js';
+import { explainCorrelations } from './correlations.query.js';
+import { EventCommitter, type CommitFaults } from './event-commit.js';
+import { listEvents } from './events.query.js';
+import { IngestLedger } from './ingest-ledger.js';
+import { producerHealth } from './producer-health.query.js';
+import { Spool, type SpoolLimits } from './spool.js';
+import type { TelemetryQueries } from './telemetry-queries.js';
+import { listWindows } from './windows.query.js';
+
+/** What the telemetry module needs to start. */
+export interface TelemetryStoreInit {
+  /** Where normalize workers write row files; leftovers from a crash are removed at start. */
+  spoolDir: string;
+  spool: SpoolLimits;
+  faults: CommitFaults;
+}
+
+/** How often keys past retention are forgotten. */
+const ledgerPurgeMs = 60_000;
+
+/** Starts the telemetry module on an open, migrated store. */
+export async function startTelemetryStore(
+  context: StoreContext,
+  init: TelemetryStoreInit,
+): Promise<StoreModule> {
+  const { writer, writes } = context;
+  // row files left by a crash belong to requests that were never answered: nothing to recover
+  mkdirSync(init.spoolDir, { recursive: true, mode: 0o700 });
+  for (const file of readdirSync(init.spoolDir)) rmSync(join(init.spoolDir, file), { force: true });
+
+  const [next] = await readRows<{ next: bigint }>(
+    writer,
+    sql`SELECT coalesce(max(seq) + 1, 0) AS next FROM events`,
+  );
+  const bindings: BindingStore = new BindingStore(writer, (count) => committer.allocateSeq(count));
+  const spool = new Spool(writer, writes, init.spool);
+  const ledger = new IngestLedger(writer);
+  const committer: EventCommitter = new EventCommitter(
+    writer,
+    writes,
+    next!.next,
+    ledger,
+    {
+      settleLagging: (batches, fromSeq) => bindings.settleLagging(batches, fromSeq),
+      async committed(batches, settled) {
+        for (const batch of batches) {
+          const stillPending = batch.pending - (settled.get(batch.batchId) ?? 0);
+          spool.added(
+            stillPending,
+            (batch.pendingBytes * stillPending) / Math.max(1, batch.pending),
+            batch.ingestedNs,
+          );
+        }
+        if (settled.size > 0) await spool.recount();
+      },
+    },
+    init.faults,
+  );
+  await bindings.load();
+  await spool.start();
+  const purge = setInterval(
+    () => void writes.run(() => ledger.purge()).catch(() => undefined),
+    ledgerPurgeMs,
+  );
+  purge.unref();
+
+  const queries: QueryHandlers<TelemetryQueries> = {
+    commit: async (commit, { signal }) => JSON.stringify(await committer.commit(commit, signal)),
+    bind: async ({ binding }) => {
+      const recorrelated = await writes.run(async () => {
+        const count = await bindings.bind(binding);
+        if (count > 0) await spool.recount();
+        return count;
+      });
+      return JSON.stringify({ recorrelated });
+    },
+    bindings: () => Promise.resolve(JSON.stringify({ records: bindings.records() })),
+    events: (params) => listEvents(context.reader(), params, context.formatVersion, committer.endSeq),
+    windows: (params) => listWindows(context.reader(), params, context.formatVersion),
+    correlations: (params) => explainCorrelations(context.reader(), params),
+    producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
+  };
+  return {
+    name: 'telemetry',
+    queries,
+    async healthFacts(connection) {
+      const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);
+      return { spool: spool.stats, events_seen: seen.length > 0 };
+    },
+    stop() {
+      spool.stop();
+      clearInterval(purge);
+    },
+  };
+}
