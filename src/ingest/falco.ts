@@ -3,7 +3,7 @@
  * `output_fields` under Falco's field names (`evt.type`, `proc.pid`, `fd.name`, ...).
  */
 import type { EventType, ParsedEvent } from '../telemetry/event.js';
-import { formatRfc3339Nanos, parseRfc3339 } from '../telemetry/rfc3339.js';
+import { formatRfc3339Nanos, isStoredInstant, parseRfc3339 } from '../telemetry/rfc3339.js';
 import { missingTime } from './received-time.js';
 import {
   quoteExcerpt,
@@ -14,7 +14,7 @@ import {
   wrongType,
 } from './field-value.js';
 import { isWriteOpen, readFalcoSyscall } from './falco-syscall.js';
-import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
+import { rejectLine, rejectTime, rejectWrongType, type LineRejection } from './line-rejection.js';
 
 /** Falco `evt.type` → event type; opens are refined by their flags (falco-syscall.ts: openWriteFlags). */
 export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, EventType>([
@@ -35,15 +35,16 @@ export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, E
   ['ptrace', 'ptrace'],
 ]);
 
-// The latest instant formatRfc3339Nanos can write (9999-12-31T23:59:59.999999999Z), in nanoseconds.
-const maxNanos = 253_402_300_799_999_999_999n;
+/** An integer evt.time of an instant the store cannot hold: a line error, not a missing time. */
+const outOfRange: unique symbol = Symbol('outOfRange');
 
 /**
  * The capture instant from `output_fields["evt.time"]` (integer Unix nanoseconds). JSON.parse rounds
  * such numbers to doubles (2^53 < 1.7e18), so the digits are read from the raw line and checked
- * against the parsed value; undefined when it is absent, not an integer, or out of range.
+ * against the parsed value; undefined when it is absent or not an integer (Falco's default writes a
+ * time of day), outOfRange when it is an instant outside what the store holds.
  */
-function evtTimeNanos(parsed: unknown, line: string | undefined): bigint | undefined {
+function evtTimeNanos(parsed: unknown, line: string | undefined): bigint | undefined | typeof outOfRange {
   if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < 0) return undefined;
   if (Number.isSafeInteger(parsed)) return BigInt(parsed);
   if (line === undefined) return undefined;
@@ -55,7 +56,7 @@ function evtTimeNanos(parsed: unknown, line: string | undefined): bigint | undef
     const digits = line.slice(start, end);
     if (end > start && Number(digits) === parsed) {
       const ns = BigInt(digits);
-      return ns <= maxNanos ? ns : undefined;
+      return isStoredInstant(ns) ? ns : outOfRange;
     }
   }
   return undefined;
@@ -83,12 +84,13 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
   let timeNs: bigint | undefined;
   if (time !== null) {
     timeNs = parseRfc3339(time);
-    if (timeNs === undefined) return rejectLine('invalid_time', 'time: not an RFC 3339 date-time');
+    if (timeNs === undefined) return rejectTime('time');
   } else {
-    timeNs = evtTimeNanos(fields['evt.time'], line);
+    const evtTime = evtTimeNanos(fields['evt.time'], line);
+    if (evtTime === outOfRange) return rejectTime('output_fields["evt.time"]');
     // no capture time at all: parseNdjson stamps the ingest instant and marks it (received-time.ts)
-    time = timeNs === undefined ? missingTime : formatRfc3339Nanos(timeNs);
-    timeNs ??= 0n;
+    time = evtTime === undefined ? missingTime : formatRfc3339Nanos(evtTime);
+    timeNs = evtTime ?? 0n;
   }
 
   const pid = readUint32(fields['proc.pid']);

@@ -16,7 +16,7 @@ import {
   readUint32,
   wrongType,
 } from './field-value.js';
-import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
+import { rejectLine, rejectTime, rejectWrongType, type LineRejection } from './line-rejection.js';
 
 /** Input type names → contract types: every contract type names itself, plus the sensor aliases. */
 export const nativeTypeAliases: ReadonlyMap<string, EventType> = new Map<string, EventType>([
@@ -131,7 +131,7 @@ export function parseNativeLine(value: Record<string, unknown>): ParsedEvent | L
     );
   }
   const timeNs = time === null ? 0n : parseRfc3339(time);
-  if (timeNs === undefined) return rejectLine('invalid_time', `${timeKey}: not an RFC 3339 date-time`);
+  if (timeNs === undefined) return rejectTime(timeKey);
   return {
     type,
     source: 'native_jsonl',

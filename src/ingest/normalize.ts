@@ -19,6 +19,12 @@ import { RowsFile } from './rows-file.js';
 import { ProducerTally } from './producer-tally.js';
 import { missingTime, stampReceived } from './received-time.js';
 
+/**
+ * Fault injection for tests only: an event whose comm is this value gets a row the store refuses
+ * (a pid no column holds), as a value the parsers let through by mistake would.
+ */
+const unstorableComm = process.env['PROVD_FAULT_UNSTORABLE_COMM'];
+
 /** The work of one task; `bytes` arrives transferred, never copied. */
 export interface NormalizeTask {
   bytes: Uint8Array;
@@ -74,6 +80,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
       const hash = hashEvent(event, attrsJson);
       const match = replica.index.correlate(event);
       const record = eventRecord(event, `${task.batchId}.${i}`, match, task.ingestedNs, hash);
+      if (unstorableComm !== undefined && event.comm === unstorableComm) record.pid = -1;
       const row = encodeEventRow(i, record, attrsJson);
       rows.append(row);
       tally.count(event.source, 'accepted');

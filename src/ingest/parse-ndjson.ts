@@ -17,6 +17,7 @@ import { parseFalcoLine } from './falco.js';
 import { isLineRejection, type LineRejection } from './line-rejection.js';
 import { parseNativeLine } from './native.js';
 import { parseTetragonLine, tetragonEventKind } from './tetragon.js';
+import { hasLoneSurrogate } from './unicode-text.js';
 
 /** Errors kept per call; further bad lines are only counted in `rejected`. */
 export const maxLineErrors = 100;
@@ -90,6 +91,12 @@ function parseLine(text: string, line: number, format: IngestFormat, result: Ndj
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
     reject(result, line, 'not_an_object', `a JSON ${kind} is not an event object`);
+    return;
+  }
+  if (hasLoneSurrogate(text, value)) {
+    const message =
+      'a string holds a lone UTF-16 surrogate escape (\\ud800-\\udfff unpaired): not Unicode text';
+    reject(result, line, 'invalid_unicode', message);
     return;
   }
   const object = value as Record<string, unknown>;

@@ -6,7 +6,7 @@ import type { EventType, ParsedEvent } from '../telemetry/event.js';
 import { parseRfc3339 } from '../telemetry/rfc3339.js';
 import { missingTime } from './received-time.js';
 import { readIdentifier, readObject, readPort, readString, readUint32, wrongType } from './field-value.js';
-import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
+import { rejectLine, rejectTime, rejectWrongType, type LineRejection } from './line-rejection.js';
 import { mapKprobe } from './tetragon-kprobe.js';
 
 /**
@@ -53,7 +53,7 @@ export function parseTetragonLine(value: Record<string, unknown>): ParsedEvent |
   if (time === wrongType) return rejectWrongType('time', 'an RFC 3339 string', value.time);
   // no capture time: parseNdjson stamps the ingest instant and marks it (received-time.ts)
   const timeNs = time === null ? 0n : parseRfc3339(time);
-  if (timeNs === undefined) return rejectLine('invalid_time', 'time: not an RFC 3339 date-time');
+  if (timeNs === undefined) return rejectTime('time');
   const proc = readObject(body.process);
   if (proc === wrongType) return rejectWrongType(`${kind}.process`, 'an object', body.process);
   if (proc === null) return rejectLine('missing_field', `${kind}.process: missing`);

@@ -12,6 +12,8 @@ import { rmSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { ProvdError } from '../shared/errors.js';
+import { log } from '../shared/log.js';
+import { classifyStoreError } from '../store/store-error.js';
 import { execute, inTransaction, list, raw, sql, type Statement } from '../store/sql.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import type { BatchCommit, IngestAnswer, IngestCommit, IngestCommitResult } from './batch-commit.js';
@@ -118,10 +120,10 @@ export class EventCommitter {
 
   /** Commits a group and answers its units; when it fails, answers the cancelled ones and requeues the rest. */
   private async commitGroup(group: Unit[]): Promise<void> {
-    const phase = { committing: false };
-    // a long statement is interrupted when a caller gives up; COMMIT itself is never interrupted
+    const phase = { statements: false };
+    // a long statement is interrupted when a caller gives up; COMMIT and ROLLBACK never are
     const onAbort = (): void => {
-      if (!phase.committing) this.connection.interrupt();
+      if (phase.statements) this.connection.interrupt();
     };
     for (const unit of group) unit.signal.addEventListener('abort', onAbort);
     try {
@@ -138,7 +140,13 @@ export class EventCommitter {
       const rest = group.filter((unit) => !unit.signal.aborted);
       if (cancelled.length === 0 && group.length === 1) return this.finish(group[0]!, { error });
       // nothing of the group was stored: retry the others, one by one unless only a cancellation failed it
-      if (cancelled.length === 0) for (const unit of rest) unit.alone = true;
+      if (cancelled.length === 0) {
+        log('warn', 'a group commit failed: its requests are retried one by one', {
+          requests: group.length,
+          error: classifyStoreError(error),
+        });
+        for (const unit of rest) unit.alone = true;
+      }
       this.waiting.unshift(...rest);
     } finally {
       for (const unit of group) unit.signal.removeEventListener('abort', onAbort);
@@ -151,38 +159,17 @@ export class EventCommitter {
    */
   private async runGroup(
     group: readonly Unit[],
-    phase: { committing: boolean },
+    phase: { statements: boolean },
   ): Promise<{ outcomes: (Outcome | undefined)[]; deferred: Unit[] }> {
     const seqBase = this.nextSeq;
     try {
       const done = await inTransaction(this.connection, async () => {
-        const { outcomes, fresh } = await this.claimKeys(group);
-        const batches = fresh.flatMap((unit) => unit.commit.batches);
-        const loads = batches.filter((batch) => batch.file !== null);
-        if (loads.length > 0) await execute(this.connection, insertEvents(loads, seqBase));
-        // advance now: settling spooled rows later in this transaction takes positions after these
-        this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
-        await addWindows(
-          this.connection,
-          batches.flatMap((batch) => batch.windows),
-        );
-        await insertDigests(this.connection, batches);
-        await addCounters(
-          this.connection,
-          batches.flatMap((batch) => batch.counters),
-        );
-        const settled = await this.hooks.settleLagging(batches, seqBase);
-        const claims = [];
-        for (const unit of fresh) {
-          const answer = settledAnswer(unit.commit, settled);
-          outcomes[group.indexOf(unit)] = { ok: { answer, replayed: false } };
-          if (unit.commit.idempotency !== null) claims.push({ ...unit.commit.idempotency, answer });
+        phase.statements = true;
+        try {
+          return await this.writeGroup(group, seqBase);
+        } finally {
+          phase.statements = false;
         }
-        await this.ledger.record(claims);
-        if (this.faults.stallMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.stallMs));
-        if (group.some((unit) => unit.signal.aborted)) throw notStored();
-        phase.committing = true;
-        return { outcomes, batches, settled };
       });
       await this.hooks.committed(done.batches, done.settled);
       const deferred = group.filter((_unit, i) => done.outcomes[i] === undefined);
@@ -191,6 +178,36 @@ export class EventCommitter {
       this.nextSeq = seqBase; // nothing of this group, nor any settlement in it, was committed
       throw error;
     }
+  }
+
+  /** The statements of one group's transaction; throws when a unit was cancelled, so the caller rolls back. */
+  private async writeGroup(group: readonly Unit[], seqBase: bigint) {
+    const { outcomes, fresh } = await this.claimKeys(group);
+    const batches = fresh.flatMap((unit) => unit.commit.batches);
+    const loads = batches.filter((batch) => batch.file !== null);
+    if (loads.length > 0) await execute(this.connection, insertEvents(loads, seqBase));
+    // advance now: settling spooled rows later in this transaction takes positions after these
+    this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
+    await addWindows(
+      this.connection,
+      batches.flatMap((batch) => batch.windows),
+    );
+    await insertDigests(this.connection, batches);
+    await addCounters(
+      this.connection,
+      batches.flatMap((batch) => batch.counters),
+    );
+    const settled = await this.hooks.settleLagging(batches, seqBase);
+    const claims = [];
+    for (const unit of fresh) {
+      const answer = settledAnswer(unit.commit, settled);
+      outcomes[group.indexOf(unit)] = { ok: { answer, replayed: false } };
+      if (unit.commit.idempotency !== null) claims.push({ ...unit.commit.idempotency, answer });
+    }
+    await this.ledger.record(claims);
+    if (this.faults.stallMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.stallMs));
+    if (group.some((unit) => unit.signal.aborted)) throw notStored();
+    return { outcomes, batches, settled };
   }
 
   /**

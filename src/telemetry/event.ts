@@ -61,6 +61,7 @@ export interface ParsedEvent {
 /** Why a line was rejected; every rejection is counted as `invalid`. */
 export const rejectionCodes = [
   'invalid_utf8',
+  'invalid_unicode',
   'line_too_long',
   'invalid_json',
   'not_an_object',

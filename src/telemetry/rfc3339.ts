@@ -19,9 +19,23 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
-// Instants outside years 0000..9999 UTC are refused, so every accepted time formats back as RFC 3339.
+// What formatRfc3339Nanos can write: years 0000..9999 UTC.
 const minSeconds = daysFromCivil(0, 1, 1) * secondsPerDay;
 const maxSeconds = daysFromCivil(10_000, 1, 1) * secondsPerDay - 1;
+
+// What the store holds: instants are signed 64-bit nanoseconds (about 1677-09-21 to 2262-04-11), and
+// window buckets round down from them. parseRfc3339 accepts the whole years inside: 1678 to 2261 UTC.
+const minStoredSeconds = daysFromCivil(1678, 1, 1) * secondsPerDay;
+const maxStoredSeconds = daysFromCivil(2262, 1, 1) * secondsPerDay - 1;
+
+/** The first and last instant provd stores (1678-01-01T00:00:00Z, 2261-12-31T23:59:59.999999999Z), Unix ns. */
+export const minStoredNs = BigInt(minStoredSeconds) * nanosPerSecond;
+export const maxStoredNs = BigInt(maxStoredSeconds) * nanosPerSecond + nanosPerSecond - 1n;
+
+/** True when the store can hold the instant (see minStoredNs, maxStoredNs). */
+export function isStoredInstant(ns: bigint): boolean {
+  return ns >= minStoredNs && ns <= maxStoredNs;
+}
 
 // parseRfc3339's cache of the last whole second it converted (module state: one per worker thread)
 let lastSeconds = Number.NaN;
@@ -47,8 +61,9 @@ function daysInMonth(year: number, month: number): number {
 
 /**
  * Unix nanoseconds of an RFC 3339 date-time (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T`/`t`/space
- * separator, `Z`/`z`), or undefined when the text is not one. A fraction longer than 9 digits is refused
- * rather than rounded: the stored string must denote exactly the instant that is compared.
+ * separator, `Z`/`z`), or undefined when the text is not one or names an instant the store cannot
+ * hold (outside 1678..2261 UTC). A fraction longer than 9 digits is refused rather than rounded: the
+ * stored string must denote exactly the instant that is compared.
  */
 export function parseRfc3339(text: string): bigint | undefined {
   if (typeof text !== 'string' || text.length < 20) return undefined;
@@ -108,7 +123,7 @@ export function parseRfc3339(text: string): bigint | undefined {
 
   const seconds =
     daysFromCivil(year, month, day) * secondsPerDay + hour * 3600 + minute * 60 + second - offsetSeconds;
-  if (seconds < minSeconds || seconds > maxSeconds) return undefined;
+  if (seconds < minStoredSeconds || seconds > maxStoredSeconds) return undefined;
   // consecutive events mostly share their second: reuse its BigInt and allocate one per event at most
   if (seconds !== lastSeconds) {
     lastSeconds = seconds;
@@ -123,7 +138,7 @@ function pad(value: number, width: number): string {
 
 /**
  * The UTC RFC 3339 form of Unix nanoseconds with exactly 9 fraction digits and `Z`, as responses
- * carry it. Throws a RangeError outside years 0000..9999, which parseRfc3339 never yields.
+ * carry it. Throws a RangeError outside years 0000..9999 (parseRfc3339 yields far less).
  */
 export function formatRfc3339Nanos(ns: bigint): string {
   let wholeSeconds = ns / nanosPerSecond;

@@ -158,6 +158,16 @@ describe('parseFalcoLine', function () {
     }
   });
 
+  it('rejects as invalid_time when an integer evt.time is an instant the store cannot hold', function () {
+    // 2262-01-01T00:00:00Z and 2262-04-11T23:47:16.854775808Z: past 2261, and past a signed 64-bit count
+    for (const ns of ['9214646400000000000', '9223372036854775808', '99999999999999999999']) {
+      const line = `{"output_fields":{"evt.type":"execve","proc.pid":1,"evt.time": ${ns}}}`;
+      const result = rejected(JSON.parse(line) as Record<string, unknown>, line);
+      assert.equal(result.code, 'invalid_time', ns);
+      assert.match(result.message, /evt\.time.*1678\.\.2261/, ns);
+    }
+  });
+
   it('rejects as invalid_time when time is not RFC 3339', function () {
     assert.equal(
       rejected(alert({ 'evt.type': 'execve' }, { time: '2026-01-01 00:00' })).code,

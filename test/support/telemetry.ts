@@ -1,5 +1,7 @@
 /** Helpers for telemetry tests: native lines, ingest and bind calls, and walking every page. */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../src/provenance/canonical-json.js';
 import { request, type JsonAnswer } from './http.js';
 
 /** One native NDJSON line (src/ingest/native-format.md) with defaults for what a test does not care about. */
@@ -46,4 +48,25 @@ export async function pageAll(
     assert.equal(body['has_more'], cursor !== null);
   } while (cursor !== null);
   return events;
+}
+
+/**
+ * The content hash of an event as /v1/telemetry/events answers it, recomputed from the answer alone:
+ * sha256 over the canonical JSON (RFC 8785) of its system-side facts, with `time` as received.
+ */
+export function rehash(event: Record<string, unknown>): string {
+  const facts = {
+    attrs: event['attrs'],
+    cgroup_id: event['cgroup_id'],
+    comm: event['comm'],
+    container_id: event['container_id'],
+    pid: event['pid'],
+    ppid: event['ppid'],
+    source: event['source'],
+    tgid: event['tgid'],
+    time: event['time_received'],
+    type: event['type'],
+    uid: event['uid'],
+  };
+  return 'sha256:' + createHash('sha256').update(canonicalJson(facts)).digest('hex');
 }

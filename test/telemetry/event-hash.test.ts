@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
+import { knownHash, knownLine, knownText } from '../support/known-event.js';
 import { canonicalJson } from '../../src/provenance/canonical-json.js';
 import { canonicalEventContent, hashEvent } from '../../src/telemetry/event-hash.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
@@ -20,6 +22,13 @@ const event: ParsedEvent = {
 };
 
 describe('event hash', function () {
+  it('gives the known answer for a fixed native line', function () {
+    const [parsed] = parseNdjson(Buffer.from(knownLine), 'native', 1).events;
+    const attrsJson = canonicalJson(parsed!.attrs);
+    assert.equal(canonicalEventContent(parsed!, attrsJson), knownText);
+    assert.equal(hashEvent(parsed!, attrsJson), knownHash);
+  });
+
   it('writes the same text as canonicalJson of the event facts, so the hand-ordered fast path cannot drift', function () {
     const attrsJson = canonicalJson(event.attrs);
     const facts = {

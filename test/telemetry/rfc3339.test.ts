@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatRfc3339Nanos, parseRfc3339 } from '../../src/telemetry/rfc3339.js';
+import { formatRfc3339Nanos, maxStoredNs, minStoredNs, parseRfc3339 } from '../../src/telemetry/rfc3339.js';
 
 const second = 1_000_000_000n;
 // 2026-01-01T00:00:00Z
@@ -75,10 +75,24 @@ describe('rfc3339', function () {
         '2026-01-01T00:00:00UTC',
         '１２３４-01-01T00:00:00Z', // full-width digits
         '1767225600',
-        '0000-01-01T00:00:00+00:01', // before year 0000 UTC
-        '9999-12-31T23:59:59-00:01', // after year 9999 UTC
       ];
       for (const text of invalid) assert.equal(parseRfc3339(text), undefined, text);
+    });
+
+    it('returns undefined when the instant lies outside years 1678..2261 UTC, which the store cannot hold', function () {
+      const outside = [
+        '1677-12-31T23:59:59.999999999Z',
+        '1678-01-01T00:00:00+00:01', // 1677-12-31T23:59Z
+        '2261-12-31T23:59:59-00:01', // 2262-01-01T00:00:59Z
+        '2262-04-11T23:47:16.854775807Z', // the last instant of a signed 64-bit nanosecond count
+        '3000-01-01T00:00:00Z',
+        '0000-01-01T00:00:00Z',
+        '9999-12-31T23:59:59.999999999Z',
+      ];
+      for (const text of outside) assert.equal(parseRfc3339(text), undefined, text);
+      assert.equal(parseRfc3339('1678-01-01T00:00:00Z'), minStoredNs);
+      assert.equal(parseRfc3339('2261-12-31T23:59:59.999999999Z'), maxStoredNs);
+      assert.ok(minStoredNs > -(2n ** 63n) && maxStoredNs < 2n ** 63n - 1n);
     });
 
     it('returns undefined when the value is not a string at all', function () {
@@ -105,10 +119,10 @@ describe('rfc3339', function () {
       const samples = [
         '2024-02-29T23:59:59.999999999Z',
         '2000-03-01T00:00:00.5Z',
-        '0000-01-01T00:00:00Z',
-        '9999-12-31T23:59:59.999999999Z',
+        '1678-01-01T00:00:00Z',
+        '2261-12-31T23:59:59.999999999Z',
         '2026-06-29T10:00:01+05:30',
-        '1601-01-01T00:00:00Z',
+        '1969-12-31T23:59:59.999999999Z',
       ];
       for (const text of samples) {
         const ns = parseRfc3339(text);

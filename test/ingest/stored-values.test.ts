@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { useDaemonFixture } from '../support/daemon.js';
+import { knownHash, knownLine } from '../support/known-event.js';
+import { bind, ingest, nativeLine, pageAll, rehash } from '../support/telemetry.js';
+
+/** Lines a hostile or unusual producer may send that the store must keep exactly as sent. */
+const exactLines = [
+  nativeLine({ comm: 'x\u0000y' }),
+  nativeLine({ comm: '\r\n' }),
+  nativeLine({ comm: '\ufeffbom', cgroup_id: '\ufeff777' }),
+  nativeLine({ comm: '\ufeff\ufeff' }),
+  nativeLine({ comm: 'a"b,c\\' }),
+  nativeLine({ comm: '\u2028\u001b[31m😀' }),
+  nativeLine({ container_id: '\u0000\ufeff' }),
+  nativeLine({ pid: 3_000_000_000, tgid: 3_000_000_000 }),
+  nativeLine({ pid: 4_294_967_295, tgid: 0, uid: 4_294_967_295 }),
+  nativeLine({ timestamp: '1678-01-01T00:00:00Z' }),
+  nativeLine({ timestamp: '2261-12-31T23:59:59.999999999Z' }),
+  nativeLine({ timestamp: '2026-01-01T00:00:01+14:00' }),
+  nativeLine({ path: '\ufeff/etc/passwd', 'key\u0000with\ufeff': '\ud83d\ude00' }),
+  '{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","ppid":7,"comm":"\\ud83d\\ude00 paired"}',
+];
+
+/** Lines whose values no column can hold exactly: each must be a line error of its own request. */
+const unstorableLines: [string, string][] = [
+  [nativeLine({ pid: 4_294_967_296 }), 'wrong_type'],
+  [nativeLine({ ppid: -1 }), 'wrong_type'],
+  [nativeLine({ timestamp: '3000-01-01T00:00:00Z' }), 'invalid_time'],
+  [nativeLine({ timestamp: '1600-01-01T00:00:00Z' }), 'invalid_time'],
+  ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","comm":"x\\udc00y"}', 'invalid_unicode'],
+  ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","path":"\\ud800"}', 'invalid_unicode'],
+  ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","\\udfff":1}', 'invalid_unicode'],
+  ['{"output_fields":{"evt.type":"execve","proc.pid":1,"evt.time":99999999999999999999}}', 'invalid_time'],
+];
+
+describe('what the store keeps', function () {
+  const daemons = useDaemonFixture();
+
+  it('stores every accepted value as sent, so each event recomputes to its stored hash', async function () {
+    const daemon = await daemons.start();
+    // every line has ppid 7 (nativeLine's default is 1), the known line has pid 4242: the pid tier takes them all
+    await bind(daemon.url, { run_id: 'run-exact', tool_call_id: 'tc', pid: 7, root_pid: 4242 });
+    const lines = [...exactLines.map((line) => line.replace('"ppid":1', '"ppid":7')), knownLine];
+    const { status, body } = await ingest(daemon.url, lines.join('\n'), 'auto');
+    assert.equal(status, 200);
+    assert.deepEqual(body['errors'], []);
+    assert.equal(body['accepted'], lines.length);
+
+    const events = await pageAll(daemon.url, 'run=run-exact');
+    assert.equal(events.length, lines.length);
+    for (const event of events) assert.equal(rehash(event), event['hash'], JSON.stringify(event));
+    const byComm = new Map(events.map((event) => [event['comm'], event]));
+    for (const comm of ['x\u0000y', '\r\n', '\ufeffbom', '\ufeff\ufeff', 'a"b,c\\', '\u2028\u001b[31m😀'])
+      assert.ok(byComm.has(comm), `comm ${JSON.stringify(comm)} is stored as sent`);
+    assert.equal(byComm.get('\ufeffbom')?.['cgroup_id'], '\ufeff777');
+    const pids = events.map((event) => event['pid']);
+    assert.ok(pids.includes(3_000_000_000) && pids.includes(4_294_967_295));
+    const times = events.map((event) => event['time']);
+    assert.ok(times.includes('1678-01-01T00:00:00.000000000Z'));
+    assert.ok(times.includes('2261-12-31T23:59:59.999999999Z'));
+    assert.ok(times.includes('2025-12-31T10:00:01.000000000Z'), 'the +14:00 offset is applied');
+    const known = events.find((event) => event['pid'] === 4242 && event['comm'] === 'curl');
+    assert.equal(known?.['hash'], knownHash, 'the stored hash of the known line is its known answer');
+  });
+
+  it('answers a line error in the same 200 for each value no column can hold, and stores the rest', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, { run_id: 'run-mixed', tool_call_id: 'tc', cgroup_id: '777' });
+    const good = [nativeLine({ comm: 'first' }), nativeLine({ comm: 'last' })];
+    const body = [good[0]!, ...unstorableLines.map(([line]) => line), good[1]!].join('\n');
+    const answer = await ingest(daemon.url, body, 'auto');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body['accepted'], 2);
+    const errors = answer.body['errors'] as { line: number; code: string; message: string }[];
+    assert.deepEqual(
+      errors.map((error) => [error.line, error.code]),
+      unstorableLines.map(([, code], i) => [i + 2, code]),
+    );
+    // a message never echoes the input's lone surrogate back (it would break the answer's JSON for strict readers)
+    for (const error of errors) assert.doesNotMatch(error.message, /[\ud800-\udfff]/);
+    const events = await pageAll(daemon.url, 'run=run-mixed');
+    assert.deepEqual(events.map((event) => event['comm']).sort(), ['first', 'last']);
+  });
+});
