@@ -58,11 +58,12 @@ export function postDaemon(
   baseUrl: string,
   path: string,
   body: Uint8Array,
-  options: { contentType: string; idleTimeoutMs: number },
+  options: { contentType: string; idleTimeoutMs: number; headers?: Record<string, string> },
 ): Promise<DaemonAnswer> {
   const url = new URL(baseUrl + path);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const headers = {
+    ...options.headers,
     ...authHeaders(),
     'content-type': options.contentType,
     'content-length': String(body.byteLength),

@@ -20,22 +20,28 @@ export type ChunkOutcome = { ok: true; answer: IngestAnswer } | { ok: false; rea
 export interface ChunkTarget {
   baseUrl: string;
   format: string;
+  /** Unique per upload: a chunk's Idempotency-Key is this and its index, the same on every resend. */
+  keyPrefix: string;
   /** Aborted when another chunk failed: waits end early and no retry starts. */
   signal: AbortSignal;
 }
 
-/** Attempts for a network error or a 5xx before the chunk fails; 429s do not count. */
+/**
+ * Attempts for a network error or a 503 before the chunk fails; 429s do not count. With the
+ * backoff below they span about 7.5 s, enough to ride out a daemon restart. Resending is safe:
+ * the daemon answers a chunk it already committed with its first answer.
+ */
 const maxAttempts = 5;
-const firstBackoffMs = 250;
+const firstBackoffMs = 500;
 const defaultRetryAfterSeconds = 1;
 const maxRetryAfterSeconds = 30;
 // the daemon answers only after the commit, and waits up to 120 s for it
 const idleTimeoutMs = 300_000;
 
 /**
- * POSTs the chunk. A 429 is resent after `Retry-After` as often as it comes (a chunk is never
- * dropped); a network error or 5xx is retried `maxAttempts` times with doubling backoff; any other
- * 4xx fails at once with the daemon's error.
+ * POSTs the chunk with its Idempotency-Key. A 429 is resent after `Retry-After` as often as it
+ * comes (a chunk is never dropped); a network error or a 503 is retried `maxAttempts` times with
+ * doubling backoff; any other answer (a 4xx, a 500: a bug a resend will not fix) fails at once.
  */
 export async function sendChunk(target: ChunkTarget, chunk: NdjsonChunk): Promise<ChunkOutcome> {
   let failures = 0;
@@ -64,6 +70,7 @@ async function tryOnce(
     answer = await postDaemon(target.baseUrl, path, chunk.bytes, {
       contentType: 'application/x-ndjson',
       idleTimeoutMs,
+      headers: { 'idempotency-key': `${target.keyPrefix}-${chunk.index}` },
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -75,7 +82,7 @@ async function tryOnce(
   }
   if (answer.status === 429) return { retryAfterMs: retryAfterMs(answer.headers['retry-after']) };
   const problem = daemonError(answer) ?? unexpected(answer);
-  if (answer.status >= 500 && answer.status !== 501) return { problem };
+  if (answer.status === 503) return { problem };
   return { outcome: { ok: false, reason: hint(problem, answer, chunk) } };
 }
 

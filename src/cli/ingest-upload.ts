@@ -1,4 +1,5 @@
 /** Runs the chunks of one input through the ingest endpoint, a bounded number at a time, and adds up the answers. */
+import { randomUUID } from 'node:crypto';
 import { sendChunk, type IngestAnswer } from './ingest-request.js';
 import type { NdjsonChunk } from './ndjson-chunker.js';
 
@@ -61,7 +62,12 @@ export async function uploadChunks(
   tally: IngestTally,
 ): Promise<IngestTally> {
   const stop = new AbortController();
-  const target = { baseUrl: options.baseUrl, format: options.format, signal: stop.signal };
+  const target = {
+    baseUrl: options.baseUrl,
+    format: options.format,
+    keyPrefix: `provd-ingest-${randomUUID()}`,
+    signal: stop.signal,
+  };
   const fail = (reason: string): void => {
     tally.failure ??= reason;
     stop.abort();

@@ -65,23 +65,35 @@ function writeLines(dir: string, name: string, lines: string[]): string {
   return path;
 }
 
-/** A stand-in daemon on a loopback port whose answers the test scripts; records each request body. */
+/** A stand-in daemon on a loopback port whose answers the test scripts; records each request body and key. */
 async function startFakeDaemon(
   answer: (request: IncomingMessage, body: string, index: number, response: ServerResponse) => void,
-): Promise<{ server: Server; url: string; bodies: string[] }> {
+): Promise<{ server: Server; url: string; bodies: string[]; keys: (string | undefined)[] }> {
   const bodies: string[] = [];
+  const keys: (string | undefined)[] = [];
   const server = createServer((request, response) => {
     const parts: Buffer[] = [];
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', () => {
       const body = Buffer.concat(parts).toString('utf8');
       bodies.push(body);
+      keys.push(request.headers['idempotency-key'] as string | undefined);
       answer(request, body, bodies.length - 1, response);
     });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, keys };
+}
+
+/** A loopback port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  probe.close();
+  await once(probe, 'close');
+  return port;
 }
 
 /** A provenance.ingest/v1 answer that accepts every line of `body`. */
@@ -277,5 +289,62 @@ describe('provd ingest', function () {
     );
     assert.match(run.stderr, /a rerun may start at line 3/);
     assert.equal(started.bodies.length, 6); // one committed chunk, then five attempts at the second
+  });
+
+  it('sends every chunk with its own Idempotency-Key, the same on each resend of it', async function () {
+    const good = nativeLine(7);
+    const file = writeLines(fixture.dataDir, 'keys.jsonl', [good, good, good, good]);
+    // the connection of the first attempt at each chunk is cut before any answer
+    const cut = new Set<string>();
+    const started = await startFakeDaemon((request, body, _index, response) => {
+      const key = String(request.headers['idempotency-key']);
+      if (!cut.has(key)) {
+        cut.add(key);
+        return void request.socket.destroy();
+      }
+      response.writeHead(200).end(acceptAll(body));
+    });
+    fake = started.server;
+    const chunkBytes = 2 * (good.length + 1);
+    const args = ['--url', started.url, '--chunk-bytes', String(chunkBytes), '--concurrency', '1', file];
+    const summary = summaryOf(await provd(args));
+    assert.equal(summary['accepted'], 4);
+    const [first, firstAgain, second, secondAgain] = started.keys;
+    assert.equal(started.keys.length, 4);
+    assert.match(String(first), /^[\x21-\x7e]{1,255}$/);
+    assert.equal(firstAgain, first);
+    assert.equal(secondAgain, second);
+    assert.notEqual(second, first);
+    const rerun = await startFakeDaemon((_request, body, _index, response) =>
+      response.writeHead(200).end(acceptAll(body)),
+    );
+    try {
+      summaryOf(await provd(['--url', rerun.url, '--chunk-bytes', String(chunkBytes), file]));
+      assert.ok(!rerun.keys.includes(first), 'another upload of the same file uses other keys');
+    } finally {
+      rerun.server.close();
+    }
+  });
+
+  it('stores every line once when the daemon dies after a commit and comes back during the resends', async function () {
+    // an explicit port, as a real daemon has: uWS sets SO_REUSEADDR only then, and the restart
+    // must bind it again past the crashed daemon's TIME_WAIT connections
+    const port = await freePort();
+    const listen = ['--listen', `127.0.0.1:${port}`];
+    const crashing = await fixture.start({ args: listen, env: { PROVD_FAULT_KILL_AFTER_COMMIT: '1' } });
+    const file = writeLines(
+      fixture.dataDir,
+      'crash.jsonl',
+      Array.from({ length: 300 }, (_, i) => nativeLine(i + 1)),
+    );
+    const upload = provd(['--url', crashing.url, '--concurrency', '1', file]);
+    assert.equal(await crashing.exited, null, 'the daemon killed itself after its first commit');
+    const daemon = await fixture.start({ args: listen });
+    const summary = summaryOf(await upload);
+    assert.equal(summary['accepted'], 300);
+    assert.equal(summary['requests'], 1);
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    const sources = producer['sources'] as Record<string, Record<string, number>>;
+    assert.equal(sources['native_jsonl']?.['accepted'], 300, 'committed once, before the crash');
   });
 });

@@ -29,6 +29,8 @@ export interface RunningServer {
   child: ChildProcess;
   /** Every log line the server wrote to stderr so far, parsed (bounded). */
   logs: Record<string, unknown>[];
+  /** Resolves with the exit code (null if killed by a signal) once the process has ended. */
+  exited: Promise<number | null>;
   /** Sends a signal and resolves with the exit code (null if killed by a signal). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -95,6 +97,7 @@ export async function spawnServer(
     port,
     child,
     logs,
+    exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

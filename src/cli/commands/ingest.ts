@@ -21,10 +21,12 @@ export class IngestCommand extends Command {
     description: 'Send an NDJSON telemetry file to the daemon',
     details: `
       Streams FILE (or stdin for \`-\`) to \`POST /v1/telemetry/ingest\` in requests of about the
-      chunk size, each ending at a line end, a few requests in flight at once. When the daemon is
-      busy (HTTP 429) the same request is sent again after \`Retry-After\`; network errors and 5xx
-      answers are retried a few times. Rejected lines are printed to stderr with their line numbers
-      in FILE (the first 100). Prints one JSON summary line on stdout.
+      chunk size, each ending at a line end, a few requests in flight at once. Each request carries
+      an \`Idempotency-Key\`, so a resend is never stored twice: when the daemon is busy (HTTP 429)
+      the same request is sent again after \`Retry-After\`; after a network error or a 503 it is
+      resent a few times with growing waits (about 7.5 s in all, enough for a daemon restart).
+      Rejected lines are printed to stderr with their line numbers in FILE (the first 100). Prints
+      one JSON summary line on stdout.
 
       Exit code 0 when every line was sent (rejected lines included), 1 when the daemon refused or
       the transfer failed, 2 for bad usage (unreadable FILE, bad option).
