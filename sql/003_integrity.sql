@@ -5,6 +5,11 @@ ALTER TABLE events ALTER pid TYPE UINTEGER;
 ALTER TABLE events ALTER tgid TYPE UINTEGER;
 ALTER TABLE events ALTER ppid TYPE UINTEGER;
 
+-- What windows count of each event (src/telemetry/window-deltas.ts), so that a spooled event that
+-- joins a run later is counted in SQL exactly as at ingest. NULL for events stored before format 3.
+ALTER TABLE events ADD COLUMN risky BOOLEAN;
+ALTER TABLE events ADD COLUMN bytes BIGINT;
+
 -- The first answer given for each Idempotency-Key of POST /v1/telemetry/ingest, written in the
 -- transaction that stored the request's events; kept a day (src/telemetry/ingest-ledger.ts).
 CREATE TABLE ingest_requests (

@@ -10,7 +10,7 @@ import type { Correlation } from '../telemetry/binding-index.js';
 import type { IngestFormat, LineError, ParsedEvent } from '../telemetry/event.js';
 import { hashEvent } from '../telemetry/event-hash.js';
 import { encodeEventRow, type EventRecord } from '../telemetry/event-row.js';
-import { WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
+import { eventBytes, isRisky, WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
 import type { BatchDigest } from '../telemetry/batch-commit.js';
 import type { CounterDelta } from '../telemetry/producer-counters.js';
 import { estimateRowBytes } from '../telemetry/spool.js';
@@ -152,6 +152,8 @@ export function eventRecord(
     spoolState: match === undefined ? 'pending' : 'settled',
     ingestedNs,
     hash,
+    risky: isRisky(event.type, event.attrs),
+    bytes: eventBytes(event.attrs),
   };
 }
 

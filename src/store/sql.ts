@@ -1,12 +1,16 @@
 /**
- * SQL with bound parameters: `sql` turns every interpolated value into a `?` placeholder, so no
- * value is ever spliced into statement text. Only `raw()` splices, and only code constants go in it
- * (column lists, a code's own numbers). A lint rule keeps statement text out of every other call.
+ * SQL with bound parameters: `sql` turns every interpolated value into a numbered placeholder, so
+ * no value is ever spliced into statement text. Only `raw()` splices, and only code constants go in
+ * it (column lists, a code's own numbers). A lint rule keeps statement text out of every other call.
+ *
+ * Placeholders are numbered ($1, $2, ...) in text order when the statement runs: DuckDB numbers
+ * bare `?` in its own binding order (an UPDATE's FROM before its SET), which would bind values to
+ * the wrong places.
  */
 import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { listValue, LIST } from '@duckdb/node-api';
 
-/** Statement text with `?` placeholders and the values bound to them, in order. */
+/** Statement text with placeholders (see `slot`) and the values bound to them, in text order. */
 export interface Statement {
   readonly text: string;
   readonly values: readonly DuckDBValue[];
@@ -24,6 +28,9 @@ class TypedValue {
     readonly type: DuckDBType,
   ) {}
 }
+
+// where a value goes; numbered when the statement runs (a private-use character, never in SQL)
+const slot = '\uE000';
 
 /** What `sql` accepts between its pieces. */
 export type SqlPart = DuckDBValue | RawSql | TypedValue | Statement;
@@ -50,7 +57,7 @@ export function sql(pieces: TemplateStringsArray, ...parts: SqlPart[]): Statemen
   parts.forEach((part, i) => {
     if (part instanceof RawSql) text += part.text;
     else if (part instanceof TypedValue) {
-      text += '?';
+      text += slot;
       values.push(part.value);
       types.push(part.type);
     } else if (isStatement(part)) {
@@ -58,7 +65,7 @@ export function sql(pieces: TemplateStringsArray, ...parts: SqlPart[]): Statemen
       values.push(...part.values);
       types.push(...part.types);
     } else {
-      text += '?';
+      text += slot;
       values.push(part);
       types.push(undefined);
     }
@@ -76,17 +83,23 @@ export function join(statements: readonly Statement[], separator: string): State
   };
 }
 
+/** The statement's text with its placeholders numbered $1, $2, ... in order. */
+export function numbered(statement: Statement): string {
+  let n = 0;
+  return statement.text.replaceAll(slot, () => `$${++n}`);
+}
+
 /** Runs a statement for its effect. */
 export function execute(
   connection: DuckDBConnection,
   statement: Statement,
 ): Promise<DuckDBMaterializedResult> {
-  return connection.run(statement.text, [...statement.values], [...statement.types] as DuckDBType[]);
+  return connection.run(numbered(statement), [...statement.values], [...statement.types] as DuckDBType[]);
 }
 
 /** Runs a statement and returns its rows as plain JS objects. */
 export async function readRows<Row>(connection: DuckDBConnection, statement: Statement): Promise<Row[]> {
-  const reader = await connection.runAndReadAll(statement.text, [...statement.values], [
+  const reader = await connection.runAndReadAll(numbered(statement), [...statement.values], [
     ...statement.types,
   ] as DuckDBType[]);
   return reader.getRowObjectsJS() as Row[];

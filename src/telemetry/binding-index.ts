@@ -24,11 +24,12 @@ export interface Correlation {
 // sentinels that order an unbounded start before, and an open end after, every real instant
 const unboundedStart = -(1n << 64n);
 const openEnd = 1n << 64n;
-// Docker's short form; shorter hex strings are too ambiguous to match by prefix
-const minContainerPrefix = 12;
-// a full container id is 64 hex digits (sha256); a longer hex string is something else
-const maxContainerId = 64;
-const runtimeSchemes = ['docker://', 'containerd://', 'cri-o://'];
+/** Docker's short form; shorter hex strings are too ambiguous to match by prefix. */
+export const minContainerPrefix = 12;
+/** A full container id is 64 hex digits (sha256); a longer hex string is something else. */
+export const maxContainerId = 64;
+/** Prefixes a container id may carry, stripped before comparing. */
+export const runtimeSchemes = ['docker://', 'containerd://', 'cri-o://'] as const;
 // bounds the per-event container cache against a stream of made-up ids
 const maxCachedContainers = 4096;
 const noTimelines: readonly Timeline[] = Object.freeze([]);
@@ -66,7 +67,7 @@ export function normalizeContainerId(raw: string): string {
 }
 
 /** True for 12..64 lower-case hex digits: a container id, full or truncated, that prefixes may match. */
-function isTruncatable(id: string): boolean {
+export function isTruncatable(id: string): boolean {
   if (id.length < minContainerPrefix || id.length > maxContainerId) return false;
   for (let i = 0; i < id.length; i++) {
     const c = id.charCodeAt(i);
@@ -153,7 +154,7 @@ function timelineOf<K>(map: Map<K, Timeline>, key: K): Timeline {
 }
 
 /** The process_id as a pid when it is the canonical decimal an event without exec_id is compared as. */
-function decimalProcessId(processId: string): number | null {
+export function decimalProcessId(processId: string): number | null {
   if (!/^[1-9][0-9]{0,9}$/.test(processId)) return null;
   const pid = Number(processId);
   return pid <= 0xffff_ffff ? pid : null;
@@ -296,7 +297,7 @@ function later(a: Entry | undefined, b: Entry | undefined): Entry | undefined {
 }
 
 /** The four answers a binding can give, built once so that correlate() only returns one. */
-function buildCorrelations(binding: Binding): Record<MatchMethod, Correlation> {
+export function buildCorrelations(binding: Binding): Record<MatchMethod, Correlation> {
   const evidenceLevel = binding.binding_source === 'ai_asserted' ? 'context_asserted' : 'kernel_correlated';
   const build = (method: MatchMethod): Correlation =>
     Object.freeze({

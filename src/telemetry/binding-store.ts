@@ -1,8 +1,8 @@
 /**
  * Bindings in the store actor: persisted, held in the authoritative index, and applied to spooled
- * events (on arrival, and to any batch that a lagging replica correlated). The index changes only
- * with a transaction that commits. The main thread feeds the workers' replicas through the
- * BindingLog once a bind is persisted.
+ * events: on arrival, in SQL (binding-match.ts), and to any batch that a lagging replica correlated,
+ * through the index. The index changes only with a transaction that commits. The main thread feeds
+ * the workers' replicas through the BindingLog once a bind is persisted.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, DOUBLE, UTINYINT, VARCHAR } from '@duckdb/node-api';
@@ -10,19 +10,20 @@ import { merkleRoot } from '../provenance/merkle.js';
 import { execute, inTransaction, join, list, raw, readRows, sql, type Statement } from '../store/sql.js';
 import type { BatchCommit } from './batch-commit.js';
 import type { Binding } from './binding.js';
+import { buildCorrelations, normalizeContainerId } from './binding-index.js';
 import { bindingFromJson, bindingToJson } from './binding-json.js';
-import { normalizeContainerId } from './binding-index.js';
+import { bindingMatch } from './binding-match.js';
 import { BindingReplica } from './binding-replica.js';
-import { evidenceCode, methodCode } from './codes.js';
-import type { EventRecord } from './event-row.js';
+import { evidenceCode, evidenceName, methodCode, typeName } from './codes.js';
 import { addCounters } from './producer-counters.js';
-import { pendingRowColumns, recorrelate, type PendingRow } from './recorrelate.js';
+import { pendingRowColumns, recorrelate, type PendingRow, type SettledEvent } from './recorrelate.js';
 import { WindowDeltas } from './window-deltas.js';
 import { addWindows } from './window-upsert.js';
 
 /**
- * Spooled rows read and settled at a time. Between chunks the store thread turns to other messages,
- * so a bind over a million spooled events never holds up a readiness check for long.
+ * Settled events read back at a time to count them into windows and digests. Between chunks the
+ * store thread turns to other messages, so a bind over a million spooled events never holds up a
+ * readiness check for long.
  */
 export const settleChunkRows = 20_000;
 
@@ -50,42 +51,54 @@ export class BindingStore {
   }
 
   /**
-   * Persists a binding and settles the spooled events it attributes, in one transaction; call inside
-   * the write queue. The index holds the binding while settling needs it, and loses it again unless
-   * the transaction commits.
+   * Persists a binding and settles the spooled events it claims, in one transaction; call inside
+   * the write queue. The index holds the binding only if the transaction commits.
    */
   async bind(binding: Binding): Promise<number> {
+    const settled = await inTransaction(this.connection, async () => {
+      await execute(
+        this.connection,
+        sql`INSERT INTO runs VALUES (${binding.run_id}, ${binding.created_ns}) ON CONFLICT DO NOTHING`,
+      );
+      await execute(
+        this.connection,
+        sql`INSERT INTO bindings VALUES (${binding.binding_id}, ${binding.run_id}, ${binding.tool_call_id},
+            ${bindingToJson(binding)}, ${binding.created_ns})`,
+      );
+      return this.settleNew(binding);
+    });
     this.replica.add(binding);
-    try {
-      return await inTransaction(this.connection, async () => {
-        await execute(
-          this.connection,
-          sql`INSERT INTO runs VALUES (${binding.run_id}, ${binding.created_ns}) ON CONFLICT DO NOTHING`,
-        );
-        await execute(
-          this.connection,
-          sql`INSERT INTO bindings VALUES (${binding.binding_id}, ${binding.run_id}, ${binding.tool_call_id},
-              ${bindingToJson(binding)}, ${binding.created_ns})`,
-        );
-        const settled = await this.settle(candidatesOf(binding));
-        return [...settled.values()].reduce((sum, count) => sum + count, 0);
-      });
-    } catch (error) {
-      this.replica.remove(binding.binding_id);
-      throw error;
-    }
+    return settled;
   }
 
   /**
    * Re-checks the spooled rows of batches correlated by a replica that lacked some bindings (a task
-   * can overtake a binding's broadcast); their rows sit at `fromSeq` or later. Returns how many rows
-   * of each batch it settled.
+   * can overtake a binding's broadcast); their rows sit at `fromSeq` or later. Only rows that one of
+   * the lacked bindings could claim are read. Returns how many rows of each batch it settled.
    */
   async settleLagging(batches: readonly BatchCommit[], fromSeq: bigint): Promise<Map<string, number>> {
     const lagging = batches.filter((batch) => batch.pending > 0 && batch.bindingVersion < this.version);
     if (lagging.length === 0) return new Map();
+    const oldest = Math.min(...lagging.map((batch) => batch.bindingVersion));
+    const lacked = this.replica.list().slice(oldest).map(candidatesOf);
     const ofBatch = lagging.map((batch) => sql`starts_with(id, ${batch.batchId + '.'})`);
-    return this.settle(sql`seq >= ${fromSeq} AND (${join(ofBatch, ' OR ')})`);
+    const rows = await readRows<PendingRow & { seq: bigint }>(
+      this.connection,
+      sql`SELECT seq, ${raw(pendingRowColumns)} FROM events
+          WHERE spool_state = 1 AND seq >= ${fromSeq} AND (${join(ofBatch, ' OR ')}) AND (${join(lacked, ' OR ')})
+          ORDER BY seq`,
+    );
+    const settled = recorrelate(rows, this.replica.index);
+    const byBatch = new Map<string, number>();
+    if (settled.length === 0) return byBatch;
+    const seqBase = this.allocateSeq(settled.length);
+    await execute(this.connection, settleRows(settled, seqBase));
+    await this.account(seqBase, settled.length);
+    for (const { id } of settled) {
+      const batchId = id.slice(0, id.lastIndexOf('.'));
+      byBatch.set(batchId, (byBatch.get(batchId) ?? 0) + 1);
+    }
+    return byBatch;
   }
 
   /** Every binding, as JSON records in arrival order (the main thread fills the workers' log with them). */
@@ -94,45 +107,92 @@ export class BindingStore {
   }
 
   /**
-   * Attributes the spooled rows matching `where` that the index now places, a chunk at a time in
-   * keyset order; returns how many it settled per batch.
+   * Moves the spooled events a new binding claims into its run, all in SQL on DuckDB's threads:
+   * each gets its tier, and a new keyset position in its old order. Returns how many.
    */
-  private async settle(where: Statement): Promise<Map<string, number>> {
-    const byBatch = new Map<string, number>();
-    for (let after = -1n; ;) {
-      const rows = await readRows<PendingRow & { seq: bigint }>(
+  private async settleNew(binding: Binding): Promise<number> {
+    await execute(
+      this.connection,
+      sql`CREATE OR REPLACE TEMP TABLE settling AS
+          SELECT seq AS old_seq, method FROM (SELECT seq, ${bindingMatch(binding)} AS method
+            FROM events WHERE spool_state = 1) WHERE method IS NOT NULL`,
+    );
+    try {
+      const [found] = await readRows<{ n: bigint }>(this.connection, sql`SELECT count(*) AS n FROM settling`);
+      const count = Number(found!.n);
+      if (count === 0) return 0;
+      const seqBase = this.allocateSeq(count);
+      const correlations = buildCorrelations(binding);
+      const confidence = (method: keyof typeof correlations): number => correlations[method].confidence;
+      await execute(
         this.connection,
-        sql`SELECT seq, ${raw(pendingRowColumns)} FROM events
-            WHERE spool_state = 1 AND seq > ${after} AND (${where}) ORDER BY seq LIMIT ${settleChunkRows}`,
+        sql`UPDATE events SET run_id = ${binding.run_id}, tool_call_id = ${binding.tool_call_id},
+              binding_id = ${binding.binding_id}, evidence_level = ${evidenceCode(correlations.process.evidenceLevel)},
+              corr_method = s.method, spool_state = 0, seq = ${seqBase} + s.position,
+              corr_confidence = CASE s.method WHEN ${methodCode('process')} THEN ${confidence('process')}
+                WHEN ${methodCode('cgroup')} THEN ${confidence('cgroup')}
+                WHEN ${methodCode('container')} THEN ${confidence('container')}
+                ELSE ${confidence('pid')} END
+            FROM (SELECT old_seq, method, row_number() OVER (ORDER BY old_seq) - 1 AS position FROM settling) s
+            WHERE events.seq = s.old_seq`,
       );
-      if (rows.length === 0) break;
-      const settled = recorrelate(rows, this.replica.index);
-      if (settled.length > 0) await this.apply(settled, rows[0]!.seq, rows[rows.length - 1]!.seq);
-      for (const event of settled) {
-        const batchId = event.id.slice(0, event.id.lastIndexOf('.'));
-        byBatch.set(batchId, (byBatch.get(batchId) ?? 0) + 1);
-      }
-      if (rows.length < settleChunkRows) break;
-      after = rows[rows.length - 1]!.seq;
+      await this.account(seqBase, count);
+      return count;
+    } finally {
+      await execute(this.connection, sql`DROP TABLE IF EXISTS settling`);
     }
-    return byBatch;
   }
 
-  /** Moves settled rows (read between positions `low` and `high`) into their runs, with windows, digests, counters. */
-  private async apply(settled: readonly EventRecord[], low: bigint, high: bigint): Promise<void> {
-    const seqBase = this.allocateSeq(settled.length);
-    await execute(this.connection, settleRows(settled, seqBase, low, high));
+  /**
+   * Counts events that just joined their runs at positions [seqBase, seqBase + count) into windows,
+   * digests (one per run and chunk) and the spool's `correlated` counter, a chunk at a time.
+   */
+  private async account(seqBase: bigint, count: number): Promise<void> {
     const deltas = new WindowDeltas();
-    for (const event of settled) deltas.add(event);
+    const end = seqBase + BigInt(count);
+    for (let from = seqBase; from < end; from += BigInt(settleChunkRows)) {
+      const to = from + BigInt(settleChunkRows) < end ? from + BigInt(settleChunkRows) : end;
+      const rows = await readRows<SettledRow>(
+        this.connection,
+        sql`SELECT run_id, type, time_ns, evidence_level, risky, bytes, hash FROM events
+            WHERE seq >= ${from} AND seq < ${to} ORDER BY seq`,
+      );
+      const hashesByRun = new Map<string, string[]>();
+      for (const row of rows) {
+        deltas.add({
+          runId: row.run_id,
+          type: typeName(row.type),
+          timeNs: row.time_ns,
+          evidenceLevel: evidenceName(row.evidence_level),
+          // null for events stored before format 3
+          risky: row.risky === true,
+          bytes: row.bytes === null ? 0 : Number(row.bytes),
+        });
+        const hashes = hashesByRun.get(row.run_id) ?? [];
+        hashes.push(row.hash);
+        hashesByRun.set(row.run_id, hashes);
+      }
+      await insertDigests(this.connection, `spool-${from}`, hashesByRun);
+    }
     await addWindows(this.connection, deltas.list());
-    await insertSettledDigests(this.connection, settled, `spool-${seqBase}`);
-    await addCounters(this.connection, [{ source: 'spool', counter: 'correlated', value: settled.length }]);
+    await addCounters(this.connection, [{ source: 'spool', counter: 'correlated', value: count }]);
   }
 }
 
+/** A settled row as `account` reads it back. */
+interface SettledRow {
+  run_id: string;
+  type: number;
+  time_ns: bigint;
+  evidence_level: number;
+  risky: boolean | null;
+  bytes: bigint | null;
+  hash: string;
+}
+
 /**
- * A condition selecting every spooled row the binding could attribute: a superset, correlate
- * decides. Only rows inside the binding's interval, and with one of its keys, can match.
+ * A condition selecting every spooled row the binding could claim: a superset, correlate decides.
+ * Only rows inside the binding's interval, and with one of its keys, can match.
  */
 function candidatesOf(binding: Binding): Statement {
   const keys: Statement[] = [];
@@ -142,11 +202,8 @@ function candidatesOf(binding: Binding): Statement {
     const container = normalizeContainerId(binding.container_id);
     keys.push(sql`contains(lower(container_id), ${container.slice(0, 12)})`);
   }
-  const pids = [binding.pid, binding.root_pid].filter((pid): pid is number => pid !== null);
-  if (pids.length > 0) {
-    const pidList = list(pids.map(BigInt), BIGINT);
-    keys.push(sql`(pid IN (SELECT unnest(${pidList})) OR tgid IN (SELECT unnest(${pidList}))
-                   OR ppid IN (SELECT unnest(${pidList})))`);
+  for (const pid of [binding.pid, binding.root_pid]) {
+    if (pid !== null) keys.push(sql`(pid = ${pid} OR tgid = ${pid} OR ppid = ${pid})`);
   }
   if (binding.process_id !== null) {
     if (/^\d{1,10}$/.test(binding.process_id)) {
@@ -162,53 +219,46 @@ function candidatesOf(binding: Binding): Statement {
   return join([sql`(${join(keys, ' OR ')})`, ...interval], ' AND ');
 }
 
-/** The UPDATE moving settled rows into their runs, each with a new keyset position in the old order. */
-function settleRows(settled: readonly EventRecord[], seqBase: bigint, low: bigint, high: bigint): Statement {
-  const column = <T>(pick: (event: EventRecord) => T) => settled.map(pick);
+/** The UPDATE moving settled rows into their runs, each with a new keyset position in its old order. */
+function settleRows(settled: readonly SettledEvent[], seqBase: bigint): Statement {
+  const column = <T>(pick: (event: SettledEvent) => T): T[] => settled.map(pick);
   return sql`UPDATE events SET run_id = u.run_id, tool_call_id = u.tool_call_id, binding_id = u.binding_id,
         corr_method = u.method, corr_confidence = u.confidence, evidence_level = u.evidence,
-        spool_state = 0, seq = u.seq
-      FROM (SELECT unnest(${list(
-        column((e) => e.id),
-        VARCHAR,
-      )}) AS id, unnest(${list(
-        column((e) => e.runId),
-        VARCHAR,
-      )}) AS run_id, unnest(${list(
-        column((e) => e.toolCallId),
-        VARCHAR,
-      )}) AS tool_call_id, unnest(${list(
-        column((e) => e.bindingId),
-        VARCHAR,
-      )}) AS binding_id, unnest(${list(
-        column((e) => methodCode(e.method)),
-        UTINYINT,
-      )}) AS method, unnest(${list(
-        column((e) => e.confidence),
-        DOUBLE,
-      )}) AS confidence, unnest(${list(
-        column((e) => evidenceCode(e.evidenceLevel)),
-        UTINYINT,
-      )}) AS evidence, unnest(${list(
-        settled.map((_e, i) => seqBase + BigInt(i)),
-        BIGINT,
-      )}) AS seq) u
-      WHERE events.seq BETWEEN ${low} AND ${high} AND events.spool_state = 1 AND events.id = u.id`;
+        spool_state = 0, seq = ${seqBase} + u.position
+      FROM (SELECT *, row_number() OVER (ORDER BY old_seq) - 1 AS position FROM (SELECT
+        unnest(${list(
+          column((e) => e.seq),
+          BIGINT,
+        )}) AS old_seq, unnest(${list(
+          column((e) => e.runId),
+          VARCHAR,
+        )}) AS run_id, unnest(${list(
+          column((e) => e.toolCallId),
+          VARCHAR,
+        )}) AS tool_call_id, unnest(${list(
+          column((e) => e.bindingId),
+          VARCHAR,
+        )}) AS binding_id, unnest(${list(
+          column((e) => methodCode(e.method)),
+          UTINYINT,
+        )}) AS method, unnest(${list(
+          column((e) => e.confidence),
+          DOUBLE,
+        )}) AS confidence, unnest(${list(
+          column((e) => evidenceCode(e.evidenceLevel)),
+          UTINYINT,
+        )}) AS evidence)) u
+      WHERE events.seq = u.old_seq AND events.spool_state = 1`;
 }
 
-/** One digest per run for the events a settlement added to it. */
-async function insertSettledDigests(
+/** One event_batches row per run for the hashes a settlement chunk added to it. */
+async function insertDigests(
   connection: DuckDBConnection,
-  settled: readonly EventRecord[],
   batchId: string,
+  hashesByRun: ReadonlyMap<string, string[]>,
 ): Promise<void> {
-  const byRun = new Map<string, string[]>();
-  for (const event of settled) {
-    const hashes = byRun.get(event.runId!) ?? [];
-    hashes.push(event.hash);
-    byRun.set(event.runId!, hashes);
-  }
-  const runs = [...byRun];
+  const runs = [...hashesByRun];
+  if (runs.length === 0) return;
   await execute(
     connection,
     sql`INSERT INTO event_batches SELECT ${batchId}, unnest(${list(

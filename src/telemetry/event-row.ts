@@ -21,6 +21,9 @@ export interface EventRecord extends ParsedEvent {
   spoolState: SpoolState;
   ingestedNs: bigint;
   hash: string;
+  /** What windows count of it (window-deltas.ts: isRisky, eventBytes), stored for late settlement. */
+  risky: boolean;
+  bytes: number;
 }
 
 /** Columns of a row file in file order, with their DuckDB types; `idx` is the row's index in its file. */
@@ -48,6 +51,8 @@ export const eventRowColumns = [
   ['spool_state', 'UTINYINT'],
   ['attrs', 'VARCHAR'],
   ['hash', 'VARCHAR'],
+  ['risky', 'BOOLEAN'],
+  ['bytes', 'BIGINT'],
 ] as const;
 
 const readOptions =
@@ -70,7 +75,7 @@ export function encodeEventRow(idx: number, event: EventRecord, attrsJson: strin
     `${int(event.ppid)},${int(event.uid)},${text(event.comm)},${text(event.cgroupId)},` +
     `${text(event.containerId)},${text(event.toolCallId)},${text(event.bindingId)},` +
     `${methodCode(event.method)},${int(event.confidence)},${evidenceCode(event.evidenceLevel)},` +
-    `${spoolCode(event.spoolState)},${text(attrsJson)},${text(event.hash)}\n`
+    `${spoolCode(event.spoolState)},${text(attrsJson)},${text(event.hash)},${event.risky},${event.bytes}\n`
   );
 }
 

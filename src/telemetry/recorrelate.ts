@@ -1,51 +1,56 @@
 /**
- * Re-correlation of spooled events, in the store actor: rows read back from the events table go
- * through the same BindingIndex.correlate the normalize workers use, so there is one set of rules.
+ * Re-correlation of spooled events through the index, in the store actor: rows read back from the
+ * events table go through the same BindingIndex.correlate the normalize workers use, so there is
+ * one set of rules for events whose replica lagged behind the bindings.
  */
-import type { BindingIndex } from './binding-index.js';
-import { sourceName, typeName } from './codes.js';
+import type { BindingIndex, Correlation } from './binding-index.js';
+import { typeName } from './codes.js';
 import type { ParsedEvent } from './event.js';
-import type { EventJsonRow } from './event-json.js';
-import type { EventRecord } from './event-row.js';
 
-/** The columns a spooled row is read back with (see pendingRowsSql). */
-export type PendingRow = Pick<
-  EventJsonRow,
-  | 'id'
-  | 'type'
-  | 'source'
-  | 'time'
-  | 'time_ns'
-  | 'ingested_ns'
-  | 'pid'
-  | 'tgid'
-  | 'ppid'
-  | 'uid'
-  | 'comm'
-  | 'cgroup_id'
-  | 'container_id'
-  | 'attrs'
-  | 'hash'
->;
+/** The columns a spooled row is read back with, in SELECT order (see PendingRow). */
+export const pendingRowColumns = 'id, type, time_ns, pid, tgid, ppid, cgroup_id, container_id, attrs';
 
-/** The columns a spooled row is read back with, in SELECT order. */
-export const pendingRowColumns =
-  'id, type, source, time, time_ns, ingested_ns, pid, tgid, ppid, uid, comm, cgroup_id, container_id, attrs, hash';
+/** A spooled row as read back: what correlate looks at. */
+export interface PendingRow {
+  seq: bigint;
+  id: string;
+  type: number;
+  time_ns: bigint;
+  pid: number | null;
+  tgid: number | null;
+  ppid: number | null;
+  cgroup_id: string | null;
+  container_id: string | null;
+  attrs: string;
+}
 
-/** The spooled rows that a binding now attributes, as full records ready to update. */
-export function recorrelate(rows: readonly PendingRow[], index: BindingIndex): EventRecord[] {
-  const settled: EventRecord[] = [];
+/** A spooled event that a binding now claims, and how. */
+export interface SettledEvent {
+  seq: bigint;
+  id: string;
+  runId: string;
+  toolCallId: string;
+  bindingId: string;
+  method: Correlation['method'];
+  confidence: number;
+  evidenceLevel: Correlation['evidenceLevel'];
+}
+
+/** The spooled rows that the index now places, in row order. */
+export function recorrelate(rows: readonly PendingRow[], index: BindingIndex): SettledEvent[] {
+  const settled: SettledEvent[] = [];
   for (const row of rows) {
+    // an explicit literal, not a spread: spreads made dictionary-mode objects, many times slower
     const event: ParsedEvent = {
       type: typeName(row.type),
-      source: sourceName(row.source),
-      time: row.time,
+      source: 'native_jsonl', // not read by correlate
+      time: '',
       timeNs: row.time_ns,
       pid: row.pid,
       tgid: row.tgid,
       ppid: row.ppid,
-      uid: row.uid === null ? null : Number(row.uid),
-      comm: row.comm,
+      uid: null,
+      comm: null,
       cgroupId: row.cgroup_id,
       containerId: row.container_id,
       attrs: JSON.parse(row.attrs) as Record<string, unknown>,
@@ -53,7 +58,7 @@ export function recorrelate(rows: readonly PendingRow[], index: BindingIndex): E
     const match = index.correlate(event);
     if (match === undefined) continue;
     settled.push({
-      ...event,
+      seq: row.seq,
       id: row.id,
       runId: match.binding.run_id,
       toolCallId: match.binding.tool_call_id,
@@ -61,9 +66,6 @@ export function recorrelate(rows: readonly PendingRow[], index: BindingIndex): E
       method: match.method,
       confidence: match.confidence,
       evidenceLevel: match.evidenceLevel,
-      spoolState: 'settled',
-      ingestedNs: row.ingested_ns,
-      hash: row.hash,
     });
   }
   return settled;

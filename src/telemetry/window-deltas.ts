@@ -1,9 +1,11 @@
 /**
  * Window deltas: what one batch adds to the 10 s and 60 s windows of each run and type. Workers
- * compute them so the store actor merges a few rows per batch instead of aggregating events.
+ * compute them so the store actor merges a few rows per batch instead of aggregating events; the
+ * store computes them the same way for spooled events that join a run later.
  */
-import type { EventRecord } from './event-row.js';
+import type { EvidenceLevel } from './codes.js';
 import { typeCode } from './codes.js';
+import type { EventType } from './event.js';
 
 /** One window row's increments. */
 export interface WindowDelta {
@@ -21,29 +23,39 @@ export const windowLengths = [10, 60] as const;
 
 const riskyTypes = new Set(['secret_path', 'metadata_ip', 'private_cidr', 'ptrace']);
 
-/** True for events the default policy would not simply allow. */
-export function isRisky(event: EventRecord): boolean {
-  if (riskyTypes.has(event.type)) return true;
-  if (event.type === 'setuid') return event.attrs['target_uid'] === 0;
-  if (event.type === 'setgid') return event.attrs['target_gid'] === 0;
+/** True for events the default policy would not simply allow (stored with each event). */
+export function isRisky(type: EventType, attrs: Readonly<Record<string, unknown>>): boolean {
+  if (riskyTypes.has(type)) return true;
+  if (type === 'setuid') return attrs['target_uid'] === 0;
+  if (type === 'setgid') return attrs['target_gid'] === 0;
   return false;
 }
 
-/** Bytes an event moved, when its attrs say. */
-export function eventBytes(event: EventRecord): number {
-  const bytes = event.attrs['bytes'] ?? event.attrs['length'];
+/** Bytes an event moved, when its attrs say (stored with each event). */
+export function eventBytes(attrs: Readonly<Record<string, unknown>>): number {
+  const bytes = attrs['bytes'] ?? attrs['length'];
   return typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+}
+
+/** What a window counts of one event. */
+export interface WindowFacts {
+  runId: string | null;
+  type: EventType;
+  timeNs: bigint;
+  evidenceLevel: EvidenceLevel;
+  risky: boolean;
+  bytes: number;
 }
 
 /** Accumulates deltas for attributed events. */
 export class WindowDeltas {
   private readonly rows = new Map<string, WindowDelta>();
 
-  add(event: EventRecord): void {
+  add(event: WindowFacts): void {
     if (event.runId === null) return;
     const correlated = event.evidenceLevel === 'kernel_correlated' ? 1 : 0;
-    const risky = isRisky(event) ? 1 : 0;
-    const bytes = eventBytes(event);
+    const risky = event.risky ? 1 : 0;
+    const bytes = event.bytes;
     const type = typeCode(event.type);
     // one BigInt division per event; the rest is number math (Unix seconds fit a double exactly)
     const seconds =
