@@ -2,7 +2,7 @@
  * Building blocks of the exact body schemas: closed objects, versioned bodies, enums, nullable
  * scalars and count maps, so each body schema reads as the list of its fields.
  */
-import { maxPageLimit } from '../telemetry/events.route.js';
+import { maxPageLimit } from '../telemetry/paging.js';
 import type { JsonObject } from './openapi-schemas.js';
 
 /** A `$ref` into `components.schemas`; openapi-schemas' own helper would make the modules a cycle. */

@@ -5,12 +5,13 @@ import { decodeCursor, encodeCursor, filterDigest } from './cursor.js';
 import type { EventType } from './event.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
 import { requireRun } from './run-exists.js';
+import type { WindowLength } from './window-deltas.js';
 import { join, readRows, sql, type Statement } from '../store/sql.js';
 
 /** Validated parameters of a windows request; `from`/`to` select windows that overlap [from, to]. */
 export interface WindowsParams {
   run: string;
-  window: 10 | 60;
+  window: WindowLength;
   type: EventType | null;
   fromNs: bigint | null;
   toNs: bigint | null;
