@@ -4,6 +4,8 @@
  * structured-cloned to every normalize worker, whose BindingIndex correlates events against it.
  */
 import { randomBytes } from 'node:crypto';
+import type { tags } from 'typia';
+import type { DateTimeText, IntegerIn } from '../shared/schema/wire-types.js';
 import type { CorrelationMethod } from './codes.js';
 import { parseRfc3339 } from './rfc3339.js';
 
@@ -28,24 +30,39 @@ export const tierConfidence: Readonly<Record<Exclude<CorrelationMethod, 'none'>,
   pid: 0.85,
 };
 
-/** A ToolCallScope binding as stored and broadcast: the body's fields as received, plus parsed instants. */
-export interface Binding {
-  binding_id: string;
+/** A process id as a binding names it: 1..2^31-1 (a tag needs the literal, not `2 ** 31 - 1`). */
+export type Pid = IntegerIn<1, 2147483647>;
+
+/** A binding's confidence: greater than 0, at most 1. */
+export type BindingConfidence = number & tags.ExclusiveMinimum<0> & tags.Maximum<1>;
+
+/** A binding id as newBindingId makes it. */
+export type BindingId = string & tags.Pattern<'^bnd_[a-z2-7]{20}$'>;
+
+/** A binding as answers show it: the bind body's fields as received, with defaults and an id. */
+export interface BindingFields {
+  binding_id: BindingId;
   run_id: string;
   tool_call_id: string;
   session_id: string | null;
-  /** Compared with an event's process identity: Tetragon `exec_id`, else the decimal tgid (or pid). */
+  /** Compared with an event's process identity: Tetragon exec_id, else the decimal tgid (or pid). */
   process_id: string | null;
-  /** As received; the index compares it without runtime scheme, lower-cased, prefix-tolerant. */
+  /** As received; compared without runtime scheme, lower-cased, prefix-tolerant. */
   container_id: string | null;
   /** A cgroup v2 id as a decimal string, or a cgroup path as given. */
   cgroup_id: string | null;
-  pid: number | null;
-  root_pid: number | null;
-  started_at: string | null;
-  ended_at: string | null;
+  pid: Pid | null;
+  root_pid: Pid | null;
+  /** As received. */
+  started_at: DateTimeText | null;
+  /** As received; inclusive. */
+  ended_at: DateTimeText | null;
   binding_source: BindingSource;
-  confidence: number;
+  confidence: BindingConfidence;
+}
+
+/** A ToolCallScope binding as stored and broadcast: its fields plus parsed instants. */
+export interface Binding extends BindingFields {
   /** When the daemon accepted the binding, Unix ns; breaks ties between equal starts. */
   created_ns: bigint;
   /** First instant of the interval, Unix ns; null: unbounded start. */
