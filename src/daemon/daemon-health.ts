@@ -3,29 +3,40 @@
  * deadline, judged into a DaemonHealth body (spec: DaemonHealth, provenance.daemon_health/v1).
  */
 import { ProvdError } from '../shared/errors.js';
+import type { Count } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { StoreHealthReport, StoreQueries } from '../store/health.query.js';
 
 /** The spec's readiness deadline. */
 export const readinessDeadlineMs = 2000;
 
-/** One named check in `checks`. */
+/** One named check in `checks`, with details beside its status. */
 export interface HealthCheck {
   status: 'ok' | 'failed' | 'timeout' | 'unknown' | 'gaps_recorded';
   message?: string;
   [detail: string]: unknown;
 }
 
-/** DaemonHealth as the spec defines it. */
+/** Check name to its report. */
+export type HealthChecks = { [check: string]: HealthCheck };
+
+/** Per-probe capability and degradation reports of the sensor. */
+export type NativeCapture = { [report: string]: unknown };
+
+/** The readiness and coverage of the daemon (spec: DaemonHealth); additional properties are allowed. */
 export interface DaemonHealth {
   schema_version: 'provenance.daemon_health/v1';
   status: 'ok' | 'degraded' | 'unavailable';
+  /** True when the database query and format check pass; historical capture loss is reported separately. */
   ready: boolean;
   coverage_status: 'unknown' | 'not_observed' | 'no_recorded_gaps' | 'pending' | 'gaps_recorded';
-  checks: Record<string, HealthCheck>;
-  queued_spool?: number | null;
-  queued_spool_bytes?: number | null;
-  native_capture?: Record<string, unknown>;
+  checks: HealthChecks;
+  /** Events waiting in the native spool; null when unknown. */
+  queued_spool?: Count | null;
+  /** Bytes in the native spool; null when unknown. */
+  queued_spool_bytes?: Count | null;
+  native_capture?: NativeCapture;
+  [extension: string]: unknown;
 }
 
 // No sensor in this build yet: capture state is reported as such, not as zero probes.

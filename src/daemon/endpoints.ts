@@ -1,19 +1,14 @@
 /**
  * Every path of the interface, once. The router and the OpenAPI document are both built from this
- * list, so they cannot disagree. `served: false` marks a path this build answers with 501.
+ * list, so they cannot disagree. `served: false` marks a path this build answers with 501. A served
+ * endpoint's query parameters are those of the query type its route reads (`*.route.ts`).
  */
-import { eventTypes } from '../telemetry/event.js';
-
-/** One query-string parameter. */
-export interface QueryParam {
-  name: string;
-  type: 'string' | 'integer';
-  required?: boolean;
-  enum?: readonly (string | number)[];
-  minimum?: number;
-  maximum?: number;
-  description: string;
-}
+import { ingestQuery } from '../ingest/ingest.route.js';
+import type { QueryParam } from '../shared/http/query-contract.js';
+import { correlationsQuery } from '../telemetry/correlations.route.js';
+import { eventsQuery } from '../telemetry/events.route.js';
+import { producerHealthQuery } from '../telemetry/producer-health.route.js';
+import { windowsQuery } from '../telemetry/windows.route.js';
 
 /** One request header an endpoint reads (the server passes only declared headers on). */
 export interface HeaderParam {
@@ -40,31 +35,15 @@ export interface Endpoint {
   served: boolean;
 }
 
-const run = (description = 'run identifier'): QueryParam => ({
-  name: 'run',
-  type: 'string',
-  required: true,
+// parameters of the paths not served yet, as the specification lists them
+const text = { type: 'string' };
+const run = (): QueryParam => ({ name: 'run', required: true, description: 'run identifier', schema: text });
+const optional = (name: string, description: string): QueryParam => ({
+  name,
+  required: false,
   description,
+  schema: text,
 });
-const optional = (name: string, description: string): QueryParam => ({ name, type: 'string', description });
-
-const eventType: QueryParam = {
-  name: 'type',
-  type: 'string',
-  enum: eventTypes,
-  description: 'event type filter',
-};
-const pageLimit: QueryParam = {
-  name: 'limit',
-  type: 'integer',
-  minimum: 1,
-  maximum: 1000,
-  description: 'page size, default 100',
-};
-const pageCursor = optional(
-  'cursor',
-  'opaque cursor from next_cursor; only valid with the same run and filters',
-);
 
 /** The whole interface, in the order of the specification. */
 export const endpoints = [
@@ -148,7 +127,12 @@ export const endpoints = [
     served: false,
     query: [
       run(),
-      { name: 'view', type: 'string', enum: ['table', 'causality'], description: 'timeline view' },
+      {
+        name: 'view',
+        required: false,
+        description: 'timeline view',
+        schema: { ...text, enum: ['table', 'causality'] },
+      },
     ],
   },
   {
@@ -194,7 +178,7 @@ export const endpoints = [
     summary: 'One page of runtime events of a run',
     schema: 'telemetry_events',
     served: true,
-    query: [run(), eventType, pageLimit, pageCursor],
+    query: eventsQuery.parameters,
   },
   {
     method: 'GET',
@@ -203,15 +187,7 @@ export const endpoints = [
     summary: 'Events aggregated in 10 s or 60 s windows',
     schema: 'telemetry_event_windows',
     served: true,
-    query: [
-      run(),
-      { name: 'window', type: 'integer', enum: [10, 60], description: 'window length in seconds' },
-      eventType,
-      optional('from', 'RFC 3339: windows ending after this instant'),
-      optional('to', 'RFC 3339: windows starting at or before this instant'),
-      pageLimit,
-      pageCursor,
-    ],
+    query: windowsQuery.parameters,
   },
   {
     method: 'GET',
@@ -219,7 +195,7 @@ export const endpoints = [
     operationId: 'explain_correlations',
     summary: 'Basis for tying runtime events to a ToolCallScope',
     schema: 'telemetry_correlations',
-    query: [run(), optional('event', 'event id')],
+    query: correlationsQuery.parameters,
     served: true,
   },
   {
@@ -228,7 +204,7 @@ export const endpoints = [
     operationId: 'telemetry_producer_health',
     summary: 'Disk buffering, drops, sources, correlation coverage',
     schema: 'producer_health',
-    query: [optional('run', 'run identifier')],
+    query: producerHealthQuery.parameters,
     served: true,
   },
   {
@@ -330,14 +306,7 @@ export const endpoints = [
           '(header Idempotent-Replayed: true) and stored once; with another body, 422. Keys are kept 24 hours.',
       },
     ],
-    query: [
-      {
-        name: 'format',
-        type: 'string',
-        enum: ['native', 'tetragon', 'falco', 'auto'],
-        description: 'input format, default auto',
-      },
-    ],
+    query: ingestQuery.parameters,
   },
   {
     method: 'POST',

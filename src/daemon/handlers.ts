@@ -4,7 +4,7 @@
  */
 import { ingestRoute } from '../ingest/ingest.route.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
-import { jsonReply, type HttpReply } from '../shared/http/http-reply.js';
+import { jsonReply } from '../shared/http/http-reply.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindRoute } from '../telemetry/bind.route.js';
@@ -16,6 +16,7 @@ import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { windowsRoute } from '../telemetry/windows.route.js';
 import type { ReadinessCheck } from './daemon-health.js';
 import type { ServedOperationId } from './endpoints.js';
+import { livenessReply } from './liveness.js';
 import { openapiBytes } from './openapi.js';
 
 /** The daemon's long-lived parts that handlers are built from. */
@@ -27,8 +28,6 @@ export interface HandlerDeps {
   bindingLog: BindingLog;
 }
 
-const liveness: HttpReply = jsonReply(200, { schema_version: 'provenance.daemon_liveness/v1', status: 'ok' });
-
 /** One handler per served operationId. */
 export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, RouteHandler> {
   const { store, readiness, ingest, bindingLog } = deps;
@@ -37,7 +36,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     return jsonReply(status, health);
   };
   return {
-    liveness: () => liveness,
+    liveness: () => livenessReply,
     readiness: health,
     health,
     openapi: () => ({ status: 200, body: openapiBytes }),

@@ -1,15 +1,12 @@
 /**
- * The `components` of the OpenAPI document: body schemas transcribed from the resource tables of
- * spec/interface.md, the exact ones of openapi-telemetry-schemas.ts and openapi-binding-schemas.ts,
- * the error responses of design/contract.md, and the bearer scheme.
+ * The `components` of the OpenAPI document: the body schemas typia generates (openapi-bodies.ts),
+ * generic envelopes for the bodies not served yet, the error responses of design/contract.md
+ * (ErrorBody with each response's codes), and the bearer scheme.
  */
-import { wireErrorCodes, type WireErrorCode } from '../shared/errors.js';
+import type { WireErrorCode } from '../shared/errors.js';
+import type { JsonObject } from '../shared/schema/json-object.js';
 import type { Endpoint } from './endpoints.js';
-import { bindingSchemas } from './openapi-binding-schemas.js';
-import { telemetrySchemas } from './openapi-telemetry-schemas.js';
-
-/** A JSON Schema (or any other OpenAPI object) as plain JSON data. */
-export type JsonObject = { [key: string]: unknown };
+import { bodyComponentName, bodySchemas } from './openapi-bodies.js';
 
 /** One documented response: inline, or a `$ref` into `components.responses`. */
 export type OpenApiResponse =
@@ -50,115 +47,22 @@ export const responseRef = (name: keyof typeof errorResponses): OpenApiResponse 
 /** Headers sent on every response (`X-Request-Id`), to spread into each response's `headers`. */
 export const commonHeaders = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
 
-/** Names in `components.schemas` of the bodies the spec defines field by field. */
-const namedSchemas: Record<string, string> = {
-  daemon_liveness: 'Liveness',
-  daemon_health: 'DaemonHealth',
-  verify: 'VerifyResult',
-  openapi: 'OpenApiDocument',
-};
-
-/** The `components.schemas` name of the 200 body whose `schema_version` is `provenance.<schema>/v1`. */
-export function schemaComponentName(schema: string): string {
-  return (
-    namedSchemas[schema] ??
-    schema.replace(/(^|_)([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase())
-  );
-}
-
-const schemaVersion = (name: string): JsonObject => ({ type: 'string', enum: [`provenance.${name}/v1`] });
-const countOrNull = (description: string): JsonObject => ({
-  type: ['integer', 'null'],
-  minimum: 0,
-  description,
-});
-const count: JsonObject = { type: 'integer', minimum: 0 };
-
-/** The error body of every endpoint (contract.md, HTTP conventions), its `code` one of `codes`. */
-function errorSchema(codes: readonly WireErrorCode[]): JsonObject {
-  return {
-    type: 'object',
-    required: ['schema_version', 'error'],
-    properties: {
-      schema_version: { type: 'string', const: 'provenance.error/v1' },
-      error: {
-        type: 'object',
-        required: ['code', 'message'],
-        properties: { code: { type: 'string', enum: [...codes] }, message: { type: 'string' } },
-        additionalProperties: false,
-      },
-    },
-    additionalProperties: false,
-  };
-}
-
-// spec/interface.md, "DaemonHealth": additional properties are allowed
-const daemonHealthSchema: JsonObject = {
-  type: 'object',
-  required: ['schema_version', 'status', 'ready', 'coverage_status', 'checks'],
-  properties: {
-    schema_version: schemaVersion('daemon_health'),
-    status: { type: 'string', enum: ['ok', 'degraded', 'unavailable'] },
-    ready: { type: 'boolean', description: 'true when the database query and format check pass' },
-    coverage_status: {
-      type: 'string',
-      enum: ['unknown', 'not_observed', 'no_recorded_gaps', 'pending', 'gaps_recorded'],
-    },
-    checks: {
-      type: 'object',
-      additionalProperties: { type: 'object' },
-      description: 'check name to its report',
-    },
-    queued_spool: countOrNull('events waiting in the native spool; null when unknown'),
-    queued_spool_bytes: countOrNull('bytes in the native spool; null when unknown'),
-    native_capture: { type: 'object', description: 'per-probe capability and degradation reports' },
-  },
-  additionalProperties: true,
-};
-
-const livenessSchema: JsonObject = {
-  type: 'object',
-  required: ['schema_version', 'status'],
-  properties: {
-    schema_version: { type: 'string', const: 'provenance.daemon_liveness/v1' },
-    status: { type: 'string', enum: ['ok'] },
-  },
-};
-
-// spec/interface.md, "VerifyResult" and its issue item
-const verifyResultSchema: JsonObject = {
-  type: 'object',
-  required: ['schema_version', 'run_id', 'status', 'issue_count', 'error_count', 'warning_count', 'issues'],
-  properties: {
-    schema_version: schemaVersion('verify'),
-    run_id: { type: 'string' },
-    status: { type: 'string', enum: ['ok', 'failed', 'unavailable'] },
-    issue_count: { ...count, description: 'counts only checks that completed' },
-    error_count: count,
-    warning_count: count,
-    error: { type: 'string', description: 'run error kept when verification could not complete' },
-    issues: {
-      type: ['array', 'null'],
-      items: {
-        type: 'object',
-        required: ['severity', 'kind', 'id', 'message'],
-        properties: {
-          severity: { type: 'string', enum: ['error', 'warning'] },
-          kind: { type: 'string' },
-          id: { type: 'string' },
-          message: { type: 'string' },
-        },
-      },
-    },
-  },
-};
-
+/** The schema this document describes itself with: not a provd body, so it has no schema_version. */
 const openapiSchema: JsonObject = {
   type: 'object',
   required: ['openapi', 'info', 'paths'],
   properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
   description: 'an OpenAPI 3.1.0 document; it has no schema_version',
 };
+
+/** The `components.schemas` name of the 200 body whose `schema_version` is `provenance.<schema>/v1`. */
+export function schemaComponentName(schema: string): string {
+  if (schema === 'openapi') return 'OpenApiDocument';
+  return (
+    bodyComponentName(schema) ??
+    schema.replace(/(^|_)([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase())
+  );
+}
 
 /** A versioned envelope: its fields beyond `schema_version` are not part of the interface yet. */
 function envelopeSchema(schema: string): JsonObject {
@@ -168,6 +72,16 @@ function envelopeSchema(schema: string): JsonObject {
     properties: { schema_version: { type: 'string', const: `provenance.${schema}/v1` } },
     additionalProperties: true,
   };
+}
+
+/** ErrorBody with its `error.code` narrowed to `codes`. */
+function errorSchema(codes: readonly WireErrorCode[]): JsonObject {
+  const body = structuredClone(bodySchemas['ErrorBody']) as JsonObject & {
+    properties: { error: { properties: { code: JsonObject } } };
+  };
+  const error = body.properties.error.properties;
+  error.code = { ...error.code, enum: [...codes] };
+  return body;
 }
 
 /** An error answer whose body's `code` is one of `codes`. */
@@ -200,7 +114,7 @@ const errorResponses = {
       },
     },
   ),
-  // a known path answers 404 only for an unknown run (or event); an unknown path gets `Error`
+  // a known path answers 404 only for an unknown run (or event); an unknown path gets `ErrorBody`
   NotFound: errorResponse(['run_not_found'], '`run_not_found`: `run` (or another id) names nothing known'),
   PayloadTooLarge: errorResponse(
     ['payload_too_large'],
@@ -224,19 +138,16 @@ const errorResponses = {
   Internal: errorResponse(['internal'], '`internal`: an unexpected failure (HTTP 500)'),
 };
 
-/** Builds `components` for the given endpoints: an exact or envelope schema per body they answer. */
+/**
+ * Builds `components` for the given endpoints: the generated body schemas, and an envelope for
+ * each body not generated. A served endpoint needs a generated body, or the build fails.
+ */
 export function buildComponents(list: readonly Endpoint[]): OpenApiComponents {
-  const schemas: Record<string, JsonObject> = {
-    Error: errorSchema(Object.keys(wireErrorCodes) as WireErrorCode[]),
-    Liveness: livenessSchema,
-    DaemonHealth: daemonHealthSchema,
-    VerifyResult: verifyResultSchema,
-    OpenApiDocument: openapiSchema,
-    ...telemetrySchemas,
-    ...bindingSchemas,
-  };
-  for (const { schema } of list) {
+  const schemas: Record<string, JsonObject> = { ...bodySchemas, OpenApiDocument: openapiSchema };
+  for (const { schema, served, operationId } of list) {
     const name = schemaComponentName(schema);
+    if (served && schemas[name] === undefined)
+      throw new Error(`failed to document ${operationId}: no TS type fixes schema_version ${schema}`);
     schemas[name] ??= envelopeSchema(schema);
   }
   return {

@@ -2,14 +2,15 @@
  * The OpenAPI 3.1.0 document of the HTTP interface. It is built from the endpoint list, like the
  * router, so the two cannot disagree; `npm run openapi` writes it to openapi.json.
  */
-import { endpoints, type Endpoint, type HeaderParam, type QueryParam } from './endpoints.js';
+import type { QueryParam } from '../shared/http/query-contract.js';
+import type { JsonObject } from '../shared/schema/json-object.js';
+import { endpoints, type Endpoint, type HeaderParam } from './endpoints.js';
 import {
   buildComponents,
   commonHeaders,
   responseRef,
   schemaComponentName,
   schemaRef,
-  type JsonObject,
   type OpenApiComponents,
   type OpenApiOperation,
   type OpenApiResponse,
@@ -34,18 +35,8 @@ const authNote =
   'Needs `Authorization: Bearer <token>` only when the daemon runs with --auth-token; ' +
   'otherwise unauthenticated requests are accepted.';
 
-function parameter(param: QueryParam): JsonObject {
-  const schema: JsonObject = { type: param.type };
-  if (param.enum) schema['enum'] = [...param.enum];
-  if (param.minimum !== undefined) schema['minimum'] = param.minimum;
-  if (param.maximum !== undefined) schema['maximum'] = param.maximum;
-  return {
-    name: param.name,
-    in: 'query',
-    required: param.required ?? false,
-    description: param.description,
-    schema,
-  };
+function parameter({ name, required, description, schema }: QueryParam): JsonObject {
+  return { name, in: 'query', required, ...(description === undefined ? {} : { description }), schema };
 }
 
 function headerParameter(param: HeaderParam): JsonObject {

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { ProvdError } from '../shared/errors.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import type {
-  BatchCommit,
-  IdempotencyClaim,
-  IngestAnswer,
-  IngestCommitResult,
+import {
+  maxIngestErrors,
+  type BatchCommit,
+  type IdempotencyClaim,
+  type IngestAnswer,
+  type IngestCommitResult,
 } from '../telemetry/batch-commit.js';
 import type { IngestFormat, LineError } from '../telemetry/event.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
@@ -36,8 +37,6 @@ export const defaultIngestLimits: IngestLimits = {
 
 /** After the deadline, how long to wait for the store's word that the commit was rolled back. */
 const rollbackVerdictMs = 30_000;
-
-const maxErrors = 100;
 
 /** Routes ingest bodies through the pool into the store. */
 export class IngestRouter {
@@ -151,7 +150,7 @@ function summarize(batchId: string, results: NormalizeResult[]): IngestAnswer {
   let pending = 0;
   for (const result of results) {
     for (const error of result.errors) {
-      if (errors.length < maxErrors) errors.push({ ...error, line: error.line + lineOffset });
+      if (errors.length < maxIngestErrors) errors.push({ ...error, line: error.line + lineOffset });
     }
     lineOffset += result.lines;
     accepted += result.accepted;

@@ -1,9 +1,10 @@
 /** POST /v1/telemetry/ingest on the main thread: check the format and the Idempotency-Key, then route the body. */
+import typia from 'typia';
 import { ProvdError } from '../shared/errors.js';
 import { jsonReply } from '../shared/http/http-reply.js';
-import { optionalEnum } from '../shared/http/query-params.js';
+import { QueryContract } from '../shared/http/query-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
-import { ingestFormats } from '../telemetry/event.js';
+import type { IngestFormat } from '../telemetry/event.js';
 import type { IngestRouter } from './ingest-router.js';
 
 /** The request header that makes a resend safe. */
@@ -12,10 +13,22 @@ export const idempotencyHeader = 'idempotency-key';
 // visible ASCII, as HTTP header values carry it safely; long enough for a UUID plus a chunk number
 const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
+/** The query string of POST /v1/telemetry/ingest. */
+export interface IngestQuery {
+  /** input format, default auto (detected per line) */
+  format?: IngestFormat;
+}
+
+/** How the ingest route reads its query, and the endpoint's OpenAPI parameters. */
+export const ingestQuery = new QueryContract<IngestQuery>(
+  typia.json.schema<IngestQuery, '3.1'>(),
+  typia.createValidate<IngestQuery>(),
+);
+
 /** Answers `provenance.ingest/v1` once the body is committed; a replayed answer says so in a header. */
 export function ingestRoute(router: IngestRouter): RouteHandler {
   return async ({ query, headers, body }) => {
-    const format = optionalEnum(query, 'format', ingestFormats) ?? 'auto';
+    const format = ingestQuery.parse(query).format ?? 'auto';
     const key = headers[idempotencyHeader] ?? '';
     if (key !== '' && !idempotencyKeyPattern.test(key)) {
       throw new ProvdError('invalid_argument', 'Idempotency-Key must be 1..255 visible ASCII characters');

@@ -2,6 +2,8 @@
  * What normalize workers hand the store for one slice of an ingest body, and the unit the store
  * commits: one whole ingest request, all of its slices or none of them.
  */
+import type { tags } from 'typia';
+import type { Count } from '../shared/schema/wire-types.js';
 import type { LineError } from './event.js';
 import type { CounterDelta } from './producer-counters.js';
 import type { WindowDelta } from './window-deltas.js';
@@ -30,15 +32,20 @@ export interface BatchCommit {
   ingestedNs: bigint;
 }
 
-/** Body of a successful ingest answer (schema provenance.ingest/v1). */
+/** Most rejected lines one ingest answer lists; the rest are only counted. */
+export const maxIngestErrors = 100;
+
+/** The answer to POST /v1/telemetry/ingest once its body is committed (`provenance.ingest/v1`). */
 export interface IngestAnswer {
   schema_version: 'provenance.ingest/v1';
+  /** Identifier of the request's batch; event ids start with it. */
   batch_id: string;
-  accepted: number;
-  rejected: number;
-  /** Events that found no binding yet and wait in the spool. */
-  pending: number;
-  errors: LineError[];
+  accepted: Count;
+  rejected: Count;
+  /** Accepted events that found no binding yet and wait in the spool. */
+  pending: Count;
+  /** The first rejected lines, by line number in the body. */
+  errors: LineError[] & tags.MaxItems<typeof maxIngestErrors>;
   /** True when more lines were rejected than `errors` lists. */
   errors_truncated: boolean;
 }

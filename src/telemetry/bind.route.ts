@@ -3,8 +3,9 @@ import { errorReply, jsonReply } from '../shared/http/http-reply.js';
 import { parseJsonObject } from '../shared/http/json-body.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import { log } from '../shared/log.js';
+import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import { parseBindRequest } from './binding.js';
+import { isBindRequestError, parseBindRequest, type BindingFields } from './binding.js';
 import type { BindingLog } from './binding-log.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
@@ -12,11 +13,19 @@ import type { TelemetryQueries } from './telemetry-queries.js';
 /** How long a bind may take: settling a full spool is chunked, but a million events take a while. */
 const bindDeadlineMs = 120_000;
 
+/** The answer to POST /v1/telemetry/bind (`provenance.binding/v1`): the binding as stored. */
+export interface BindingAnswer extends BindingFields {
+  schema_version: 'provenance.binding/v1';
+  created_at: DateTimeText;
+  /** Spooled events this binding settled. */
+  recorrelated: Count;
+}
+
 /** Answers `provenance.binding/v1`: the binding as stored, and how many spooled events it settled. */
 export function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: BindingLog): RouteHandler {
   return async (request) => {
     const parsed = parseBindRequest(parseJsonObject(request.body), BigInt(Date.now()) * 1_000_000n);
-    if (!('binding_id' in parsed)) return errorReply('invalid_argument', parsed.message);
+    if (isBindRequestError(parsed)) return errorReply('invalid_argument', parsed.message);
     const { recorrelated } = await store.queryJson(
       'bind',
       { binding: parsed },
@@ -26,11 +35,12 @@ export function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: Bind
     if (!bindingLog.append(parsed))
       log('warn', 'binding log full: workers spool, the store settles at commit', {});
     const { created_ns: createdNs, startNs: _start, endNs: _end, ...fields } = parsed;
-    return jsonReply(200, {
+    const answer: BindingAnswer = {
       schema_version: 'provenance.binding/v1',
       ...fields,
       created_at: formatRfc3339Nanos(createdNs),
       recorrelated,
-    });
+    };
+    return jsonReply(200, answer);
   };
 }

@@ -2,6 +2,7 @@
  * The small integer codes that events and windows store in place of repeated strings
  * (sql/002_telemetry.sql). A code is a position in these lists: append only, never reorder.
  */
+import type { Count } from '../shared/schema/wire-types.js';
 import { eventSources, eventTypes, type EventSource, type EventType } from './event.js';
 
 /** How an event was tied to a binding (contract: correlation tiers), or `none`. */
@@ -20,6 +21,13 @@ export type EvidenceLevel = (typeof evidenceLevels)[number];
 /** Where an event stands with respect to the spool. */
 export const spoolStates = ['settled', 'pending', 'expired', 'overflowed'] as const;
 export type SpoolState = (typeof spoolStates)[number];
+
+/** Events counted by correlation method; a method no event has is absent. */
+export type CountsByMethod = { [method in CorrelationMethod]?: Count };
+/** Events counted by evidence level; a level no event has is absent. */
+export type CountsByEvidenceLevel = { [level in EvidenceLevel]?: Count };
+/** Events counted by spool state; a state no event is in is absent. */
+export type CountsBySpoolState = { [state in SpoolState]?: Count };
 
 function codeTable<T extends string>(names: readonly T[]): ReadonlyMap<T, number> {
   return new Map(names.map((name, code) => [name, code]));

@@ -4,10 +4,24 @@
  * binding of the run with how many events it holds, by tier.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { tags } from 'typia';
 import { ProvdError } from '../shared/errors.js';
-import { tierConfidence } from './binding.js';
+import type { Count, DateTimeText, Integer, Ratio } from '../shared/schema/wire-types.js';
+import {
+  tierConfidence,
+  type BindingConfidence,
+  type BindingId,
+  type BindingSource,
+  type Pid,
+} from './binding.js';
 import { bindingFromJson } from './binding-json.js';
-import { evidenceName, methodName } from './codes.js';
+import {
+  evidenceName,
+  methodName,
+  type CorrelationMethod,
+  type CountsByMethod,
+  type EvidenceLevel,
+} from './codes.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
 import { requireRun } from './run-exists.js';
 import { readRows, sql } from '../store/sql.js';
@@ -17,24 +31,86 @@ export interface CorrelationsParams {
   event: string | null;
 }
 
-/** The `provenance.telemetry_correlations/v1` body. */
+/** The basis for tying a run's events to ToolCallScopes (`provenance.telemetry_correlations/v1`). */
+export interface TelemetryCorrelations {
+  schema_version: 'provenance.telemetry_correlations/v1';
+  run_id: string;
+  /** The event asked about; null when `correlations` lists every binding of the run. */
+  event_id: string | null;
+  correlations: (EventCorrelation | BindingCorrelation)[];
+}
+
+/** A binding's interval as received. */
+export interface BindingInterval {
+  started_at: DateTimeText | null;
+  ended_at: DateTimeText | null;
+}
+
+/** How one event was tied to its binding: tier, confidences, and the key the tier matched on. */
+export interface EventCorrelation {
+  event_id: string;
+  event_time: DateTimeText;
+  binding_id: BindingId;
+  tool_call_id: string;
+  method: CorrelationMethod;
+  /** The lower of the tier's and the binding's confidence. */
+  confidence: Ratio | null;
+  tier_confidence: Ratio | null;
+  binding_confidence: BindingConfidence;
+  evidence_level: EvidenceLevel;
+  /** The key the tier matched on: at most one of these. */
+  matched: {
+    process_id?: string | null;
+    cgroup_id?: string | null;
+    container_id?: { event: string | null; binding: string | null };
+    /** The event's pid, tgid and ppid; the binding's pid and root_pid. */
+    pid?: { event: [Integer | null, Integer | null, Integer | null]; binding: [Pid | null, Pid | null] };
+  } & tags.JsonSchemaPlugin<{ maxProperties: 1 }>;
+  interval: BindingInterval;
+  binding_source: BindingSource;
+}
+
+/** One binding of a run: its keys, and how many events it holds by tier. */
+export interface BindingCorrelation {
+  binding_id: BindingId;
+  tool_call_id: string;
+  binding_source: BindingSource;
+  confidence: BindingConfidence;
+  keys: {
+    process_id: string | null;
+    cgroup_id: string | null;
+    container_id: string | null;
+    pid: Pid | null;
+    root_pid: Pid | null;
+  };
+  interval: BindingInterval;
+  events: Count;
+  events_by_method: CountsByMethod;
+}
+
+/** The TelemetryCorrelations body, as JSON text. */
 export async function explainCorrelations(
   connection: DuckDBConnection,
   params: CorrelationsParams,
 ): Promise<string> {
   await requireRun(connection, params.run);
-  const body =
-    params.event === null
-      ? await bindingsOfRun(connection, params.run)
-      : await basisOfEvent(connection, params.run, params.event);
-  return JSON.stringify({
+  const body: TelemetryCorrelations = {
     schema_version: 'provenance.telemetry_correlations/v1',
     run_id: params.run,
-    ...body,
-  });
+    event_id: params.event,
+    correlations:
+      params.event === null
+        ? await bindingsOfRun(connection, params.run)
+        : [await basisOfEvent(connection, params.run, params.event)],
+  };
+  return JSON.stringify(body);
 }
 
-async function basisOfEvent(connection: DuckDBConnection, run: string, eventId: string): Promise<object> {
+async function basisOfEvent(
+  connection: DuckDBConnection,
+  run: string,
+  eventId: string,
+): Promise<EventCorrelation> {
   const [row] = await readRows<Record<string, unknown>>(
     connection,
     sql`SELECT e.id, e.time_ns, e.pid, e.tgid, e.ppid, e.cgroup_id, e.container_id, e.attrs, e.corr_method,
@@ -48,23 +124,22 @@ async function basisOfEvent(connection: DuckDBConnection, run: string, eventId: 
     throw new ProvdError('run_not_found', `event "${eventId}" has no binding record`);
   const binding = bindingFromJson(row['record'] as string);
   const method = methodName(row['corr_method'] as number);
-  const matched: Record<string, unknown> = {};
-  if (method === 'process') matched['process_id'] = binding.process_id;
-  if (method === 'cgroup') matched['cgroup_id'] = row['cgroup_id'];
+  const matched: EventCorrelation['matched'] = {};
+  if (method === 'process') matched.process_id = binding.process_id;
+  if (method === 'cgroup') matched.cgroup_id = row['cgroup_id'] as string | null;
   if (method === 'container')
-    matched['container_id'] = { event: row['container_id'], binding: binding.container_id };
-  if (method === 'pid')
-    matched['pid'] = {
-      event: [row['pid'], row['tgid'], row['ppid']],
-      binding: [binding.pid, binding.root_pid],
-    };
-  const correlation = {
+    matched.container_id = { event: row['container_id'] as string | null, binding: binding.container_id };
+  if (method === 'pid') {
+    const id = (column: string): number | null => row[column] as number | null;
+    matched.pid = { event: [id('pid'), id('tgid'), id('ppid')], binding: [binding.pid, binding.root_pid] };
+  }
+  return {
     event_id: eventId,
     event_time: formatRfc3339Nanos(row['time_ns'] as bigint),
     binding_id: binding.binding_id,
     tool_call_id: binding.tool_call_id,
     method,
-    confidence: row['corr_confidence'],
+    confidence: row['corr_confidence'] as number | null,
     tier_confidence: method === 'none' ? null : tierConfidence[method],
     binding_confidence: binding.confidence,
     evidence_level: evidenceName(row['evidence_level'] as number),
@@ -72,10 +147,9 @@ async function basisOfEvent(connection: DuckDBConnection, run: string, eventId: 
     interval: { started_at: binding.started_at, ended_at: binding.ended_at },
     binding_source: binding.binding_source,
   };
-  return { event_id: eventId, correlations: [correlation] };
 }
 
-async function bindingsOfRun(connection: DuckDBConnection, run: string): Promise<object> {
+async function bindingsOfRun(connection: DuckDBConnection, run: string): Promise<BindingCorrelation[]> {
   const bindings = await readRows<{ record: string }>(
     connection,
     sql`SELECT record FROM bindings WHERE run_id = ${run} ORDER BY created_ns`,
@@ -84,13 +158,13 @@ async function bindingsOfRun(connection: DuckDBConnection, run: string): Promise
     connection,
     sql`SELECT binding_id, corr_method, count(*) AS n FROM events WHERE run_id = ${run} GROUP BY ALL`,
   );
-  const byBinding = new Map<string, Record<string, number>>();
+  const byBinding = new Map<string, CountsByMethod>();
   for (const row of counts) {
     const tiers = byBinding.get(row['binding_id'] as string) ?? {};
     tiers[methodName(row['corr_method'] as number)] = Number(row['n']);
     byBinding.set(row['binding_id'] as string, tiers);
   }
-  const correlations = bindings.map((row) => {
+  return bindings.map((row) => {
     const binding = bindingFromJson(row.record);
     const byMethod = byBinding.get(binding.binding_id) ?? {};
     return {
@@ -110,5 +184,4 @@ async function bindingsOfRun(connection: DuckDBConnection, run: string): Promise
       events_by_method: byMethod,
     };
   });
-  return { event_id: null, correlations };
 }

@@ -1,12 +1,30 @@
 /** GET /v1/telemetry/correlations on the main thread: check parameters, forward the store's bytes. */
-import { optionalId, requireId } from '../shared/http/query-params.js';
+import typia from 'typia';
+import { QueryContract } from '../shared/http/query-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
+import type { Identifier } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 
+/** The query string of GET /v1/telemetry/correlations. */
+export interface CorrelationsQuery {
+  /** run identifier */
+  run: Identifier;
+  /** event id: explain this event's correlation instead of listing the run's bindings */
+  event?: Identifier;
+}
+
+/** How the correlations route reads its query, and the endpoint's OpenAPI parameters. */
+export const correlationsQuery = new QueryContract<CorrelationsQuery>(
+  typia.json.schema<CorrelationsQuery, '3.1'>(),
+  typia.createValidate<CorrelationsQuery>(),
+);
+
+/** The correlation basis of one event, or every binding of the run with its events by tier. */
 export function correlationsRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
   return async ({ query }) => {
-    const params = { run: requireId(query, 'run'), event: optionalId(query, 'event') ?? null };
+    const { run, event } = correlationsQuery.parse(query);
+    const params = { run, event: event ?? null };
     return { status: 200, body: await store.query('correlations', params, { deadlineMs: 10_000 }) };
   };
 }

@@ -4,6 +4,7 @@
  * other filters or another store format it is refused.
  */
 import { createHash } from 'node:crypto';
+import type { tags } from 'typia';
 import { ProvdError } from '../shared/errors.js';
 
 interface CursorBody {
@@ -16,6 +17,12 @@ interface CursorBody {
 }
 
 const maxCursorLength = 512;
+// the token's alphabet: base64url without padding
+const cursorPattern = '^[A-Za-z0-9_-]+$';
+const cursorSyntax = new RegExp(cursorPattern);
+
+/** A cursor token as an answer's `next_cursor` carries it. */
+export type CursorToken = string & tags.Pattern<typeof cursorPattern>;
 
 /** A digest binding a cursor to one run and one set of filters. */
 export function filterDigest(parts: readonly (string | number | null)[]): string {
@@ -39,7 +46,7 @@ export function decodeCursor(
   digest: string,
   keyLength: number,
 ): bigint[] {
-  if (token.length === 0 || token.length > maxCursorLength || !/^[A-Za-z0-9_-]+$/.test(token)) {
+  if (token.length === 0 || token.length > maxCursorLength || !cursorSyntax.test(token)) {
     throw invalidCursor('cursor is not a token this daemon issued');
   }
   let body: unknown;

@@ -1,6 +1,45 @@
 /** How an events row reads in answers: the runtime event record of the contract. */
+import type { tags } from 'typia';
+import type { DateTimeText, Integer, Ratio } from '../shared/schema/wire-types.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
-import { evidenceName, methodName, sourceName, typeName } from './codes.js';
+import {
+  evidenceName,
+  methodName,
+  sourceName,
+  typeName,
+  type CorrelationMethod,
+  type EvidenceLevel,
+} from './codes.js';
+import type { EventSource, EventType } from './event.js';
+
+/** Type-specific attributes of an event: path, flags, argv, dst_ip, dst_port, query, bytes, http, ... */
+export type EventAttrs = { [name: string]: unknown };
+
+/** One runtime event record (design/contract.md "Runtime event record"). */
+// eventJson below writes this as JSON text by hand: change the two together
+export interface TelemetryEvent {
+  id: string;
+  run_id: string | null;
+  type: EventType;
+  source: EventSource;
+  /** Capture instant, UTC with nanoseconds. */
+  time: DateTimeText;
+  /** Capture time as the producer sent it. */
+  time_received: DateTimeText;
+  ingested_at: DateTimeText;
+  pid: Integer | null;
+  tgid: Integer | null;
+  ppid: Integer | null;
+  uid: Integer | null;
+  comm: string | null;
+  cgroup_id: string | null;
+  container_id: string | null;
+  tool_call_id: string | null;
+  binding_id: string | null;
+  correlation: { method: CorrelationMethod; confidence: Ratio | null; evidence_level: EvidenceLevel };
+  attrs: EventAttrs;
+  hash: string & tags.Pattern<'^sha256:[0-9a-f]{64}$'>;
+}
 
 /** The columns an answer reads, in SELECT order. */
 export const eventJsonColumns =
@@ -33,7 +72,7 @@ export interface EventJsonRow {
 }
 
 /**
- * The JSON text of one event. `time` is the capture instant in UTC with nanoseconds; the string as
+ * The JSON text of one event, a TelemetryEvent. `time` is the capture instant in UTC with nanoseconds; the string as
  * the producer sent it stays in `time_received`. attrs is stored as canonical JSON and spliced in.
  */
 export function eventJson(row: EventJsonRow): string {

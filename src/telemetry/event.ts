@@ -2,6 +2,8 @@
  * The runtime event record (design/contract.md "Runtime event record"): what every input format is
  * mapped onto before correlation, and the type identifiers the `type` filter uses.
  */
+import type { tags } from 'typia';
+import type { Count } from '../shared/schema/wire-types.js';
 
 /** Type identifiers, exactly as the contract lists them. */
 export const eventTypes = [
@@ -75,9 +77,12 @@ export const rejectionCodes = [
 
 export type RejectionCode = (typeof rejectionCodes)[number];
 
+/** Rejected lines counted by code; a code no line got is absent. */
+export type CountsByRejection = { [code in RejectionCode]?: Count };
+
 /** One rejected line: its 1-based number in the body, a code, and a message naming the field. */
 export interface LineError {
-  line: number;
+  line: Count & tags.Minimum<1>;
   code: RejectionCode;
   message: string;
 }

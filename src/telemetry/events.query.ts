@@ -1,9 +1,11 @@
 /** GET /v1/telemetry/events in the store actor: one keyset page of a run's events, serialized here. */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Count } from '../shared/schema/wire-types.js';
 import { typeCode } from './codes.js';
-import { decodeCursor, encodeCursor, filterDigest } from './cursor.js';
+import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from './cursor.js';
 import type { EventType } from './event.js';
-import { eventJson, eventJsonColumns, type EventJsonRow } from './event-json.js';
+import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from './event-json.js';
+import type { PageLimit } from './paging.js';
 import { requireRun } from './run-exists.js';
 import { raw, readRows, sql } from '../store/sql.js';
 
@@ -15,11 +17,26 @@ export interface EventsParams {
   cursor: string | null;
 }
 
+/** One page of a run's events (`provenance.telemetry_events/v1`). */
+// listEvents below writes this as JSON text by hand: change the two together
+export interface TelemetryEvents {
+  schema_version: 'provenance.telemetry_events/v1';
+  run_id: string;
+  /** The type filter, or null for every type. */
+  type: EventType | null;
+  limit: PageLimit;
+  count: Count;
+  has_more: boolean;
+  /** The next page's cursor, or null on the last page. */
+  next_cursor: CursorToken | null;
+  events: TelemetryEvent[];
+}
+
 // First probe width, in positions; each further probe is 8 times wider.
 const firstProbe = 65_536n;
 
 /**
- * The `provenance.telemetry_events/v1` body for one page. `endSeq` is the next position the store
+ * The TelemetryEvents body of one page, as JSON text. `endSeq` is the next position the store
  * will hand out: nothing is stored at or beyond it.
  */
 export async function listEvents(

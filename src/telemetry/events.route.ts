@@ -1,22 +1,25 @@
 /** GET /v1/telemetry/events on the main thread: check parameters, forward the store's bytes. */
-import { optionalEnum, optionalInteger, requireId } from '../shared/http/query-params.js';
+import typia from 'typia';
+import { QueryContract } from '../shared/http/query-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import { eventTypes } from './event.js';
+import { defaultPageLimit, type RunPageQuery } from './paging.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 
-export const defaultPageLimit = 100;
-export const maxPageLimit = 1000;
+/** The query string of GET /v1/telemetry/events. */
+export type EventsQuery = RunPageQuery;
+
+/** How the events route reads its query, and the endpoint's OpenAPI parameters: both from EventsQuery. */
+export const eventsQuery = new QueryContract<EventsQuery>(
+  typia.json.schema<EventsQuery, '3.1'>(),
+  typia.createValidate<EventsQuery>(),
+);
 
 /** One page of a run's events; the cursor is checked by the store, which issued it. */
 export function eventsRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
   return async ({ query }) => {
-    const params = {
-      run: requireId(query, 'run'),
-      type: optionalEnum(query, 'type', eventTypes) ?? null,
-      limit: optionalInteger(query, 'limit', 1, maxPageLimit) ?? defaultPageLimit,
-      cursor: query.get('cursor'), // its checks need the issuer's keys: the store makes them
-    };
+    const { run, type, limit, cursor } = eventsQuery.parse(query);
+    const params = { run, type: type ?? null, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
     return { status: 200, body: await store.query('events', params, { deadlineMs: 10_000 }) };
   };
 }

@@ -4,8 +4,18 @@
  * buffering (spool and in-flight ingest), and correlation coverage (of one run, or of everything).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { tags } from 'typia';
+import type { Count, Ratio } from '../shared/schema/wire-types.js';
 import { readRows, sql } from '../store/sql.js';
-import { evidenceName, methodName, spoolName } from './codes.js';
+import {
+  evidenceName,
+  methodName,
+  spoolName,
+  type CountsByEvidenceLevel,
+  type CountsByMethod,
+  type CountsBySpoolState,
+} from './codes.js';
+import type { CountsByRejection, EventSource } from './event.js';
 import { unknownSource } from './producer-counters.js';
 import { requireRun } from './run-exists.js';
 import type { SpoolLimits, SpoolStats } from './spool.js';
@@ -18,7 +28,55 @@ export interface ProducerHealthParams {
   ingestRefusedRequests: number;
 }
 
-/** The `provenance.producer_health/v1` body. */
+/** What producers sent and what became of it (`provenance.producer_health/v1`). */
+export interface ProducerHealth {
+  schema_version: 'provenance.producer_health/v1';
+  /** The run whose coverage is shown, or null for every event. */
+  run_id: string | null;
+  /** Per source: accepted, spooled, no_capture_time, ... */
+  sources: { [source in EventSource]?: CountsByName };
+  drops: {
+    invalid: Count;
+    invalid_by_reason: CountsByRejection;
+    spool_expired: Count;
+    spool_overflowed: Count;
+  };
+  disk_buffering: {
+    spool_events: Count;
+    spool_bytes: Count;
+    spool_ttl_s: number & tags.Minimum<0>;
+    spool_max_events: Count;
+    spool_max_bytes: Count;
+    spool_settled_late: Count;
+    ingest_in_flight_bytes: Count;
+    ingest_refused_requests: Count;
+  };
+  correlation_coverage: RunCoverage | AllCoverage;
+  /** By gap kind (kernel_loss, spool_expiry, ...). */
+  coverage_gaps: { [kind: string]: { gaps: Count; lost_events: Count } };
+}
+
+/** Counters by name. */
+export type CountsByName = { [counter: string]: Count };
+
+/** Correlation coverage of the events of `run_id`. */
+export interface RunCoverage {
+  scope: 'run';
+  events: Count;
+  by_evidence_level: CountsByEvidenceLevel;
+  by_method: CountsByMethod;
+}
+
+/** Correlation coverage of every event, when no run is given. */
+export interface AllCoverage {
+  scope: 'all';
+  events: Count;
+  attributed: Count;
+  attributed_ratio: Ratio | null;
+  by_spool_state: CountsBySpoolState;
+}
+
+/** The ProducerHealth body, as JSON text. */
 export async function producerHealth(
   connection: DuckDBConnection,
   params: ProducerHealthParams,
@@ -30,7 +88,8 @@ export async function producerHealth(
     connection,
     sql`SELECT source, counter, value FROM producer_counters ORDER BY ALL`,
   );
-  const sources: Record<string, Record<string, number>> = {};
+  // counter rows name sources and reasons as the ingest side wrote them
+  const sources: Record<string, CountsByName> = {};
   const invalidByReason: Record<string, number> = {};
   let invalid = 0;
   const spool: Record<string, number> = {};
@@ -49,7 +108,7 @@ export async function producerHealth(
     sql`SELECT kind, count(*) AS n, coalesce(sum(lost_events), 0) AS lost FROM coverage_gaps ${ofRun}
         GROUP BY kind ORDER BY kind`,
   );
-  return JSON.stringify({
+  const body: ProducerHealth = {
     schema_version: 'provenance.producer_health/v1',
     run_id: params.run,
     sources,
@@ -76,18 +135,22 @@ export async function producerHealth(
         { gaps: Number(row['n']), lost_events: Number(row['lost']) },
       ]),
     ),
-  });
+  };
+  return JSON.stringify(body);
 }
 
 /** Events by evidence level and tier (for a run), or by spool state and evidence level (for all). */
-async function coverage(connection: DuckDBConnection, run: string | null): Promise<object> {
+async function coverage(
+  connection: DuckDBConnection,
+  run: string | null,
+): Promise<RunCoverage | AllCoverage> {
   if (run !== null) {
     const rows = await readRows<Record<string, unknown>>(
       connection,
       sql`SELECT evidence_level, corr_method, count(*) AS n FROM events WHERE run_id = ${run} GROUP BY ALL`,
     );
-    const byEvidence: Record<string, number> = {};
-    const byMethod: Record<string, number> = {};
+    const byEvidence: CountsByEvidenceLevel = {};
+    const byMethod: CountsByMethod = {};
     let events = 0;
     for (const row of rows) {
       const n = Number(row['n']);
@@ -103,7 +166,7 @@ async function coverage(connection: DuckDBConnection, run: string | null): Promi
     connection,
     sql`SELECT spool_state, count(*) AS n FROM events GROUP BY ALL`,
   );
-  const byState: Record<string, number> = {};
+  const byState: CountsBySpoolState = {};
   let events = 0;
   for (const row of rows) {
     const n = Number(row['n']);

@@ -10,7 +10,7 @@ import type { EventType } from './event.js';
 /** One window row's increments. */
 export interface WindowDelta {
   runId: string;
-  windowS: 10 | 60;
+  windowS: WindowLength;
   bucketNs: bigint;
   type: number;
   events: number;
@@ -19,7 +19,10 @@ export interface WindowDelta {
   bytes: number;
 }
 
+/** The window lengths, in seconds, that every event is counted in. */
 export const windowLengths = [10, 60] as const;
+
+export type WindowLength = (typeof windowLengths)[number];
 
 const riskyTypes = new Set(['secret_path', 'metadata_ip', 'private_cidr', 'ptrace']);
 

@@ -1,21 +1,57 @@
 /** GET /v1/telemetry/windows in the store actor: a run's 10 s or 60 s windows, keyset-paged. */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { typeCode, typeName } from './codes.js';
-import { decodeCursor, encodeCursor, filterDigest } from './cursor.js';
+import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from './cursor.js';
 import type { EventType } from './event.js';
+import type { PageLimit } from './paging.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
 import { requireRun } from './run-exists.js';
+import type { WindowLength } from './window-deltas.js';
 import { join, readRows, sql, type Statement } from '../store/sql.js';
 
 /** Validated parameters of a windows request; `from`/`to` select windows that overlap [from, to]. */
 export interface WindowsParams {
   run: string;
-  window: 10 | 60;
+  window: WindowLength;
   type: EventType | null;
   fromNs: bigint | null;
   toNs: bigint | null;
   limit: number;
   cursor: string | null;
+}
+
+/** One page of a run's windows (`provenance.telemetry_event_windows/v1`). */
+// listWindows below writes this as JSON text by hand: change the two together
+export interface TelemetryEventWindows {
+  schema_version: 'provenance.telemetry_event_windows/v1';
+  run_id: string;
+  /** Window length in seconds. */
+  window_s: WindowLength;
+  /** The type filter, or null for every type. */
+  type: EventType | null;
+  from: DateTimeText | null;
+  to: DateTimeText | null;
+  limit: PageLimit;
+  count: Count;
+  has_more: boolean;
+  /** The next page's cursor, or null on the last page. */
+  next_cursor: CursorToken | null;
+  windows: EventWindow[];
+}
+
+/** The events of one type in one window [start, end). */
+export interface EventWindow {
+  start: DateTimeText;
+  end: DateTimeText;
+  type: EventType;
+  events: Count;
+  /** Events whose evidence level is kernel_correlated. */
+  correlated: Count;
+  /** Events the default policy would not simply allow. */
+  risky: Count;
+  /** Bytes the events moved, where their attrs say. */
+  bytes: Count;
 }
 
 interface WindowRow {
@@ -27,7 +63,7 @@ interface WindowRow {
   bytes: bigint;
 }
 
-/** The `provenance.telemetry_event_windows/v1` body. */
+/** The TelemetryEventWindows body of one page, as JSON text. */
 export async function listWindows(
   connection: DuckDBConnection,
   params: WindowsParams,

@@ -1,42 +1,59 @@
 /** GET /v1/telemetry/windows on the main thread: check parameters, forward the store's bytes. */
+import typia from 'typia';
 import { ProvdError } from '../shared/errors.js';
-import { optionalEnum, optionalId, optionalInteger, requireId } from '../shared/http/query-params.js';
+import { QueryContract } from '../shared/http/query-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
+import type { DateTimeText } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import { eventTypes } from './event.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
-import { defaultPageLimit, maxPageLimit } from './events.route.js';
+import { defaultPageLimit, type RunPageQuery } from './paging.js';
 import { parseRfc3339 } from './rfc3339.js';
+import type { TelemetryQueries } from './telemetry-queries.js';
+import type { WindowLength } from './window-deltas.js';
 
-/** A run's windows: `window` 10 or 60 (default 60), optional `type`, `from`/`to` (RFC 3339), paged. */
+/** The query string of GET /v1/telemetry/windows. */
+export type WindowsQuery = RunPageQuery & {
+  /** window length in seconds, default 60 */
+  window?: WindowLength;
+  /** windows ending after this instant */
+  from?: DateTimeText;
+  /** windows starting at or before this instant */
+  to?: DateTimeText;
+};
+
+/** How the windows route reads its query, and the endpoint's OpenAPI parameters: both from WindowsQuery. */
+export const windowsQuery = new QueryContract<WindowsQuery>(
+  typia.json.schema<WindowsQuery, '3.1'>(),
+  typia.createValidate<WindowsQuery>(),
+);
+
+// typia drops a Default tag on a union of literals, so this default is stated in the JSDoc above
+const defaultWindow: WindowLength = 60;
+
+/** A run's windows of one length, optionally of one type and overlapping [from, to], paged. */
 export function windowsRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
   return async ({ query }) => {
-    const window = optionalEnum(query, 'window', ['10', '60'] as const) ?? '60';
-    const fromNs = optionalInstant(query, 'from');
-    const toNs = optionalInstant(query, 'to');
+    const { run, window, type, from, to, limit, cursor } = windowsQuery.parse(query);
+    const fromNs = instantOf('from', from);
+    const toNs = instantOf('to', to);
     if (fromNs !== null && toNs !== null && fromNs > toNs)
       throw new ProvdError('invalid_argument', 'from must not be after to');
     const params = {
-      run: requireId(query, 'run'),
-      window: Number(window) as 10 | 60,
-      type: optionalEnum(query, 'type', eventTypes) ?? null,
+      run,
+      window: window ?? defaultWindow,
+      type: type ?? null,
       fromNs,
       toNs,
-      limit: optionalInteger(query, 'limit', 1, maxPageLimit) ?? defaultPageLimit,
-      cursor: query.get('cursor'),
+      limit: limit ?? defaultPageLimit,
+      cursor: cursor ?? null,
     };
     return { status: 200, body: await store.query('windows', params, { deadlineMs: 10_000 }) };
   };
 }
 
-function optionalInstant(query: URLSearchParams, name: string): bigint | null {
-  const text = optionalId(query, name);
+/** The instant of an RFC 3339 parameter, null when absent; the schema states only the format. */
+function instantOf(name: 'from' | 'to', text: string | undefined): bigint | null {
   if (text === undefined) return null;
   const ns = parseRfc3339(text);
-  if (ns === undefined)
-    throw new ProvdError(
-      'invalid_argument',
-      `${name} must be an RFC 3339 date-time, like 2026-01-01T00:00:00Z`,
-    );
+  if (ns === undefined) throw windowsQuery.invalid(name);
   return ns;
 }

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv2020Module from 'ajv/dist/2020.js';
+import Ajv2020Module, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { endpoints } from '../../src/daemon/endpoints.js';
+import { endpoints, type Endpoint } from '../../src/daemon/endpoints.js';
 import { openapiBytes, openapiDocument } from '../../src/daemon/openapi.js';
-import type { JsonObject } from '../../src/daemon/openapi-schemas.js';
+import { buildComponents } from '../../src/daemon/openapi-schemas.js';
 import { wireErrorCodes } from '../../src/shared/errors.js';
 import { packageRoot } from '../../src/shared/package-root.js';
+import type { JsonObject } from '../../src/shared/schema/json-object.js';
+import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
 import { compileOpenApiMetaSchema, validateResponse } from '../support/openapi-validator.js';
 
 // both packages are CommonJS: under NodeNext their exports are the `default` of the default import
@@ -200,6 +202,45 @@ function setAt(body: JsonObject, where: readonly (string | number)[], value: unk
 
 const validBind = { run_id: 'r', tool_call_id: 't', cgroup_id: 777, binding_source: 'ai_asserted' };
 
+/** The document's BindRequest schema, compiled by Ajv 2020 in strict mode. */
+function bindRequestValidator(): ValidateFunction {
+  const ajv = new Ajv2020({ strict: true });
+  addFormats(ajv);
+  ajv.addKeyword('components');
+  ajv.addSchema({ $id: 'openapi', components: openapiDocument.components });
+  return ajv.getSchema('openapi#/components/schemas/BindRequest')!;
+}
+
+/** Bind bodies on both sides of each structural rule: the document and parseBindRequest agree on them. */
+const bindBodies: [body: JsonObject, accepted: boolean][] = [
+  [validBind, true],
+  [{ run_id: 'r', tool_call_id: 't', pid: 1, session_id: null, confidence: null, ended_at: null }, true],
+  [{ ...validBind, cgroup_id: 0 }, true],
+  [{ ...validBind, cgroup_id: '/kubepods/pod1' }, true],
+  [{ ...validBind, pid: 2 ** 31 - 1, run_id: 'x'.repeat(256), confidence: 1 }, true],
+  [{ ...validBind, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-01T02:00:00.5+02:00' }, true],
+  [{ ...validBind, surprise: 1 }, false],
+  [{ ...validBind, binding_source: 'self' }, false],
+  [{ run_id: 'r', tool_call_id: 't', pid: null }, false],
+  [{ tool_call_id: 't', pid: 1 }, false],
+  [{ ...validBind, run_id: null }, false],
+  ...['', 'x'.repeat(257), 'a\nb', 'a\u009b', 7].map((runId): [JsonObject, boolean] => [
+    { ...validBind, run_id: runId },
+    false,
+  ]),
+  ...[0, 2 ** 31, 1.5, '12'].map((pid): [JsonObject, boolean] => [{ ...validBind, pid }, false]),
+  ...[-1, 2 ** 53, true, ''].map((cgroup): [JsonObject, boolean] => [
+    { ...validBind, cgroup_id: cgroup },
+    false,
+  ]),
+  ...[0, 1.5, 'high'].map((confidence): [JsonObject, boolean] => [{ ...validBind, confidence }, false]),
+  ...['yesterday', '2026-13-01T00:00:00Z', 5].map((time): [JsonObject, boolean] => [
+    { ...validBind, started_at: time },
+    false,
+  ]),
+  [{ ...validBind, session_id: 12 }, false],
+];
+
 describe('openapi document', function () {
   it('validates against the official OpenAPI 3.1 schema when schemas use the base dialect', function () {
     const validate = compileOpenApiMetaSchema();
@@ -352,11 +393,7 @@ describe('openapi document', function () {
   });
 
   it('checks a bind request body as parseBindRequest does', function () {
-    const ajv = new Ajv2020({ strict: true });
-    addFormats(ajv);
-    ajv.addKeyword('components');
-    ajv.addSchema({ $id: 'openapi', components: openapiDocument.components });
-    const validate = ajv.getSchema('openapi#/components/schemas/BindRequest')!;
+    const validate = bindRequestValidator();
     assert.ok(validate(validBind), JSON.stringify(validate.errors));
     assert.ok(validate({ run_id: 'r', tool_call_id: 't', pid: 1, session_id: null, confidence: null }));
     assert.equal(validate({ ...validBind, surprise: 1 }), false, 'unknown field');
@@ -368,6 +405,34 @@ describe('openapi document', function () {
     assert.equal(validate({ run_id: 'r', tool_call_id: 't', pid: null }), false, 'no system-side key');
     assert.equal(validate({ ...validBind, pid: 0 }), false, 'pid below 1');
     assert.equal(validate({ ...validBind, run_id: 'a\nb' }), false, 'control character');
+  });
+
+  it('accepts exactly the bind bodies parseBindRequest accepts, but for the checks left to code', function () {
+    const validate = bindRequestValidator();
+    const parsed = (body: JsonObject): boolean => !isBindRequestError(parseBindRequest(body, 0n));
+    for (const [body, accepted] of bindBodies) {
+      assert.equal(validate(body), accepted, `the document: ${JSON.stringify(body)}`);
+      assert.equal(parsed(body), accepted, `parseBindRequest: ${JSON.stringify(body)}`);
+    }
+    // what the schema cannot state, so only the code refuses: an unpaired surrogate, an end before the start
+    const order = { ...validBind, started_at: '2026-01-01T00:00:01Z', ended_at: '2026-01-01T00:00:00.5Z' };
+    for (const body of [{ ...validBind, run_id: '\ud800x' }, order]) {
+      assert.equal(validate(body), true, JSON.stringify(body));
+      assert.equal(parsed(body), false, JSON.stringify(body));
+    }
+  });
+
+  it('refuses to build the document when a served endpoint has no TS type for its body', function () {
+    const served: Endpoint = { ...endpoints[0], schema: 'no_such_body', operationId: 'orphan', served: true };
+    assert.throws(() => buildComponents([served]), /failed to document orphan/);
+    assert.doesNotThrow(() => buildComponents([{ ...served, served: false }]));
+  });
+
+  it("names components after the code's own types, never after a generic typia spelled out", function () {
+    for (const name of Object.keys(openapiDocument.components.schemas)) {
+      assert.match(name, /^[A-Z][A-Za-z]+$/, name);
+      assert.doesNotMatch(name, /^(Record|Partial|Pick|Omit|Readonly|Required)[A-Z]?[a-z]/, name);
+    }
   });
 
   it("lists in each error response only codes whose status is that response's", function () {

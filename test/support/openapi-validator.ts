@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import Ajv2020Module, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { openapiDocument } from '../../src/daemon/openapi.js';
-import type { JsonObject, OpenApiResponse } from '../../src/daemon/openapi-schemas.js';
+import type { OpenApiResponse } from '../../src/daemon/openapi-schemas.js';
+import type { JsonObject } from '../../src/shared/schema/json-object.js';
 
 // both packages are CommonJS: under NodeNext their classes are the `default` of the default import
 const Ajv2020 = Ajv2020Module.default;
@@ -66,7 +67,7 @@ function schemaFor({ method, path, status }: ResponseSample): JsonObject | strin
   const item = openapiDocument.paths[path];
   const operation = verb === 'get' || verb === 'post' ? item?.[verb] : undefined;
   // unknown paths (404) and undocumented methods (405) answer the generic error body
-  if (operation === undefined) return { $ref: '#/components/schemas/Error' };
+  if (operation === undefined) return { $ref: '#/components/schemas/ErrorBody' };
   const listed = operation.responses[String(status)] ?? operation.responses['default'];
   if (listed === undefined) return `${method} ${path}: status ${status} is not documented`;
   const response = resolveResponse(listed);

@@ -15,13 +15,24 @@ export function jsonReply(status: number, value: unknown): HttpReply {
   return { status, body: JSON.stringify(value) };
 }
 
-/** The error body of the contract: `{"schema_version":"provenance.error/v1","error":{code,message}}`. */
+/** The error body of every endpoint (design/contract.md, HTTP conventions). */
+export interface ErrorBody {
+  schema_version: 'provenance.error/v1';
+  error: {
+    code: WireErrorCode;
+    /** Safe to show: it names the failed parameter or step; details stay in the daemon's log. */
+    message: string;
+  };
+}
+
+/** An ErrorBody answer with the status its code maps to. */
 export function errorReply(
   code: WireErrorCode,
   message: string,
   headers?: Record<string, string>,
 ): HttpReply {
-  const body = JSON.stringify({ schema_version: 'provenance.error/v1', error: { code, message } });
+  const error: ErrorBody = { schema_version: 'provenance.error/v1', error: { code, message } };
+  const body = JSON.stringify(error);
   // a client told to back off is told when to come back
   const all = code === 'backpressure' ? { 'retry-after': '1', ...headers } : headers;
   return { status: wireErrorCodes[code], body, ...(all && { headers: all }) };

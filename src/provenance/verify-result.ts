@@ -1,0 +1,28 @@
+/**
+ * The answer of GET /v1/graph/verify (spec: VerifyResult). Verification is not served by this build
+ * yet; the type is the document's schema of the body, and the shape the verifier will build.
+ */
+import type { Count } from '../shared/schema/wire-types.js';
+
+/** The outcome of verifying a run's evidence chain: object hashes, parent relations, policy to signal. */
+export interface VerifyResult {
+  schema_version: 'provenance.verify/v1';
+  run_id: string;
+  /** ok or failed when verification completed (HTTP 200); unavailable when it could not (HTTP 503). */
+  status: 'ok' | 'failed' | 'unavailable';
+  /** Counts only checks that completed. */
+  issue_count: Count;
+  error_count: Count;
+  warning_count: Count;
+  /** The run error kept when verification could not complete. */
+  error?: string;
+  issues: VerifyIssue[] | null;
+}
+
+/** One problem verification found. */
+export interface VerifyIssue {
+  severity: 'error' | 'warning';
+  kind: string;
+  id: string;
+  message: string;
+}

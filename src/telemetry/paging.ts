@@ -1,0 +1,27 @@
+/** Page sizes and cursors of the paged telemetry lists (design/contract.md "Paging"). */
+import type { tags } from 'typia';
+import type { Identifier, IntegerIn } from '../shared/schema/wire-types.js';
+import type { EventType } from './event.js';
+
+/** Page size when a request names none. */
+export const defaultPageLimit = 100;
+/** Largest page a request may ask for. */
+export const maxPageLimit = 1000;
+
+/** A page size: 1..maxPageLimit. */
+export type PageLimit = IntegerIn<1, typeof maxPageLimit>;
+
+/** A page size in a query string, defaultPageLimit when absent. */
+export type PageLimitParam = PageLimit & tags.Default<typeof defaultPageLimit>;
+
+/** The query fields every paged list of one run's telemetry reads. */
+export interface RunPageQuery {
+  /** run identifier */
+  run: Identifier;
+  /** event type filter */
+  type?: EventType;
+  /** page size */
+  limit?: PageLimitParam;
+  /** opaque cursor from next_cursor; only valid with the same run and filters */
+  cursor?: string;
+}
