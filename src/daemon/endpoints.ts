@@ -3,19 +3,12 @@
  * list, so they cannot disagree. `served: false` marks a path this build answers with 501. A served
  * endpoint's query parameters are those of the query type its route reads (`*.route.ts`).
  */
-import { ingestQuery } from '../ingest/ingest.route.js';
-import type { QueryParam } from '../shared/http/query-contract.js';
+import { ingestHeaders, ingestQuery } from '../ingest/ingest.route.js';
+import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
-
-/** One request header an endpoint reads (the server passes only declared headers on). */
-export interface HeaderParam {
-  /** Lower-case. */
-  name: string;
-  description: string;
-}
 
 /** One operation of the HTTP interface. */
 export interface Endpoint {
@@ -27,8 +20,9 @@ export interface Endpoint {
   schema: string;
   /** No token needed even when bearer auth is on (the health endpoints). */
   public?: boolean;
-  query?: readonly QueryParam[];
-  headers?: readonly HeaderParam[];
+  query?: readonly RequestParam[];
+  /** The request headers its route reads (the server passes only these on). */
+  headers?: readonly RequestParam[];
   /** Media type of the request body, for write endpoints. */
   body?: 'application/json' | 'application/x-ndjson';
   /** False while the path is part of the interface but not served yet (answers 501). */
@@ -37,9 +31,16 @@ export interface Endpoint {
 
 // parameters of the paths not served yet, as the specification lists them
 const text = { type: 'string' };
-const run = (): QueryParam => ({ name: 'run', required: true, description: 'run identifier', schema: text });
-const optional = (name: string, description: string): QueryParam => ({
+const run = (): RequestParam => ({
+  name: 'run',
+  in: 'query',
+  required: true,
+  description: 'run identifier',
+  schema: text,
+});
+const optional = (name: string, description: string): RequestParam => ({
   name,
+  in: 'query',
   required: false,
   description,
   schema: text,
@@ -129,6 +130,7 @@ export const endpoints = [
       run(),
       {
         name: 'view',
+        in: 'query',
         required: false,
         description: 'timeline view',
         schema: { ...text, enum: ['table', 'causality'] },
@@ -298,14 +300,7 @@ export const endpoints = [
     schema: 'ingest',
     body: 'application/x-ndjson',
     served: true,
-    headers: [
-      {
-        name: 'idempotency-key',
-        description:
-          'makes a resend safe: the same key with the same body and format is answered as the first time ' +
-          '(header Idempotent-Replayed: true) and stored once; with another body, 422. Keys are kept 24 hours.',
-      },
-    ],
+    headers: ingestHeaders.parameters,
     query: ingestQuery.parameters,
   },
   {

@@ -2,9 +2,9 @@
  * The OpenAPI 3.1.0 document of the HTTP interface. It is built from the endpoint list, like the
  * router, so the two cannot disagree; `npm run openapi` writes it to openapi.json.
  */
-import type { QueryParam } from '../shared/http/query-contract.js';
+import type { RequestParam } from '../shared/http/param-contract.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
-import { endpoints, type Endpoint, type HeaderParam } from './endpoints.js';
+import { endpoints, type Endpoint } from './endpoints.js';
 import {
   buildComponents,
   commonHeaders,
@@ -35,18 +35,8 @@ const authNote =
   'Needs `Authorization: Bearer <token>` only when the daemon runs with --auth-token; ' +
   'otherwise unauthenticated requests are accepted.';
 
-function parameter({ name, required, description, schema }: QueryParam): JsonObject {
-  return { name, in: 'query', required, ...(description === undefined ? {} : { description }), schema };
-}
-
-function headerParameter(param: HeaderParam): JsonObject {
-  return {
-    name: param.name,
-    in: 'header',
-    required: false,
-    description: param.description,
-    schema: { type: 'string' },
-  };
+function parameter({ name, in: location, required, description, schema }: RequestParam): JsonObject {
+  return { name, in: location, required, ...(description === undefined ? {} : { description }), schema };
 }
 
 // request bodies with an exact schema, by operationId; the rest are documented by media type only
@@ -131,10 +121,7 @@ function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
 }
 
 function operation(endpoint: Endpoint): OpenApiOperation {
-  const parameters = [
-    ...(endpoint.query ?? []).map(parameter),
-    ...(endpoint.headers ?? []).map(headerParameter),
-  ];
+  const parameters = [...(endpoint.query ?? []).map(parameter), ...(endpoint.headers ?? []).map(parameter)];
   return {
     operationId: endpoint.operationId,
     summary: endpoint.summary,

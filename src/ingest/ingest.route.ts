@@ -1,17 +1,27 @@
 /** POST /v1/telemetry/ingest on the main thread: check the format and the Idempotency-Key, then route the body. */
-import typia from 'typia';
-import { ProvdError } from '../shared/errors.js';
+import typia, { type tags } from 'typia';
 import { jsonReply } from '../shared/http/http-reply.js';
-import { QueryContract } from '../shared/http/query-contract.js';
+import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { IngestFormat } from '../telemetry/event.js';
 import type { IngestRouter } from './ingest-router.js';
 
-/** The request header that makes a resend safe. */
-export const idempotencyHeader = 'idempotency-key';
+/** The request headers POST /v1/telemetry/ingest reads. */
+export interface IngestHeaders {
+  /**
+   * makes a resend safe: the same key with the same body and format is answered as the first time
+   * (header Idempotent-Replayed: true) and stored once; with another body or format, 422. Keys are
+   * kept 24 hours. Visible ASCII: a UUID with a chunk number fits.
+   */
+  'idempotency-key'?: string & tags.MinLength<1> & tags.MaxLength<255> & tags.Pattern<'^[\\x21-\\x7e]*$'>;
+}
 
-// visible ASCII, as HTTP header values carry it safely; long enough for a UUID plus a chunk number
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+/** How the ingest route reads its headers, and the endpoint's OpenAPI header parameters. */
+export const ingestHeaders = new ParamContract<IngestHeaders>(
+  typia.json.schema<IngestHeaders, '3.1'>(),
+  typia.createValidate<IngestHeaders>(),
+  'header',
+);
 
 /** The query string of POST /v1/telemetry/ingest. */
 export interface IngestQuery {
@@ -20,7 +30,7 @@ export interface IngestQuery {
 }
 
 /** How the ingest route reads its query, and the endpoint's OpenAPI parameters. */
-export const ingestQuery = new QueryContract<IngestQuery>(
+export const ingestQuery = new ParamContract<IngestQuery>(
   typia.json.schema<IngestQuery, '3.1'>(),
   typia.createValidate<IngestQuery>(),
 );
@@ -29,15 +39,8 @@ export const ingestQuery = new QueryContract<IngestQuery>(
 export function ingestRoute(router: IngestRouter): RouteHandler {
   return async ({ query, headers, body }) => {
     const format = ingestQuery.parse(query).format ?? 'auto';
-    const key = headers[idempotencyHeader] ?? '';
-    if (key !== '' && !idempotencyKeyPattern.test(key)) {
-      throw new ProvdError('invalid_argument', 'Idempotency-Key must be 1..255 visible ASCII characters');
-    }
-    const { answer, replayed } = await router.ingest(
-      body ?? new Uint8Array(0),
-      format,
-      key === '' ? null : key,
-    );
+    const key = ingestHeaders.parseHeaders(headers)['idempotency-key'] ?? null;
+    const { answer, replayed } = await router.ingest(body ?? new Uint8Array(0), format, key);
     const reply = jsonReply(200, answer);
     return replayed ? { ...reply, headers: { 'idempotent-replayed': 'true' } } : reply;
   };

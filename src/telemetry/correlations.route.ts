@@ -1,6 +1,6 @@
 /** GET /v1/telemetry/correlations on the main thread: check parameters, forward the store's bytes. */
 import typia from 'typia';
-import { QueryContract } from '../shared/http/query-contract.js';
+import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -15,7 +15,7 @@ export interface CorrelationsQuery {
 }
 
 /** How the correlations route reads its query, and the endpoint's OpenAPI parameters. */
-export const correlationsQuery = new QueryContract<CorrelationsQuery>(
+export const correlationsQuery = new ParamContract<CorrelationsQuery>(
   typia.json.schema<CorrelationsQuery, '3.1'>(),
   typia.createValidate<CorrelationsQuery>(),
 );

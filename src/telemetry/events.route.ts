@@ -1,6 +1,6 @@
 /** GET /v1/telemetry/events on the main thread: check parameters, forward the store's bytes. */
 import typia from 'typia';
-import { QueryContract } from '../shared/http/query-contract.js';
+import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { defaultPageLimit, type RunPageQuery } from './paging.js';
@@ -10,7 +10,7 @@ import type { TelemetryQueries } from './telemetry-queries.js';
 export type EventsQuery = RunPageQuery;
 
 /** How the events route reads its query, and the endpoint's OpenAPI parameters: both from EventsQuery. */
-export const eventsQuery = new QueryContract<EventsQuery>(
+export const eventsQuery = new ParamContract<EventsQuery>(
   typia.json.schema<EventsQuery, '3.1'>(),
   typia.createValidate<EventsQuery>(),
 );

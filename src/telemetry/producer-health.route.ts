@@ -1,6 +1,6 @@
 /** GET /v1/telemetry/producer-health on the main thread: `run` optional; adds what ingest holds in memory. */
 import typia from 'typia';
-import { QueryContract } from '../shared/http/query-contract.js';
+import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -19,7 +19,7 @@ export interface ProducerHealthQuery {
 }
 
 /** How the producer-health route reads its query, and the endpoint's OpenAPI parameters. */
-export const producerHealthQuery = new QueryContract<ProducerHealthQuery>(
+export const producerHealthQuery = new ParamContract<ProducerHealthQuery>(
   typia.json.schema<ProducerHealthQuery, '3.1'>(),
   typia.createValidate<ProducerHealthQuery>(),
 );

@@ -1,7 +1,7 @@
 /** GET /v1/telemetry/windows on the main thread: check parameters, forward the store's bytes. */
 import typia from 'typia';
 import { ProvdError } from '../shared/errors.js';
-import { QueryContract } from '../shared/http/query-contract.js';
+import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { DateTimeText } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -21,7 +21,7 @@ export type WindowsQuery = RunPageQuery & {
 };
 
 /** How the windows route reads its query, and the endpoint's OpenAPI parameters: both from WindowsQuery. */
-export const windowsQuery = new QueryContract<WindowsQuery>(
+export const windowsQuery = new ParamContract<WindowsQuery>(
   typia.json.schema<WindowsQuery, '3.1'>(),
   typia.createValidate<WindowsQuery>(),
 );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import typia, { type tags } from 'typia';
 import { ProvdError } from '../../../src/shared/errors.js';
-import { QueryContract } from '../../../src/shared/http/query-contract.js';
+import { ParamContract } from '../../../src/shared/http/param-contract.js';
 import type { DateTimeText, Identifier, IntegerIn } from '../../../src/shared/schema/wire-types.js';
 
 const colours = ['red', 'green'] as const;
@@ -17,7 +17,7 @@ interface SampleQuery {
   cursor?: string;
 }
 
-const sample = new QueryContract<SampleQuery>(
+const sample = new ParamContract<SampleQuery>(
   typia.json.schema<SampleQuery, '3.1'>(),
   typia.createValidate<SampleQuery>(),
 );
@@ -38,7 +38,7 @@ function refusal(text: string): string {
   return assert.fail(`accepted ${text}`);
 }
 
-describe('QueryContract', function () {
+describe('ParamContract', function () {
   it('lists one parameter per field in declaration order with its JSDoc, requiredness and schema', function () {
     assert.deepEqual(
       sample.parameters.map(({ name, required }) => [name, required]),

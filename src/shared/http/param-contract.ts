@@ -1,7 +1,8 @@
 /**
- * A query string read through one TS type: the route's check and the endpoint's OpenAPI
- * `parameters` both come from it. Each route file declares its query type with typia tags and
- * builds its contract with `typia.json.schema<Q, '3.1'>()` and `typia.createValidate<Q>()`.
+ * Request parameters (a query string, or request headers) read through one TS type: the route's
+ * check and the endpoint's OpenAPI `parameters` both come from it. Each route file declares its
+ * parameter type with typia tags and builds its contract with `typia.json.schema<Q, '3.1'>()` and
+ * `typia.createValidate<Q>()`. Header names are declared lower-case.
  *
  * typia's own `http.createValidateQuery` is not used: it reads the text "null" as null, an empty
  * value as absent, any `Number()` text (" 5", "1e2", "0x10") as a number, and keeps the first of
@@ -12,24 +13,33 @@ import { ProvdError } from '../errors.js';
 import type { JsonObject } from '../schema/json-object.js';
 import { SchemaContract } from '../schema/schema-contract.js';
 
-/** One query parameter as the OpenAPI document lists it. */
-export interface QueryParam {
+/** Where a parameter is sent. */
+export type ParamLocation = 'query' | 'header';
+
+/** One request parameter as the OpenAPI document lists it. */
+export interface RequestParam {
   name: string;
+  in: ParamLocation;
   required: boolean;
   description?: string;
   schema: JsonObject;
 }
 
-/** A route's query type: its strict reader, and its parameters for the OpenAPI document. */
-export class QueryContract<T extends object> {
+/** A route's parameter type: its strict reader, and its parameters for the OpenAPI document. */
+export class ParamContract<T extends object> {
   /** The parameters, in declaration order, each with its JSDoc as description. */
-  readonly parameters: readonly QueryParam[];
+  readonly parameters: readonly RequestParam[];
   private readonly contract: SchemaContract<T>;
 
-  constructor(unit: IJsonSchemaUnit<'3.1', T>, validate: (input: unknown) => IValidation<T>) {
-    this.contract = new SchemaContract(unit, validate, 'query');
+  constructor(
+    unit: IJsonSchemaUnit<'3.1', T>,
+    validate: (input: unknown) => IValidation<T>,
+    readonly location: ParamLocation = 'query',
+  ) {
+    this.contract = new SchemaContract(unit, validate, location);
     this.parameters = [...this.contract.fields].map(([name, { description, ...schema }]) => ({
       name,
+      in: location,
       required: this.contract.required.has(name),
       ...(typeof description === 'string' ? { description } : {}),
       schema,
@@ -41,9 +51,18 @@ export class QueryContract<T extends object> {
    * parameters are ignored; a declared one given twice is refused.
    */
   parse(query: URLSearchParams): T {
+    return this.read((name) => query.getAll(name));
+  }
+
+  /** The typed headers (as the server passed them on: '' when absent), or 400 naming the header. */
+  parseHeaders(headers: Readonly<Record<string, string>>): T {
+    return this.read((name) => (headers[name] ? [headers[name]] : []));
+  }
+
+  private read(valuesOf: (name: string) => readonly string[]): T {
     const input: Record<string, string | number> = {};
     for (const [name, schema] of this.contract.fields) {
-      const values = query.getAll(name);
+      const values = valuesOf(name);
       if (values.length > 1) throw new ProvdError('invalid_argument', `${name} must be given once`);
       const [text] = values;
       if (text === undefined) continue;
