@@ -116,9 +116,9 @@ function appendText(appender: DuckDBAppender, value: string | null): void {
   else appender.appendVarchar(value);
 }
 
-function appendInt(appender: DuckDBAppender, value: number | null): void {
+function appendUInt(appender: DuckDBAppender, value: number | null): void {
   if (value === null) appender.appendNull();
-  else appender.appendInteger(value);
+  else appender.appendUInteger(value);
 }
 
 /** Appends one row in table column order, with the values the events table gets. */
@@ -131,9 +131,9 @@ function appendRow(appender: DuckDBAppender, { record, attrsJson }: BuiltRow, se
   appender.appendVarchar(record.time);
   appender.appendBigInt(record.timeNs);
   appender.appendBigInt(record.ingestedNs);
-  appendInt(appender, record.pid);
-  appendInt(appender, record.tgid);
-  appendInt(appender, record.ppid);
+  appendUInt(appender, record.pid);
+  appendUInt(appender, record.tgid);
+  appendUInt(appender, record.ppid);
   if (record.uid === null) appender.appendNull();
   else appender.appendBigInt(BigInt(record.uid));
   appendText(appender, record.comm);
@@ -148,6 +148,8 @@ function appendRow(appender: DuckDBAppender, { record, attrsJson }: BuiltRow, se
   appender.appendUTinyInt(spoolCode(record.spoolState));
   appender.appendVarchar(attrsJson);
   appender.appendVarchar(record.hash);
+  appender.appendBoolean(record.risky);
+  appender.appendBigInt(BigInt(record.bytes));
   appender.endRow();
 }
 

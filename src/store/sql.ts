@@ -45,6 +45,19 @@ export function list(items: readonly DuckDBValue[], itemType: DuckDBType): Typed
   return new TypedValue(listValue([...items]), LIST(itemType));
 }
 
+/**
+ * Rows given as one list per column, selected back as a table's columns: `unnest($1), unnest($2)`.
+ * Equal-length lists unnest side by side, so one statement inserts or joins any number of rows.
+ */
+export function unnested(
+  ...columns: readonly [items: readonly DuckDBValue[], itemType: DuckDBType][]
+): Statement {
+  return join(
+    columns.map(([items, itemType]) => sql`unnest(${list(items, itemType)})`),
+    ', ',
+  );
+}
+
 function isStatement(part: SqlPart): part is Statement {
   return typeof part === 'object' && part !== null && 'text' in part && 'values' in part && 'types' in part;
 }

@@ -5,10 +5,11 @@
  * the workers' replicas through the BindingLog once a bind is persisted.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, DOUBLE, UTINYINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, DOUBLE, UTINYINT, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { merkleRoot } from '../provenance/merkle.js';
-import { execute, inTransaction, join, list, raw, readRows, sql, type Statement } from '../store/sql.js';
+import { execute, inTransaction, join, raw, readRows, sql, unnested, type Statement } from '../store/sql.js';
 import type { BatchCommit } from './batch-commit.js';
+import { insertDigests } from './batch-digests.js';
 import type { Binding } from './binding.js';
 import { buildCorrelations, normalizeContainerId } from './binding-index.js';
 import { bindingFromJson, bindingToJson } from './binding-json.js';
@@ -172,7 +173,15 @@ export class BindingStore {
         hashes.push(row.hash);
         hashesByRun.set(row.run_id, hashes);
       }
-      await insertDigests(this.connection, `spool-${from}`, hashesByRun);
+      await insertDigests(
+        this.connection,
+        [...hashesByRun].map(([runId, hashes]) => ({
+          batchId: `spool-${from}`,
+          runId,
+          events: hashes.length,
+          merkleRoot: merkleRoot(hashes),
+        })),
+      );
     }
     await addWindows(this.connection, deltas.list());
     await addCounters(this.connection, [{ source: 'spool', counter: 'correlated', value: count }]);
@@ -221,55 +230,23 @@ function candidatesOf(binding: Binding): Statement {
 
 /** The UPDATE moving settled rows into their runs, each with a new keyset position in its old order. */
 function settleRows(settled: readonly SettledEvent[], seqBase: bigint): Statement {
-  const column = <T>(pick: (event: SettledEvent) => T): T[] => settled.map(pick);
+  const column = <T extends DuckDBValue>(
+    pick: (event: SettledEvent) => T,
+    type: DuckDBType,
+  ): [T[], DuckDBType] => [settled.map(pick), type];
+  const columns = unnested(
+    column((e) => e.seq, BIGINT),
+    column((e) => e.runId, VARCHAR),
+    column((e) => e.toolCallId, VARCHAR),
+    column((e) => e.bindingId, VARCHAR),
+    column((e) => methodCode(e.method), UTINYINT),
+    column((e) => e.confidence, DOUBLE),
+    column((e) => evidenceCode(e.evidenceLevel), UTINYINT),
+  );
   return sql`UPDATE events SET run_id = u.run_id, tool_call_id = u.tool_call_id, binding_id = u.binding_id,
         corr_method = u.method, corr_confidence = u.confidence, evidence_level = u.evidence,
         spool_state = 0, seq = ${seqBase} + u.position
-      FROM (SELECT *, row_number() OVER (ORDER BY old_seq) - 1 AS position FROM (SELECT
-        unnest(${list(
-          column((e) => e.seq),
-          BIGINT,
-        )}) AS old_seq, unnest(${list(
-          column((e) => e.runId),
-          VARCHAR,
-        )}) AS run_id, unnest(${list(
-          column((e) => e.toolCallId),
-          VARCHAR,
-        )}) AS tool_call_id, unnest(${list(
-          column((e) => e.bindingId),
-          VARCHAR,
-        )}) AS binding_id, unnest(${list(
-          column((e) => methodCode(e.method)),
-          UTINYINT,
-        )}) AS method, unnest(${list(
-          column((e) => e.confidence),
-          DOUBLE,
-        )}) AS confidence, unnest(${list(
-          column((e) => evidenceCode(e.evidenceLevel)),
-          UTINYINT,
-        )}) AS evidence)) u
+      FROM (SELECT *, row_number() OVER (ORDER BY old_seq) - 1 AS position
+        FROM (SELECT ${columns}) AS s(old_seq, run_id, tool_call_id, binding_id, method, confidence, evidence)) u
       WHERE events.seq = u.old_seq AND events.spool_state = 1`;
-}
-
-/** One event_batches row per run for the hashes a settlement chunk added to it. */
-async function insertDigests(
-  connection: DuckDBConnection,
-  batchId: string,
-  hashesByRun: ReadonlyMap<string, string[]>,
-): Promise<void> {
-  const runs = [...hashesByRun];
-  if (runs.length === 0) return;
-  await execute(
-    connection,
-    sql`INSERT INTO event_batches SELECT ${batchId}, unnest(${list(
-      runs.map(([runId]) => runId),
-      VARCHAR,
-    )}), unnest(${list(
-      runs.map(([, hashes]) => BigInt(hashes.length)),
-      BIGINT,
-    )}), unnest(${list(
-      runs.map(([, hashes]) => merkleRoot(hashes)),
-      VARCHAR,
-    )}), ${BigInt(Date.now()) * 1_000_000n}`,
-  );
 }

@@ -19,6 +19,7 @@ import type { WriteQueue } from '../store/write-queue.js';
 import type { BatchCommit, IngestAnswer, IngestCommit, IngestCommitResult } from './batch-commit.js';
 import { eventRowColumns, eventRowsSource } from './event-row.js';
 import type { IngestLedger } from './ingest-ledger.js';
+import { insertDigests } from './batch-digests.js';
 import { addCounters } from './producer-counters.js';
 import { addWindows } from './window-upsert.js';
 
@@ -192,7 +193,10 @@ export class EventCommitter {
       this.connection,
       batches.flatMap((batch) => batch.windows),
     );
-    await insertDigests(this.connection, batches);
+    await insertDigests(
+      this.connection,
+      batches.flatMap((batch) => batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId }))),
+    );
     await addCounters(
       this.connection,
       batches.flatMap((batch) => batch.counters),
@@ -277,31 +281,6 @@ export function insertEvents(
     FROM ${eventRowsSource(files)} r
     JOIN (SELECT unnest(${list(files, VARCHAR)}) AS name, unnest(${list(bases, BIGINT)}) AS base) f
       ON r.filename = f.name`;
-}
-
-/** One event_batches row per batch and run: the Merkle root over the events it added. */
-async function insertDigests(connection: DuckDBConnection, batches: readonly BatchCommit[]): Promise<void> {
-  const digests = batches.flatMap((batch) =>
-    batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId })),
-  );
-  if (digests.length === 0) return;
-  await execute(
-    connection,
-    sql`INSERT INTO event_batches
-        SELECT unnest(${list(
-          digests.map((d) => d.batchId),
-          VARCHAR,
-        )}), unnest(${list(
-          digests.map((d) => d.runId),
-          VARCHAR,
-        )}), unnest(${list(
-          digests.map((d) => BigInt(d.events)),
-          BIGINT,
-        )}), unnest(${list(
-          digests.map((d) => d.merkleRoot),
-          VARCHAR,
-        )}), ${BigInt(Date.now()) * 1_000_000n}`,
-  );
 }
 
 function notStored(): ProvdError {

@@ -5,7 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
-import { execute, list, readRows, sql } from '../store/sql.js';
+import { execute, list, readRows, sql, unnested } from '../store/sql.js';
 import type { IdempotencyClaim, IngestAnswer } from './batch-commit.js';
 
 /** How long a key is remembered: a day, as common idempotency-key practice (RFC draft, Stripe). */
@@ -44,17 +44,11 @@ export class IngestLedger {
     if (entries.length === 0) return;
     await execute(
       this.connection,
-      sql`INSERT OR REPLACE INTO ingest_requests
-          SELECT unnest(${list(
-            entries.map((entry) => entry.key),
-            VARCHAR,
-          )}), unnest(${list(
-            entries.map((entry) => entry.digest),
-            VARCHAR,
-          )}), unnest(${list(
-            entries.map((entry) => JSON.stringify(entry.answer)),
-            VARCHAR,
-          )}), ${BigInt(Date.now()) * 1_000_000n}`,
+      sql`INSERT OR REPLACE INTO ingest_requests SELECT ${unnested(
+        [entries.map((entry) => entry.key), VARCHAR],
+        [entries.map((entry) => entry.digest), VARCHAR],
+        [entries.map((entry) => JSON.stringify(entry.answer)), VARCHAR],
+      )}, ${BigInt(Date.now()) * 1_000_000n}`,
     );
   }
 

@@ -4,7 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
-import { execute, list, sql } from '../store/sql.js';
+import { execute, sql, unnested } from '../store/sql.js';
 
 /** One counter increment: `accepted` per source, `invalid` per rejection code, spool outcomes. */
 export interface CounterDelta {
@@ -37,17 +37,11 @@ export async function addCounters(
   if (counters.length === 0) return;
   await execute(
     connection,
-    sql`INSERT INTO producer_counters
-        SELECT unnest(${list(
-          counters.map((c) => c.source),
-          VARCHAR,
-        )}), unnest(${list(
-          counters.map((c) => c.counter),
-          VARCHAR,
-        )}), unnest(${list(
-          counters.map((c) => BigInt(c.value)),
-          BIGINT,
-        )}), ${BigInt(Date.now()) * 1_000_000n}
+    sql`INSERT INTO producer_counters SELECT ${unnested(
+      [counters.map((c) => c.source), VARCHAR],
+      [counters.map((c) => c.counter), VARCHAR],
+      [counters.map((c) => BigInt(c.value)), BIGINT],
+    )}, ${BigInt(Date.now()) * 1_000_000n}
         ON CONFLICT (source, counter) DO UPDATE SET
           value = value + excluded.value, updated_ns = excluded.updated_ns`,
   );

@@ -1,7 +1,7 @@
 /** Window deltas into the windows table, in the store actor: one upsert per commit. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, UTINYINT, VARCHAR } from '@duckdb/node-api';
-import { execute, list, sql } from '../store/sql.js';
+import { execute, sql, unnested } from '../store/sql.js';
 import type { WindowDelta } from './window-deltas.js';
 
 /** Sums deltas that hit the same window row, since one statement may not update a row twice. */
@@ -28,25 +28,22 @@ export async function addWindows(
 ): Promise<void> {
   const rows = mergeWindows(deltas);
   if (rows.length === 0) return;
-  const column = (pick: (row: WindowDelta) => number | bigint) =>
-    list(
-      rows.map((row) => BigInt(pick(row))),
-      BIGINT,
-    );
+  const numbers = (pick: (row: WindowDelta) => number | bigint): [bigint[], typeof BIGINT] => [
+    rows.map((row) => BigInt(pick(row))),
+    BIGINT,
+  ];
   await execute(
     connection,
-    sql`INSERT INTO windows
-        SELECT unnest(${list(
-          rows.map((row) => row.runId),
-          VARCHAR,
-        )}), unnest(${list(
-          rows.map((row) => row.windowS),
-          UTINYINT,
-        )}), unnest(${column((row) => row.bucketNs)}), unnest(${list(
-          rows.map((row) => row.type),
-          UTINYINT,
-        )}), unnest(${column((row) => row.events)}), unnest(${column((row) => row.correlated)}),
-          unnest(${column((row) => row.risky)}), unnest(${column((row) => row.bytes)})
+    sql`INSERT INTO windows SELECT ${unnested(
+      [rows.map((row) => row.runId), VARCHAR],
+      [rows.map((row) => row.windowS), UTINYINT],
+      numbers((row) => row.bucketNs),
+      [rows.map((row) => row.type), UTINYINT],
+      numbers((row) => row.events),
+      numbers((row) => row.correlated),
+      numbers((row) => row.risky),
+      numbers((row) => row.bytes),
+    )}
         ON CONFLICT (run_id, window_s, bucket_ns, type) DO UPDATE SET
           events = events + excluded.events, correlated = correlated + excluded.correlated,
           risky = risky + excluded.risky, bytes = bytes + excluded.bytes`,
