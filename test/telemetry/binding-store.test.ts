@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execute, readRows, sql } from '../../src/store/sql.js';
 import type { BatchCommit } from '../../src/telemetry/batch-commit.js';
 import { isBindRequestError, parseBindRequest, type Binding } from '../../src/telemetry/binding.js';
-import { BindingStore } from '../../src/telemetry/binding-store.js';
+import { BindingStore, settleChunkRows } from '../../src/telemetry/binding-store.js';
 import { evidenceName, methodName, spoolName, typeCode } from '../../src/telemetry/codes.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
 
@@ -180,18 +180,54 @@ describe('BindingStore', function () {
     assert.equal(counter?.value, 2n);
   });
 
+  it('counts a settlement larger than one read chunk exactly once into windows and digests', async function () {
+    const count = 2 * settleChunkRows + 1234;
+    const events = Array.from({ length: count }, (_v, i) =>
+      testEvent({ comm: `e${i}`, cgroupId: '5', at: `2026-01-01T00:0${Math.floor((i / count) * 6)}:00Z` }),
+    );
+    await store.insert('big', events);
+    assert.equal(await bindings.bind(binding({ cgroup_id: '5' })), count);
+    const [windows] = await readRows<{ w10: bigint; w60: bigint }>(
+      store.connection,
+      sql`SELECT sum(events) FILTER (window_s = 10) AS w10, sum(events) FILTER (window_s = 60) AS w60 FROM windows`,
+    );
+    assert.deepEqual(windows, { w10: BigInt(count), w60: BigInt(count) });
+    const digests = await readRows<{ events: bigint }>(
+      store.connection,
+      sql`SELECT events FROM event_batches ORDER BY batch_id`,
+    );
+    assert.equal(digests.length, 3, 'one digest per chunk');
+    assert.equal(
+      digests.reduce((sum, row) => sum + row.events, 0n),
+      BigInt(count),
+    );
+  });
+
   it('re-checks only the batches a lagging replica correlated, against the bindings it lacked', async function () {
     await bindings.bind(binding({ cgroup_id: 'early' }));
     await bindings.bind(binding({ run_id: 'run-late', cgroup_id: 'late' }));
     // the workers saw one binding (version 1) for "lagging", both (version 2) for "current"
     const fromSeq = store.nextSeq;
-    await store.insert('lagging', [testEvent({ comm: 'lag', cgroupId: 'late' })]);
+    await store.insert('lagging', [
+      testEvent({ comm: 'lag', cgroupId: 'late' }),
+      testEvent({ comm: 'lag-too', cgroupId: 'late', pid: 4242 }),
+    ]);
     await store.insert('current', [testEvent({ comm: 'cur', cgroupId: 'late' })]);
-    const settled = await bindings.settleLagging([batch('lagging', 1, 1), batch('current', 1, 2)], fromSeq);
-    assert.deepEqual(Object.fromEntries(settled), { lagging: 1 });
+    const before = store.nextSeq;
+    const settled = await bindings.settleLagging([batch('lagging', 2, 1), batch('current', 1, 2)], fromSeq);
+    assert.deepEqual(Object.fromEntries(settled), { lagging: 2 });
     const places = await placement(store);
     assert.deepEqual(places['lag'], ['run-late', 'cgroup', 'kernel_correlated', 'settled']);
     assert.deepEqual(places['cur']?.[3], 'pending', 'a replica that held every binding is trusted');
+    const moved = await store.rows("run_id = 'run-late'");
+    assert.deepEqual(
+      moved.map((row) => [row['comm'], row['seq']]),
+      [
+        ['lag', before],
+        ['lag-too', before + 1n],
+      ],
+      'new keyset positions after everything stored, in the old order',
+    );
   });
 
   it('keeps the index and the tables unchanged when a bind fails', async function () {
