@@ -97,7 +97,7 @@ export function join(statements: readonly Statement[], separator: string): State
 }
 
 /** The statement's text with its placeholders numbered $1, $2, ... in order. */
-export function numbered(statement: Statement): string {
+function numbered(statement: Statement): string {
   let n = 0;
   return statement.text.replaceAll(slot, () => `$${++n}`);
 }

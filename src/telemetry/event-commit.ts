@@ -96,7 +96,13 @@ export class EventCommitter {
     this.running = true;
     while (this.waiting.length > 0) {
       const group = this.takeGroup();
-      if (group.length > 0) await this.writes.run(() => this.commitGroup(group));
+      if (group.length === 0) continue;
+      // commitGroup answers every unit itself; anything escaping it is answered here, so no caller hangs
+      await this.writes
+        .run(() => this.commitGroup(group))
+        .catch((error: unknown) => {
+          for (const unit of group) this.finish(unit, { error });
+        });
     }
     this.running = false;
   }
@@ -163,8 +169,9 @@ export class EventCommitter {
     phase: { statements: boolean },
   ): Promise<{ outcomes: (Outcome | undefined)[]; deferred: Unit[] }> {
     const seqBase = this.nextSeq;
+    let done: Awaited<ReturnType<EventCommitter['writeGroup']>>;
     try {
-      const done = await inTransaction(this.connection, async () => {
+      done = await inTransaction(this.connection, async () => {
         phase.statements = true;
         try {
           return await this.writeGroup(group, seqBase);
@@ -172,13 +179,20 @@ export class EventCommitter {
           phase.statements = false;
         }
       });
-      await this.hooks.committed(done.batches, done.settled);
-      const deferred = group.filter((_unit, i) => done.outcomes[i] === undefined);
-      return { outcomes: done.outcomes, deferred };
     } catch (error) {
       this.nextSeq = seqBase; // nothing of this group, nor any settlement in it, was committed
       throw error;
     }
+    // committed: what follows only updates totals in memory, and must never pass for a rollback
+    await this.hooks
+      .committed(done.batches, done.settled)
+      .catch((error: unknown) =>
+        log('warn', 'after a commit, the spool totals could not be updated', {
+          error: classifyStoreError(error),
+        }),
+      );
+    const deferred = group.filter((_unit, i) => done.outcomes[i] === undefined);
+    return { outcomes: done.outcomes, deferred };
   }
 
   /** The statements of one group's transaction; throws when a unit was cancelled, so the caller rolls back. */

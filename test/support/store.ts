@@ -23,7 +23,9 @@ export interface TestStore {
   /** Next keyset position, as the committer hands them out. */
   nextSeq: bigint;
   allocateSeq(count: number): bigint;
-  /** Writes events as one batch `batchId` (ids `<batchId>.<i>`), pending unless a correlation is given. */
+  /** Writes the rows file of batch `batchId` (ids `<batchId>.<i>`), pending unless a correlation is given. */
+  writeRows(batchId: string, events: ParsedEvent[], match?: Correlation, ingestedNs?: bigint): string;
+  /** Writes events as one batch and inserts them as the committer does. */
   insert(batchId: string, events: ParsedEvent[], match?: Correlation, ingestedNs?: bigint): Promise<void>;
   rows(where?: string): Promise<Record<string, unknown>[]>;
   close(): void;
@@ -43,7 +45,7 @@ export async function openTestStore(): Promise<TestStore> {
       store.nextSeq += BigInt(count);
       return first;
     },
-    async insert(batchId, events, match, ingestedNs = BigInt(Date.now()) * 1_000_000n) {
+    writeRows(batchId, events, match, ingestedNs = BigInt(Date.now()) * 1_000_000n) {
       const file = join(dir, `${batchId}.csv`);
       const text = events
         .map((event, i) => {
@@ -59,6 +61,10 @@ export async function openTestStore(): Promise<TestStore> {
         })
         .join('');
       writeFileSync(file, text);
+      return file;
+    },
+    async insert(batchId, events, match, ingestedNs) {
+      const file = store.writeRows(batchId, events, match, ingestedNs);
       await execute(
         connection,
         insertEvents([{ file, accepted: events.length }], store.allocateSeq(events.length)),

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { readRows, sql } from '../../src/store/sql.js';
+import { WriteQueue } from '../../src/store/write-queue.js';
+import type { IngestCommit } from '../../src/telemetry/batch-commit.js';
+import { EventCommitter, type CommitHooks } from '../../src/telemetry/event-commit.js';
+import { IngestLedger } from '../../src/telemetry/ingest-ledger.js';
+import { openTestStore, testEvent, type TestStore } from '../support/store.js';
+
+describe('EventCommitter', function () {
+  let store: TestStore;
+  beforeEach(async function () {
+    store = await openTestStore();
+  });
+  afterEach(function () {
+    store.close();
+  });
+
+  const quietHooks: CommitHooks = {
+    settleLagging: () => Promise.resolve(new Map()),
+    committed: () => Promise.resolve(),
+  };
+
+  function committer(hooks: CommitHooks = quietHooks): EventCommitter {
+    return new EventCommitter(
+      store.connection,
+      new WriteQueue(),
+      0n,
+      new IngestLedger(store.connection),
+      hooks,
+    );
+  }
+
+  /** One request of `count` events as the router hands it over. */
+  function request(name: string, count: number, key: string | null = null): IngestCommit {
+    const events = Array.from({ length: count }, (_v, i) => testEvent({ comm: `${name}-${i}` }));
+    const file = store.writeRows(name, events);
+    return {
+      batches: [
+        {
+          batchId: name,
+          file,
+          accepted: count,
+          pending: count,
+          pendingBytes: 0,
+          windows: [],
+          digests: [],
+          counters: [],
+          bindingVersion: 0,
+          ingestedNs: 0n,
+        },
+      ],
+      answer: {
+        schema_version: 'provenance.ingest/v1',
+        batch_id: name,
+        accepted: count,
+        rejected: 0,
+        pending: count,
+        errors: [],
+        errors_truncated: false,
+      },
+      idempotency: key === null ? null : { key, digest: `native:sha256:body-of-${key}` },
+    };
+  }
+
+  const stored = async (): Promise<number> =>
+    Number((await readRows<{ n: bigint }>(store.connection, sql`SELECT count(*) AS n FROM events`))[0]!.n);
+
+  it('answers a committed request as committed even when the work after COMMIT fails', async function () {
+    const failing = committer({
+      ...quietHooks,
+      committed: () => Promise.reject(new Error('recount failed')),
+    });
+    const result = await failing.commit(request('a', 5), new AbortController().signal);
+    assert.equal(result.answer.accepted, 5);
+    assert.equal(await stored(), 5, 'stored once, not retried');
+    assert.equal(failing.endSeq, 5n, 'its positions stay taken');
+  });
+
+  it('stores nothing of a request whose caller gave up before its commit started', async function () {
+    const abort = new AbortController();
+    abort.abort();
+    await assert.rejects(committer().commit(request('late', 5), abort.signal), {
+      code: 'PROVD_ERR_STORE_TIMEOUT',
+    });
+    assert.equal(await stored(), 0);
+  });
+
+  it('stores once when one group holds the same key twice, and replays it to the second', async function () {
+    const commits = committer();
+    const signal = new AbortController().signal;
+    // the first request occupies the committer; the next two wait and form one group
+    const results = await Promise.all([
+      commits.commit(request('x', 1), signal),
+      commits.commit(request('y', 3, 'k'), signal),
+      commits.commit(request('y2', 3, 'k'), signal),
+    ]);
+    assert.deepEqual(
+      results.map((result) => [result.answer.batch_id, result.replayed]),
+      [
+        ['x', false],
+        ['y', false],
+        ['y', true],
+      ],
+    );
+    assert.equal(await stored(), 4);
+  });
+});
