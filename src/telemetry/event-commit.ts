@@ -184,13 +184,11 @@ export class EventCommitter {
       throw error;
     }
     // committed: what follows only updates totals in memory, and must never pass for a rollback
-    await this.hooks
-      .committed(done.batches, done.settled)
-      .catch((error: unknown) =>
-        log('warn', 'after a commit, the spool totals could not be updated', {
-          error: classifyStoreError(error),
-        }),
-      );
+    await this.hooks.committed(done.batches, done.settled).catch((error: unknown) =>
+      log('warn', 'after a commit, the spool totals could not be updated', {
+        error: classifyStoreError(error),
+      }),
+    );
     const deferred = group.filter((_unit, i) => done.outcomes[i] === undefined);
     return { outcomes: done.outcomes, deferred };
   }

@@ -7,7 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { log } from '../shared/log.js';
 import { execute, inTransaction, raw, readRows, sql, type Statement } from '../store/sql.js';
+import { classifyStoreError } from '../store/store-error.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { spoolCode } from './codes.js';
 import type { ParsedEvent } from './event.js';
@@ -58,6 +60,8 @@ export class Spool {
   /** What the spool holds: kept in memory, so neither health nor the upkeep scans for it. */
   stats: SpoolStats = { events: 0, bytes: 0 };
   private oldestNs: bigint | null = null;
+  /** Set when a recount after a commit failed: the next upkeep recounts first. */
+  private stale = false;
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -68,7 +72,13 @@ export class Spool {
   /** Counts what the store holds, then starts the once-a-second upkeep. */
   async start(): Promise<void> {
     await this.recount();
-    this.timer = setInterval(() => void this.writes.run(() => this.tick()).catch(() => undefined), 1000);
+    const upkeep = (): Promise<unknown> =>
+      this.writes
+        .run(() => this.tick())
+        .catch((error: unknown) => {
+          log('warn', 'spool upkeep failed; it runs again in a second', { error: classifyStoreError(error) });
+        });
+    this.timer = setInterval(() => void upkeep(), 1000);
     this.timer.unref();
   }
 
@@ -79,11 +89,26 @@ export class Spool {
     if (this.oldestNs === null || ingestedNs < this.oldestNs) this.oldestNs = ingestedNs;
   }
 
-  /** Recounts from the store; after spooled rows were settled (binds are rare next to events). */
+  /** Recounts from the store. */
   async recount(): Promise<void> {
     const { oldestNs, ...stats } = await readSpool(this.connection);
     this.stats = stats;
     this.oldestNs = oldestNs;
+    this.stale = false;
+  }
+
+  /**
+   * Recounts after a commit settled spooled rows (binds are rare next to events). Best effort: the
+   * rows are committed whatever the totals say, so a failure is logged, and the next upkeep's recount
+   * repairs the totals.
+   */
+  async refresh(): Promise<void> {
+    await this.recount().catch((error: unknown) => {
+      this.stale = true;
+      log('warn', 'the spool totals could not be recounted after a commit', {
+        error: classifyStoreError(error),
+      });
+    });
   }
 
   stop(): void {
@@ -92,6 +117,7 @@ export class Spool {
 
   /** One upkeep: expire, then bound; each runs SQL only when the totals in memory call for it. */
   async tick(): Promise<{ expired: number; overflowed: number }> {
+    if (this.stale) await this.recount();
     const cutoffNs = (BigInt(Date.now()) - BigInt(this.limits.ttlMs)) * 1_000_000n;
     let expired = 0;
     if (this.oldestNs !== null && this.oldestNs < cutoffNs) {

@@ -4,7 +4,9 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { log } from '../shared/log.js';
 import { readRows, sql } from '../store/sql.js';
+import { classifyStoreError } from '../store/store-error.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import { BindingStore } from './binding-store.js';
 import { explainCorrelations } from './correlations.query.js';
@@ -60,17 +62,22 @@ export async function startTelemetryStore(
             batch.ingestedNs,
           );
         }
-        if (settled.size > 0) await spool.recount();
+        if (settled.size > 0) await spool.refresh();
       },
     },
     init.faults,
   );
   await bindings.load();
   await spool.start();
-  const purge = setInterval(
-    () => void writes.run(() => ledger.purge()).catch(() => undefined),
-    ledgerPurgeMs,
-  );
+  const purgeLedger = (): Promise<unknown> =>
+    writes
+      .run(() => ledger.purge())
+      .catch((error: unknown) => {
+        log('warn', 'forgetting expired Idempotency-Keys failed; it runs again in a minute', {
+          error: classifyStoreError(error),
+        });
+      });
+  const purge = setInterval(() => void purgeLedger(), ledgerPurgeMs);
   purge.unref();
 
   const queries: QueryHandlers<TelemetryQueries> = {
@@ -78,7 +85,8 @@ export async function startTelemetryStore(
     bind: async ({ binding }) => {
       const recorrelated = await writes.run(async () => {
         const count = await bindings.bind(binding);
-        if (count > 0) await spool.recount();
+        // committed: from here on the bind must answer success, or the workers never learn of it
+        if (count > 0) await spool.refresh();
         return count;
       });
       return JSON.stringify({ recorrelated });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readRows, sql } from '../../src/store/sql.js';
+import { execute, readRows, sql } from '../../src/store/sql.js';
 import { WriteQueue } from '../../src/store/write-queue.js';
 import { spoolName } from '../../src/telemetry/codes.js';
 import { Spool, type SpoolLimits } from '../../src/telemetry/spool.js';
@@ -97,5 +97,16 @@ describe('Spool', function () {
       sql`SELECT kind, lost_events FROM coverage_gaps`,
     );
     assert.deepEqual(gap, { kind: 'spool_expiry', lost_events: 1n });
+  });
+
+  it('keeps going when a recount after a commit fails, and repairs its totals at the next upkeep', async function () {
+    const started = await spool({});
+    await store.insert('b', [testEvent({ comm: 'a' }), testEvent({ comm: 'b' })]);
+    await execute(store.connection, sql`ALTER TABLE events RENAME TO events_away`);
+    await started.refresh(); // does not throw: the rows are committed whatever the totals say
+    await execute(store.connection, sql`ALTER TABLE events_away RENAME TO events`);
+    assert.equal(started.stats.events, 0, 'the failed recount left the totals as they were');
+    await started.tick();
+    assert.equal(started.stats.events, 2);
   });
 });
