@@ -248,5 +248,5 @@ function settleRows(settled: readonly SettledEvent[], seqBase: bigint): Statemen
         spool_state = 0, seq = ${seqBase} + u.position
       FROM (SELECT *, row_number() OVER (ORDER BY old_seq) - 1 AS position
         FROM (SELECT ${columns}) AS s(old_seq, run_id, tool_call_id, binding_id, method, confidence, evidence)) u
-      WHERE events.seq = u.old_seq AND events.spool_state = 1`;
+      WHERE events.seq = u.old_seq`;
 }

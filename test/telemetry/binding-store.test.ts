@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execute, readRows, sql } from '../../src/store/sql.js';
 import type { BatchCommit } from '../../src/telemetry/batch-commit.js';
 import { isBindRequestError, parseBindRequest, type Binding } from '../../src/telemetry/binding.js';
+import { buildCorrelations } from '../../src/telemetry/binding-index.js';
 import { BindingStore, settleChunkRows } from '../../src/telemetry/binding-store.js';
 import { evidenceName, methodName, spoolName, typeCode } from '../../src/telemetry/codes.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
@@ -204,19 +205,30 @@ describe('BindingStore', function () {
   });
 
   it('re-checks only the batches a lagging replica correlated, against the bindings it lacked', async function () {
-    await bindings.bind(binding({ cgroup_id: 'early' }));
+    const early = binding({ cgroup_id: 'early', pid: 7 });
+    await bindings.bind(early);
     await bindings.bind(binding({ run_id: 'run-late', cgroup_id: 'late' }));
-    // the workers saw one binding (version 1) for "lagging", both (version 2) for "current"
+    // the workers saw one binding (version 1) for "lagging" and "placed", both (version 2) for "current"
     const fromSeq = store.nextSeq;
     await store.insert('lagging', [
       testEvent({ comm: 'lag', cgroupId: 'late' }),
       testEvent({ comm: 'lag-too', cgroupId: 'late', pid: 4242 }),
     ]);
+    // a row the worker placed already stays where it is, though a lacked binding could claim it too
+    await store.insert(
+      'placed',
+      [testEvent({ comm: 'placed', cgroupId: 'late', pid: 7 })],
+      buildCorrelations(early).pid,
+    );
     await store.insert('current', [testEvent({ comm: 'cur', cgroupId: 'late' })]);
     const before = store.nextSeq;
-    const settled = await bindings.settleLagging([batch('lagging', 2, 1), batch('current', 1, 2)], fromSeq);
+    const settled = await bindings.settleLagging(
+      [batch('lagging', 2, 1), batch('placed', 1, 1), batch('current', 1, 2)],
+      fromSeq,
+    );
     assert.deepEqual(Object.fromEntries(settled), { lagging: 2 });
     const places = await placement(store);
+    assert.deepEqual(places['placed'], ['run-1', 'pid', 'kernel_correlated', 'settled']);
     assert.deepEqual(places['lag'], ['run-late', 'cgroup', 'kernel_correlated', 'settled']);
     assert.deepEqual(places['cur']?.[3], 'pending', 'a replica that held every binding is trusted');
     const moved = await store.rows("run_id = 'run-late'");
