@@ -17,7 +17,7 @@ import { parseFalcoLine } from './falco.js';
 import { isLineRejection, type LineRejection } from './line-rejection.js';
 import { parseNativeLine } from './native.js';
 import { parseTetragonLine, tetragonEventKind } from './tetragon.js';
-import { hasLoneSurrogate } from './unicode-text.js';
+import { hasLoneSurrogate, unsafeIntegerIn } from './exact-values.js';
 
 /** Errors kept per call; further bad lines are only counted in `rejected`. */
 export const maxLineErrors = 100;
@@ -134,6 +134,12 @@ function parseLine(text: string, line: number, format: IngestFormat, result: Ndj
   }
   if (isLineRejection(parsed)) {
     reject(result, line, parsed.code, parsed.message);
+    return;
+  }
+  const unsafe = unsafeIntegerIn(text, parsed.attrs);
+  if (unsafe !== undefined) {
+    const message = `${unsafe.slice(0, 80)}: an integer beyond 2^53 cannot be kept exactly; send it as a string`;
+    reject(result, line, 'wrong_type', message);
     return;
   }
   classifyEvent(parsed);

@@ -19,6 +19,9 @@ const exactLines = [
   nativeLine({ timestamp: '2026-01-01T00:00:01+14:00' }),
   nativeLine({ path: '\ufeff/etc/passwd', 'key\u0000with\ufeff': '\ud83d\ude00' }),
   '{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","ppid":7,"comm":"\\ud83d\\ude00 paired"}',
+  nativeLine({ comm: 'big-ints', inode: '18446744073709551615', largest_exact: 9_007_199_254_740_991 }),
+  // an integer evt.time is read exactly from the line's digits; it never reaches attrs
+  '{"output_fields":{"evt.type":"execve","proc.pid":4242,"proc.ppid":7,"proc.name":"falco-ns","evt.time":1767225604000000123}}',
 ];
 
 /** Lines whose values no column can hold exactly: each must be a line error of its own request. */
@@ -31,6 +34,11 @@ const unstorableLines: [string, string][] = [
   ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","path":"\\ud800"}', 'invalid_unicode'],
   ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","\\udfff":1}', 'invalid_unicode'],
   ['{"output_fields":{"evt.type":"execve","proc.pid":1,"evt.time":99999999999999999999}}', 'invalid_time'],
+  ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","inode":18446744073709551615}', 'wrong_type'],
+  [
+    '{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","http":{"sizes":[1,9007199254740993]}}',
+    'wrong_type',
+  ],
 ];
 
 describe('what the store keeps', function () {
@@ -59,6 +67,12 @@ describe('what the store keeps', function () {
     assert.ok(times.includes('1678-01-01T00:00:00.000000000Z'));
     assert.ok(times.includes('2261-12-31T23:59:59.999999999Z'));
     assert.ok(times.includes('2025-12-31T10:00:01.000000000Z'), 'the +14:00 offset is applied');
+    assert.equal(byComm.get('falco-ns')?.['time'], '2026-01-01T00:00:04.000000123Z');
+    const bigInts = byComm.get('big-ints')?.['attrs'] as Record<string, unknown>;
+    assert.deepEqual(
+      [bigInts['inode'], bigInts['largest_exact']],
+      ['18446744073709551615', 9_007_199_254_740_991],
+    );
     const known = events.find((event) => event['pid'] === 4242 && event['comm'] === 'curl');
     assert.equal(known?.['hash'], knownHash, 'the stored hash of the known line is its known answer');
   });
@@ -76,6 +90,7 @@ describe('what the store keeps', function () {
       errors.map((error) => [error.line, error.code]),
       unstorableLines.map(([, code], i) => [i + 2, code]),
     );
+    assert.match(errors.at(-1)!.message, /^http\.sizes\[1\]: an integer beyond 2\^53/);
     // a message never echoes the input's lone surrogate back (it would break the answer's JSON for strict readers)
     for (const error of errors) assert.doesNotMatch(error.message, /[\ud800-\udfff]/);
     const events = await pageAll(daemon.url, 'run=run-mixed');

@@ -1,0 +1,69 @@
+/**
+ * Values JSON can carry that no store keeps exactly; a line holding one is refused, so that every
+ * stored event reads back as it was sent and recomputes to its hash.
+ *
+ * - A lone UTF-16 surrogate (`"\udc00"`): no Unicode text holds it, UTF-8 cannot encode it, so the
+ *   rows file would store U+FFFD instead. RFC 8785 (via I-JSON, RFC 7493) refuses such strings too.
+ * - An integer beyond ±(2^53 - 1) in an event's attributes: JSON.parse rounds it to a double, so the
+ *   stored number would differ from the one sent. I-JSON asks for such integers as strings.
+ */
+
+// an escape of a surrogate code unit (U+D800..U+DFFF): the only way a decoded line can hold a lone one
+const surrogateEscape = /\\u[dD][89a-fA-F]/;
+// 2^53 has 16 digits: a line without a run of 16 digits holds no integer that large
+const longDigitRun = /\d{16}/;
+
+// String.prototype.isWellFormed (ES2024, V8 11.1): Node 20 has it, TypeScript's ES2023 lib does not
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+
+/** True when every string (keys included) of a parsed JSON value is well-formed UTF-16. */
+function isWellFormedValue(value: unknown): boolean {
+  if (typeof value === 'string') return (value as unknown as WellFormed).isWellFormed();
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) return value.every(isWellFormedValue);
+  for (const key in value) {
+    if (!(key as unknown as WellFormed).isWellFormed()) return false;
+    if (!isWellFormedValue((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * True when the line parsed from `text` holds a lone surrogate anywhere. Lines without a surrogate
+ * escape (nearly all) are decided by one scan of the text, never by walking the value.
+ */
+export function hasLoneSurrogate(text: string, value: unknown): boolean {
+  return surrogateEscape.test(text) && !isWellFormedValue(value);
+}
+
+/** The path of the first integer in `value` that a double cannot hold exactly, or undefined. */
+function unsafeIntegerPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'number')
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unsafeIntegerPath(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    const found = unsafeIntegerPath(
+      (value as Record<string, unknown>)[key],
+      path === '' ? key : `${path}.${key}`,
+    );
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Where an event's attributes (as a parser built them from the line `text`) hold an integer beyond
+ * ±(2^53 - 1), or undefined. Lines without a run of 16 digits are decided by one scan of the text.
+ */
+export function unsafeIntegerIn(text: string, attrs: Readonly<Record<string, unknown>>): string | undefined {
+  return longDigitRun.test(text) ? unsafeIntegerPath(attrs, '') : undefined;
+}
