@@ -8,23 +8,20 @@
  *   stored number would differ from the one sent. I-JSON asks for such integers as strings.
  */
 
+import { isWellFormedText } from '../shared/well-formed.js';
+
 // an escape of a surrogate code unit (U+D800..U+DFFF): the only way a decoded line can hold a lone one
 const surrogateEscape = /\\u[dD][89a-fA-F]/;
 // 2^53 has 16 digits: a line without a run of 16 digits holds no integer that large
 const longDigitRun = /\d{16}/;
 
-// String.prototype.isWellFormed (ES2024, V8 11.1): Node 20 has it, TypeScript's ES2023 lib does not
-interface WellFormed {
-  isWellFormed(): boolean;
-}
-
 /** True when every string (keys included) of a parsed JSON value is well-formed UTF-16. */
 function isWellFormedValue(value: unknown): boolean {
-  if (typeof value === 'string') return (value as unknown as WellFormed).isWellFormed();
+  if (typeof value === 'string') return isWellFormedText(value);
   if (typeof value !== 'object' || value === null) return true;
   if (Array.isArray(value)) return value.every(isWellFormedValue);
   for (const key in value) {
-    if (!(key as unknown as WellFormed).isWellFormed()) return false;
+    if (!isWellFormedText(key)) return false;
     if (!isWellFormedValue((value as Record<string, unknown>)[key])) return false;
   }
   return true;

@@ -4,6 +4,7 @@
  * structured-cloned to every normalize worker, whose BindingIndex correlates events against it.
  */
 import { randomBytes } from 'node:crypto';
+import { isWellFormedText } from '../shared/well-formed.js';
 import type { tags } from 'typia';
 import type { FieldFailure } from '../shared/schema/schema-contract.js';
 import type { DateTimeText, IntegerIn } from '../shared/schema/wire-types.js';
@@ -97,21 +98,6 @@ export function newBindingId(): string {
   return id;
 }
 
-/** True when a string holds a UTF-16 surrogate without its pair: it has no UTF-8 form. */
-function hasUnpairedSurrogate(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = value.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
-      i++;
-    } else if (c >= 0xdc00 && c <= 0xdfff) {
-      return true;
-    }
-  }
-  return false;
-}
-
 function fail(field: string, message: string): BindRequestError {
   return { field, message };
 }
@@ -134,7 +120,7 @@ export function parseBindRequest(body: unknown, nowNs: bigint): Binding | BindRe
   const request = checked.value;
   for (const field of textFields) {
     const text = request[field];
-    if (typeof text === 'string' && hasUnpairedSurrogate(text)) return fail(field, bindRequest.rule(field));
+    if (typeof text === 'string' && !isWellFormedText(text)) return fail(field, bindRequest.rule(field));
   }
   const instants: Record<'started_at' | 'ended_at', bigint | null> = { started_at: null, ended_at: null };
   for (const field of ['started_at', 'ended_at'] as const) {

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import {
+  makeDataDir,
+  removeDir,
+  startDaemon,
+  type RunningDaemon,
+  assertStopsCleanly,
+} from '../support/daemon.js';
 import { request } from '../support/http.js';
 
 /** Opens a raw connection, writes `data`, and destroys the socket right away. */
@@ -27,7 +33,7 @@ describe('aborted requests', function () {
   });
 
   after(async function () {
-    assert.equal(await daemon.stop(), 0, 'the daemon still shuts down cleanly');
+    await assertStopsCleanly(daemon, 'the daemon still shuts down cleanly');
     removeDir(dataDir);
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest, queryRows, withDatabase } from '../support/duckdb.js';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
 describe('health endpoints', function () {
@@ -12,7 +12,7 @@ describe('health endpoints', function () {
   /** Starts a daemon once on the fresh data dir so the store exists, then stops it cleanly. */
   async function prepareStore(): Promise<void> {
     const daemon = await fixture.start();
-    assert.equal(await daemon.stop(), 0);
+    await assertStopsCleanly(daemon);
   }
 
   it('answers ok and ready on a fresh store', async function () {
@@ -91,7 +91,7 @@ describe('health endpoints', function () {
     assert.equal(schema?.['status'], 'failed');
     assert.equal(schema?.['format_version'], 999);
     assert.match(String(schema?.['message']), /newer/);
-    assert.equal(await daemon.stop(), 0);
+    await assertStopsCleanly(daemon);
     assert.equal(fileDigest(dbFile()), before, 'the newer database must not be modified');
     const rows = await withDatabase(dbFile(), (db) =>
       queryRows(db, 'SELECT max(version) AS v FROM store_format'),

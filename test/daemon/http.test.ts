@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { endpoints } from '../../src/daemon/endpoints.js';
-import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import {
+  makeDataDir,
+  removeDir,
+  startDaemon,
+  type RunningDaemon,
+  assertStopsCleanly,
+} from '../support/daemon.js';
 import { request } from '../support/http.js';
 
 /**
@@ -48,7 +54,7 @@ describe('http server', function () {
   });
 
   after(async function () {
-    assert.equal(await daemon.stop(), 0);
+    await assertStopsCleanly(daemon);
     removeDir(dataDir);
   });
 

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import { queryRows, withDatabase } from '../support/duckdb.js';
-import { startDaemon, useDaemonFixture } from '../support/daemon.js';
+import { startDaemon, useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { assertValidResponse } from '../support/openapi-validator.js';
 
@@ -53,7 +53,7 @@ describe('graceful shutdown', function () {
       const { status, body } = await request(again.url, '/v1/health');
       assert.equal(status, 200);
       assert.equal(body['status'], 'ok');
-      assert.equal(await again.stop(), 0);
+      await assertStopsCleanly(again);
     });
   }
 
@@ -106,7 +106,7 @@ describe('graceful shutdown', function () {
       /exited with code 1[\s\S]*in use by another process/,
     );
     assert.equal((await request(first.url, '/v1/health')).status, 200);
-    assert.equal(await first.stop(), 0);
+    await assertStopsCleanly(first);
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
 import { request, type JsonAnswer } from '../support/http.js';
 import { bind, nativeLine, pageAll } from '../support/telemetry.js';
 
@@ -71,7 +71,7 @@ describe('ingest commits', function () {
     // the rollback is answered, not guessed: after it, nothing of the request is in the store
     await bind(slow.url, { run_id: 'run-late', tool_call_id: 'tc', cgroup_id: '777' });
     assert.deepEqual(await pageAll(slow.url, 'run=run-late'), []);
-    assert.equal(await slow.stop(), 0);
+    await assertStopsCleanly(slow);
 
     // the same request resent to a healthy daemon is stored, once
     const daemon = await daemons.start();

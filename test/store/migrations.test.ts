@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadMigrations } from '../../src/store/migrations.js';
 import { requiredTables } from '../../src/store/store-format.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
-import { makeDataDir, removeDir, startDaemon } from '../support/daemon.js';
+import { makeDataDir, removeDir, startDaemon, assertStopsCleanly } from '../support/daemon.js';
 
 describe('store migrations', function () {
   it('numbers the shipped migrations 1..n, each with a checksum', function () {
@@ -32,7 +32,7 @@ describe('store migrations', function () {
     const dataDir = makeDataDir();
     try {
       const daemon = await startDaemon({ dataDir });
-      assert.equal(await daemon.stop(), 0);
+      await assertStopsCleanly(daemon);
       await withDatabase(join(dataDir, 'provd.duckdb'), async (db) => {
         const tables = await queryRows(
           db,
@@ -52,7 +52,7 @@ describe('store migrations', function () {
       const again = await startDaemon({ dataDir });
       const opened = again.logs.find((entry) => entry['msg'] === 'store opened');
       assert.deepEqual(opened?.['migrated'], []);
-      assert.equal(await again.stop(), 0);
+      await assertStopsCleanly(again);
     } finally {
       removeDir(dataDir);
     }

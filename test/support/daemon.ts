@@ -105,6 +105,21 @@ export async function spawnServer(
   };
 }
 
+/**
+ * Stops the server with SIGTERM and fails, naming the signal and the server's last log lines, unless
+ * it exited with code 0.
+ */
+export async function assertStopsCleanly(
+  server: RunningServer,
+  message = 'the server stops cleanly',
+): Promise<void> {
+  const code = await server.stop();
+  if (code === 0) return;
+  const last = server.logs.slice(-20).map((entry) => JSON.stringify(entry));
+  const how = code === null ? `was killed by ${server.child.signalCode}` : `exited with code ${code}`;
+  throw new Error(`${message}: it ${how}; its last log lines:\n${last.join('\n')}`);
+}
+
 function parseLogLine(line: string): Record<string, unknown> {
   try {
     return JSON.parse(line) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 
@@ -237,7 +237,7 @@ describe('telemetry queries', function () {
   it('keeps spooled events across a restart and settles them when the binding comes', async function () {
     const first = await daemons.start();
     await ingest(first.url, mixedLines(60, 'cg-restart'), 'native');
-    assert.equal(await first.stop(), 0);
+    await assertStopsCleanly(first);
     const second = await daemons.start();
     assert.equal((await request(second.url, '/v1/health')).body['queued_spool'], 60);
     const binding = await bind(second.url, { run_id: 'run-r', tool_call_id: 'tc', cgroup_id: 'cg-restart' });

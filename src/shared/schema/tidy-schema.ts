@@ -35,13 +35,11 @@ export function tidySchema(schema: JsonObject, options: TidyOptions): JsonObject
   const ref = schema['$ref'];
   if (typeof ref === 'string') return tidyRef(ref, schema, options);
   let node: JsonObject = { ...schema };
-  for (const key of ['properties'] as const) {
-    const map = node[key] as Record<string, JsonObject> | undefined;
-    if (map !== undefined)
-      node[key] = Object.fromEntries(
-        Object.entries(map).map(([name, sub]) => [name, tidySchema(sub, options)]),
-      );
-  }
+  const properties = node['properties'] as Record<string, JsonObject> | undefined;
+  if (properties !== undefined)
+    node['properties'] = Object.fromEntries(
+      Object.entries(properties).map(([name, sub]) => [name, tidySchema(sub, options)]),
+    );
   for (const key of ['additionalProperties', 'items'] as const) {
     const sub = node[key];
     if (isJsonObject(sub)) node[key] = tidySchema(sub, options);
