@@ -91,7 +91,7 @@ describe('provd cli', function () {
         '--data-dir',
         otherDir,
       ]);
-      assert.equal(code, 1);
+      assert.equal(code, 1, stderr);
       assert.match(stderr, /PROVD_ERR_HTTP_LISTEN/);
     } finally {
       removeDir(otherDir);

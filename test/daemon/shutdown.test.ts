@@ -36,7 +36,7 @@ describe('graceful shutdown', function () {
       const code = await daemon.stop(signal);
       stopped = true;
       await Promise.all(clients);
-      assert.equal(code, 0);
+      assert.equal(code, 0, `${daemon.child.signalCode}: ${JSON.stringify(daemon.logs.slice(-10))}`);
       assert.ok(
         daemon.logs.some((entry) => entry['msg'] === 'stopped'),
         'the daemon logs a clean stop',
