@@ -5,8 +5,9 @@
 import type { EventType, ParsedEvent } from '../telemetry/event.js';
 import { formatRfc3339Nanos, isStoredInstant, parseRfc3339 } from '../telemetry/rfc3339.js';
 import { missingTime } from './received-time.js';
+import { inferFalcoType } from './falco-infer.js';
 import {
-  quoteExcerpt,
+  readCountOrDecimal,
   readIdentifier,
   readObject,
   readString,
@@ -14,16 +15,26 @@ import {
   wrongType,
 } from './field-value.js';
 import { isWriteOpen, readFalcoSyscall } from './falco-syscall.js';
-import { rejectLine, rejectTime, rejectWrongType, type LineRejection } from './line-rejection.js';
+import {
+  isLineRejection,
+  rejectLine,
+  rejectTime,
+  rejectWrongType,
+  type LineRejection,
+} from './line-rejection.js';
 
 /** Falco `evt.type` → event type; opens are refined by their flags (falco-syscall.ts: openWriteFlags). */
 export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, EventType>([
   ['execve', 'execve'],
   ['execveat', 'execve'],
   ['connect', 'network_connect'],
+  ['listen', 'network_listen'],
+  ['accept', 'network_accept'],
+  ['accept4', 'network_accept'],
   ['open', 'file_open'],
   ['openat', 'file_open'],
   ['openat2', 'file_open'],
+  ['open_by_handle_at', 'file_open'],
   ['creat', 'file_write'],
   ['rename', 'file_rename'],
   ['renameat', 'file_rename'],
@@ -31,22 +42,30 @@ export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, E
   ['unlink', 'file_unlink'],
   ['unlinkat', 'file_unlink'],
   ['setuid', 'setuid'],
+  ['setresuid', 'setuid'],
+  ['setreuid', 'setuid'],
   ['setgid', 'setgid'],
+  ['setresgid', 'setgid'],
+  ['setregid', 'setgid'],
   ['ptrace', 'ptrace'],
+  ['setns', 'namespace_change'],
+  ['unshare', 'namespace_change'],
+  ['init_module', 'module_load'],
+  ['finit_module', 'module_load'],
 ]);
+
+/** Falco's own report of events its driver dropped: a coverage gap, not an attack. */
+const dropRulePrefix = 'Falco internal: syscall event drop';
 
 /** An integer evt.time of an instant the store cannot hold: a line error, not a missing time. */
 const outOfRange: unique symbol = Symbol('outOfRange');
 
 /**
- * The capture instant from `output_fields["evt.time"]` (integer Unix nanoseconds). JSON.parse rounds
- * such numbers to doubles (2^53 < 1.7e18), so the digits are read from the raw line and checked
- * against the parsed value; undefined when it is absent or not an integer (Falco's default writes a
- * time of day), outOfRange when it is an instant outside what the store holds.
+ * The exact digits of the integer `output_fields["evt.time"]` (Unix nanoseconds), read from the raw
+ * line: JSON.parse rounds such numbers to doubles (2^53 < 1.7e18). Undefined when the line does not
+ * hold digits matching the parsed value.
  */
-function evtTimeNanos(parsed: unknown, line: string | undefined): bigint | undefined | typeof outOfRange {
-  if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < 0) return undefined;
-  if (Number.isSafeInteger(parsed)) return BigInt(parsed);
+function evtTimeDigits(parsed: number, line: string | undefined): string | undefined {
   if (line === undefined) return undefined;
   for (let at = line.indexOf('"evt.time"'); at !== -1; at = line.indexOf('"evt.time"', at + 1)) {
     let start = at + 10;
@@ -54,44 +73,53 @@ function evtTimeNanos(parsed: unknown, line: string | undefined): bigint | undef
     let end = start;
     while (end < line.length && line.charCodeAt(end) >= 48 && line.charCodeAt(end) <= 57) end++;
     const digits = line.slice(start, end);
-    if (end > start && Number(digits) === parsed) {
-      const ns = BigInt(digits);
-      return isStoredInstant(ns) ? ns : outOfRange;
-    }
+    if (end > start && Number(digits) === parsed) return digits;
   }
   return undefined;
 }
 
 /**
+ * The capture instant from `output_fields["evt.time"]`: undefined when it is absent or not an integer
+ * (Falco's default writes a time of day), outOfRange when it is an instant the store cannot hold.
+ */
+function evtTimeNanos(parsed: unknown, line: string | undefined): bigint | undefined | typeof outOfRange {
+  if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < 0) return undefined;
+  if (Number.isSafeInteger(parsed)) return BigInt(parsed);
+  const digits = evtTimeDigits(parsed, line);
+  if (digits === undefined) return undefined;
+  const ns = BigInt(digits);
+  return isStoredInstant(ns) ? ns : outOfRange;
+}
+
+/** The output fields as kept in attrs: an `evt.time` a double cannot hold becomes its exact digits. */
+function keptFields(fields: Record<string, unknown>, line: string | undefined): Record<string, unknown> {
+  const evtTime = fields['evt.time'];
+  if (typeof evtTime !== 'number' || Number.isSafeInteger(evtTime)) return fields;
+  const digits = evtTimeDigits(evtTime, line);
+  return digits === undefined ? fields : { ...fields, 'evt.time': digits };
+}
+
+/**
  * Parses one Falco alert (already JSON-parsed into an object) into an event or a rejection. `line` is
- * the raw text, needed only for exact `evt.time` nanoseconds when the alert has no `time`.
+ * the raw text, needed only for exact `evt.time` nanoseconds when the alert has no `time`. Every alert
+ * is kept: its type comes from `evt.type`, else from the fields present (falco-infer.ts), else it is
+ * `generic`; alerts of plugin sources (k8s_audit, aws_cloudtrail, ...) are `generic` with their source.
  */
 export function parseFalcoLine(value: Record<string, unknown>, line?: string): ParsedEvent | LineRejection {
-  const fields = readObject(value.output_fields);
+  let fields = readObject(value.output_fields);
   if (fields === wrongType) return rejectWrongType('output_fields', 'an object', value.output_fields);
-  if (fields === null) return rejectLine('missing_field', 'output_fields: missing');
+  if (fields === null) {
+    if (typeof value.rule !== 'string') return rejectLine('missing_field', 'output_fields: missing');
+    fields = {}; // an alert whose rule prints no fields
+  }
+  const source = readString(value.source);
+  if (source === wrongType) return rejectWrongType('source', 'a string', value.source);
   const evtType = readString(fields['evt.type']);
   if (evtType === wrongType)
     return rejectWrongType('output_fields["evt.type"]', 'a string', fields['evt.type']);
-  if (evtType === null) return rejectLine('missing_field', 'output_fields["evt.type"]: missing');
-  let type = falcoEventTypes.get(evtType);
-  if (type === undefined) {
-    return rejectLine('unknown_type', `output_fields["evt.type"]: ${quoteExcerpt(evtType)} is not mapped`);
-  }
 
-  let time = readString(value.time);
-  if (time === wrongType) return rejectWrongType('time', 'an RFC 3339 string', value.time);
-  let timeNs: bigint | undefined;
-  if (time !== null) {
-    timeNs = parseRfc3339(time);
-    if (timeNs === undefined) return rejectTime('time');
-  } else {
-    const evtTime = evtTimeNanos(fields['evt.time'], line);
-    if (evtTime === outOfRange) return rejectTime('output_fields["evt.time"]');
-    // no capture time at all: parseNdjson stamps the ingest instant and marks it (received-time.ts)
-    time = evtTime === undefined ? missingTime : formatRfc3339Nanos(evtTime);
-    timeNs = evtTime ?? 0n;
-  }
+  const instant = readAlertTime(value, fields, line);
+  if (isLineRejection(instant)) return instant;
 
   const pid = readUint32(fields['proc.pid']);
   if (pid === wrongType)
@@ -111,14 +139,30 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
   }
 
   const attrs: Record<string, unknown> = {};
-  const rejection = readAlert(value, attrs) ?? readFalcoSyscall(type, fields, attrs);
-  if (rejection !== undefined) return rejection;
-  if (type === 'file_open' && isWriteOpen(fields)) type = 'file_write';
+  const alertRejection = readAlert(value, attrs);
+  if (alertRejection !== undefined) return alertRejection;
+  let type: EventType;
+  if (typeof value.rule === 'string' && value.rule.startsWith(dropRulePrefix)) {
+    type = 'capture_loss';
+    attrs.loss = 'syscall_drop';
+    const drops = fields['n_drops'];
+    if (typeof drops === 'number' && Number.isSafeInteger(drops) && drops >= 0) attrs.lost_events = drops;
+  } else if (source !== null && source !== 'syscall') {
+    type = 'generic';
+  } else {
+    type = (evtType === null ? inferFalcoType(fields, attrs) : falcoEventTypes.get(evtType)) ?? 'generic';
+    const rejection = readFalcoSyscall(type, fields, attrs);
+    if (rejection !== undefined) return rejection;
+    if (type === 'file_open' && isWriteOpen(fields)) type = 'file_write';
+  }
+  if (type === 'generic') attrs.kind = evtType === null ? `falco:${source ?? 'syscall'}` : evtType;
+  readOutcome(fields, attrs);
+  attrs.output_fields = keptFields(fields, line);
   return {
     type,
     source: 'falco',
-    time,
-    timeNs,
+    time: instant.time,
+    timeNs: instant.timeNs,
     pid,
     tgid: null,
     ppid,
@@ -129,6 +173,53 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
     containerId: container === 'host' ? null : container,
     attrs,
   };
+}
+
+/**
+ * The capture instant: `time` as RFC 3339 or as gRPC's `{seconds, nanos}`, else the integer
+ * `output_fields["evt.time"]`, else missing (parseNdjson stamps the ingest instant and marks it).
+ */
+function readAlertTime(
+  value: Record<string, unknown>,
+  fields: Record<string, unknown>,
+  line: string | undefined,
+): { time: string; timeNs: bigint } | LineRejection {
+  const time = value.time;
+  if (typeof time === 'string') {
+    const timeNs = parseRfc3339(time);
+    return timeNs === undefined ? rejectTime('time') : { time, timeNs };
+  }
+  if (time !== undefined && time !== null) {
+    const timeNs = timestampNanos(time);
+    if (timeNs === wrongType) return rejectWrongType('time', 'an RFC 3339 string or {seconds, nanos}', time);
+    if (!isStoredInstant(timeNs)) return rejectTime('time');
+    return { time: formatRfc3339Nanos(timeNs), timeNs };
+  }
+  const evtTime = evtTimeNanos(fields['evt.time'], line);
+  if (evtTime === outOfRange) return rejectTime('output_fields["evt.time"]');
+  if (evtTime === undefined) return { time: missingTime, timeNs: 0n };
+  return { time: formatRfc3339Nanos(evtTime), timeNs: evtTime };
+}
+
+/** A protobuf Timestamp as JSON objects carry it: `{seconds, nanos}`, seconds maybe a decimal string. */
+function timestampNanos(value: unknown): bigint | typeof wrongType {
+  const object = readObject(value);
+  if (object === wrongType || object === null) return wrongType;
+  const seconds = readCountOrDecimal(object.seconds ?? 0);
+  const nanos = readCountOrDecimal(object.nanos ?? 0);
+  if (seconds === wrongType || nanos === wrongType || seconds === null || nanos === null) return wrongType;
+  if (nanos > 999_999_999) return wrongType;
+  return BigInt(seconds) * 1_000_000_000n + BigInt(nanos);
+}
+
+/** Whether the syscall failed: `evt.res` (`SUCCESS`, an errno name or a number) and `evt.failed`. */
+function readOutcome(fields: Record<string, unknown>, attrs: Record<string, unknown>): void {
+  const res = fields['evt.res'];
+  const failed = fields['evt.failed'];
+  if (typeof res === 'string' || typeof res === 'number') attrs.result = res;
+  if (typeof failed === 'boolean') attrs.failed = failed;
+  else if (typeof res === 'string' && res !== '') attrs.failed = res !== 'SUCCESS' && res.startsWith('E');
+  else if (typeof res === 'number') attrs.failed = res < 0;
 }
 
 /** The alert's own fields: rule, priority, tags, hostname. */
@@ -146,6 +237,10 @@ function readAlert(
   const hostname = readString(value.hostname);
   if (hostname === wrongType) return rejectWrongType('hostname', 'a string', value.hostname);
   if (hostname !== null) attrs.hostname = hostname;
+  if (typeof value.source === 'string') attrs.falco_source = value.source;
+  const output = readString(value.output);
+  if (output === wrongType) return rejectWrongType('output', 'a string', value.output);
+  if (output !== null) attrs.output = output;
   const tags = value.tags;
   if (tags !== undefined && tags !== null) {
     if (!Array.isArray(tags)) return rejectWrongType('tags', 'an array of strings', tags);

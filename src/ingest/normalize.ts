@@ -13,6 +13,7 @@ import { encodeEventRow, type EventRecord } from '../telemetry/event-row.js';
 import { eventBytes, isRisky, WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
 import type { BatchDigest } from '../telemetry/batch-commit.js';
 import type { CounterDelta } from '../telemetry/producer-counters.js';
+import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.js';
 import { estimateRowBytes } from '../telemetry/spool.js';
 import { parseNdjson } from './parse-ndjson.js';
 import { RowsFile } from './rows-file.js';
@@ -57,6 +58,8 @@ export interface NormalizeResult {
   bindingVersion: number;
   /** Producer counters: accepted and spooled per source, invalid per rejection code. */
   counters: CounterDelta[];
+  /** Loss the producers reported about themselves (capture_loss events). */
+  gaps: ReportedGap[];
   ingestedNs: bigint;
 }
 
@@ -67,6 +70,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
   const hashesByRun = new Map<string | null, string[]>();
   const rows = new RowsFile(task.file);
   const tally = new ProducerTally();
+  const gaps: ReportedGap[] = [];
   let pending = 0;
   let pendingBytes = 0;
   try {
@@ -84,6 +88,12 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
       const row = encodeEventRow(i, record, attrsJson);
       rows.append(row);
       tally.count(event.source, 'accepted');
+      if (event.type === 'generic') tally.count(event.source, `generic:${String(event.attrs.kind)}`);
+      const gap = reportedGap(event, record.id);
+      if (gap !== undefined) {
+        gaps.push(gap);
+        tally.count(event.source, `capture_loss:${String(event.attrs.loss)}`);
+      }
       if (match === undefined) {
         pending++;
         pendingBytes += estimateRowBytes(event, attrsJson);
@@ -116,6 +126,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
     })),
     bindingVersion: replica.version,
     counters: tally.rejections(rejectedByCode).list(),
+    gaps,
     ingestedNs: task.ingestedNs,
   };
 }

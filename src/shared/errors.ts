@@ -19,6 +19,7 @@ export const localErrorCodes = {
   PROVD_ERR_STORE_TIMEOUT: 'the store actor did not answer within the deadline',
   PROVD_ERR_STORE_STOPPED: 'the store actor is closed or its thread exited',
   PROVD_ERR_CLI_UNREACHABLE: 'the CLI could not reach the daemon over HTTP',
+  PROVD_ERR_NORMALIZE_POOL: 'the normalize worker threads failed or did not stop cleanly',
 } as const;
 
 /** Codes carried in HTTP error bodies, with the status each one answers. */

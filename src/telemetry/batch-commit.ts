@@ -6,6 +6,7 @@ import type { tags } from 'typia';
 import type { Count } from '../shared/schema/wire-types.js';
 import type { LineError } from './event.js';
 import type { CounterDelta } from './producer-counters.js';
+import type { ReportedGap } from './reported-gaps.js';
 import type { WindowDelta } from './window-deltas.js';
 
 /** Digest of the events one batch adds to a run (null: the batch's spooled events). */
@@ -26,6 +27,8 @@ export interface BatchCommit {
   windows: WindowDelta[];
   digests: BatchDigest[];
   counters: CounterDelta[];
+  /** Loss the producers reported, recorded as coverage gaps with the events. */
+  gaps: ReportedGap[];
   /** The worker replica's binding count; the store re-checks pending rows if it holds more. */
   bindingVersion: number;
   /** When the request was received: spooled rows expire a TTL after it. */

@@ -51,14 +51,17 @@ function classifyDestination(ip: string): EventType | undefined {
 }
 
 /**
- * Reclassifies an event in place: `file_open` of a secret path → `secret_path`; `network_connect` to
+ * Reclassifies an event in place: `file_open` or `file_read` of a secret path → `secret_path` (unless
+ * it failed); `network_connect` to
  * a metadata address → `metadata_ip`, to RFC 1918 → `private_cidr`. A changed event keeps its parser's
  * type in `attrs.observed_type`. Writes, renames and unlinks are never reclassified: the contract's
  * `secret_path` is a sensitive read.
  */
 export function classifyEvent(event: ParsedEvent): void {
   let type: EventType | undefined;
-  if (event.type === 'file_open') {
+  if (event.type === 'file_open' || event.type === 'file_read') {
+    // an open the kernel refused read nothing: it stays what it was, with `failed` in attrs
+    if (event.attrs.failed === true) return;
     const path = event.attrs.path;
     if (typeof path === 'string' && isSecretPath(path)) type = 'secret_path';
   } else if (event.type === 'network_connect') {

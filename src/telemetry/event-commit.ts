@@ -21,6 +21,7 @@ import { eventRowColumns, eventRowsSource } from './event-row.js';
 import type { IngestLedger } from './ingest-ledger.js';
 import { insertDigests } from './batch-digests.js';
 import { addCounters } from './producer-counters.js';
+import { recordReportedGaps } from './reported-gaps.js';
 import { addWindows } from './window-upsert.js';
 
 /** One request waiting for, or in, a commit. */
@@ -212,6 +213,10 @@ export class EventCommitter {
     await addCounters(
       this.connection,
       batches.flatMap((batch) => batch.counters),
+    );
+    await recordReportedGaps(
+      this.connection,
+      batches.flatMap((batch) => batch.gaps),
     );
     const settled = await this.hooks.settleLagging(batches, seqBase);
     const claims = [];

@@ -5,7 +5,10 @@
 import type { tags } from 'typia';
 import type { Count } from '../shared/schema/wire-types.js';
 
-/** Type identifiers, exactly as the contract lists them. */
+/**
+ * Type identifiers: the contract's list, then the types provd adds for evidence real producers carry
+ * (docs/event-types.md). Append only: a type's position is its stored code (codes.ts).
+ */
 export const eventTypes = [
   'execve',
   'process_exit',
@@ -23,6 +26,15 @@ export const eventTypes = [
   'ptrace',
   'tls_write',
   'tls_read',
+  // provd's additions
+  'file_read',
+  'network_listen',
+  'network_accept',
+  'credential_change',
+  'namespace_change',
+  'module_load',
+  'capture_loss',
+  'generic',
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];

@@ -29,7 +29,7 @@ const riskyTypes = new Set(['secret_path', 'metadata_ip', 'private_cidr', 'ptrac
 /** True for events the default policy would not simply allow (stored with each event). */
 export function isRisky(type: EventType, attrs: Readonly<Record<string, unknown>>): boolean {
   if (riskyTypes.has(type)) return true;
-  if (type === 'setuid') return attrs['target_uid'] === 0;
+  if (type === 'setuid' || type === 'credential_change') return attrs['target_uid'] === 0;
   if (type === 'setgid') return attrs['target_gid'] === 0;
   return false;
 }

@@ -60,6 +60,16 @@ describe('parseFalcoLine', function () {
         tags: ['shell', 'mitre_execution'],
         command: 'sh -c id',
         path: '/bin/sh',
+        output_fields: {
+          'proc.pid': 42,
+          'evt.type': 'execve',
+          'proc.ppid': 41,
+          'user.uid': 0,
+          'proc.name': 'sh',
+          'proc.exepath': '/bin/sh',
+          'proc.cmdline': 'sh -c id',
+          'container.id': 'abc123',
+        },
       },
     });
     assert.equal(parsed(alert({ 'evt.type': 'execveat' })).type, 'execve');
@@ -175,15 +185,72 @@ describe('parseFalcoLine', function () {
     );
   });
 
-  it('rejects as unknown_type naming evt.type when the syscall is not mapped', function () {
-    const result = rejected(alert({ 'evt.type': 'mmap' }));
-    assert.equal(result.code, 'unknown_type');
-    assert.match(result.message, /mmap/);
+  it('keeps an alert of a syscall no type covers as generic, with evt.type as its kind', function () {
+    const event = parsed(alert({ 'evt.type': 'mmap', 'fd.name': '/lib/x.so' }));
+    assert.equal(event.type, 'generic');
+    assert.equal(event.attrs.kind, 'mmap');
+    assert.equal((event.attrs.output_fields as Record<string, unknown>)['fd.name'], '/lib/x.so');
   });
 
-  it('rejects as missing_field when output_fields or evt.type is missing', function () {
-    assert.equal(rejected({ time, rule: 'r' }).code, 'missing_field');
-    assert.equal(rejected({ time, output_fields: {} }).code, 'missing_field');
+  it('infers the type from the fields present when evt.type is missing, and says so', function () {
+    const shell = parsed(alert({ 'proc.cmdline': 'bash', 'proc.pname': 'runc', 'container.name': 'web' }));
+    assert.equal(shell.type, 'execve');
+    assert.equal(shell.attrs.command, 'bash');
+    assert.equal(shell.attrs.type_inferred_from, 'proc.cmdline');
+    assert.equal((shell.attrs.output_fields as Record<string, unknown>)['proc.pname'], 'runc');
+    const read = parsed(alert({ 'fd.name': '/etc/shadow', 'proc.cmdline': 'cat /etc/shadow' }));
+    assert.equal(read.type, 'file_open');
+    assert.equal(read.attrs.path, '/etc/shadow');
+    assert.equal(read.attrs.type_inferred_from, 'fd.name');
+    const net = parsed(alert({ 'fd.name': '10.0.0.2:40000->1.2.3.4:4444', 'fd.type': 'ipv4' }));
+    assert.deepEqual([net.type, net.attrs.dst_ip, net.attrs.dst_port], ['network_connect', '1.2.3.4', 4444]);
+    const bare = parsed({ time, rule: 'r', output_fields: {} });
+    assert.deepEqual([bare.type, bare.attrs.kind], ['generic', 'falco:syscall']);
+    const noFields = parsed({ time, rule: 'r' });
+    assert.equal(noFields.type, 'generic');
+  });
+
+  it('keeps alerts of plugin sources as generic with their source', function () {
+    const event = parsed(
+      alert(
+        { 'ka.user.name': 'admin', 'ka.verb': 'create' },
+        { source: 'k8s_audit', rule: 'Create Privileged Pod' },
+      ),
+    );
+    assert.equal(event.type, 'generic');
+    assert.equal(event.attrs.falco_source, 'k8s_audit');
+    assert.equal(event.attrs.kind, 'falco:k8s_audit');
+    assert.equal((event.attrs.output_fields as Record<string, unknown>)['ka.user.name'], 'admin');
+  });
+
+  it("records Falco's syscall event drop alert as capture_loss with the drops it counted", function () {
+    const event = parsed(
+      alert({ n_drops: 12, n_evts: 900 }, { rule: 'Falco internal: syscall event drop', priority: 'Debug' }),
+    );
+    assert.equal(event.type, 'capture_loss');
+    assert.equal(event.attrs.loss, 'syscall_drop');
+    assert.equal(event.attrs.lost_events, 12);
+  });
+
+  it('keeps whether the syscall failed, and a failed open of a secret path is no secret read', function () {
+    const failed = parsed(
+      alert({ 'evt.type': 'openat', 'fd.name': '/etc/shadow', 'evt.res': 'ENOENT', 'evt.failed': true }),
+    );
+    assert.deepEqual([failed.attrs.result, failed.attrs.failed], ['ENOENT', true]);
+    const ok = parsed(alert({ 'evt.type': 'openat', 'fd.name': '/etc/hosts', 'evt.res': 'SUCCESS' }));
+    assert.equal(ok.attrs.failed, false);
+  });
+
+  it("reads gRPC's {seconds, nanos} time form", function () {
+    const event = parsed(alert({ 'evt.type': 'execve' }, { time: { seconds: 1767225604, nanos: 5 } }));
+    assert.equal(event.time, '2026-01-01T00:00:04.000000005Z');
+    assert.equal(event.timeNs, 1_767_225_604_000_000_005n);
+    assert.equal(rejected(alert({}, { time: { seconds: 'x' } })).code, 'wrong_type');
+    assert.equal(rejected(alert({}, { time: { seconds: 99999999999 } })).code, 'invalid_time');
+  });
+
+  it('rejects as missing_field only a line that is no alert: no output_fields and no rule', function () {
+    assert.equal(rejected({ time, output: 'x' }).code, 'missing_field');
   });
 
   it('rejects as wrong_type naming the field when a value has the wrong type', function () {

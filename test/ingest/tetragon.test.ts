@@ -49,6 +49,7 @@ describe('parseTetragonLine', function () {
       path: '/usr/bin/python3',
       arguments: 'train.py --epochs 3',
       command: '/usr/bin/python3 train.py --epochs 3',
+      argv: ['/usr/bin/python3', 'train.py', '--epochs', '3'],
       cwd: '/work',
       exec_id: 'ZXhlYzE=',
       parent_exec_id: 'cGFyZW50',
@@ -163,16 +164,103 @@ describe('parseTetragonLine', function () {
     assert.equal(event.attrs.dst_port, 443);
   });
 
-  it('rejects as unknown_type naming the function when a kprobe function is not mapped', function () {
-    const result = rejected(kprobe('security_bprm_check', []));
-    assert.equal(result.code, 'unknown_type');
-    assert.match(result.message, /security_bprm_check/);
+  it('keeps a kprobe of a function no type covers as generic, with its arguments as sent', function () {
+    const args = [{ capability_arg: { value: 21, name: 'CAP_SYS_ADMIN' } }, { int_arg: 0 }];
+    const event = parsed(kprobe('cap_capable', args));
+    assert.equal(event.type, 'generic');
+    assert.deepEqual([event.attrs.kind, event.attrs.function_name], ['process_kprobe', 'cap_capable']);
+    assert.deepEqual(event.attrs.args, args);
+    assert.equal(event.pid, 100);
   });
 
-  it('rejects as unknown_type naming the kind when the event kind is not mapped', function () {
-    const result = rejected({ process_lsm: { process: proc }, time });
-    assert.equal(result.code, 'unknown_type');
-    assert.match(result.message, /process_lsm/);
+  it('maps credential, namespace, module and read kprobes onto their types', function () {
+    // the effective ids decide: a task whose euid becomes 0 is root, whatever its real uid
+    const credentials = { uid: 1000, gid: 1000, euid: 0, egid: 0 };
+    const creds = parsed(kprobe('commit_creds', [{ process_credentials_arg: credentials }]));
+    assert.deepEqual(
+      [creds.type, creds.attrs.target_uid, creds.attrs.target_gid, creds.attrs.creds],
+      ['credential_change', 0, 0, credentials],
+    );
+    const user = parsed(kprobe('commit_creds', [{ process_credentials_arg: { uid: 1000, gid: 1000 } }]));
+    assert.deepEqual([user.attrs.target_uid, user.attrs.target_gid], [1000, 1000]);
+    const setns = parsed(kprobe('__x64_sys_setns', [{ int_arg: 3 }, { int_arg: 1073741824 }]));
+    assert.deepEqual([setns.type, setns.attrs.nstype], ['namespace_change', 1073741824]);
+    const module = parsed(
+      kprobe('do_init_module', [{ module_arg: { name: 'evil', tainted: ['TAINT_OOT_MODULE'] } }]),
+    );
+    assert.deepEqual([module.type, module.attrs.module], ['module_load', 'evil']);
+    const read = parsed(kprobe('__x64_sys_read', [{ int_arg: 3 }, { size_arg: '64' }]));
+    assert.deepEqual([read.type, read.attrs.bytes], ['file_read', 64]);
+    const kernelRead = parsed(kprobe('security_kernel_read_file', [{ file_arg: { path: '/lib/m.ko' } }]));
+    assert.deepEqual([kernelRead.type, kernelRead.attrs.path], ['file_read', '/lib/m.ko']);
+  });
+
+  it('maps LSM hooks and syscall tracepoints by their function, and keeps the rest generic', function () {
+    const lsm = parsed({
+      process_lsm: {
+        process: proc,
+        function_name: 'file_open',
+        args: [{ file_arg: { path: '/etc/passwd' } }],
+      },
+      time,
+    });
+    assert.deepEqual([lsm.type, lsm.attrs.path], ['file_open', '/etc/passwd']);
+    const tracepoint = parsed({
+      process_tracepoint: {
+        process: proc,
+        subsys: 'syscalls',
+        event: 'sys_enter_setuid',
+        args: [{ long_arg: '0' }],
+      },
+      time,
+    });
+    assert.deepEqual([tracepoint.type, tracepoint.attrs.target_uid], ['setuid', 0]);
+    const uprobe = parsed({ process_uprobe: { process: proc, path: '/bin/bash', symbol: 'readline' }, time });
+    assert.deepEqual(
+      [uprobe.type, uprobe.attrs.kind, uprobe.attrs.symbol],
+      ['generic', 'process_uprobe', 'readline'],
+    );
+    const future = parsed({ process_newthing: { process: proc, detail: 1 }, time });
+    assert.deepEqual(
+      [future.type, future.attrs.kind, future.attrs.detail],
+      ['generic', 'process_newthing', 1],
+    );
+  });
+
+  it('records throttling and rate limits as capture_loss, with no process', function () {
+    const start = parsed({ process_throttle: { type: 'THROTTLE_START', cgroup: 'pod-1' }, time });
+    assert.deepEqual(
+      [start.type, start.attrs.loss, start.attrs.cgroup, start.pid],
+      ['capture_loss', 'throttle_start', 'pod-1', null],
+    );
+    const limit = parsed({ rate_limit_info: { number_of_dropped_process_events: '17' }, time });
+    assert.deepEqual(
+      [limit.type, limit.attrs.loss, limit.attrs.lost_events],
+      ['capture_loss', 'rate_limit', 17],
+    );
+  });
+
+  it('maps the older listen and accept events, and keeps close as generic', function () {
+    const listen = parsed({
+      process_listen: { process: proc, source_ip: '0.0.0.0', source_port: 8080 },
+      time,
+    });
+    assert.deepEqual(
+      [listen.type, listen.attrs.src_ip, listen.attrs.src_port],
+      ['network_listen', '0.0.0.0', 8080],
+    );
+    assert.equal(parsed({ process_accept: { process: proc }, time }).type, 'network_accept');
+    const close = parsed({ process_close: { process: proc, destination_ip: '1.2.3.4' }, time });
+    assert.deepEqual(
+      [close.type, close.attrs.kind, close.attrs.dst_ip],
+      ['generic', 'process_close', '1.2.3.4'],
+    );
+  });
+
+  it('gives an exit without status (protobuf omits a zero) exit code 0, unless a signal ended it', function () {
+    assert.equal(parsed({ process_exit: { process: proc }, time }).attrs.exit_code, 0);
+    const killed = parsed({ process_exit: { process: proc, signal: 'SIGKILL' }, time });
+    assert.deepEqual([killed.attrs.exit_code, killed.attrs.signal], [undefined, 'SIGKILL']);
   });
 
   it('rejects as unknown_format when the line has no Tetragon event kind', function () {
@@ -184,6 +272,7 @@ describe('parseTetragonLine', function () {
     assert.ok(!isLineRejection(noTime));
     assert.equal(noTime.time, missingTime);
     assert.equal(rejected({ process_exec: {}, time }).code, 'missing_field');
+    assert.equal(rejected({ process_kprobe: { process: proc }, time }).code, 'missing_field');
   });
 
   it('rejects as invalid_time when the time is not RFC 3339', function () {

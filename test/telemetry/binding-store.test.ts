@@ -25,6 +25,7 @@ function batch(batchId: string, pending: number, bindingVersion: number): BatchC
     windows: [],
     digests: [],
     counters: [],
+    gaps: [],
     bindingVersion,
     ingestedNs: 0n,
   };

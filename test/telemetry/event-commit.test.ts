@@ -45,6 +45,7 @@ describe('EventCommitter', function () {
           windows: [],
           digests: [],
           counters: [],
+          gaps: [],
           bindingVersion: 0,
           ingestedNs: 0n,
         },

@@ -1,17 +1,10 @@
 /**
- * Tetragon `process_kprobe` events: the hooked kernel function decides the event type, and its
- * arguments (file_arg, path_arg, string_arg, size_arg, bytes_arg, sock_arg, sockaddr_arg, int_arg)
- * fill the attributes. Mirrors Tetragon's KprobeArgument (api/v1/tetragon/tetragon.proto).
+ * Tetragon hook events (`process_kprobe`, `process_lsm`, `process_tracepoint`): the hooked function
+ * decides the event type, and its arguments (KprobeArgument in api/v1/tetragon/tetragon.proto) fill
+ * the attributes. A function no type covers is kept as `generic` with its arguments as sent.
  */
 import type { EventType } from '../telemetry/event.js';
-import {
-  quoteExcerpt,
-  readCountOrDecimal,
-  readObject,
-  readPort,
-  readString,
-  wrongType,
-} from './field-value.js';
+import { readCountOrDecimal, readObject, readPort, wrongType } from './field-value.js';
 import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
 
 /**
@@ -19,8 +12,18 @@ import { rejectLine, rejectWrongType, type LineRejection } from './line-rejectio
  * `security_file_permission` is refined by its mask argument (MAY_WRITE → file_write). Opens are
  * `file_open` whatever their flags: kprobe args rarely carry them decoded.
  */
-export const kprobeFunctions = {
+export const hookFunctions = {
   file_write: ['write', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'vfs_write', 'vfs_writev', 'creat'],
+  file_read: [
+    'read',
+    'pread64',
+    'readv',
+    'preadv',
+    'preadv2',
+    'vfs_read',
+    'vfs_readv',
+    'security_kernel_read_file',
+  ],
   file_open: [
     'open',
     'openat',
@@ -42,13 +45,24 @@ export const kprobeFunctions = {
   ],
   file_rename: ['rename', 'renameat', 'renameat2', 'do_renameat2', 'vfs_rename', 'security_path_rename'],
   network_connect: ['connect', 'tcp_connect', 'tcp_v4_connect', 'tcp_v6_connect', 'security_socket_connect'],
-  setuid: ['setuid'],
-  setgid: ['setgid'],
+  network_listen: ['listen', 'inet_listen', 'security_socket_listen'],
+  network_accept: ['accept', 'accept4', 'inet_csk_accept', 'security_socket_accept'],
+  setuid: ['setuid', 'setreuid', 'setresuid', 'setfsuid'],
+  setgid: ['setgid', 'setregid', 'setresgid', 'setfsgid'],
   ptrace: ['ptrace'],
+  credential_change: ['commit_creds'],
+  namespace_change: ['setns', 'unshare', 'create_new_namespaces', 'switch_task_namespaces'],
+  module_load: [
+    'init_module',
+    'finit_module',
+    'load_module',
+    'do_init_module',
+    'security_kernel_module_request',
+  ],
 } satisfies Partial<Record<EventType, readonly string[]>>;
 
 const functionTypes = new Map<string, EventType>();
-for (const [type, names] of Object.entries(kprobeFunctions)) {
+for (const [type, names] of Object.entries(hookFunctions)) {
   for (const name of names) functionTypes.set(name, type as EventType);
 }
 
@@ -62,6 +76,7 @@ const syscallPrefixes = [
   '__do_sys_',
   '__sys_',
   'ksys_',
+  'sys_enter_',
   'sys_',
 ];
 
@@ -70,6 +85,15 @@ const mayWrite = 0x2; // include/linux/fs.h: MAY_WRITE
 function baseFunctionName(name: string): string {
   for (const prefix of syscallPrefixes) if (name.startsWith(prefix)) return name.slice(prefix.length);
   return name;
+}
+
+/**
+ * The event type of a hooked function: kprobes and tracepoints by name (syscall prefixes stripped);
+ * LSM hooks, which Tetragon names without `security_`, by that name first.
+ */
+export function hookType(name: string, lsm: boolean): EventType {
+  const base = baseFunctionName(name);
+  return (lsm ? functionTypes.get('security_' + base) : undefined) ?? functionTypes.get(base) ?? 'generic';
 }
 
 /** Bytes encoded by a base64 string (protobuf JSON writes `bytes` fields as base64). */
@@ -81,32 +105,25 @@ function base64Length(text: string): number {
 }
 
 /**
- * Maps a process_kprobe body onto an event type and fills `attrs` from its args; a LineRejection for
- * an unmapped function or a malformed argument.
+ * Fills `attrs` from a hook's arguments for an event of `type`, and returns the type, refined where an
+ * argument says more (`security_file_permission` with MAY_WRITE is a write); a LineRejection for an
+ * argument of the wrong JSON type. A `generic` event keeps its arguments as sent, unread.
  */
-export function mapKprobe(
-  body: Record<string, unknown>,
+export function readHookArgs(
+  functionName: string,
+  type: EventType,
+  args: unknown,
   attrs: Record<string, unknown>,
 ): EventType | LineRejection {
-  const functionName = readString(body.function_name);
-  if (functionName === wrongType)
-    return rejectWrongType('process_kprobe.function_name', 'a string', body.function_name);
-  if (functionName === null) return rejectLine('missing_field', 'process_kprobe.function_name: missing');
-  const baseName = baseFunctionName(functionName);
-  let type = functionTypes.get(baseName);
-  if (type === undefined) {
-    return rejectLine(
-      'unknown_type',
-      `process_kprobe function_name ${quoteExcerpt(functionName)} is not mapped`,
-    );
+  if (type === 'generic') {
+    if (args !== undefined) attrs.args = args;
+    return type;
   }
-  attrs.function_name = functionName;
-  const args = body.args ?? [];
-  if (!Array.isArray(args)) return rejectWrongType('process_kprobe.args', 'an array', args);
+  if (args === undefined || args === null) return type;
+  if (!Array.isArray(args)) return rejectWrongType('args', 'an array', args);
 
   let paths = 0; // file/path/string args seen, in order: the first is `path`, the second `new_path`
-  let ints = 0;
-  let firstInt = 0;
+  const ints: number[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = readObject(args[i]);
     if (arg === wrongType || arg === null) return rejectWrongType(argName(i, ''), 'an object', args[i]);
@@ -115,8 +132,10 @@ export function mapKprobe(
       switch (key) {
         case 'file_arg':
         case 'path_arg':
+        case 'linux_binprm_arg':
         case 'string_arg': {
           const path = key === 'string_arg' ? field : pathOf(field);
+          if (path === undefined) break; // protobuf JSON omits an empty path
           if (typeof path !== 'string') return rejectWrongType(argName(i, key), 'a path', field);
           if (paths === 0) attrs.path = path;
           else if (paths === 1) attrs.new_path = path;
@@ -142,38 +161,92 @@ export function mapKprobe(
         }
         case 'int_arg':
         case 'uint_arg':
-        case 'long_arg':
-          if (typeof field !== 'number' || !Number.isSafeInteger(field)) {
+        case 'long_arg': {
+          const value = typeof field === 'string' ? Number(field) : field; // protobuf JSON: int64 as text
+          if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
             return rejectWrongType(argName(i, key), 'an integer', field);
           }
-          if (ints === 0) firstInt = field;
-          else if (ints === 1 && type === 'ptrace') attrs.target_pid = field;
-          ints++;
+          ints.push(value);
           break;
+        }
+        case 'cred_arg':
+        case 'process_credentials_arg':
+          attrs.creds = field;
+          readTargetIds(field, attrs);
+          break;
+        case 'module_arg': {
+          const module = readObject(field);
+          if (module !== wrongType && module !== null && typeof module.name === 'string') {
+            attrs.module = module.name;
+          }
+          break;
+        }
+        case 'capability_arg': {
+          const capability = readObject(field);
+          if (capability !== wrongType && capability !== null && typeof capability.name === 'string') {
+            attrs.capability = capability.name;
+          }
+          break;
+        }
         default:
-          // other argument kinds (cred_arg, skb_arg, ...) carry nothing the event record holds
+          // other argument kinds (skb_arg, bpf_attr_arg, ...) carry nothing the event record holds
           break;
       }
     }
   }
+  return refineByInts(functionName, type, ints, attrs);
+}
 
-  if (ints > 0) {
-    if (type === 'setuid') attrs.target_uid = firstInt;
-    else if (type === 'setgid') attrs.target_gid = firstInt;
-    else if (type === 'ptrace') attrs.request = firstInt;
-    else if (baseName === 'security_file_permission' && (firstInt & mayWrite) !== 0) type = 'file_write';
+/** What the integer arguments say for each type: uid, gid, ptrace request and target, open mask. */
+function refineByInts(
+  functionName: string,
+  type: EventType,
+  ints: readonly number[],
+  attrs: Record<string, unknown>,
+): EventType {
+  const first = ints[0];
+  if (first === undefined) return type;
+  switch (type) {
+    case 'setuid':
+      attrs.target_uid = first;
+      break;
+    case 'setgid':
+      attrs.target_gid = first;
+      break;
+    case 'ptrace':
+      attrs.request = first;
+      if (ints[1] !== undefined) attrs.target_pid = ints[1];
+      break;
+    case 'namespace_change':
+      // setns(fd, nstype); unshare(flags)
+      if (baseFunctionName(functionName) === 'setns') attrs.nstype = ints[1] ?? 0;
+      else attrs.flags = first;
+      break;
+    case 'file_open':
+      if (functionName.endsWith('security_file_permission') && (first & mayWrite) !== 0) return 'file_write';
+      break;
+    default:
+      break;
   }
-  if (typeof body.policy_name === 'string') attrs.policy_name = body.policy_name;
-  if (typeof body.action === 'string') attrs.action = body.action;
   return type;
+}
+
+/** The uid/gid a credential argument gives the task: effective ids when present (protobuf omits 0). */
+function readTargetIds(field: unknown, attrs: Record<string, unknown>): void {
+  const creds = readObject(field);
+  if (creds === wrongType || creds === null) return;
+  const uid = creds.euid ?? creds.uid ?? 0;
+  const gid = creds.egid ?? creds.gid ?? 0;
+  if (typeof uid === 'number') attrs.target_uid = uid;
+  if (typeof gid === 'number') attrs.target_gid = gid;
 }
 
 /** Names an argument in a message; built only when a line is rejected. */
 function argName(index: number, key: string): string {
-  return `process_kprobe.args[${index}]${key === '' ? '' : '.' + key}`;
+  return `args[${index}]${key === '' ? '' : '.' + key}`;
 }
 
-/** The `path` of a file_arg/path_arg object (KprobeFile, KprobePath); undefined when there is none. */
+/** The `path` of a file_arg/path_arg/linux_binprm_arg object; undefined when there is none. */
 function pathOf(field: unknown): unknown {
   const object = readObject(field);
   return object === wrongType || object === null ? undefined : object.path;
@@ -190,14 +263,15 @@ function readSocket(
   const sock = readObject(field);
   if (sock === wrongType || sock === null) return rejectWrongType(argName(index, key), 'an object', field);
   const ip = isSock ? sock.daddr : sock.addr;
-  if (typeof ip !== 'string')
+  if (ip !== undefined && typeof ip !== 'string')
     return rejectWrongType(`${argName(index, key)}.${isSock ? 'daddr' : 'addr'}`, 'an IP string', ip);
   const port = readPort(isSock ? sock.dport : sock.port);
   if (port === wrongType) return rejectLine('wrong_type', `${argName(index, key)}: port is not in 0..65535`);
-  attrs.dst_ip = ip;
+  if (typeof ip === 'string') attrs.dst_ip = ip;
   if (port !== null) attrs.dst_port = port;
   if (typeof sock.saddr === 'string') attrs.src_ip = sock.saddr;
   if (typeof sock.sport === 'number') attrs.src_port = sock.sport;
   if (typeof sock.protocol === 'string') attrs.protocol = sock.protocol;
+  if (typeof sock.family === 'string') attrs.family = sock.family;
   return undefined;
 }

@@ -1,0 +1,79 @@
+/**
+ * Loss a producer reports about itself (a `capture_loss` event: Tetragon throttling and rate limits,
+ * Falco's syscall event drops) is also recorded as a coverage gap, in the transaction that stores the
+ * event. A throttling window opens with THROTTLE_START and closes with the next THROTTLE_STOP of the
+ * same cgroup, which may come in a later request.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { execute, readRows, sql } from '../store/sql.js';
+import type { ParsedEvent } from './event.js';
+
+/** Gap kinds by the `loss` attribute of a capture_loss event. */
+const gapKinds: Readonly<Record<string, string>> = {
+  throttle_start: 'producer_throttle',
+  throttle_stop: 'producer_throttle',
+  throttle_unknown: 'producer_throttle',
+  rate_limit: 'producer_rate_limit',
+  syscall_drop: 'producer_drop',
+};
+
+/** One reported loss, as the worker hands it to the store. */
+export interface ReportedGap {
+  /** The id of the capture_loss event; the gap's id derives from it. */
+  eventId: string;
+  source: string;
+  kind: string;
+  /** `open` starts a throttling window, `close` ends one, `point` is loss at one instant. */
+  span: 'open' | 'close' | 'point';
+  timeNs: bigint;
+  lostEvents: number | null;
+  /** The throttled cgroup, when the report names one. */
+  cgroup: string;
+}
+
+/** The gap a capture_loss event reports; undefined for any other event. */
+export function reportedGap(event: ParsedEvent, eventId: string): ReportedGap | undefined {
+  if (event.type !== 'capture_loss') return undefined;
+  const loss = typeof event.attrs.loss === 'string' ? event.attrs.loss : 'unknown';
+  const lost = event.attrs.lost_events;
+  return {
+    eventId,
+    source: event.source,
+    kind: gapKinds[loss] ?? 'producer_loss',
+    span: loss === 'throttle_start' ? 'open' : loss === 'throttle_stop' ? 'close' : 'point',
+    timeNs: event.timeNs,
+    lostEvents: typeof lost === 'number' ? lost : null,
+    cgroup: typeof event.attrs.cgroup === 'string' ? event.attrs.cgroup : '',
+  };
+}
+
+/** Records reported gaps; a close ends the latest open window of its source and cgroup. */
+export async function recordReportedGaps(
+  connection: DuckDBConnection,
+  gaps: readonly ReportedGap[],
+): Promise<void> {
+  const nowNs = BigInt(Date.now()) * 1_000_000n;
+  for (const gap of gaps) {
+    const detail = { event_id: gap.eventId, cgroup: gap.cgroup, open: gap.span === 'open' };
+    if (gap.span === 'close') {
+      const closed = await readRows(
+        connection,
+        sql`UPDATE coverage_gaps SET end_ns = ${gap.timeNs},
+              detail = json_merge_patch(detail, json_object('open', false, 'closed_by', ${gap.eventId}))
+            WHERE id = (SELECT id FROM coverage_gaps
+              WHERE kind = ${gap.kind} AND source = ${gap.source}
+                AND json_extract_string(detail, '$.open') = 'true'
+                AND json_extract_string(detail, '$.cgroup') = ${gap.cgroup} AND start_ns <= ${gap.timeNs}
+              ORDER BY start_ns DESC LIMIT 1)
+            RETURNING id`,
+      );
+      if (closed.length > 0) continue;
+      Object.assign(detail, { start_unknown: true }); // a stop without its start: loss up to this instant
+    }
+    await execute(
+      connection,
+      sql`INSERT INTO coverage_gaps VALUES ('gap_' || ${gap.eventId}, NULL, ${gap.kind}, ${gap.source},
+          ${gap.timeNs}, ${gap.timeNs}, ${gap.lostEvents}, NULL, ${JSON.stringify(detail)}, ${nowNs})`,
+    );
+  }
+}

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { useDaemonFixture } from '../support/daemon.js';
+import { request } from '../support/http.js';
+import { bind, ingest, pageAll } from '../support/telemetry.js';
+
+const throttle = (type: string, cgroup: string, second: number): string =>
+  JSON.stringify({ process_throttle: { type, cgroup }, time: `2026-01-01T00:00:${second}Z` });
+
+type Gaps = Record<string, { gaps: number; lost_events: number }>;
+
+describe('loss producers report about themselves', function () {
+  const daemons = useDaemonFixture();
+
+  it('records a throttling window from its start to its stop as one coverage gap, across requests', async function () {
+    const daemon = await daemons.start();
+    const first = await ingest(
+      daemon.url,
+      [throttle('THROTTLE_START', 'pod-a', 10), throttle('THROTTLE_START', 'pod-b', 11)].join('\n'),
+    );
+    assert.equal(first.body['accepted'], 2, JSON.stringify(first.body));
+    const second = await ingest(
+      daemon.url,
+      [throttle('THROTTLE_STOP', 'pod-a', 30), throttle('THROTTLE_STOP', 'pod-c', 31)].join('\n'),
+    );
+    assert.equal(second.body['accepted'], 2, JSON.stringify(second.body));
+
+    const health = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    // pod-a: one window, closed; pod-b: still open; pod-c: a stop whose start provd never saw
+    assert.deepEqual((health['coverage_gaps'] as Gaps)['producer_throttle'], { gaps: 3, lost_events: 0 });
+    const sources = health['sources'] as Record<string, Record<string, number>>;
+    assert.equal(sources['tetragon']?.['capture_loss:throttle_start'], 2);
+    assert.equal(sources['tetragon']?.['capture_loss:throttle_stop'], 2);
+    const daemonHealth = (await request(daemon.url, '/v1/health')).body;
+    assert.equal(daemonHealth['coverage_status'], 'gaps_recorded');
+    assert.equal(sources['tetragon']?.['accepted'], 4, 'each report is also kept as an event');
+  });
+
+  it("records Falco's drop reports and Tetragon's rate limits with the events they lost", async function () {
+    const daemon = await daemons.start();
+    const lines = [
+      JSON.stringify({
+        time: '2026-01-01T00:00:01Z',
+        rule: 'Falco internal: syscall event drop',
+        priority: 'Debug',
+        output_fields: { n_drops: 120, n_evts: 5000 },
+      }),
+      JSON.stringify({
+        rate_limit_info: { number_of_dropped_process_events: '7' },
+        time: '2026-01-01T00:00:02Z',
+      }),
+    ];
+    assert.equal((await ingest(daemon.url, lines.join('\n'))).body['accepted'], 2);
+    const gaps = (await request(daemon.url, '/v1/telemetry/producer-health')).body['coverage_gaps'] as Gaps;
+    assert.deepEqual(gaps['producer_drop'], { gaps: 1, lost_events: 120 });
+    assert.deepEqual(gaps['producer_rate_limit'], { gaps: 1, lost_events: 7 });
+  });
+
+  it('counts generic events per kind in producer health, and serves them by type', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, { run_id: 'run-g', tool_call_id: 'tc', pid: 5 });
+    const proc = { pid: 5, binary: '/bin/bash' };
+    const lines = [
+      JSON.stringify({
+        process_uprobe: { process: proc, path: '/bin/bash', symbol: 'readline' },
+        time: '2026-01-01T00:00:01Z',
+      }),
+      JSON.stringify({
+        process_uprobe: { process: proc, path: '/bin/bash', symbol: 'readline' },
+        time: '2026-01-01T00:00:02Z',
+      }),
+      JSON.stringify({
+        time: '2026-01-01T00:00:03Z',
+        rule: 'Create Privileged Pod',
+        source: 'k8s_audit',
+        output_fields: { 'ka.verb': 'create' },
+      }),
+    ];
+    assert.equal((await ingest(daemon.url, lines.join('\n'))).body['accepted'], 3);
+    const sources = (await request(daemon.url, '/v1/telemetry/producer-health')).body['sources'] as Record<
+      string,
+      Record<string, number>
+    >;
+    assert.equal(sources['tetragon']?.['generic:process_uprobe'], 2);
+    assert.equal(sources['falco']?.['generic:falco:k8s_audit'], 1);
+    const events = await pageAll(daemon.url, 'run=run-g&type=generic');
+    assert.deepEqual(
+      events.map((event) => (event['attrs'] as Record<string, unknown>)['symbol']),
+      ['readline', 'readline'],
+    );
+  });
+});
