@@ -120,7 +120,7 @@ export class Spool {
     clearInterval(this.timer);
   }
 
-  /** One upkeep: expire, then bound; each runs SQL only when the totals in memory call for it. */
+  /** One upkeep: give up on what outlived the TTL, then bound; SQL runs only when the totals in memory call for it. */
   async tick(): Promise<{ unclaimed: number; overflowed: number }> {
     if (this.stale) await this.recount();
     const cutoffNs = (BigInt(Date.now()) - BigInt(this.limits.ttlMs)) * 1_000_000n;
