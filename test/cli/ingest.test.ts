@@ -232,6 +232,9 @@ describe('provd ingest', function () {
     const ok = await provd(['--url', daemon.url, '-'], { input: '' });
     assert.equal(summaryOf(ok)['requests'], 1, 'one empty request');
     assert.match(ok.stderr, /^provd: the input holds no lines: nothing to store\n$/);
+    const blank = await provd(['--url', daemon.url, '-'], { input: '\n\n' });
+    assert.equal(blank.code, 0, blank.stderr);
+    assert.match(blank.stderr, /^provd: the input holds no lines: nothing to store\n$/);
     const url = `http://127.0.0.1:${await freePort()}`;
     const run = await provd(['--url', url, '-'], { input: '' });
     assert.equal(run.code, 1);

@@ -81,7 +81,9 @@ export class IngestCommand extends DaemonClientCommand {
       return 1;
     }
     stdout.write(JSON.stringify(summarize(tally, seconds)) + '\n');
-    if (tally.linesCommitted === 0) stderr.write('provd: the input holds no lines: nothing to store\n');
+    // blank lines are no events: an input of only those holds nothing to store, like an empty one
+    if (tally.accepted + tally.rejected === 0)
+      stderr.write('provd: the input holds no lines: nothing to store\n');
     else if (tally.accepted === 0) {
       stderr.write(`provd: nothing was stored: the daemon rejected all ${plural(tally.rejected, 'line')}\n`);
       return 1;
