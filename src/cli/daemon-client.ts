@@ -2,13 +2,38 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Writable } from 'node:stream';
+import { ProvdError } from '../shared/errors.js';
 
 export const defaultDaemonUrl = 'http://127.0.0.1:8574';
 const requestTimeoutMs = 10_000;
 
-/** `--url`, else `$PROVD_URL`, else the default listen address. */
-export function daemonUrl(flag: string | undefined): string {
-  return (flag ?? process.env['PROVD_URL'] ?? defaultDaemonUrl).replace(/\/+$/, '');
+/**
+ * The daemon's base URL: `--url`, else `$PROVD_URL`, else the default listen address, without a
+ * trailing slash. Every command checks it here, before any request: a value that is not an
+ * http(s) base URL is PROVD_ERR_CONFIG_INVALID naming where it came from; only a well-formed URL
+ * that does not answer is PROVD_ERR_CLI_UNREACHABLE.
+ */
+export function resolveDaemonUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const from = flag !== undefined ? '--url' : 'PROVD_URL';
+  const text = flag ?? env['PROVD_URL'] ?? defaultDaemonUrl;
+  const problem = urlProblem(text);
+  if (problem !== undefined) {
+    throw new ProvdError(
+      'PROVD_ERR_CONFIG_INVALID',
+      `${from} must be the daemon's http(s) base URL, like ${defaultDaemonUrl}; ${problem}, got "${text}"`,
+    );
+  }
+  return text.replace(/\/+$/, '');
+}
+
+/** What keeps `text` from being a base URL requests can be sent under, or undefined. */
+function urlProblem(text: string): string | undefined {
+  if (!URL.canParse(text)) return 'it is not a URL';
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} is not http: or https:`;
+  if (url.username !== '' || url.password !== '') return 'it holds credentials (use PROVD_AUTH_TOKEN)';
+  if (url.search !== '' || url.hash !== '') return 'it holds a query or fragment';
+  return undefined;
 }
 
 /** GETs a path with the configured token; writes why to `stderr` and resolves undefined if unreachable. */

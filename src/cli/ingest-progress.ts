@@ -42,6 +42,6 @@ export class IngestProgress {
     const seconds = Math.max((performance.now() - this.startedAt) / 1000, 0.001);
     const { linesSent, accepted, rejected, bytesSent } = this.tally;
     const rate = (bytesSent / 1e6 / seconds).toFixed(1);
-    return `provd ingest: ${linesSent} lines sent, ${accepted} accepted, ${rejected} rejected, ${rate} MB/s`;
+    return `provd ingest: ${linesSent} lines read, ${accepted} accepted, ${rejected} rejected, ${rate} MB/s`;
   }
 }

@@ -2,6 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import typia from 'typia';
 import { postDaemon, type DaemonAnswer } from './daemon-client.js';
+import { daemonErrorOf } from './daemon-error.js';
 import type { NdjsonChunk } from './ndjson-chunker.js';
 
 /** The ingest answer as the CLI reads it; codes stay plain strings so a newer daemon's codes pass. */
@@ -81,7 +82,7 @@ async function tryOnce(
     return { outcome: { ok: true, answer: renumber(answer.body, chunk.firstLine) } };
   }
   if (answer.status === 429) return { retryAfterMs: retryAfterMs(answer.headers['retry-after']) };
-  const problem = daemonError(answer) ?? unexpected(answer);
+  const problem = daemonErrorOf(answer.body) ?? unexpected(answer);
   if (answer.status === 503) return { problem };
   return { outcome: { ok: false, reason: hint(problem, answer, chunk) } };
 }
@@ -104,14 +105,6 @@ export function retryAfterMs(header: string | undefined): number {
 /** Sleeps, or less when the abort signal fires; the caller's loop then sees it aborted. */
 async function wait(ms: number, signal: AbortSignal): Promise<void> {
   await sleep(ms, undefined, { signal }).catch(() => undefined);
-}
-
-/** `code: message` of a provenance.error/v1 body, or undefined when the body is something else. */
-function daemonError(answer: DaemonAnswer): string | undefined {
-  const body = answer.body as { error?: { code?: unknown; message?: unknown } } | undefined;
-  const { code, message } = body?.error ?? {};
-  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-  return `${code}: ${message}`;
 }
 
 function unexpected(answer: DaemonAnswer): string {

@@ -1,24 +1,36 @@
 #!/usr/bin/env node
 // provd's command line: `provd daemon` runs the daemon; every other command talks to it over HTTP.
-import { Builtins, Cli } from 'clipanion';
+import { stripVTControlCharacters } from 'node:util';
+import { Builtins } from 'clipanion';
 import { provdVersion } from '../shared/package-root.js';
 import { DaemonCommand } from './commands/daemon.js';
 import { HealthCommand } from './commands/health.js';
 import { IngestCommand } from './commands/ingest.js';
+import { RunsCommand } from './commands/runs.js';
+import { usageExitCode } from './daemon-client-command.js';
+import { bindOptionValues } from './option-values.js';
+import { ProvdCli, usesColors } from './provd-cli.js';
 
-const cli = new Cli({ binaryLabel: 'provd', binaryName: 'provd', binaryVersion: provdVersion });
+const cli = new ProvdCli({
+  binaryLabel: 'provd',
+  binaryName: 'provd',
+  binaryVersion: provdVersion,
+  enableColors: usesColors(process.stdout),
+});
 cli.register(Builtins.HelpCommand);
 cli.register(Builtins.VersionCommand);
 cli.register(DaemonCommand);
 cli.register(HealthCommand);
 cli.register(IngestCommand);
+cli.register(RunsCommand);
 
 // A usage error (unknown option, missing or extra argument) exits 2, as Unix tools do; clipanion says 1.
 let command;
 try {
-  command = cli.process(process.argv.slice(2));
+  command = cli.process(bindOptionValues(process.argv.slice(2)));
 } catch (error) {
-  process.stderr.write(cli.error(error instanceof Error ? error : new Error(String(error))));
-  process.exitCode = 2;
+  const text = cli.error(error instanceof Error ? error : new Error(String(error)));
+  process.stderr.write(usesColors(process.stderr) ? text : stripVTControlCharacters(text));
+  process.exitCode = usageExitCode;
 }
 if (command !== undefined) process.exitCode = await cli.run(command);

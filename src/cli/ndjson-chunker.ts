@@ -62,3 +62,18 @@ export async function* chunkNdjson(
   if (read > lineEnd && read - start > chunkBytes && lineEnd > start) yield cut(lineEnd, lines);
   yield cut(read, lines + (read > lineEnd ? 1 : 0));
 }
+
+/**
+ * The chunks of `chunks`, or one empty chunk when the input holds no bytes: an empty input still
+ * makes one request, so a daemon that is not there fails it instead of "ingesting" nothing.
+ */
+export async function* orEmptyChunk(
+  chunks: AsyncGenerator<NdjsonChunk, void, undefined>,
+): AsyncGenerator<NdjsonChunk, void, undefined> {
+  let any = false;
+  for await (const chunk of chunks) {
+    any = true;
+    yield chunk;
+  }
+  if (!any) yield { index: 0, bytes: Buffer.alloc(0), firstLine: 1, lines: 0 };
+}

@@ -8,6 +8,7 @@ import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
+import { runsQuery } from '../telemetry/runs.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
 
 /** One operation of the HTTP interface. */
@@ -290,6 +291,17 @@ export const endpoints = [
     summary: 'Context links',
     schema: 'context_links',
     served: false,
+  },
+
+  {
+    method: 'GET',
+    path: '/v1/runs',
+    operationId: 'list_runs',
+    summary:
+      'One page of the known runs, newest first, with their bindings and events counted (provd extension)',
+    schema: 'runs',
+    served: true,
+    query: runsQuery.parameters,
   },
 
   {

@@ -12,6 +12,7 @@ import type { BindingLog } from '../telemetry/binding-log.js';
 import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
+import { runsRoute } from '../telemetry/runs.route.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { windowsRoute } from '../telemetry/windows.route.js';
 import type { ReadinessCheck } from './daemon-health.js';
@@ -49,5 +50,6 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
       inFlightBytes: ingest.queuedBytes,
       refusedRequests: ingest.refusedRequests,
     })),
+    list_runs: runsRoute(store),
   };
 }

@@ -15,6 +15,7 @@ import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
 import type { TelemetryCorrelations } from '../telemetry/correlations.query.js';
 import type { TelemetryEvents } from '../telemetry/events.query.js';
 import type { ProducerHealth } from '../telemetry/producer-health.query.js';
+import type { RunList } from '../telemetry/runs.query.js';
 import type { TelemetryEventWindows } from '../telemetry/windows.query.js';
 import type { DaemonHealth } from './daemon-health.js';
 import type { Liveness } from './liveness.js';
@@ -33,6 +34,7 @@ const generated = typia.json.schemas<
     TelemetryEventWindows,
     TelemetryCorrelations,
     ProducerHealth,
+    RunList,
   ],
   '3.1'
 >();

@@ -31,7 +31,7 @@ export interface BatchCommit {
   gaps: ReportedGap[];
   /** The worker replica's binding count; the store re-checks pending rows if it holds more. */
   bindingVersion: number;
-  /** When the request was received: spooled rows expire a TTL after it. */
+  /** When the request was received: spooled rows are given up as unclaimed a TTL after it. */
   ingestedNs: bigint;
 }
 

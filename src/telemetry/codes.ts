@@ -18,8 +18,12 @@ export const evidenceLevels = [
 ] as const;
 export type EvidenceLevel = (typeof evidenceLevels)[number];
 
-/** Where an event stands with respect to the spool. */
-export const spoolStates = ['settled', 'pending', 'expired', 'overflowed'] as const;
+/**
+ * Where an event stands with respect to the spool: part of a run, waiting for a binding, kept
+ * uncorrelated because no binding claimed it within the TTL, or kept uncorrelated because the
+ * spool's bounds gave up on it early (the one loss). Code 2 was named `expired` before format 4.
+ */
+export const spoolStates = ['settled', 'pending', 'unclaimed', 'overflowed'] as const;
 export type SpoolState = (typeof spoolStates)[number];
 
 /** Events counted by correlation method; a method no event has is absent. */

@@ -12,11 +12,12 @@ interface CursorBody {
   v: number;
   /** Digest of run and filters. */
   f: string;
-  /** Keyset position: the last item's key, as decimal strings. */
+  /** Keyset position: the last item's key, each part as a string (integers in decimal). */
   k: string[];
 }
 
-const maxCursorLength = 512;
+// room for a key holding a 256-unit identifier (up to 3 UTF-8 bytes a unit) beside an integer
+const maxCursorLength = 2048;
 // the token's alphabet: base64url without padding
 const cursorPattern = '^[A-Za-z0-9_-]+$';
 const cursorSyntax = new RegExp(cursorPattern);
@@ -39,13 +40,32 @@ export function encodeCursor(
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
-/** The keyset position of a token, or 400 invalid_cursor saying why it cannot be used here. */
+/** The integer keyset position of a token, or 400 invalid_cursor saying why it cannot be used here. */
 export function decodeCursor(
   token: string,
   formatVersion: number,
   digest: string,
   keyLength: number,
 ): bigint[] {
+  return decodeCursorKey(token, formatVersion, digest, keyLength).map(integerPart);
+}
+
+/** An integer part of a decoded key, or 400 invalid_cursor. */
+export function integerPart(part: string): bigint {
+  if (!/^-?\d{1,20}$/.test(part)) throw invalidCursor('cursor is not a token this daemon issued');
+  return BigInt(part);
+}
+
+/**
+ * The keyset position of a token as strings, for keys with text parts (a caller converts the
+ * integer ones), or 400 invalid_cursor saying why it cannot be used here.
+ */
+export function decodeCursorKey(
+  token: string,
+  formatVersion: number,
+  digest: string,
+  keyLength: number,
+): string[] {
   if (token.length === 0 || token.length > maxCursorLength || !cursorSyntax.test(token)) {
     throw invalidCursor('cursor is not a token this daemon issued');
   }
@@ -58,7 +78,7 @@ export function decodeCursor(
   if (!isCursorBody(body, keyLength)) throw invalidCursor('cursor is not a token this daemon issued');
   if (body.v !== formatVersion) throw invalidCursor('cursor was issued by another store format');
   if (body.f !== digest) throw invalidCursor('cursor was issued for another run or other filters');
-  return body.k.map((part) => BigInt(part));
+  return body.k;
 }
 
 function isCursorBody(value: unknown, keyLength: number): value is CursorBody {
@@ -69,7 +89,7 @@ function isCursorBody(value: unknown, keyLength: number): value is CursorBody {
     typeof f === 'string' &&
     Array.isArray(k) &&
     k.length === keyLength &&
-    k.every((part) => typeof part === 'string' && /^-?\d{1,20}$/.test(part))
+    k.every((part) => typeof part === 'string')
   );
 }
 

@@ -1,4 +1,4 @@
-/** Page sizes and cursors of the paged telemetry lists (design/contract.md "Paging"). */
+/** Page sizes and cursors of the paged lists (design/contract.md "Paging"). */
 import type { tags } from 'typia';
 import type { Identifier, IntegerIn } from '../shared/schema/wire-types.js';
 import type { EventType } from './event.js';
@@ -14,14 +14,18 @@ export type PageLimit = IntegerIn<1, typeof maxPageLimit>;
 /** A page size in a query string, defaultPageLimit when absent. */
 export type PageLimitParam = PageLimit & tags.Default<typeof defaultPageLimit>;
 
+/** The query fields every paged list reads. */
+export interface PageQuery {
+  /** page size */
+  limit?: PageLimitParam;
+  /** opaque cursor from next_cursor; only valid with the list, run and filters it was issued for */
+  cursor?: string;
+}
+
 /** The query fields every paged list of one run's telemetry reads. */
-export interface RunPageQuery {
+export interface RunPageQuery extends PageQuery {
   /** run identifier */
   run: Identifier;
   /** event type filter */
   type?: EventType;
-  /** page size */
-  limit?: PageLimitParam;
-  /** opaque cursor from next_cursor; only valid with the same run and filters */
-  cursor?: string;
 }

@@ -1,7 +1,8 @@
 /**
  * GET /v1/telemetry/producer-health in the store actor: what producers sent and what became of it.
- * Sources (accepted per source), drops by reason (invalid lines, spool expiry and overflow), disk
- * buffering (spool and in-flight ingest), and correlation coverage (of one run, or of everything).
+ * Sources (accepted per source), drops by reason (invalid lines, spool overflow), disk buffering
+ * (the spool, what left it unclaimed or settled late, in-flight ingest), and correlation coverage
+ * (of one run, or of everything).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { tags } from 'typia';
@@ -35,10 +36,10 @@ export interface ProducerHealth {
   run_id: string | null;
   /** Per source: accepted, spooled, no_capture_time, ... */
   sources: { [source in EventSource]?: CountsByName };
+  /** What was lost: rejected lines, and spooled events the bounds gave up on before their TTL. */
   drops: {
     invalid: Count;
     invalid_by_reason: CountsByRejection;
-    spool_expired: Count;
     spool_overflowed: Count;
   };
   disk_buffering: {
@@ -48,11 +49,16 @@ export interface ProducerHealth {
     spool_max_events: Count;
     spool_max_bytes: Count;
     spool_settled_late: Count;
+    /**
+     * Events no binding claimed within the TTL: ordinary host activity, kept as uncorrelated events
+     * (spool state `unclaimed`); not a drop and not a coverage gap.
+     */
+    spool_unclaimed: Count;
     ingest_in_flight_bytes: Count;
     ingest_refused_requests: Count;
   };
   correlation_coverage: RunCoverage | AllCoverage;
-  /** By gap kind (kernel_loss, spool_expiry, ...). */
+  /** By gap kind (kernel_loss, spool_overflow, ...). */
   coverage_gaps: { [kind: string]: { gaps: Count; lost_events: Count } };
 }
 
@@ -115,7 +121,6 @@ export async function producerHealth(
     drops: {
       invalid,
       invalid_by_reason: invalidByReason,
-      spool_expired: spool['expired'] ?? 0,
       spool_overflowed: spool['overflowed'] ?? 0,
     },
     disk_buffering: {
@@ -125,6 +130,7 @@ export async function producerHealth(
       spool_max_events: limits.maxEvents,
       spool_max_bytes: limits.maxBytes,
       spool_settled_late: spool['correlated'] ?? 0,
+      spool_unclaimed: spool['unclaimed'] ?? 0,
       ingest_in_flight_bytes: params.ingestInFlightBytes,
       ingest_refused_requests: params.ingestRefusedRequests,
     },

@@ -1,9 +1,14 @@
 /**
  * The spool, in the store actor. Events that found no binding wait in the events table as
  * `pending` (so they survive restarts) and are settled when a binding arrives. Once a second this
- * expires those older than the TTL and, past the event or byte bound, marks the oldest as
- * overflowed. Both stay stored as uncorrelated evidence; each loss is counted and recorded as a
- * coverage gap. Nothing leaves the spool silently.
+ * gives up on those older than the TTL (`unclaimed`) and, past the event or byte bound, on the
+ * oldest (`overflowed`). Both stay stored as uncorrelated evidence, and both are counted in
+ * producer health; nothing leaves the spool silently.
+ *
+ * Only overflow is loss. An event no binding claimed within the TTL is ordinary host activity that
+ * belongs to no run: every host has it, so it is counted apart and never recorded as a coverage
+ * gap (the spec lists capture loss, not unattributed capture, as gaps). An overflowed event was
+ * denied its TTL by the bounds, so a binding that came in time may have missed it: a coverage gap.
  */
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -115,17 +120,17 @@ export class Spool {
     clearInterval(this.timer);
   }
 
-  /** One upkeep: expire, then bound; each runs SQL only when the totals in memory call for it. */
-  async tick(): Promise<{ expired: number; overflowed: number }> {
+  /** One upkeep: give up on what outlived the TTL, then bound; SQL runs only when the totals in memory call for it. */
+  async tick(): Promise<{ unclaimed: number; overflowed: number }> {
     if (this.stale) await this.recount();
     const cutoffNs = (BigInt(Date.now()) - BigInt(this.limits.ttlMs)) * 1_000_000n;
-    let expired = 0;
+    let unclaimed = 0;
     if (this.oldestNs !== null && this.oldestNs < cutoffNs) {
-      expired = await this.giveUp('expired', sql`ingested_ns < ${cutoffNs}`, { ttl_ms: this.limits.ttlMs });
+      unclaimed = await this.giveUp('unclaimed', sql`ingested_ns < ${cutoffNs}`);
       await this.recount();
     }
     if (this.stats.events <= this.limits.maxEvents && this.stats.bytes <= this.limits.maxBytes) {
-      return { expired, overflowed: 0 };
+      return { unclaimed, overflowed: 0 };
     }
     // the newest stay: counted from the newest back, the rows past either bound overflow
     const overBound = sql`id IN (
@@ -138,11 +143,18 @@ export class Spool {
       max_bytes: this.limits.maxBytes,
     });
     await this.recount();
-    return { expired, overflowed };
+    return { unclaimed, overflowed };
   }
 
-  /** Moves matching pending rows to `state`, counting them and recording the gap; returns how many. */
-  private async giveUp(state: 'expired' | 'overflowed', where: Statement, detail: object): Promise<number> {
+  /**
+   * Moves matching pending rows to `state` and counts them; with `lossDetail`, the rows are loss and
+   * recorded as one coverage gap. Returns how many rows moved.
+   */
+  private async giveUp(
+    state: 'unclaimed' | 'overflowed',
+    where: Statement,
+    lossDetail?: object,
+  ): Promise<number> {
     const selection = sql`spool_state = ${pending} AND ${where}`;
     const [found] = await readRows<{ n: bigint; first: bigint | null; last: bigint | null; bytes: bigint }>(
       this.connection,
@@ -151,20 +163,19 @@ export class Spool {
     );
     const count = Number(found!.n);
     if (count === 0) return 0;
-    const gap = {
-      id: 'gap_' + randomBytes(10).toString('hex'),
-      kind: state === 'expired' ? 'spool_expiry' : 'spool_overflow',
-    };
     await inTransaction(this.connection, async () => {
       await execute(
         this.connection,
         sql`UPDATE events SET spool_state = ${spoolCode(state)} WHERE ${selection}`,
       );
-      await execute(
-        this.connection,
-        sql`INSERT INTO coverage_gaps VALUES (${gap.id}, NULL, ${gap.kind}, 'spool', ${found!.first}, ${found!.last},
-            ${count}, ${Number(found!.bytes)}, ${JSON.stringify(detail)}, ${BigInt(Date.now()) * 1_000_000n})`,
-      );
+      if (lossDetail !== undefined) {
+        const id = 'gap_' + randomBytes(10).toString('hex');
+        await execute(
+          this.connection,
+          sql`INSERT INTO coverage_gaps VALUES (${id}, NULL, 'spool_overflow', 'spool', ${found!.first}, ${found!.last},
+              ${count}, ${Number(found!.bytes)}, ${JSON.stringify(lossDetail)}, ${BigInt(Date.now()) * 1_000_000n})`,
+        );
+      }
       await addCounters(this.connection, [{ source: 'spool', counter: state, value: count }]);
     });
     return count;

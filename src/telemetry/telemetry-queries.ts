@@ -8,6 +8,7 @@ import type { Binding } from './binding.js';
 import type { CorrelationsParams } from './correlations.query.js';
 import type { EventsParams } from './events.query.js';
 import type { ProducerHealthParams } from './producer-health.query.js';
+import type { RunsParams } from './runs.query.js';
 import type { WindowsParams } from './windows.query.js';
 
 export type TelemetryQueries = {
@@ -22,4 +23,5 @@ export type TelemetryQueries = {
   windows: QuerySpec<WindowsParams, unknown>;
   correlations: QuerySpec<CorrelationsParams, unknown>;
   producer_health: QuerySpec<ProducerHealthParams, unknown>;
+  runs: QuerySpec<RunsParams, unknown>;
 };

@@ -14,6 +14,7 @@ import { EventCommitter, type CommitFaults } from './event-commit.js';
 import { listEvents } from './events.query.js';
 import { IngestLedger } from './ingest-ledger.js';
 import { producerHealth } from './producer-health.query.js';
+import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 import { listWindows } from './windows.query.js';
@@ -96,6 +97,7 @@ export async function startTelemetryStore(
     windows: (params) => listWindows(context.reader(), params, context.formatVersion),
     correlations: (params) => explainCorrelations(context.reader(), params),
     producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
+    runs: (params) => listRuns(context.reader(), params, context.formatVersion),
   };
   return {
     name: 'telemetry',

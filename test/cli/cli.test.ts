@@ -37,12 +37,13 @@ describe('provd cli', function () {
     assert.equal(stdout.trim(), version);
   });
 
-  it('lists the daemon and health commands for --help', async function () {
+  it('lists every command for --help', async function () {
     const { code, stdout } = await provd(['--help']);
     assert.equal(code, 0);
     assert.match(stdout, /provd daemon/);
     assert.match(stdout, /provd health/);
     assert.match(stdout, /provd ingest/);
+    assert.match(stdout, /provd runs/);
   });
 
   it('prints health JSON and exits 0 when the daemon is ready', async function () {

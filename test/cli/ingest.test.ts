@@ -209,7 +209,7 @@ describe('provd ingest', function () {
     assert.match(run.stderr, /--format must be one of native, tetragon, falco, auto, got "syslog"/);
   });
 
-  it('exits 1 naming the daemon address and what was sent when no daemon answers', async function () {
+  it('exits 1 naming the daemon address and saying nothing was stored when no daemon answers', async function () {
     const closed = createServer();
     closed.listen(0, '127.0.0.1');
     await once(closed, 'listening');
@@ -223,7 +223,35 @@ describe('provd ingest', function () {
       run.stderr,
       new RegExp(`PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at http://127\\.0\\.0\\.1:${port}`),
     );
-    assert.match(run.stderr, /sent 4 lines; the daemon committed 0 of them/);
+    assert.match(run.stderr, /provd: nothing was stored: the daemon committed none of the 4 lines read\n$/);
+    assert.doesNotMatch(run.stderr, /sent/);
+  });
+
+  it('contacts the daemon even for an empty input, and exits 1 when none answers', async function () {
+    const daemon = await fixture.start();
+    const ok = await provd(['--url', daemon.url, '-'], { input: '' });
+    assert.equal(summaryOf(ok)['requests'], 1, 'one empty request');
+    assert.match(ok.stderr, /^provd: the input holds no lines: nothing to store\n$/);
+    const blank = await provd(['--url', daemon.url, '-'], { input: '\n\n' });
+    assert.equal(blank.code, 0, blank.stderr);
+    assert.match(blank.stderr, /^provd: the input holds no lines: nothing to store\n$/);
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const run = await provd(['--url', url, '-'], { input: '' });
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at /);
+    assert.match(run.stderr, /the input holds no lines, and the daemon did not take the empty request/);
+  });
+
+  it('exits 1 saying nothing was stored when the daemon rejects every line, still printing the summary', async function () {
+    const daemon = await fixture.start();
+    const run = await provd(['--url', daemon.url, '--format', 'tetragon', fixtureFile]);
+    assert.equal(run.code, 1, run.stderr);
+    const summary = JSON.parse(run.stdout) as Record<string, number>;
+    assert.equal(summary['accepted'], 0);
+    assert.equal(summary['rejected'], 4);
+    assert.match(run.stderr, /^line 1: /);
+    assert.match(run.stderr, /provd: nothing was stored: the daemon rejected all 4 lines\n$/);
   });
 
   it('resends chunks the daemon refuses with 429 until every line is in', async function () {
@@ -247,7 +275,7 @@ describe('provd ingest', function () {
     const run = await provd(['--url', daemon.url, fixtureFile]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /unavailable: .*\(after 5 attempts\)/);
-    assert.match(run.stderr, /the daemon committed 0 of them/);
+    assert.match(run.stderr, /nothing was stored: the daemon committed none of the 4 lines read/);
   });
 
   // The one stand-in daemon here: a real daemon cannot be made to commit a chunk and then fail the
@@ -285,7 +313,7 @@ describe('provd ingest', function () {
     assert.match(run.stderr, /unavailable: store down \(after 5 attempts\)/);
     assert.match(
       run.stderr,
-      /sent 4 lines; the daemon committed 2 of them \(2 accepted, 0 rejected\) in 1 request;/,
+      /the daemon committed 2 of the 4 lines read \(2 accepted, 0 rejected\) in 1 request;/,
     );
     assert.match(run.stderr, /a rerun may start at line 3/);
     assert.equal(started.bodies.length, 6); // one committed chunk, then five attempts at the second

@@ -58,6 +58,24 @@ describe('health endpoints', function () {
     }
   });
 
+  it('answers ok after an upgrade to format 4 when the only recorded gaps were spool expiries', async function () {
+    await prepareStore();
+    // a format 3 store: unclaimed events were recorded as spool_expiry gaps and counted as `expired`
+    await withDatabase(dbFile(), async (db) => {
+      await db.run(`DELETE FROM store_format WHERE version = 4`);
+      await db.run(`INSERT INTO coverage_gaps (id, run_id, kind, source, start_ns, end_ns, lost_events, recorded_at_ns)
+                    VALUES ('gap-1', NULL, 'spool_expiry', 'spool', 1, 2, 25, 3)`);
+      await db.run(`INSERT INTO producer_counters VALUES ('spool', 'expired', 25, 3)`);
+    });
+    const daemon = await fixture.start();
+    const { status, body } = await request(daemon.url, '/v1/health');
+    assert.equal(status, 200);
+    assert.equal(body['status'], 'ok');
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_unclaimed'], 25);
+    assert.deepEqual(producer['coverage_gaps'], {});
+  });
+
   it('answers 503 naming the table when a required table was dropped', async function () {
     await prepareStore();
     await withDatabase(dbFile(), (db) => db.run('DROP TABLE coverage_gaps'));

@@ -173,12 +173,13 @@ const telemetrySamples: {
       schema_version: 'provenance.producer_health/v1',
       run_id: 'r',
       sources: { falco: { accepted: 12, spooled: 12 } },
-      drops: { invalid: 1, invalid_by_reason: { unknown_type: 1 }, spool_expired: 0, spool_overflowed: 0 },
+      drops: { invalid: 1, invalid_by_reason: { unknown_type: 1 }, spool_overflowed: 0 },
       disk_buffering: {
         ...{ spool_events: 0, spool_bytes: 0, spool_ttl_s: 120, spool_max_events: 1000000 },
         ...{
           spool_max_bytes: 268435456,
           spool_settled_late: 0,
+          spool_unclaimed: 40,
           ingest_in_flight_bytes: 0,
           ingest_refused_requests: 0,
         },
@@ -187,7 +188,7 @@ const telemetrySamples: {
         ...{ scope: 'run', events: 3, by_evidence_level: { kernel_correlated: 3 } },
         by_method: { cgroup: 3 },
       },
-      coverage_gaps: { spool_expiry: { gaps: 1, lost_events: 25 } },
+      coverage_gaps: { spool_overflow: { gaps: 1, lost_events: 25 } },
     },
     wrongEnum: [['correlation_coverage', 'scope'], 'some'],
   },

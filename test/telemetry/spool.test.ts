@@ -41,7 +41,7 @@ describe('Spool', function () {
     await store.insert('first', events(0));
     await store.insert('second', events(5));
     const result = await (await spool({ maxEvents: 6 })).tick();
-    assert.deepEqual(result, { expired: 0, overflowed: 4 });
+    assert.deepEqual(result, { unclaimed: 0, overflowed: 4 });
     assert.deepEqual(await states(store), [
       ['e0', 'overflowed'],
       ['e1', 'overflowed'],
@@ -69,7 +69,7 @@ describe('Spool', function () {
       testEvent({ comm: 'new', attrs: { path: big } }),
     ]);
     const started = await spool({ maxBytes: 2500 });
-    assert.deepEqual(await started.tick(), { expired: 0, overflowed: 1 });
+    assert.deepEqual(await started.tick(), { unclaimed: 0, overflowed: 1 });
     assert.deepEqual(await states(store), [
       ['old', 'overflowed'],
       ['mid', 'pending'],
@@ -83,20 +83,22 @@ describe('Spool', function () {
     assert.equal(counter?.value, 1n);
   });
 
-  it('expires what waited longer than the TTL, and only that', async function () {
+  it('keeps what no binding claimed within the TTL as unclaimed, counted but not a coverage gap', async function () {
     await store.insert('old', [testEvent({ comm: 'stale' })], undefined, nowNs() - 120_000_000_000n);
     await store.insert('new', [testEvent({ comm: 'fresh' })], undefined, nowNs());
     const started = await spool({ ttlMs: 60_000 });
-    assert.deepEqual(await started.tick(), { expired: 1, overflowed: 0 });
+    assert.deepEqual(await started.tick(), { unclaimed: 1, overflowed: 0 });
     assert.deepEqual(await states(store), [
-      ['stale', 'expired'],
+      ['stale', 'unclaimed'],
       ['fresh', 'pending'],
     ]);
-    const [gap] = await readRows<Record<string, unknown>>(
+    const gaps = await readRows(store.connection, sql`SELECT * FROM coverage_gaps`);
+    assert.deepEqual(gaps, [], 'host activity that belongs to no run is not capture loss');
+    const counters = await readRows<Record<string, unknown>>(
       store.connection,
-      sql`SELECT kind, lost_events FROM coverage_gaps`,
+      sql`SELECT counter, value FROM producer_counters WHERE source = 'spool'`,
     );
-    assert.deepEqual(gap, { kind: 'spool_expiry', lost_events: 1n });
+    assert.deepEqual(counters, [{ counter: 'unclaimed', value: 1n }]);
   });
 
   it('keeps going when a recount after a commit fails, and repairs its totals at the next upkeep', async function () {

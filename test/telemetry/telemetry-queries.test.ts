@@ -194,23 +194,51 @@ describe('telemetry queries', function () {
     }
   });
 
-  it('counts expired spool events and records them as a coverage gap', async function () {
+  it('keeps health ok when unclaimed host activity leaves the spool, and counts it apart', async function () {
     const daemon = await daemons.start({ args: ['--spool-ttl', '1s'] });
     await ingest(daemon.url, mixedLines(25, 'cg-never-bound'), 'native');
+    let producer: Record<string, unknown> = {};
+    for (let i = 0; i < 50; i++) {
+      producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+      if ((producer['disk_buffering'] as Record<string, number>)['spool_unclaimed'] === 25) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_unclaimed'], 25);
+    assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_events'], 0);
+    assert.deepEqual(producer['coverage_gaps'], {});
+    assert.equal((producer['drops'] as Record<string, number>)['spool_overflowed'], 0);
+    const coverage = producer['correlation_coverage'] as Record<string, unknown>;
+    assert.deepEqual(coverage['by_spool_state'], { unclaimed: 25 }, 'kept as uncorrelated events');
+    const health = (await request(daemon.url, '/v1/health')).body;
+    assert.equal(health['status'], 'ok');
+    assert.equal(health['coverage_status'], 'no_recorded_gaps');
+    assert.equal(health['queued_spool'], 0);
+  });
+
+  it('degrades health when the spool overflows, even beside unclaimed host activity', async function () {
+    // the TTL outlasts the once-a-second upkeep, so the flood below overflows before it could expire
+    const daemon = await daemons.start({ args: ['--spool-ttl', '4s', '--spool-max-events', '10'] });
+    await ingest(daemon.url, mixedLines(3, 'cg-host'), 'native');
+    let producer: Record<string, unknown> = {};
+    for (let i = 0; i < 100; i++) {
+      producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+      if ((producer['disk_buffering'] as Record<string, number>)['spool_unclaimed'] === 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal((await request(daemon.url, '/v1/health')).body['status'], 'ok');
+    await ingest(daemon.url, mixedLines(15, 'cg-flood'), 'native');
     let health: Record<string, unknown> = {};
     for (let i = 0; i < 50 && health['coverage_status'] !== 'gaps_recorded'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       health = (await request(daemon.url, '/v1/health')).body;
     }
     assert.equal(health['status'], 'degraded');
+    assert.equal(health['ready'], true);
     assert.equal(health['coverage_status'], 'gaps_recorded');
-    assert.equal(health['queued_spool'], 0);
-    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
-    assert.equal((producer['drops'] as Record<string, number>)['spool_expired'], 25);
-    assert.deepEqual((producer['coverage_gaps'] as Record<string, unknown>)['spool_expiry'], {
-      gaps: 1,
-      lost_events: 25,
-    });
+    producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    assert.equal((producer['drops'] as Record<string, number>)['spool_overflowed'], 5);
+    assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_unclaimed'], 3);
+    assert.deepEqual(producer['coverage_gaps'], { spool_overflow: { gaps: 1, lost_events: 5 } });
   });
 
   it('marks the oldest spooled events overflowed past the event bound, and counts them as a gap', async function () {

@@ -36,7 +36,8 @@ export class DaemonCommand extends Command {
       'how long an ingest request waits for its commit before it is rolled back and answered 503 (default 120s)',
   });
   spoolTtl = Option.String('--spool-ttl', {
-    description: 'how long events wait for a binding before they count as expired (default 2m)',
+    description:
+      'how long events wait for a binding before they are kept as unclaimed host activity (default 2m)',
   });
   spoolMaxEvents = Option.String('--spool-max-events', {
     description: 'most events the spool holds (default 1,000,000)',

@@ -1,0 +1,48 @@
+/**
+ * The value each option of the CLI takes, by option name: shown in the usage (`--listen HOST:PORT`
+ * where clipanion would print `--listen #0`), and how `bindOptionValues` knows which tokens are
+ * option values. A test keeps every registered option in this list.
+ */
+export const optionValueNames: Readonly<Record<string, string>> = {
+  '--listen': 'HOST:PORT',
+  '--data-dir': 'DIR',
+  '--auth-token': 'TOKEN',
+  '--max-body-bytes': 'BYTES',
+  '--max-ingest-queue-bytes': 'BYTES',
+  '--ingest-timeout': 'DURATION',
+  '--spool-ttl': 'DURATION',
+  '--spool-max-events': 'COUNT',
+  '--spool-max-bytes': 'BYTES',
+  '--url': 'URL',
+  '--format': 'FORMAT',
+  '--chunk-bytes': 'BYTES',
+  '--concurrency': 'COUNT',
+  '--limit': 'COUNT',
+  '--cursor': 'CURSOR',
+};
+
+/** Replaces clipanion's `--name #0` placeholders with the option's value name. */
+export function nameOptionValues(usage: string): string {
+  return usage.replace(
+    /(--[a-z][a-z-]*) #0/g,
+    (_all, name: string) => `${name} ${optionValueNames[name] ?? 'VALUE'}`,
+  );
+}
+
+/**
+ * Joins a value option and a following token that reads as a negative number (`--limit -5`) into
+ * `--limit=-5`. clipanion takes any token starting with `-` for an option and would answer "not
+ * enough arguments"; joined, the command's own check names the option and the rule it breaks.
+ */
+export function bindOptionValues(argv: readonly string[]): string[] {
+  const bound: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    const next = argv[i + 1];
+    if (Object.hasOwn(optionValueNames, token) && next !== undefined && /^-[\d.]/.test(next)) {
+      bound.push(`${token}=${next}`);
+      i++;
+    } else bound.push(token);
+  }
+  return bound;
+}
