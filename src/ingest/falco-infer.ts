@@ -10,7 +10,8 @@ const socketFdTypes = new Set(['ipv4', 'ipv6', '4', '6']);
 
 /**
  * A destination field (`fd.rip`, `fd.sip`, or a socket `fd.name` with `->`) → network_connect; a file
- * `fd.name` (an absolute path) → file_open; a command line or process name alone → execve (Falco's
+ * `fd.name` (an absolute path) → file_open; `evt.arg.uid` / `evt.arg.gid` → setuid / setgid;
+ * `evt.arg.request` → ptrace; a command line or executable path alone → execve (Falco's
  * process rules fire on spawned processes); anything else → undefined (kept as `generic`).
  */
 export function inferFalcoType(
@@ -30,6 +31,12 @@ export function inferFalcoType(
   ) {
     type = 'network_connect';
     from = fields['fd.rip'] !== undefined ? 'fd.rip' : fields['fd.sip'] !== undefined ? 'fd.sip' : 'fd.name';
+  } else if (fields['evt.arg.uid'] !== undefined || fields['evt.arg.gid'] !== undefined) {
+    type = fields['evt.arg.uid'] !== undefined ? 'setuid' : 'setgid';
+    from = fields['evt.arg.uid'] !== undefined ? 'evt.arg.uid' : 'evt.arg.gid';
+  } else if (fields['evt.arg.request'] !== undefined) {
+    type = 'ptrace';
+    from = 'evt.arg.request';
   } else if (typeof name === 'string' && name.startsWith('/')) {
     type = 'file_open';
     from = 'fd.name';

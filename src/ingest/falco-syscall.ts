@@ -17,14 +17,20 @@ const unlinkPathFields = ['evt.arg.path', 'evt.arg.name', 'fs.path.name', 'fd.na
 const renameFromFields = ['evt.arg.oldpath', 'fs.path.source'];
 const renameToFields = ['evt.arg.newpath', 'fs.path.target'];
 
-/** The first of `names` present in `fields` as a string; wrongType when present with another type. */
+/** Falco's value for a field it could not resolve: the same as absent. */
+const notAvailable = '<NA>';
+
+/**
+ * The first of `names` present in `fields` as a string (`<NA>` counts as absent); wrongType when
+ * present with another type.
+ */
 function firstString(
   fields: Record<string, unknown>,
   names: readonly string[],
 ): string | null | typeof wrongType {
   for (const name of names) {
     const value = readString(fields[name]);
-    if (value !== null) return value;
+    if (value !== null && value !== notAvailable) return value;
   }
   return null;
 }
@@ -42,6 +48,7 @@ function numericArg(fields: Record<string, unknown>, arg: string): number | null
   const text = fields['evt.arg.' + arg];
   if (typeof text === 'number') return Number.isSafeInteger(text) ? text : null;
   if (typeof text !== 'string') return null;
+  if (text === 'root') return 0; // Falco prints a known id by name
   let value = 0;
   let at = 0;
   for (; at < text.length && at < 10; at++) {

@@ -54,6 +54,18 @@ export const falcoEventTypes: ReadonlyMap<string, EventType> = new Map<string, E
   ['finit_module', 'module_load'],
 ]);
 
+/** Falco's priorities by their number in the gRPC outputs API (falco/outputs.proto). */
+const grpcPriorities: readonly string[] = [
+  'Emergency',
+  'Alert',
+  'Critical',
+  'Error',
+  'Warning',
+  'Notice',
+  'Informational',
+  'Debug',
+];
+
 /** Falco's own report of events its driver dropped: a coverage gap, not an attack. */
 const dropRulePrefix = 'Falco internal: syscall event drop';
 
@@ -61,14 +73,15 @@ const dropRulePrefix = 'Falco internal: syscall event drop';
 const outOfRange: unique symbol = Symbol('outOfRange');
 
 /**
- * The exact digits of the integer `output_fields["evt.time"]` (Unix nanoseconds), read from the raw
- * line: JSON.parse rounds such numbers to doubles (2^53 < 1.7e18). Undefined when the line does not
- * hold digits matching the parsed value.
+ * The exact digits of the integer output field `key` (e.g. `evt.time`, Unix nanoseconds), read from
+ * the raw line: JSON.parse rounds such numbers to doubles (2^53 < 1.7e18). Undefined when the line
+ * does not hold digits matching the parsed value.
  */
-function evtTimeDigits(parsed: number, line: string | undefined): string | undefined {
+function integerDigits(key: string, parsed: number, line: string | undefined): string | undefined {
   if (line === undefined) return undefined;
-  for (let at = line.indexOf('"evt.time"'); at !== -1; at = line.indexOf('"evt.time"', at + 1)) {
-    let start = at + 10;
+  const quoted = JSON.stringify(key);
+  for (let at = line.indexOf(quoted); at !== -1; at = line.indexOf(quoted, at + 1)) {
+    let start = at + quoted.length;
     while (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 58) start++; // ' ' ':'
     let end = start;
     while (end < line.length && line.charCodeAt(end) >= 48 && line.charCodeAt(end) <= 57) end++;
@@ -85,18 +98,25 @@ function evtTimeDigits(parsed: number, line: string | undefined): string | undef
 function evtTimeNanos(parsed: unknown, line: string | undefined): bigint | undefined | typeof outOfRange {
   if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < 0) return undefined;
   if (Number.isSafeInteger(parsed)) return BigInt(parsed);
-  const digits = evtTimeDigits(parsed, line);
+  const digits = integerDigits('evt.time', parsed, line);
   if (digits === undefined) return undefined;
   const ns = BigInt(digits);
   return isStoredInstant(ns) ? ns : outOfRange;
 }
 
-/** The output fields as kept in attrs: an `evt.time` a double cannot hold becomes its exact digits. */
+/**
+ * The output fields as kept in attrs: an integer a double cannot hold (`evt.time`,
+ * `evt.time.iso8601` as some exporters send it) becomes its exact digits, so nothing is rounded.
+ */
 function keptFields(fields: Record<string, unknown>, line: string | undefined): Record<string, unknown> {
-  const evtTime = fields['evt.time'];
-  if (typeof evtTime !== 'number' || Number.isSafeInteger(evtTime)) return fields;
-  const digits = evtTimeDigits(evtTime, line);
-  return digits === undefined ? fields : { ...fields, 'evt.time': digits };
+  let kept = fields;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || Number.isSafeInteger(value)) continue;
+    const digits = integerDigits(key, value, line);
+    if (digits !== undefined) kept = { ...kept, [key]: digits };
+  }
+  return kept;
 }
 
 /**
@@ -145,8 +165,8 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
   if (typeof value.rule === 'string' && value.rule.startsWith(dropRulePrefix)) {
     type = 'capture_loss';
     attrs.loss = 'syscall_drop';
-    const drops = fields['n_drops'];
-    if (typeof drops === 'number' && Number.isSafeInteger(drops) && drops >= 0) attrs.lost_events = drops;
+    const drops = readCountOrDecimal(fields['n_drops']); // Falco prints the counts as strings
+    if (typeof drops === 'number') attrs.lost_events = drops;
   } else if (source !== null && source !== 'syscall') {
     type = 'generic';
   } else {
@@ -231,8 +251,12 @@ function readAlert(
   const rule = readString(value.rule);
   if (rule === wrongType) return rejectWrongType('rule', 'a string', value.rule);
   if (rule !== null) attrs.rule = rule;
-  const priority = readString(value.priority);
-  if (priority === wrongType) return rejectWrongType('priority', 'a string', value.priority);
+  // gRPC outputs send the priority as its enum number
+  const priority =
+    typeof value.priority === 'number' ? grpcPriorities[value.priority] : readString(value.priority);
+  if (priority === wrongType || priority === undefined) {
+    return rejectWrongType('priority', 'a priority name or number 0..7', value.priority);
+  }
   if (priority !== null) attrs.priority = priority;
   const hostname = readString(value.hostname);
   if (hostname === wrongType) return rejectWrongType('hostname', 'a string', value.hostname);

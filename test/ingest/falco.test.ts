@@ -178,7 +178,8 @@ describe('parseFalcoLine', function () {
     }
   });
 
-  it('rejects as invalid_time when time is not RFC 3339', function () {
+  it('rejects as invalid_time when time is not RFC 3339, as in a published blog typo', function () {
+    assert.equal(rejected(alert({}, { time: '2021-04-13T20:58:00.746609046Z+2' })).code, 'invalid_time');
     assert.equal(
       rejected(alert({ 'evt.type': 'execve' }, { time: '2026-01-01 00:00' })).code,
       'invalid_time',
@@ -204,6 +205,11 @@ describe('parseFalcoLine', function () {
     assert.equal(read.attrs.type_inferred_from, 'fd.name');
     const net = parsed(alert({ 'fd.name': '10.0.0.2:40000->1.2.3.4:4444', 'fd.type': 'ipv4' }));
     assert.deepEqual([net.type, net.attrs.dst_ip, net.attrs.dst_port], ['network_connect', '1.2.3.4', 4444]);
+    const setuid = parsed(alert({ 'evt.arg.uid': 'root', 'proc.cmdline': 'event_generator ' }));
+    assert.deepEqual(
+      [setuid.type, setuid.attrs.target_uid, setuid.attrs.type_inferred_from],
+      ['setuid', 0, 'evt.arg.uid'],
+    );
     const bare = parsed({ time, rule: 'r', output_fields: {} });
     assert.deepEqual([bare.type, bare.attrs.kind], ['generic', 'falco:syscall']);
     const noFields = parsed({ time, rule: 'r' });
@@ -225,7 +231,10 @@ describe('parseFalcoLine', function () {
 
   it("records Falco's syscall event drop alert as capture_loss with the drops it counted", function () {
     const event = parsed(
-      alert({ n_drops: 12, n_evts: 900 }, { rule: 'Falco internal: syscall event drop', priority: 'Debug' }),
+      alert(
+        { n_drops: '12', n_evts: '900' },
+        { rule: 'Falco internal: syscall event drop', priority: 'Debug' },
+      ),
     );
     assert.equal(event.type, 'capture_loss');
     assert.equal(event.attrs.loss, 'syscall_drop');
