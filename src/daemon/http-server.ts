@@ -85,7 +85,14 @@ export class HttpServer {
     this.inFlight++;
     const exchange = new Exchange(res, requestId, () => this.finished());
 
-    const match = this.options.router.match(method, path);
+    // Auth comes before routing: without the token, a client learns nothing about which paths or
+    // methods exist (no 404 or 405), only that it must authenticate.
+    const { auth, router } = this.options;
+    if (auth !== undefined && !router.isPublic(path)) {
+      const result = auth.check(req.getHeader('authorization'));
+      if (result !== 'ok') return exchange.send(unauthorized(result));
+    }
+    const match = router.match(method, path);
     if (match.kind === 'not_found') return exchange.send(errorReply('not_found', `no such path: ${path}`));
     if (match.kind === 'method_not_allowed') {
       const message = `${method} is not allowed on ${path}; allowed: ${match.allow}`;
@@ -95,10 +102,6 @@ export class HttpServer {
     // While stopping, the health endpoints still answer (and say so); everything else is refused.
     if (this.stopping && endpoint.public !== true) {
       return exchange.send({ ...errorReply('unavailable', 'the daemon is shutting down'), close: true });
-    }
-    if (this.options.auth !== undefined && endpoint.public !== true) {
-      const result = this.options.auth.check(req.getHeader('authorization'));
-      if (result !== 'ok') return exchange.send(unauthorized(result));
     }
     const headers: Record<string, string> = {};
     for (const { name } of endpoint.headers ?? []) headers[name] = req.getHeader(name);

@@ -17,6 +17,8 @@ const notServed: RouteHandler = (request) =>
 /** Maps each endpoint to its handler; every served endpoint must have one. */
 export class Router {
   private readonly routes = new Map<string, Map<string, { endpoint: Endpoint; handler: RouteHandler }>>();
+  /** Paths that never need the token, whatever the method (the health endpoints). */
+  private readonly publicPaths = new Set<string>();
 
   constructor(endpoints: readonly Endpoint[], handlers: Readonly<Record<string, RouteHandler>>) {
     for (const endpoint of endpoints) {
@@ -26,8 +28,14 @@ export class Router {
       const byMethod =
         this.routes.get(endpoint.path) ?? new Map<string, { endpoint: Endpoint; handler: RouteHandler }>();
       byMethod.set(endpoint.method, { endpoint, handler });
+      if (endpoint.public === true) this.publicPaths.add(endpoint.path);
       this.routes.set(endpoint.path, byMethod);
     }
+  }
+
+  /** True for a path anyone may ask without a token; every other path, unknown ones included, needs it. */
+  isPublic(path: string): boolean {
+    return this.publicPaths.has(path);
   }
 
   match(method: string, path: string): RouteMatch {
