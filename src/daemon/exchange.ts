@@ -14,6 +14,8 @@ export class Exchange {
     private readonly res: HttpResponse,
     readonly requestId: string,
     private readonly onFinished: () => void,
+    /** A HEAD request: the answer carries GET's headers and no body. */
+    private readonly head = false,
   ) {
     // uWS requires onAborted before any asynchronous step; without it an abort terminates the process.
     res.onAborted(() => {
@@ -40,7 +42,13 @@ export class Exchange {
       this.res.writeHeader('content-type', 'application/json; charset=utf-8');
       this.res.writeHeader('x-request-id', this.requestId);
       for (const [name, value] of Object.entries(reply.headers ?? {})) this.res.writeHeader(name, value);
-      this.res.end(reply.body, reply.close === true);
+      if (!this.head) return void this.res.end(reply.body, reply.close === true);
+      // uWS 20.30's endWithoutBody(length) leaves the response pending, and the connection's next
+      // request is then refused; so GET's Content-Length goes in as our own header. Its close flag
+      // would add a second Content-Length: the client is asked to close instead.
+      this.res.writeHeader('content-length', String(byteLength(reply.body)));
+      if (reply.close === true) this.res.writeHeader('connection', 'close');
+      this.res.endWithoutBody();
     });
   }
 
@@ -48,4 +56,8 @@ export class Exchange {
     this.done = true;
     this.onFinished();
   }
+}
+
+function byteLength(body: Uint8Array | string): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 }

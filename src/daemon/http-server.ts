@@ -83,7 +83,7 @@ export class HttpServer {
     const method = req.getCaseSensitiveMethod();
     const path = req.getUrl();
     this.inFlight++;
-    const exchange = new Exchange(res, requestId, () => this.finished());
+    const exchange = new Exchange(res, requestId, () => this.finished(), method === 'HEAD');
 
     // Auth comes before routing: without the token, a client learns nothing about which paths or
     // methods exist (no 404 or 405), only that it must authenticate.

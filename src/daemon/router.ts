@@ -41,8 +41,16 @@ export class Router {
   match(method: string, path: string): RouteMatch {
     const byMethod = this.routes.get(path);
     if (byMethod === undefined) return { kind: 'not_found' };
-    const route = byMethod.get(method);
-    if (route === undefined) return { kind: 'method_not_allowed', allow: [...byMethod.keys()].join(', ') };
+    // HEAD is GET without the body (RFC 9110 9.3.2): the server sends GET's headers and no body
+    const route = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
+    if (route === undefined) return { kind: 'method_not_allowed', allow: allowed(byMethod) };
     return { kind: 'found', ...route };
   }
+}
+
+/** The Allow header of a path: its methods, and HEAD wherever GET is served. */
+function allowed(byMethod: ReadonlyMap<string, unknown>): string {
+  const methods = [...byMethod.keys()];
+  if (methods.includes('GET')) methods.push('HEAD');
+  return methods.join(', ');
 }
