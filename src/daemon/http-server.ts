@@ -9,6 +9,7 @@ import { log } from '../shared/log.js';
 import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
 import type { RouteHandler, RouteRequest } from '../shared/http/route.js';
 import type { BearerAuth } from './bearer-auth.js';
+import { refusedContentLength } from './content-length.js';
 import { Exchange } from './exchange.js';
 import type { Router } from './router.js';
 import { loadUws } from './uws.js';
@@ -85,6 +86,9 @@ export class HttpServer {
     this.inFlight++;
     const exchange = new Exchange(res, requestId, () => this.finished(), method === 'HEAD');
 
+    // before anything else: uWS closes the connection right after this handler on such a length
+    const refusedLength = refusedContentLength(req.getHeader('content-length'), this.options.maxBodyBytes);
+    if (refusedLength !== undefined) return exchange.send(refusedLength);
     // Auth comes before routing: without the token, a client learns nothing about which paths or
     // methods exist (no 404 or 405), only that it must authenticate.
     const { auth, router } = this.options;
