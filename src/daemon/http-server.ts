@@ -8,7 +8,9 @@ import { isUnavailable, isWireErrorCode, ProvdError, toErrorData } from '../shar
 import { log } from '../shared/log.js';
 import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
 import type { RouteHandler, RouteRequest } from '../shared/http/route.js';
+import type { BodyBudget } from '../shared/http/body-budget.js';
 import type { BearerAuth } from './bearer-auth.js';
+import { readBody, type BodyLimits } from './body-reader.js';
 import { refusedContentLength } from './content-length.js';
 import { Exchange } from './exchange.js';
 import type { Router } from './router.js';
@@ -21,6 +23,8 @@ export interface HttpServerOptions {
   /** Undefined when no token is configured: every request is accepted. */
   auth: BearerAuth | undefined;
   router: Router;
+  /** Budgets of body bytes in memory, by operationId; a body that does not fit is answered 429. */
+  bodyBudgets: Readonly<Partial<Record<string, BodyBudget>>>;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -120,33 +124,20 @@ export class HttpServer {
     if (endpoint.body === undefined) return this.dispatch(exchange, handler, request);
 
     const declared = req.getHeader('content-length');
-    if (declared !== '' && Number(declared) > this.options.maxBodyBytes) {
+    const declaredBytes = declared === '' ? undefined : Number(declared);
+    if (declaredBytes !== undefined && declaredBytes > this.options.maxBodyBytes) {
+      // uWS closes once the answer is out, so a body up to ~1 GB is not read only to be dropped
       return exchange.send({ ...this.tooLarge(), close: true });
     }
-    void this.readBody(res, exchange).then((body) => {
+    const limits: BodyLimits = {
+      maxBodyBytes: this.options.maxBodyBytes,
+      declaredBytes,
+      budget: this.options.bodyBudgets[endpoint.operationId],
+      tooLarge: () => this.tooLarge(),
+      backpressure: () => errorReply('backpressure', `${path} holds too many bodies in memory; retry later`),
+    };
+    void readBody(res, exchange, limits).then((body) => {
       if (body !== undefined) this.dispatch(exchange, handler, { ...request, body });
-    });
-  }
-
-  /** Reads the whole body within the limit; answers 413 and resolves undefined when it is over. */
-  private readBody(res: HttpResponse, exchange: Exchange): Promise<Buffer | undefined> {
-    const limit = this.options.maxBodyBytes;
-    return new Promise((resolve) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      exchange.onAbort(() => resolve(undefined));
-      res.onData((chunk, isLast) => {
-        if (exchange.finished) return;
-        size += chunk.byteLength;
-        if (size > limit) {
-          // Answer now but keep the connection: closing with unread upload data makes the kernel reset
-          // it and the client never reads the 413. uWS discards the rest of the body after the answer.
-          exchange.send(this.tooLarge());
-          return resolve(undefined);
-        }
-        chunks.push(Buffer.from(new Uint8Array(chunk))); // copy: uWS reuses the chunk's memory
-        if (isLast) resolve(Buffer.concat(chunks, size));
-      });
     });
   }
 
