@@ -35,8 +35,12 @@ interface OpenDatabase {
 
 const encoder = new TextEncoder();
 
-/** DuckDB's memory limit (buffer cache, query memory; it spills to disk past it). */
-const storeMemoryLimit = '512MB';
+/**
+ * DuckDB's memory limit (buffer cache, query memory; it spills to disk past it). At 512MB a flood of
+ * 4 MiB ingest bodies peaked near 1 GB of RSS, most of it DuckDB's (`npm run bench:memory`); at 256MB
+ * the peak is ~150 MB lower for the same commit rate.
+ */
+const storeMemoryLimit = '256MB';
 
 /** Owns the database for the life of the store thread. */
 export class StoreActor {
