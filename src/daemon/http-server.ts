@@ -187,6 +187,13 @@ function unauthorized(result: 'missing' | 'invalid'): HttpReply {
 function failureReply(error: unknown, request: RouteRequest): HttpReply {
   if (error instanceof ProvdError) {
     if (isWireErrorCode(error.code)) return errorReply(error.code, error.message);
+    if (error.code === 'PROVD_ERR_STORE_DISK_FULL') {
+      log('error', 'disk full', { request_id: request.requestId, path: request.path, error: error.toData() });
+      return errorReply(
+        'unavailable',
+        'the disk under the data dir is full (PROVD_ERR_STORE_DISK_FULL): nothing of this request was stored; provd serves again once space is freed',
+      );
+    }
     if (error.code === 'PROVD_ERR_STORE_TIMEOUT' || error.code === 'PROVD_ERR_STORE_STOPPED') {
       return errorReply('unavailable', `the store is unavailable: ${error.message}`);
     }

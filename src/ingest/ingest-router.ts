@@ -7,6 +7,8 @@
 import { webcrypto } from 'node:crypto';
 import { join } from 'node:path';
 import type { Piscina } from 'piscina';
+import { rmSync } from 'node:fs';
+import { isDiskFull, ProvdError } from '../shared/errors.js';
 import { ByteBudget } from '../shared/http/body-budget.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import {
@@ -81,7 +83,7 @@ export class IngestRouter {
     const idempotency = idempotencyKey === null ? null : await claim(idempotencyKey, format, body);
     const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
     const ingestedNs = BigInt(Date.now()) * 1_000_000n;
-    const results = await Promise.all(
+    const results = await settleAll(
       sliceAtLines(body, this.limits.sliceBytes).map((bytes, index) => {
         const sliceId = `${batchId}-${index}`;
         const task: NormalizeTask = {
@@ -124,6 +126,27 @@ export function sliceAtLines(body: Uint8Array, sliceBytes: number): Uint8Array[]
     start = end;
   }
   return slices;
+}
+
+/**
+ * Every slice's result; when one failed, the rows files the others wrote are removed (nothing will
+ * commit them) and the failure is thrown, a full disk as PROVD_ERR_STORE_DISK_FULL.
+ */
+async function settleAll(tasks: Promise<NormalizeResult>[]): Promise<NormalizeResult[]> {
+  const settled = await Promise.allSettled(tasks);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed === undefined)
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<NormalizeResult>).value);
+  for (const outcome of settled)
+    if (outcome.status === 'fulfilled' && outcome.value.file !== null)
+      rmSync(outcome.value.file, { force: true });
+  const reason: unknown = failed.reason;
+  const message = reason instanceof Error ? reason.message : String(reason);
+  if (isDiskFull(message))
+    throw new ProvdError('PROVD_ERR_STORE_DISK_FULL', `failed to write rows files: ${message}`, {
+      cause: reason,
+    });
+  throw reason;
 }
 
 /** What the store needs of a task's result (everything but what only the answer uses). */
