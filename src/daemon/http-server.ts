@@ -14,7 +14,7 @@ import { readBody, type BodyLimits } from './body-reader.js';
 import { refusedContentLength } from './content-length.js';
 import { Exchange } from './exchange.js';
 import type { Router } from './router.js';
-import { loadUws } from './uws.js';
+import { listenExclusive, loadUws } from './uws.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -46,12 +46,12 @@ export class HttpServer {
   listen(): Promise<number> {
     const { host, port } = this.options;
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
+      listenExclusive(this.app, host, port, (socket) => {
         if (socket === false) {
           reject(
             new ProvdError(
               'PROVD_ERR_HTTP_LISTEN',
-              `failed to listen on ${host}:${port} (in use, or not a local address)`,
+              `failed to listen on ${host}:${port} (in use, by another provd too, or not a local address)`,
             ),
           );
           return;
