@@ -77,6 +77,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     maxBodyBytes: config.maxBodyBytes,
     auth,
     router: new Router(endpoints, buildHandlers({ store, readiness, ingest, bindingLog })),
+    bodyBudgets: { ingest: ingest.budget },
   });
   let port: number;
   try {

@@ -5,15 +5,25 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { statusLine, type HttpReply } from '../shared/http/http-reply.js';
 
+/**
+ * uWS closes a kept-alive connection 8 to 12 s after its last answer (a 10 s timeout checked every
+ * 4 s); a client that reuses it at that moment loses its request without an answer. Clients that
+ * honour this hint (undici, fetch) retire the connection well before.
+ */
+const keepAliveHint = 'timeout=5';
+
 /** Guards a uWS response: `send` is a no-op after an abort or a first answer. */
 export class Exchange {
   private done = false;
   private abortListeners: (() => void)[] = [];
+  private finishListeners: (() => void)[] = [];
 
   constructor(
     private readonly res: HttpResponse,
     readonly requestId: string,
     private readonly onFinished: () => void,
+    /** A HEAD request: the answer carries GET's headers and no body. */
+    private readonly head = false,
   ) {
     // uWS requires onAborted before any asynchronous step; without it an abort terminates the process.
     res.onAborted(() => {
@@ -32,6 +42,11 @@ export class Exchange {
     this.abortListeners.push(listener);
   }
 
+  /** Runs `listener` once the exchange is over: answered, or aborted by the client. */
+  onFinish(listener: () => void): void {
+    this.finishListeners.push(listener);
+  }
+
   send(reply: HttpReply): void {
     if (this.done) return;
     this.finish();
@@ -40,12 +55,24 @@ export class Exchange {
       this.res.writeHeader('content-type', 'application/json; charset=utf-8');
       this.res.writeHeader('x-request-id', this.requestId);
       for (const [name, value] of Object.entries(reply.headers ?? {})) this.res.writeHeader(name, value);
-      this.res.end(reply.body, reply.close === true);
+      if (reply.close !== true) this.res.writeHeader('keep-alive', keepAliveHint);
+      if (!this.head) return void this.res.end(reply.body, reply.close === true);
+      // uWS 20.30's endWithoutBody(length) leaves the response pending, and the connection's next
+      // request is then refused; so GET's Content-Length goes in as our own header. Its close flag
+      // would add a second Content-Length: the client is asked to close instead.
+      this.res.writeHeader('content-length', String(byteLength(reply.body)));
+      if (reply.close === true) this.res.writeHeader('connection', 'close');
+      this.res.endWithoutBody();
     });
   }
 
   private finish(): void {
     this.done = true;
     this.onFinished();
+    for (const listener of this.finishListeners) listener();
   }
+}
+
+function byteLength(body: Uint8Array | string): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 }

@@ -34,7 +34,9 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
   const { store, readiness, ingest, bindingLog } = deps;
   const health: RouteHandler = async () => {
     const { status, health } = await readiness.run();
-    return jsonReply(status, health);
+    const reply = jsonReply(status, health);
+    // not ready: the check runs again (and a lost store is reopened) at the next probe
+    return status === 503 ? { ...reply, headers: { 'retry-after': '5' } } : reply;
   };
   return {
     liveness: () => livenessReply,

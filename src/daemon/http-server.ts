@@ -8,10 +8,13 @@ import { isUnavailable, isWireErrorCode, ProvdError, toErrorData } from '../shar
 import { log } from '../shared/log.js';
 import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
 import type { RouteHandler, RouteRequest } from '../shared/http/route.js';
+import type { BodyBudget } from '../shared/http/body-budget.js';
 import type { BearerAuth } from './bearer-auth.js';
+import { readBody, type BodyLimits } from './body-reader.js';
+import { refusedContentLength } from './content-length.js';
 import { Exchange } from './exchange.js';
 import type { Router } from './router.js';
-import { loadUws } from './uws.js';
+import { listenExclusive, loadUws } from './uws.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -20,6 +23,8 @@ export interface HttpServerOptions {
   /** Undefined when no token is configured: every request is accepted. */
   auth: BearerAuth | undefined;
   router: Router;
+  /** Budgets of body bytes in memory, by operationId; a body that does not fit is answered 429. */
+  bodyBudgets: Readonly<Partial<Record<string, BodyBudget>>>;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -41,12 +46,12 @@ export class HttpServer {
   listen(): Promise<number> {
     const { host, port } = this.options;
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
+      listenExclusive(this.app, host, port, (socket) => {
         if (socket === false) {
           reject(
             new ProvdError(
               'PROVD_ERR_HTTP_LISTEN',
-              `failed to listen on ${host}:${port} (in use, or not a local address)`,
+              `failed to listen on ${host}:${port} (in use, by another provd too, or not a local address)`,
             ),
           );
           return;
@@ -83,9 +88,19 @@ export class HttpServer {
     const method = req.getCaseSensitiveMethod();
     const path = req.getUrl();
     this.inFlight++;
-    const exchange = new Exchange(res, requestId, () => this.finished());
+    const exchange = new Exchange(res, requestId, () => this.finished(), method === 'HEAD');
 
-    const match = this.options.router.match(method, path);
+    // before anything else: uWS closes the connection right after this handler on such a length
+    const refusedLength = refusedContentLength(req.getHeader('content-length'), this.options.maxBodyBytes);
+    if (refusedLength !== undefined) return exchange.send(refusedLength);
+    // Auth comes before routing: without the token, a client learns nothing about which paths or
+    // methods exist (no 404 or 405), only that it must authenticate.
+    const { auth, router } = this.options;
+    if (auth !== undefined && !router.isPublic(path)) {
+      const result = auth.check(req.getHeader('authorization'));
+      if (result !== 'ok') return exchange.send(unauthorized(result));
+    }
+    const match = router.match(method, path);
     if (match.kind === 'not_found') return exchange.send(errorReply('not_found', `no such path: ${path}`));
     if (match.kind === 'method_not_allowed') {
       const message = `${method} is not allowed on ${path}; allowed: ${match.allow}`;
@@ -95,10 +110,6 @@ export class HttpServer {
     // While stopping, the health endpoints still answer (and say so); everything else is refused.
     if (this.stopping && endpoint.public !== true) {
       return exchange.send({ ...errorReply('unavailable', 'the daemon is shutting down'), close: true });
-    }
-    if (this.options.auth !== undefined && endpoint.public !== true) {
-      const result = this.options.auth.check(req.getHeader('authorization'));
-      if (result !== 'ok') return exchange.send(unauthorized(result));
     }
     const headers: Record<string, string> = {};
     for (const { name } of endpoint.headers ?? []) headers[name] = req.getHeader(name);
@@ -113,33 +124,20 @@ export class HttpServer {
     if (endpoint.body === undefined) return this.dispatch(exchange, handler, request);
 
     const declared = req.getHeader('content-length');
-    if (declared !== '' && Number(declared) > this.options.maxBodyBytes) {
+    const declaredBytes = declared === '' ? undefined : Number(declared);
+    if (declaredBytes !== undefined && declaredBytes > this.options.maxBodyBytes) {
+      // uWS closes once the answer is out, so a body up to ~1 GB is not read only to be dropped
       return exchange.send({ ...this.tooLarge(), close: true });
     }
-    void this.readBody(res, exchange).then((body) => {
+    const limits: BodyLimits = {
+      maxBodyBytes: this.options.maxBodyBytes,
+      declaredBytes,
+      budget: this.options.bodyBudgets[endpoint.operationId],
+      tooLarge: () => this.tooLarge(),
+      backpressure: () => errorReply('backpressure', `${path} holds too many bodies in memory; retry later`),
+    };
+    void readBody(res, exchange, limits).then((body) => {
       if (body !== undefined) this.dispatch(exchange, handler, { ...request, body });
-    });
-  }
-
-  /** Reads the whole body within the limit; answers 413 and resolves undefined when it is over. */
-  private readBody(res: HttpResponse, exchange: Exchange): Promise<Buffer | undefined> {
-    const limit = this.options.maxBodyBytes;
-    return new Promise((resolve) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      exchange.onAbort(() => resolve(undefined));
-      res.onData((chunk, isLast) => {
-        if (exchange.finished) return;
-        size += chunk.byteLength;
-        if (size > limit) {
-          // Answer now but keep the connection: closing with unread upload data makes the kernel reset
-          // it and the client never reads the 413. uWS discards the rest of the body after the answer.
-          exchange.send(this.tooLarge());
-          return resolve(undefined);
-        }
-        chunks.push(Buffer.from(new Uint8Array(chunk))); // copy: uWS reuses the chunk's memory
-        if (isLast) resolve(Buffer.concat(chunks, size));
-      });
     });
   }
 
@@ -189,6 +187,13 @@ function unauthorized(result: 'missing' | 'invalid'): HttpReply {
 function failureReply(error: unknown, request: RouteRequest): HttpReply {
   if (error instanceof ProvdError) {
     if (isWireErrorCode(error.code)) return errorReply(error.code, error.message);
+    if (error.code === 'PROVD_ERR_STORE_DISK_FULL') {
+      log('error', 'disk full', { request_id: request.requestId, path: request.path, error: error.toData() });
+      return errorReply(
+        'unavailable',
+        'the disk under the data dir is full (PROVD_ERR_STORE_DISK_FULL): nothing of this request was stored; provd serves again once space is freed',
+      );
+    }
     if (error.code === 'PROVD_ERR_STORE_TIMEOUT' || error.code === 'PROVD_ERR_STORE_STOPPED') {
       return errorReply('unavailable', `the store is unavailable: ${error.message}`);
     }

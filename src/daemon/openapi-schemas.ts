@@ -97,6 +97,12 @@ function errorResponse(
   };
 }
 
+/** The Retry-After header of answers that mean "later" (429, 503). */
+const retryAfter = {
+  description: 'seconds to wait before retrying',
+  schema: { type: 'integer', minimum: 0 },
+};
+
 /** Error answers shared by many operations, by `components.responses` name, each with its codes. */
 const errorResponses = {
   BadRequest: errorResponse(
@@ -121,10 +127,7 @@ const errorResponses = {
     '`payload_too_large`: the body is over the limit (default 64 MiB)',
   ),
   Backpressure: errorResponse(['backpressure'], '`backpressure`: the ingest queues are full', {
-    'Retry-After': {
-      description: 'seconds to wait before retrying',
-      schema: { type: 'integer', minimum: 0 },
-    },
+    'Retry-After': retryAfter,
   }),
   KeyReused: errorResponse(
     ['idempotency_key_reused'],
@@ -133,7 +136,9 @@ const errorResponses = {
   NotImplemented: errorResponse(['not_implemented'], 'part of the interface, not served by this build yet'),
   Unavailable: errorResponse(
     ['unavailable'],
-    '`unavailable`: the store is unusable, or the daemon is shutting down',
+    '`unavailable`: the store is unusable (the message says when the disk under the data dir is full), ' +
+      'or the daemon is shutting down',
+    { 'Retry-After': retryAfter },
   ),
   Internal: errorResponse(['internal'], '`internal`: an unexpected failure (HTTP 500)'),
 };

@@ -86,7 +86,15 @@ function bodyResponses({ schema }: Endpoint): Record<string, OpenApiResponse> {
   if (schema === 'daemon_health') {
     const why =
       'not ready: database error, missing required table, incompatible store format, or check over 2 s';
-    return { ...responses, '503': bodyResponse(why, schema) };
+    const notReady = bodyResponse(why, schema) as { headers?: Record<string, JsonObject> };
+    notReady.headers = {
+      ...notReady.headers,
+      'Retry-After': {
+        description: 'seconds until the check is worth running again',
+        schema: { type: 'integer', minimum: 0 },
+      },
+    };
+    return { ...responses, '503': notReady as OpenApiResponse };
   }
   if (schema === 'verify') {
     return {

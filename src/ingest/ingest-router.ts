@@ -7,7 +7,9 @@
 import { webcrypto } from 'node:crypto';
 import { join } from 'node:path';
 import type { Piscina } from 'piscina';
-import { ProvdError } from '../shared/errors.js';
+import { rmSync } from 'node:fs';
+import { isDiskFull, ProvdError } from '../shared/errors.js';
+import { ByteBudget } from '../shared/http/body-budget.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import {
   maxIngestErrors,
@@ -21,7 +23,7 @@ import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import type { NormalizeResult, NormalizeTask } from './normalize.js';
 
 export interface IngestLimits {
-  /** Bytes of request bodies being normalized or committed at once; past it, 429. */
+  /** Bytes of request bodies in memory, from their first byte until answered; past it, 429. */
   maxInFlightBytes: number;
   /** Target slice size; slices end at a line end, so a slice may be longer by one line. */
   sliceBytes: number;
@@ -40,74 +42,71 @@ const rollbackVerdictMs = 30_000;
 
 /** Routes ingest bodies through the pool into the store. */
 export class IngestRouter {
-  private inFlightBytes = 0;
   private nextBatch = 0;
   private readonly batchPrefix = 'b' + Date.now().toString(36);
+  /**
+   * Ingest bodies in memory, from their first byte until they are answered: the HTTP server
+   * reserves from it as a body arrives and answers 429 when it is full.
+   */
+  readonly budget: ByteBudget;
 
   constructor(
     private readonly pool: Piscina,
     private readonly store: QueryClient<TelemetryQueries>,
     private readonly spoolDir: string,
     private readonly limits: IngestLimits = defaultIngestLimits,
-  ) {}
+  ) {
+    this.budget = new ByteBudget(limits.maxInFlightBytes);
+  }
 
   /** Requests answered 429 since the daemon started (their lines were never read). */
-  refusedRequests = 0;
+  get refusedRequests(): number {
+    return this.budget.refusedRequests;
+  }
 
-  /** Bytes accepted but not yet committed. */
+  /** Bytes of ingest bodies received or being normalized or committed, not yet answered. */
   get queuedBytes(): number {
-    return this.inFlightBytes;
+    return this.budget.heldBytes;
   }
 
   /**
-   * Normalizes and commits one NDJSON body, all of it or none; rejects with `backpressure` when the
-   * router is full. With an idempotency key, a body sent before under the same key is answered as
-   * it was then and stored once.
+   * Normalizes and commits one NDJSON body, all of it or none. The body's bytes were reserved in
+   * `budget` by the HTTP server as they arrived. With an idempotency key, a body sent before under
+   * the same key is answered as it was then and stored once.
    */
   async ingest(
     body: Uint8Array,
     format: IngestFormat,
     idempotencyKey: string | null,
   ): Promise<IngestCommitResult> {
-    // kept aside: once the body's buffer is transferred to a worker, body.length reads 0
-    const size = body.length;
-    if (this.inFlightBytes > 0 && this.inFlightBytes + size > this.limits.maxInFlightBytes) {
-      this.refusedRequests++;
-      throw new ProvdError('backpressure', 'ingest queues are full; retry later');
-    }
-    this.inFlightBytes += size;
-    try {
-      // before the body's buffer moves to the workers
-      const idempotency = idempotencyKey === null ? null : await claim(idempotencyKey, format, body);
-      const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
-      const ingestedNs = BigInt(Date.now()) * 1_000_000n;
-      const results = await Promise.all(
-        sliceAtLines(body, this.limits.sliceBytes).map((bytes, index) => {
-          const sliceId = `${batchId}-${index}`;
-          const task: NormalizeTask = {
-            bytes,
-            format,
-            batchId: sliceId,
-            file: join(this.spoolDir, `${sliceId}.csv`),
-            ingestedNs,
-          };
-          return this.pool.run(task, {
-            transferList: [bytes.buffer as ArrayBuffer],
-          }) as Promise<NormalizeResult>;
-        }),
-      );
-      const commit = {
-        batches: results.map(toBatchCommit),
-        answer: summarize(batchId, results),
-        idempotency,
-      };
-      return await this.store.queryJson('commit', commit, {
-        deadlineMs: this.limits.commitDeadlineMs,
-        verdictMs: rollbackVerdictMs,
-      });
-    } finally {
-      this.inFlightBytes -= size;
-    }
+    // before the body's buffer moves to the workers
+    const idempotency = idempotencyKey === null ? null : await claim(idempotencyKey, format, body);
+    const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
+    const ingestedNs = BigInt(Date.now()) * 1_000_000n;
+    const results = await settleAll(
+      sliceAtLines(body, this.limits.sliceBytes).map((bytes, index) => {
+        const sliceId = `${batchId}-${index}`;
+        const task: NormalizeTask = {
+          bytes,
+          format,
+          batchId: sliceId,
+          file: join(this.spoolDir, `${sliceId}.csv`),
+          ingestedNs,
+        };
+        return this.pool.run(task, {
+          transferList: [bytes.buffer as ArrayBuffer],
+        }) as Promise<NormalizeResult>;
+      }),
+    );
+    const commit = {
+      batches: results.map(toBatchCommit),
+      answer: summarize(batchId, results),
+      idempotency,
+    };
+    return await this.store.queryJson('commit', commit, {
+      deadlineMs: this.limits.commitDeadlineMs,
+      verdictMs: rollbackVerdictMs,
+    });
   }
 }
 
@@ -127,6 +126,27 @@ export function sliceAtLines(body: Uint8Array, sliceBytes: number): Uint8Array[]
     start = end;
   }
   return slices;
+}
+
+/**
+ * Every slice's result; when one failed, the rows files the others wrote are removed (nothing will
+ * commit them) and the failure is thrown, a full disk as PROVD_ERR_STORE_DISK_FULL.
+ */
+async function settleAll(tasks: Promise<NormalizeResult>[]): Promise<NormalizeResult[]> {
+  const settled = await Promise.allSettled(tasks);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed === undefined)
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<NormalizeResult>).value);
+  for (const outcome of settled)
+    if (outcome.status === 'fulfilled' && outcome.value.file !== null)
+      rmSync(outcome.value.file, { force: true });
+  const reason: unknown = failed.reason;
+  const message = reason instanceof Error ? reason.message : String(reason);
+  if (isDiskFull(message))
+    throw new ProvdError('PROVD_ERR_STORE_DISK_FULL', `failed to write rows files: ${message}`, {
+      cause: reason,
+    });
+  throw reason;
 }
 
 /** What the store needs of a task's result (everything but what only the answer uses). */

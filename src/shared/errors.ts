@@ -16,6 +16,8 @@ export const localErrorCodes = {
   PROVD_ERR_STORE_MIGRATE: 'a schema migration failed and was rolled back',
   PROVD_ERR_STORE_QUERY: 'a query in the store actor failed: a bug in provd, answered 500',
   PROVD_ERR_STORE_IO: 'the storage under the database failed (I/O, memory); answered 503',
+  PROVD_ERR_STORE_DISK_FULL:
+    'the disk under the data dir is full; answered 503 with Retry-After, and the store reopens once space returns',
   PROVD_ERR_STORE_TIMEOUT: 'the store actor did not answer within the deadline',
   PROVD_ERR_STORE_STOPPED: 'the store actor is closed or its thread exited',
   PROVD_ERR_CLI_UNREACHABLE: 'the CLI could not reach the daemon over HTTP',
@@ -68,6 +70,7 @@ const unavailableCodes: ReadonlySet<LocalErrorCode | WireErrorCode> = new Set<Lo
   'PROVD_ERR_STORE_LOCKED',
   'PROVD_ERR_STORE_FORMAT',
   'PROVD_ERR_STORE_IO',
+  'PROVD_ERR_STORE_DISK_FULL',
   'PROVD_ERR_STORE_TIMEOUT',
   'PROVD_ERR_STORE_STOPPED',
 ]);
@@ -75,6 +78,11 @@ const unavailableCodes: ReadonlySet<LocalErrorCode | WireErrorCode> = new Set<Lo
 /** True when a local failure means "the store is unavailable" (answered 503), not a bug. */
 export function isUnavailable(code: LocalErrorCode | WireErrorCode): boolean {
   return unavailableCodes.has(code);
+}
+
+/** True when a failure's message says the disk is full (ENOSPC from Node, DuckDB's "No space left on device"). */
+export function isDiskFull(message: string): boolean {
+  return /ENOSPC|No space left on device|disk is full/i.test(message);
 }
 
 /** True for codes that may appear in an HTTP error body. */

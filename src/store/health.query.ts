@@ -1,8 +1,9 @@
 /** The store actor's half of the readiness check: one pass over the database, reported as found. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { toErrorData, type ErrorData } from '../shared/errors.js';
+import type { ErrorData } from '../shared/errors.js';
 import type { QuerySpec } from '../shared/store-protocol.js';
 import type { Migration } from './migrations.js';
+import { classifyStoreError } from './store-error.js';
 import type { HealthFacts } from './store-module.js';
 import { inspectFormat, listTables, requiredTables } from './store-format.js';
 
@@ -65,7 +66,7 @@ export async function checkStoreHealth(
       database: {
         ok: false,
         latency_ms: elapsedMs(started),
-        error: toErrorData(error, 'PROVD_ERR_STORE_QUERY'),
+        error: classifyStoreError(error),
       },
       format: { found: null, supported, compatible: false },
       missing_tables: [],

@@ -6,11 +6,12 @@
 import { existsSync } from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { ProvdError, toErrorData, type ErrorData } from '../shared/errors.js';
+import { isDiskFull, ProvdError, toErrorData, type ErrorData } from '../shared/errors.js';
+import { log } from '../shared/log.js';
 import type { StoreInbound, StoreOpenState, StoreOutbound, StoreRequest } from '../shared/store-protocol.js';
 import { checkStoreHealth, type StoreHealthReport } from './health.query.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
-import { classifyStoreError } from './store-error.js';
+import { classifyStoreError, isInvalidated } from './store-error.js';
 import type { HealthFacts, QueryHandler, StoreModule, StoreModuleFactory } from './store-module.js';
 import { inspectFormat, listTables } from './store-format.js';
 import { WriteQueue } from './write-queue.js';
@@ -35,8 +36,15 @@ interface OpenDatabase {
 
 const encoder = new TextEncoder();
 
-/** DuckDB's memory limit (buffer cache, query memory; it spills to disk past it). */
-const storeMemoryLimit = '512MB';
+/** Least time between two attempts to reopen a database DuckDB gave up on. */
+const reopenIntervalMs = 2000;
+
+/**
+ * DuckDB's memory limit (buffer cache, query memory; it spills to disk past it). At 512MB a flood of
+ * 4 MiB ingest bodies peaked near 1 GB of RSS, most of it DuckDB's (`npm run bench:memory`); at 256MB
+ * the peak is ~150 MB lower for the same commit rate.
+ */
+const storeMemoryLimit = '256MB';
 
 /** Owns the database for the life of the store thread. */
 export class StoreActor {
@@ -52,6 +60,10 @@ export class StoreActor {
     status: 'failed',
     error: { code: 'PROVD_ERR_STORE_STOPPED', message: 'not opened yet' },
   };
+  /** Set when DuckDB gave up on the open database (a full disk, an I/O error): why, until it reopens. */
+  private lost: ErrorData | undefined;
+  private reopening: Promise<void> | undefined;
+  private nextReopenAt = 0;
 
   constructor(
     private readonly init: StoreInit,
@@ -127,9 +139,42 @@ export class StoreActor {
     this.running.set(request.id, { answer, abort });
     try {
       return encoder.encode(await answer);
+    } catch (error) {
+      this.noticeLoss(error);
+      throw error;
     } finally {
       this.running.delete(request.id);
     }
+  }
+
+  /** After DuckDB invalidated the database, the store reopens it in the background, as soon as it can. */
+  private noticeLoss(error: unknown): void {
+    const data = classifyStoreError(error);
+    if (!isInvalidated(data.message)) return;
+    this.lost ??= data;
+    void this.reopen();
+  }
+
+  /**
+   * Closes the database DuckDB gave up on and opens it again: once space is back (or the device
+   * answers), it replays its WAL and the store serves again, without a restart. At most one attempt
+   * every `reopenIntervalMs`; until one succeeds, every query fails with the loss's code.
+   */
+  private reopen(): Promise<void> {
+    if (this.lost === undefined || Date.now() < this.nextReopenAt) return this.reopening ?? Promise.resolve();
+    this.reopening ??= (async () => {
+      const database = await this.detach();
+      if (database !== undefined) closeQuietly(database);
+      const state = await this.open();
+      this.nextReopenAt = Date.now() + reopenIntervalMs;
+      if (state.status === 'ready') {
+        log('info', 'store reopened after a storage failure', { db: this.init.dbPath, lost: this.lost });
+        this.lost = undefined;
+      } else if (state.status === 'failed') {
+        this.lost = state.error;
+      }
+    })().finally(() => (this.reopening = undefined));
+    return this.reopening;
   }
 
   /** The caller's deadline passed: writes that can still be rolled back are. */
@@ -138,6 +183,10 @@ export class StoreActor {
   }
 
   private unknownKind(kind: string): ProvdError {
+    if (this.lost !== undefined) {
+      void this.reopen();
+      return new ProvdError(this.lost.code, this.lost.message);
+    }
     if (this.state.status !== 'ready') {
       return new ProvdError(
         'PROVD_ERR_STORE_STOPPED',
@@ -148,10 +197,25 @@ export class StoreActor {
     return new ProvdError('PROVD_ERR_STORE_QUERY', `no query kind "${kind}"`);
   }
 
+  /**
+   * One readiness pass. A database DuckDB gave up on is reopened in the background (this check is
+   * itself a running request the reopening waits for), so a later check sees it come back.
+   */
   private async checkHealth(): Promise<StoreHealthReport> {
     if (this.init.healthStallMs > 0) blockThread(this.init.healthStallMs);
+    if (this.lost !== undefined) void this.reopen();
+    const report = await this.inspectHealth();
+    const error = report.database.error;
+    if (this.lost === undefined && error !== undefined && isInvalidated(error.message)) {
+      this.lost = error;
+      void this.reopen();
+    }
+    return report;
+  }
+
+  private async inspectHealth(): Promise<StoreHealthReport> {
     if (this.database === undefined) {
-      const error = this.state.status === 'ready' ? undefined : this.state.error;
+      const error = this.lost ?? (this.state.status === 'ready' ? undefined : this.state.error);
       return {
         database: { ok: false, latency_ms: 0, ...(error && { error }) },
         format: { found: null, supported: this.migrations.length, compatible: false },
@@ -172,8 +236,8 @@ export class StoreActor {
     return facts;
   }
 
-  /** Checkpoints (when writable) and closes; the actor answers nothing afterwards. */
-  async close(): Promise<void> {
+  /** Stops the modules and lets running work end; returns the database, no longer used. */
+  private async detach(): Promise<OpenDatabase | undefined> {
     const database = this.database;
     this.database = undefined;
     for (const module of this.modules) module.stop?.();
@@ -181,6 +245,14 @@ export class StoreActor {
     this.modules = [];
     await Promise.allSettled([...this.running.values()].map((running) => running.answer));
     await this.writes.run(() => Promise.resolve()); // let a running write finish before the checkpoint
+    return database;
+  }
+
+  /** Checkpoints (when writable) and closes; the actor answers nothing afterwards. */
+  async close(): Promise<void> {
+    await this.reopening;
+    this.lost = undefined; // no more reopening
+    const database = await this.detach();
     if (database === undefined) return;
     try {
       if (!database.readOnly) await database.writer.run('CHECKPOINT');
@@ -240,6 +312,17 @@ async function openDatabase(path: string, readOnly: boolean): Promise<OpenDataba
   }
 }
 
+/** Closes a database DuckDB gave up on: it may refuse, and nothing of it is used again anyway. */
+function closeQuietly(database: OpenDatabase): void {
+  try {
+    closeDatabase(database);
+  } catch (error) {
+    log('warn', 'closing an invalidated database failed', {
+      error: toErrorData(error, 'PROVD_ERR_STORE_IO'),
+    });
+  }
+}
+
 function closeDatabase(database: OpenDatabase): void {
   for (const reader of database.readers) reader.closeSync();
   database.health.closeSync();
@@ -250,6 +333,8 @@ function closeDatabase(database: OpenDatabase): void {
 function classifyOpenError(error: unknown): ErrorData {
   if (error instanceof ProvdError) return error.toData();
   const message = error instanceof Error ? error.message : String(error);
+  if (isDiskFull(message))
+    return { code: 'PROVD_ERR_STORE_DISK_FULL', message: `failed to open the database: ${message}` };
   // DuckDB's cross-process file lock: "Could not set lock on file ... Conflicting lock is held in ... (PID n)".
   if (/lock/i.test(message))
     return { code: 'PROVD_ERR_STORE_LOCKED', message: `failed to lock the database: ${message}` };

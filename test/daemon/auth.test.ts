@@ -1,10 +1,35 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/shared/package-root.js';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
 const token = 'correct-horse-battery-staple';
 const publicPaths = ['/v1/live', '/v1/ready', '/v1/health'];
 const protectedPath = '/v1/openapi.json';
+const sweptMethods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
+const unknownPaths = ['/', '/v1', '/v1/nope', '/v1/live/', '/v1/health/x', '/api/nope', '/V1/LIVE', '/x?y=z'];
+
+/** Every path of the OpenAPI document in the repo, with the methods it documents (upper case). */
+function documentedPaths(): Map<string, Set<string>> {
+  const document = JSON.parse(readFileSync(join(packageRoot, 'openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  const paths = new Map<string, Set<string>>();
+  for (const [path, item] of Object.entries(document.paths))
+    paths.set(path, new Set(Object.keys(item).map((method) => method.toUpperCase())));
+  return paths;
+}
+
+/** One raw answer: status, headers and the error code if the body is an error body. */
+async function ask(url: string, method: string, headers: Record<string, string>) {
+  const body = method === 'GET' || method === 'DELETE' ? undefined : '{}';
+  const response = await fetch(url, { method, headers, ...(body !== undefined && { body }) });
+  const text = await response.text();
+  const parsed = JSON.parse(text) as { error?: { code?: string } };
+  return { status: response.status, headers: response.headers, code: parsed.error?.code };
+}
 
 describe('bearer auth', function () {
   const fixture = useDaemonFixture();
@@ -62,5 +87,44 @@ describe('bearer auth', function () {
       body: 'x'.repeat(1024),
     });
     assert.equal(status, 401);
+  });
+
+  it('answers 401 before any routing on every path but the health ones, and 404/405 only with the token', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const paths = documentedPaths();
+    assert.ok(paths.size > 20, 'the sweep covers the whole document');
+    const wrong = { authorization: `Bearer ${token}-wrong` };
+    const right = { authorization: `Bearer ${token}` };
+    for (const path of [...paths.keys(), ...unknownPaths]) {
+      const documented = paths.get(path.split('?')[0] ?? path);
+      const isPublic = publicPaths.includes(path);
+      for (const method of sweptMethods) {
+        const where = `${method} ${path}`;
+        for (const [label, headers] of [
+          ['no token', {}],
+          ['wrong token', wrong],
+        ] as const) {
+          const answer = await ask(daemon.url + path, method, headers);
+          if (isPublic) {
+            assert.notEqual(answer.status, 401, `${where} (${label}) is public`);
+            continue;
+          }
+          assert.equal(answer.status, 401, `${where} (${label})`);
+          assert.equal(answer.code, 'unauthorized', `${where} (${label})`);
+          assert.match(answer.headers.get('www-authenticate') ?? '', /^Bearer /, `${where} (${label})`);
+        }
+        const answer = await ask(daemon.url + path, method, right);
+        if (documented === undefined) {
+          assert.equal(answer.status, 404, `${where} with the token`);
+          assert.equal(answer.code, 'not_found', where);
+        } else if (!documented.has(method)) {
+          assert.equal(answer.status, 405, `${where} with the token`);
+          const allow = [...documented, ...(documented.has('GET') ? ['HEAD'] : [])].join(', ');
+          assert.equal(answer.headers.get('allow'), allow, where);
+        } else {
+          assert.ok(![401, 404, 405].includes(answer.status), `${where} with the token: ${answer.status}`);
+        }
+      }
+    }
   });
 });

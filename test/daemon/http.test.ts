@@ -67,7 +67,7 @@ describe('http server', function () {
   it('answers 405 with an Allow header for a known path and a wrong method', async function () {
     const { status, headers, body } = await request(daemon.url, '/v1/health', { method: 'POST', body: '{}' });
     assert.equal(status, 405);
-    assert.equal(headers.get('allow'), 'GET');
+    assert.equal(headers.get('allow'), 'GET, HEAD');
     assert.equal((body['error'] as Record<string, unknown>)['code'], 'method_not_allowed');
   });
 

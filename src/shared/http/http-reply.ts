@@ -25,6 +25,12 @@ export interface ErrorBody {
   };
 }
 
+/**
+ * Retry-After of the codes that mean "later": a full ingest queue drains within a second; a store
+ * that cannot serve (full disk, failed device, timeout, shutdown) is checked again within seconds.
+ */
+const retryAfterSeconds: Partial<Record<WireErrorCode, string>> = { backpressure: '1', unavailable: '5' };
+
 /** An ErrorBody answer with the status its code maps to. */
 export function errorReply(
   code: WireErrorCode,
@@ -33,8 +39,9 @@ export function errorReply(
 ): HttpReply {
   const error: ErrorBody = { schema_version: 'provenance.error/v1', error: { code, message } };
   const body = JSON.stringify(error);
-  // a client told to back off is told when to come back
-  const all = code === 'backpressure' ? { 'retry-after': '1', ...headers } : headers;
+  // a client told to back off, or that the store cannot serve now, is told when to come back
+  const retryAfter = retryAfterSeconds[code];
+  const all = retryAfter === undefined ? headers : { 'retry-after': retryAfter, ...headers };
   return { status: wireErrorCodes[code], body, ...(all && { headers: all }) };
 }
 
