@@ -6,6 +6,14 @@ import type { BindingLog } from '../telemetry/binding-log.js';
 const taskFile = new URL('../../workers/normalize.task.js', import.meta.url).href;
 
 /**
+ * piscina loads a task file with `require` first; for our ES module that is Node 20's experimental
+ * require(esm), and a thread stopped during that synchronous load aborted the whole daemon (SIGABRT,
+ * stack in loadESMFromCJS, about one start in 300 under CI load). Without the feature, require fails
+ * at once and piscina falls back to `import()`, which a stop can interrupt safely.
+ */
+const workerExecArgv = [...process.execArgv, '--no-experimental-require-module'];
+
+/**
  * A fixed-size pool (one thread per core by default), sharing the binding log with its threads.
  * Threads are never retired when idle: each holds a binding replica it would have to rebuild.
  */
@@ -16,5 +24,6 @@ export function createNormalizePool(bindingLog: BindingLog, threads = availableP
     maxThreads: threads,
     idleTimeout: 2 ** 31 - 1,
     workerData: { bindingLog: bindingLog.buffer },
+    execArgv: workerExecArgv,
   });
 }
