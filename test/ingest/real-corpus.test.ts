@@ -11,6 +11,7 @@ import type { ParsedEvent } from '../../src/telemetry/event.js';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { ingest } from '../support/telemetry.js';
+import { tetragonJoin } from '../support/tetragon-join.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/real/', import.meta.url));
 
@@ -59,16 +60,6 @@ const tetragonFunctionTypes: Record<string, string> = {
 
 function strip(name: string): string {
   return name.replace(/^(__x64_sys_|__arm64_sys_|__ia32_sys_|sys_enter_|ksys_|sys_)/, '');
-}
-
-/** The joining Tetragon applies to argv[1..] (pkg/process/args.go). */
-function tetragonJoin(args: readonly string[]): string {
-  let joined = '';
-  for (const arg of args) {
-    if (arg.includes(' ')) joined += ` "${arg}"`;
-    else joined = joined === '' ? arg : `${joined} ${arg}`;
-  }
-  return joined;
 }
 
 describe('real published lines (test/fixtures/real)', function () {

@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
 import { splitTetragonArguments } from '../../src/ingest/tetragon-argv.js';
-
-/** Tetragon's own joining (pkg/process/args.go, ArgsDecoder), written again to check the inverse. */
-function tetragonJoin(args: readonly string[]): string {
-  let joined = '';
-  for (const arg of args) {
-    if (arg.includes(' ')) joined += ` "${arg}"`;
-    else joined = joined === '' ? arg : `${joined} ${arg}`;
-  }
-  return joined;
-}
+import { tetragonJoin } from '../support/tetragon-join.js';
 
 describe('splitTetragonArguments', function () {
   it('splits plain arguments on single spaces', function () {
