@@ -3,6 +3,7 @@
  * drain, checkpoint and close the store). Resolves with the process exit code.
  */
 import { mkdirSync } from 'node:fs';
+import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { log } from '../shared/log.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -83,6 +84,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     port = await server.listen();
   } catch (error) {
     log('error', 'cannot listen', { error: toErrorData(error, 'PROVD_ERR_HTTP_LISTEN') });
+    await release(server, pool);
     await store.close();
     return 1;
   }
@@ -98,6 +100,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   if (reason instanceof ProvdError) {
     log('error', 'store thread stopped; shutting down', { error: reason.toData() });
     server.stopAccepting();
+    await release(server, pool);
     return 1;
   }
   log('info', 'shutting down', { signal: reason });
@@ -106,6 +109,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const drained = await server.drain(drainTimeoutMs);
   if (!drained)
     log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
+  await release(server, pool);
   try {
     await store.close();
   } catch (error) {
@@ -114,6 +118,20 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   }
   log('info', 'stopped');
   return 0;
+}
+
+/**
+ * Closes every socket and ends the normalize threads before the process exits. Left to
+ * process.exit, a worker thread still starting up or a socket uWS still holds could take the
+ * process down by a signal instead of the exit code.
+ */
+async function release(server: HttpServer, pool: Piscina): Promise<void> {
+  server.closeAll();
+  try {
+    await pool.destroy();
+  } catch (error) {
+    log('warn', 'the normalize pool did not stop cleanly', { error: toErrorData(error, 'internal') });
+  }
 }
 
 /** The workers' binding log, filled with every binding the store holds. */
