@@ -3,6 +3,7 @@
  * drain, checkpoint and close the store). Resolves with the process exit code.
  */
 import { mkdirSync } from 'node:fs';
+import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { log } from '../shared/log.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -13,7 +14,6 @@ import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
-import type { Piscina } from 'piscina';
 import { ReadinessCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
 import { buildHandlers } from './handlers.js';
@@ -84,7 +84,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     port = await server.listen();
   } catch (error) {
     log('error', 'cannot listen', { error: toErrorData(error, 'PROVD_ERR_HTTP_LISTEN') });
-    await stopPool(pool);
+    await release(server, pool);
     await store.close();
     return 1;
   }
@@ -100,7 +100,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   if (reason instanceof ProvdError) {
     log('error', 'store thread stopped; shutting down', { error: reason.toData() });
     server.stopAccepting();
-    await stopPool(pool);
+    await release(server, pool);
     return 1;
   }
   log('info', 'shutting down', { signal: reason });
@@ -109,7 +109,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const drained = await server.drain(drainTimeoutMs);
   if (!drained)
     log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
-  await stopPool(pool);
+  await release(server, pool);
   try {
     await store.close();
   } catch (error) {
@@ -120,6 +120,22 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   return 0;
 }
 
+/**
+ * Closes every socket and ends the normalize threads before the process exits. Left to
+ * process.exit, a worker thread still starting up or a socket uWS still holds could take the
+ * process down by a signal instead of the exit code (see also normalize-pool.ts).
+ */
+async function release(server: HttpServer, pool: Piscina): Promise<void> {
+  server.closeAll();
+  try {
+    await pool.destroy();
+  } catch (error) {
+    log('warn', 'the normalize pool did not stop cleanly', {
+      error: toErrorData(error, 'PROVD_ERR_NORMALIZE_POOL'),
+    });
+  }
+}
+
 /** The workers' binding log, filled with every binding the store holds. */
 async function loadBindingLog(store: QueryClient<TelemetryQueries>, ready: boolean): Promise<BindingLog> {
   const bindingLog = new BindingLog();
@@ -127,20 +143,6 @@ async function loadBindingLog(store: QueryClient<TelemetryQueries>, ready: boole
   const { records } = await store.queryJson('bindings', {}, { deadlineMs: 60_000 });
   for (const record of records) bindingLog.append(bindingFromJson(record));
   return bindingLog;
-}
-
-/**
- * Ends the normalize workers before the process exits: process.exit while a worker is still loading
- * its modules aborts the whole process (SIGABRT in Node 20), which a test caught as a rare crash.
- */
-async function stopPool(pool: Piscina): Promise<void> {
-  try {
-    await pool.destroy();
-  } catch (error) {
-    log('warn', 'normalize workers did not stop cleanly', {
-      error: toErrorData(error, 'PROVD_ERR_NORMALIZE_POOL'),
-    });
-  }
 }
 
 /** Resolves with the first SIGINT/SIGTERM; a second one exits at once. */

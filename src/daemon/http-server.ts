@@ -69,6 +69,17 @@ export class HttpServer {
     this.listenSocket = undefined;
   }
 
+  /**
+   * Closes the listening socket and every connection, kept-alive ones included, so no socket of
+   * uWS is open when the process exits. A request still in flight is aborted.
+   */
+  closeAll(): void {
+    this.stopping = true;
+    this.listenSocket = undefined;
+    // in uWS 20.30's binding, not in its typings: closes every socket of the app
+    (this.app as TemplatedApp & { close(): void }).close();
+  }
+
   /** Resolves true once no request is in flight, or false when `timeoutMs` passes first. */
   drain(timeoutMs: number): Promise<boolean> {
     if (this.inFlight === 0) return Promise.resolve(true);

@@ -92,6 +92,7 @@ export async function spawnServer(
     });
   });
 
+  let signalled = false;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -99,7 +100,9 @@ export async function spawnServer(
     logs,
     exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      // one signal only: a second one makes the daemon kill itself (SIGKILL) mid-shutdown
+      if (!signalled && child.exitCode === null && child.signalCode === null) child.kill(signal);
+      signalled = true;
       return exited;
     },
   };
