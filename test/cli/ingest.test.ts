@@ -1,42 +1,21 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { cliPath, useDaemonFixture } from '../support/daemon.js';
+import { runCli, type CliRun } from '../support/cli.js';
+import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
-// below mocha's 60 s, so a hung CLI fails its test instead of the run
-const childTimeoutMs = 45_000;
 const fixtureFile = join(packageRoot, 'test', 'fixtures', 'native-ebpf-events.jsonl');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
-/** Runs the compiled CLI with `input` on stdin; resolves with its exit code and output. */
-async function provd(
-  args: string[],
-  options: { input?: string; env?: Record<string, string> } = {},
-): Promise<Run> {
-  // the caller's own token or URL must not leak into the child
-  const { PROVD_AUTH_TOKEN: _token, PROVD_URL: _url, ...inherited } = process.env;
-  const child = spawn(process.execPath, [cliPath, 'ingest', ...args], {
-    env: { ...inherited, ...options.env },
-    timeout: childTimeoutMs,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  child.stdin.end(options.input ?? '');
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+/** Runs `provd ingest ARGS` with `input` on stdin; resolves with its exit code and output. */
+function provd(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return runCli(['ingest', ...args], options);
 }
 
 /** The one JSON summary line on stdout. */
