@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { useDaemonFixture } from '../support/daemon.js';
+import { join } from 'node:path';
+import { queryRows, withDatabase } from '../support/duckdb.js';
+import { assertStopsCleanly, useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { bind, ingest, pageAll } from '../support/telemetry.js';
 
@@ -33,6 +35,32 @@ describe('loss producers report about themselves', function () {
     const daemonHealth = (await request(daemon.url, '/v1/health')).body;
     assert.equal(daemonHealth['coverage_status'], 'gaps_recorded');
     assert.equal(sources['tetragon']?.['accepted'], 4, 'each report is also kept as an event');
+  });
+
+  it('closes the latest open window of a cgroup with its stop, and leaves an earlier one open', async function () {
+    const daemon = await daemons.start();
+    const body = [
+      throttle('THROTTLE_START', 'pod-a', 10),
+      throttle('THROTTLE_START', 'pod-a', 30),
+      throttle('THROTTLE_STOP', 'pod-a', 40),
+    ].join('\n');
+    assert.equal((await ingest(daemon.url, body)).body['accepted'], 3);
+    await assertStopsCleanly(daemon);
+    const rows = await withDatabase(join(daemons.dataDir, 'provd.duckdb'), (db) =>
+      queryRows(
+        db,
+        `SELECT start_ns, end_ns, json_extract_string(detail, '$.open') AS open FROM coverage_gaps
+         WHERE kind = 'producer_throttle' ORDER BY start_ns`,
+      ),
+    );
+    const second = (s: number): string => String(BigInt(Date.UTC(2026, 0, 1, 0, 0, s)) * 1_000_000n);
+    assert.deepEqual(
+      rows.map((row) => [String(row['start_ns']), String(row['end_ns']), row['open']]),
+      [
+        [second(10), second(10), 'true'],
+        [second(30), second(40), 'false'],
+      ],
+    );
   });
 
   it("records Falco's drop reports and Tetragon's rate limits with the events they lost", async function () {
