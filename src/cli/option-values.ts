@@ -9,6 +9,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--auth-token': 'TOKEN',
   '--max-body-bytes': 'BYTES',
   '--max-ingest-queue-bytes': 'BYTES',
+  '--max-memory-bytes': 'BYTES',
   '--ingest-timeout': 'DURATION',
   '--spool-ttl': 'DURATION',
   '--spool-max-events': 'COUNT',

@@ -16,7 +16,7 @@ export interface BodyLimits {
   declaredBytes: number | undefined;
   budget: BodyBudget | undefined;
   tooLarge: () => HttpReply;
-  backpressure: () => HttpReply;
+  backpressure: (why: string) => HttpReply;
 }
 
 /**
@@ -30,11 +30,11 @@ export function readBody(
 ): Promise<Buffer | undefined> {
   const { maxBodyBytes, declaredBytes, budget } = limits;
   let reserved = 0;
-  const reserve = (bytes: number): boolean => {
-    if (budget === undefined) return true;
-    if (!budget.tryReserve(bytes)) return false;
-    reserved += bytes;
-    return true;
+  /** Undefined when the bytes are reserved, else why they are refused. */
+  const reserve = (bytes: number): string | undefined => {
+    const refusal = budget?.tryReserve(bytes);
+    if (budget !== undefined && refusal === undefined) reserved += bytes;
+    return refusal;
   };
   exchange.onFinish(() => budget?.release(reserved));
 
@@ -58,10 +58,12 @@ export function readBody(
         if (isLast) resolve(whole);
         return;
       }
-      if (!reserve(chunk.byteLength)) return refuse(limits.backpressure());
+      const refusal = reserve(chunk.byteLength);
+      if (refusal !== undefined) return refuse(limits.backpressure(refusal));
       chunks.push(Buffer.from(new Uint8Array(chunk))); // copy: uWS reuses the chunk's memory
       if (isLast) resolve(Buffer.concat(chunks, size));
     });
-    if (declaredBytes !== undefined && !reserve(declaredBytes)) refuse(limits.backpressure());
+    const refusal = declaredBytes === undefined ? undefined : reserve(declaredBytes);
+    if (refusal !== undefined) refuse(limits.backpressure(refusal));
   });
 }

@@ -20,6 +20,8 @@ export interface DaemonConfig {
   maxBodyBytes: number;
   /** Bytes of ingest bodies in flight at once; past it ingest answers 429. */
   maxIngestQueueBytes: number;
+  /** The daemon's resident memory past which ingest answers 429. */
+  maxMemoryBytes: number;
   /** How long an ingest request waits for its commit before it is rolled back and answered 503. */
   ingestTimeoutMs: number;
   spool: SpoolLimits;
@@ -43,6 +45,7 @@ export interface DaemonFlags {
   authToken?: string | undefined;
   maxBodyBytes?: string | undefined;
   maxIngestQueueBytes?: string | undefined;
+  maxMemoryBytes?: string | undefined;
   ingestTimeout?: string | undefined;
   spoolTtl?: string | undefined;
   spoolMaxEvents?: string | undefined;
@@ -76,6 +79,12 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       '--max-ingest-queue-bytes',
       flags.maxIngestQueueBytes,
       defaultIngestLimits.maxInFlightBytes,
+      1,
+    ),
+    maxMemoryBytes: parseInteger(
+      '--max-memory-bytes',
+      flags.maxMemoryBytes,
+      defaultIngestLimits.maxResidentBytes,
       1,
     ),
     ingestTimeoutMs: parseDurationMs(

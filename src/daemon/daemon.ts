@@ -69,6 +69,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const ingest = new IngestRouter(pool, store, config.spoolDir, {
     ...defaultIngestLimits,
     maxInFlightBytes: config.maxIngestQueueBytes,
+    maxResidentBytes: config.maxMemoryBytes,
     commitDeadlineMs: config.ingestTimeoutMs,
   });
   const server = new HttpServer({

@@ -145,7 +145,8 @@ export class HttpServer {
       declaredBytes,
       budget: this.options.bodyBudgets[endpoint.operationId],
       tooLarge: () => this.tooLarge(),
-      backpressure: () => errorReply('backpressure', `${path} holds too many bodies in memory; retry later`),
+      backpressure: (why) =>
+        errorReply('backpressure', `${path} takes no more bodies now (${why}); retry later`),
     };
     void readBody(res, exchange, limits).then((body) => {
       if (body !== undefined) this.dispatch(exchange, handler, { ...request, body });

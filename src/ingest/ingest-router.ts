@@ -25,6 +25,8 @@ import type { NormalizeResult, NormalizeTask } from './normalize.js';
 export interface IngestLimits {
   /** Bytes of request bodies in memory, from their first byte until answered; past it, 429. */
   maxInFlightBytes: number;
+  /** The daemon's resident memory past which new body bytes are refused (429). */
+  maxResidentBytes: number;
   /** Target slice size; slices end at a line end, so a slice may be longer by one line. */
   sliceBytes: number;
   /** How long a request may wait for its commit; past it the commit is rolled back and answered 503. */
@@ -33,6 +35,7 @@ export interface IngestLimits {
 
 export const defaultIngestLimits: IngestLimits = {
   maxInFlightBytes: 256 * 1024 * 1024,
+  maxResidentBytes: 1024 * 1024 * 1024,
   sliceBytes: 1024 * 1024,
   commitDeadlineMs: 120_000,
 };
@@ -56,7 +59,10 @@ export class IngestRouter {
     private readonly spoolDir: string,
     private readonly limits: IngestLimits = defaultIngestLimits,
   ) {
-    this.budget = new ByteBudget(limits.maxInFlightBytes);
+    this.budget = new ByteBudget({
+      heldBytes: limits.maxInFlightBytes,
+      residentBytes: limits.maxResidentBytes,
+    });
   }
 
   /** Requests answered 429 since the daemon started (their lines were never read). */

@@ -294,7 +294,11 @@ export async function serveStoreActor(
 
 async function openDatabase(path: string, readOnly: boolean): Promise<OpenDatabase> {
   // DuckDB's buffer cache defaults to 80% of RAM; the daemon's whole budget is 1 GiB.
-  const options: Record<string, string> = { memory_limit: storeMemoryLimit };
+  // Background threads let DuckDB's allocator (jemalloc) return freed memory to the system when idle.
+  const options: Record<string, string> = {
+    memory_limit: storeMemoryLimit,
+    allocator_background_threads: 'true',
+  };
   if (readOnly) options['access_mode'] = 'READ_ONLY';
   const instance = await DuckDBInstance.create(path, options);
   try {

@@ -54,7 +54,39 @@ function post(agent: Agent, url: string, body: Buffer): Promise<Answer> {
   });
 }
 
-describe('ingest under a flood of large bodies', function () {
+/** Starts a POST and sends half its body; the rest goes when `finish` is called. */
+function postHalf(url: string, body: Buffer): { answer: Promise<Answer>; finish: () => void } {
+  const agent = new Agent({ keepAlive: false });
+  let finish = (): void => undefined;
+  const answer = new Promise<Answer>((resolve, reject) => {
+    const req = httpRequest(
+      `${url}/v1/telemetry/ingest?format=native`,
+      { method: 'POST', agent, headers: { 'content-length': body.length } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (part: Buffer) => parts.push(part));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: res.headers['retry-after'],
+            body: JSON.parse(Buffer.concat(parts).toString()) as Record<string, unknown>,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.write(body.subarray(0, body.length >> 1));
+    finish = () => req.end(body.subarray(body.length >> 1));
+  });
+  return { answer, finish };
+}
+
+async function inFlightBytes(url: string): Promise<number> {
+  const health = await request(url, '/v1/telemetry/producer-health');
+  return (health.body['disk_buffering'] as Record<string, number>)['ingest_in_flight_bytes'] ?? 0;
+}
+
+describe('ingest backpressure', function () {
   const daemons = useDaemonFixture();
 
   it('answers every request 200 or 429 with Retry-After, and stores exactly what it accepted', async function () {
@@ -102,5 +134,35 @@ describe('ingest under a flood of large bodies', function () {
     const buffering = health.body['disk_buffering'] as Record<string, number>;
     assert.equal(buffering['ingest_refused_requests'], refused, 'every 429 is counted');
     assert.equal(buffering['ingest_in_flight_bytes'], 0, 'every reserved byte is given back');
+  });
+
+  it('refuses new bodies with 429 while resident memory is past --max-memory-bytes, and always lets one in', async function () {
+    // every daemon's resident memory is above 1 byte: only the one body held alone gets in
+    const daemon = await daemons.start({ args: ['--max-memory-bytes', '1'] });
+    const { body, lines } = ndjson(64 * 1024);
+    const first = postHalf(daemon.url, body);
+    while ((await inFlightBytes(daemon.url)) === 0) await new Promise((r) => setTimeout(r, 20));
+
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const refused = await post(agent, daemon.url, body);
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.equal(refused.retryAfter, '1');
+      const error = refused.body['error'] as Record<string, unknown>;
+      assert.equal(error['code'], 'backpressure');
+      assert.match(String(error['message']), /resident memory \d+ bytes exceeds 1\b/);
+
+      first.finish();
+      assert.equal((await first.answer).status, 200, 'the body let in alone is stored');
+      const alone = await post(agent, daemon.url, body);
+      assert.equal(alone.status, 200, 'with nothing held, a body is let in again');
+      assert.equal(alone.body['accepted'], lines);
+    } finally {
+      agent.destroy();
+    }
+    const health = await request(daemon.url, '/v1/telemetry/producer-health');
+    const buffering = health.body['disk_buffering'] as Record<string, number>;
+    assert.equal(buffering['ingest_refused_requests'], 1, 'the 429 is counted');
+    assert.equal(buffering['ingest_in_flight_bytes'], 0);
   });
 });

@@ -31,6 +31,9 @@ export class DaemonCommand extends Command {
   maxIngestQueueBytes = Option.String('--max-ingest-queue-bytes', {
     description: 'ingest bytes in flight before new ingest requests get 429 (default 256 MiB)',
   });
+  maxMemoryBytes = Option.String('--max-memory-bytes', {
+    description: "the daemon's resident memory past which new ingest requests get 429 (default 1 GiB)",
+  });
   ingestTimeout = Option.String('--ingest-timeout', {
     description:
       'how long an ingest request waits for its commit before it is rolled back and answered 503 (default 120s)',

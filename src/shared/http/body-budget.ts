@@ -4,18 +4,35 @@
  * more of it is read into memory.
  */
 export interface BodyBudget {
-  /** Reserves `bytes` more; false (and the refusal counted) when they do not fit. */
-  tryReserve(bytes: number): boolean;
+  /** Reserves `bytes` more; undefined when they fit, else why not (and the refusal is counted). */
+  tryReserve(bytes: number): string | undefined;
   /** Gives back bytes reserved earlier, once their request is answered or aborted. */
   release(bytes: number): void;
 }
 
-/** A budget of `limit` bytes. One body is always admitted when nothing is held, whatever its size. */
+/** The two limits a budget answers 429 by. */
+export interface BudgetLimits {
+  /** Bytes of bodies held at once. */
+  heldBytes: number;
+  /**
+   * The process's resident memory: past it, no more body bytes are taken in, whatever the bodies
+   * hold, since what bodies cost downstream (parsing, commits) is not their own size.
+   */
+  residentBytes: number;
+}
+
+/**
+ * A budget bounded by held bytes and by resident memory. One body is always admitted when nothing
+ * is held, whatever its size and the memory in use, so the daemon always makes progress.
+ */
 export class ByteBudget implements BodyBudget {
   private held = 0;
   private refusals = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limits: BudgetLimits,
+    private readonly readResidentBytes: () => number = () => process.memoryUsage.rss(),
+  ) {}
 
   /** Bytes reserved now. */
   get heldBytes(): number {
@@ -27,16 +44,26 @@ export class ByteBudget implements BodyBudget {
     return this.refusals;
   }
 
-  tryReserve(bytes: number): boolean {
-    if (this.held > 0 && this.held + bytes > this.limit) {
+  tryReserve(bytes: number): string | undefined {
+    const refusal = this.held === 0 ? undefined : this.refusal(bytes);
+    if (refusal !== undefined) {
       this.refusals++;
-      return false;
+      return refusal;
     }
     this.held += bytes;
-    return true;
+    return undefined;
   }
 
   release(bytes: number): void {
     this.held -= bytes;
+  }
+
+  private refusal(bytes: number): string | undefined {
+    if (this.held + bytes > this.limits.heldBytes)
+      return `bodies in memory would exceed ${this.limits.heldBytes} bytes`;
+    const resident = this.readResidentBytes();
+    if (resident > this.limits.residentBytes)
+      return `resident memory ${resident} bytes exceeds ${this.limits.residentBytes}`;
+    return undefined;
   }
 }
