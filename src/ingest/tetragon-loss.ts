@@ -38,7 +38,14 @@ export function readTetragonLoss(
     attrs.lost_events = dropped;
     return 'capture_loss';
   }
-  attrs.kind = kind;
-  for (const key in body) attrs[key] = body[key];
+  keepWhole(kind, body, attrs);
   return 'generic';
+}
+
+/** A kind provd has no type for: its name and every field of its body but the process objects. */
+export function keepWhole(kind: string, body: Record<string, unknown>, attrs: Record<string, unknown>): void {
+  attrs.kind = kind;
+  for (const key in body) {
+    if (key !== 'process' && key !== 'parent' && key !== 'ancestors') attrs[key] = body[key];
+  }
 }

@@ -9,7 +9,7 @@ import { readIdentifier, readObject, readPort, readString, readUint32, wrongType
 import { rejectLine, rejectTime, rejectWrongType, type LineRejection } from './line-rejection.js';
 import { splitTetragonArguments } from './tetragon-argv.js';
 import { hookType, readHookArgs } from './tetragon-hook.js';
-import { readTetragonLoss } from './tetragon-loss.js';
+import { keepWhole, readTetragonLoss } from './tetragon-loss.js';
 
 /**
  * Event kinds of Tetragon's GetEventsResponse (api/v1/tetragon/events.proto), the older socket events
@@ -179,10 +179,7 @@ function readKind(
     return rejection ?? socketType;
   }
   // uprobes, USDT probes, loader events and kinds this version does not know: kept whole
-  attrs.kind = kind;
-  for (const key in body) {
-    if (key !== 'process' && key !== 'parent' && key !== 'ancestors') attrs[key] = body[key];
-  }
+  keepWhole(kind, body, attrs);
   return 'generic';
 }
 
