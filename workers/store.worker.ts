@@ -2,6 +2,7 @@
 // The domains' store modules are wired here, explicitly.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreThreadData } from '../src/daemon/store-thread.js';
+import { startProvenanceStore } from '../src/provenance/provenance-store.js';
 import { serveStoreActor } from '../src/store/store-actor.js';
 import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 
@@ -9,4 +10,5 @@ if (parentPort === null) throw new Error('store.worker must run as a worker thre
 const data = workerData as StoreThreadData;
 await serveStoreActor(parentPort, data.store, async (context) => [
   await startTelemetryStore(context, data.telemetry),
+  await startProvenanceStore(context, data.provenance),
 ]);

@@ -43,6 +43,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         spool: config.spool,
         faults: { stallMs: config.faults.commitStallMs, killAfterCommit: config.faults.killAfterCommit },
       },
+      provenance: { dataDir: config.dataDir },
     },
     (error) => failStop(error),
   );

@@ -2,6 +2,8 @@
  * The store thread as the daemon starts it: what workers/store.worker.ts is given, and the query
  * kinds its modules answer, so the main thread's client is typed by every domain's list.
  */
+import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
+import type { ProvenanceStoreInit } from '../provenance/provenance-store.js';
 import type { ProvdError } from '../shared/errors.js';
 import type { StoreOpenState } from '../shared/store-protocol.js';
 import type { StoreQueries } from '../store/health.query.js';
@@ -14,10 +16,11 @@ import type { TelemetryStoreInit } from '../telemetry/telemetry-store.js';
 export interface StoreThreadData {
   store: StoreInit;
   telemetry: TelemetryStoreInit;
+  provenance: ProvenanceStoreInit;
 }
 
 /** Every query kind the store thread answers. */
-export type DaemonQueries = StoreQueries & TelemetryQueries;
+export type DaemonQueries = StoreQueries & TelemetryQueries & ProvenanceQueries;
 
 /** Starts the store thread; resolves once it opened (or failed to open) the database. */
 export function startStoreThread(

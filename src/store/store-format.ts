@@ -16,6 +16,12 @@ export const requiredTables = [
   'event_batches',
   'producer_counters',
   'ingest_requests',
+  'objects',
+  'run_heads',
+  'tool_calls',
+  'artifacts',
+  'checkpoints',
+  'signing_keys',
 ] as const;
 
 /** What a database is, relative to this build. */

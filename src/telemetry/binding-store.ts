@@ -6,6 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, DOUBLE, UTINYINT, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { appendToChains, ensureRun } from '../provenance/graph-chains.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import { execute, inTransaction, join, raw, readRows, sql, unnested, type Statement } from '../store/sql.js';
 import type { BatchCommit } from './batch-commit.js';
@@ -57,14 +58,24 @@ export class BindingStore {
    */
   async bind(binding: Binding): Promise<number> {
     const settled = await inTransaction(this.connection, async () => {
-      await execute(
-        this.connection,
-        sql`INSERT INTO runs VALUES (${binding.run_id}, ${binding.created_ns}) ON CONFLICT DO NOTHING`,
-      );
+      await ensureRun(this.connection, binding.run_id, binding.created_ns);
+      const record = bindingToJson(binding);
+      const [object] = await appendToChains(this.connection, [
+        {
+          runId: binding.run_id,
+          chain: 'context',
+          build: (previous, index) => ({
+            kind: 'binding',
+            run_id: binding.run_id,
+            parents: [previous],
+            payload: { index, binding: JSON.parse(record) as Record<string, unknown> },
+          }),
+        },
+      ]);
       await execute(
         this.connection,
         sql`INSERT INTO bindings VALUES (${binding.binding_id}, ${binding.run_id}, ${binding.tool_call_id},
-            ${bindingToJson(binding)}, ${binding.created_ns})`,
+            ${record}, ${binding.created_ns}, ${object!.hash})`,
       );
       return this.settleNew(binding);
     });
@@ -180,6 +191,8 @@ export class BindingStore {
           runId,
           events: hashes.length,
           merkleRoot: merkleRoot(hashes),
+          seqFrom: from,
+          seqTo: to,
         })),
       );
     }

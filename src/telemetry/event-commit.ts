@@ -206,9 +206,16 @@ export class EventCommitter {
       this.connection,
       batches.flatMap((batch) => batch.windows),
     );
+    // a batch's loaded rows sit at [base, base + accepted), in row order, as insertEvents placed them
+    const loadBases = batchBases(loads, seqBase);
+    const bases = new Map(loads.map((batch, i) => [batch, loadBases[i]!]));
     await insertDigests(
       this.connection,
-      batches.flatMap((batch) => batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId }))),
+      batches.flatMap((batch) => {
+        const seqFrom = bases.get(batch) ?? seqBase;
+        const seqTo = seqFrom + BigInt(batch.file === null ? 0 : batch.accepted);
+        return batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId, seqFrom, seqTo }));
+      }),
     );
     await addCounters(
       this.connection,
@@ -285,12 +292,7 @@ export function insertEvents(
   loads: readonly { file: string | null; accepted: number }[],
   seqBase: bigint,
 ): Statement {
-  const bases: bigint[] = [];
-  let base = seqBase;
-  for (const batch of loads) {
-    bases.push(base);
-    base += BigInt(batch.accepted);
-  }
+  const bases = batchBases(loads, seqBase);
   const columns = eventRowColumns.map(([name]) => name).filter((name) => name !== 'idx' && name !== 'id');
   const files = loads.map((batch) => batch.file!);
   return sql`INSERT INTO events (id, seq, ${raw(columns.join(', '))})
@@ -298,6 +300,17 @@ export function insertEvents(
     FROM ${eventRowsSource(files)} r
     JOIN (SELECT unnest(${list(files, VARCHAR)}) AS name, unnest(${list(bases, BIGINT)}) AS base) f
       ON r.filename = f.name`;
+}
+
+/** Where each loaded batch's rows start: one after another from `seqBase`, in load order. */
+function batchBases(loads: readonly { accepted: number }[], seqBase: bigint): bigint[] {
+  const bases: bigint[] = [];
+  let base = seqBase;
+  for (const batch of loads) {
+    bases.push(base);
+    base += BigInt(batch.accepted);
+  }
+  return bases;
 }
 
 function notStored(): ProvdError {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileDigest, queryRows, withDatabase } from '../support/duckdb.js';
 import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
 import { request } from '../support/http.js';
+import { applyMigrations, loadMigrations } from '../../src/store/migrations.js';
 
 describe('health endpoints', function () {
   const fixture = useDaemonFixture();
@@ -59,10 +60,9 @@ describe('health endpoints', function () {
   });
 
   it('answers ok after an upgrade to format 4 when the only recorded gaps were spool expiries', async function () {
-    await prepareStore();
     // a format 3 store: unclaimed events were recorded as spool_expiry gaps and counted as `expired`
     await withDatabase(dbFile(), async (db) => {
-      await db.run(`DELETE FROM store_format WHERE version = 4`);
+      await applyMigrations(db, loadMigrations().slice(0, 3));
       await db.run(`INSERT INTO coverage_gaps (id, run_id, kind, source, start_ns, end_ns, lost_events, recorded_at_ns)
                     VALUES ('gap-1', NULL, 'spool_expiry', 'spool', 1, 2, 25, 3)`);
       await db.run(`INSERT INTO producer_counters VALUES ('spool', 'expired', 25, 3)`);

@@ -28,7 +28,7 @@ describe('listWindows', function () {
   let store: TestStore;
   beforeEach(async function () {
     store = await openTestStore();
-    await execute(store.connection, sql`INSERT INTO runs VALUES ('run-w', 0)`);
+    await execute(store.connection, sql`INSERT INTO runs (run_id, first_seen_ns) VALUES ('run-w', 0)`);
   });
   afterEach(function () {
     store.close();

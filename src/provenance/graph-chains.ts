@@ -1,0 +1,123 @@
+/**
+ * The chains of a run's graph, on the store thread, inside the caller's transaction. Every run has a
+ * `run` object at its root and two chains hanging from it: `context` (bindings, tool calls,
+ * artifacts, file effects) and `event_batch` (the Merkle roots of its committed events). Each new
+ * object of a chain names the chain's previous head as its first parent and carries its index, so a
+ * missing, swapped or reordered object breaks a link that verify checks.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { execute, list, readRows, sql, unnested } from '../store/sql.js';
+import { sealObject, type GraphObject, type SealedObject } from './graph-object.js';
+
+/** The chains objects are appended to (checkpoints keep their own, see checkpoints.ts). */
+export type ChainName = 'context' | 'event_batch' | 'checkpoint';
+
+/** One object to append: built from the chain's head hash (the run object's for a new chain) and index. */
+export interface ChainEntry {
+  runId: string;
+  chain: ChainName;
+  build(previous: string, index: number): GraphObject;
+}
+
+const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
+
+/**
+ * The run object's hash, created with the run when no record, binding or object named it before.
+ * Call inside a write transaction.
+ */
+export async function ensureRun(
+  connection: DuckDBConnection,
+  runId: string,
+  seenNs: bigint,
+): Promise<string> {
+  const [known] = await readRows<{ object_hash: string | null; first_seen_ns: bigint }>(
+    connection,
+    sql`SELECT object_hash, first_seen_ns FROM runs WHERE run_id = ${runId}`,
+  );
+  if (known?.object_hash != null) return known.object_hash;
+  const firstSeen = known?.first_seen_ns ?? seenNs;
+  const run = sealObject({
+    kind: 'run',
+    run_id: runId,
+    parents: [],
+    payload: { first_seen_ns: firstSeen.toString() },
+  });
+  await insertObjects(connection, [run]);
+  await execute(
+    connection,
+    sql`INSERT INTO runs (run_id, first_seen_ns, object_hash) VALUES (${runId}, ${firstSeen}, ${run.hash})
+        ON CONFLICT (run_id) DO UPDATE SET object_hash = excluded.object_hash`,
+  );
+  return run.hash;
+}
+
+/** Appends entries to their chains in order, and returns the sealed objects in the same order. */
+export async function appendToChains(
+  connection: DuckDBConnection,
+  entries: readonly ChainEntry[],
+): Promise<SealedObject[]> {
+  if (entries.length === 0) return [];
+  const heads = await readHeads(connection, entries);
+  const sealed: SealedObject[] = [];
+  for (const entry of entries) {
+    const key = `${entry.runId}\u0000${entry.chain}`;
+    let head = heads.get(key);
+    if (head === undefined) {
+      head = { hash: await ensureRun(connection, entry.runId, nowNs()), index: -1 };
+    }
+    const index = head.index + 1;
+    const object = sealObject(entry.build(head.hash, index), index);
+    sealed.push(object);
+    heads.set(key, { hash: object.hash, index });
+  }
+  await insertObjects(connection, sealed);
+  const moved = [...new Set(entries.map((entry) => `${entry.runId}\u0000${entry.chain}`))];
+  const at = nowNs();
+  await execute(
+    connection,
+    sql`INSERT OR REPLACE INTO run_heads SELECT ${unnested(
+      [moved.map((key) => key.split('\u0000')[0]!), VARCHAR],
+      [moved.map((key) => key.split('\u0000')[1]!), VARCHAR],
+      [moved.map((key) => heads.get(key)!.hash), VARCHAR],
+      [moved.map((key) => BigInt(heads.get(key)!.index)), BIGINT],
+    )}, ${at}`,
+  );
+  return sealed;
+}
+
+/** Inserts addressed objects; an object already stored (same hash, same bytes) is kept once. */
+export async function insertObjects(
+  connection: DuckDBConnection,
+  objects: readonly SealedObject[],
+): Promise<void> {
+  if (objects.length === 0) return;
+  await execute(
+    connection,
+    sql`INSERT INTO objects SELECT ${unnested(
+      [objects.map((object) => object.hash), VARCHAR],
+      [objects.map((object) => object.kind), VARCHAR],
+      [objects.map((object) => object.runId), VARCHAR],
+      [objects.map((object) => (object.chainIndex === null ? null : BigInt(object.chainIndex))), BIGINT],
+      [objects.map((object) => object.body), VARCHAR],
+    )}, ${nowNs()} ON CONFLICT DO NOTHING`,
+  );
+}
+
+/** The current heads of the chains the entries touch, by `run \0 chain`. */
+async function readHeads(
+  connection: DuckDBConnection,
+  entries: readonly ChainEntry[],
+): Promise<Map<string, { hash: string; index: number }>> {
+  const runs = [...new Set(entries.map((entry) => entry.runId))];
+  const rows = await readRows<{ run_id: string; chain: string; hash: string; chain_index: bigint }>(
+    connection,
+    sql`SELECT run_id, chain, hash, chain_index FROM run_heads WHERE run_id IN (SELECT unnest(${list(runs, VARCHAR)}))`,
+  );
+  return new Map(
+    rows.map((row) => [
+      `${row.run_id}\u0000${row.chain}`,
+      { hash: row.hash, index: Number(row.chain_index) },
+    ]),
+  );
+}
