@@ -10,7 +10,7 @@ import { appendToChains, ensureRun } from '../provenance/graph-chains.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import { execute, inTransaction, join, raw, readRows, sql, unnested, type Statement } from '../store/sql.js';
 import type { BatchCommit } from './batch-commit.js';
-import { insertDigests } from './batch-digests.js';
+import { insertDigests } from '../provenance/seal-batches.js';
 import type { Binding } from './binding.js';
 import { buildCorrelations, normalizeContainerId } from './binding-index.js';
 import { bindingFromJson, bindingToJson } from './binding-json.js';

@@ -19,7 +19,7 @@ import type { WriteQueue } from '../store/write-queue.js';
 import type { BatchCommit, IngestAnswer, IngestCommit, IngestCommitResult } from './batch-commit.js';
 import { eventRowColumns, eventRowsSource } from './event-row.js';
 import type { IngestLedger } from './ingest-ledger.js';
-import { insertDigests } from './batch-digests.js';
+import { insertDigests } from '../provenance/seal-batches.js';
 import { addCounters } from './producer-counters.js';
 import { recordReportedGaps } from './reported-gaps.js';
 import { addWindows } from './window-upsert.js';

@@ -5,7 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
-import { appendToChains } from '../provenance/graph-chains.js';
+import { appendToChains } from './graph-chains.js';
 import { execute, sql, unnested } from '../store/sql.js';
 
 /** One digest row; `runId` null for a batch's spooled events (not sealed: they belong to no run yet). */
