@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest, type ClientRequest } from 'node:http';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
@@ -27,10 +27,11 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-/** POSTs over a kept-alive socket of `agent` with a Content-Length, as provd ingest and most clients do. */
-function post(agent: Agent, url: string, body: Buffer): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
+/** Opens a POST with a Content-Length over a socket of `agent`; the caller writes the body. */
+function openPost(agent: Agent, url: string, body: Buffer): { req: ClientRequest; answer: Promise<Answer> } {
+  let req!: ClientRequest;
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req = httpRequest(
       `${url}/v1/telemetry/ingest?format=native`,
       {
         method: 'POST',
@@ -50,35 +51,22 @@ function post(agent: Agent, url: string, body: Buffer): Promise<Answer> {
       },
     );
     req.on('error', reject);
-    req.end(body);
   });
+  return { req, answer };
+}
+
+/** POSTs over a kept-alive socket of `agent` with a Content-Length, as provd ingest and most clients do. */
+function post(agent: Agent, url: string, body: Buffer): Promise<Answer> {
+  const { req, answer } = openPost(agent, url, body);
+  req.end(body);
+  return answer;
 }
 
 /** Starts a POST and sends half its body; the rest goes when `finish` is called. */
 function postHalf(url: string, body: Buffer): { answer: Promise<Answer>; finish: () => void } {
-  const agent = new Agent({ keepAlive: false });
-  let finish = (): void => undefined;
-  const answer = new Promise<Answer>((resolve, reject) => {
-    const req = httpRequest(
-      `${url}/v1/telemetry/ingest?format=native`,
-      { method: 'POST', agent, headers: { 'content-length': body.length } },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (part: Buffer) => parts.push(part));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: res.headers['retry-after'],
-            body: JSON.parse(Buffer.concat(parts).toString()) as Record<string, unknown>,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.write(body.subarray(0, body.length >> 1));
-    finish = () => req.end(body.subarray(body.length >> 1));
-  });
-  return { answer, finish };
+  const { req, answer } = openPost(new Agent({ keepAlive: false }), url, body);
+  req.write(body.subarray(0, body.length >> 1));
+  return { answer, finish: () => req.end(body.subarray(body.length >> 1)) };
 }
 
 async function inFlightBytes(url: string): Promise<number> {
