@@ -4,6 +4,7 @@
  * endpoint's query parameters are those of the query type its route reads (`*.route.ts`).
  */
 import { ingestHeaders, ingestQuery } from '../ingest/ingest.route.js';
+import { verifyQuery } from '../provenance/verify.route.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
@@ -89,10 +90,11 @@ export const endpoints = [
     method: 'GET',
     path: '/v1/graph/verify',
     operationId: 'verify_run',
-    summary: 'Verify the evidence chain of a run',
+    summary:
+      'Verify the evidence chain of a run: every object hash, parent link and chain, every event hash and batch Merkle root',
     schema: 'verify',
-    query: [run()],
-    served: false,
+    query: verifyQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',

@@ -3,6 +3,8 @@
  * the endpoint list: an endpoint marked served without a handler here fails the build.
  */
 import { ingestRoute } from '../ingest/ingest.route.js';
+import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
+import { verifyRoute } from '../provenance/verify.route.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
 import { jsonReply } from '../shared/http/http-reply.js';
 import type { RouteHandler } from '../shared/http/route.js';
@@ -22,7 +24,7 @@ import { openapiBytes } from './openapi.js';
 
 /** The daemon's long-lived parts that handlers are built from. */
 export interface HandlerDeps {
-  store: QueryClient<TelemetryQueries>;
+  store: QueryClient<TelemetryQueries & ProvenanceQueries>;
   readiness: ReadinessCheck;
   ingest: IngestRouter;
   /** Bindings for the normalize workers; the bind route appends to it. */
@@ -53,5 +55,6 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
       refusedRequests: ingest.refusedRequests,
     })),
     list_runs: runsRoute(store),
+    verify_run: verifyRoute(store),
   };
 }

@@ -3,8 +3,9 @@
  * sends them through its StoreClient, provenance-store.ts answers them on the store thread.
  */
 import type { QuerySpec } from '../shared/store-protocol.js';
+import type { VerifyParams } from './verify.query.js';
 
 export type ProvenanceQueries = {
-  /** The run objects' count: a placeholder kind until the graph's queries land (issue 7). */
-  graph_stats: QuerySpec<Record<string, never>, { objects: number }>;
+  // These reply with their finished response bodies.
+  verify: QuerySpec<VerifyParams, unknown>;
 };

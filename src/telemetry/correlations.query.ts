@@ -23,7 +23,7 @@ import {
   type EvidenceLevel,
 } from './codes.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
-import { requireRun } from './run-exists.js';
+import { requireRun } from '../provenance/run-exists.js';
 import { readRows, sql } from '../store/sql.js';
 
 export interface CorrelationsParams {

@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from './cu
 import type { EventType } from './event.js';
 import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from './event-json.js';
 import type { PageLimit } from './paging.js';
-import { requireRun } from './run-exists.js';
+import { requireRun } from '../provenance/run-exists.js';
 import { raw, readRows, sql } from '../store/sql.js';
 
 /** Validated parameters of one page request. */

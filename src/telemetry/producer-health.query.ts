@@ -18,7 +18,7 @@ import {
 } from './codes.js';
 import type { CountsByRejection, EventSource } from './event.js';
 import { unknownSource } from './producer-counters.js';
-import { requireRun } from './run-exists.js';
+import { requireRun } from '../provenance/run-exists.js';
 import type { SpoolLimits, SpoolStats } from './spool.js';
 
 export interface ProducerHealthParams {

@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from './cu
 import type { EventType } from './event.js';
 import type { PageLimit } from './paging.js';
 import { formatRfc3339Nanos } from './rfc3339.js';
-import { requireRun } from './run-exists.js';
+import { requireRun } from '../provenance/run-exists.js';
 import type { WindowLength } from './window-deltas.js';
 import { join, readRows, sql, type Statement } from '../store/sql.js';
 

@@ -1,0 +1,49 @@
+/**
+ * What verification found, kind by kind. Every kind is listed here with its meaning; the README's
+ * graph section lists the same kinds.
+ */
+import type { VerifyIssue } from './verify-result.js';
+
+/** The kinds of problem verification reports, each an error unless noted. */
+export const verifyIssueKinds = {
+  run_object_missing: 'the run has no run object, or its run object is not stored',
+  object_hash_mismatch: "an object's stored bytes do not hash to its address",
+  object_malformed: "an object's bytes are not a graph object of its row's kind and run",
+  parent_missing: 'an object names a parent that is not stored',
+  parent_other_run: 'an object names a parent of another run',
+  chain_gap: 'a chain skips an index: an object of it is missing',
+  chain_fork: 'two objects of a chain claim one index',
+  chain_link_broken: 'an object does not name the object before it in its chain',
+  chain_head_mismatch: 'the recorded head of a chain is not its last object',
+  event_hash_mismatch: "an event's stored facts do not hash to its stored hash",
+  batch_count_mismatch: 'a batch seals another number of events than it records',
+  batch_root_mismatch: "the Merkle root over a batch's events differs from the one it records",
+  unsealed_event: 'an event of the run is sealed by no batch',
+} as const;
+export type VerifyIssueKind = keyof typeof verifyIssueKinds;
+
+/** Collects issues, capping how many of one kind are listed (all are counted). */
+export class VerifyIssues {
+  readonly listed: VerifyIssue[] = [];
+  errors = 0;
+  warnings = 0;
+  private readonly perKind = new Map<string, number>();
+
+  constructor(private readonly maxPerKind = 100) {}
+
+  error(kind: VerifyIssueKind, id: string, message: string): void {
+    this.errors++;
+    this.add({ severity: 'error', kind, id, message });
+  }
+
+  warning(kind: VerifyIssueKind, id: string, message: string): void {
+    this.warnings++;
+    this.add({ severity: 'warning', kind, id, message });
+  }
+
+  private add(issue: VerifyIssue): void {
+    const seen = this.perKind.get(issue.kind) ?? 0;
+    this.perKind.set(issue.kind, seen + 1);
+    if (seen < this.maxPerKind) this.listed.push(issue);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * verify_run in the store actor: reads the run's objects, heads and events, and checks every hash
+ * and link (verify-objects.ts, verify-events.ts). A run nobody named is 404, never `ok`.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { VARCHAR } from '@duckdb/node-api';
+import { list, readRows, sql } from '../store/sql.js';
+import { requireRun } from './run-exists.js';
+import { verifyEvents, type EventRecheck, type SealedBatch } from './verify-events.js';
+import { VerifyIssues } from './verify-issues.js';
+import { verifyObjects, type ObjectRow } from './verify-objects.js';
+import type { VerifyResult } from './verify-result.js';
+
+/** The params of the `verify` store query. */
+export interface VerifyParams {
+  run: string;
+}
+
+/** Verifies one run; the serialized VerifyResult (`ok` or `failed`). */
+export async function verifyRun(
+  connection: DuckDBConnection,
+  params: VerifyParams,
+  recheck: EventRecheck,
+): Promise<string> {
+  const runId = params.run;
+  await requireRun(connection, runId);
+  const issues = new VerifyIssues();
+  const [run] = await readRows<{ object_hash: string | null }>(
+    connection,
+    sql`SELECT object_hash FROM runs WHERE run_id = ${runId}`,
+  );
+  const rows = await readRows<ObjectRow>(
+    connection,
+    sql`SELECT hash, kind, run_id, body FROM objects WHERE run_id = ${runId}`,
+  );
+  const heads = await readRows<{ chain: string; hash: string }>(
+    connection,
+    sql`SELECT chain, hash FROM run_heads WHERE run_id = ${runId}`,
+  );
+  const elsewhere = await parentsOfOtherRuns(connection, runId, rows);
+  const objects = verifyObjects(
+    runId,
+    run?.object_hash ?? null,
+    rows,
+    new Map(heads.map((head) => [head.chain, head.hash])),
+    elsewhere,
+    issues,
+  );
+  const batches: SealedBatch[] = [];
+  for (const { hash, object } of objects.values()) {
+    if (object.kind !== 'event_batch') continue;
+    const { seq_from, seq_to, events, merkle_root } = object.payload;
+    batches.push({
+      hash,
+      seqFrom: BigInt(String(seq_from)),
+      seqTo: BigInt(String(seq_to)),
+      events: Number(events),
+      merkleRoot: String(merkle_root),
+    });
+  }
+  await verifyEvents(connection, runId, batches, recheck, issues);
+  const result: VerifyResult = {
+    schema_version: 'provenance.verify/v1',
+    run_id: runId,
+    status: issues.errors > 0 ? 'failed' : 'ok',
+    issue_count: issues.errors + issues.warnings,
+    error_count: issues.errors,
+    warning_count: issues.warnings,
+    issues: issues.listed,
+  };
+  return JSON.stringify(result);
+}
+
+/** Hashes the run's objects name as parents that are stored under another run. */
+async function parentsOfOtherRuns(
+  connection: DuckDBConnection,
+  runId: string,
+  rows: readonly ObjectRow[],
+): Promise<Set<string>> {
+  const own = new Set(rows.map((row) => row.hash));
+  const foreign = new Set<string>();
+  for (const row of rows) {
+    let parents: unknown;
+    try {
+      parents = (JSON.parse(row.body) as { parents?: unknown }).parents;
+    } catch {
+      continue; // malformed: verifyObjects reports it
+    }
+    if (!Array.isArray(parents)) continue;
+    for (const parent of parents) if (typeof parent === 'string' && !own.has(parent)) foreign.add(parent);
+  }
+  if (foreign.size === 0) return foreign;
+  const found = await readRows<{ hash: string }>(
+    connection,
+    sql`SELECT hash FROM objects WHERE run_id <> ${runId} AND hash IN (SELECT unnest(${list([...foreign], VARCHAR)}))`,
+  );
+  return new Set(found.map((row) => row.hash));
+}

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { parseObject, sha256 } from '../../src/provenance/graph-object.js';
+import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { queryRows, withDatabase } from '../support/duckdb.js';
+import { request } from '../support/http.js';
+import { bind, ingest, nativeLine } from '../support/telemetry.js';
+
+const run = 'run-v';
+
+/** Lines of the run's cgroup, one per second from `first`. */
+function lines(count: number, first: number): string {
+  return Array.from({ length: count }, (_, i) =>
+    nativeLine({
+      timestamp: `2026-01-01T00:00:${String(first + i).padStart(2, '0')}Z`,
+      comm: `c${first + i}`,
+    }),
+  ).join('\n');
+}
+
+async function verify(url: string, runId = run): Promise<{ status: number; body: Record<string, unknown> }> {
+  return request(url, `/v1/graph/verify?run=${encodeURIComponent(runId)}`);
+}
+
+function kinds(body: Record<string, unknown>): string[] {
+  return [...new Set((body['issues'] as { kind: string }[]).map((issue) => issue.kind))].sort();
+}
+
+/** Replaces an object with an edited copy under its new, correct address, as a careful forger would. */
+async function reAddress(
+  db: DuckDBConnection,
+  oldHash: string,
+  edit: (object: ReturnType<typeof parseObject>) => void,
+): Promise<void> {
+  const [row] = await queryRows(db, `SELECT body FROM objects WHERE hash = '${oldHash}'`);
+  const object = parseObject(String(row?.['body']));
+  edit(object);
+  const body = canonicalJson(object);
+  const hash = sha256(body);
+  await db.run(`UPDATE objects SET hash = '${hash}', body = $1 WHERE hash = '${oldHash}'`, [body]);
+  await db.run(`UPDATE run_heads SET hash = '${hash}' WHERE hash = '${oldHash}'`);
+}
+
+describe('GET /v1/graph/verify', function () {
+  const fixture = useDaemonFixture();
+
+  /** A run with two committed batches (5 and 3 events), verified ok, then the daemon stopped. */
+  async function storeRun(): Promise<void> {
+    const daemon = await fixture.start();
+    await bind(daemon.url, { run_id: run, tool_call_id: 'tc-v', cgroup_id: '777' });
+    assert.equal((await ingest(daemon.url, lines(5, 1), 'native')).status, 200);
+    assert.equal((await ingest(daemon.url, lines(3, 10), 'native')).status, 200);
+    const { status, body } = await verify(daemon.url);
+    assert.equal(status, 200);
+    assert.equal(body['status'], 'ok', JSON.stringify(body));
+    await assertStopsCleanly(daemon);
+  }
+
+  /** Tampers with the stopped daemon's database, restarts it, and returns verify's answer. */
+  async function afterTampering(
+    tamper: (db: DuckDBConnection) => Promise<unknown>,
+  ): Promise<{ daemon: RunningDaemon; body: Record<string, unknown> }> {
+    await storeRun();
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), tamper);
+    const daemon = await fixture.start();
+    const { status, body } = await verify(daemon.url);
+    assert.equal(status, 200);
+    assert.equal(body['status'], 'failed', JSON.stringify(body));
+    assert.ok((body['error_count'] as number) > 0);
+    return { daemon, body };
+  }
+
+  it('answers ok with no issues for an untouched run, 404 for an unknown run and 400 without run', async function () {
+    await storeRun();
+    const daemon = await fixture.start();
+    const { status, body } = await verify(daemon.url);
+    assert.equal(status, 200);
+    assert.deepEqual(
+      {
+        status: body['status'],
+        issues: body['issues'],
+        errors: body['error_count'],
+        count: body['issue_count'],
+      },
+      { status: 'ok', issues: [], errors: 0, count: 0 },
+    );
+    const unknown = await verify(daemon.url, 'no-such-run');
+    assert.equal(unknown.status, 404);
+    assert.equal((unknown.body['error'] as Record<string, unknown>)['code'], 'run_not_found');
+    const missing = await request(daemon.url, '/v1/graph/verify');
+    assert.equal(missing.status, 400);
+    assert.match(String((missing.body['error'] as Record<string, unknown>)['message']), /run/);
+  });
+
+  it('names event_hash_mismatch when a stored event field was edited', async function () {
+    const { body } = await afterTampering((db) => db.run(`UPDATE events SET comm = 'forged' WHERE seq = 1`));
+    assert.deepEqual(kinds(body), ['event_hash_mismatch']);
+  });
+
+  it('names batch_count_mismatch when a stored event was deleted', async function () {
+    const { body } = await afterTampering((db) => db.run(`DELETE FROM events WHERE seq = 2`));
+    assert.deepEqual(kinds(body), ['batch_count_mismatch']);
+  });
+
+  it('names batch_root_mismatch when an event and its hash were both rewritten', async function () {
+    const { body } = await afterTampering(async (db) => {
+      await db.run(`UPDATE events SET comm = 'forged', hash = '${sha256('forged')}' WHERE seq = 1`);
+    });
+    assert.ok(kinds(body).includes('batch_root_mismatch'), JSON.stringify(body));
+  });
+
+  it('names unsealed_event when a forged event was inserted into the run', async function () {
+    const { body } = await afterTampering((db) =>
+      db.run(`INSERT INTO events SELECT * REPLACE ('forged.0' AS id, 1000 AS seq) FROM events WHERE seq = 0`),
+    );
+    assert.deepEqual(kinds(body), ['unsealed_event']);
+  });
+
+  it("names object_hash_mismatch when an object's bytes were changed", async function () {
+    const { body } = await afterTampering((db) =>
+      db.run(
+        `UPDATE objects SET body = replace(body, '"events":5', '"events":4') WHERE kind = 'event_batch'`,
+      ),
+    );
+    assert.ok(kinds(body).includes('object_hash_mismatch'), JSON.stringify(body));
+  });
+
+  it('names chain_link_broken when a batch names another parent, even under a correct address', async function () {
+    const { body } = await afterTampering(async (db) => {
+      const [second] = await queryRows(
+        db,
+        `SELECT hash FROM objects WHERE kind = 'event_batch' AND chain_index = 1 AND run_id = '${run}'`,
+      );
+      const [root] = await queryRows(db, `SELECT object_hash FROM runs WHERE run_id = '${run}'`);
+      await reAddress(db, String(second?.['hash']), (object) => {
+        object.parents = [String(root?.['object_hash'])]; // skips the first batch
+      });
+    });
+    assert.deepEqual(kinds(body), ['chain_link_broken']);
+  });
+
+  it('names chain_gap when a batch was dropped from the chain', async function () {
+    const { body } = await afterTampering((db) =>
+      db.run(`DELETE FROM objects WHERE kind = 'event_batch' AND chain_index = 0 AND run_id = '${run}'`),
+    );
+    assert.deepEqual(kinds(body), ['chain_gap', 'parent_missing', 'unsealed_event']);
+  });
+});
