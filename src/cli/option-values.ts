@@ -10,6 +10,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--max-body-bytes': 'BYTES',
   '--max-ingest-queue-bytes': 'BYTES',
   '--max-memory-bytes': 'BYTES',
+  '--signing-key': 'FILE',
   '--ingest-timeout': 'DURATION',
   '--spool-ttl': 'DURATION',
   '--spool-max-events': 'COUNT',

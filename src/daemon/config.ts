@@ -22,6 +22,8 @@ export interface DaemonConfig {
   maxIngestQueueBytes: number;
   /** The daemon's resident memory past which ingest answers 429. */
   maxMemoryBytes: number;
+  /** The checkpoint signing key given with --signing-key; undefined: the data dir's own. */
+  signingKeyFile: string | undefined;
   /** How long an ingest request waits for its commit before it is rolled back and answered 503. */
   ingestTimeoutMs: number;
   spool: SpoolLimits;
@@ -46,6 +48,7 @@ export interface DaemonFlags {
   maxBodyBytes?: string | undefined;
   maxIngestQueueBytes?: string | undefined;
   maxMemoryBytes?: string | undefined;
+  signingKey?: string | undefined;
   ingestTimeout?: string | undefined;
   spoolTtl?: string | undefined;
   spoolMaxEvents?: string | undefined;
@@ -87,6 +90,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       defaultIngestLimits.maxResidentBytes,
       1,
     ),
+    signingKeyFile: flags.signingKey === undefined ? undefined : resolve(flags.signingKey),
     ingestTimeoutMs: parseDurationMs(
       '--ingest-timeout',
       flags.ingestTimeout,

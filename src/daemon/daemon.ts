@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
+import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindingFromJson } from '../telemetry/binding-json.js';
@@ -33,6 +34,9 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   // here, not in the store: ingest writes row files even when the store could not open (it then answers 503)
   mkdirSync(config.spoolDir, { recursive: true, mode: 0o700 });
 
+  // checked here, so a bad key stops the start with a message naming the option
+  const signingKeyFile = config.signingKeyFile ?? ensureDefaultKey(config.dataDir);
+  loadSigningKey(signingKeyFile, config.signingKeyFile === undefined ? 'signing key' : '--signing-key');
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
   const { client: store, state } = await startStoreThread(
@@ -43,7 +47,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         spool: config.spool,
         faults: { stallMs: config.faults.commitStallMs, killAfterCommit: config.faults.killAfterCommit },
       },
-      provenance: { dataDir: config.dataDir },
+      provenance: { signingKeyFile },
     },
     (error) => failStop(error),
   );

@@ -4,6 +4,7 @@
  * endpoint's query parameters are those of the query type its route reads (`*.route.ts`).
  */
 import { ingestHeaders, ingestQuery } from '../ingest/ingest.route.js';
+import { checkpointQuery } from '../provenance/graph-keys.route.js';
 import { verifyQuery } from '../provenance/verify.route.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
@@ -94,6 +95,24 @@ export const endpoints = [
       'Verify the evidence chain of a run: every object hash, parent link and chain, every event hash and batch Merkle root',
     schema: 'verify',
     query: verifyQuery.parameters,
+    served: true,
+  },
+  {
+    method: 'GET',
+    path: '/v1/graph/keys',
+    operationId: 'graph_keys',
+    summary: 'The public keys that signed checkpoints in this store, the current one first (provd extension)',
+    schema: 'keys',
+    served: true,
+  },
+  {
+    method: 'GET',
+    path: '/v1/graph/checkpoint',
+    operationId: 'graph_checkpoint',
+    summary:
+      "A run's latest signed checkpoint (DSSE envelope, ed25519), written first if the run moved (provd extension)",
+    schema: 'checkpoint',
+    query: checkpointQuery.parameters,
     served: true,
   },
   {

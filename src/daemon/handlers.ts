@@ -4,6 +4,7 @@
  */
 import { ingestRoute } from '../ingest/ingest.route.js';
 import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
+import { checkpointRoute, graphKeysRoute } from '../provenance/graph-keys.route.js';
 import { verifyRoute } from '../provenance/verify.route.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
 import { jsonReply } from '../shared/http/http-reply.js';
@@ -56,5 +57,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     })),
     list_runs: runsRoute(store),
     verify_run: verifyRoute(store),
+    graph_keys: graphKeysRoute(store),
+    graph_checkpoint: checkpointRoute(store),
   };
 }

@@ -8,6 +8,8 @@ import typia from 'typia';
 import type { ErrorBody } from '../shared/http/http-reply.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 import { isObjectSchema, tidySchema } from '../shared/schema/tidy-schema.js';
+import type { GraphCheckpoint } from '../provenance/checkpoint.query.js';
+import type { GraphKeys } from '../provenance/keys.query.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
@@ -35,6 +37,8 @@ const generated = typia.json.schemas<
     TelemetryCorrelations,
     ProducerHealth,
     RunList,
+    GraphKeys,
+    GraphCheckpoint,
   ],
   '3.1'
 >();

@@ -3,9 +3,12 @@
  * sends them through its StoreClient, provenance-store.ts answers them on the store thread.
  */
 import type { QuerySpec } from '../shared/store-protocol.js';
+import type { CheckpointParams } from './checkpoint.query.js';
 import type { VerifyParams } from './verify.query.js';
 
 export type ProvenanceQueries = {
   // These reply with their finished response bodies.
   verify: QuerySpec<VerifyParams, unknown>;
+  keys: QuerySpec<Record<string, never>, unknown>;
+  checkpoint: QuerySpec<CheckpointParams, unknown>;
 };

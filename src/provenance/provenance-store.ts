@@ -5,14 +5,18 @@
  */
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import type { ProvenanceQueries } from './provenance-queries.js';
+import { latestCheckpoint } from './checkpoint.query.js';
+import { Checkpointer } from './checkpoints.js';
+import { listKeys } from './keys.query.js';
 import { sealLegacyRuns } from './seal-legacy.js';
+import { loadSigningKey } from './signing-key.js';
 import type { EventRecheck } from './verify-events.js';
 import { verifyRun } from './verify.query.js';
 
 /** What the provenance module needs to start. */
 export interface ProvenanceStoreInit {
-  /** The data directory (signing keys live there). */
-  dataDir: string;
+  /** The ed25519 private key (PEM file) checkpoints are signed with; checked by the daemon at start. */
+  signingKeyFile: string;
 }
 
 /** What other domains lend the provenance module, wired by the store worker. */
@@ -24,12 +28,26 @@ export interface ProvenanceDeps {
 /** Starts the provenance module on an open, migrated store. */
 export async function startProvenanceStore(
   context: StoreContext,
-  _init: ProvenanceStoreInit,
+  init: ProvenanceStoreInit,
   deps: ProvenanceDeps,
 ): Promise<StoreModule> {
-  await sealLegacyRuns(context.writer, context.writes);
+  const { writer, writes } = context;
+  await sealLegacyRuns(writer, writes);
+  const key = loadSigningKey(init.signingKeyFile);
+  const checkpointer = new Checkpointer(writer, writes, key);
+  checkpointer.start();
+  /** Writes the run's due checkpoint, so what is read next covers everything committed before. */
+  const checkpointFirst = (run: string): Promise<number> => writes.run(() => checkpointer.writeDue([run]));
   const queries: QueryHandlers<ProvenanceQueries> = {
-    verify: (params) => verifyRun(context.reader(), params, deps.eventRecheck),
+    verify: async (params) => {
+      await checkpointFirst(params.run);
+      return verifyRun(context.reader(), params, deps.eventRecheck);
+    },
+    keys: () => listKeys(context.reader(), key),
+    checkpoint: async (params) => {
+      await checkpointFirst(params.run);
+      return latestCheckpoint(context.reader(), params);
+    },
   };
-  return { name: 'provenance', queries };
+  return { name: 'provenance', queries, stop: () => checkpointer.stop() };
 }

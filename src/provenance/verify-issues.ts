@@ -19,6 +19,11 @@ export const verifyIssueKinds = {
   batch_count_mismatch: 'a batch seals another number of events than it records',
   batch_root_mismatch: "the Merkle root over a batch's events differs from the one it records",
   unsealed_event: 'an event of the run is sealed by no batch',
+  checkpoint_missing: 'the run, or a checkpoint object of it, has no signed envelope',
+  checkpoint_payload_mismatch: 'a checkpoint envelope does not carry exactly the checkpoint object',
+  checkpoint_key_unknown: 'a checkpoint is signed by no key this store knows (GET /v1/graph/keys)',
+  checkpoint_signature_invalid: 'a checkpoint signature does not verify under its key',
+  checkpoint_stale: 'the last checkpoint does not name the current head of a chain',
 } as const;
 export type VerifyIssueKind = keyof typeof verifyIssueKinds;
 

@@ -7,6 +7,7 @@ import { VARCHAR } from '@duckdb/node-api';
 import { list, readRows, sql } from '../store/sql.js';
 import { requireRun } from './run-exists.js';
 import { verifyEvents, type EventRecheck, type SealedBatch } from './verify-events.js';
+import { verifyCheckpoints, type CheckpointRow } from './verify-checkpoints.js';
 import { VerifyIssues } from './verify-issues.js';
 import { verifyObjects, type ObjectRow } from './verify-objects.js';
 import type { VerifyResult } from './verify-result.js';
@@ -38,14 +39,8 @@ export async function verifyRun(
     sql`SELECT chain, hash FROM run_heads WHERE run_id = ${runId}`,
   );
   const elsewhere = await parentsOfOtherRuns(connection, runId, rows);
-  const objects = verifyObjects(
-    runId,
-    run?.object_hash ?? null,
-    rows,
-    new Map(heads.map((head) => [head.chain, head.hash])),
-    elsewhere,
-    issues,
-  );
+  const headsByChain = new Map(heads.map((head) => [head.chain, head.hash]));
+  const objects = verifyObjects(runId, run?.object_hash ?? null, rows, headsByChain, elsewhere, issues);
   const batches: SealedBatch[] = [];
   for (const { hash, object } of objects.values()) {
     if (object.kind !== 'event_batch') continue;
@@ -59,6 +54,22 @@ export async function verifyRun(
     });
   }
   await verifyEvents(connection, runId, batches, recheck, issues);
+  const checkpoints = await readRows<CheckpointRow>(
+    connection,
+    sql`SELECT hash, envelope, key_id FROM checkpoints WHERE run_id = ${runId}`,
+  );
+  const keys = await readRows<{ key_id: string; public_key_pem: string }>(
+    connection,
+    sql`SELECT key_id, public_key_pem FROM signing_keys`,
+  );
+  verifyCheckpoints(
+    objects,
+    checkpoints,
+    new Map(keys.map((key) => [key.key_id, key.public_key_pem])),
+    headsByChain,
+    runId,
+    issues,
+  );
   const result: VerifyResult = {
     schema_version: 'provenance.verify/v1',
     run_id: runId,

@@ -34,6 +34,10 @@ export class DaemonCommand extends Command {
   maxMemoryBytes = Option.String('--max-memory-bytes', {
     description: "the daemon's resident memory past which new ingest requests get 429 (default 1 GiB)",
   });
+  signingKey = Option.String('--signing-key', {
+    description:
+      'ed25519 private key (PEM) to sign checkpoints with (default: made at first start in the data dir, 0600)',
+  });
   ingestTimeout = Option.String('--ingest-timeout', {
     description:
       'how long an ingest request waits for its commit before it is rolled back and answered 503 (default 120s)',

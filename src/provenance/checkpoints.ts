@@ -1,0 +1,150 @@
+/**
+ * Signed checkpoints, on the store thread: a run's `checkpoint` object names the heads of its
+ * `context` and `event_batch` chains and counts what they hold, and is signed as a DSSE envelope
+ * (ed25519). They are written after commits that move a run's chains, coalesced by a timer to at
+ * most one per run per second, and on demand before a run is verified.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { VARCHAR } from '@duckdb/node-api';
+import { log } from '../shared/log.js';
+import { execute, inTransaction, list, readRows, sql } from '../store/sql.js';
+import { classifyStoreError } from '../store/store-error.js';
+import type { WriteQueue } from '../store/write-queue.js';
+import { checkpointPayloadType, signEnvelope } from './dsse.js';
+import { appendToChains } from './graph-chains.js';
+import type { SigningKey } from './signing-key.js';
+
+/** How often runs whose chains moved get a checkpoint. */
+const intervalMs = 1000;
+
+/** A chain head as a checkpoint names it. */
+interface Head {
+  hash: string;
+  index: number;
+}
+
+/** Writes checkpoints for runs whose chains moved since their last one. */
+export class Checkpointer {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly writes: WriteQueue,
+    private readonly key: SigningKey,
+  ) {}
+
+  /** Starts the coalescing timer. */
+  start(): void {
+    this.timer = setInterval(() => {
+      void this.writes
+        .run(() => this.writeDue(null))
+        .catch((error: unknown) =>
+          log('warn', 'writing checkpoints failed; they are written at the next tick', {
+            error: classifyStoreError(error),
+          }),
+        );
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Checkpoints every due run, or only `runIds` when given; call inside the write queue. */
+  async writeDue(runIds: readonly string[] | null): Promise<number> {
+    const due = await this.dueRuns(runIds);
+    if (due.size === 0) return 0;
+    await inTransaction(this.connection, async () => {
+      await execute(
+        this.connection,
+        sql`INSERT INTO signing_keys VALUES (${this.key.keyId}, ${this.key.publicKeyPem}, ${nowNs()})
+            ON CONFLICT DO NOTHING`,
+      );
+      const events = await this.sealedEvents([...due.keys()]);
+      const sealed = await appendToChains(
+        this.connection,
+        [...due].map(([runId, heads]) => ({
+          runId,
+          chain: 'checkpoint' as const,
+          build: (previous: string, index: number) => ({
+            kind: 'checkpoint' as const,
+            run_id: runId,
+            parents: [previous, ...Object.values(heads).map((head) => head.hash)],
+            payload: {
+              index,
+              heads,
+              counts: {
+                context_objects: (heads['context']?.index ?? -1) + 1,
+                event_batches: (heads['event_batch']?.index ?? -1) + 1,
+                events: events.get(runId) ?? 0,
+              },
+            },
+          }),
+        })),
+      );
+      for (const object of sealed) {
+        const envelope = signEnvelope(
+          checkpointPayloadType,
+          Buffer.from(object.body),
+          this.key.privateKey,
+          this.key.keyId,
+        );
+        await execute(
+          this.connection,
+          sql`INSERT INTO checkpoints VALUES (${object.hash}, ${object.runId}, ${object.chainIndex ?? 0},
+              ${JSON.stringify(envelope)}, ${this.key.keyId}, ${nowNs()})`,
+        );
+      }
+    });
+    return due.size;
+  }
+
+  /**
+   * Runs (all, or of `only`) whose context or batch heads differ from what their last checkpoint
+   * names, with all their heads. Only runs with a head moved at or after their checkpoint are read.
+   */
+  private async dueRuns(only: readonly string[] | null): Promise<Map<string, Record<string, Head>>> {
+    const filter = only === null ? sql`true` : sql`h.run_id IN (SELECT unnest(${list([...only], VARCHAR)}))`;
+    const rows = await readRows<{
+      run_id: string;
+      chain: string;
+      hash: string;
+      chain_index: bigint;
+      covered: string | null;
+    }>(
+      this.connection,
+      sql`SELECT h.run_id, h.chain, h.hash, h.chain_index,
+            json_extract_string(o.body, '$.payload.heads.' || h.chain || '.hash') AS covered
+          FROM run_heads h
+          LEFT JOIN run_heads c ON c.run_id = h.run_id AND c.chain = 'checkpoint'
+          LEFT JOIN objects o ON o.hash = c.hash
+          WHERE h.chain <> 'checkpoint' AND ${filter} AND h.run_id IN (
+            SELECT m.run_id FROM run_heads m
+            LEFT JOIN run_heads mc ON mc.run_id = m.run_id AND mc.chain = 'checkpoint'
+            WHERE m.chain <> 'checkpoint' AND (mc.hash IS NULL OR m.updated_ns >= mc.updated_ns))`,
+    );
+    const heads = new Map<string, Record<string, Head>>();
+    const moved = new Set<string>();
+    for (const row of rows) {
+      const ofRun = heads.get(row.run_id) ?? {};
+      ofRun[row.chain] = { hash: row.hash, index: Number(row.chain_index) };
+      heads.set(row.run_id, ofRun);
+      if (row.covered !== row.hash) moved.add(row.run_id);
+    }
+    return new Map([...heads].filter(([runId]) => moved.has(runId)));
+  }
+
+  /** Events sealed per run, from the batch rows the chains point at. */
+  private async sealedEvents(runIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await readRows<{ run_id: string; n: bigint }>(
+      this.connection,
+      sql`SELECT run_id, sum(events)::BIGINT AS n FROM event_batches
+          WHERE object_hash IS NOT NULL AND run_id IN (SELECT unnest(${list([...runIds], VARCHAR)}))
+          GROUP BY run_id`,
+    );
+    return new Map(rows.map((row) => [row.run_id, Number(row.n)]));
+  }
+}
+
+const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { assertStopsCleanly, startDaemon, useDaemonFixture } from '../support/daemon.js';
+import { queryRows, withDatabase } from '../support/duckdb.js';
+import { request } from '../support/http.js';
+import { bind, ingest, nativeLine } from '../support/telemetry.js';
+
+const run = 'run-cp';
+
+/** DSSE's pre-authentication encoding, written here from the spec, not imported from provd. */
+function pae(type: string, payload: Buffer): Buffer {
+  return Buffer.concat([
+    Buffer.from(`DSSEv1 ${Buffer.byteLength(type)} ${type} ${payload.length} `),
+    payload,
+  ]);
+}
+
+interface Envelope {
+  payloadType: string;
+  payload: string;
+  signatures: { keyid: string; sig: string }[];
+}
+
+describe('signed checkpoints', function () {
+  const fixture = useDaemonFixture();
+
+  async function storeRun(url: string): Promise<void> {
+    await bind(url, { run_id: run, tool_call_id: 'tc', cgroup_id: '777' });
+    assert.equal(
+      (await ingest(url, [nativeLine({ comm: 'a' }), nativeLine({ comm: 'b' })].join('\n'), 'native')).status,
+      200,
+    );
+  }
+
+  it('verifies with node:crypto alone, from the served key and envelope, and covers the run head', async function () {
+    const daemon = await fixture.start();
+    await storeRun(daemon.url);
+    const checkpoint = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    const keys = (await request(daemon.url, '/v1/graph/keys')).body['keys'] as Record<string, unknown>[];
+    const envelope = checkpoint['envelope'] as Envelope;
+    const signature = envelope.signatures[0]!;
+    const key = keys.find((entry) => entry['key_id'] === signature.keyid);
+    assert.ok(key, 'the signing key is served');
+    assert.equal(key['algorithm'], 'ed25519');
+    const payload = Buffer.from(envelope.payload, 'base64');
+    const publicKey = createPublicKey(String(key['public_key_pem']));
+    assert.ok(
+      verify(null, pae(envelope.payloadType, payload), publicKey, Buffer.from(signature.sig, 'base64')),
+    );
+    // the key id is the sha256 of the public key, the address the sha256 of the payload
+    const der = publicKey.export({ type: 'spki', format: 'der' });
+    const { createHash } = await import('node:crypto');
+    assert.equal(signature.keyid, 'sha256:' + createHash('sha256').update(der).digest('hex'));
+    assert.equal(checkpoint['hash'], 'sha256:' + createHash('sha256').update(payload).digest('hex'));
+    const body = JSON.parse(payload.toString()) as {
+      kind: string;
+      run_id: string;
+      payload: Record<string, unknown>;
+    };
+    assert.equal(body.kind, 'checkpoint');
+    assert.equal(body.run_id, run);
+    assert.deepEqual(body.payload['counts'], { context_objects: 1, event_batches: 1, events: 2 });
+
+    const mode = statSync(join(fixture.dataDir, 'signing-key.pem')).mode & 0o777;
+    assert.equal(mode, 0o600, 'the private key is readable by its owner only');
+    const unknown = await request(daemon.url, '/v1/graph/checkpoint?run=nope');
+    assert.equal(unknown.status, 404);
+  });
+
+  async function tampered(tamper: (db: DuckDBConnection) => Promise<unknown>): Promise<string[]> {
+    const first = await fixture.start();
+    await storeRun(first.url);
+    assert.equal((await request(first.url, `/v1/graph/verify?run=${run}`)).body['status'], 'ok');
+    await assertStopsCleanly(first);
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), tamper);
+    const daemon = await fixture.start();
+    const { body } = await request(daemon.url, `/v1/graph/verify?run=${run}`);
+    assert.equal(body['status'], 'failed', JSON.stringify(body));
+    return [...new Set((body['issues'] as { kind: string }[]).map((issue) => issue.kind))].sort();
+  }
+
+  it('names checkpoint_signature_invalid when a signature was corrupted', async function () {
+    const kinds = await tampered(async (db) => {
+      const [row] = await queryRows(db, `SELECT hash, envelope FROM checkpoints LIMIT 1`);
+      const envelope = JSON.parse(String(row?.['envelope'])) as Envelope;
+      const sig = Buffer.from(envelope.signatures[0]!.sig, 'base64');
+      sig[0] = sig[0]! ^ 0xff;
+      envelope.signatures[0]!.sig = sig.toString('base64');
+      await db.run(`UPDATE checkpoints SET envelope = $1 WHERE hash = $2`, [
+        JSON.stringify(envelope),
+        String(row?.['hash']),
+      ]);
+    });
+    assert.deepEqual(kinds, ['checkpoint_signature_invalid']);
+  });
+
+  it('names checkpoint_key_unknown when a checkpoint was re-signed by another key', async function () {
+    const kinds = await tampered(async (db) => {
+      const [row] = await queryRows(db, `SELECT hash, envelope FROM checkpoints LIMIT 1`);
+      const envelope = JSON.parse(String(row?.['envelope'])) as Envelope;
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const sig = sign(null, pae(envelope.payloadType, Buffer.from(envelope.payload, 'base64')), privateKey);
+      envelope.signatures = [{ keyid: 'sha256:' + '1'.repeat(64), sig: sig.toString('base64') }];
+      await db.run(`UPDATE checkpoints SET envelope = $1 WHERE hash = $2`, [
+        JSON.stringify(envelope),
+        String(row?.['hash']),
+      ]);
+    });
+    assert.deepEqual(kinds, ['checkpoint_key_unknown']);
+  });
+
+  it('names checkpoint_payload_mismatch when an envelope carries other bytes', async function () {
+    const kinds = await tampered(async (db) => {
+      const [row] = await queryRows(db, `SELECT hash, envelope FROM checkpoints LIMIT 1`);
+      const envelope = JSON.parse(String(row?.['envelope'])) as Envelope;
+      envelope.payload = Buffer.from('{"kind":"checkpoint"}').toString('base64');
+      await db.run(`UPDATE checkpoints SET envelope = $1 WHERE hash = $2`, [
+        JSON.stringify(envelope),
+        String(row?.['hash']),
+      ]);
+    });
+    assert.deepEqual(kinds, ['checkpoint_payload_mismatch']);
+  });
+
+  it('refuses to start with a --signing-key that is not an ed25519 private key, naming the option', async function () {
+    const file = join(fixture.dataDir, 'rsa.pem');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    await assert.rejects(
+      startDaemon({ dataDir: fixture.dataDir, args: ['--signing-key', file] }),
+      /--signing-key .*ed25519/,
+    );
+  });
+
+  it('signs with a key given by --signing-key and serves it as current', async function () {
+    const file = join(fixture.dataDir, 'mine.pem');
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const daemon = await fixture.start({ args: ['--signing-key', file] });
+    await storeRun(daemon.url);
+    const checkpoint = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    const envelope = checkpoint['envelope'] as Envelope;
+    const payload = Buffer.from(envelope.payload, 'base64');
+    assert.ok(
+      verify(
+        null,
+        pae(envelope.payloadType, payload),
+        publicKey,
+        Buffer.from(envelope.signatures[0]!.sig, 'base64'),
+      ),
+    );
+    const keys = (await request(daemon.url, '/v1/graph/keys')).body['keys'] as Record<string, unknown>[];
+    assert.equal(keys[0]?.['key_id'], envelope.signatures[0]!.keyid);
+    assert.equal(keys[0]?.['current'], true);
+  });
+});
