@@ -18,7 +18,7 @@ import { benchMain } from './support/bench-main.js';
 import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
-import { fillStoreBySql } from './support/store-fill.js';
+import { fillSpool, spoolHoldArgs, spooledContainer } from './support/spooled-store.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
@@ -26,52 +26,10 @@ const isGuard = args.has('--guard');
 const spooled = isShort ? 100_000 : 1_000_000;
 const deadlineMs = isShort ? 90_000 : 600_000;
 const minRatio = 0.01;
-const container = 'c0ffee00c0ffee00c0ffee00';
+const container = spooledContainer;
 const host = describeHost();
 const dataDir = makeDataDir();
-// the spool must hold everything for the length of the run
-const daemonArgs = [
-  '--spool-ttl',
-  '1h',
-  '--spool-max-events',
-  '5000000',
-  '--spool-max-bytes',
-  '100000000000',
-];
-
-/** 10,000 unbound events of one container over ten minutes, each with its own pid. */
-function seedBody(): string {
-  return Array.from({ length: 10_000 }, (_v, i) =>
-    JSON.stringify({
-      event_type: i % 5 === 0 ? 'file_write' : 'execve',
-      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 17))).toISOString(),
-      pid: 5000 + i,
-      comm: 'agent',
-      container_id: container,
-      path: '/work/file',
-      bytes: i,
-    }),
-  ).join('\n');
-}
-
-/** A store file holding `spooled` events that wait for a binding. */
-async function fillSpool(): Promise<string> {
-  const daemon = await startDaemon({ dataDir, args: daemonArgs });
-  try {
-    const answer = await fetch(`${daemon.url}/v1/telemetry/ingest?format=native`, {
-      method: 'POST',
-      body: seedBody(),
-    });
-    const body = (await answer.json()) as { pending?: number };
-    if (answer.status !== 200 || body.pending !== 10_000)
-      throw new Error(`seeding the spool: HTTP ${answer.status}`);
-  } finally {
-    await daemon.stop();
-  }
-  const path = join(dataDir, 'provd.duckdb');
-  await fillStoreBySql(path, spooled);
-  return path;
-}
+const daemonArgs = spoolHoldArgs;
 
 /** DuckDB's own rate for moving the same rows out of the spool, on a copy of the store. */
 async function baseline(path: string): Promise<Record<string, unknown>> {
@@ -137,7 +95,7 @@ async function countInRun(path: string): Promise<number> {
 }
 
 async function run(): Promise<string[]> {
-  const path = await fillSpool();
+  const path = await fillSpool(dataDir, spooled);
   const base = await baseline(path);
   process.stdout.write(JSON.stringify({ ...base, ...host }) + '\n');
   const daemon = await startDaemon({ dataDir, args: daemonArgs });

@@ -1,0 +1,117 @@
+/**
+ * Graph benchmark (`npm run bench:graph`; `npm run bench:guard` runs it with --short --guard):
+ * verify of one run holding 1,000,000 events (100,000 with --short), sealed the way the daemon
+ * seals them (a late binding claims a full spool, in chunked batches). The baseline, in the same
+ * run, is a raw scan of the same rows in seq order with one sha256 per row: the least any
+ * recomputation of the run's hashes costs. Target: verify of 1,000,000 events within 2 s.
+ *
+ * `--guard` fails the run when verify does not answer `ok`, or runs below 0.1x the baseline rate.
+ */
+import { hash } from 'node:crypto';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { readRows, sql } from '../src/store/sql.js';
+import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
+import { benchMain } from './support/bench-main.js';
+import { describeHost } from './support/host.js';
+import { percentileMs } from './support/ingest-http.js';
+import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
+import { fillSpool, spoolHoldArgs, spooledContainer } from './support/spooled-store.js';
+
+const args = new Set(process.argv.slice(2));
+const isShort = args.has('--short');
+const isGuard = args.has('--guard');
+const events = isShort ? 100_000 : 1_000_000;
+const deadlineMs = isShort ? 120_000 : 900_000;
+const repeats = 3;
+const minRatio = 0.1;
+const targetS = 2;
+const host = describeHost();
+const dataDir = makeDataDir();
+const runId = 'graph-run';
+
+/** Rows per second of a plain seq-ordered scan of the run's rows with a sha256 each. */
+async function baseline(path: string): Promise<number> {
+  const instance = await DuckDBInstance.create(path);
+  const connection = await instance.connect();
+  try {
+    const started = performance.now();
+    let after = -1n;
+    let rows = 0;
+    for (;;) {
+      const chunk = await readRows<{ seq: bigint; attrs: string; comm: string | null; time: string }>(
+        connection,
+        sql`SELECT seq, attrs, comm, time FROM events WHERE run_id = ${runId} AND seq > ${after}
+            ORDER BY seq LIMIT 50000`,
+      );
+      for (const row of chunk) hash('sha256', row.attrs + row.comm + row.time, 'hex');
+      rows += chunk.length;
+      if (chunk.length < 50_000) break;
+      after = chunk[chunk.length - 1]!.seq;
+    }
+    return rows / ((performance.now() - started) / 1000);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function run(): Promise<string[]> {
+  const path = await fillSpool(dataDir, events);
+  let daemon = await startDaemon({ dataDir, args: spoolHoldArgs });
+  const bind = await fetch(`${daemon.url}/v1/telemetry/bind`, {
+    method: 'POST',
+    body: JSON.stringify({ run_id: runId, tool_call_id: 'tc', container_id: spooledContainer }),
+  });
+  if (bind.status !== 200) throw new Error(`the bind answered HTTP ${bind.status}`);
+  await daemon.stop();
+  const baseRate = await baseline(path);
+  process.stdout.write(
+    JSON.stringify({
+      name: 'graph.baseline.scan_sha256',
+      events_per_sec: Math.round(baseRate),
+      events,
+      ...host,
+    }) + '\n',
+  );
+
+  daemon = await startDaemon({ dataDir, args: spoolHoldArgs });
+  const failures: string[] = [];
+  try {
+    resetPeakRss(daemon.child.pid!);
+    const ms: number[] = [];
+    let status = '';
+    for (let i = 0; i < repeats; i++) {
+      const started = performance.now();
+      const answer = await fetch(`${daemon.url}/v1/graph/verify?run=${runId}`);
+      const body = (await answer.json()) as { status?: string; issue_count?: number };
+      ms.push(performance.now() - started);
+      status = `${answer.status} ${body.status} (${body.issue_count} issues)`;
+      if (answer.status !== 200 || body.status !== 'ok') failures.push(`verify answered ${status}`);
+    }
+    const p50 = percentileMs(ms, 50);
+    const rate = Math.round(events / (p50 / 1000));
+    const ratio = rate / baseRate;
+    const result = {
+      name: 'graph.verify',
+      events,
+      events_per_sec: rate,
+      p50_ms: p50,
+      p99_ms: percentileMs(ms, 99),
+      repeats,
+      status,
+      ratio_to_baseline: Math.round(ratio * 1000) / 1000,
+      peak_rss_bytes: readPeakRssBytes(daemon.child.pid!),
+      target: { seconds_for_1m_events: targetS },
+      target_met: (p50 / 1000) * (1_000_000 / events) <= targetS,
+      ...host,
+    };
+    process.stdout.write(JSON.stringify(result) + '\n');
+    if (ratio < minRatio)
+      failures.push(`verify ran at ${result.ratio_to_baseline}x the baseline (< ${minRatio}x)`);
+  } finally {
+    await daemon.stop();
+  }
+  return [...new Set(failures)];
+}
+
+await benchMain({ name: 'graph.bench', deadlineMs, isGuard, run, cleanup: () => removeDir(dataDir) });
