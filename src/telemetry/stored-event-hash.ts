@@ -5,25 +5,27 @@
  */
 import { sourceName, typeName } from './codes.js';
 import { hashEvent } from './event-hash.js';
+import type { EventJsonRow } from './event-json.js';
 
 /** The columns `rehashStoredEvent` reads, in SELECT form. */
 export const storedEventColumns =
   'type, source, time, pid, tgid, ppid, uid, comm, cgroup_id, container_id, attrs';
 
 /** An events row as read with `storedEventColumns`. */
-export interface StoredEventRow {
-  type: number;
-  source: number;
-  time: string;
-  pid: number | null;
-  tgid: number | null;
-  ppid: number | null;
-  uid: bigint | null;
-  comm: string | null;
-  cgroup_id: string | null;
-  container_id: string | null;
-  attrs: string;
-}
+export type StoredEventRow = Pick<
+  EventJsonRow,
+  | 'type'
+  | 'source'
+  | 'time'
+  | 'pid'
+  | 'tgid'
+  | 'ppid'
+  | 'uid'
+  | 'comm'
+  | 'cgroup_id'
+  | 'container_id'
+  | 'attrs'
+>;
 
 /** `sha256:<hex>` of the row's facts, as ingest hashed them. */
 export function rehashStoredEvent(row: StoredEventRow): string {

@@ -83,6 +83,8 @@ describe('query parameters', function () {
   it('finds the parameters of every served endpoint that reads a query string', function () {
     const operations = new Set(servedParameters().map(({ method, path }) => `${method} ${path}`));
     assert.deepEqual([...operations].sort(), [
+      'GET /v1/graph/checkpoint',
+      'GET /v1/graph/verify',
       'GET /v1/runs',
       'GET /v1/telemetry/correlations',
       'GET /v1/telemetry/events',
