@@ -11,6 +11,7 @@ import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { runsQuery } from '../telemetry/runs.route.js';
+import { summaryQuery } from '../telemetry/summary.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
 
 /** One operation of the HTTP interface. */
@@ -163,10 +164,11 @@ export const endpoints = [
     method: 'GET',
     path: '/v1/observe/summary',
     operationId: 'observe_summary',
-    summary: 'Observability summary of a run',
+    summary:
+      'Observability summary of a run: span, events by type and evidence level, tool calls, processes, files, destinations, coverage, graph',
     schema: 'observability_summary',
-    query: [run()],
-    served: false,
+    query: summaryQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',

@@ -16,6 +16,7 @@ import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
 import { runsRoute } from '../telemetry/runs.route.js';
+import { summaryRoute } from '../telemetry/summary.route.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { windowsRoute } from '../telemetry/windows.route.js';
 import type { ReadinessCheck } from './daemon-health.js';
@@ -57,6 +58,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     })),
     list_runs: runsRoute(store),
     verify_run: verifyRoute(store),
+    observe_summary: summaryRoute(store),
     graph_keys: graphKeysRoute(store),
     graph_checkpoint: checkpointRoute(store),
   };

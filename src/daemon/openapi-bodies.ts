@@ -18,6 +18,7 @@ import type { TelemetryCorrelations } from '../telemetry/correlations.query.js';
 import type { TelemetryEvents } from '../telemetry/events.query.js';
 import type { ProducerHealth } from '../telemetry/producer-health.query.js';
 import type { RunList } from '../telemetry/runs.query.js';
+import type { ObservabilitySummary } from '../telemetry/summary.query.js';
 import type { TelemetryEventWindows } from '../telemetry/windows.query.js';
 import type { DaemonHealth } from './daemon-health.js';
 import type { Liveness } from './liveness.js';
@@ -39,6 +40,7 @@ const generated = typia.json.schemas<
     RunList,
     GraphKeys,
     GraphCheckpoint,
+    ObservabilitySummary,
   ],
   '3.1'
 >();

@@ -9,6 +9,7 @@ import type { CorrelationsParams } from './correlations.query.js';
 import type { EventsParams } from './events.query.js';
 import type { ProducerHealthParams } from './producer-health.query.js';
 import type { RunsParams } from './runs.query.js';
+import type { SummaryParams } from './summary.query.js';
 import type { WindowsParams } from './windows.query.js';
 
 export type TelemetryQueries = {
@@ -24,4 +25,5 @@ export type TelemetryQueries = {
   correlations: QuerySpec<CorrelationsParams, unknown>;
   producer_health: QuerySpec<ProducerHealthParams, unknown>;
   runs: QuerySpec<RunsParams, unknown>;
+  summary: QuerySpec<SummaryParams, unknown>;
 };

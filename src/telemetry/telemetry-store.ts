@@ -16,6 +16,7 @@ import { IngestLedger } from './ingest-ledger.js';
 import { producerHealth } from './producer-health.query.js';
 import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
+import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 import { listWindows } from './windows.query.js';
 
@@ -98,6 +99,7 @@ export async function startTelemetryStore(
     correlations: (params) => explainCorrelations(context.reader(), params),
     producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
+    summary: (params) => summarizeRun(context.reader(), params),
   };
   return {
     name: 'telemetry',

@@ -85,6 +85,7 @@ describe('query parameters', function () {
     assert.deepEqual([...operations].sort(), [
       'GET /v1/graph/checkpoint',
       'GET /v1/graph/verify',
+      'GET /v1/observe/summary',
       'GET /v1/runs',
       'GET /v1/telemetry/correlations',
       'GET /v1/telemetry/events',
