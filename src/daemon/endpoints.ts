@@ -4,14 +4,12 @@
  * endpoint's query parameters are those of the query type its route reads (`*.route.ts`).
  */
 import { ingestHeaders, ingestQuery } from '../ingest/ingest.route.js';
-import { checkpointQuery } from '../provenance/graph-keys.route.js';
-import { verifyQuery } from '../provenance/verify.route.js';
+import { runQuery } from '../provenance/run-query.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { runsQuery } from '../telemetry/runs.route.js';
-import { summaryQuery } from '../telemetry/summary.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
 
 /** One operation of the HTTP interface. */
@@ -95,7 +93,7 @@ export const endpoints = [
     summary:
       'Verify the evidence chain of a run: every object hash, parent link and chain, every event hash and batch Merkle root',
     schema: 'verify',
-    query: verifyQuery.parameters,
+    query: runQuery.parameters,
     served: true,
   },
   {
@@ -113,7 +111,7 @@ export const endpoints = [
     summary:
       "A run's latest signed checkpoint (DSSE envelope, ed25519), written first if the run moved (provd extension)",
     schema: 'checkpoint',
-    query: checkpointQuery.parameters,
+    query: runQuery.parameters,
     served: true,
   },
   {
@@ -167,7 +165,7 @@ export const endpoints = [
     summary:
       'Observability summary of a run: span, events by type and evidence level, tool calls, processes, files, destinations, coverage, graph',
     schema: 'observability_summary',
-    query: summaryQuery.parameters,
+    query: runQuery.parameters,
     served: true,
   },
   {

@@ -2,26 +2,13 @@
  * GET /v1/graph/verify on the main thread: check `run`, forward to the store. When the store cannot
  * complete the check, the answer is still a VerifyResult: `unavailable` with `error`, at 503.
  */
-import typia from 'typia';
 import { isUnavailable, ProvdError } from '../shared/errors.js';
 import { jsonReply } from '../shared/http/http-reply.js';
-import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { ProvenanceQueries } from './provenance-queries.js';
+import { runQuery } from './run-query.js';
 import type { VerifyResult } from './verify-result.js';
-
-/** The query string of GET /v1/graph/verify. */
-export interface VerifyQuery {
-  /** run identifier */
-  run: string;
-}
-
-/** How the verify route reads its query, and the endpoint's OpenAPI parameters. */
-export const verifyQuery = new ParamContract<VerifyQuery>(
-  typia.json.schema<VerifyQuery, '3.1'>(),
-  typia.createValidate<VerifyQuery>(),
-);
 
 /** How long verification of one run may take before it is answered `unavailable`. */
 const verifyDeadlineMs = 60_000;
@@ -29,7 +16,7 @@ const verifyDeadlineMs = 60_000;
 /** Verifies a run: 200 ok/failed, 503 unavailable, 404 for a run nobody named. */
 export function verifyRoute(store: QueryClient<ProvenanceQueries>): RouteHandler {
   return async ({ query }) => {
-    const { run } = verifyQuery.parse(query);
+    const { run } = runQuery.parse(query);
     try {
       const body = await store.query('verify', { run }, { deadlineMs: verifyDeadlineMs });
       return { status: 200, body };

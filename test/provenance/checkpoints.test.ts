@@ -24,6 +24,17 @@ interface Envelope {
   signatures: { keyid: string; sig: string }[];
 }
 
+/** Rewrites the stored envelope of the (one) checkpoint with `edit`. */
+async function rewriteEnvelope(db: DuckDBConnection, edit: (envelope: Envelope) => void): Promise<void> {
+  const [row] = await queryRows(db, `SELECT hash, envelope FROM checkpoints LIMIT 1`);
+  const envelope = JSON.parse(String(row?.['envelope'])) as Envelope;
+  edit(envelope);
+  await db.run(`UPDATE checkpoints SET envelope = $1 WHERE hash = $2`, [
+    JSON.stringify(envelope),
+    String(row?.['hash']),
+  ]);
+}
+
 describe('signed checkpoints', function () {
   const fixture = useDaemonFixture();
 
@@ -70,6 +81,23 @@ describe('signed checkpoints', function () {
     assert.equal(unknown.status, 404);
   });
 
+  it('writes a new checkpoint once the run moves, chained after the last and naming the new head', async function () {
+    const daemon = await fixture.start();
+    await storeRun(daemon.url);
+    const first = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    const same = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    assert.equal(same['hash'], first['hash'], 'nothing moved: no new checkpoint');
+    assert.equal((await ingest(daemon.url, nativeLine({ comm: 'c' }), 'native')).status, 200);
+    const second = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    assert.equal(second['index'], (first['index'] as number) + 1);
+    const payload = JSON.parse(
+      Buffer.from((second['envelope'] as Envelope).payload, 'base64').toString(),
+    ) as { parents: string[]; payload: { counts: Record<string, number> } };
+    assert.equal(payload.parents[0], first['hash'], 'chained after the last checkpoint');
+    assert.deepEqual(payload.payload.counts, { context_objects: 1, event_batches: 2, events: 3 });
+    assert.equal((await request(daemon.url, `/v1/graph/verify?run=${run}`)).body['status'], 'ok');
+  });
+
   async function tampered(tamper: (db: DuckDBConnection) => Promise<unknown>): Promise<string[]> {
     const first = await fixture.start();
     await storeRun(first.url);
@@ -83,45 +111,37 @@ describe('signed checkpoints', function () {
   }
 
   it('names checkpoint_signature_invalid when a signature was corrupted', async function () {
-    const kinds = await tampered(async (db) => {
-      const [row] = await queryRows(db, `SELECT hash, envelope FROM checkpoints LIMIT 1`);
-      const envelope = JSON.parse(String(row?.['envelope'])) as Envelope;
-      const sig = Buffer.from(envelope.signatures[0]!.sig, 'base64');
-      sig[0] = sig[0]! ^ 0xff;
-      envelope.signatures[0]!.sig = sig.toString('base64');
-      await db.run(`UPDATE checkpoints SET envelope = $1 WHERE hash = $2`, [
-        JSON.stringify(envelope),
-        String(row?.['hash']),
-      ]);
-    });
+    const kinds = await tampered((db) =>
+      rewriteEnvelope(db, (envelope) => {
+        const sig = Buffer.from(envelope.signatures[0]!.sig, 'base64');
+        sig[0] = sig[0]! ^ 0xff;
+        envelope.signatures[0]!.sig = sig.toString('base64');
+      }),
+    );
     assert.deepEqual(kinds, ['checkpoint_signature_invalid']);
   });
 
   it('names checkpoint_key_unknown when a checkpoint was re-signed by another key', async function () {
-    const kinds = await tampered(async (db) => {
-      const [row] = await queryRows(db, `SELECT hash, envelope FROM checkpoints LIMIT 1`);
-      const envelope = JSON.parse(String(row?.['envelope'])) as Envelope;
-      const { privateKey } = generateKeyPairSync('ed25519');
-      const sig = sign(null, pae(envelope.payloadType, Buffer.from(envelope.payload, 'base64')), privateKey);
-      envelope.signatures = [{ keyid: 'sha256:' + '1'.repeat(64), sig: sig.toString('base64') }];
-      await db.run(`UPDATE checkpoints SET envelope = $1 WHERE hash = $2`, [
-        JSON.stringify(envelope),
-        String(row?.['hash']),
-      ]);
-    });
+    const kinds = await tampered((db) =>
+      rewriteEnvelope(db, (envelope) => {
+        const { privateKey } = generateKeyPairSync('ed25519');
+        const sig = sign(
+          null,
+          pae(envelope.payloadType, Buffer.from(envelope.payload, 'base64')),
+          privateKey,
+        );
+        envelope.signatures = [{ keyid: 'sha256:' + '1'.repeat(64), sig: sig.toString('base64') }];
+      }),
+    );
     assert.deepEqual(kinds, ['checkpoint_key_unknown']);
   });
 
   it('names checkpoint_payload_mismatch when an envelope carries other bytes', async function () {
-    const kinds = await tampered(async (db) => {
-      const [row] = await queryRows(db, `SELECT hash, envelope FROM checkpoints LIMIT 1`);
-      const envelope = JSON.parse(String(row?.['envelope'])) as Envelope;
-      envelope.payload = Buffer.from('{"kind":"checkpoint"}').toString('base64');
-      await db.run(`UPDATE checkpoints SET envelope = $1 WHERE hash = $2`, [
-        JSON.stringify(envelope),
-        String(row?.['hash']),
-      ]);
-    });
+    const kinds = await tampered((db) =>
+      rewriteEnvelope(db, (envelope) => {
+        envelope.payload = Buffer.from('{"kind":"checkpoint"}').toString('base64');
+      }),
+    );
     assert.deepEqual(kinds, ['checkpoint_payload_mismatch']);
   });
 
