@@ -6,6 +6,7 @@ import { provdVersion } from '../shared/package-root.js';
 import { DaemonCommand } from './commands/daemon.js';
 import { HealthCommand } from './commands/health.js';
 import { IngestCommand } from './commands/ingest.js';
+import { RecordCommand } from './commands/record.js';
 import { RunsCommand } from './commands/runs.js';
 import { usageExitCode } from './daemon-client-command.js';
 import { bindOptionValues } from './option-values.js';
@@ -22,6 +23,7 @@ cli.register(Builtins.VersionCommand);
 cli.register(DaemonCommand);
 cli.register(HealthCommand);
 cli.register(IngestCommand);
+cli.register(RecordCommand);
 cli.register(RunsCommand);
 
 // A usage error (unknown option, missing or extra argument) exits 2, as Unix tools do; clipanion says 1.

@@ -2,6 +2,7 @@
  * The readiness check behind /v1/ready and /v1/health: one store round trip with a 2-second
  * deadline, judged into a DaemonHealth body (spec: DaemonHealth, provenance.daemon_health/v1).
  */
+import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { ProvdError } from '../shared/errors.js';
 import type { Count } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -12,7 +13,8 @@ export const readinessDeadlineMs = 2000;
 
 /** One named check in `checks`, with details beside its status. */
 export interface HealthCheck {
-  status: 'ok' | 'failed' | 'timeout' | 'unknown' | 'gaps_recorded';
+  /** `unavailable`: an optional capability is off (the message says why); readiness does not depend on it. */
+  status: 'ok' | 'failed' | 'timeout' | 'unknown' | 'gaps_recorded' | 'unavailable';
   message?: string;
   [detail: string]: unknown;
 }
@@ -52,7 +54,11 @@ export class ReadinessCheck {
   private inFlight: Promise<Readiness> | undefined;
   private stopping = false;
 
-  constructor(private readonly store: QueryClient<StoreQueries>) {}
+  constructor(
+    private readonly store: QueryClient<StoreQueries>,
+    /** Checks of the daemon's own capabilities, judged at start, reported beside the store's. */
+    private readonly capabilities: HealthChecks = {},
+  ) {}
 
   /** From now on the daemon is shutting down: not ready, whatever the store says. */
   stop(): void {
@@ -74,6 +80,7 @@ export class ReadinessCheck {
       return { status: 503, health: unavailable(error) };
     }
     const health = judge(report);
+    Object.assign(health.checks, this.capabilities);
     return { status: health.ready ? 200 : 503, health };
   }
 }
@@ -115,6 +122,13 @@ function judge(report: StoreHealthReport): DaemonHealth {
     queued_spool_bytes: spool?.bytes ?? null,
     native_capture: nativeCapture,
   };
+}
+
+/** Whether POST /v1/record can give each command its own cgroup. */
+export function recordCgroupCheck(root: RecordCgroupRoot): HealthCheck {
+  return root.status === 'ok'
+    ? { status: 'ok', path: root.path }
+    : { status: 'unavailable', message: `recorded commands run without a cgroup: ${root.message}` };
 }
 
 /** Recorded loss first; then events still waiting for a binding; then whether anything was seen. */

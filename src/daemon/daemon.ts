@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
+import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -15,7 +16,7 @@ import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
-import { ReadinessCheck } from './daemon-health.js';
+import { ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
 import { buildHandlers } from './handlers.js';
 import { HttpServer } from './http-server.js';
@@ -68,7 +69,10 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   }
 
   const auth = config.authToken === undefined ? undefined : new BearerAuth(config.authToken);
-  const readiness = new ReadinessCheck(store);
+  const recordCgroupRoot = probeRecordCgroupRoot();
+  if (recordCgroupRoot.status === 'unavailable')
+    log('warn', 'recorded commands run without a cgroup', { message: recordCgroupRoot.message });
+  const readiness = new ReadinessCheck(store, { record_cgroup: recordCgroupCheck(recordCgroupRoot) });
   const bindingLog = await loadBindingLog(store, state.status === 'ready');
   const pool = createNormalizePool(bindingLog);
   const ingest = new IngestRouter(pool, store, config.spoolDir, {
@@ -82,7 +86,17 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
     auth,
-    router: new Router(endpoints, buildHandlers({ store, readiness, ingest, bindingLog })),
+    router: new Router(
+      endpoints,
+      buildHandlers({
+        store,
+        readiness,
+        ingest,
+        bindingLog,
+        recordCgroupRoot,
+        authConfigured: auth !== undefined,
+      }),
+    ),
     bodyBudgets: { ingest: ingest.budget },
   });
   let port: number;

@@ -352,7 +352,7 @@ export const endpoints = [
     summary: 'Record (and by default execute) a tool call',
     schema: 'record',
     body: 'application/json',
-    served: false,
+    served: true,
   },
 ] as const satisfies readonly Endpoint[];
 

@@ -5,6 +5,8 @@
 import { ingestRoute } from '../ingest/ingest.route.js';
 import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
 import { checkpointRoute, graphKeysRoute } from '../provenance/graph-keys.route.js';
+import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
+import { recordRoute } from '../provenance/record/record.route.js';
 import { verifyRoute } from '../provenance/verify.route.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
 import { jsonReply } from '../shared/http/http-reply.js';
@@ -14,6 +16,7 @@ import { bindRoute } from '../telemetry/bind.route.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
 import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
+import { recordBinder } from '../telemetry/record-binding.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
 import { runsRoute } from '../telemetry/runs.route.js';
 import { summaryRoute } from '../telemetry/summary.route.js';
@@ -31,11 +34,22 @@ export interface HandlerDeps {
   ingest: IngestRouter;
   /** Bindings for the normalize workers; the bind route appends to it. */
   bindingLog: BindingLog;
+  /** Where POST /v1/record makes its cgroups, or why it cannot. */
+  recordCgroupRoot: RecordCgroupRoot;
+  /** The daemon checks a bearer token (POST /v1/record executes only then). */
+  authConfigured: boolean;
 }
 
 /** One handler per served operationId. */
 export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, RouteHandler> {
   const { store, readiness, ingest, bindingLog } = deps;
+  const record = recordRoute({
+    store,
+    bind: recordBinder(store, bindingLog),
+    cgroupRoot: deps.recordCgroupRoot,
+    authConfigured: deps.authConfigured,
+    defaultCwd: process.cwd(),
+  });
   const health: RouteHandler = async () => {
     const { status, health } = await readiness.run();
     const reply = jsonReply(status, health);
@@ -61,5 +75,6 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     observe_summary: summaryRoute(store),
     graph_keys: graphKeysRoute(store),
     graph_checkpoint: checkpointRoute(store),
+    record,
   };
 }

@@ -10,6 +10,8 @@ import type { JsonObject } from '../shared/schema/json-object.js';
 import { isObjectSchema, tidySchema } from '../shared/schema/tidy-schema.js';
 import type { GraphCheckpoint } from '../provenance/checkpoint.query.js';
 import type { GraphKeys } from '../provenance/keys.query.js';
+import type { RecordAnswer } from '../provenance/record/record-answer.js';
+import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
@@ -41,6 +43,8 @@ const generated = typia.json.schemas<
     GraphKeys,
     GraphCheckpoint,
     ObservabilitySummary,
+    RecordRequest,
+    RecordAnswer,
   ],
   '3.1'
 >();

@@ -120,15 +120,27 @@ const errorResponses = {
       },
     },
   ),
+  Forbidden: errorResponse(
+    ['forbidden'],
+    '`forbidden`: executing a command needs the daemon to run with --auth-token; execute:false needs none',
+  ),
+  ToolCallExists: errorResponse(
+    ['tool_call_exists'],
+    '`tool_call_exists`: the run already holds (or is running) a tool call with this id',
+  ),
   // a known path answers 404 only for an unknown run (or event); an unknown path gets `ErrorBody`
   NotFound: errorResponse(['run_not_found'], '`run_not_found`: `run` (or another id) names nothing known'),
   PayloadTooLarge: errorResponse(
     ['payload_too_large'],
     '`payload_too_large`: the body is over the limit (default 64 MiB)',
   ),
-  Backpressure: errorResponse(['backpressure'], '`backpressure`: the ingest queues are full', {
-    'Retry-After': retryAfter,
-  }),
+  Backpressure: errorResponse(
+    ['backpressure'],
+    '`backpressure`: the ingest queues are full, or 16 recorded commands run',
+    {
+      'Retry-After': retryAfter,
+    },
+  ),
   KeyReused: errorResponse(
     ['idempotency_key_reused'],
     '`idempotency_key_reused`: the Idempotency-Key was first used with another body or format',

@@ -40,7 +40,7 @@ function parameter({ name, in: location, required, description, schema }: Reques
 }
 
 // request bodies with an exact schema, by operationId; the rest are documented by media type only
-const requestSchemas: Record<string, string> = { bind: 'BindRequest' };
+const requestSchemas: Record<string, string> = { bind: 'BindRequest', record: 'RecordRequest' };
 
 function requestSchema({ body, operationId }: Endpoint): JsonObject {
   if (body === 'application/x-ndjson') return { type: 'string', description: 'one JSON object a line' };
@@ -121,6 +121,11 @@ function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
   if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
   if (served && endpoint.operationId === 'ingest') {
     responses['422'] = responseRef('KeyReused');
+    responses['429'] = responseRef('Backpressure');
+  }
+  if (served && endpoint.operationId === 'record') {
+    responses['403'] = responseRef('Forbidden');
+    responses['409'] = responseRef('ToolCallExists');
     responses['429'] = responseRef('Backpressure');
   }
   if (!served) responses['501'] = responseRef('NotImplemented');

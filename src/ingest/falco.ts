@@ -3,7 +3,7 @@
  * `output_fields` under Falco's field names (`evt.type`, `proc.pid`, `fd.name`, ...).
  */
 import type { EventType, ParsedEvent } from '../telemetry/event.js';
-import { formatRfc3339Nanos, isStoredInstant, parseRfc3339 } from '../telemetry/rfc3339.js';
+import { formatRfc3339Nanos, isStoredInstant, parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';
 import { inferFalcoType } from './falco-infer.js';
 import {

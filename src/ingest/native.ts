@@ -4,7 +4,7 @@
  */
 import { eventTypes, type EventType, type ParsedEvent } from '../telemetry/event.js';
 import { isIpAddress } from '../telemetry/ip-address.js';
-import { parseRfc3339 } from '../telemetry/rfc3339.js';
+import { parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';
 import {
   quoteExcerpt,

@@ -5,7 +5,7 @@
  * as `no_capture_time`, so nobody mistakes the stamp for a capture time.
  */
 import type { ParsedEvent } from '../telemetry/event.js';
-import { formatRfc3339Nanos } from '../telemetry/rfc3339.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 
 /** What a parser leaves in `time` (with `timeNs` 0n) when the line has no capture time. */
 export const missingTime = '';

@@ -3,7 +3,7 @@
  * line, the event under a key naming its kind. Field names follow api/v1/tetragon/tetragon.proto.
  */
 import type { EventType, ParsedEvent } from '../telemetry/event.js';
-import { parseRfc3339 } from '../telemetry/rfc3339.js';
+import { parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';
 import { readIdentifier, readObject, readPort, readString, readUint32, wrongType } from './field-value.js';
 import { rejectLine, rejectTime, rejectWrongType, type LineRejection } from './line-rejection.js';

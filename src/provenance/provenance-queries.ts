@@ -4,6 +4,7 @@
  */
 import type { QuerySpec } from '../shared/store-protocol.js';
 import type { CheckpointParams } from './checkpoint.query.js';
+import type { RecordWrite, RecordWritten, ToolCallKey } from './record/record-store.js';
 import type { VerifyParams } from './verify.query.js';
 
 export type ProvenanceQueries = {
@@ -11,4 +12,7 @@ export type ProvenanceQueries = {
   verify: QuerySpec<VerifyParams, unknown>;
   keys: QuerySpec<Record<string, never>, unknown>;
   checkpoint: QuerySpec<CheckpointParams, unknown>;
+  // POST /v1/record: the check before a command runs, and the write after
+  recordFree: QuerySpec<ToolCallKey, Record<string, never>>;
+  record: QuerySpec<RecordWrite, RecordWritten>;
 };

@@ -8,6 +8,7 @@ import type { ProvenanceQueries } from './provenance-queries.js';
 import { latestCheckpoint } from './checkpoint.query.js';
 import { Checkpointer } from './checkpoints.js';
 import { listKeys } from './keys.query.js';
+import { assertToolCallFree, writeRecord } from './record/record-store.js';
 import { sealLegacyRuns } from './seal-legacy.js';
 import { loadSigningKey } from './signing-key.js';
 import type { EventRecheck } from './verify-events.js';
@@ -48,6 +49,11 @@ export async function startProvenanceStore(
       await checkpointFirst(params.run);
       return latestCheckpoint(context.reader(), params);
     },
+    recordFree: async (params) => {
+      await assertToolCallFree(context.reader(), params);
+      return '{}';
+    },
+    record: async (params) => JSON.stringify(await writes.run(() => writeRecord(writer, params))),
   };
   return { name: 'provenance', queries, stop: () => checkpointer.stop() };
 }

@@ -5,9 +5,9 @@ import type { RouteHandler } from '../shared/http/route.js';
 import { log } from '../shared/log.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import { isBindRequestError, parseBindRequest, type BindingFields } from './binding.js';
+import { isBindRequestError, parseBindRequest, type Binding, type BindingFields } from './binding.js';
 import type { BindingLog } from './binding-log.js';
-import { formatRfc3339Nanos } from './rfc3339.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 
 /** How long a bind may take: settling a full spool is chunked, but a million events take a while. */
@@ -21,19 +21,27 @@ export interface BindingAnswer extends BindingFields {
   recorrelated: Count;
 }
 
+/**
+ * Stores a binding and hands it to the normalize workers; resolves to the spooled events it
+ * settled. Once it resolves, no event sent after is correlated without it.
+ */
+export async function storeBinding(
+  store: QueryClient<TelemetryQueries>,
+  bindingLog: BindingLog,
+  binding: Binding,
+): Promise<number> {
+  const { recorrelated } = await store.queryJson('bind', { binding }, { deadlineMs: bindDeadlineMs });
+  if (!bindingLog.append(binding))
+    log('warn', 'binding log full: workers spool, the store settles at commit', {});
+  return recorrelated;
+}
+
 /** Answers `provenance.binding/v1`: the binding as stored, and how many spooled events it settled. */
 export function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: BindingLog): RouteHandler {
   return async (request) => {
     const parsed = parseBindRequest(parseJsonObject(request.body), BigInt(Date.now()) * 1_000_000n);
     if (isBindRequestError(parsed)) return errorReply('invalid_argument', parsed.message);
-    const { recorrelated } = await store.queryJson(
-      'bind',
-      { binding: parsed },
-      { deadlineMs: bindDeadlineMs },
-    );
-    // before the answer, so no ingest sent after it can be correlated without this binding
-    if (!bindingLog.append(parsed))
-      log('warn', 'binding log full: workers spool, the store settles at commit', {});
+    const recorrelated = await storeBinding(store, bindingLog, parsed);
     const { created_ns: createdNs, startNs: _start, endNs: _end, ...fields } = parsed;
     const answer: BindingAnswer = {
       schema_version: 'provenance.binding/v1',

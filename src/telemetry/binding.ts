@@ -3,14 +3,14 @@
  * POST /v1/telemetry/bind body (design/contract.md "Writes"). A Binding is plain data: it is
  * structured-cloned to every normalize worker, whose BindingIndex correlates events against it.
  */
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../shared/random-id.js';
 import { isWellFormedText } from '../shared/well-formed.js';
 import type { tags } from 'typia';
 import type { FieldFailure } from '../shared/schema/schema-contract.js';
 import type { DateTimeText, IntegerIn } from '../shared/schema/wire-types.js';
 import { bindRequest, systemKeys } from './bind-request.js';
 import type { CorrelationMethod } from './codes.js';
-import { parseRfc3339 } from './rfc3339.js';
+import { parseRfc3339 } from '../shared/rfc3339.js';
 
 /** Who asserted a binding, most trusted first; `ai_asserted` is what the AI write tools force. */
 export const bindingSources = ['control_plane', 'k8s_cgroup', 'harness', 'ai_asserted'] as const;
@@ -87,15 +87,10 @@ const textFields = [
   'cgroup_id',
 ] as const;
 const nanosPerSecond = 1_000_000_000n;
-const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** A fresh binding id: `bnd_` and 20 base32 characters (100 random bits). */
 export function newBindingId(): string {
-  const bytes = randomBytes(20);
-  let id = 'bnd_';
-  // 256 is a multiple of 32, so the low five bits of a uniform byte are uniform
-  for (const byte of bytes) id += base32[byte & 31];
-  return id;
+  return randomId('bnd_');
 }
 
 function fail(field: string, message: string): BindRequestError {

@@ -22,7 +22,7 @@ import {
   type CountsByMethod,
   type EvidenceLevel,
 } from './codes.js';
-import { formatRfc3339Nanos } from './rfc3339.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { requireRun } from '../provenance/run-exists.js';
 import { readRows, sql } from '../store/sql.js';
 

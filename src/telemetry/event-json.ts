@@ -1,7 +1,7 @@
 /** How an events row reads in answers: the runtime event record of the contract. */
 import type { tags } from 'typia';
 import type { DateTimeText, Integer, Ratio } from '../shared/schema/wire-types.js';
-import { formatRfc3339Nanos } from './rfc3339.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import {
   evidenceName,
   methodName,

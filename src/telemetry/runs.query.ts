@@ -10,7 +10,7 @@ import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { list, readRows, sql, type Statement } from '../store/sql.js';
 import { decodeCursorKey, encodeCursor, filterDigest, integerPart, type CursorToken } from './cursor.js';
 import type { PageLimit } from './paging.js';
-import { formatRfc3339Nanos } from './rfc3339.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 
 /** Validated parameters of one page request. */
 export interface RunsParams {

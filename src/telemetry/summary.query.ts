@@ -9,7 +9,7 @@ import { requireRun } from '../provenance/run-exists.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { readRows, sql } from '../store/sql.js';
 import { evidenceName, typeCode, typeName } from './codes.js';
-import { formatRfc3339Nanos } from './rfc3339.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 
 /** The params of the `summary` store query. */
 export interface SummaryParams {

@@ -5,7 +5,7 @@ import { typeCode, typeName } from './codes.js';
 import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from './cursor.js';
 import type { EventType } from './event.js';
 import type { PageLimit } from './paging.js';
-import { formatRfc3339Nanos } from './rfc3339.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { requireRun } from '../provenance/run-exists.js';
 import type { WindowLength } from './window-deltas.js';
 import { join, readRows, sql, type Statement } from '../store/sql.js';

@@ -15,7 +15,7 @@ import { insertEvents } from '../../src/telemetry/event-commit.js';
 import { hashEvent } from '../../src/telemetry/event-hash.js';
 import { encodeEventRow } from '../../src/telemetry/event-row.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
-import { parseRfc3339 } from '../../src/telemetry/rfc3339.js';
+import { parseRfc3339 } from '../../src/shared/rfc3339.js';
 
 /** An open in-memory store; `close` releases it. */
 export interface TestStore {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Binding, BindRequestError } from '../../src/telemetry/binding.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
-import { parseRfc3339 } from '../../src/telemetry/rfc3339.js';
+import { parseRfc3339 } from '../../src/shared/rfc3339.js';
 
 const now = 1_700_000_000_000_000_000n;
 const base = { run_id: 'run_1', tool_call_id: 'tc_1', pid: 42 };

@@ -3,7 +3,7 @@ import type { Binding } from '../../src/telemetry/binding.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
 import { BindingIndex, normalizeContainerId } from '../../src/telemetry/binding-index.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
-import { parseRfc3339 } from '../../src/telemetry/rfc3339.js';
+import { parseRfc3339 } from '../../src/shared/rfc3339.js';
 
 const fullContainer = '3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899';
 let created = 1_700_000_000_000_000_000n;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatRfc3339Nanos, maxStoredNs, minStoredNs, parseRfc3339 } from '../../src/telemetry/rfc3339.js';
+import { formatRfc3339Nanos, maxStoredNs, minStoredNs, parseRfc3339 } from '../../src/shared/rfc3339.js';
 
 const second = 1_000_000_000n;
 // 2026-01-01T00:00:00Z

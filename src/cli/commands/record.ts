@@ -1,0 +1,137 @@
+/** `provd record [--run R] [--tool-call T] -- CMD ARGS...`: runs a command through the daemon and records it. */
+import { constants } from 'node:os';
+import { Command, Option } from 'clipanion';
+import typia from 'typia';
+import type { RecordAnswer } from '../../provenance/record/record-answer.js';
+import { defaultRecordTimeoutMs } from '../../provenance/record/record-request.js';
+import { ProvdError } from '../../shared/errors.js';
+import { postDaemon } from '../daemon-client.js';
+import { DaemonClientCommand } from '../daemon-client-command.js';
+import { daemonErrorOf } from '../daemon-error.js';
+
+/** Exit codes of the command's fate, as timeout(1) and shells give them. */
+const exitTimedOut = 124;
+const exitProvdFailed = 125;
+const exitNotRun = 127;
+/** What the daemon may take beyond the command's own timeout (snapshots, the store write). */
+const answerMarginMs = 120_000;
+
+export class RecordCommand extends DaemonClientCommand {
+  static override paths = [['record']];
+
+  static override usage = Command.Usage({
+    description: 'Run a command through the daemon and record it as a tool call',
+    details: `
+      Sends \`POST /v1/record\`: the daemon runs CMD with ARGS (no shell) in this directory, in a
+      cgroup of its own bound to the tool call, so every runtime event of its process tree
+      attributes to it; it stores the exit status, stdout and stderr (first 1 MiB each) and the
+      files created, modified and deleted under the directory. Then prints the command's stdout
+      and stderr to the same streams, and a summary line on stderr. Executing needs a daemon with
+      a token (\`PROVD_AUTH_TOKEN\`); \`--assert\` stores the tool call as asserted and runs nothing.
+
+      Exit code: the command's own; 128+N when signal N ended it; 124 when it timed out; 127 when
+      it could not start; 125 when provd failed (daemon unreachable or refusing, bad usage).
+    `,
+    examples: [
+      ['Record a test run', '$0 record --run run-42 --tool-call tests -- npm test'],
+      ['Assert a call without running it', '$0 record --assert --run run-42 -- curl https://example.com'],
+    ],
+  });
+
+  run = Option.String('--run', { description: 'the run (default: a new run_… id)' });
+  toolCall = Option.String('--tool-call', { description: 'the tool call id (default: a new tc_… id)' });
+  timeoutMs = Option.String('--timeout-ms', {
+    description: `kill the tree after this long (default ${defaultRecordTimeoutMs})`,
+  });
+  assert = Option.Boolean('--assert', false, { description: 'store the call as asserted; run nothing' });
+  json = Option.Boolean('--json', false, {
+    description: 'print the provenance.record/v1 body instead of the output',
+  });
+  argv = Option.Rest({ name: 'CMD ARGS', required: 1 });
+
+  protected async executeAt(baseUrl: string): Promise<number> {
+    const { stdout, stderr } = this.context;
+    let timeoutMs: number | undefined;
+    try {
+      timeoutMs = this.checkTimeout();
+    } catch (error) {
+      this.refuseUsage(error);
+      return exitProvdFailed;
+    }
+    const [command, ...args] = this.argv;
+    const body = {
+      ...(this.run !== undefined && { run_id: this.run }),
+      ...(this.toolCall !== undefined && { tool_call_id: this.toolCall }),
+      command,
+      args,
+      cwd: process.cwd(),
+      ...(timeoutMs !== undefined && { timeout_ms: timeoutMs }),
+      execute: !this.assert,
+    };
+    let answer;
+    try {
+      answer = await postDaemon(baseUrl, '/v1/record', Buffer.from(JSON.stringify(body)), {
+        contentType: 'application/json',
+        idleTimeoutMs: (timeoutMs ?? defaultRecordTimeoutMs) + answerMarginMs,
+      });
+    } catch (error) {
+      stderr.write(
+        `provd: PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${baseUrl}: ${(error as Error).message}\n`,
+      );
+      return exitProvdFailed;
+    }
+    if (answer.status !== 200 || !typia.is<RecordAnswer>(answer.body)) {
+      const error = daemonErrorOf(answer.body);
+      stderr.write(`provd: ${error ?? `unexpected answer from the daemon (HTTP ${answer.status})`}\n`);
+      return exitProvdFailed;
+    }
+    const record = answer.body;
+    if (this.json) stdout.write(JSON.stringify(record, null, 2) + '\n');
+    else {
+      stdout.write(record.stdout?.text ?? '');
+      stderr.write(record.stderr?.text ?? '');
+    }
+    stderr.write(`provd: ${summary(record)}\n`);
+    return exitCodeOf(record);
+  }
+
+  private checkTimeout(): number | undefined {
+    if (this.timeoutMs === undefined) return undefined;
+    const value = Number(this.timeoutMs);
+    if (!/^\d+$/.test(this.timeoutMs) || value < 1 || value > 86_400_000)
+      throw new ProvdError(
+        'PROVD_ERR_CONFIG_INVALID',
+        `--timeout-ms must be an integer 1..86400000, got "${this.timeoutMs}"`,
+      );
+    return value;
+  }
+}
+
+/** One line: what was recorded, how it ended, where to find it. */
+function summary(record: RecordAnswer): string {
+  const fate =
+    record.status === 'asserted'
+      ? 'asserted, not run'
+      : record.status === 'error'
+        ? `not run: ${record.error}`
+        : record.signal !== null
+          ? `${record.status}, ${record.signal}`
+          : `${record.status}, exit ${record.exit_code}`;
+  const effects = record.file_effects.length + record.file_effects_omitted;
+  const cgroup = record.cgroup.status === 'unavailable' ? `; ${record.cgroup.message}` : '';
+  return (
+    `recorded tool call ${record.tool_call_id} of run ${record.run_id}: ${fate}, ` +
+    `${effects} file effect${effects === 1 ? '' : 's'} (${record.object_hash})${cgroup}`
+  );
+}
+
+function exitCodeOf(record: RecordAnswer): number {
+  if (record.status === 'asserted') return 0;
+  if (record.status === 'error') return exitNotRun;
+  if (record.status === 'timeout') return exitTimedOut;
+  if (record.signal !== null) {
+    const number = (constants.signals as Record<string, number>)[record.signal];
+    return number === undefined ? exitProvdFailed : 128 + number;
+  }
+  return record.exit_code ?? exitProvdFailed;
+}

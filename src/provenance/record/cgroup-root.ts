@@ -1,0 +1,60 @@
+/**
+ * Where recorded commands get their cgroups: a `provd-records` cgroup v2 directory under the
+ * daemon's own cgroup, on the cgroup2 mount named by /proc/self/mountinfo (`/sys/fs/cgroup/unified`
+ * on hybrid hosts, `/sys/fs/cgroup` on unified ones). Creating children of one's own cgroup is what
+ * cgroup v2 delegation allows; a host without a writable cgroup2 records without one, and says so.
+ */
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The cgroup parent of recorded commands, or why there is none. */
+export type RecordCgroupRoot = { status: 'ok'; path: string } | { status: 'unavailable'; message: string };
+
+/** The mount point of the cgroup2 filesystem in a mountinfo text, if one is mounted. */
+export function cgroup2MountPoint(mountinfo: string): string | undefined {
+  for (const line of mountinfo.split('\n')) {
+    // fields: id parent major:minor root mount-point options [optional...] - fstype source super-options
+    const [before, after] = line.split(' - ');
+    if (after === undefined || after.split(' ')[0] !== 'cgroup2') continue;
+    const mountPoint = before!.split(' ')[4];
+    if (mountPoint !== undefined) return unescapeMountinfo(mountPoint);
+  }
+  return undefined;
+}
+
+/** The cgroup v2 path of the process (`0::/path` in /proc/self/cgroup), if it has one. */
+export function ownCgroupPath(procCgroup: string): string | undefined {
+  const line = procCgroup.split('\n').find((entry) => entry.startsWith('0::'));
+  return line?.slice(3);
+}
+
+/** Finds and prepares the parent cgroup of recorded commands; never throws. */
+export function probeRecordCgroupRoot(
+  read: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): RecordCgroupRoot {
+  let mountPoint: string | undefined;
+  let own: string | undefined;
+  try {
+    mountPoint = cgroup2MountPoint(read('/proc/self/mountinfo'));
+    own = ownCgroupPath(read('/proc/self/cgroup'));
+  } catch (error) {
+    return { status: 'unavailable', message: `cannot read /proc/self: ${(error as Error).message}` };
+  }
+  if (mountPoint === undefined)
+    return { status: 'unavailable', message: 'no cgroup2 filesystem is mounted (see /proc/self/mountinfo)' };
+  if (own === undefined || own.includes(' (deleted)'))
+    return { status: 'unavailable', message: 'the daemon is in no cgroup v2 (see /proc/self/cgroup)' };
+  const path = join(mountPoint, own, 'provd-records');
+  try {
+    mkdirSync(path, { recursive: true });
+    accessSync(join(path, 'cgroup.procs'), constants.W_OK);
+  } catch (error) {
+    return { status: 'unavailable', message: `cgroup ${path} is not writable: ${(error as Error).message}` };
+  }
+  return { status: 'ok', path };
+}
+
+/** mountinfo escapes space, tab, newline and backslash as octal. */
+function unescapeMountinfo(text: string): string {
+  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}

@@ -1,0 +1,171 @@
+/**
+ * What a recorded command did to the files under its `cwd`: a snapshot before and after (regular
+ * files and symlinks, without crossing into other filesystems), compared into created, modified
+ * and deleted entries with content hashes. Bounded in entries and hashed bytes; whatever a bound
+ * cut is said in `complete` and `omitted`, never silently missing.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { lstat, readdir, readlink } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+
+/** Bounds of one snapshot and of the effects kept. */
+export interface SnapshotLimits {
+  maxEntries: number;
+  /** A larger file is compared by size and times only (its hash is null). */
+  maxFileBytes: number;
+  /** Bytes hashed per snapshot in all; past it, files are compared by size and times only. */
+  maxHashedBytes: number;
+  maxEffects: number;
+}
+
+export const defaultSnapshotLimits: SnapshotLimits = {
+  maxEntries: 20_000,
+  maxFileBytes: 16 * 1024 * 1024,
+  maxHashedBytes: 512 * 1024 * 1024,
+  maxEffects: 1000,
+};
+
+interface Entry {
+  kind: 'file' | 'symlink';
+  size: number;
+  /** Size, mtime, ctime and inode: equal stamps mean no change was made through the filesystem. */
+  stamp: string;
+  hash: string | null;
+}
+
+/** The state of a directory tree at one moment. */
+export interface Snapshot {
+  entries: Map<string, Entry>;
+  /** Why the snapshot is partial, if it is. */
+  incomplete: string | null;
+}
+
+/** One change to a path under cwd. */
+export interface FileEffect {
+  /** Relative to cwd. */
+  path: string;
+  effect: 'created' | 'modified' | 'deleted';
+  kind: 'file' | 'symlink';
+  /** Size after (before, for deleted). */
+  size: number;
+  /** sha256 of the content (a symlink's target text) before; null when created or not hashed. */
+  hash_before: string | null;
+  hash_after: string | null;
+}
+
+/** The effects, and what bounded them. */
+export interface FileEffects {
+  effects: FileEffect[];
+  /** False when a snapshot was partial: effects outside what it saw are unknown. */
+  complete: boolean;
+  /** Why not complete. */
+  incomplete_reason: string | null;
+  /** Effects found beyond maxEffects, counted, not listed. */
+  omitted: number;
+}
+
+/** Snapshots `root` within the limits; an unreadable subdirectory makes it partial, not failed. */
+export async function snapshot(root: string, limits: SnapshotLimits): Promise<Snapshot> {
+  const entries = new Map<string, Entry>();
+  let incomplete: string | null = null;
+  let hashed = 0;
+  const rootDevice = (await lstat(root)).dev;
+  const pending = [root];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (error) {
+      incomplete ??= `cannot read ${relative(root, dir) || '.'}: ${(error as NodeJS.ErrnoException).code}`;
+      continue;
+    }
+    for (const name of names.sort()) {
+      const path = join(dir, name);
+      const stats = await lstat(path).catch(() => undefined);
+      if (stats === undefined) continue; // removed while we looked
+      if (stats.isDirectory()) {
+        if (stats.dev === rootDevice) pending.push(path);
+        continue;
+      }
+      if (!stats.isFile() && !stats.isSymbolicLink()) continue;
+      if (entries.size >= limits.maxEntries) {
+        incomplete ??= `more than ${limits.maxEntries} files under cwd`;
+        continue;
+      }
+      const kind = stats.isFile() ? 'file' : 'symlink';
+      let hash: string | null = null;
+      if (kind === 'symlink') hash = await readlink(path).then(sha256Text, () => null);
+      else if (stats.size <= limits.maxFileBytes && hashed + stats.size <= limits.maxHashedBytes) {
+        hash = await hashFile(path).catch(() => null);
+        hashed += stats.size;
+      }
+      const stamp = `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
+      entries.set(relative(root, path), { kind, size: stats.size, stamp, hash });
+    }
+  }
+  return { entries, incomplete };
+}
+
+/** Compares two snapshots of one directory. */
+export function compareSnapshots(before: Snapshot, after: Snapshot, limits: SnapshotLimits): FileEffects {
+  const found: FileEffect[] = [];
+  for (const [path, now] of after.entries) {
+    const then = before.entries.get(path);
+    if (then === undefined) {
+      found.push(effect(path, 'created', now, null, now.hash));
+    } else if (changed(then, now)) {
+      found.push(effect(path, 'modified', now, then.hash, now.hash));
+    }
+  }
+  for (const [path, then] of before.entries) {
+    if (!after.entries.has(path)) found.push(effect(path, 'deleted', then, then.hash, null));
+  }
+  found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const reason = before.incomplete ?? after.incomplete;
+  return {
+    effects: found.slice(0, limits.maxEffects),
+    complete: reason === null,
+    incomplete_reason: reason,
+    omitted: Math.max(0, found.length - limits.maxEffects),
+  };
+}
+
+/** Content changed: by hash when both are known, else by the stamp. */
+function changed(then: Entry, now: Entry): boolean {
+  if (then.kind !== now.kind) return true;
+  if (then.hash !== null && now.hash !== null) return then.hash !== now.hash;
+  return then.stamp !== now.stamp;
+}
+
+function effect(
+  path: string,
+  kind: FileEffect['effect'],
+  entry: Entry,
+  hashBefore: string | null,
+  hashAfter: string | null,
+): FileEffect {
+  return {
+    path,
+    effect: kind,
+    kind: entry.kind,
+    size: entry.size,
+    hash_before: hashBefore,
+    hash_after: hashAfter,
+  };
+}
+
+function sha256Text(text: string): string {
+  return 'sha256:' + createHash('sha256').update(text).digest('hex');
+}
+
+function hashFile(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve('sha256:' + hash.digest('hex')));
+  });
+}

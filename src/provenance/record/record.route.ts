@@ -1,0 +1,315 @@
+/**
+ * POST /v1/record on the main thread. With `execute` it runs the command itself: a snapshot of
+ * cwd, a fresh cgroup bound `control_plane` to the tool call before the command starts (so every
+ * runtime event of its tree attributes to it), the run, a second snapshot, and one store write of
+ * the tool call, its output artifacts and its file effects. With execute:false it stores the tool
+ * call as `asserted` and runs nothing. Executing needs a daemon token: without one, any local user
+ * or web page that reaches the loopback port could run commands as the daemon's user.
+ */
+import { stat } from 'node:fs/promises';
+import { errorReply, jsonReply, type HttpReply } from '../../shared/http/http-reply.js';
+import { parseJsonObject } from '../../shared/http/json-body.js';
+import type { RouteHandler } from '../../shared/http/route.js';
+import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
+import type { QueryClient } from '../../shared/store-protocol.js';
+import type { ProvenanceQueries } from '../provenance-queries.js';
+import type { CapturedOutput } from './bounded-output.js';
+import type { RecordCgroupRoot } from './cgroup-root.js';
+import { CommandCgroup } from './command-cgroup.js';
+import { findProgram } from './command-path.js';
+import { compareSnapshots, defaultSnapshotLimits, snapshot, type FileEffects } from './file-effects.js';
+import type { RecordAnswer, RecordArtifact, RecordCgroupReport, ToolCallStatus } from './record-answer.js';
+import { isRecordRefusal, parseRecordRequest, type RecordPlan } from './record-request.js';
+import type { RecordWrite, RecordWritten } from './record-store.js';
+import { runCommand, type CommandOutcome } from './run-command.js';
+
+/** Attributes a recorded command's runtime events to its tool call: by cgroup, else by root pid. */
+export type RecordBinder = (scope: {
+  runId: string;
+  toolCallId: string;
+  cgroupId: string | null;
+  rootPid: number | null;
+  startedNs: bigint;
+}) => Promise<string>;
+
+/** What the record route needs. */
+export interface RecordDeps {
+  store: QueryClient<ProvenanceQueries>;
+  bind: RecordBinder;
+  cgroupRoot: RecordCgroupRoot;
+  /** Whether the daemon checks a bearer token (executing is refused otherwise). */
+  authConfigured: boolean;
+  /** cwd of a request that names none. */
+  defaultCwd: string;
+}
+
+/** Commands recorded at once; more answer 429. */
+export const maxConcurrentRecords = 16;
+/** Bytes of each output stream kept as its artifact. */
+export const maxOutputBytes = 1024 * 1024;
+/** The PATH of a recorded command: the system's directories only, nothing inherited. */
+export const recordPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const writeDeadlineMs = 30_000;
+
+/** Answers `provenance.record/v1`. */
+export function recordRoute(deps: RecordDeps): RouteHandler {
+  const running = new Set<string>();
+  return async (request) => {
+    const plan = parseRecordRequest(parseJsonObject(request.body), deps.defaultCwd);
+    if (isRecordRefusal(plan)) return errorReply('invalid_argument', plan.message);
+    if (!plan.execute) return store(deps, asserted(plan));
+    if (!deps.authConfigured)
+      return errorReply(
+        'forbidden',
+        'executing a command needs the daemon to run with --auth-token (or PROVD_AUTH_TOKEN): without one, ' +
+          'any local user or web page reaching its port could run commands as the daemon; execute:false needs no token',
+      );
+    if (running.size >= maxConcurrentRecords)
+      return errorReply('backpressure', `${maxConcurrentRecords} recorded commands are running; retry later`);
+    const key = `${plan.runId}\u0000${plan.toolCallId}`;
+    if (running.has(key))
+      return errorReply(
+        'tool_call_exists',
+        `tool call "${plan.toolCallId}" of run "${plan.runId}" is running`,
+      );
+    running.add(key);
+    try {
+      return await execute(deps, plan);
+    } finally {
+      running.delete(key);
+    }
+  };
+}
+
+async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
+  const cwdProblem = await stat(plan.cwd).then(
+    (stats) => (stats.isDirectory() ? null : 'is not a directory'),
+    (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? 'does not exist' : `cannot be read (${error.code})`,
+  );
+  if (cwdProblem !== null) return errorReply('invalid_argument', `cwd "${plan.cwd}" ${cwdProblem}`);
+  const program = await findProgram(plan.command, recordPath, plan.cwd);
+  await deps.store.queryJson(
+    'recordFree',
+    { run: plan.runId, toolCall: plan.toolCallId },
+    { deadlineMs: 5000 },
+  );
+  if ('error' in program) return store(deps, notStarted(plan, program.error));
+  const before = await snapshot(plan.cwd, defaultSnapshotLimits);
+  const { cgroupRoot } = deps;
+  const cgroup =
+    cgroupRoot.status === 'ok' ? await CommandCgroup.create(cgroupRoot.path, plan.toolCallId) : null;
+  try {
+    const scope = {
+      runId: plan.runId,
+      toolCallId: plan.toolCallId,
+      startedNs: BigInt(Date.now()) * 1_000_000n,
+    };
+    // with a cgroup, bound before the command exists; without, by its pid as soon as it has one
+    let binding: Promise<string> | null =
+      cgroup === null ? null : deps.bind({ ...scope, cgroupId: cgroup.id, rootPid: null });
+    if (binding !== null) await binding;
+    const outcome = await runCommand({
+      command: program.path,
+      args: plan.args,
+      cwd: plan.cwd,
+      env: commandEnv(plan),
+      timeoutMs: plan.timeoutMs,
+      maxOutputBytes,
+      cgroup,
+      onStart: (pid) => {
+        binding ??= deps.bind({ ...scope, cgroupId: null, rootPid: pid });
+      },
+    });
+    const bindingId = binding === null ? null : await binding;
+    const effects = compareSnapshots(
+      before,
+      await snapshot(plan.cwd, defaultSnapshotLimits),
+      defaultSnapshotLimits,
+    );
+    const removed = cgroup === null ? null : await cgroup.remove();
+    const report: RecordCgroupReport =
+      cgroup === null
+        ? {
+            status: 'unavailable',
+            path: null,
+            id: null,
+            removed: null,
+            message: unavailableMessage(cgroupRoot),
+          }
+        : { status: 'used', path: cgroup.path, id: cgroup.id, removed, message: null };
+    return store(deps, executed(plan, outcome, effects, report, bindingId));
+  } catch (error) {
+    await cgroup?.remove();
+    throw error;
+  }
+}
+
+/** The minimal environment: a fixed PATH, the daemon's HOME, UTF-8, and the ids of the call. */
+function commandEnv(plan: RecordPlan): Record<string, string> {
+  return {
+    PATH: recordPath,
+    HOME: process.env['HOME'] ?? '/',
+    LANG: 'C.UTF-8',
+    PROVD_RUN_ID: plan.runId,
+    PROVD_TOOL_CALL_ID: plan.toolCallId,
+  };
+}
+
+function unavailableMessage(root: RecordCgroupRoot): string {
+  return root.status === 'unavailable'
+    ? `${root.message}; ran without a cgroup, bound by its root pid`
+    : 'ran without a cgroup';
+}
+
+/** A tool call and its answer before the store addresses them. */
+interface Pending {
+  write: RecordWrite;
+  answer: Omit<RecordAnswer, 'object_hash' | 'stdout' | 'stderr' | 'file_effects'>;
+  outputs: CapturedOutput[];
+}
+
+function asserted(plan: RecordPlan): Pending {
+  const nowNs = BigInt(Date.now()) * 1_000_000n;
+  const answer: Pending['answer'] = {
+    schema_version: 'provenance.record/v1',
+    run_id: plan.runId,
+    tool_call_id: plan.toolCallId,
+    status: 'asserted',
+    executed: false,
+    evidence_level: 'context_asserted',
+    command: plan.command,
+    args: plan.args,
+    cwd: plan.cwd,
+    started_at: formatRfc3339Nanos(nowNs),
+    ended_at: null,
+    duration_ms: null,
+    pid: null,
+    exit_code: null,
+    signal: null,
+    error: null,
+    cgroup: { status: 'not_run', path: null, id: null, removed: null, message: null },
+    binding_id: null,
+    file_effects_complete: true,
+    file_effects_incomplete_reason: null,
+    file_effects_omitted: 0,
+    leftover_processes_killed: null,
+  };
+  return { write: writeOf(answer, nowNs, null, [], []), answer, outputs: [] };
+}
+
+/** A command that could not start: nothing ran, so no cgroup, binding, output or effects. */
+function notStarted(plan: RecordPlan, error: string): Pending {
+  const pending = asserted(plan);
+  const answer: Pending['answer'] = {
+    ...pending.answer,
+    status: 'error',
+    evidence_level: 'self_observed',
+    error,
+  };
+  return { ...pending, answer, write: { ...pending.write, status: 'error', toolCall: toolCallOf(answer) } };
+}
+
+function executed(
+  plan: RecordPlan,
+  outcome: CommandOutcome,
+  effects: FileEffects,
+  cgroup: RecordCgroupReport,
+  bindingId: string | null,
+): Pending {
+  const status: ToolCallStatus =
+    outcome.startError !== null
+      ? 'error'
+      : outcome.timedOut
+        ? 'timeout'
+        : outcome.exitCode === 0
+          ? 'completed'
+          : 'failed';
+  const answer: Pending['answer'] = {
+    ...asserted(plan).answer,
+    status,
+    executed: true,
+    evidence_level: 'self_observed',
+    started_at: formatRfc3339Nanos(outcome.startedNs),
+    ended_at: formatRfc3339Nanos(outcome.endedNs),
+    duration_ms: Number(outcome.endedNs - outcome.startedNs) / 1e6,
+    pid: outcome.pid,
+    exit_code: outcome.exitCode,
+    signal: outcome.signal,
+    error: outcome.startError,
+    cgroup,
+    binding_id: bindingId,
+    file_effects_complete: effects.complete,
+    file_effects_incomplete_reason: effects.incomplete_reason,
+    file_effects_omitted: effects.omitted,
+    leftover_processes_killed: outcome.leftoverKilled,
+  };
+  const outputs = [outcome.stdout, outcome.stderr];
+  const write = writeOf(answer, outcome.startedNs, outcome.endedNs, outputs, effects.effects);
+  return { write, answer, outputs };
+}
+
+/** The store write of a tool call: its object's payload is the answer without what the store adds. */
+function writeOf(
+  answer: Pending['answer'],
+  startedNs: bigint,
+  endedNs: bigint | null,
+  outputs: CapturedOutput[],
+  effects: FileEffects['effects'],
+): RecordWrite {
+  return {
+    runId: answer.run_id,
+    toolCallId: answer.tool_call_id,
+    bindingId: answer.binding_id,
+    status: answer.status,
+    startedNs,
+    endedNs,
+    toolCall: toolCallOf(answer),
+    outputs: outputs.map((output, i) => ({
+      stream: i === 0 ? 'stdout' : 'stderr',
+      content: output.content,
+      size: output.size,
+      truncated: output.truncated,
+      streamHash: output.streamHash,
+    })),
+    effects,
+  };
+}
+
+/** The tool_call object's payload: the answer without what the store adds. */
+function toolCallOf(answer: Pending['answer']): Record<string, unknown> {
+  const { schema_version: _version, ...toolCall } = answer;
+  return toolCall;
+}
+
+async function store(deps: RecordDeps, pending: Pending): Promise<HttpReply> {
+  const written: RecordWritten = await deps.store.queryJson('record', pending.write, {
+    deadlineMs: writeDeadlineMs,
+    verdictMs: writeDeadlineMs,
+  });
+  const artifact = (index: number): RecordArtifact | null => {
+    const output = pending.outputs[index];
+    const stored = written.outputs[index];
+    if (output === undefined || stored === undefined) return null;
+    return {
+      hash: stored.hash,
+      object_hash: stored.objectHash,
+      size: output.size,
+      stored_bytes: output.content.length,
+      truncated: output.truncated,
+      stream_hash: output.streamHash,
+      text: output.content.toString('utf8'),
+    };
+  };
+  const answer: RecordAnswer = {
+    ...pending.answer,
+    stdout: artifact(0),
+    stderr: artifact(1),
+    file_effects: pending.write.effects.map((effect, i) => ({
+      ...effect,
+      object_hash: written.effectHashes[i]!,
+    })),
+    object_hash: written.toolCallHash,
+  };
+  return jsonReply(200, answer);
+}

@@ -1,0 +1,155 @@
+/**
+ * Runs one recorded command: argv as given (no shell interprets it), in `cwd`, with a minimal
+ * environment, stdin from /dev/null, output bounded, and a timeout that kills its whole tree. With a
+ * cgroup, a fixed /bin/sh trampoline writes itself into the cgroup and then execs the command, so
+ * the command's first instruction already runs inside it; the command's argv reaches exec as
+ * positional parameters, never as shell text.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { BoundedOutput, type CapturedOutput } from './bounded-output.js';
+import type { CommandCgroup } from './command-cgroup.js';
+
+/** The trampoline: join the cgroup (exit 125 with a marked message if that fails), then exec argv. */
+const trampoline =
+  'echo 0 > "$1/cgroup.procs" || { echo "provd-record: cannot join cgroup $1" >&2; exit 125; }; shift; exec "$@"';
+const trampolineFailure = 'provd-record: cannot join cgroup';
+
+/** After the command exits, how long its output pipes may stay open (a leftover holding them). */
+const drainMs = 1000;
+
+/** What to run. */
+export interface CommandSpec {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  cgroup: CommandCgroup | null;
+  /** Called once the process exists (before its output is read). */
+  onStart?: (pid: number) => void;
+}
+
+/** How it went. */
+export interface CommandOutcome {
+  pid: number | null;
+  /** The exit status, when the command exited (not killed by a signal). */
+  exitCode: number | null;
+  /** The signal that ended the command, by name. */
+  signal: string | null;
+  timedOut: boolean;
+  startedNs: bigint;
+  endedNs: bigint;
+  stdout: CapturedOutput;
+  stderr: CapturedOutput;
+  /** Why the command could not start (spawn failed, or the cgroup could not be joined). */
+  startError: string | null;
+  /** Processes of its tree still alive when the command exited, killed then; null without a cgroup to count them. */
+  leftoverKilled: number | null;
+}
+
+const nowNs = (): bigint => process.hrtime.bigint() - hrtimeOffset;
+// wall-clock ns from a monotonic source: one offset taken at load
+const hrtimeOffset = process.hrtime.bigint() - BigInt(Date.now()) * 1_000_000n;
+
+/** Runs the command to its end (or its timeout); never rejects. */
+export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
+  const stdout = new BoundedOutput(spec.maxOutputBytes);
+  const stderr = new BoundedOutput(spec.maxOutputBytes);
+  const startedNs = nowNs();
+  const [file, argv] =
+    spec.cgroup === null
+      ? [spec.command, spec.args]
+      : ['/bin/sh', ['-c', trampoline, 'provd-record', spec.cgroup.path, spec.command, ...spec.args]];
+  let child: ChildProcess;
+  try {
+    // detached: its own process group, so a timeout without a cgroup still reaches the whole tree
+    child = spawn(file, argv, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+  } catch (error) {
+    return Promise.resolve(failedStart(startedNs, stdout, stderr, (error as Error).message));
+  }
+  if (child.pid !== undefined) spec.onStart?.(child.pid);
+  child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
+  return new Promise((resolve) => {
+    let timedOut = false;
+    const killTree = async (): Promise<number | null> => {
+      if (spec.cgroup !== null) return spec.cgroup.killAll();
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone
+      }
+      return null;
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void killTree();
+    }, spec.timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve(failedStart(startedNs, stdout, stderr, error.message));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      const endedNs = nowNs();
+      void (async () => {
+        const leftoverKilled = await killTree();
+        await drained(child);
+        const out = stdout.finish();
+        const err = stderr.finish();
+        const joinFailed =
+          spec.cgroup !== null && code === 125 && err.content.toString('utf8').startsWith(trampolineFailure);
+        resolve({
+          pid: child.pid ?? null,
+          exitCode: code,
+          signal,
+          timedOut,
+          startedNs,
+          endedNs,
+          stdout: out,
+          stderr: err,
+          startError: joinFailed ? err.content.toString('utf8').trim() : null,
+          leftoverKilled,
+        });
+      })();
+    });
+  });
+}
+
+/** Waits for both pipes to close, at most drainMs; then cuts them. */
+async function drained(child: ChildProcess): Promise<void> {
+  const closed = new Promise<void>((resolve) => {
+    if (child.stdout!.closed && child.stderr!.closed) resolve();
+    else child.once('close', () => resolve());
+  });
+  const timer = new Promise<void>((resolve) => setTimeout(resolve, drainMs).unref());
+  await Promise.race([closed, timer]);
+  child.stdout!.destroy();
+  child.stderr!.destroy();
+}
+
+function failedStart(
+  startedNs: bigint,
+  stdout: BoundedOutput,
+  stderr: BoundedOutput,
+  message: string,
+): CommandOutcome {
+  return {
+    pid: null,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    startedNs,
+    endedNs: nowNs(),
+    stdout: stdout.finish(),
+    stderr: stderr.finish(),
+    startError: message,
+    leftoverKilled: null,
+  };
+}
