@@ -19,6 +19,8 @@ export const verifyIssueKinds = {
   batch_count_mismatch: 'a batch seals another number of events than it records',
   batch_root_mismatch: "the Merkle root over a batch's events differs from the one it records",
   unsealed_event: 'an event of the run is sealed by no batch',
+  artifact_missing: 'an artifact object names bytes that are not stored',
+  artifact_content_mismatch: "an artifact's stored bytes do not hash to the address its object names",
   checkpoint_missing: 'the run, or a checkpoint object of it, has no signed envelope',
   checkpoint_payload_mismatch: 'a checkpoint envelope does not carry exactly the checkpoint object',
   checkpoint_key_unknown: 'a checkpoint is signed by no key this store knows (GET /v1/graph/keys)',

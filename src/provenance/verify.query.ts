@@ -6,6 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
 import { list, readRows, sql } from '../store/sql.js';
 import { requireRun } from './run-exists.js';
+import { verifyArtifacts } from './verify-artifacts.js';
 import { verifyEvents, type EventRecheck, type SealedBatch } from './verify-events.js';
 import { verifyCheckpoints, type CheckpointRow } from './verify-checkpoints.js';
 import { VerifyIssues } from './verify-issues.js';
@@ -54,6 +55,7 @@ export async function verifyRun(
     });
   }
   await verifyEvents(connection, runId, batches, recheck, issues);
+  await verifyArtifacts(connection, objects, issues);
   const checkpoints = await readRows<CheckpointRow>(
     connection,
     sql`SELECT hash, envelope, key_id FROM checkpoints WHERE run_id = ${runId}`,

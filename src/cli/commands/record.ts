@@ -30,7 +30,8 @@ export class RecordCommand extends DaemonClientCommand {
       a token (\`PROVD_AUTH_TOKEN\`); \`--assert\` stores the tool call as asserted and runs nothing.
 
       Exit code: the command's own; 128+N when signal N ended it; 124 when it timed out; 127 when
-      it could not start; 125 when provd failed (daemon unreachable or refusing, bad usage).
+      it could not start; 125 when provd failed (daemon unreachable or refusing, a bad option value);
+      2 when the command line cannot be parsed at all.
     `,
     examples: [
       ['Record a test run', '$0 record --run run-42 --tool-call tests -- npm test'],

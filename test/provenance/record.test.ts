@@ -1,0 +1,344 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  cgroup2MountPoint,
+  ownCgroupPath,
+  probeRecordCgroupRoot,
+} from '../../src/provenance/record/cgroup-root.js';
+import { runCli } from '../support/cli.js';
+import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { withDatabase } from '../support/duckdb.js';
+import { request, type JsonAnswer } from '../support/http.js';
+import { ingest, nativeLine } from '../support/telemetry.js';
+
+const token = 'record-test-token';
+const auth = { authorization: `Bearer ${token}` };
+
+const sha = (text: string): string => 'sha256:' + createHash('sha256').update(text).digest('hex');
+
+/** POSTs a record body with the token; the answer is checked against the OpenAPI document. */
+function record(
+  daemon: RunningDaemon,
+  body: unknown,
+  headers: Record<string, string> = auth,
+): Promise<JsonAnswer> {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return request(daemon.url, '/v1/record', { method: 'POST', headers, body: text });
+}
+
+/** True while a process with this pid exists (and is not a zombie we could still signal). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+const cgroupRoot = probeRecordCgroupRoot();
+
+describe('POST /v1/record and provd record', function () {
+  const fixture = useDaemonFixture();
+  let work = '';
+  beforeEach(function () {
+    work = mkdtempSync(join(tmpdir(), 'provd-record-'));
+  });
+  afterEach(function () {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  function skipWithoutCgroup(test: Mocha.Context): void {
+    if (cgroupRoot.status === 'ok') return;
+    process.stderr.write(`      skipped: ${cgroupRoot.message} (run the tests as root on cgroup v2)\n`);
+    test.skip();
+  }
+
+  it('runs the command and stores its exit status, output artifacts and the files it created, changed and deleted', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    writeFileSync(join(work, 'keep.txt'), 'same\n');
+    writeFileSync(join(work, 'change.txt'), 'old\n');
+    writeFileSync(join(work, 'gone.txt'), 'bye\n');
+    const script =
+      'printf out; printf err >&2; echo new > made.txt; echo changed > change.txt; rm gone.txt; exit 3';
+    const { status, body } = await record(daemon, {
+      run_id: 'run-rec',
+      tool_call_id: 'tc-files',
+      command: 'sh',
+      args: ['-c', script],
+      cwd: work,
+    });
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(body['status'], 'failed');
+    assert.equal(body['executed'], true);
+    assert.equal(body['exit_code'], 3);
+    assert.equal(body['signal'], null);
+    assert.equal(body['evidence_level'], 'self_observed');
+    const stdout = body['stdout'] as Record<string, unknown>;
+    assert.deepEqual(
+      { text: stdout['text'], hash: stdout['hash'], size: stdout['size'], truncated: stdout['truncated'] },
+      { text: 'out', hash: sha('out'), size: 3, truncated: false },
+    );
+    assert.equal((body['stderr'] as Record<string, unknown>)['text'], 'err');
+    const effects = (body['file_effects'] as Record<string, unknown>[]).map(
+      ({ object_hash: objectHash, ...effect }) => {
+        assert.match(String(objectHash), /^sha256:[0-9a-f]{64}$/);
+        return effect;
+      },
+    );
+    assert.deepEqual(effects, [
+      {
+        path: 'change.txt',
+        effect: 'modified',
+        kind: 'file',
+        size: 8,
+        hash_before: sha('old\n'),
+        hash_after: sha('changed\n'),
+      },
+      {
+        path: 'gone.txt',
+        effect: 'deleted',
+        kind: 'file',
+        size: 4,
+        hash_before: sha('bye\n'),
+        hash_after: null,
+      },
+      {
+        path: 'made.txt',
+        effect: 'created',
+        kind: 'file',
+        size: 4,
+        hash_before: null,
+        hash_after: sha('new\n'),
+      },
+    ]);
+    assert.equal(body['file_effects_complete'], true);
+    // the tool call, its artifacts and effects are objects of the run's graph, and verify holds
+    const verify = await request(daemon.url, '/v1/graph/verify?run=run-rec', { headers: auth });
+    assert.equal(verify.body['status'], 'ok', JSON.stringify(verify.body));
+    const summary = await request(daemon.url, '/v1/observe/summary?run=run-rec', { headers: auth });
+    assert.equal(summary.status, 200);
+  });
+
+  it("finds an artifact's stored bytes edited or gone", async function () {
+    let daemon = await fixture.start({ authToken: token });
+    const { body } = await record(daemon, {
+      run_id: 'run-t',
+      command: 'echo',
+      args: ['evidence'],
+      cwd: work,
+    });
+    const address = String((body['stdout'] as Record<string, unknown>)['hash']);
+    const verify = async (): Promise<Record<string, unknown>> =>
+      (await request(daemon.url, '/v1/graph/verify?run=run-t', { headers: auth })).body;
+    assert.equal((await verify())['status'], 'ok');
+    const tamperings: [string, string][] = [
+      [
+        `UPDATE artifacts SET content = 'forged\n'::BLOB WHERE hash = '${address}'`,
+        'artifact_content_mismatch',
+      ],
+      [`DELETE FROM artifacts WHERE hash = '${address}'`, 'artifact_missing'],
+    ];
+    for (const [statement, kind] of tamperings) {
+      await assertStopsCleanly(daemon);
+      await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) => db.run(statement));
+      daemon = await fixture.start({ authToken: token });
+      const result = await verify();
+      assert.equal(result['status'], 'failed');
+      assert.deepEqual(
+        (result['issues'] as { kind: string }[]).map((issue) => issue.kind),
+        [kind],
+      );
+    }
+  });
+
+  it('runs the command in a cgroup of its own, kills what it leaves behind, and removes the cgroup after', async function () {
+    skipWithoutCgroup(this);
+    const daemon = await fixture.start({ authToken: token });
+    const root = cgroupRoot.status === 'ok' ? cgroupRoot.path : '';
+    const mount = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'))!;
+    // prints its own cgroup, whether that directory exists, and the pid of a child it leaves running
+    const script =
+      'p=$(sed -n "s/^0:://p" /proc/self/cgroup); echo "$p"; test -d "$1$p" && echo present; sleep 60 & echo $!';
+    const { body } = await record(daemon, { command: 'sh', args: ['-c', script, 'sh', mount], cwd: work });
+    assert.equal(body['status'], 'completed', JSON.stringify(body));
+    const cgroup = body['cgroup'] as Record<string, unknown>;
+    assert.equal(cgroup['status'], 'used');
+    assert.ok(String(cgroup['path']).startsWith(root + '/'), String(cgroup['path']));
+    const [ownCgroup, present, leftover] = String((body['stdout'] as Record<string, unknown>)['text'])
+      .trim()
+      .split('\n');
+    assert.equal(mount + ownCgroup, cgroup['path']);
+    assert.equal(present, 'present');
+    assert.equal(body['leftover_processes_killed'], 1);
+    assert.equal(alive(Number(leftover)), false, `leftover ${leftover} still runs`);
+    assert.equal(cgroup['removed'], true);
+    assert.equal(existsSync(String(cgroup['path'])), false);
+    assert.match(String(cgroup['id']), /^\d+$/);
+  });
+
+  it("attributes the runtime events of the command's cgroup to its run and tool call, kernel_correlated", async function () {
+    skipWithoutCgroup(this);
+    const daemon = await fixture.start({ authToken: token });
+    const { body } = await record(daemon, {
+      run_id: 'run-k',
+      tool_call_id: 'tc-k',
+      command: 'true',
+      cwd: work,
+    });
+    const cgroupId = String((body['cgroup'] as Record<string, unknown>)['id']);
+    // what a sensor would report of the command's process: its cgroup id, during the command
+    const line = nativeLine({ cgroup_id: cgroupId, timestamp: body['started_at'], pid: 9999, tgid: 9999 });
+    assert.equal((await ingest(daemon.url, line, 'native')).status, 401);
+    const accepted = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: line,
+    });
+    assert.equal(accepted.body['accepted'], 1);
+    const events = await request(daemon.url, '/v1/telemetry/events?run=run-k', { headers: auth });
+    const [event] = events.body['events'] as Record<string, unknown>[];
+    assert.equal(event?.['tool_call_id'], 'tc-k');
+    assert.equal(event?.['binding_id'], body['binding_id']);
+    assert.deepEqual(event?.['correlation'], {
+      method: 'cgroup',
+      confidence: 0.98,
+      evidence_level: 'kernel_correlated',
+    });
+  });
+
+  it('kills the whole tree at the timeout and says so', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const { body } = await record(daemon, {
+      command: 'sh',
+      args: ['-c', 'sleep 60 & echo $!; sleep 60'],
+      cwd: work,
+      timeout_ms: 300,
+    });
+    assert.equal(body['status'], 'timeout', JSON.stringify(body));
+    assert.equal(body['signal'], 'SIGKILL');
+    assert.equal(body['exit_code'], null);
+    const child = Number(String((body['stdout'] as Record<string, unknown>)['text']).trim());
+    assert.equal(alive(child), false, `child ${child} of the timed-out command still runs`);
+  });
+
+  it('stores an asserted tool call with execute:false and runs nothing, with or without a token', async function () {
+    const daemon = await fixture.start();
+    const { status, body } = await record(
+      daemon,
+      { run_id: 'run-a', tool_call_id: 'tc-a', command: 'touch', args: [join(work, 'ran')], execute: false },
+      {},
+    );
+    assert.equal(status, 200, JSON.stringify(body));
+    assert.equal(body['status'], 'asserted');
+    assert.equal(body['executed'], false);
+    assert.equal(body['evidence_level'], 'context_asserted');
+    assert.equal(body['stdout'], null);
+    assert.equal(existsSync(join(work, 'ran')), false);
+    const verify = await request(daemon.url, '/v1/graph/verify?run=run-a');
+    assert.equal(verify.body['status'], 'ok');
+    // executing needs a token: without one any local user could run commands as the daemon
+    const refused = await record(daemon, { command: 'touch', args: [join(work, 'ran')], cwd: work }, {});
+    assert.equal(refused.status, 403);
+    assert.equal((refused.body['error'] as Record<string, unknown>)['code'], 'forbidden');
+    assert.equal(existsSync(join(work, 'ran')), false);
+  });
+
+  it('refuses bad bodies naming the field, a tool call its run holds, and records a program that is not there as an error', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const bad: [unknown, RegExp][] = [
+      ['{"command":', /JSON/],
+      [[], /object/],
+      [{}, /command/],
+      [{ command: 7 }, /command/],
+      [{ command: '' }, /command/],
+      [{ command: 'true', args: 'x' }, /args/],
+      [{ command: 'true', args: ['a\u0000b'] }, /args/],
+      [{ command: 'true', cwd: 'relative/dir' }, /cwd/],
+      [{ command: 'true', cwd: join(work, 'missing') }, /cwd.*does not exist/],
+      [{ command: 'true', timeout_ms: 0 }, /timeout_ms/],
+      [{ command: 'true', shell: true }, /shell/],
+      [{ command: 'true', execute: 'yes' }, /execute/],
+    ];
+    for (const [body, message] of bad) {
+      const answer = await record(daemon, body);
+      assert.equal(answer.status, 400, JSON.stringify(body));
+      const error = answer.body['error'] as Record<string, unknown>;
+      assert.equal(error['code'], 'invalid_argument');
+      assert.match(String(error['message']), message, JSON.stringify(body));
+    }
+    const first = await record(daemon, { run_id: 'run-d', tool_call_id: 'tc-d', command: 'true', cwd: work });
+    assert.equal(first.status, 200);
+    const again = await record(daemon, {
+      run_id: 'run-d',
+      tool_call_id: 'tc-d',
+      command: 'touch',
+      args: ['x'],
+      cwd: work,
+    });
+    assert.equal(again.status, 409);
+    assert.equal((again.body['error'] as Record<string, unknown>)['code'], 'tool_call_exists');
+    assert.equal(existsSync(join(work, 'x')), false);
+    const missing = await record(daemon, { command: 'provd-no-such-program', cwd: work });
+    assert.equal(missing.body['status'], 'error');
+    assert.match(String(missing.body['error']), /not found in PATH/);
+    assert.equal(missing.body['pid'], null);
+  });
+
+  it("provd record prints the command's output and exits with its status", async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const env = { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: token };
+    const ran = await runCli(
+      [
+        'record',
+        '--run',
+        'run-cli',
+        '--tool-call',
+        'tc-cli',
+        '--',
+        'sh',
+        '-c',
+        'echo hi; echo oops >&2; exit 5',
+      ],
+      { env, cwd: work },
+    );
+    assert.equal(ran.code, 5, ran.stderr);
+    assert.equal(ran.stdout, 'hi\n');
+    assert.match(ran.stderr, /^oops\nprovd: recorded tool call tc-cli of run run-cli: failed, exit 5/);
+    const asserted = await runCli(['record', '--assert', '--', 'touch', 'never'], {
+      env,
+      cwd: work,
+    });
+    assert.equal(asserted.code, 0, asserted.stderr);
+    assert.equal(existsSync(join(work, 'never')), false);
+    const missing = await runCli(['record', '--', 'provd-no-such-program'], { env, cwd: work });
+    assert.equal(missing.code, 127);
+    const usage = await runCli(['record', '--timeout-ms', '1.5', '--', 'true'], { env, cwd: work });
+    assert.equal(usage.code, 125);
+    assert.match(usage.stderr, /--timeout-ms/);
+  });
+
+  it('finds the cgroup2 mount of hybrid and unified hosts in mountinfo, and says when there is none', function () {
+    const hybrid = [
+      '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',
+      '35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory',
+      '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw',
+    ].join('\n');
+    const unified =
+      '29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate';
+    assert.equal(cgroup2MountPoint(hybrid), '/sys/fs/cgroup/unified');
+    assert.equal(cgroup2MountPoint(unified), '/sys/fs/cgroup');
+    assert.equal(cgroup2MountPoint('41 31 0:38 / /mnt/my\\040cg rw - cgroup2 cgroup2 rw'), '/mnt/my cg');
+    assert.equal(ownCgroupPath('1:cpu:/\n0::/system.slice/provd.service\n'), '/system.slice/provd.service');
+    const none = probeRecordCgroupRoot((path) =>
+      path.endsWith('mountinfo') ? hybrid.split('\n')[0]! : '0::/\n',
+    );
+    assert.deepEqual(none, {
+      status: 'unavailable',
+      message: 'no cgroup2 filesystem is mounted (see /proc/self/mountinfo)',
+    });
+  });
+});
