@@ -8,6 +8,7 @@ import { runQuery } from '../provenance/run-query.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
+import { explainQuery } from '../telemetry/explain/explain.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { runsQuery } from '../telemetry/runs.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
@@ -120,16 +121,8 @@ export const endpoints = [
     operationId: 'explain',
     summary: 'Causal path and basis of a node',
     schema: 'explain',
-    served: false,
-    query: [
-      optional('event', 'event id'),
-      optional('process', 'process id'),
-      optional('tool-call', 'tool call id'),
-      optional('file', 'file path (needs run)'),
-      optional('risk', 'risk id'),
-      optional('artifact', 'artifact id'),
-      optional('run', 'run identifier; required with file'),
-    ],
+    served: true,
+    query: explainQuery.parameters,
   },
   {
     method: 'GET',

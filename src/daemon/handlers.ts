@@ -16,6 +16,7 @@ import { bindRoute } from '../telemetry/bind.route.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
 import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
+import { explainRoute } from '../telemetry/explain/explain.route.js';
 import { recordBinder } from '../telemetry/record-binding.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
 import { runsRoute } from '../telemetry/runs.route.js';
@@ -72,6 +73,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     })),
     list_runs: runsRoute(store),
     verify_run: verifyRoute(store),
+    explain: explainRoute(store),
     observe_summary: summaryRoute(store),
     graph_keys: graphKeysRoute(store),
     graph_checkpoint: checkpointRoute(store),

@@ -18,6 +18,7 @@ import type { BindingAnswer } from '../telemetry/bind.route.js';
 import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
 import type { TelemetryCorrelations } from '../telemetry/correlations.query.js';
 import type { TelemetryEvents } from '../telemetry/events.query.js';
+import type { ExplainResult } from '../telemetry/explain/explain-result.js';
 import type { ProducerHealth } from '../telemetry/producer-health.query.js';
 import type { RunList } from '../telemetry/runs.query.js';
 import type { ObservabilitySummary } from '../telemetry/summary.query.js';
@@ -45,6 +46,7 @@ const generated = typia.json.schemas<
     ObservabilitySummary,
     RecordRequest,
     RecordAnswer,
+    ExplainResult,
   ],
   '3.1'
 >();

@@ -7,6 +7,7 @@ import type { IngestCommit, IngestCommitResult } from './batch-commit.js';
 import type { Binding } from './binding.js';
 import type { CorrelationsParams } from './correlations.query.js';
 import type { EventsParams } from './events.query.js';
+import type { ExplainParams } from './explain/explain.query.js';
 import type { ProducerHealthParams } from './producer-health.query.js';
 import type { RunsParams } from './runs.query.js';
 import type { SummaryParams } from './summary.query.js';
@@ -23,6 +24,7 @@ export type TelemetryQueries = {
   events: QuerySpec<EventsParams, unknown>;
   windows: QuerySpec<WindowsParams, unknown>;
   correlations: QuerySpec<CorrelationsParams, unknown>;
+  explain: QuerySpec<ExplainParams, unknown>;
   producer_health: QuerySpec<ProducerHealthParams, unknown>;
   runs: QuerySpec<RunsParams, unknown>;
   summary: QuerySpec<SummaryParams, unknown>;

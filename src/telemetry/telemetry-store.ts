@@ -9,6 +9,7 @@ import { readRows, sql } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import { BindingStore } from './binding-store.js';
+import { explain } from './explain/explain.query.js';
 import { explainCorrelations } from './correlations.query.js';
 import { EventCommitter, type CommitFaults } from './event-commit.js';
 import { listEvents } from './events.query.js';
@@ -97,6 +98,7 @@ export async function startTelemetryStore(
     events: (params) => listEvents(context.reader(), params, context.formatVersion, committer.endSeq),
     windows: (params) => listWindows(context.reader(), params, context.formatVersion),
     correlations: (params) => explainCorrelations(context.reader(), params),
+    explain: (params) => explain(context.reader(), params),
     producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
     summary: (params) => summarizeRun(context.reader(), params),

@@ -1,0 +1,190 @@
+/**
+ * The reads explain is built from, on a read connection: one event, a process's exec, a sealing
+ * batch, a binding, a tool call, a run. Each returns a node (and what the next step needs).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
+import { raw, readRows, sql } from '../../store/sql.js';
+import { evidenceName, methodName, typeCode } from '../codes.js';
+import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
+import type { ExplainBasis, ExplainNode } from './explain-result.js';
+
+/** An event row with its keyset position. */
+export type EventRow = EventJsonRow & { seq: bigint };
+
+const execve = typeCode('execve');
+
+/** The event with this id, if stored. */
+export async function readEvent(connection: DuckDBConnection, id: string): Promise<EventRow | undefined> {
+  const [row] = await readRows<EventRow>(
+    connection,
+    sql`SELECT ${raw(eventJsonColumns)}, seq FROM events WHERE id = ${id} LIMIT 1`,
+  );
+  return row;
+}
+
+/** The exec that started process `tgid` of the run (the latest at or before `beforeNs`), else its latest event. */
+export async function readProcessEvent(
+  connection: DuckDBConnection,
+  runId: string | null,
+  tgid: number,
+  beforeNs: bigint,
+): Promise<EventRow | undefined> {
+  const [row] = await readRows<EventRow>(
+    connection,
+    sql`SELECT ${raw(eventJsonColumns)}, seq FROM events
+        WHERE run_id IS NOT DISTINCT FROM ${runId} AND tgid = ${tgid} AND time_ns <= ${beforeNs}
+        ORDER BY (type = ${execve}) DESC, time_ns DESC LIMIT 1`,
+  );
+  return row;
+}
+
+/** The object of the event_batch that seals the run's event at `seq`. */
+export async function sealingBatch(
+  connection: DuckDBConnection,
+  runId: string | null,
+  seq: bigint,
+): Promise<string | null> {
+  if (runId === null) return null;
+  const [row] = await readRows<{ object_hash: string | null }>(
+    connection,
+    sql`SELECT object_hash FROM event_batches WHERE run_id = ${runId} AND seq_from <= ${seq} AND seq_to > ${seq} LIMIT 1`,
+  );
+  return row?.object_hash ?? null;
+}
+
+export function parseEvent(row: EventRow): TelemetryEvent {
+  return JSON.parse(eventJson(row)) as TelemetryEvent;
+}
+
+/** A string or number attribute as text; anything else is absent. */
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+}
+
+/** An event as a node. */
+export function eventNode(row: EventRow, sealedBy: string | null): ExplainNode {
+  const event = parseEvent(row);
+  const what =
+    textOf(event.attrs['path']) ?? textOf(event.attrs['dst_ip']) ?? textOf(event.attrs['query']) ?? '';
+  return {
+    kind: 'event',
+    id: row.id,
+    run_id: row.run_id,
+    label: `${event.type} by ${row.comm ?? '?'} (pid ${row.tgid ?? row.pid ?? '?'})${what === '' ? '' : `: ${what}`}`,
+    time: event.time,
+    evidence_level: evidenceName(row.evidence_level),
+    object_hash: sealedBy,
+    event,
+  };
+}
+
+/** A process as a node, from its exec (or any event of it). */
+export function processNode(row: EventRow, sealedBy: string | null): ExplainNode {
+  const attrs = JSON.parse(row.attrs) as Record<string, unknown>;
+  const argv = Array.isArray(attrs['argv']) ? (attrs['argv'] as unknown[]).join(' ') : null;
+  const execId = typeof attrs['exec_id'] === 'string' ? attrs['exec_id'] : null;
+  const started = row.type === execve ? `: ${argv ?? textOf(attrs['path']) ?? row.comm ?? ''}` : '';
+  return {
+    kind: 'process',
+    id: execId ?? String(row.tgid),
+    run_id: row.run_id,
+    label: `process ${row.tgid} ${row.comm ?? '?'}${started}`,
+    time: formatRfc3339Nanos(row.time_ns),
+    evidence_level: evidenceName(row.evidence_level),
+    object_hash: sealedBy,
+  };
+}
+
+/** How an event or process row ties to its tool call: its binding and correlation tier. */
+export async function attributionBasis(connection: DuckDBConnection, row: EventRow): Promise<ExplainBasis> {
+  const [binding] =
+    row.binding_id === null
+      ? []
+      : await readRows<{ object_hash: string | null }>(
+          connection,
+          sql`SELECT object_hash FROM bindings WHERE binding_id = ${row.binding_id}`,
+        );
+  return {
+    relation: 'attributed_to',
+    method: methodName(row.corr_method),
+    confidence: row.corr_confidence,
+    evidence_level: evidenceName(row.evidence_level),
+    binding_id: row.binding_id,
+    object_hash: binding?.object_hash ?? null,
+  };
+}
+
+/** A tool call as stored by POST /v1/record, if it was recorded. */
+export interface ToolCallRow {
+  run_id: string;
+  tool_call_id: string;
+  status: string;
+  record: string;
+  object_hash: string;
+  started_ns: bigint;
+}
+
+export async function readToolCall(
+  connection: DuckDBConnection,
+  runId: string,
+  toolCallId: string,
+): Promise<ToolCallRow | undefined> {
+  const [row] = await readRows<ToolCallRow>(
+    connection,
+    sql`SELECT run_id, tool_call_id, status, record, object_hash, started_ns FROM tool_calls
+        WHERE run_id = ${runId} AND tool_call_id = ${toolCallId}`,
+  );
+  return row;
+}
+
+/** A tool call as a node: recorded (its tool_call object), or known only from a binding. */
+export function toolCallNode(
+  runId: string,
+  toolCallId: string,
+  recorded: ToolCallRow | undefined,
+): ExplainNode {
+  if (recorded === undefined)
+    return {
+      kind: 'tool_call',
+      id: toolCallId,
+      run_id: runId,
+      label: `tool call ${toolCallId} (bound, not recorded)`,
+      time: null,
+      evidence_level: null,
+      object_hash: null,
+    };
+  const record = JSON.parse(recorded.record) as {
+    command?: string;
+    args?: string[];
+    evidence_level?: string;
+  };
+  const command = [record.command ?? '', ...(record.args ?? [])].join(' ').slice(0, 200);
+  return {
+    kind: 'tool_call',
+    id: toolCallId,
+    run_id: runId,
+    label: `tool call ${toolCallId} (${recorded.status}): ${command}`,
+    time: formatRfc3339Nanos(recorded.started_ns),
+    evidence_level: record.evidence_level === 'self_observed' ? 'self_observed' : 'context_asserted',
+    object_hash: recorded.object_hash,
+  };
+}
+
+/** The run as a node, if known. */
+export async function runNode(connection: DuckDBConnection, runId: string): Promise<ExplainNode | undefined> {
+  const [row] = await readRows<{ first_seen_ns: bigint; object_hash: string | null }>(
+    connection,
+    sql`SELECT first_seen_ns, object_hash FROM runs WHERE run_id = ${runId}`,
+  );
+  if (row === undefined) return undefined;
+  return {
+    kind: 'run',
+    id: runId,
+    run_id: runId,
+    label: `run ${runId}`,
+    time: formatRfc3339Nanos(row.first_seen_ns),
+    evidence_level: null,
+    object_hash: row.object_hash,
+  };
+}

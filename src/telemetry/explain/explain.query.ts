@@ -1,0 +1,391 @@
+/**
+ * explain in the store actor: a node, and its causal path up to its run. An event leads to its
+ * process; a process to the process that started it, as far as the run's execs go (exec lineage);
+ * the topmost to its tool call through its binding and correlation tier; a tool call to its run.
+ * Artifacts and file effects lead to the tool call that produced them; a file to what touched it.
+ * Every step carries its basis: method, confidence, evidence level and the object that holds it.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ProvdError } from '../../shared/errors.js';
+import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
+import { requireRun } from '../../provenance/run-exists.js';
+import { readRows, sql } from '../../store/sql.js';
+import { typeCode } from '../codes.js';
+import {
+  attributionBasis,
+  eventNode,
+  processNode,
+  readEvent,
+  readProcessEvent,
+  readToolCall,
+  runNode,
+  sealingBatch,
+  toolCallNode,
+  type EventRow,
+} from './explain-reads.js';
+import type { ExplainBasis, ExplainNode, ExplainResult, ExplainStep } from './explain-result.js';
+
+/** The node kinds explain takes, as its query parameters name them. */
+export type ExplainTarget = 'event' | 'process' | 'tool_call' | 'file' | 'risk' | 'artifact' | 'run';
+
+/** The params of the `explain` store query. */
+export interface ExplainParams {
+  target: ExplainTarget;
+  id: string;
+  /** The run of a file. */
+  run: string | null;
+}
+
+/** How far exec lineage is followed up. */
+const maxLineage = 32;
+/** Touches of a file listed. */
+const maxTouches = 20;
+
+/** A path being built: its steps, and whether it reached the run. */
+interface Trail {
+  path: ExplainStep[];
+  complete: boolean;
+  incomplete_reason: string | null;
+}
+
+const done = (path: ExplainStep[]): Trail => ({ path, complete: true, incomplete_reason: null });
+const stopped = (path: ExplainStep[], reason: string): Trail => ({
+  path,
+  complete: false,
+  incomplete_reason: reason,
+});
+
+/** The serialized ExplainResult; 404 run_not_found when the node names nothing known. */
+export async function explain(connection: DuckDBConnection, params: ExplainParams): Promise<string> {
+  const {
+    node,
+    trail,
+    touches = [],
+    touchCount = 0,
+    otherMatches = 0,
+  } = await explainTarget(connection, params);
+  const result: ExplainResult = {
+    schema_version: 'provenance.explain/v1',
+    node,
+    ...trail,
+    touches,
+    touch_count: touchCount,
+    other_matches: otherMatches,
+  };
+  return JSON.stringify(result);
+}
+
+interface Explained {
+  node: ExplainNode;
+  trail: Trail;
+  touches?: ExplainNode[];
+  touchCount?: number;
+  otherMatches?: number;
+}
+
+async function explainTarget(connection: DuckDBConnection, params: ExplainParams): Promise<Explained> {
+  const { target, id } = params;
+  switch (target) {
+    case 'run': {
+      await requireRun(connection, id);
+      const node = (await runNode(connection, id)) ?? unknown('run', id);
+      return { node, trail: done([]) };
+    }
+    case 'event': {
+      const row = (await readEvent(connection, id)) ?? unknown('event', id);
+      const node = eventNode(row, await sealingBatch(connection, row.run_id, row.seq));
+      return { node, trail: await fromEvent(connection, row) };
+    }
+    case 'process':
+      return explainProcess(connection, id);
+    case 'tool_call':
+      return explainToolCall(connection, id);
+    case 'artifact':
+      return explainArtifact(connection, id);
+    case 'file':
+      return explainFile(connection, params.run!, id);
+    case 'risk':
+      // risks come with the policy engine; until then none is stored
+      return unknown('risk', id);
+  }
+}
+
+function unknown(kind: string, id: string): never {
+  throw new ProvdError('run_not_found', `no ${kind} "${id}" is known`);
+}
+
+/** event → its process → lineage → tool call → run. */
+async function fromEvent(connection: DuckDBConnection, row: EventRow): Promise<Trail> {
+  const process =
+    row.tgid === null ? undefined : await readProcessEvent(connection, row.run_id, row.tgid, row.time_ns);
+  if (process === undefined) return fromAttributed(connection, row, []);
+  const sealedBy = await sealingBatch(connection, process.run_id, process.seq);
+  const step: ExplainStep = {
+    basis: basis('performed_by', 'process_identity', 1, process, sealedBy),
+    node: processNode(process, sealedBy),
+  };
+  return fromProcess(connection, process, [step], row);
+}
+
+/**
+ * process → the processes that started it, as far as the run holds their events → the tool call
+ * that `attributed` (the explained event, else the process) is bound to → run.
+ */
+async function fromProcess(
+  connection: DuckDBConnection,
+  process: EventRow,
+  path: ExplainStep[],
+  attributed: EventRow = process,
+): Promise<Trail> {
+  const seen = new Set([process.tgid]);
+  let current = process;
+  for (let depth = 0; depth < maxLineage && current.ppid !== null && !seen.has(current.ppid); depth++) {
+    const parent = await readProcessEvent(connection, current.run_id, current.ppid, current.time_ns);
+    if (parent === undefined) break;
+    seen.add(parent.tgid);
+    const sealedBy = await sealingBatch(connection, parent.run_id, parent.seq);
+    path.push({
+      basis: basis('child_of', 'exec_lineage', 1, parent, sealedBy),
+      node: processNode(parent, sealedBy),
+    });
+    current = parent;
+  }
+  // lineage shows how the process came to be; the binding says which tool call it served
+  return fromAttributed(connection, attributed, path);
+}
+
+/** → the tool call the row's binding names → run. */
+async function fromAttributed(
+  connection: DuckDBConnection,
+  row: EventRow,
+  path: ExplainStep[],
+): Promise<Trail> {
+  if (row.run_id === null || row.tool_call_id === null)
+    return stopped(path, 'no binding has claimed this event: it is attributed to no tool call or run');
+  const recorded = await readToolCall(connection, row.run_id, row.tool_call_id);
+  path.push({
+    basis: await attributionBasis(connection, row),
+    node: toolCallNode(row.run_id, row.tool_call_id, recorded),
+  });
+  return toRun(
+    connection,
+    row.run_id,
+    path,
+    recorded?.object_hash ?? path[path.length - 1]!.basis.object_hash,
+  );
+}
+
+/** tool call → run. */
+async function toRun(
+  connection: DuckDBConnection,
+  runId: string,
+  path: ExplainStep[],
+  heldBy: string | null,
+): Promise<Trail> {
+  const run = await runNode(connection, runId);
+  if (run === undefined) return stopped(path, `run "${runId}" has no record`);
+  const last = path[path.length - 1];
+  const recorded = last?.node.kind === 'tool_call' && last.node.object_hash !== null;
+  path.push({
+    basis: {
+      relation: 'part_of',
+      method: recorded ? 'recorded' : 'binding',
+      confidence: 1,
+      evidence_level: last?.node.evidence_level ?? last?.basis.evidence_level ?? null,
+      binding_id: last?.basis.binding_id ?? null,
+      object_hash: heldBy,
+    },
+    node: run,
+  });
+  return done(path);
+}
+
+function basis(
+  relation: ExplainBasis['relation'],
+  method: string,
+  confidence: number,
+  row: EventRow,
+  objectHash: string | null,
+): ExplainBasis {
+  return {
+    relation,
+    method,
+    confidence,
+    evidence_level: eventNode(row, null).evidence_level,
+    binding_id: row.binding_id,
+    object_hash: objectHash,
+  };
+}
+
+/** A process by its exec_id, or by tgid (the latest process with it; others counted). */
+async function explainProcess(connection: DuckDBConnection, id: string): Promise<Explained> {
+  const byTgid = /^\d{1,10}$/.test(id);
+  const rows = await readRows<{ run_id: string | null; time_ns: bigint; tgid: number }>(
+    connection,
+    byTgid
+      ? sql`SELECT run_id, max(time_ns) AS time_ns, any_value(tgid) AS tgid FROM events
+            WHERE tgid = ${Number(id)} AND type = ${typeCode('execve')} GROUP BY run_id, time_ns ORDER BY time_ns DESC`
+      : sql`SELECT run_id, time_ns, tgid FROM events
+            WHERE type = ${typeCode('execve')} AND json_extract_string(attrs, '$.exec_id') = ${id}
+            ORDER BY time_ns DESC`,
+  );
+  const latest = rows[0] ?? unknown('process', id);
+  const process = (await readProcessEvent(connection, latest.run_id, latest.tgid, latest.time_ns))!;
+  const node = processNode(process, await sealingBatch(connection, process.run_id, process.seq));
+  return { node, trail: await fromProcess(connection, process, []), otherMatches: rows.length - 1 };
+}
+
+/** A tool call by id: the latest one recorded or bound under that id, in any run. */
+async function explainToolCall(connection: DuckDBConnection, id: string): Promise<Explained> {
+  const runs = await readRows<{ run_id: string }>(
+    connection,
+    sql`SELECT run_id, max(seen_ns) AS seen_ns FROM (
+          SELECT run_id, started_ns AS seen_ns FROM tool_calls WHERE tool_call_id = ${id}
+          UNION ALL SELECT run_id, created_ns AS seen_ns FROM bindings WHERE tool_call_id = ${id})
+        GROUP BY run_id ORDER BY seen_ns DESC`,
+  );
+  const runId = runs[0]?.run_id ?? unknown('tool call', id);
+  const recorded = await readToolCall(connection, runId, id);
+  const [binding] = await readRows<{ binding_id: string; object_hash: string | null }>(
+    connection,
+    sql`SELECT binding_id, object_hash FROM bindings WHERE run_id = ${runId} AND tool_call_id = ${id}
+        ORDER BY created_ns DESC LIMIT 1`,
+  );
+  const node = toolCallNode(runId, id, recorded);
+  const trail = await toRun(connection, runId, [], recorded?.object_hash ?? binding?.object_hash ?? null);
+  // the path of a tool call starts at the run: its basis is the tool call's own record or binding
+  trail.path[0]!.basis.binding_id = binding?.binding_id ?? null;
+  trail.path[0]!.basis.method = recorded === undefined ? 'binding' : 'recorded';
+  trail.path[0]!.basis.evidence_level = node.evidence_level;
+  return { node, trail, otherMatches: runs.length - 1 };
+}
+
+/** An artifact by its object hash or the address of its bytes: → its tool call → run. */
+async function explainArtifact(connection: DuckDBConnection, id: string): Promise<Explained> {
+  const rows = await readRows<{ hash: string; run_id: string; body: string; created_ns: bigint }>(
+    connection,
+    sql`SELECT hash, run_id, body, created_ns FROM objects
+        WHERE kind = 'artifact' AND (hash = ${id} OR json_extract_string(body, '$.payload.content_hash') = ${id})
+        ORDER BY created_ns DESC`,
+  );
+  const row = rows[0] ?? unknown('artifact', id);
+  const payload = (JSON.parse(row.body) as { payload: Record<string, unknown> }).payload;
+  const node: ExplainNode = {
+    kind: 'artifact',
+    id: row.hash,
+    run_id: row.run_id,
+    label: `${String(payload['stream'])} of tool call ${String(payload['tool_call_id'])}: ${String(payload['size'])} bytes`,
+    time: formatRfc3339Nanos(row.created_ns),
+    evidence_level: 'self_observed',
+    object_hash: row.hash,
+  };
+  const trail = await toToolCall(
+    connection,
+    row.run_id,
+    String(payload['tool_call_id']),
+    'output_of',
+    row.hash,
+  );
+  return { node, trail, otherMatches: rows.length - 1 };
+}
+
+/** artifact or file effect → the tool call that produced it → run. */
+async function toToolCall(
+  connection: DuckDBConnection,
+  runId: string,
+  toolCallId: string,
+  relation: 'output_of' | 'effect_of',
+  objectHash: string,
+): Promise<Trail> {
+  const recorded = await readToolCall(connection, runId, toolCallId);
+  const path: ExplainStep[] = [
+    {
+      basis: {
+        relation,
+        method: 'recorded',
+        confidence: 1,
+        evidence_level: 'self_observed',
+        binding_id: null,
+        object_hash: objectHash,
+      },
+      node: toolCallNode(runId, toolCallId, recorded),
+    },
+  ];
+  return toRun(connection, runId, path, recorded?.object_hash ?? null);
+}
+
+/**
+ * A file of a run: the events whose path is it, and the recorded file effects on it (their path
+ * joined to their tool call's cwd); the path goes through the first touch.
+ */
+async function explainFile(connection: DuckDBConnection, runId: string, path: string): Promise<Explained> {
+  await requireRun(connection, runId);
+  const events = await readRows<{ id: string; time_ns: bigint }>(
+    connection,
+    sql`SELECT id, time_ns FROM events WHERE run_id = ${runId} AND json_extract_string(attrs, '$.path') = ${path}
+        ORDER BY time_ns, seq`,
+  );
+  const effects = await readRows<{ hash: string; body: string; created_ns: bigint }>(
+    connection,
+    sql`SELECT o.hash, o.body, o.created_ns FROM objects o
+        JOIN tool_calls t ON t.run_id = o.run_id AND t.tool_call_id = json_extract_string(o.body, '$.payload.tool_call_id')
+        WHERE o.run_id = ${runId} AND o.kind = 'file_effect'
+          AND (json_extract_string(o.body, '$.payload.path') = ${path}
+            OR rtrim(json_extract_string(t.record, '$.cwd'), '/') || '/' || json_extract_string(o.body, '$.payload.path') = ${path})
+        ORDER BY o.created_ns`,
+  );
+  const touchCount = events.length + effects.length;
+  if (touchCount === 0) unknown('file', `${path}" in run "${runId}`);
+  const touches: ExplainNode[] = [];
+  for (const { id } of events.slice(0, maxTouches)) {
+    const row = (await readEvent(connection, id))!;
+    touches.push(eventNode(row, await sealingBatch(connection, runId, row.seq)));
+  }
+  for (const effect of effects.slice(0, maxTouches - touches.length)) touches.push(effectNode(runId, effect));
+  touches.sort((a, b) => ((a.time ?? '') < (b.time ?? '') ? -1 : 1));
+  const first = touches[0]!;
+  const node: ExplainNode = {
+    kind: 'file',
+    id: path,
+    run_id: runId,
+    label: `file ${path}: ${touchCount} touch${touchCount === 1 ? '' : 'es'}`,
+    time: first.time,
+    evidence_level: first.evidence_level,
+    object_hash: null,
+  };
+  const touched: ExplainStep = {
+    basis: {
+      relation: 'touched_by',
+      method: 'path',
+      confidence: 1,
+      evidence_level: first.evidence_level,
+      binding_id: null,
+      object_hash: first.object_hash,
+    },
+    node: first,
+  };
+  const rest =
+    first.kind === 'event'
+      ? await fromEvent(connection, (await readEvent(connection, first.id))!)
+      : await toToolCall(connection, runId, toolCallOfEffect(effects, first.id), 'effect_of', first.id);
+  return { node, trail: { ...rest, path: [touched, ...rest.path] }, touches, touchCount };
+}
+
+/** The tool call a stored file effect names. */
+function toolCallOfEffect(effects: readonly { hash: string; body: string }[], hash: string): string {
+  const effect = effects.find((candidate) => candidate.hash === hash)!;
+  return String((JSON.parse(effect.body) as { payload: Record<string, unknown> }).payload['tool_call_id']);
+}
+
+function effectNode(runId: string, effect: { hash: string; body: string; created_ns: bigint }): ExplainNode {
+  const payload = (JSON.parse(effect.body) as { payload: Record<string, unknown> }).payload;
+  return {
+    kind: 'file_effect',
+    id: effect.hash,
+    run_id: runId,
+    label: `${String(payload['effect'])} by tool call ${String(payload['tool_call_id'])}: ${String(payload['path'])}`,
+    time: formatRfc3339Nanos(effect.created_ns),
+    evidence_level: 'self_observed',
+    object_hash: effect.hash,
+  };
+}
