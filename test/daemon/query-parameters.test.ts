@@ -84,6 +84,7 @@ describe('query parameters', function () {
     const operations = new Set(servedParameters().map(({ method, path }) => `${method} ${path}`));
     assert.deepEqual([...operations].sort(), [
       'GET /v1/graph/checkpoint',
+      'GET /v1/graph/explain',
       'GET /v1/graph/verify',
       'GET /v1/observe/summary',
       'GET /v1/runs',

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { request } from '../support/http.js';
+import { nativeLine } from '../support/telemetry.js';
+
+const token = 'explain-test-token';
+const auth = { authorization: `Bearer ${token}` };
+
+interface Step {
+  basis: Record<string, unknown>;
+  node: Record<string, unknown>;
+}
+
+async function explain(
+  daemon: RunningDaemon,
+  query: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return request(daemon.url, `/v1/graph/explain?${query}`, { headers: auth });
+}
+
+/** relation, method and node kind of each step: the shape of a path. */
+function shape(body: Record<string, unknown>): string[] {
+  return (body['path'] as Step[]).map(
+    ({ basis, node }) =>
+      `${String(basis['relation'])}/${String(basis['method'])} -> ${String(node['kind'])} ${String(node['id'])}`,
+  );
+}
+
+describe('GET /v1/graph/explain', function () {
+  const fixture = useDaemonFixture();
+  let daemon: RunningDaemon;
+  let fileEventId = '';
+
+  /** A run whose cgroup holds bash (10) starting cat (11), which opens /etc/hosts; another process elsewhere. */
+  async function storeRun(): Promise<void> {
+    daemon = await fixture.start({ authToken: token });
+    await request(daemon.url, '/v1/telemetry/bind', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ run_id: 'run-e', tool_call_id: 'tc-e', cgroup_id: '777' }),
+    });
+    const lines = [
+      nativeLine({
+        timestamp: '2026-01-01T00:00:01Z',
+        pid: 10,
+        tgid: 10,
+        ppid: 1,
+        comm: 'bash',
+        path: '/bin/bash',
+        argv: ['bash', '-c', 'cat /etc/hosts'],
+      }),
+      nativeLine({
+        timestamp: '2026-01-01T00:00:02Z',
+        pid: 11,
+        tgid: 11,
+        ppid: 10,
+        comm: 'cat',
+        path: '/bin/cat',
+        argv: ['cat', '/etc/hosts'],
+      }),
+      nativeLine({
+        event_type: 'file_open',
+        timestamp: '2026-01-01T00:00:03Z',
+        pid: 11,
+        tgid: 11,
+        ppid: 10,
+        comm: 'cat',
+        path: '/etc/hosts',
+      }),
+    ].join('\n');
+    const ingested = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: lines,
+    });
+    assert.equal(ingested.body['accepted'], 3);
+    const events = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_open', {
+      headers: auth,
+    });
+    fileEventId = String((events.body['events'] as Record<string, unknown>[])[0]!['id']);
+  }
+
+  it('explains an event: its process, the exec lineage, the tool call through its binding, and the run, each with its basis', async function () {
+    await storeRun();
+    const { status, body } = await explain(daemon, `event=${fileEventId}`);
+    assert.equal(status, 200);
+    const node = body['node'] as Record<string, unknown>;
+    assert.equal(node['kind'], 'event');
+    assert.equal((node['event'] as Record<string, unknown>)['id'], fileEventId);
+    assert.match(String(node['object_hash']), /^sha256:/, 'the event_batch sealing the event');
+    assert.deepEqual(shape(body), [
+      'performed_by/process_identity -> process 11',
+      'child_of/exec_lineage -> process 10',
+      'attributed_to/cgroup -> tool_call tc-e',
+      'part_of/binding -> run run-e',
+    ]);
+    const [, , attributed] = body['path'] as Step[];
+    assert.equal(attributed!.basis['confidence'], 0.98);
+    assert.equal(attributed!.basis['evidence_level'], 'kernel_correlated');
+    assert.match(String(attributed!.basis['binding_id']), /^bnd_/);
+    // the binding's object in the run's graph holds the edge
+    assert.match(String(attributed!.basis['object_hash']), /^sha256:[0-9a-f]{64}$/);
+    assert.equal(body['complete'], true);
+    // a process by tgid, and the file with its run, end in the same run
+    const process = await explain(daemon, 'process=11');
+    assert.deepEqual(shape(process.body).slice(-1), ['part_of/binding -> run run-e']);
+    const file = await explain(daemon, 'file=%2Fetc%2Fhosts&run=run-e');
+    assert.equal(file.body['touch_count'], 1);
+    assert.deepEqual(shape(file.body)[0], `touched_by/path -> event ${fileEventId}`);
+    const run = await explain(daemon, 'run=run-e');
+    assert.equal((run.body['node'] as Record<string, unknown>)['kind'], 'run');
+    assert.deepEqual(run.body['path'], []);
+  });
+
+  it('explains a recorded artifact and file effect through their tool call', async function () {
+    daemon = await fixture.start({ authToken: token });
+    const work = mkdtempSync(join(tmpdir(), 'provd-explain-'));
+    try {
+      const recorded = await request(daemon.url, '/v1/record', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          run_id: 'run-r',
+          tool_call_id: 'tc-r',
+          command: 'sh',
+          args: ['-c', 'echo made > out.txt; echo done'],
+          cwd: work,
+        }),
+      });
+      assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
+      const stdout = recorded.body['stdout'] as Record<string, unknown>;
+      const artifact = await explain(daemon, `artifact=${String(stdout['object_hash'])}`);
+      assert.equal((artifact.body['node'] as Record<string, unknown>)['kind'], 'artifact');
+      assert.deepEqual(shape(artifact.body), [
+        'output_of/recorded -> tool_call tc-r',
+        'part_of/recorded -> run run-r',
+      ]);
+      const [toRun] = (artifact.body['path'] as Step[]).slice(-1);
+      assert.equal(
+        toRun!.basis['object_hash'],
+        recorded.body['object_hash'],
+        "the tool call's object holds its run",
+      );
+      const file = await explain(daemon, `file=${encodeURIComponent(join(work, 'out.txt'))}&run=run-r`);
+      assert.equal(file.status, 200, JSON.stringify(file.body));
+      assert.deepEqual(shape(file.body).slice(1), [
+        'effect_of/recorded -> tool_call tc-r',
+        'part_of/recorded -> run run-r',
+      ]);
+      const toolCall = await explain(daemon, 'tool-call=tc-r');
+      assert.deepEqual(shape(toolCall.body), ['part_of/recorded -> run run-r']);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  it('stops the path of an event no binding claimed, and says why', async function () {
+    daemon = await fixture.start({ authToken: token });
+    await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: nativeLine({ cgroup_id: '999', pid: 50, tgid: 50 }),
+    });
+    const process = await explain(daemon, 'process=50');
+    assert.equal(process.status, 200);
+    assert.equal(process.body['complete'], false);
+    assert.match(String(process.body['incomplete_reason']), /no binding/);
+  });
+
+  it('answers 400 naming the parameters of any other combination, and 404 for a node nothing names', async function () {
+    await storeRun();
+    const bad: [string, RegExp][] = [
+      ['', /needs one of/],
+      ['event=a&process=1', /one node, got event, process/],
+      ['event=a&run=run-e', /run goes only with file/],
+      ['tool-call=t&artifact=x&run=r', /one node, got tool-call, artifact and run/],
+      ['file=%2Fetc%2Fhosts', /file needs run/],
+      ['event=a&event=b', /event must be given once/],
+    ];
+    for (const [query, message] of bad) {
+      const { status, body } = await explain(daemon, query);
+      assert.equal(status, 400, query);
+      assert.match(String((body['error'] as Record<string, unknown>)['message']), message, query);
+    }
+    for (const query of [
+      'event=nope',
+      'process=4242424',
+      'tool-call=nope',
+      'artifact=sha256:00',
+      'risk=r1',
+      'run=nope',
+      'file=%2Fnope&run=run-e',
+      'file=%2Fetc%2Fhosts&run=nope',
+    ]) {
+      const { status, body } = await explain(daemon, query);
+      assert.equal(status, 404, query);
+      assert.equal((body['error'] as Record<string, unknown>)['code'], 'run_not_found', query);
+    }
+  });
+});
