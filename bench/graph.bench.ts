@@ -5,7 +5,12 @@
  * run, is a raw scan of the same rows in seq order with one sha256 per row: the least any
  * recomputation of the run's hashes costs. Target: verify of 1,000,000 events within 2 s.
  *
- * `--guard` fails the run when verify does not answer `ok`, or runs below 0.1x the baseline rate.
+ * Then the store is grown in SQL to 10,000,000 events (1,000,000 with --short) and explain is timed
+ * on events picked across it (p50/p99; target p99 <= 20 ms), beside a raw lookup of the same event
+ * rows by id in DuckDB.
+ *
+ * `--guard` fails the run when verify does not answer `ok`, runs below 0.1x the baseline rate, or
+ * an explain does not answer 200.
  */
 import { hash } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -16,6 +21,7 @@ import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
 import { fillSpool, spoolHoldArgs, spooledContainer } from './support/spooled-store.js';
+import { fillStoreBySql } from './support/store-fill.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
@@ -25,6 +31,9 @@ const deadlineMs = isShort ? 120_000 : 900_000;
 const repeats = 3;
 const minRatio = 0.1;
 const targetS = 2;
+const storedForExplain = isShort ? 1_000_000 : 10_000_000;
+const explainSamples = isShort ? 50 : 200;
+const explainTargetP99Ms = 20;
 const host = describeHost();
 const dataDir = makeDataDir();
 const runId = 'graph-run';
@@ -111,7 +120,66 @@ async function run(): Promise<string[]> {
   } finally {
     await daemon.stop();
   }
+  failures.push(...(await explainLatency(path)));
   return [...new Set(failures)];
+}
+
+/** Explain of events spread over a store of `storedForExplain` events, beside DuckDB's own lookup of their rows. */
+async function explainLatency(path: string): Promise<string[]> {
+  await fillStoreBySql(path, storedForExplain);
+  const instance = await DuckDBInstance.create(path);
+  const connection = await instance.connect();
+  let ids: string[];
+  const rawMs: number[] = [];
+  try {
+    const rows = await readRows<{ id: string }>(
+      connection,
+      sql`SELECT id FROM events ORDER BY hash LIMIT ${explainSamples}`,
+    );
+    ids = rows.map((row) => row.id);
+    for (const id of ids) {
+      const started = performance.now();
+      await readRows(connection, sql`SELECT * FROM events WHERE id = ${id}`);
+      rawMs.push(performance.now() - started);
+    }
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+  const daemon = await startDaemon({ dataDir, args: spoolHoldArgs });
+  const failures: string[] = [];
+  try {
+    resetPeakRss(daemon.child.pid!);
+    const ms: number[] = [];
+    for (const id of ids) {
+      const started = performance.now();
+      const answer = await fetch(`${daemon.url}/v1/graph/explain?event=${encodeURIComponent(id)}`);
+      await answer.arrayBuffer();
+      ms.push(performance.now() - started);
+      if (answer.status !== 200) failures.push(`explain answered HTTP ${answer.status}`);
+    }
+    const p99 = percentileMs(ms, 99);
+    const rawP50 = percentileMs(rawMs, 50);
+    process.stdout.write(
+      JSON.stringify({
+        name: 'graph.explain_event',
+        events_stored: storedForExplain,
+        requests: ms.length,
+        requests_per_sec: Math.round(1000 / percentileMs(ms, 50)),
+        p50_ms: percentileMs(ms, 50),
+        p99_ms: p99,
+        baseline: { name: 'duckdb.lookup_by_id', p50_ms: rawP50, p99_ms: percentileMs(rawMs, 99) },
+        ratio_to_baseline: Math.round((rawP50 / percentileMs(ms, 50)) * 1000) / 1000,
+        peak_rss_bytes: readPeakRssBytes(daemon.child.pid!),
+        target: { p99_ms: explainTargetP99Ms },
+        target_met: p99 <= explainTargetP99Ms,
+        ...host,
+      }) + '\n',
+    );
+  } finally {
+    await daemon.stop();
+  }
+  return failures;
 }
 
 await benchMain({ name: 'graph.bench', deadlineMs, isGuard, run, cleanup: () => removeDir(dataDir) });
