@@ -4,7 +4,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreThreadData } from '../src/daemon/store-thread.js';
 import { startProvenanceStore } from '../src/provenance/provenance-store.js';
 import { serveStoreActor } from '../src/store/store-actor.js';
-import { rehashStoredEvent, storedEventColumns } from '../src/telemetry/stored-event-hash.js';
+import {
+  rehashStoredEvent,
+  storedEventColumns,
+  storedEventContentSql,
+} from '../src/telemetry/stored-event-hash.js';
 import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
@@ -12,6 +16,10 @@ const data = workerData as StoreThreadData;
 await serveStoreActor(parentPort, data.store, async (context) => [
   await startTelemetryStore(context, data.telemetry),
   await startProvenanceStore(context, data.provenance, {
-    eventRecheck: { columns: storedEventColumns, rehash: rehashStoredEvent },
+    eventRecheck: {
+      columns: storedEventColumns,
+      contentSql: storedEventContentSql,
+      rehash: rehashStoredEvent,
+    },
   }),
 ]);

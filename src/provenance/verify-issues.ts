@@ -43,6 +43,13 @@ export class VerifyIssues {
     this.add({ severity: 'error', kind, id, message });
   }
 
+  /** `total` errors of one kind, of which `listed` are named (the first ones). */
+  errorMany(kind: VerifyIssueKind, total: number, listed: readonly { id: string; message: string }[]): void {
+    for (const { id, message } of listed) this.error(kind, id, message);
+    this.errors += total - listed.length;
+    this.perKind.set(kind, (this.perKind.get(kind) ?? 0) + total - listed.length);
+  }
+
   warning(kind: VerifyIssueKind, id: string, message: string): void {
     this.warnings++;
     this.add({ severity: 'warning', kind, id, message });

@@ -3,6 +3,7 @@
  * as at ingest (event-hash.ts), with type and source decoded from their stored codes and attrs as
  * the canonical JSON string it was stored as. Handed to the provenance module by the store worker.
  */
+import { eventSources, eventTypes } from './event.js';
 import { sourceName, typeName } from './codes.js';
 import { hashEvent } from './event-hash.js';
 import type { EventJsonRow } from './event-json.js';
@@ -47,3 +48,35 @@ export function rehashStoredEvent(row: StoredEventRow): string {
     row.attrs,
   );
 }
+
+/** Control characters DuckDB escapes with upper-case hex digits, where JSON.stringify writes lower case. */
+const upperEscapes = ['0B', '0E', '0F', '1A', '1B', '1C', '1D', '1E', '1F'];
+
+/**
+ * A nullable text column as JSON.stringify writes it: DuckDB's to_json escapes the same characters
+ * the same way, but spells those \u00XX escapes in upper case. (A text holding a literal backslash-u
+ * sequence may still come out different; that row is rehashed in JavaScript.)
+ */
+const jsonText = (column: string): string =>
+  upperEscapes.reduce(
+    (expression, hex) => `replace(${expression}, '\\u00${hex}', '\\u00${hex.toLowerCase()}')`,
+    `coalesce(to_json(${column})::VARCHAR, 'null')`,
+  );
+/** A nullable integer column as JavaScript prints it. */
+const jsonInteger = (column: string): string => `coalesce(${column}::VARCHAR, 'null')`;
+/** A code column as its name (names are plain ASCII words, quoted as JSON). */
+const codeName = (column: string, names: readonly string[]): string =>
+  `'"' || [${names.map((name) => `'${name}'`).join(', ')}][${column} + 1] || '"'`;
+
+/**
+ * The same canonical content as a DuckDB expression over an events row, so DuckDB can rehash
+ * every row of a run on its own threads; a row it disagrees on is checked again with
+ * `rehashStoredEvent`, so an escaping difference can never pass for tampering. Built from code
+ * constants only.
+ */
+export const storedEventContentSql =
+  `'{"attrs":' || attrs || ',"cgroup_id":' || ${jsonText('cgroup_id')} || ',"comm":' || ${jsonText('comm')} || ` +
+  `',"container_id":' || ${jsonText('container_id')} || ',"pid":' || ${jsonInteger('pid')} || ` +
+  `',"ppid":' || ${jsonInteger('ppid')} || ',"source":' || ${codeName('source', eventSources)} || ` +
+  `',"tgid":' || ${jsonInteger('tgid')} || ',"time":' || ${jsonText('time')} || ` +
+  `',"type":' || ${codeName('type', eventTypes)} || ',"uid":' || ${jsonInteger('uid')} || '}'`;

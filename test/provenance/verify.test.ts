@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { canonicalJson } from '../../src/provenance/canonical-json.js';
 import { parseObject, sha256 } from '../../src/provenance/graph-object.js';
+import { storedEventContentSql } from '../../src/telemetry/stored-event-hash.js';
 import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
@@ -147,5 +149,36 @@ describe('GET /v1/graph/verify', function () {
       db.run(`DELETE FROM objects WHERE kind = 'event_batch' AND chain_index = 0 AND run_id = '${run}'`),
     );
     assert.deepEqual(kinds(body), ['chain_gap', 'parent_missing', 'unsealed_event']);
+  });
+
+  it('rehashes in DuckDB exactly as ingest hashed, for every real producer line and hostile text', async function () {
+    const daemon = await fixture.start();
+    const hostile = [
+      'quo"te\\back',
+      'ctl\u0001\u000b\u001f\u007f',
+      'é 日本 😀',
+      'line\u2028sep\u2029',
+      'tab\tnl\n',
+    ];
+    const corpus = ['tetragon', 'falco'].map((name) =>
+      readFileSync(join('test', 'fixtures', 'real', `${name}.jsonl`), 'utf8'),
+    );
+    const lines = hostile.map((comm, i) =>
+      nativeLine({ comm, container_id: comm, pid: 100 + i, uid: 4294967295 }),
+    );
+    for (const body of [...corpus, lines.join('\n')]) {
+      const { status, body: answer } = await ingest(daemon.url, body);
+      assert.equal(status, 200);
+      assert.equal(answer['rejected'], 0, JSON.stringify(answer['errors']));
+    }
+    await assertStopsCleanly(daemon);
+    const [row] = await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) =>
+      queryRows(
+        db,
+        `SELECT count(*) AS total, count(*) FILTER ('sha256:' || sha256(${storedEventContentSql}) <> hash) AS differ FROM events`,
+      ),
+    );
+    assert.ok(Number(row!['total']) > 40, `only ${String(row!['total'])} events`);
+    assert.equal(Number(row!['differ']), 0);
   });
 });
