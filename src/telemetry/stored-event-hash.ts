@@ -54,14 +54,18 @@ const upperEscapes = ['0B', '0E', '0F', '1A', '1B', '1C', '1D', '1E', '1F'];
 
 /**
  * A nullable text column as JSON.stringify writes it: DuckDB's to_json escapes the same characters
- * the same way, but spells those \u00XX escapes in upper case. (A text holding a literal backslash-u
- * sequence may still come out different; that row is rehashed in JavaScript.)
+ * the same way, but spells those \u00XX escapes in upper case, so a text holding a control
+ * character has them lower-cased (a literal backslash-u sequence beside one may still come out
+ * different; that row is rehashed in JavaScript).
  */
-const jsonText = (column: string): string =>
-  upperEscapes.reduce(
+const jsonText = (column: string): string => {
+  const json = `to_json(${column})::VARCHAR`;
+  const lowered = upperEscapes.reduce(
     (expression, hex) => `replace(${expression}, '\\u00${hex}', '\\u00${hex.toLowerCase()}')`,
-    `coalesce(to_json(${column})::VARCHAR, 'null')`,
+    json,
   );
+  return `coalesce(CASE WHEN regexp_matches(${column}, '[\\x01-\\x1f]') THEN ${lowered} ELSE ${json} END, 'null')`;
+};
 /** A nullable integer column as JavaScript prints it. */
 const jsonInteger = (column: string): string => `coalesce(${column}::VARCHAR, 'null')`;
 /** A code column as its name (names are plain ASCII words, quoted as JSON). */
@@ -78,5 +82,6 @@ export const storedEventContentSql =
   `'{"attrs":' || attrs || ',"cgroup_id":' || ${jsonText('cgroup_id')} || ',"comm":' || ${jsonText('comm')} || ` +
   `',"container_id":' || ${jsonText('container_id')} || ',"pid":' || ${jsonInteger('pid')} || ` +
   `',"ppid":' || ${jsonInteger('ppid')} || ',"source":' || ${codeName('source', eventSources)} || ` +
-  `',"tgid":' || ${jsonInteger('tgid')} || ',"time":' || ${jsonText('time')} || ` +
+  // time was checked as RFC 3339 at ingest: nothing in it needs escaping (an edited one is rehashed in JS)
+  `',"tgid":' || ${jsonInteger('tgid')} || ',"time":"' || time || '"' || ` +
   `',"type":' || ${codeName('type', eventTypes)} || ',"uid":' || ${jsonInteger('uid')} || '}'`;
