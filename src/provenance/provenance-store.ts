@@ -12,7 +12,9 @@ import { assertToolCallFree, writeRecord } from './record/record-store.js';
 import { sealLegacyRuns } from './seal-legacy.js';
 import { loadSigningKey } from './signing-key.js';
 import type { EventRecheck } from './verify-events.js';
-import { verifyRun } from './verify.query.js';
+import { keepVerifyResult, verifyRun } from './verify.query.js';
+import { log } from '../shared/log.js';
+import { classifyStoreError } from '../store/store-error.js';
 
 /** What the provenance module needs to start. */
 export interface ProvenanceStoreInit {
@@ -42,7 +44,14 @@ export async function startProvenanceStore(
   const queries: QueryHandlers<ProvenanceQueries> = {
     verify: async (params) => {
       await checkpointFirst(params.run);
-      return verifyRun(context.reader(), params, deps.eventRecheck);
+      const result = await verifyRun(context.reader(), params, deps.eventRecheck);
+      // kept for the summary; failing to keep it does not fail the verify
+      await writes
+        .run(() => keepVerifyResult(writer, result))
+        .catch((error: unknown) =>
+          log('warn', 'keeping a verify result failed', { error: classifyStoreError(error) }),
+        );
+      return JSON.stringify(result);
     },
     keys: () => listKeys(context.reader(), key),
     checkpoint: async (params) => {

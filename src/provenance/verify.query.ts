@@ -4,7 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
-import { list, readRows, sql } from '../store/sql.js';
+import { execute, list, readRows, sql } from '../store/sql.js';
 import { requireRun } from './run-exists.js';
 import { verifyArtifacts } from './verify-artifacts.js';
 import { verifyEvents, type EventRecheck, type SealedBatch } from './verify-events.js';
@@ -18,12 +18,12 @@ export interface VerifyParams {
   run: string;
 }
 
-/** Verifies one run; the serialized VerifyResult (`ok` or `failed`). */
+/** Verifies one run: a VerifyResult, `ok` or `failed`. */
 export async function verifyRun(
   connection: DuckDBConnection,
   params: VerifyParams,
   recheck: EventRecheck,
-): Promise<string> {
+): Promise<VerifyResult> {
   const runId = params.run;
   await requireRun(connection, runId);
   const issues = new VerifyIssues();
@@ -81,7 +81,16 @@ export async function verifyRun(
     warning_count: issues.warnings,
     issues: issues.listed,
   };
-  return JSON.stringify(result);
+  return result;
+}
+
+/** Keeps the outcome as the run's latest verify (the observability summary reports it); call inside the write queue. */
+export async function keepVerifyResult(connection: DuckDBConnection, result: VerifyResult): Promise<void> {
+  await execute(
+    connection,
+    sql`INSERT OR REPLACE INTO verify_results VALUES (${result.run_id}, ${result.status}, ${result.error_count},
+        ${result.warning_count}, ${BigInt(Date.now()) * 1_000_000n})`,
+  );
 }
 
 /** Hashes the run's objects name as parents that are stored under another run. */

@@ -22,6 +22,7 @@ export const requiredTables = [
   'artifacts',
   'checkpoints',
   'signing_keys',
+  'verify_results',
 ] as const;
 
 /** What a database is, relative to this build. */

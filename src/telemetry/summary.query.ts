@@ -50,6 +50,13 @@ export interface ObservabilitySummary {
     event_batches: Count;
     /** The latest signed checkpoint; null before the first. */
     last_checkpoint: { hash: string; index: Count } | null;
+    /** The outcome of the run's latest verify; null when it was never verified. */
+    last_verify: {
+      status: 'ok' | 'failed';
+      error_count: Count;
+      warning_count: Count;
+      verified_at: DateTimeText;
+    } | null;
   };
 }
 
@@ -105,6 +112,15 @@ export async function summarizeRun(connection: DuckDBConnection, params: Summary
     connection,
     sql`SELECT hash, chain_index FROM checkpoints WHERE run_id = ${run} ORDER BY chain_index DESC LIMIT 1`,
   );
+  const [verified] = await readRows<{
+    status: 'ok' | 'failed';
+    error_count: bigint;
+    warning_count: bigint;
+    verified_ns: bigint;
+  }>(
+    connection,
+    sql`SELECT status, error_count, warning_count, verified_ns FROM verify_results WHERE run_id = ${run}`,
+  );
   const [gaps] = await readRows<{ run_gaps: bigint; host_gaps: bigint }>(
     connection,
     sql`SELECT count(*) FILTER (WHERE run_id = ${run}) AS run_gaps,
@@ -141,6 +157,15 @@ export async function summarizeRun(connection: DuckDBConnection, params: Summary
       event_batches: Number(context!.batches),
       last_checkpoint:
         checkpoint === undefined ? null : { hash: checkpoint.hash, index: Number(checkpoint.chain_index) },
+      last_verify:
+        verified === undefined
+          ? null
+          : {
+              status: verified.status,
+              error_count: Number(verified.error_count),
+              warning_count: Number(verified.warning_count),
+              verified_at: formatRfc3339Nanos(verified.verified_ns),
+            },
     },
   };
   return JSON.stringify(answer);

@@ -94,6 +94,23 @@ describe('GET /v1/observe/summary', function () {
     // run, two bindings, one batch, and the checkpoints the 1 s timer wrote before the stop, if any
     const checkpoint = graph['last_checkpoint'] as { index: number } | null;
     assert.equal(graph['objects'], 4 + (checkpoint === null ? 0 : checkpoint.index + 1));
+    assert.equal(graph['last_verify'], null, 'never verified');
+    const verified = await request(restarted.url, `/v1/graph/verify?run=${run}`);
+    assert.equal(verified.body['status'], 'ok');
+    const after = await request(restarted.url, `/v1/observe/summary?run=${run}`);
+    const lastVerify = (after.body['graph'] as Record<string, unknown>)['last_verify'] as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(
+      { ...lastVerify, verified_at: typeof lastVerify['verified_at'] },
+      {
+        status: 'ok',
+        error_count: 0,
+        warning_count: 0,
+        verified_at: 'string',
+      },
+    );
 
     const unknown = await request(restarted.url, '/v1/observe/summary?run=nope');
     assert.equal(unknown.status, 404);
