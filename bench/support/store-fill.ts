@@ -3,7 +3,8 @@
  * rest through HTTP would take too long for a benchmark run. Each copy of the events shifts `seq`
  * past every existing position and `time_ns` past the whole existing time range (by whole minutes,
  * so 10 s and 60 s window buckets line up), and gets fresh ids; the windows rows are copied with the
- * same shift, so window queries see what ingesting the copies would have produced. The `time` text
+ * same shift, so window queries see what ingesting the copies would have produced, and so are the
+ * spool's settled ranges (copies get ids `<batch>~<k>.<index>`). The `time` text
  * and `event_batches` digests are left as they were: query latency does not read them.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -42,7 +43,8 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
       .map((row) => row['column_name'] as string);
     // the column names are the table's own, read above; every number is bound
     const select = columns.map((name) => {
-      if (name === 'id') return sql`id || '~' || r.k`;
+      // `<batch>~k.<index>`: a copy's batch is a batch of its own, found through its settled range
+      if (name === 'id') return sql`regexp_replace(id, '\.([0-9]+)$', '~' || r.k || '.\1')`;
       if (name === 'seq') return sql`seq + r.k * ${stats.span}`;
       if (name === 'time_ns') return sql`time_ns + r.k * ${shiftNs}`;
       return sql`${raw(name)}`;
@@ -57,6 +59,11 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
           connection,
           sql`INSERT INTO windows SELECT run_id, window_s, bucket_ns + r.k * ${shiftNs}, type, events, correlated,
               risky, bytes FROM windows, range(1, ${copies + 1}) r(k)`,
+        );
+        await execute(
+          connection,
+          sql`INSERT INTO settled_ranges SELECT batch_id || '~' || r.k, seq_from + r.k * ${stats.span},
+              seq_to + r.k * ${stats.span} FROM settled_ranges, range(1, ${copies + 1}) r(k)`,
         );
       });
       await connection.run('CHECKPOINT');

@@ -23,6 +23,7 @@ export const requiredTables = [
   'checkpoints',
   'signing_keys',
   'verify_results',
+  'settled_ranges',
 ] as const;
 
 /** What a database is, relative to this build. */

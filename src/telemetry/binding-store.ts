@@ -196,6 +196,13 @@ export class BindingStore {
         })),
       );
     }
+    // each ingest batch's settled events, by the new seq range they got: explain finds an id there
+    await execute(
+      this.connection,
+      sql`INSERT INTO settled_ranges SELECT batch, min(seq), max(seq) + 1 FROM (
+            SELECT regexp_extract(id, '^(.*)\.[0-9]+$', 1) AS batch, seq FROM events
+            WHERE seq >= ${seqBase} AND seq < ${end}) GROUP BY batch`,
+    );
     await addWindows(this.connection, deltas.list());
     await addCounters(this.connection, [{ source: 'spool', counter: 'correlated', value: count }]);
   }

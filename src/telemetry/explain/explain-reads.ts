@@ -15,15 +15,16 @@ export type EventRow = EventJsonRow & { seq: bigint };
 const execve = typeCode('execve');
 
 /**
- * The event with this id, if stored. An id is `<batch>.<index>`, and a batch's digests record the
- * seq range its events got at commit: looking there first lets DuckDB's zone maps skip every other
- * row group. An event settled from the spool later has a new seq, so the whole table is the fallback.
+ * The event with this id, if stored. An id is `<batch>.<index>`; a batch's digests record the seq
+ * range its events got at commit, and settled_ranges the range the spool moved them to. Looking
+ * there first lets DuckDB's zone maps skip every other row group; the whole table is the fallback.
  */
 export async function readEvent(connection: DuckDBConnection, id: string): Promise<EventRow | undefined> {
+  const batch = id.slice(0, Math.max(0, id.lastIndexOf('.')));
   const ranges = await readRows<{ seq_from: bigint; seq_to: bigint }>(
     connection,
-    sql`SELECT seq_from, seq_to FROM event_batches
-        WHERE batch_id = ${id.slice(0, Math.max(0, id.lastIndexOf('.')))} AND seq_from IS NOT NULL`,
+    sql`SELECT seq_from, seq_to FROM event_batches WHERE batch_id = ${batch} AND seq_from IS NOT NULL
+        UNION ALL SELECT seq_from, seq_to FROM settled_ranges WHERE batch_id = ${batch}`,
   );
   for (const { seq_from: from, seq_to: to } of ranges) {
     const [row] = await readRows<EventRow>(
