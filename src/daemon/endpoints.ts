@@ -18,6 +18,8 @@ export interface Endpoint {
   path: string;
   operationId: string;
   summary: string;
+  /** What the operation's description says before the auth note, when the summary is not enough. */
+  description?: string;
   /** The 200 body's `schema_version` is `provenance.<schema>/v1`. */
   schema: string;
   /** No token needed even when bearer auth is on (the health endpoints). */

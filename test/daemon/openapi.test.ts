@@ -5,6 +5,7 @@ import Ajv2020Module, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { endpoints, type Endpoint } from '../../src/daemon/endpoints.js';
 import { openapiBytes, openapiDocument } from '../../src/daemon/openapi.js';
+import { indexBodyVersions } from '../../src/daemon/body-versions.js';
 import { buildComponents } from '../../src/daemon/openapi-schemas.js';
 import { wireErrorCodes } from '../../src/shared/errors.js';
 import { packageRoot } from '../../src/shared/package-root.js';
@@ -60,15 +61,27 @@ const specRunRequired = [
   '/v1/telemetry/correlations',
 ];
 
-/** The `schema_version` value the 200 body of `GET path` must carry, read through its `$ref`. */
+/** The component a `$ref` names. */
+function component(ref: unknown): JsonObject | undefined {
+  return openapiDocument.components.schemas[String(ref).replace('#/components/schemas/', '')];
+}
+
+/**
+ * The `schema_version` value the 200 body of `GET path` must carry, read through its `$ref` (and,
+ * for a union of bodies that share one version, through each member, which must agree).
+ */
 function schemaVersionOf(path: string): unknown {
   const response = openapiDocument.paths[path]?.get?.responses['200'];
   const schema =
     response && 'content' in response ? response.content?.['application/json']?.schema : undefined;
-  const name = String(schema?.['$ref']).replace('#/components/schemas/', '');
-  const properties = openapiDocument.components.schemas[name]?.['properties'] as Record<string, JsonObject>;
-  const version = properties['schema_version'];
-  return version?.['const'] ?? (version?.['enum'] as unknown[] | undefined)?.[0];
+  const body = component(schema?.['$ref']);
+  const members = (body?.['oneOf'] as JsonObject[] | undefined)?.map((member) => component(member['$ref']));
+  const versions = (members ?? [body]).map((member) => {
+    const version = (member?.['properties'] as Record<string, JsonObject>)['schema_version'];
+    return version?.['const'] ?? (version?.['enum'] as unknown[] | undefined)?.[0];
+  });
+  assert.equal(new Set(versions).size, 1, `${path}: ${versions.join(', ')}`);
+  return versions[0];
 }
 
 const healthBody = {
@@ -432,10 +445,37 @@ describe('openapi document', function () {
     assert.doesNotThrow(() => buildComponents([{ ...served, served: false }]));
   });
 
+  it('answers a version two bodies share with their union, told apart by a const field', function () {
+    const body = (view: string, extra: JsonObject = {}): JsonObject => ({
+      type: 'object',
+      properties: { schema_version: { const: 'provenance.timeline/v1' }, view: { const: view }, ...extra },
+      required: ['schema_version', 'view'],
+    });
+    const { components, unions } = indexBodyVersions({ Table: body('table'), Tree: body('causality') });
+    assert.equal(components.get('timeline'), 'Timeline');
+    assert.deepEqual(unions['Timeline']?.['oneOf'], [
+      { $ref: '#/components/schemas/Table' },
+      { $ref: '#/components/schemas/Tree' },
+    ]);
+    assert.throws(
+      () => indexBodyVersions({ Table: body('table'), Tree: body('table') }),
+      /share timeline, and no const field/,
+    );
+    assert.throws(
+      () => indexBodyVersions({ Table: body('table'), Tree: body('causality'), Timeline: {} }),
+      /the name Timeline for their union is taken/,
+    );
+  });
+
   it("names components after the code's own types, never after a generic typia spelled out", function () {
     for (const name of Object.keys(openapiDocument.components.schemas)) {
       assert.match(name, /^[A-Z][A-Za-z]+$/, name);
-      assert.doesNotMatch(name, /^(Record|Partial|Pick|Omit|Readonly|Required)[A-Z]?[a-z]/, name);
+      // typia spells Record<string, X> as `RecordstringX`, Partial<X> as `PartialX`
+      assert.doesNotMatch(
+        name,
+        /^(Record(string|number)|(Partial|Pick|Omit|Readonly|Required)[A-Z]?[a-z])/,
+        name,
+      );
     }
   });
 
