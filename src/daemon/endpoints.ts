@@ -10,6 +10,7 @@ import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { runsQuery } from '../telemetry/runs.route.js';
+import { timelineDescription, timelineQuery } from '../telemetry/timeline/timeline.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
 
 /** One operation of the HTTP interface. */
@@ -146,19 +147,11 @@ export const endpoints = [
     method: 'GET',
     path: '/v1/timeline',
     operationId: 'get_timeline',
-    summary: 'Application context merged with runtime telemetry',
+    summary: 'Application context merged with runtime telemetry: a paged table, or a causality tree',
+    description: timelineDescription,
     schema: 'timeline',
-    served: false,
-    query: [
-      run(),
-      {
-        name: 'view',
-        in: 'query',
-        required: false,
-        description: 'timeline view',
-        schema: { ...text, enum: ['table', 'causality'] },
-      },
-    ],
+    served: true,
+    query: timelineQuery.parameters,
   },
   {
     method: 'GET',

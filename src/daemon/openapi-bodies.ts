@@ -22,6 +22,8 @@ import type { TelemetryEvents } from '../telemetry/events.query.js';
 import type { ProducerHealth } from '../telemetry/producer-health.query.js';
 import type { RunList } from '../telemetry/runs.query.js';
 import type { ObservabilitySummary } from '../telemetry/summary.query.js';
+import type { TimelineCausality } from '../telemetry/timeline/timeline-causality.js';
+import type { TimelineTable } from '../telemetry/timeline/timeline-table.js';
 import type { TelemetryEventWindows } from '../telemetry/windows.query.js';
 import type { DaemonHealth } from './daemon-health.js';
 import type { Liveness } from './liveness.js';
@@ -44,6 +46,8 @@ const generated = typia.json.schemas<
     GraphKeys,
     GraphCheckpoint,
     ObservabilitySummary,
+    TimelineTable,
+    TimelineCausality,
     RecordRequest,
     RecordAnswer,
   ],

@@ -47,6 +47,7 @@ const specGets: Record<string, string | null> = {
   '/v1/context/links': null,
 };
 const specPosts = ['/v1/telemetry/bind', '/v1/record'];
+const unionDescription = 'One of TimelineTable, TimelineCausality, told apart by `view`.';
 // the query endpoints whose `run` the spec marks "(required)"
 const specRunRequired = [
   '/v1/graph/verify',
@@ -465,6 +466,41 @@ describe('openapi document', function () {
       () => indexBodyVersions({ Table: body('table'), Tree: body('causality'), Timeline: {} }),
       /the name Timeline for their union is taken/,
     );
+    assert.equal(openapiDocument.components.schemas['Timeline']?.['description'], unionDescription);
+  });
+
+  it('accepts a timeline body of either view and refuses one whose view does not match its shape', function () {
+    const table = {
+      schema_version: 'provenance.timeline/v1',
+      ...{
+        view: 'table',
+        run_id: 'r',
+        limit: 100,
+        count: 0,
+        has_more: false,
+        next_cursor: null,
+        entries: [],
+      },
+    };
+    const none = { total: 0, by_type: {} };
+    const causality = {
+      schema_version: 'provenance.timeline/v1',
+      ...{ view: 'causality', run_id: 'r' },
+      bounds: { tool_calls: 50, processes_per_parent: 100, process_depth: 32, events_per_process: 20 },
+      root: {
+        node: 'run',
+        run_id: 'r',
+        counts: none,
+        children: [],
+        omitted_children: { count: 0, events: none },
+      },
+    };
+    const check = (body: JsonObject): string[] =>
+      validateResponse({ method: 'GET', path: '/v1/timeline', status: 200, body });
+    assert.deepEqual(check(table), []);
+    assert.deepEqual(check(causality), []);
+    assert.notDeepEqual(check({ ...table, view: 'causality' }), []);
+    assert.notDeepEqual(check({ ...causality, view: 'table' }), []);
   });
 
   it("names components after the code's own types, never after a generic typia spelled out", function () {
