@@ -11,6 +11,7 @@ import { eventsQuery } from '../telemetry/events.route.js';
 import { explainQuery } from '../telemetry/explain/explain.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { runsQuery } from '../telemetry/runs.route.js';
+import { timelineDescription, timelineQuery } from '../telemetry/timeline/timeline.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
 
 /** One operation of the HTTP interface. */
@@ -19,6 +20,8 @@ export interface Endpoint {
   path: string;
   operationId: string;
   summary: string;
+  /** What the operation's description says before the auth note, when the summary is not enough. */
+  description?: string;
   /** The 200 body's `schema_version` is `provenance.<schema>/v1`. */
   schema: string;
   /** No token needed even when bearer auth is on (the health endpoints). */
@@ -137,19 +140,11 @@ export const endpoints = [
     method: 'GET',
     path: '/v1/timeline',
     operationId: 'get_timeline',
-    summary: 'Application context merged with runtime telemetry',
+    summary: 'Application context merged with runtime telemetry: a paged table, or a causality tree',
+    description: timelineDescription,
     schema: 'timeline',
-    served: false,
-    query: [
-      run(),
-      {
-        name: 'view',
-        in: 'query',
-        required: false,
-        description: 'timeline view',
-        schema: { ...text, enum: ['table', 'causality'] },
-      },
-    ],
+    served: true,
+    query: timelineQuery.parameters,
   },
   {
     method: 'GET',

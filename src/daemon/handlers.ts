@@ -22,6 +22,7 @@ import { producerHealthRoute } from '../telemetry/producer-health.route.js';
 import { runsRoute } from '../telemetry/runs.route.js';
 import { summaryRoute } from '../telemetry/summary.route.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
+import { timelineRoute } from '../telemetry/timeline/timeline.route.js';
 import { windowsRoute } from '../telemetry/windows.route.js';
 import type { ReadinessCheck } from './daemon-health.js';
 import type { ServedOperationId } from './endpoints.js';
@@ -75,6 +76,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     verify_run: verifyRoute(store),
     explain: explainRoute(store),
     observe_summary: summaryRoute(store),
+    get_timeline: timelineRoute(store),
     graph_keys: graphKeysRoute(store),
     graph_checkpoint: checkpointRoute(store),
     record,

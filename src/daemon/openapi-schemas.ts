@@ -6,7 +6,8 @@
 import type { WireErrorCode } from '../shared/errors.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 import type { Endpoint } from './endpoints.js';
-import { bodyComponentName, bodySchemas } from './openapi-bodies.js';
+import { versionComponentName } from './body-versions.js';
+import { bodyComponentName, bodySchemas, unionSchemas } from './openapi-bodies.js';
 
 /** One documented response: inline, or a `$ref` into `components.responses`. */
 export type OpenApiResponse =
@@ -58,10 +59,7 @@ const openapiSchema: JsonObject = {
 /** The `components.schemas` name of the 200 body whose `schema_version` is `provenance.<schema>/v1`. */
 export function schemaComponentName(schema: string): string {
   if (schema === 'openapi') return 'OpenApiDocument';
-  return (
-    bodyComponentName(schema) ??
-    schema.replace(/(^|_)([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase())
-  );
+  return bodyComponentName(schema) ?? versionComponentName(schema);
 }
 
 /** A versioned envelope: its fields beyond `schema_version` are not part of the interface yet. */
@@ -160,7 +158,11 @@ const errorResponses = {
  * each body not generated. A served endpoint needs a generated body, or the build fails.
  */
 export function buildComponents(list: readonly Endpoint[]): OpenApiComponents {
-  const schemas: Record<string, JsonObject> = { ...bodySchemas, OpenApiDocument: openapiSchema };
+  const schemas: Record<string, JsonObject> = {
+    ...bodySchemas,
+    ...unionSchemas,
+    OpenApiDocument: openapiSchema,
+  };
   for (const { schema, served, operationId } of list) {
     const name = schemaComponentName(schema);
     if (served && schemas[name] === undefined)

@@ -138,7 +138,9 @@ function operation(endpoint: Endpoint): OpenApiOperation {
   return {
     operationId: endpoint.operationId,
     summary: endpoint.summary,
-    description: endpoint.public ? publicNote : authNote,
+    description: [endpoint.description, endpoint.public ? publicNote : authNote]
+      .filter((part) => part !== undefined)
+      .join('\n\n'),
     security: endpoint.public ? [] : [{}, { bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(endpoint.body ? { requestBody: requestBody(endpoint) } : {}),

@@ -11,6 +11,8 @@ import type { ExplainParams } from './explain/explain.query.js';
 import type { ProducerHealthParams } from './producer-health.query.js';
 import type { RunsParams } from './runs.query.js';
 import type { SummaryParams } from './summary.query.js';
+import type { TimelineCausalityParams } from './timeline/timeline-causality.query.js';
+import type { TimelineTableParams } from './timeline/timeline-table.query.js';
 import type { WindowsParams } from './windows.query.js';
 
 export type TelemetryQueries = {
@@ -28,4 +30,6 @@ export type TelemetryQueries = {
   producer_health: QuerySpec<ProducerHealthParams, unknown>;
   runs: QuerySpec<RunsParams, unknown>;
   summary: QuerySpec<SummaryParams, unknown>;
+  timeline_table: QuerySpec<TimelineTableParams, unknown>;
+  timeline_causality: QuerySpec<TimelineCausalityParams, unknown>;
 };

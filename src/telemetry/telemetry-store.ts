@@ -19,6 +19,8 @@ import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
+import { timelineCausality } from './timeline/timeline-causality.query.js';
+import { listTimeline } from './timeline/timeline-table.query.js';
 import { listWindows } from './windows.query.js';
 
 /** What the telemetry module needs to start. */
@@ -102,6 +104,8 @@ export async function startTelemetryStore(
     producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
     summary: (params) => summarizeRun(context.reader(), params),
+    timeline_table: (params) => listTimeline(context.reader(), params, context.formatVersion),
+    timeline_causality: (params) => timelineCausality(context.reader(), params),
   };
   return {
     name: 'telemetry',

@@ -5,6 +5,7 @@ import Ajv2020Module, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { endpoints, type Endpoint } from '../../src/daemon/endpoints.js';
 import { openapiBytes, openapiDocument } from '../../src/daemon/openapi.js';
+import { indexBodyVersions } from '../../src/daemon/body-versions.js';
 import { buildComponents } from '../../src/daemon/openapi-schemas.js';
 import { wireErrorCodes } from '../../src/shared/errors.js';
 import { packageRoot } from '../../src/shared/package-root.js';
@@ -46,6 +47,7 @@ const specGets: Record<string, string | null> = {
   '/v1/context/links': null,
 };
 const specPosts = ['/v1/telemetry/bind', '/v1/record'];
+const unionDescription = 'One of TimelineTable, TimelineCausality, told apart by `view`.';
 // the query endpoints whose `run` the spec marks "(required)"
 const specRunRequired = [
   '/v1/graph/verify',
@@ -60,15 +62,27 @@ const specRunRequired = [
   '/v1/telemetry/correlations',
 ];
 
-/** The `schema_version` value the 200 body of `GET path` must carry, read through its `$ref`. */
+/** The component a `$ref` names. */
+function component(ref: unknown): JsonObject | undefined {
+  return openapiDocument.components.schemas[String(ref).replace('#/components/schemas/', '')];
+}
+
+/**
+ * The `schema_version` value the 200 body of `GET path` must carry, read through its `$ref` (and,
+ * for a union of bodies that share one version, through each member, which must agree).
+ */
 function schemaVersionOf(path: string): unknown {
   const response = openapiDocument.paths[path]?.get?.responses['200'];
   const schema =
     response && 'content' in response ? response.content?.['application/json']?.schema : undefined;
-  const name = String(schema?.['$ref']).replace('#/components/schemas/', '');
-  const properties = openapiDocument.components.schemas[name]?.['properties'] as Record<string, JsonObject>;
-  const version = properties['schema_version'];
-  return version?.['const'] ?? (version?.['enum'] as unknown[] | undefined)?.[0];
+  const body = component(schema?.['$ref']);
+  const members = (body?.['oneOf'] as JsonObject[] | undefined)?.map((member) => component(member['$ref']));
+  const versions = (members ?? [body]).map((member) => {
+    const version = (member?.['properties'] as Record<string, JsonObject>)['schema_version'];
+    return version?.['const'] ?? (version?.['enum'] as unknown[] | undefined)?.[0];
+  });
+  assert.equal(new Set(versions).size, 1, `${path}: ${versions.join(', ')}`);
+  return versions[0];
 }
 
 const healthBody = {
@@ -430,6 +444,63 @@ describe('openapi document', function () {
     const served: Endpoint = { ...endpoints[0], schema: 'no_such_body', operationId: 'orphan', served: true };
     assert.throws(() => buildComponents([served]), /failed to document orphan/);
     assert.doesNotThrow(() => buildComponents([{ ...served, served: false }]));
+  });
+
+  it('answers a version two bodies share with their union, told apart by a const field', function () {
+    const body = (view: string, extra: JsonObject = {}): JsonObject => ({
+      type: 'object',
+      properties: { schema_version: { const: 'provenance.timeline/v1' }, view: { const: view }, ...extra },
+      required: ['schema_version', 'view'],
+    });
+    const { components, unions } = indexBodyVersions({ Table: body('table'), Tree: body('causality') });
+    assert.equal(components.get('timeline'), 'Timeline');
+    assert.deepEqual(unions['Timeline']?.['oneOf'], [
+      { $ref: '#/components/schemas/Table' },
+      { $ref: '#/components/schemas/Tree' },
+    ]);
+    assert.throws(
+      () => indexBodyVersions({ Table: body('table'), Tree: body('table') }),
+      /share timeline, and no const field/,
+    );
+    assert.throws(
+      () => indexBodyVersions({ Table: body('table'), Tree: body('causality'), Timeline: {} }),
+      /the name Timeline for their union is taken/,
+    );
+    assert.equal(openapiDocument.components.schemas['Timeline']?.['description'], unionDescription);
+  });
+
+  it('accepts a timeline body of either view and refuses one whose view does not match its shape', function () {
+    const table = {
+      schema_version: 'provenance.timeline/v1',
+      ...{
+        view: 'table',
+        run_id: 'r',
+        limit: 100,
+        count: 0,
+        has_more: false,
+        next_cursor: null,
+        entries: [],
+      },
+    };
+    const none = { total: 0, by_type: {} };
+    const causality = {
+      schema_version: 'provenance.timeline/v1',
+      ...{ view: 'causality', run_id: 'r' },
+      bounds: { tool_calls: 50, processes_per_parent: 100, process_depth: 32, events_per_process: 20 },
+      root: {
+        node: 'run',
+        run_id: 'r',
+        counts: none,
+        children: [],
+        omitted_children: { count: 0, events: none },
+      },
+    };
+    const check = (body: JsonObject): string[] =>
+      validateResponse({ method: 'GET', path: '/v1/timeline', status: 200, body });
+    assert.deepEqual(check(table), []);
+    assert.deepEqual(check(causality), []);
+    assert.notDeepEqual(check({ ...table, view: 'causality' }), []);
+    assert.notDeepEqual(check({ ...causality, view: 'table' }), []);
   });
 
   it("names components after the code's own types, never after a generic typia spelled out", function () {

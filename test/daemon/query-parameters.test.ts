@@ -92,6 +92,7 @@ describe('query parameters', function () {
       'GET /v1/telemetry/events',
       'GET /v1/telemetry/producer-health',
       'GET /v1/telemetry/windows',
+      'GET /v1/timeline',
       'POST /v1/telemetry/ingest',
     ]);
   });

@@ -1,0 +1,133 @@
+/**
+ * Timeline benchmark (`npm run bench:timeline`; `npm run bench:guard` runs it with --short --guard):
+ * GET /v1/timeline pages of one run holding 10,000,000 events (100,000 with --short), at its start
+ * and deep into it, and the causality tree once. The baseline, in the same run, is a page of the
+ * same size of GET /v1/telemetry/events: one keyset page over the same rows, without the merge.
+ *
+ * `--guard` fails the run when a timeline page takes more than 10x the baseline page.
+ */
+import { join } from 'node:path';
+import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
+import { benchMain } from './support/bench-main.js';
+import { describeHost } from './support/host.js';
+import { percentileMs } from './support/ingest-http.js';
+import { fillStoreBySql } from './support/store-fill.js';
+
+const args = new Set(process.argv.slice(2));
+const isShort = args.has('--short');
+const isGuard = args.has('--guard');
+const events = isShort ? 100_000 : 10_000_000;
+const deadlineMs = isShort ? 120_000 : 900_000;
+const repeats = 7;
+const maxRatio = 10;
+const host = describeHost();
+const dataDir = makeDataDir();
+const runId = 'timeline-run';
+const seeded = 10_000;
+
+/** A bound tool call, an asserted one, and `seeded` events of one cgroup over six minutes. */
+async function seed(daemon: RunningDaemon): Promise<void> {
+  const post = async (path: string, body: string): Promise<void> => {
+    const answer = await fetch(daemon.url + path, { method: 'POST', body });
+    if (answer.status !== 200) throw new Error(`seeding: ${path} answered HTTP ${answer.status}`);
+  };
+  const start = Date.UTC(2026, 0, 1);
+  const bind = {
+    run_id: runId,
+    tool_call_id: 'tc-bound',
+    cgroup_id: '4242',
+    started_at: '2026-01-01T00:00:00Z',
+  };
+  await post('/v1/telemetry/bind', JSON.stringify(bind));
+  await post('/v1/record', JSON.stringify({ run_id: runId, command: 'make', execute: false }));
+  const lines = Array.from({ length: seeded }, (_v, i) =>
+    JSON.stringify({
+      event_type: i % 5 === 0 ? 'execve' : 'file_open',
+      timestamp: new Date(start + 1000 + i * 37).toISOString(),
+      pid: 5000 + (i % 50),
+      tgid: 5000 + (i % 50),
+      ppid: 5000 + Math.floor((i % 50) / 2),
+      comm: 'worker',
+      cgroup_id: '4242',
+      path: `/work/${i}`,
+    }),
+  );
+  await post('/v1/telemetry/ingest?format=native', lines.join('\n'));
+}
+
+/** p50 and p99 of `repeats` GETs of `path`; fails unless every answer is 200. */
+async function measure(daemon: RunningDaemon, path: string): Promise<{ p50: number; p99: number }> {
+  const ms: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const started = performance.now();
+    const answer = await fetch(daemon.url + path);
+    await answer.arrayBuffer();
+    ms.push(performance.now() - started);
+    if (answer.status !== 200) throw new Error(`${path} answered HTTP ${answer.status}`);
+  }
+  return { p50: percentileMs(ms, 50), p99: percentileMs(ms, 99) };
+}
+
+/** The cursor `pages` pages of 1,000 into a paged list. */
+async function deepCursor(daemon: RunningDaemon, path: string, pages: number): Promise<string> {
+  let cursor = '';
+  for (let i = 0; i < pages; i++) {
+    const answer = await fetch(`${daemon.url}${path}&limit=1000${cursor === '' ? '' : `&cursor=${cursor}`}`);
+    cursor = String(((await answer.json()) as { next_cursor: string | null }).next_cursor);
+  }
+  return cursor;
+}
+
+async function run(): Promise<string[]> {
+  let daemon = await startDaemon({ dataDir });
+  await seed(daemon);
+  await daemon.stop();
+  await fillStoreBySql(join(dataDir, 'provd.duckdb'), events);
+  daemon = await startDaemon({ dataDir });
+  const failures: string[] = [];
+  try {
+    const timeline = `/v1/timeline?run=${runId}`;
+    const list = `/v1/telemetry/events?run=${runId}`;
+    const pages = isShort ? 20 : 50;
+    const deepTimeline = await deepCursor(daemon, timeline, pages);
+    const deepList = await deepCursor(daemon, list, pages);
+    const cases = [
+      { name: 'first_page', path: timeline, baseline: list },
+      {
+        name: 'deep_page',
+        path: `${timeline}&cursor=${deepTimeline}`,
+        baseline: `${list}&cursor=${deepList}`,
+      },
+    ];
+    for (const { name, path, baseline } of cases) {
+      const base = await measure(daemon, baseline);
+      const page = await measure(daemon, path);
+      const ratio = page.p50 / base.p50;
+      const result = {
+        name: `timeline.table.${name}`,
+        events,
+        limit: 100,
+        p50_ms: page.p50,
+        p99_ms: page.p99,
+        baseline_events_page_p50_ms: base.p50,
+        ratio_to_baseline: Math.round(ratio * 1000) / 1000,
+        repeats,
+        ...host,
+      };
+      process.stdout.write(JSON.stringify(result) + '\n');
+      if (ratio > maxRatio)
+        failures.push(`${name} took ${result.ratio_to_baseline}x the events page (> ${maxRatio}x)`);
+    }
+    const started = performance.now();
+    const tree = await fetch(`${daemon.url}${timeline}&view=causality`);
+    await tree.arrayBuffer();
+    if (tree.status !== 200) failures.push(`the causality view answered HTTP ${tree.status}`);
+    const treeMs = Math.round((performance.now() - started) * 10) / 10;
+    process.stdout.write(JSON.stringify({ name: 'timeline.causality', events, ms: treeMs, ...host }) + '\n');
+  } finally {
+    await daemon.stop();
+  }
+  return failures;
+}
+
+await benchMain({ name: 'timeline.bench', deadlineMs, isGuard, run, cleanup: () => removeDir(dataDir) });

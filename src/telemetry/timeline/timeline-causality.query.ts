@@ -1,0 +1,182 @@
+/**
+ * GET /v1/timeline?view=causality in the store actor: a run's causality tree. DuckDB aggregates the
+ * events into one row per (tool call, process) and type (causality-facts.ts), and picks each shown
+ * process's first events; JS only nests those rows (process-lineage.ts) and applies the bounds.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { requireRun } from '../../provenance/run-exists.js';
+import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
+import { list, raw, readRows, sql } from '../../store/sql.js';
+import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
+import { toolCallOf, type TimelineToolCall, type ToolCallRow } from './context-records.js';
+import { processKey, readToolCalls, type ProcessFacts, type ToolCallFacts } from './causality-facts.js';
+import { addCounts, addEvents, noEvents, subtractCounts } from './event-counts.js';
+import { buildLineage, type LineageNode } from './process-lineage.js';
+import type {
+  CausalityBounds,
+  CausalityProcessNode,
+  CausalityToolCallNode,
+  CutNodes,
+  TimelineCausality,
+} from './timeline-causality.js';
+
+/** The params of the `timeline_causality` store query. */
+export interface TimelineCausalityParams {
+  run: string;
+}
+
+/** How much of each list the tree shows. */
+export const causalityBounds: CausalityBounds = {
+  tool_calls: 50,
+  processes_per_parent: 100,
+  process_depth: 32,
+  events_per_process: 20,
+};
+
+/** The TimelineCausality body of a run, as JSON text. */
+export async function timelineCausality(
+  connection: DuckDBConnection,
+  params: TimelineCausalityParams,
+): Promise<string> {
+  const { run } = params;
+  await requireRun(connection, run);
+  const calls = await readToolCalls(connection, run);
+  const unattributed = calls.get(null);
+  // the earliest first: a bound cuts the latest
+  const attributed = [...calls.values()].filter((call) => call.id !== null).sort(byFirstInstant);
+  const shown = attributed.slice(0, causalityBounds.tool_calls);
+  const omitted: CutNodes = { count: 0, events: noEvents() };
+  for (const call of attributed.slice(causalityBounds.tool_calls)) {
+    omitted.count++;
+    addCounts(omitted.events, call.counts);
+  }
+  if (unattributed !== undefined) shown.push(unattributed);
+
+  const lineages = shown.map((call) =>
+    buildLineage(call.processes, {
+      perParent: causalityBounds.processes_per_parent,
+      depth: causalityBounds.process_depth,
+    }),
+  );
+  const events = await readFirstEvents(
+    connection,
+    run,
+    lineages.flatMap((lineage) => flatten(lineage.roots)),
+  );
+  const records = await readRecords(
+    connection,
+    run,
+    shown.filter((call) => call.recorded).map((call) => call.id!),
+  );
+  const counts = noEvents();
+  for (const call of calls.values()) addCounts(counts, call.counts);
+  const time = (ns: bigint | null): string | null => (ns === null ? null : formatRfc3339Nanos(ns));
+  const children = shown.map((call, i): CausalityToolCallNode => ({
+    node: 'tool_call',
+    tool_call_id: call.id,
+    tool_call: call.id === null ? null : (records.get(call.id) ?? null),
+    bindings: call.bindings,
+    first_event: time(call.firstEventNs),
+    last_event: time(call.lastEventNs),
+    counts: call.counts,
+    children: lineages[i]!.roots.map((node) => processNode(node, events)),
+    omitted_children: lineages[i]!.omitted,
+  }));
+  const answer: TimelineCausality = {
+    schema_version: 'provenance.timeline/v1',
+    view: 'causality',
+    run_id: run,
+    bounds: causalityBounds,
+    root: { node: 'run', run_id: run, counts, children, omitted_children: omitted },
+  };
+  return JSON.stringify(answer);
+}
+
+/** Earlier first instant first, then by id. */
+function byFirstInstant(a: ToolCallFacts, b: ToolCallFacts): number {
+  if (a.firstNs !== b.firstNs) return a.firstNs < b.firstNs ? -1 : 1;
+  return a.id! < b.id! ? -1 : 1;
+}
+
+/** Every shown process, depth first. */
+function flatten(nodes: readonly LineageNode<ProcessFacts>[]): ProcessFacts[] {
+  return nodes.flatMap((node) => [node.item, ...flatten(node.children)]);
+}
+
+/** The first events of each shown process (by capture time, then position), by process key. */
+async function readFirstEvents(
+  connection: DuckDBConnection,
+  run: string,
+  shown: readonly ProcessFacts[],
+): Promise<Map<string, TelemetryEvent[]>> {
+  const events = new Map<string, TelemetryEvent[]>();
+  if (shown.length === 0) return events;
+  const pairs = sql`SELECT unnest(${list(
+    shown.map((process) => process.toolCallId),
+    VARCHAR,
+  )}) AS tool_call_id, unnest(${list(
+    shown.map((process) => (process.tgid === null ? null : BigInt(process.tgid))),
+    BIGINT,
+  )}) AS tgid`;
+  const rows = await readRows<EventJsonRow>(
+    connection,
+    sql`WITH picked AS (
+          SELECT unnest(first) AS seq FROM (
+            SELECT min_by(e.seq, struct_pack(t := e.time_ns, s := e.seq), ${causalityBounds.events_per_process}) AS first
+            FROM events e JOIN (${pairs}) shown
+              ON e.tool_call_id IS NOT DISTINCT FROM shown.tool_call_id
+              AND coalesce(e.tgid, e.pid) IS NOT DISTINCT FROM shown.tgid
+            WHERE e.run_id = ${run} GROUP BY e.tool_call_id, coalesce(e.tgid, e.pid)))
+        SELECT ${raw(eventJsonColumns)} FROM events
+        WHERE run_id = ${run} AND seq IN (SELECT seq FROM picked) ORDER BY time_ns, seq`,
+  );
+  for (const row of rows) {
+    const key = processKey(row.tool_call_id, row.tgid ?? row.pid);
+    const list = events.get(key) ?? [];
+    list.push(JSON.parse(eventJson(row)) as TelemetryEvent);
+    events.set(key, list);
+  }
+  return events;
+}
+
+/** The recorded tool calls among `ids`, by id. */
+async function readRecords(
+  connection: DuckDBConnection,
+  run: string,
+  ids: readonly string[],
+): Promise<Map<string, TimelineToolCall>> {
+  if (ids.length === 0) return new Map();
+  const rows = await readRows<ToolCallRow & { tool_call_id: string }>(
+    connection,
+    sql`SELECT tool_call_id, record, object_hash FROM tool_calls
+        WHERE run_id = ${run} AND tool_call_id IN (SELECT unnest(${list([...ids], VARCHAR)}))`,
+  );
+  return new Map(rows.map((row) => [row.tool_call_id, toolCallOf(row)]));
+}
+
+/** A shown process as the answer writes it. */
+function processNode(
+  node: LineageNode<ProcessFacts>,
+  events: ReadonlyMap<string, TelemetryEvent[]>,
+): CausalityProcessNode {
+  const process = node.item;
+  const first = events.get(processKey(process.toolCallId, process.tgid)) ?? [];
+  const listed = noEvents();
+  for (const event of first) addEvents(listed, event.type, 1);
+  return {
+    node: 'process',
+    tgid: process.tgid,
+    ppid: process.ppid,
+    comm: process.comm,
+    binary: process.binary,
+    argv: process.argv,
+    first_event: formatRfc3339Nanos(process.firstNs),
+    last_event: formatRfc3339Nanos(process.lastNs),
+    counts: process.counts,
+    events: first,
+    omitted_events: subtractCounts(process.counts, listed),
+    children: node.children.map((child) => processNode(child, events)),
+    omitted_children: node.omitted,
+  };
+}

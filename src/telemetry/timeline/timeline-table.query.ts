@@ -1,0 +1,92 @@
+/**
+ * GET /v1/timeline?view=table in the store actor: one keyset page of a run's merged timeline. The
+ * key of an entry is (time, rank of its source, tie); each source reads at most limit + 1 rows past
+ * the cursor, in key order, on its own keyset predicate, and the page is the first limit of their
+ * merge (one more tells whether there is a next page): at most 5 (limit + 1) rows reach JS.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { requireRun } from '../../provenance/run-exists.js';
+import { ProvdError } from '../../shared/errors.js';
+import { readRows, sql, type Statement } from '../../store/sql.js';
+import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../cursor.js';
+import { timelineSources, type SourceKey, type TimelineSource } from './timeline-sources.js';
+
+/** Validated parameters of one table page. */
+export interface TimelineTableParams {
+  run: string;
+  limit: number;
+  cursor: string | null;
+}
+
+/** Where a page starts: after the entry with this key. */
+interface Keyset {
+  timeNs: bigint;
+  rank: number;
+  tie: bigint | string;
+}
+
+/** A row of one source, with its rank for the merge. */
+type Ranked = SourceKey & { rank: number };
+
+/** The TimelineTable body of one page, as JSON text. */
+export async function listTimeline(
+  connection: DuckDBConnection,
+  params: TimelineTableParams,
+  formatVersion: number,
+): Promise<string> {
+  await requireRun(connection, params.run);
+  const digest = filterDigest(['timeline', params.run, 'table']);
+  const after = params.cursor === null ? null : readKeyset(params.cursor, formatVersion, digest);
+  const candidates: Ranked[] = [];
+  for (const [rank, source] of timelineSources.entries()) {
+    const rows = await readRows<SourceKey>(
+      connection,
+      sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
+          ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`,
+    );
+    for (const row of rows) candidates.push({ ...row, rank });
+  }
+  // each source is in key order already: a stable sort on (time, rank) keeps its ties as SQL sorted them
+  const merged = candidates.sort((a, b) => compareBig(a.time_ns, b.time_ns) || a.rank - b.rank);
+  const hasMore = merged.length > params.limit;
+  const page = merged.slice(0, params.limit);
+  const last = page[page.length - 1];
+  const nextCursor =
+    hasMore && last !== undefined
+      ? JSON.stringify(encodeCursor(formatVersion, digest, [last.time_ns, last.rank, last.tie]))
+      : 'null';
+  const entries = page.map((row) => timelineSources[row.rank]!.entry(row));
+  return (
+    `{"schema_version":"provenance.timeline/v1","view":"table","run_id":${JSON.stringify(params.run)},` +
+    `"limit":${params.limit},"count":${page.length},"has_more":${hasMore},"next_cursor":${nextCursor},` +
+    `"entries":[${entries.join(',')}]}`
+  );
+}
+
+function compareBig(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The position a cursor holds, or 400 invalid_cursor. */
+function readKeyset(token: string, formatVersion: number, digest: string): Keyset {
+  const [time, rankText, tie] = decodeCursorKey(token, formatVersion, digest, 3) as [string, string, string];
+  const rank = Number(integerPart(rankText));
+  const source = timelineSources[rank];
+  if (source === undefined)
+    throw new ProvdError('invalid_cursor', 'cursor is not a token this daemon issued');
+  return { timeNs: integerPart(time), rank, tie: source.integerTie ? integerPart(tie) : tie };
+}
+
+/**
+ * The rows of `source` (at `rank`) whose key is past `after`: within one instant, ranks order
+ * first. `time >= t` is always there, for DuckDB to skip row groups by their time range.
+ */
+function keysetFilter(source: TimelineSource, rank: number, after: Keyset | null): Statement {
+  if (after === null) return sql`TRUE`;
+  const { timeNs, tie } = after;
+  const { time } = source;
+  if (rank < after.rank) return sql`${time} > ${timeNs}`;
+  if (rank > after.rank) return sql`${time} >= ${timeNs}`;
+  // the tie's type is this source's: readKeyset parsed it for the cursor's rank
+  return sql`${time} >= ${timeNs} AND (${time} > ${timeNs} OR ${source.tie} > ${tie})`;
+}

@@ -1,0 +1,68 @@
+/** GET /v1/timeline on the main thread: check parameters, forward the store's bytes for the view asked. */
+import typia from 'typia';
+import { ProvdError } from '../../shared/errors.js';
+import { ParamContract } from '../../shared/http/param-contract.js';
+import type { RouteHandler } from '../../shared/http/route.js';
+import type { Identifier } from '../../shared/schema/wire-types.js';
+import type { QueryClient } from '../../shared/store-protocol.js';
+import { defaultPageLimit, type PageQuery } from '../paging.js';
+import type { TelemetryQueries } from '../telemetry-queries.js';
+
+/** The views of a run's timeline. */
+export type TimelineView = 'table' | 'causality';
+
+/** The query string of GET /v1/timeline. */
+export interface TimelineQuery extends PageQuery {
+  /** run identifier */
+  run: Identifier;
+  /**
+   * `table` (the default): one chronological page of entries, paged by limit and cursor;
+   * `causality`: the run as a bounded tree, not paged (limit and cursor are refused)
+   */
+  view?: TimelineView;
+}
+
+/** How the timeline route reads its query, and the endpoint's OpenAPI parameters: both from TimelineQuery. */
+export const timelineQuery = new ParamContract<TimelineQuery>(
+  typia.json.schema<TimelineQuery, '3.1'>(),
+  typia.createValidate<TimelineQuery>(),
+);
+
+/** How the two views differ, for the endpoint's description. */
+export const timelineDescription =
+  'Two views of one run, told apart by `view` in the body. `table` (the default) is one ' +
+  'chronological list that merges application context (tool calls, bindings, file effects, ' +
+  'artifacts) with runtime events, each entry with its record; it is keyset-paged like ' +
+  '/v1/telemetry/events (`limit`, `cursor`, `next_cursor`, `has_more`). `causality` is a tree, not ' +
+  'a list: run, then tool calls (and one node for events no binding attributed), then processes ' +
+  'nested by ppid, then their first events; every node counts its events by type, and what a bound ' +
+  'cuts is counted in `omitted_children` / `omitted_events`. It has no pages: `limit` and `cursor` ' +
+  'are refused with it.';
+
+// the tree is built over every event of the run: a larger run takes longer than a page
+const tableDeadlineMs = 10_000;
+const causalityDeadlineMs = 60_000;
+
+/** A run's timeline in the view asked for. */
+export function timelineRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
+  return async ({ query }) => {
+    const { run, view, limit, cursor } = timelineQuery.parse(query);
+    if (view === 'causality') {
+      const paging = Object.entries({ limit, cursor }).flatMap(([name, value]) =>
+        value === undefined ? [] : [name],
+      );
+      if (paging.length > 0)
+        throw new ProvdError(
+          'invalid_argument',
+          `${paging.join(' and ')} ${paging.length > 1 ? 'are' : 'is'} not accepted with view=causality: the tree is not paged`,
+        );
+      const body = await store.query('timeline_causality', { run }, { deadlineMs: causalityDeadlineMs });
+      return { status: 200, body };
+    }
+    const params = { run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
+    return {
+      status: 200,
+      body: await store.query('timeline_table', params, { deadlineMs: tableDeadlineMs }),
+    };
+  };
+}
