@@ -39,15 +39,12 @@ export interface RecordedFileEffect extends FileEffect {
   object_hash: string;
 }
 
-export interface RecordAnswer {
-  schema_version: 'provenance.record/v1';
-  run_id: string;
+/** A tool call as stored: what it ran, how it ended, and its object in the run's graph. */
+export interface RecordedToolCall {
   tool_call_id: string;
   status: ToolCallStatus;
   /** False when nothing ran (execute:false). */
   executed: boolean;
-  /** `self_observed` for what the daemon saw itself; `context_asserted` for an asserted call. */
-  evidence_level: 'self_observed' | 'context_asserted';
   command: string;
   args: string[];
   cwd: string;
@@ -60,9 +57,18 @@ export interface RecordAnswer {
   signal: string | null;
   /** Why the command could not run, when status is `error`. */
   error: string | null;
-  cgroup: RecordCgroupReport;
   /** The binding that attributes the command's runtime events to this tool call. */
   binding_id: string | null;
+  /** The tool_call object in the run's graph. */
+  object_hash: string;
+}
+
+export interface RecordAnswer extends RecordedToolCall {
+  schema_version: 'provenance.record/v1';
+  run_id: string;
+  /** `self_observed` for what the daemon saw itself; `context_asserted` for an asserted call. */
+  evidence_level: 'self_observed' | 'context_asserted';
+  cgroup: RecordCgroupReport;
   stdout: RecordArtifact | null;
   stderr: RecordArtifact | null;
   file_effects: RecordedFileEffect[];
@@ -73,6 +79,4 @@ export interface RecordAnswer {
   file_effects_omitted: Count;
   /** Processes of the tree still alive when the command exited, then killed; null without a cgroup. */
   leftover_processes_killed: Count | null;
-  /** The tool_call object in the run's graph. */
-  object_hash: string;
 }

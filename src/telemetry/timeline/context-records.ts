@@ -5,33 +5,14 @@
  */
 import { parseObject } from '../../provenance/graph-object.js';
 import type { FileEffect } from '../../provenance/record/file-effects.js';
-import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
+import type { RecordedToolCall } from '../../provenance/record/record-answer.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import type { Count, DateTimeText, Integer } from '../../shared/schema/wire-types.js';
+import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import type { BindingFields } from '../binding.js';
 import { bindingFromJson } from '../binding-json.js';
 
 /** A tool call as POST /v1/record stored it: executed, or asserted with execute:false. */
-export interface TimelineToolCall {
-  tool_call_id: string;
-  status: ToolCallStatus;
-  /** False when nothing ran (execute:false). */
-  executed: boolean;
-  command: string;
-  args: string[];
-  cwd: string;
-  started_at: DateTimeText;
-  ended_at: DateTimeText | null;
-  duration_ms: number | null;
-  pid: Integer | null;
-  exit_code: Integer | null;
-  signal: string | null;
-  error: string | null;
-  /** The binding that attributes the command's runtime events to this tool call. */
-  binding_id: string | null;
-  /** The tool_call object in the run's graph. */
-  object_hash: string;
-}
+export type TimelineToolCall = RecordedToolCall;
 
 /** A ToolCallScope binding as stored. */
 export interface TimelineBinding extends BindingFields {

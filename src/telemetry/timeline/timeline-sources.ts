@@ -29,7 +29,6 @@ import type {
   TimelineArtifactEntry,
   TimelineBindingEntry,
   TimelineEntry,
-  TimelineFileEffectEntry,
   TimelineToolCallEntry,
 } from './timeline-table.js';
 
@@ -132,54 +131,38 @@ const events: TimelineSource = {
   },
 };
 
-/** The key and rows of the objects of one kind that POST /v1/record wrote for a run's tool calls. */
-function objects(
-  kind: 'file_effect' | 'artifact',
-): Pick<TimelineSource, 'time' | 'tie' | 'integerTie' | 'select'> {
+/**
+ * The objects of one kind that POST /v1/record wrote for a run's tool calls, as a source: `parse`
+ * reads one into its entry's object, `summarize` writes its summary line.
+ */
+function objectSource<
+  Kind extends 'file_effect' | 'artifact',
+  T extends { object_hash: string; tool_call_id: string },
+>(kind: Kind, parse: (row: ObjectRow) => T, summarize: (object: T) => string): TimelineSource {
   return {
+    kind,
     time: sql`created_ns`,
     tie: sql`hash`,
     integerTie: false,
     select: (run) =>
       sql`SELECT created_ns AS time_ns, hash AS tie, hash, body FROM objects WHERE run_id = ${run} AND kind = ${kind}`,
+    entry(row) {
+      const object = parse(row as SourceKey & ObjectRow);
+      // the fields every entry has; `kind` and `object` are those of TimelineFileEffectEntry or TimelineArtifactEntry
+      const head: Omit<TimelineArtifactEntry, 'kind' | 'object'> = {
+        time: time(row.time_ns),
+        id: object.object_hash,
+        tool_call_id: object.tool_call_id,
+        evidence_level: 'self_observed',
+        summary: summarize(object),
+      };
+      return JSON.stringify({ kind, ...head, object });
+    },
   };
 }
 
-const fileEffects: TimelineSource = {
-  kind: 'file_effect',
-  ...objects('file_effect'),
-  entry(row) {
-    const effect = fileEffectOf(row as SourceKey & ObjectRow);
-    const entry: TimelineFileEffectEntry = {
-      kind: 'file_effect',
-      time: time(row.time_ns),
-      id: effect.object_hash,
-      tool_call_id: effect.tool_call_id,
-      evidence_level: 'self_observed',
-      summary: fileEffectSummary(effect),
-      object: effect,
-    };
-    return JSON.stringify(entry);
-  },
-};
-
-const artifacts: TimelineSource = {
-  kind: 'artifact',
-  ...objects('artifact'),
-  entry(row) {
-    const artifact = artifactOf(row as SourceKey & ObjectRow);
-    const entry: TimelineArtifactEntry = {
-      kind: 'artifact',
-      time: time(row.time_ns),
-      id: artifact.object_hash,
-      tool_call_id: artifact.tool_call_id,
-      evidence_level: 'self_observed',
-      summary: artifactSummary(artifact),
-      object: artifact,
-    };
-    return JSON.stringify(entry);
-  },
-};
+const fileEffects = objectSource('file_effect', fileEffectOf, fileEffectSummary);
+const artifacts = objectSource('artifact', artifactOf, artifactSummary);
 
 /** The sources by rank: within one instant, entries sort in this order. */
 export const timelineSources: readonly TimelineSource[] = [
