@@ -44,7 +44,7 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
     // the column names are the table's own, read above; every number is bound
     const select = columns.map((name) => {
       // `<batch>~k.<index>`: a copy's batch is a batch of its own, found through its settled range
-      if (name === 'id') return sql`regexp_replace(id, '\.([0-9]+)$', '~' || r.k || '.\1')`;
+      if (name === 'id') return sql`regexp_replace(id, '\\.([0-9]+)$', '~' || r.k || '.\\1')`;
       if (name === 'seq') return sql`seq + r.k * ${stats.span}`;
       if (name === 'time_ns') return sql`time_ns + r.k * ${shiftNs}`;
       return sql`${raw(name)}`;

@@ -200,7 +200,7 @@ export class BindingStore {
     await execute(
       this.connection,
       sql`INSERT INTO settled_ranges SELECT batch, min(seq), max(seq) + 1 FROM (
-            SELECT regexp_extract(id, '^(.*)\.[0-9]+$', 1) AS batch, seq FROM events
+            SELECT regexp_extract(id, '^(.*)\\.[0-9]+$', 1) AS batch, seq FROM events
             WHERE seq >= ${seqBase} AND seq < ${end}) GROUP BY batch`,
     );
     await addWindows(this.connection, deltas.list());

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
 
@@ -168,6 +169,43 @@ describe('GET /v1/graph/explain', function () {
     assert.equal(process.status, 200);
     assert.equal(process.body['complete'], false);
     assert.match(String(process.body['incomplete_reason']), /no binding/);
+  });
+
+  it('finds an event the spool settled by its id, through the range its ingest batch was moved to', async function () {
+    daemon = await fixture.start({ authToken: token });
+    const lines = Array.from({ length: 12 }, (_v, s) =>
+      nativeLine({
+        cgroup_id: '555',
+        pid: 60 + s,
+        tgid: 60 + s,
+        timestamp: `2026-01-01T00:00:${String(10 + s)}Z`,
+      }),
+    );
+    const ingested = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: lines.join('\n'),
+    });
+    assert.equal(ingested.body['pending'], 12);
+    await request(daemon.url, '/v1/telemetry/bind', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ run_id: 'run-s', tool_call_id: 'tc-s', cgroup_id: '555' }),
+    });
+    const events = await request(daemon.url, '/v1/telemetry/events?run=run-s', { headers: auth });
+    const ids = (events.body['events'] as Record<string, unknown>[]).map((event) => String(event['id']));
+    assert.equal(ids.length, 12);
+    const explained = await explain(daemon, `event=${ids[11]!}`);
+    assert.equal((explained.body['node'] as Record<string, unknown>)['id'], ids[11]);
+    assert.deepEqual(shape(explained.body).slice(-2), [
+      'attributed_to/cgroup -> tool_call tc-s',
+      'part_of/binding -> run run-s',
+    ]);
+    await assertStopsCleanly(daemon);
+    const ranges = await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) =>
+      queryRows(db, 'SELECT batch_id, seq_to - seq_from AS span FROM settled_ranges'),
+    );
+    assert.deepEqual(ranges, [{ batch_id: ids[0]!.slice(0, ids[0]!.lastIndexOf('.')), span: 12n }]);
   });
 
   it('answers 400 naming the parameters of any other combination, and 404 for a node nothing names', async function () {
