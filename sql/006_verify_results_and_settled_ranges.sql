@@ -8,10 +8,11 @@ CREATE TABLE verify_results (
   verified_ns     BIGINT NOT NULL
 );
 
--- Where the spool put the events of an ingest batch when a binding claimed them: the new seq range
--- of the batch's events (ids `<batch>.<index>`), so an event is found by id without a full scan.
+-- The capture-time span of each ingest batch's events that a binding claimed from the spool (ids
+-- `<batch>.<index>`): settling rewrites their seq, which spoils seq's zone maps, but never their
+-- time, so an event is found by id through time_ns's zone maps instead of a full scan.
 CREATE TABLE settled_ranges (
   batch_id        VARCHAR NOT NULL,
-  seq_from        BIGINT NOT NULL,
-  seq_to          BIGINT NOT NULL
+  time_from_ns    BIGINT NOT NULL,
+  time_to_ns      BIGINT NOT NULL      -- inclusive
 );

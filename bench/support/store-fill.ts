@@ -51,10 +51,15 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
     });
     if (copies > 0) {
       await inTransaction(connection, async () => {
-        await execute(
-          connection,
-          sql`INSERT INTO events SELECT ${join(select, ', ')} FROM events, range(1, ${copies + 1}) r(k)`,
-        );
+        // one copy after the other, each in time order, as ingest would have laid them out: zone maps
+        // on time_ns and seq then prune as they would on a store that grew by ingest
+        for (let k = 1; k <= copies; k++) {
+          await execute(
+            connection,
+            sql`INSERT INTO events SELECT ${join(select, ', ')} FROM events, (SELECT ${k} AS k) r
+                WHERE seq < ${stats.span} ORDER BY time_ns, seq`,
+          );
+        }
         await execute(
           connection,
           sql`INSERT INTO windows SELECT run_id, window_s, bucket_ns + r.k * ${shiftNs}, type, events, correlated,
@@ -62,8 +67,8 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
         );
         await execute(
           connection,
-          sql`INSERT INTO settled_ranges SELECT batch_id || '~' || r.k, seq_from + r.k * ${stats.span},
-              seq_to + r.k * ${stats.span} FROM settled_ranges, range(1, ${copies + 1}) r(k)`,
+          sql`INSERT INTO settled_ranges SELECT batch_id || '~' || r.k, time_from_ns + r.k * ${shiftNs},
+              time_to_ns + r.k * ${shiftNs} FROM settled_ranges, range(1, ${copies + 1}) r(k)`,
         );
       });
       await connection.run('CHECKPOINT');

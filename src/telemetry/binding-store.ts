@@ -196,11 +196,11 @@ export class BindingStore {
         })),
       );
     }
-    // each ingest batch's settled events, by the new seq range they got: explain finds an id there
+    // each ingest batch's settled events, by their time span: explain finds an id there
     await execute(
       this.connection,
-      sql`INSERT INTO settled_ranges SELECT batch, min(seq), max(seq) + 1 FROM (
-            SELECT regexp_extract(id, '^(.*)\\.[0-9]+$', 1) AS batch, seq FROM events
+      sql`INSERT INTO settled_ranges SELECT batch, min(time_ns), max(time_ns) FROM (
+            SELECT regexp_extract(id, '^(.*)\\.[0-9]+$', 1) AS batch, time_ns FROM events
             WHERE seq >= ${seqBase} AND seq < ${end}) GROUP BY batch`,
     );
     await addWindows(this.connection, deltas.list());

@@ -203,9 +203,12 @@ describe('GET /v1/graph/explain', function () {
     ]);
     await assertStopsCleanly(daemon);
     const ranges = await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) =>
-      queryRows(db, 'SELECT batch_id, seq_to - seq_from AS span FROM settled_ranges'),
+      queryRows(db, 'SELECT batch_id, time_to_ns - time_from_ns AS span FROM settled_ranges'),
     );
-    assert.deepEqual(ranges, [{ batch_id: ids[0]!.slice(0, ids[0]!.lastIndexOf('.')), span: 12n }]);
+    // the events were captured one second apart, from :10 to :21
+    assert.deepEqual(ranges, [
+      { batch_id: ids[0]!.slice(0, ids[0]!.lastIndexOf('.')), span: 11_000_000_000n },
+    ]);
   });
 
   it('answers 400 naming the parameters of any other combination, and 404 for a node nothing names', async function () {

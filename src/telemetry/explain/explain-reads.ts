@@ -15,21 +15,25 @@ export type EventRow = EventJsonRow & { seq: bigint };
 const execve = typeCode('execve');
 
 /**
- * The event with this id, if stored. An id is `<batch>.<index>`; a batch's digests record the seq
- * range its events got at commit, and settled_ranges the range the spool moved them to. Looking
- * there first lets DuckDB's zone maps skip every other row group; the whole table is the fallback.
+ * The event with this id, if stored. An id is `<batch>.<index>`: a batch's digests record the seq
+ * range its events got at commit, and settled_ranges the time span of those the spool settled
+ * later (settling rewrites seq). Looking there first lets DuckDB's zone maps skip every other row
+ * group; the whole table is the fallback.
  */
 export async function readEvent(connection: DuckDBConnection, id: string): Promise<EventRow | undefined> {
   const batch = id.slice(0, Math.max(0, id.lastIndexOf('.')));
-  const ranges = await readRows<{ seq_from: bigint; seq_to: bigint }>(
+  const where = await readRows<{ committed: boolean; from: bigint; to: bigint }>(
     connection,
-    sql`SELECT seq_from, seq_to FROM event_batches WHERE batch_id = ${batch} AND seq_from IS NOT NULL
-        UNION ALL SELECT seq_from, seq_to FROM settled_ranges WHERE batch_id = ${batch}`,
+    sql`SELECT true AS committed, seq_from AS "from", seq_to - 1 AS "to" FROM event_batches
+          WHERE batch_id = ${batch} AND seq_from IS NOT NULL
+        UNION ALL SELECT false, time_from_ns, time_to_ns FROM settled_ranges WHERE batch_id = ${batch}`,
   );
-  for (const { seq_from: from, seq_to: to } of ranges) {
+  for (const { committed, from, to } of where) {
     const [row] = await readRows<EventRow>(
       connection,
-      sql`SELECT ${raw(eventJsonColumns)}, seq FROM events WHERE seq >= ${from} AND seq < ${to} AND id = ${id} LIMIT 1`,
+      committed
+        ? sql`SELECT ${raw(eventJsonColumns)}, seq FROM events WHERE seq BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`
+        : sql`SELECT ${raw(eventJsonColumns)}, seq FROM events WHERE time_ns BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`,
     );
     if (row !== undefined) return row;
   }
