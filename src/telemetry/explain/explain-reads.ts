@@ -9,8 +9,18 @@ import { evidenceName, methodName, typeCode } from '../codes.js';
 import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
 import type { ExplainBasis, ExplainNode } from './explain-result.js';
 
-/** An event row with its keyset position. */
-export type EventRow = EventJsonRow & { seq: bigint };
+/** An event row with its keyset position and the event_batch object that seals it (null: none). */
+export type EventRow = EventJsonRow & { seq: bigint; sealed_by: string | null };
+
+// the row's columns, and its sealing batch looked up in the same round trip
+const eventRowColumns = raw(
+  `${eventJsonColumns}, seq, (SELECT b.object_hash FROM event_batches b WHERE b.run_id = events.run_id ` +
+    'AND b.seq_from <= events.seq AND b.seq_to > events.seq LIMIT 1) AS sealed_by',
+);
+
+/** How far back the exec of a process is looked for first (then without a bound). */
+const recentExecNs = 3_600_000_000_000n;
+const noLowerBound = -(2n ** 63n);
 
 const execve = typeCode('execve');
 
@@ -32,46 +42,42 @@ export async function readEvent(connection: DuckDBConnection, id: string): Promi
     const [row] = await readRows<EventRow>(
       connection,
       committed
-        ? sql`SELECT ${raw(eventJsonColumns)}, seq FROM events WHERE seq BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`
-        : sql`SELECT ${raw(eventJsonColumns)}, seq FROM events WHERE time_ns BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`,
+        ? sql`SELECT ${eventRowColumns} FROM events WHERE seq BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`
+        : sql`SELECT ${eventRowColumns} FROM events WHERE time_ns BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`,
     );
     if (row !== undefined) return row;
   }
   const [row] = await readRows<EventRow>(
     connection,
-    sql`SELECT ${raw(eventJsonColumns)}, seq FROM events WHERE id = ${id} LIMIT 1`,
+    sql`SELECT ${eventRowColumns} FROM events WHERE id = ${id} LIMIT 1`,
   );
   return row;
 }
 
-/** The exec that started process `tgid` of the run (the latest at or before `beforeNs`), else its latest event. */
+/**
+ * The exec that started process `tgid` of the run (the latest at or before `beforeNs`), else its
+ * latest event. The last hour is searched first, so zone maps on time_ns skip the rest of a long run.
+ */
 export async function readProcessEvent(
   connection: DuckDBConnection,
   runId: string | null,
   tgid: number,
   beforeNs: bigint,
 ): Promise<EventRow | undefined> {
-  const [row] = await readRows<EventRow>(
-    connection,
-    sql`SELECT ${raw(eventJsonColumns)}, seq FROM events
-        WHERE run_id IS NOT DISTINCT FROM ${runId} AND tgid = ${tgid} AND time_ns <= ${beforeNs}
-        ORDER BY (type = ${execve}) DESC, time_ns DESC LIMIT 1`,
-  );
-  return row;
-}
-
-/** The object of the event_batch that seals the run's event at `seq`. */
-export async function sealingBatch(
-  connection: DuckDBConnection,
-  runId: string | null,
-  seq: bigint,
-): Promise<string | null> {
-  if (runId === null) return null;
-  const [row] = await readRows<{ object_hash: string | null }>(
-    connection,
-    sql`SELECT object_hash FROM event_batches WHERE run_id = ${runId} AND seq_from <= ${seq} AND seq_to > ${seq} LIMIT 1`,
-  );
-  return row?.object_hash ?? null;
+  const read = async (fromNs: bigint | null): Promise<EventRow | undefined> => {
+    const [row] = await readRows<EventRow>(
+      connection,
+      sql`SELECT ${eventRowColumns} FROM events
+          WHERE run_id IS NOT DISTINCT FROM ${runId} AND tgid = ${tgid} AND time_ns <= ${beforeNs}
+            AND time_ns >= ${fromNs ?? noLowerBound}
+          ORDER BY (type = ${execve}) DESC, time_ns DESC LIMIT 1`,
+    );
+    return row;
+  };
+  const recent = await read(beforeNs - recentExecNs);
+  // a recent event of the process, but no recent exec: its exec may lie further back
+  if (recent !== undefined && recent.type === execve) return recent;
+  return (await read(null)) ?? recent;
 }
 
 export function parseEvent(row: EventRow): TelemetryEvent {
@@ -84,7 +90,7 @@ function textOf(value: unknown): string | undefined {
 }
 
 /** An event as a node. */
-export function eventNode(row: EventRow, sealedBy: string | null): ExplainNode {
+export function eventNode(row: EventRow): ExplainNode {
   const event = parseEvent(row);
   const what =
     textOf(event.attrs['path']) ?? textOf(event.attrs['dst_ip']) ?? textOf(event.attrs['query']) ?? '';
@@ -95,13 +101,13 @@ export function eventNode(row: EventRow, sealedBy: string | null): ExplainNode {
     label: `${event.type} by ${row.comm ?? '?'} (pid ${row.tgid ?? row.pid ?? '?'})${what === '' ? '' : `: ${what}`}`,
     time: event.time,
     evidence_level: evidenceName(row.evidence_level),
-    object_hash: sealedBy,
+    object_hash: row.sealed_by,
     event,
   };
 }
 
 /** A process as a node, from its exec (or any event of it). */
-export function processNode(row: EventRow, sealedBy: string | null): ExplainNode {
+export function processNode(row: EventRow): ExplainNode {
   const attrs = JSON.parse(row.attrs) as Record<string, unknown>;
   const argv = Array.isArray(attrs['argv']) ? (attrs['argv'] as unknown[]).join(' ') : null;
   const execId = typeof attrs['exec_id'] === 'string' ? attrs['exec_id'] : null;
@@ -113,7 +119,7 @@ export function processNode(row: EventRow, sealedBy: string | null): ExplainNode
     label: `process ${row.tgid} ${row.comm ?? '?'}${started}`,
     time: formatRfc3339Nanos(row.time_ns),
     evidence_level: evidenceName(row.evidence_level),
-    object_hash: sealedBy,
+    object_hash: row.sealed_by,
   };
 }
 

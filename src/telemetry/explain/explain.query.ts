@@ -10,7 +10,7 @@ import { ProvdError } from '../../shared/errors.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { requireRun } from '../../provenance/run-exists.js';
 import { readRows, sql } from '../../store/sql.js';
-import { typeCode } from '../codes.js';
+import { evidenceName, typeCode } from '../codes.js';
 import {
   attributionBasis,
   eventNode,
@@ -19,7 +19,6 @@ import {
   readProcessEvent,
   readToolCall,
   runNode,
-  sealingBatch,
   toolCallNode,
   type EventRow,
 } from './explain-reads.js';
@@ -93,7 +92,7 @@ async function explainTarget(connection: DuckDBConnection, params: ExplainParams
     }
     case 'event': {
       const row = (await readEvent(connection, id)) ?? unknown('event', id);
-      const node = eventNode(row, await sealingBatch(connection, row.run_id, row.seq));
+      const node = eventNode(row);
       return { node, trail: await fromEvent(connection, row) };
     }
     case 'process':
@@ -119,10 +118,9 @@ async function fromEvent(connection: DuckDBConnection, row: EventRow): Promise<T
   const process =
     row.tgid === null ? undefined : await readProcessEvent(connection, row.run_id, row.tgid, row.time_ns);
   if (process === undefined) return fromAttributed(connection, row, []);
-  const sealedBy = await sealingBatch(connection, process.run_id, process.seq);
   const step: ExplainStep = {
-    basis: basis('performed_by', 'process_identity', 1, process, sealedBy),
-    node: processNode(process, sealedBy),
+    basis: basis('performed_by', 'process_identity', 1, process),
+    node: processNode(process),
   };
   return fromProcess(connection, process, [step], row);
 }
@@ -143,11 +141,7 @@ async function fromProcess(
     const parent = await readProcessEvent(connection, current.run_id, current.ppid, current.time_ns);
     if (parent === undefined) break;
     seen.add(parent.tgid);
-    const sealedBy = await sealingBatch(connection, parent.run_id, parent.seq);
-    path.push({
-      basis: basis('child_of', 'exec_lineage', 1, parent, sealedBy),
-      node: processNode(parent, sealedBy),
-    });
+    path.push({ basis: basis('child_of', 'exec_lineage', 1, parent), node: processNode(parent) });
     current = parent;
   }
   // lineage shows how the process came to be; the binding says which tool call it served
@@ -205,15 +199,14 @@ function basis(
   method: string,
   confidence: number,
   row: EventRow,
-  objectHash: string | null,
 ): ExplainBasis {
   return {
     relation,
     method,
     confidence,
-    evidence_level: eventNode(row, null).evidence_level,
+    evidence_level: evidenceName(row.evidence_level),
     binding_id: row.binding_id,
-    object_hash: objectHash,
+    object_hash: row.sealed_by,
   };
 }
 
@@ -231,7 +224,7 @@ async function explainProcess(connection: DuckDBConnection, id: string): Promise
   );
   const latest = rows[0] ?? unknown('process', id);
   const process = (await readProcessEvent(connection, latest.run_id, latest.tgid, latest.time_ns))!;
-  const node = processNode(process, await sealingBatch(connection, process.run_id, process.seq));
+  const node = processNode(process);
   return { node, trail: await fromProcess(connection, process, []), otherMatches: rows.length - 1 };
 }
 
@@ -339,7 +332,7 @@ async function explainFile(connection: DuckDBConnection, runId: string, path: st
   const touches: ExplainNode[] = [];
   for (const { id } of events.slice(0, maxTouches)) {
     const row = (await readEvent(connection, id))!;
-    touches.push(eventNode(row, await sealingBatch(connection, runId, row.seq)));
+    touches.push(eventNode(row));
   }
   for (const effect of effects.slice(0, maxTouches - touches.length)) touches.push(effectNode(runId, effect));
   touches.sort((a, b) => ((a.time ?? '') < (b.time ?? '') ? -1 : 1));
