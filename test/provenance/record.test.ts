@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -8,6 +8,11 @@ import {
   ownCgroupPath,
   probeRecordCgroupRoot,
 } from '../../src/provenance/record/cgroup-root.js';
+import {
+  compareSnapshots,
+  defaultSnapshotLimits,
+  snapshot,
+} from '../../src/provenance/record/file-effects.js';
 import { runCli } from '../support/cli.js';
 import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { withDatabase } from '../support/duckdb.js';
@@ -319,6 +324,23 @@ describe('POST /v1/record and provd record', function () {
     const usage = await runCli(['record', '--timeout-ms', '1.5', '--', 'true'], { env, cwd: work });
     assert.equal(usage.code, 125);
     assert.match(usage.stderr, /--timeout-ms/);
+  });
+
+  it('bounds a snapshot of cwd by files and hashed bytes, and says what the bounds cut', async function () {
+    for (const dir of ['a', 'a/b', 'c']) mkdirSync(join(work, dir), { recursive: true });
+    for (const file of ['1', 'a/2', 'a/b/3', 'a/b/4', 'c/5']) writeFileSync(join(work, file), 'x'.repeat(10));
+    const limits = { ...defaultSnapshotLimits, maxEntries: 3 };
+    const partial = await snapshot(work, limits);
+    assert.equal(partial.entries.size, 3);
+    assert.equal(partial.incomplete, 'more than 3 files under cwd');
+    const whole = await snapshot(work, { ...defaultSnapshotLimits, maxHashedBytes: 25 });
+    assert.equal(whole.incomplete, null);
+    // two files fit the 25 hashed bytes; the rest are compared by size and times
+    assert.equal([...whole.entries.values()].filter((entry) => entry.hash !== null).length, 2);
+    writeFileSync(join(work, 'c/5'), 'changed!!!');
+    const after = await snapshot(work, { ...defaultSnapshotLimits, maxHashedBytes: 25 });
+    const effects = compareSnapshots(whole, after, { ...defaultSnapshotLimits, maxEffects: 0 });
+    assert.deepEqual({ listed: effects.effects.length, omitted: effects.omitted }, { listed: 0, omitted: 1 });
   });
 
   it('finds the cgroup2 mount of hybrid and unified hosts in mountinfo, and says when there is none', function () {

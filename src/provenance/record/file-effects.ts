@@ -72,7 +72,8 @@ export async function snapshot(root: string, limits: SnapshotLimits): Promise<Sn
   let hashed = 0;
   const rootDevice = (await lstat(root)).dev;
   const pending = [root];
-  while (pending.length > 0) {
+  // past the entry bound the walk stops: a cwd of `/` must not read the whole filesystem
+  while (pending.length > 0 && entries.size < limits.maxEntries) {
     const dir = pending.pop()!;
     let names: string[];
     try {
@@ -92,7 +93,7 @@ export async function snapshot(root: string, limits: SnapshotLimits): Promise<Sn
       if (!stats.isFile() && !stats.isSymbolicLink()) continue;
       if (entries.size >= limits.maxEntries) {
         incomplete ??= `more than ${limits.maxEntries} files under cwd`;
-        continue;
+        break;
       }
       const kind = stats.isFile() ? 'file' : 'symlink';
       let hash: string | null = null;
@@ -105,6 +106,7 @@ export async function snapshot(root: string, limits: SnapshotLimits): Promise<Sn
       entries.set(relative(root, path), { kind, size: stats.size, stamp, hash });
     }
   }
+  if (pending.length > 0) incomplete ??= `more than ${limits.maxEntries} files under cwd`;
   return { entries, incomplete };
 }
 

@@ -119,6 +119,8 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       cgroup,
       onStart: (pid) => {
         binding ??= deps.bind({ ...scope, cgroupId: null, rootPid: pid });
+        // awaited once the command ends; until then a failure must not count as unhandled
+        binding.catch(() => undefined);
       },
     });
     const bindingId = binding === null ? null : await binding;
