@@ -74,14 +74,33 @@ const codeName = (column: string, names: readonly string[]): string =>
 
 /**
  * The same canonical content as a DuckDB expression over an events row, so DuckDB can rehash
- * every row of a run on its own threads; a row it disagrees on is checked again with
+ * every row of a run on its own threads (one concat: a chain of `||` makes a string per step); a row it disagrees on is checked again with
  * `rehashStoredEvent`, so an escaping difference can never pass for tampering. Built from code
  * constants only.
  */
-export const storedEventContentSql =
-  `'{"attrs":' || attrs || ',"cgroup_id":' || ${jsonText('cgroup_id')} || ',"comm":' || ${jsonText('comm')} || ` +
-  `',"container_id":' || ${jsonText('container_id')} || ',"pid":' || ${jsonInteger('pid')} || ` +
-  `',"ppid":' || ${jsonInteger('ppid')} || ',"source":' || ${codeName('source', eventSources)} || ` +
+export const storedEventContentSql = `concat(${[
+  `'{"attrs":'`,
+  'attrs',
+  `',"cgroup_id":'`,
+  jsonText('cgroup_id'),
+  `',"comm":'`,
+  jsonText('comm'),
+  `',"container_id":'`,
+  jsonText('container_id'),
+  `',"pid":'`,
+  jsonInteger('pid'),
+  `',"ppid":'`,
+  jsonInteger('ppid'),
+  `',"source":'`,
+  codeName('source', eventSources),
+  `',"tgid":'`,
+  jsonInteger('tgid'),
   // time was checked as RFC 3339 at ingest: nothing in it needs escaping (an edited one is rehashed in JS)
-  `',"tgid":' || ${jsonInteger('tgid')} || ',"time":"' || time || '"' || ` +
-  `',"type":' || ${codeName('type', eventTypes)} || ',"uid":' || ${jsonInteger('uid')} || '}'`;
+  `',"time":"'`,
+  'time',
+  `'","type":'`,
+  codeName('type', eventTypes),
+  `',"uid":'`,
+  jsonInteger('uid'),
+  `'}'`,
+].join(', ')})`;
