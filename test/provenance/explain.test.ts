@@ -98,7 +98,9 @@ describe('GET /v1/graph/explain', function () {
       'attributed_to/cgroup -> tool_call tc-e',
       'part_of/binding -> run run-e',
     ]);
-    const [, , attributed] = body['path'] as Step[];
+    const [performedBy, , attributed] = body['path'] as Step[];
+    // the process node is its exec (argv), not its latest event
+    assert.equal(performedBy!.node['label'], 'process 11 cat: cat /etc/hosts');
     assert.equal(attributed!.basis['confidence'], 0.98);
     assert.equal(attributed!.basis['evidence_level'], 'kernel_correlated');
     assert.match(String(attributed!.basis['binding_id']), /^bnd_/);
@@ -111,6 +113,15 @@ describe('GET /v1/graph/explain', function () {
     const file = await explain(daemon, 'file=%2Fetc%2Fhosts&run=run-e');
     assert.equal(file.body['touch_count'], 1);
     assert.deepEqual(shape(file.body)[0], `touched_by/path -> event ${fileEventId}`);
+    // a tool call id bound in a later run too: the latest is explained, the other counted
+    await request(daemon.url, '/v1/telemetry/bind', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ run_id: 'run-later', tool_call_id: 'tc-e', cgroup_id: '778' }),
+    });
+    const toolCall = await explain(daemon, 'tool-call=tc-e');
+    assert.deepEqual(shape(toolCall.body), ['part_of/binding -> run run-later']);
+    assert.equal(toolCall.body['other_matches'], 1);
     const run = await explain(daemon, 'run=run-e');
     assert.equal((run.body['node'] as Record<string, unknown>)['kind'], 'run');
     assert.deepEqual(run.body['path'], []);

@@ -115,9 +115,20 @@ describe('GET /v1/graph/verify', function () {
 
   it('names unsealed_event when a forged event was inserted into the run', async function () {
     const { body } = await afterTampering((db) =>
-      db.run(`INSERT INTO events SELECT * REPLACE ('forged.0' AS id, 1000 AS seq) FROM events WHERE seq = 0`),
+      // at the seq right after the last batch's range: the first one a forger appending would take
+      db.run(
+        `INSERT INTO events SELECT * REPLACE ('forged.0' AS id, (SELECT max(seq) + 1 FROM events) AS seq)
+         FROM events WHERE seq = 0`,
+      ),
     );
     assert.deepEqual(kinds(body), ['unsealed_event']);
+  });
+
+  it('names a stored hash that is not sha256 hex, without failing the check', async function () {
+    const { body } = await afterTampering((db) =>
+      db.run(`UPDATE events SET hash = 'not a hash' WHERE seq = 2`),
+    );
+    assert.deepEqual(kinds(body), ['batch_root_mismatch', 'event_hash_mismatch']);
   });
 
   it("names object_hash_mismatch when an object's bytes were changed", async function () {

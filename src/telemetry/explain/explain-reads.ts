@@ -80,7 +80,7 @@ export async function readProcessEvent(
   return (await read(null)) ?? recent;
 }
 
-export function parseEvent(row: EventRow): TelemetryEvent {
+function parseEvent(row: EventRow): TelemetryEvent {
   return JSON.parse(eventJson(row)) as TelemetryEvent;
 }
 
