@@ -19,19 +19,28 @@ export const spoolHoldArgs = [
   '100000000000',
 ];
 
-/** 10,000 unbound events of the container over ten minutes, each with its own pid. */
+/**
+ * 10,000 unbound events of the container over ten minutes: a process tree, as an agent makes one.
+ * Four in five events are execs, each of its own process; every tenth exec starts a group whose
+ * other execs are its children (lineage to follow), and a file write is by the exec before it.
+ */
 function seedBody(): string {
-  return Array.from({ length: 10_000 }, (_v, i) =>
-    JSON.stringify({
-      event_type: i % 5 === 0 ? 'file_write' : 'execve',
+  return Array.from({ length: 10_000 }, (_v, i) => {
+    const isWrite = i % 5 === 0;
+    const pid = 5000 + (isWrite ? i - 1 : i);
+    const leader = 5000 + i - (i % 10) + 1;
+    return JSON.stringify({
+      event_type: isWrite ? 'file_write' : 'execve',
       timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 17))).toISOString(),
-      pid: 5000 + i,
+      pid,
+      tgid: pid,
+      ppid: pid === leader ? 4000 : leader,
       comm: 'agent',
       container_id: spooledContainer,
-      path: '/work/file',
+      path: isWrite ? '/work/file' : '/usr/bin/tool',
       bytes: i,
-    }),
-  ).join('\n');
+    });
+  }).join('\n');
 }
 
 /** Fills the spool of the store in `dataDir` to `events`; returns the database file's path. */

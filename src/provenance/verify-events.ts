@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, INTEGER } from '@duckdb/node-api';
-import { execute, raw, readRows, sql, unnested, type Statement } from '../store/sql.js';
+import { execute, raw, readRows, sql, unnested, type RawSql, type Statement } from '../store/sql.js';
 import { merkleRoot } from './merkle.js';
 import type { VerifyIssues } from './verify-issues.js';
 
@@ -33,32 +33,23 @@ export interface SealedBatch {
 /** Issues listed per kind; the rest are counted (VerifyIssues lists at most 100 of a kind). */
 const listedRows = 100;
 
-/** Checks the run's events against its batches; returns how many events the run holds. */
+/** Checks the run's events against its batches. */
 export async function verifyEvents(
   connection: DuckDBConnection,
   runId: string,
   batches: readonly SealedBatch[],
   recheck: EventRecheck,
   issues: VerifyIssues,
-): Promise<number> {
+): Promise<void> {
   await checkEventHashes(connection, runId, recheck, issues);
-  const ranges = rangesOf(batches);
-  const [unsealed] = await readRows<{ n: bigint; ids: string[] }>(
-    connection,
-    sql`SELECT count(*) AS n, list(id ORDER BY seq)[1:${listedRows}] AS ids FROM events e
-        WHERE run_id = ${runId} AND NOT EXISTS (SELECT 1 FROM ${ranges} WHERE e.seq >= r.f AND e.seq < r.t)`,
-  );
-  issues.errorMany(
-    'unsealed_event',
-    Number(unsealed!.n),
-    (unsealed!.ids ?? []).map((id) => ({ id, message: 'sealed by no batch' })),
-  );
-  await checkBatches(connection, runId, batches, ranges, issues);
-  const [total] = await readRows<{ n: bigint }>(
-    connection,
-    sql`SELECT count(*) AS n FROM events WHERE run_id = ${runId}`,
-  );
-  return Number(total!.n);
+  const leaves = raw(`verify_leaves_${randomBytes(6).toString('hex')}`);
+  try {
+    const sealed = await readLeaves(connection, runId, batches, leaves);
+    await checkSealed(connection, runId, batches, sealed, issues);
+    await checkBatches(connection, batches, sealed.counts, leaves, issues);
+  } finally {
+    await execute(connection, sql`DROP TABLE IF EXISTS ${leaves}`);
+  }
 }
 
 /** Rows whose stored hash DuckDB's rehash disagrees with, rehashed again exactly. */
@@ -79,60 +70,141 @@ async function checkEventHashes(
   }
 }
 
-/** The batches as an inline table `r(b, f, t)`: index, seq_from, seq_to. */
-function rangesOf(batches: readonly SealedBatch[]): Statement {
-  if (batches.length === 0)
-    return sql`(SELECT NULL::INTEGER AS b, 0::BIGINT AS f, 0::BIGINT AS t WHERE false) r`;
-  return sql`(SELECT ${unnested(
-    [batches.map((_batch, i) => i), INTEGER],
-    [batches.map((batch) => batch.seqFrom), BIGINT],
-    [batches.map((batch) => batch.seqTo), BIGINT],
-  )}) r(b, f, t)`;
+/** What the leaves table holds: events per batch index, and whether no event can be in two batches. */
+interface Sealed {
+  counts: Map<number, number>;
+  disjoint: boolean;
 }
 
 /**
- * Each batch's count and Merkle root over its events, in SQL: the leaves in seq order, then one
- * level at a time, a pair hashed as sha256(0x01 || left || right) and an odd node carried up (merkle.ts).
+ * The Merkle leaves of the run's sealed events into a temp table `(b, seq, node)`: the index of the
+ * batch whose range holds the event, and its stored hash as bytes. A stored hash that is not
+ * sha256:<hex> still makes a leaf (sha256 of its text), so its batch's root cannot match.
  */
-async function checkBatches(
+async function readLeaves(
   connection: DuckDBConnection,
   runId: string,
   batches: readonly SealedBatch[],
-  ranges: Statement,
+  leaves: RawSql,
+): Promise<Sealed> {
+  const ranges = batches.filter((batch) => batch.seqTo > batch.seqFrom);
+  const sorted = ranges
+    .map((batch) => [batch.seqFrom, batch.seqTo] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const disjoint = sorted.every(([from], i) => i === 0 || from >= sorted[i - 1]![1]);
+  // disjoint ranges (as sealing makes them): an as-of join finds each event's one batch cheaply;
+  // overlapping ones (only a forger's) take the range join, which puts an event in every batch it falls in
+  const join = disjoint
+    ? sql`ASOF JOIN ${rangesOf(batches, ranges)} ON e.seq >= r.f`
+    : sql`JOIN ${rangesOf(batches, ranges)} ON e.seq >= r.f`;
+  await execute(
+    connection,
+    sql`CREATE TEMP TABLE ${leaves} AS SELECT r.b, e.seq, coalesce(
+          CASE WHEN length(e.hash) = 71 AND starts_with(e.hash, 'sha256:') THEN try(unhex(substr(e.hash, 8))) END,
+          unhex(sha256(e.hash))) AS node
+        FROM events e ${join} WHERE e.run_id = ${runId} AND e.seq < r.t`,
+  );
+  const counts = await readRows<{ b: number; n: bigint }>(
+    connection,
+    sql`SELECT b, count(*) AS n FROM ${leaves} GROUP BY b`,
+  );
+  return { counts: new Map(counts.map((row) => [row.b, Number(row.n)])), disjoint };
+}
+
+/**
+ * Events of the run no batch seals. With disjoint ranges that is the run's count less the sealed
+ * count, and the events are looked for only when it is not zero.
+ */
+async function checkSealed(
+  connection: DuckDBConnection,
+  runId: string,
+  batches: readonly SealedBatch[],
+  sealed: Sealed,
   issues: VerifyIssues,
 ): Promise<void> {
-  const table = raw(`verify_merkle_${randomBytes(6).toString('hex')}`);
-  const next = raw(`${table.text}_next`);
-  try {
-    // a stored hash that is not sha256:<hex> still makes a leaf (and so a root that cannot match)
-    await execute(
+  if (sealed.disjoint) {
+    const [total] = await readRows<{ n: bigint }>(
       connection,
-      sql`CREATE TEMP TABLE ${table} AS SELECT r.b, row_number() OVER (PARTITION BY r.b ORDER BY e.seq) - 1 AS pos,
-            CASE WHEN regexp_full_match(e.hash, 'sha256:[0-9a-f]{64}') THEN unhex(substr(e.hash, 8))
-              ELSE unhex(sha256(e.hash)) END AS node
-          FROM events e JOIN ${ranges} ON e.seq >= r.f AND e.seq < r.t WHERE e.run_id = ${runId}`,
+      sql`SELECT count(*) AS n FROM events WHERE run_id = ${runId}`,
     );
-    const counts = new Map(
-      (
-        await readRows<{ b: number; n: bigint }>(
-          connection,
-          sql`SELECT b, count(*) AS n FROM ${table} GROUP BY b`,
-        )
-      ).map((row) => [row.b, Number(row.n)]),
+    let inBatches = 0;
+    for (const n of sealed.counts.values()) inBatches += n;
+    if (Number(total!.n) === inBatches) return;
+  }
+  const [unsealed] = await readRows<{ n: bigint; ids: string[] }>(
+    connection,
+    sql`SELECT count(*) AS n, list(id ORDER BY seq)[1:${listedRows}] AS ids FROM events e
+        WHERE run_id = ${runId} AND NOT EXISTS (
+          SELECT 1 FROM ${rangesOf(batches, batches)} WHERE e.seq >= r.f AND e.seq < r.t)`,
+  );
+  issues.errorMany(
+    'unsealed_event',
+    Number(unsealed!.n),
+    (unsealed!.ids ?? []).map((id) => ({ id, message: 'sealed by no batch' })),
+  );
+}
+
+/** The batches in `ranges` as an inline table `r(b, f, t)`: index in `batches`, seq_from, seq_to. */
+function rangesOf(batches: readonly SealedBatch[], ranges: readonly SealedBatch[]): Statement {
+  if (ranges.length === 0)
+    return sql`(SELECT NULL::INTEGER AS b, 0::BIGINT AS f, 0::BIGINT AS t WHERE false) r`;
+  return sql`(SELECT ${unnested(
+    [ranges.map((batch) => batches.indexOf(batch)), INTEGER],
+    [ranges.map((batch) => batch.seqFrom), BIGINT],
+    [ranges.map((batch) => batch.seqTo), BIGINT],
+  )}) r(b, f, t)`;
+}
+
+/** Tree levels one pass folds: each pass hashes every block of 2^k neighbours up to its subtree's root. */
+const levelsPerPass = 4;
+const blockWidth = 2 ** levelsPerPass;
+
+/** sha256(0x01 || left || right), or left carried up when it has no right neighbour (merkle.ts). */
+const pairSql = (left: string, right: string): string =>
+  `CASE WHEN ${right} IS NULL THEN ${left} ELSE unhex(sha256('\\x01'::BLOB || ${left} || ${right})) END`;
+
+/**
+ * One pass over `source(b, <order>, node)` into `target(b, pos, node)`: a window lines up each node
+ * with the next blockWidth - 1 of its batch (in `order`), and levelsPerPass nested projections hash
+ * the block up to its subtree's root, a missing neighbour (past the end) carried as at every level.
+ */
+function foldPass(source: RawSql, order: string, target: RawSql): Statement {
+  const names = (prefix: string, n: number): string[] =>
+    Array.from({ length: n }, (_v, i) => `${prefix}${i}`);
+  const leads = names('n', blockWidth)
+    .slice(1)
+    .map((name, i) => `lead(node, ${i + 1}) OVER w AS ${name}`);
+  let query = `SELECT * FROM (SELECT b, (row_number() OVER w - 1) // ${blockWidth} AS pos,
+      (row_number() OVER w - 1) % ${blockWidth} AS slot, node AS n0, ${leads.join(', ')}
+    FROM ${source.text} WINDOW w AS (PARTITION BY b ORDER BY ${order})) WHERE slot = 0`;
+  for (let width = blockWidth; width > 1; width /= 2) {
+    const pairs = names('n', width / 2).map(
+      (name, i) => `${pairSql(`n${2 * i}`, `n${2 * i + 1}`)} AS ${name}`,
     );
-    for (;;) {
-      const [widest] = await readRows<{ m: bigint | null }>(
-        connection,
-        sql`SELECT max(pos) AS m FROM ${table}`,
-      );
-      if (widest!.m === null || widest!.m === 0n) break;
-      await execute(
-        connection,
-        sql`CREATE TEMP TABLE ${next} AS SELECT b, pos // 2 AS pos,
-              CASE WHEN count(*) = 2 THEN unhex(sha256('\\x01'::BLOB || arg_min(node, pos) || arg_max(node, pos)))
-                ELSE any_value(node) END AS node
-            FROM ${table} GROUP BY b, pos // 2`,
-      );
+    query = `SELECT b, pos, ${pairs.join(', ')} FROM (${query})`;
+  }
+  return sql`CREATE TEMP TABLE ${target} AS SELECT b, pos, n0 AS node FROM (${raw(query)})`;
+}
+
+/**
+ * Each batch's count and Merkle root over its events, in SQL: the leaves in seq order, a pair
+ * hashed as sha256(0x01 || left || right) and an odd node carried up at every level (merkle.ts).
+ * The levels are folded levelsPerPass at a time, so a batch of 20,000 events takes four passes.
+ */
+async function checkBatches(
+  connection: DuckDBConnection,
+  batches: readonly SealedBatch[],
+  counts: ReadonlyMap<number, number>,
+  leaves: RawSql,
+  issues: VerifyIssues,
+): Promise<void> {
+  const table = raw(`${leaves.text}_level`);
+  const next = raw(`${leaves.text}_next`);
+  try {
+    await execute(connection, foldPass(leaves, 'seq', table));
+    const widest = [...counts.values()].reduce((max, n) => Math.max(max, n), 0);
+    for (let width = Math.ceil(widest / blockWidth); width > 1; width = Math.ceil(width / blockWidth)) {
+      await execute(connection, foldPass(table, 'pos', next));
       await execute(connection, sql`DROP TABLE ${table}`);
       await execute(connection, sql`ALTER TABLE ${next} RENAME TO ${table}`);
     }

@@ -18,7 +18,7 @@ export interface Statement {
   readonly types: readonly (DuckDBType | undefined)[];
 }
 
-class RawSql {
+export class RawSql {
   constructor(readonly text: string) {}
 }
 

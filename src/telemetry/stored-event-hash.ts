@@ -64,7 +64,8 @@ const jsonText = (column: string): string => {
     (expression, hex) => `replace(${expression}, '\\u00${hex}', '\\u00${hex.toLowerCase()}')`,
     json,
   );
-  return `coalesce(CASE WHEN regexp_matches(${column}, '[\\x01-\\x1f]') THEN ${lowered} ELSE ${json} END, 'null')`;
+  // only a text with a control character has a \u00 escape (or a literal backslash-u, which the JS rehash settles)
+  return `coalesce(CASE WHEN contains(${json}, '\\u00') THEN ${lowered} ELSE ${json} END, 'null')`;
 };
 /** A nullable integer column as JavaScript prints it. */
 const jsonInteger = (column: string): string => `coalesce(${column}::VARCHAR, 'null')`;

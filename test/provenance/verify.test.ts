@@ -162,6 +162,46 @@ describe('GET /v1/graph/verify', function () {
     assert.deepEqual(kinds(body), ['chain_gap', 'parent_missing', 'unsealed_event']);
   });
 
+  it('names batch_count_mismatch when a batch was re-addressed to overlap the one before it', async function () {
+    const { body } = await afterTampering(async (db) => {
+      const [second] = await queryRows(
+        db,
+        `SELECT hash FROM objects WHERE kind = 'event_batch' AND chain_index = 1 AND run_id = '${run}'`,
+      );
+      const [first] = await queryRows(
+        db,
+        `SELECT json_extract(body, '$.payload.seq_from')::BIGINT AS f FROM objects
+         WHERE kind = 'event_batch' AND chain_index = 0 AND run_id = '${run}'`,
+      );
+      await reAddress(db, String(second?.['hash']), (object) => {
+        object.payload['seq_from'] = Number(first?.['f']);
+      });
+    });
+    // it now claims the first batch's five events as well as its own three
+    assert.ok(kinds(body).includes('batch_count_mismatch'), JSON.stringify(body));
+  });
+
+  it('recomputes the root of a batch whose tree takes several folding passes, and names one edited event in it', async function () {
+    const daemon = await fixture.start();
+    await bind(daemon.url, { run_id: 'run-wide', tool_call_id: 'tc-w', cgroup_id: '778' });
+    const wide = Array.from({ length: 300 }, (_, i) =>
+      nativeLine({
+        cgroup_id: '778',
+        timestamp: `2026-01-01T00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z`,
+        comm: `w${i}`,
+      }),
+    );
+    assert.equal((await ingest(daemon.url, wide.join('\n'), 'native')).status, 200);
+    const before = await verify(daemon.url, 'run-wide');
+    assert.equal(before.body['status'], 'ok', JSON.stringify(before.body));
+    await assertStopsCleanly(daemon);
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) =>
+      db.run(`UPDATE events SET comm = 'forged', hash = '${sha256('forged')}' WHERE comm = 'w201'`),
+    );
+    const after = await verify((await fixture.start()).url, 'run-wide');
+    assert.deepEqual(kinds(after.body), ['batch_root_mismatch', 'event_hash_mismatch']);
+  });
+
   it('rehashes in DuckDB exactly as ingest hashed, for every real producer line and hostile text', async function () {
     const daemon = await fixture.start();
     const hostile = [

@@ -12,11 +12,25 @@ import type { ExplainBasis, ExplainNode } from './explain-result.js';
 /** An event row with its keyset position and the event_batch object that seals it (null: none). */
 export type EventRow = EventJsonRow & { seq: bigint; sealed_by: string | null };
 
-// the row's columns, and its sealing batch looked up in the same round trip
-const eventRowColumns = raw(
-  `${eventJsonColumns}, seq, (SELECT b.object_hash FROM event_batches b WHERE b.run_id = events.run_id ` +
-    'AND b.seq_from <= events.seq AND b.seq_to > events.seq LIMIT 1) AS sealed_by',
-);
+const eventRowColumns = raw(`${eventJsonColumns}, seq`);
+
+/**
+ * The row with the event_batch that seals it. Looked up on its own: as a correlated subquery in the
+ * row's read, DuckDB joins it before the row is found, which costs several times the lookup.
+ */
+async function sealed(
+  connection: DuckDBConnection,
+  row: Omit<EventRow, 'sealed_by'> | undefined,
+): Promise<EventRow | undefined> {
+  if (row === undefined) return undefined;
+  if (row.run_id === null) return { ...row, sealed_by: null };
+  const [batch] = await readRows<{ object_hash: string | null }>(
+    connection,
+    sql`SELECT object_hash FROM event_batches
+        WHERE run_id = ${row.run_id} AND seq_from <= ${row.seq} AND seq_to > ${row.seq} LIMIT 1`,
+  );
+  return { ...row, sealed_by: batch?.object_hash ?? null };
+}
 
 /** How far back the exec of a process is looked for first (then without a bound). */
 const recentExecNs = 3_600_000_000_000n;
@@ -39,19 +53,19 @@ export async function readEvent(connection: DuckDBConnection, id: string): Promi
         UNION ALL SELECT false, time_from_ns, time_to_ns FROM settled_ranges WHERE batch_id = ${batch}`,
   );
   for (const { committed, from, to } of where) {
-    const [row] = await readRows<EventRow>(
+    const [row] = await readRows<Omit<EventRow, 'sealed_by'>>(
       connection,
       committed
         ? sql`SELECT ${eventRowColumns} FROM events WHERE seq BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`
         : sql`SELECT ${eventRowColumns} FROM events WHERE time_ns BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`,
     );
-    if (row !== undefined) return row;
+    if (row !== undefined) return sealed(connection, row);
   }
-  const [row] = await readRows<EventRow>(
+  const [row] = await readRows<Omit<EventRow, 'sealed_by'>>(
     connection,
     sql`SELECT ${eventRowColumns} FROM events WHERE id = ${id} LIMIT 1`,
   );
-  return row;
+  return sealed(connection, row);
 }
 
 /**
@@ -64,8 +78,8 @@ export async function readProcessEvent(
   tgid: number,
   beforeNs: bigint,
 ): Promise<EventRow | undefined> {
-  const read = async (fromNs: bigint | null): Promise<EventRow | undefined> => {
-    const [row] = await readRows<EventRow>(
+  const read = async (fromNs: bigint | null): Promise<Omit<EventRow, 'sealed_by'> | undefined> => {
+    const [row] = await readRows<Omit<EventRow, 'sealed_by'>>(
       connection,
       sql`SELECT ${eventRowColumns} FROM events
           WHERE run_id IS NOT DISTINCT FROM ${runId} AND tgid = ${tgid} AND time_ns <= ${beforeNs}
@@ -76,8 +90,8 @@ export async function readProcessEvent(
   };
   const recent = await read(beforeNs - recentExecNs);
   // a recent event of the process, but no recent exec: its exec may lie further back
-  if (recent !== undefined && recent.type === execve) return recent;
-  return (await read(null)) ?? recent;
+  if (recent !== undefined && recent.type === execve) return sealed(connection, recent);
+  return sealed(connection, (await read(null)) ?? recent);
 }
 
 function parseEvent(row: EventRow): TelemetryEvent {
@@ -123,22 +137,52 @@ export function processNode(row: EventRow): ExplainNode {
   };
 }
 
-/** How an event or process row ties to its tool call: its binding and correlation tier. */
-export async function attributionBasis(connection: DuckDBConnection, row: EventRow): Promise<ExplainBasis> {
-  const [binding] =
-    row.binding_id === null
-      ? []
-      : await readRows<{ object_hash: string | null }>(
-          connection,
-          sql`SELECT object_hash FROM bindings WHERE binding_id = ${row.binding_id}`,
-        );
+/** How an event or process row ties to its tool call: its binding (and its object) and correlation tier. */
+export function attributionBasis(row: EventRow, bindingHash: string | null): ExplainBasis {
   return {
     relation: 'attributed_to',
     method: methodName(row.corr_method),
     confidence: row.corr_confidence,
     evidence_level: evidenceName(row.evidence_level),
     binding_id: row.binding_id,
-    object_hash: binding?.object_hash ?? null,
+    object_hash: bindingHash,
+  };
+}
+
+/** What an attributed row leads to: its recorded tool call, its binding's object and its run. */
+export interface Attribution {
+  recorded: ToolCallRow | undefined;
+  bindingHash: string | null;
+  run: ExplainNode | undefined;
+}
+
+/** The tool call, binding and run of an attributed row, in one round trip. */
+export async function readAttribution(
+  connection: DuckDBConnection,
+  runId: string,
+  toolCallId: string,
+  bindingId: string | null,
+): Promise<Attribution> {
+  const [row] = await readRows<
+    { [K in keyof ToolCallRow]: ToolCallRow[K] | null } & {
+      binding_hash: string | null;
+      first_seen_ns: bigint | null;
+      run_hash: string | null;
+    }
+  >(
+    connection,
+    sql`SELECT t.run_id, t.tool_call_id, t.status, t.record, t.object_hash, t.started_ns,
+          b.object_hash AS binding_hash, r.first_seen_ns, r.object_hash AS run_hash
+        FROM (SELECT 1) one
+          LEFT JOIN tool_calls t ON t.run_id = ${runId} AND t.tool_call_id = ${toolCallId}
+          LEFT JOIN bindings b ON b.binding_id = ${bindingId}
+          LEFT JOIN runs r ON r.run_id = ${runId}`,
+  );
+  const { binding_hash, first_seen_ns, run_hash, ...toolCall } = row!;
+  return {
+    recorded: toolCall.run_id === null ? undefined : (toolCall as ToolCallRow),
+    bindingHash: binding_hash,
+    run: first_seen_ns === null ? undefined : runNodeOf(runId, first_seen_ns, run_hash),
   };
 }
 
@@ -204,14 +248,17 @@ export async function runNode(connection: DuckDBConnection, runId: string): Prom
     connection,
     sql`SELECT first_seen_ns, object_hash FROM runs WHERE run_id = ${runId}`,
   );
-  if (row === undefined) return undefined;
+  return row === undefined ? undefined : runNodeOf(runId, row.first_seen_ns, row.object_hash);
+}
+
+function runNodeOf(runId: string, firstSeenNs: bigint, objectHash: string | null): ExplainNode {
   return {
     kind: 'run',
     id: runId,
     run_id: runId,
     label: `run ${runId}`,
-    time: formatRfc3339Nanos(row.first_seen_ns),
+    time: formatRfc3339Nanos(firstSeenNs),
     evidence_level: null,
-    object_hash: row.object_hash,
+    object_hash: objectHash,
   };
 }

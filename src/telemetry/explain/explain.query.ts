@@ -13,6 +13,7 @@ import { readRows, sql } from '../../store/sql.js';
 import { evidenceName, typeCode } from '../codes.js';
 import {
   attributionBasis,
+  readAttribution,
   eventNode,
   processNode,
   readEvent,
@@ -156,27 +157,28 @@ async function fromAttributed(
 ): Promise<Trail> {
   if (row.run_id === null || row.tool_call_id === null)
     return stopped(path, 'no binding has claimed this event: it is attributed to no tool call or run');
-  const recorded = await readToolCall(connection, row.run_id, row.tool_call_id);
-  path.push({
-    basis: await attributionBasis(connection, row),
-    node: toolCallNode(row.run_id, row.tool_call_id, recorded),
-  });
-  return toRun(
+  const { recorded, bindingHash, run } = await readAttribution(
     connection,
     row.run_id,
-    path,
-    recorded?.object_hash ?? path[path.length - 1]!.basis.object_hash,
+    row.tool_call_id,
+    row.binding_id,
   );
+  path.push({
+    basis: attributionBasis(row, bindingHash),
+    node: toolCallNode(row.run_id, row.tool_call_id, recorded),
+  });
+  return toRun(connection, row.run_id, path, recorded?.object_hash ?? bindingHash, run ?? null);
 }
 
-/** tool call → run. */
+/** tool call → run (read unless given; null: read and not found). */
 async function toRun(
   connection: DuckDBConnection,
   runId: string,
   path: ExplainStep[],
   heldBy: string | null,
+  known?: ExplainNode | null,
 ): Promise<Trail> {
-  const run = await runNode(connection, runId);
+  const run = known === undefined ? await runNode(connection, runId) : (known ?? undefined);
   if (run === undefined) return stopped(path, `run "${runId}" has no record`);
   const last = path[path.length - 1];
   const recorded = last?.node.kind === 'tool_call' && last.node.object_hash !== null;
