@@ -10,8 +10,12 @@
  * lookup of the same event rows by id in DuckDB. The events form process trees, so explain follows
  * exec lineage as it would on a sensor's events.
  *
- * `--guard` fails the run when verify does not answer `ok`, runs below 0.1x the baseline rate, or
- * an explain does not answer 200.
+ * Last, ingest with sealing and checkpoints on, as a ratio to the same ingest with them off
+ * (PROVD_FAULT_NO_SEALING), in alternating rounds on fresh stores (sealing-cost.ts): 500,000 events
+ * a round (100,000 with --short); target >= 0.9.
+ *
+ * `--guard` fails the run when verify does not answer `ok`, runs below 0.1x the baseline rate, an
+ * explain does not answer 200, or sealed ingest runs below 0.5x unsealed.
  */
 import { hash } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -22,6 +26,7 @@ import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
 import { fillSpool, spoolHoldArgs, spooledContainer } from './support/spooled-store.js';
+import { measureSealingCost } from './support/sealing-cost.js';
 import { fillStoreBySql } from './support/store-fill.js';
 
 const args = new Set(process.argv.slice(2));
@@ -37,6 +42,10 @@ const explainSamples = isShort ? 50 : 200;
 /** Explains before the timed ones (on other events): the first requests after a start pay for JIT and cold buffers. */
 const explainWarmup = 20;
 const explainTargetP99Ms = 20;
+const sealingEvents = isShort ? 100_000 : 500_000;
+const sealingRounds = isShort ? 2 : 3;
+const sealingTargetRatio = 0.9;
+const sealingMinRatio = 0.5;
 const host = describeHost();
 const dataDir = makeDataDir();
 const runId = 'graph-run';
@@ -124,7 +133,34 @@ async function run(): Promise<string[]> {
     await daemon.stop();
   }
   failures.push(...(await explainLatency(path)));
+  failures.push(...(await sealingCost()));
   return [...new Set(failures)];
+}
+
+/** Ingest with sealing on over ingest with it off: the medians of alternating rounds. */
+async function sealingCost(): Promise<string[]> {
+  const { sealed, unsealed } = await measureSealingCost(sealingEvents, sealingRounds);
+  const median = (rates: number[]): number => [...rates].sort((a, b) => a - b)[Math.floor(rates.length / 2)]!;
+  const ratio = Math.round((median(sealed) / median(unsealed)) * 1000) / 1000;
+  process.stdout.write(
+    JSON.stringify({
+      name: 'graph.ingest_sealed',
+      events: sealingEvents,
+      rounds: sealingRounds,
+      events_per_sec: median(sealed),
+      rounds_events_per_sec: sealed,
+      baseline: {
+        name: 'ingest.unsealed',
+        events_per_sec: median(unsealed),
+        rounds_events_per_sec: unsealed,
+      },
+      ratio_to_baseline: ratio,
+      target: { ratio_to_baseline: sealingTargetRatio },
+      target_met: ratio >= sealingTargetRatio,
+      ...host,
+    }) + '\n',
+  );
+  return ratio < sealingMinRatio ? [`sealed ingest ran at ${ratio}x unsealed (< ${sealingMinRatio}x)`] : [];
 }
 
 /** Explain of events spread over a store of `storedForExplain` events, beside DuckDB's own lookup of their rows. */

@@ -38,6 +38,8 @@ export interface Faults {
   commitStallMs: number;
   /** The daemon kills itself (SIGKILL) right after an ingest COMMIT, before answering. */
   killAfterCommit: boolean;
+  /** Events are committed without event_batch objects or checkpoints: benchmarks measure what sealing costs. */
+  noSealing: boolean;
 }
 
 /** The flags of `provd daemon`, as given (all optional). */
@@ -100,6 +102,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
       commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),
       killAfterCommit: env['PROVD_FAULT_KILL_AFTER_COMMIT'] === '1',
+      noSealing: env['PROVD_FAULT_NO_SEALING'] === '1',
     },
     spool: {
       ttlMs: parseDurationMs('--spool-ttl', flags.spoolTtl, defaultSpoolLimits.ttlMs),

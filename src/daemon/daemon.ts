@@ -16,7 +16,7 @@ import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
-import { ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
+import { noSealingCheck, ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
 import { buildHandlers } from './handlers.js';
 import { HttpServer } from './http-server.js';
@@ -48,7 +48,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         spool: config.spool,
         faults: { stallMs: config.faults.commitStallMs, killAfterCommit: config.faults.killAfterCommit },
       },
-      provenance: { signingKeyFile },
+      provenance: { signingKeyFile, sealing: !config.faults.noSealing },
     },
     (error) => failStop(error),
   );
@@ -72,7 +72,10 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const recordCgroupRoot = probeRecordCgroupRoot();
   if (recordCgroupRoot.status === 'unavailable')
     log('warn', 'recorded commands run without a cgroup', { message: recordCgroupRoot.message });
-  const readiness = new ReadinessCheck(store, { record_cgroup: recordCgroupCheck(recordCgroupRoot) });
+  const readiness = new ReadinessCheck(store, {
+    record_cgroup: recordCgroupCheck(recordCgroupRoot),
+    ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
+  });
   const bindingLog = await loadBindingLog(store, state.status === 'ready');
   const pool = createNormalizePool(bindingLog);
   const ingest = new IngestRouter(pool, store, config.spoolDir, {

@@ -9,6 +9,7 @@ import { latestCheckpoint } from './checkpoint.query.js';
 import { Checkpointer } from './checkpoints.js';
 import { listKeys } from './keys.query.js';
 import { assertToolCallFree, writeRecord } from './record/record-store.js';
+import { stopSealing } from './seal-batches.js';
 import { sealLegacyRuns } from './seal-legacy.js';
 import { loadSigningKey } from './signing-key.js';
 import type { EventRecheck } from './verify-events.js';
@@ -20,6 +21,8 @@ import { classifyStoreError } from '../store/store-error.js';
 export interface ProvenanceStoreInit {
   /** The ed25519 private key (PEM file) checkpoints are signed with; checked by the daemon at start. */
   signingKeyFile: string;
+  /** False only under PROVD_FAULT_NO_SEALING: no event_batch objects, no checkpoints. */
+  sealing: boolean;
 }
 
 /** What other domains lend the provenance module, wired by the store worker. */
@@ -38,7 +41,11 @@ export async function startProvenanceStore(
   await sealLegacyRuns(writer, writes);
   const key = loadSigningKey(init.signingKeyFile);
   const checkpointer = new Checkpointer(writer, writes, key);
-  checkpointer.start();
+  if (init.sealing) checkpointer.start();
+  else {
+    stopSealing();
+    log('warn', 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed');
+  }
   /** Writes the run's due checkpoint, so what is read next covers everything committed before. */
   const checkpointFirst = (run: string): Promise<number> => writes.run(() => checkpointer.writeDue([run]));
   const queries: QueryHandlers<ProvenanceQueries> = {

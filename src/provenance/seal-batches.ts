@@ -18,10 +18,18 @@ export interface DigestRow {
   seqTo: bigint;
 }
 
+/** Off only under PROVD_FAULT_NO_SEALING (one store thread per process: set once at its start). */
+let sealing = true;
+
+/** Digests are inserted from now on without event_batch objects, so benchmarks can measure sealing's cost. */
+export function stopSealing(): void {
+  sealing = false;
+}
+
 /** Inserts digest rows, stamped now, and seals those of runs into their runs' event_batch chains. */
 export async function insertDigests(connection: DuckDBConnection, rows: readonly DigestRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const ofRuns = rows.filter((row) => row.runId !== null && row.events > 0);
+  const ofRuns = sealing ? rows.filter((row) => row.runId !== null && row.events > 0) : [];
   const sealed = await appendToChains(
     connection,
     ofRuns.map((row) => ({

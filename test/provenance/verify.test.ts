@@ -202,6 +202,19 @@ describe('GET /v1/graph/verify', function () {
     assert.deepEqual(kinds(after.body), ['batch_root_mismatch', 'event_hash_mismatch']);
   });
 
+  it('under PROVD_FAULT_NO_SEALING says so in health, and the run fails verify with its events unsealed', async function () {
+    const daemon = await fixture.start({ env: { PROVD_FAULT_NO_SEALING: '1' } });
+    await bind(daemon.url, { run_id: run, tool_call_id: 'tc-v', cgroup_id: '777' });
+    assert.equal((await ingest(daemon.url, lines(4, 1), 'native')).status, 200);
+    const health = await request(daemon.url, '/v1/health');
+    const checks = health.body['checks'] as Record<string, { status: string; message: string }>;
+    assert.equal(checks['sealing']?.status, 'unavailable');
+    assert.match(checks['sealing']?.message ?? '', /PROVD_FAULT_NO_SEALING/);
+    const { body } = await verify(daemon.url);
+    assert.equal(body['status'], 'failed');
+    assert.deepEqual(kinds(body), ['unsealed_event']);
+  });
+
   it('rehashes in DuckDB exactly as ingest hashed, for every real producer line and hostile text', async function () {
     const daemon = await fixture.start();
     const hostile = [
