@@ -349,10 +349,13 @@ describe('GET /v1/timeline', function () {
       line({ timestamp: at(60), pid: 40, tgid: 40, cgroup_id: '850' }),
     ];
     assert.equal((await ingest(daemon.url, lines.join('\n'), 'native')).status, 200);
-    // no binding leaves a run's event without a tool call; a store can still hold one
+    // no binding leaves a run's event without a tool call; a store can still hold one. The process
+    // rollup is kept at write time: emptied, it is rolled up again from the events at start
     await assertStopsCleanly(daemon);
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (db) => {
       await db.run("UPDATE events SET tool_call_id = NULL, binding_id = NULL WHERE cgroup_id = '801'");
+      await db.run('DELETE FROM timeline_processes');
+      await db.run('DELETE FROM timeline_process_types');
     });
     const restarted = await fixture.start();
 

@@ -1,17 +1,19 @@
 /**
- * GET /v1/timeline?view=causality in the store actor: a run's causality tree. DuckDB aggregates the
- * events into one row per (tool call, process) and type (causality-facts.ts), and picks each shown
- * process's first events; JS only nests those rows (process-lineage.ts) and applies the bounds.
+ * GET /v1/timeline?view=causality in the store actor: a run's causality tree. It reads the process
+ * rollup kept at write time (process-rollup.ts): one row per (tool call, process) with its counts by
+ * type and first events (causality-facts.ts), never the run's events; JS only nests those rows
+ * (process-lineage.ts) and applies the bounds.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { requireRun } from '../../provenance/run-exists.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { list, raw, readRows, sql } from '../../store/sql.js';
-import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
+import { list, readRows, sql } from '../../store/sql.js';
+import { eventJson, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
 import { toolCallOf, type TimelineToolCall, type ToolCallRow } from './context-records.js';
 import { processKey, readToolCalls, type ProcessFacts, type ToolCallFacts } from './causality-facts.js';
 import { addCounts, addEvents, noEvents, subtractCounts } from './event-counts.js';
+import { rolledUpEvents } from './process-rollup.js';
 import { buildLineage, type LineageNode } from './process-lineage.js';
 import type {
   CausalityBounds,
@@ -31,7 +33,7 @@ export const causalityBounds: CausalityBounds = {
   tool_calls: 50,
   processes_per_parent: 100,
   process_depth: 32,
-  events_per_process: 20,
+  events_per_process: rolledUpEvents,
 };
 
 /** The TimelineCausality body of a run, as JSON text. */
@@ -104,7 +106,7 @@ function flatten(nodes: readonly LineageNode<ProcessFacts>[]): ProcessFacts[] {
   return nodes.flatMap((node) => [node.item, ...flatten(node.children)]);
 }
 
-/** The first events of each shown process (by capture time, then position), by process key. */
+/** The first events of each shown process (by capture time, then position), by process key: kept in its rollup row. */
 async function readFirstEvents(
   connection: DuckDBConnection,
   run: string,
@@ -113,29 +115,27 @@ async function readFirstEvents(
   const events = new Map<string, TelemetryEvent[]>();
   if (shown.length === 0) return events;
   const pairs = sql`SELECT unnest(${list(
-    shown.map((process) => process.toolCallId),
+    shown.map((process) => process.toolCallId ?? ''),
     VARCHAR,
   )}) AS tool_call_id, unnest(${list(
-    shown.map((process) => (process.tgid === null ? null : BigInt(process.tgid))),
+    shown.map((process) => BigInt(process.tgid ?? -1)),
     BIGINT,
   )}) AS tgid`;
-  const rows = await readRows<EventJsonRow>(
+  const rows = await readRows<{
+    tool_call_id: string | null;
+    tgid: number | null;
+    first_events: EventJsonRow[];
+  }>(
     connection,
-    sql`WITH picked AS (
-          SELECT unnest(first) AS seq FROM (
-            SELECT min_by(e.seq, struct_pack(t := e.time_ns, s := e.seq), ${causalityBounds.events_per_process}) AS first
-            FROM events e JOIN (${pairs}) shown
-              ON e.tool_call_id IS NOT DISTINCT FROM shown.tool_call_id
-              AND coalesce(e.tgid, e.pid) IS NOT DISTINCT FROM shown.tgid
-            WHERE e.run_id = ${run} GROUP BY e.tool_call_id, coalesce(e.tgid, e.pid)))
-        SELECT ${raw(eventJsonColumns)} FROM events
-        WHERE run_id = ${run} AND seq IN (SELECT seq FROM picked) ORDER BY time_ns, seq`,
+    sql`SELECT nullif(p.tool_call_id, '') AS tool_call_id, CAST(nullif(p.tgid, -1) AS UINTEGER) AS tgid,
+          p.first_events
+        FROM timeline_processes p SEMI JOIN (${pairs}) shown
+          ON p.tool_call_id = shown.tool_call_id AND p.tgid = shown.tgid
+        WHERE p.run_id = ${run}`,
   );
   for (const row of rows) {
-    const key = processKey(row.tool_call_id, row.tgid ?? row.pid);
-    const list = events.get(key) ?? [];
-    list.push(JSON.parse(eventJson(row)) as TelemetryEvent);
-    events.set(key, list);
+    const first = row.first_events.map((event) => JSON.parse(eventJson(event)) as TelemetryEvent);
+    events.set(processKey(row.tool_call_id, row.tgid), first);
   }
   return events;
 }
