@@ -1,8 +1,9 @@
 /**
  * Timeline benchmark (`npm run bench:timeline`; `npm run bench:guard` runs it with --short --guard):
  * GET /v1/timeline pages of one run holding 10,000,000 events (100,000 with --short), at its start
- * and deep into it, and the causality tree once. The baseline, in the same run, is a page of the
- * same size of GET /v1/telemetry/events: one keyset page over the same rows, without the merge.
+ * and deep into it, and the causality tree, each with p50, p99 and whether p99 meets the 20 ms
+ * target. The baseline of a page, in the same run, is a page of the same size of GET
+ * /v1/telemetry/events: one keyset page over the same rows, without the merge.
  *
  * `--guard` fails the run when a timeline page takes more than 10x the baseline page.
  */
@@ -19,6 +20,9 @@ const isGuard = args.has('--guard');
 const events = isShort ? 100_000 : 10_000_000;
 const deadlineMs = isShort ? 120_000 : 900_000;
 const repeats = 7;
+const treeRepeats = 21;
+/** The latency target of every timeline answer at 10M events (reported, never a failure: times vary by host). */
+const targetP99Ms = 20;
 const maxRatio = 10;
 const host = describeHost();
 const dataDir = makeDataDir();
@@ -55,10 +59,14 @@ async function seed(daemon: RunningDaemon): Promise<void> {
   await post('/v1/telemetry/ingest?format=native', lines.join('\n'));
 }
 
-/** p50 and p99 of `repeats` GETs of `path`; fails unless every answer is 200. */
-async function measure(daemon: RunningDaemon, path: string): Promise<{ p50: number; p99: number }> {
+/** p50 and p99 of `times` GETs of `path`; fails unless every answer is 200. */
+async function measure(
+  daemon: RunningDaemon,
+  path: string,
+  times = repeats,
+): Promise<{ p50: number; p99: number }> {
   const ms: number[] = [];
-  for (let i = 0; i < repeats; i++) {
+  for (let i = 0; i < times; i++) {
     const started = performance.now();
     const answer = await fetch(daemon.url + path);
     await answer.arrayBuffer();
@@ -111,6 +119,8 @@ async function run(): Promise<string[]> {
         p99_ms: page.p99,
         baseline_events_page_p50_ms: base.p50,
         ratio_to_baseline: Math.round(ratio * 1000) / 1000,
+        target_p99_ms: targetP99Ms,
+        target_met: page.p99 <= targetP99Ms,
         repeats,
         ...host,
       };
@@ -118,12 +128,18 @@ async function run(): Promise<string[]> {
       if (ratio > maxRatio)
         failures.push(`${name} took ${result.ratio_to_baseline}x the events page (> ${maxRatio}x)`);
     }
-    const started = performance.now();
-    const tree = await fetch(`${daemon.url}${timeline}&view=causality`);
-    await tree.arrayBuffer();
-    if (tree.status !== 200) failures.push(`the causality view answered HTTP ${tree.status}`);
-    const treeMs = Math.round((performance.now() - started) * 10) / 10;
-    process.stdout.write(JSON.stringify({ name: 'timeline.causality', events, ms: treeMs, ...host }) + '\n');
+    const tree = await measure(daemon, `${timeline}&view=causality`, treeRepeats);
+    const result = {
+      name: 'timeline.causality',
+      events,
+      p50_ms: tree.p50,
+      p99_ms: tree.p99,
+      target_p99_ms: targetP99Ms,
+      target_met: tree.p99 <= targetP99Ms,
+      repeats: treeRepeats,
+      ...host,
+    };
+    process.stdout.write(JSON.stringify(result) + '\n');
   } finally {
     await daemon.stop();
   }

@@ -4,11 +4,13 @@
  * past every existing position and `time_ns` past the whole existing time range (by whole minutes,
  * so 10 s and 60 s window buckets line up), and gets fresh ids; the windows rows are copied with the
  * same shift, so window queries see what ingesting the copies would have produced, and so are the
- * spool's settled ranges (copies get ids `<batch>~<k>.<index>`). The `time` text
+ * spool's settled ranges (copies get ids `<batch>~<k>.<index>`); the timeline's process rollup is
+ * rebuilt over every copy. The `time` text
  * and `event_batches` digests are left as they were: query latency does not read them.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execute, inTransaction, join, raw, sql } from '../../src/store/sql.js';
+import { rebuildProcessRollup } from '../../src/telemetry/timeline/process-rollup.js';
 
 /** What a fill did. */
 export interface StoreFill {
@@ -71,6 +73,8 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
               time_to_ns + r.k * ${shiftNs} FROM settled_ranges, range(1, ${copies + 1}) r(k)`,
         );
       });
+      // the copies join their processes' rows, as ingesting them would have
+      await rebuildProcessRollup(connection);
       await connection.run('CHECKPOINT');
     }
     return {

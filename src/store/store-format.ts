@@ -24,6 +24,8 @@ export const requiredTables = [
   'signing_keys',
   'verify_results',
   'settled_ranges',
+  'timeline_processes',
+  'timeline_process_types',
 ] as const;
 
 /** What a database is, relative to this build. */

@@ -19,6 +19,7 @@ import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
+import { ensureProcessRollup } from './timeline/process-rollup.js';
 import { timelineCausality } from './timeline/timeline-causality.query.js';
 import { listTimeline } from './timeline/timeline-table.query.js';
 import { listWindows } from './windows.query.js';
@@ -73,6 +74,7 @@ export async function startTelemetryStore(
     init.faults,
   );
   await bindings.load();
+  if (await ensureProcessRollup(writer)) log('info', 'rolled up the events of a store from before format 7');
   await spool.start();
   const purgeLedger = (): Promise<unknown> =>
     writes

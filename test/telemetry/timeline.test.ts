@@ -349,10 +349,13 @@ describe('GET /v1/timeline', function () {
       line({ timestamp: at(60), pid: 40, tgid: 40, cgroup_id: '850' }),
     ];
     assert.equal((await ingest(daemon.url, lines.join('\n'), 'native')).status, 200);
-    // no binding leaves a run's event without a tool call; a store can still hold one
+    // no binding leaves a run's event without a tool call; a store can still hold one. The process
+    // rollup is kept at write time: emptied, it is rolled up again from the events at start
     await assertStopsCleanly(daemon);
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (db) => {
       await db.run("UPDATE events SET tool_call_id = NULL, binding_id = NULL WHERE cgroup_id = '801'");
+      await db.run('DELETE FROM timeline_processes');
+      await db.run('DELETE FROM timeline_process_types');
     });
     const restarted = await fixture.start();
 
@@ -411,5 +414,98 @@ describe('GET /v1/timeline', function () {
       [null, { total: 1, by_type: { execve: 1 } }, 30],
     );
     assertConserved(root);
+  });
+
+  it('folds events a late binding claims from the spool into their processes exactly, earlier ones first', async function () {
+    const daemon = await fixture.start();
+    const now = Date.now();
+    const at = (offset: number): string => seconds(now, offset);
+    await bind(daemon.url, { run_id: run, tool_call_id: 'tc-1', cgroup_id: '900', started_at: at(-60) });
+    const line = (fields: Json): string =>
+      nativeLine({ comm: 'worker', pid: 50, tgid: 50, ppid: 7, ...fields });
+    // attributed at ingest: process 50's later events, 24 of them past its first execve
+    const bound = [
+      line({ timestamp: at(-10), cgroup_id: '900', path: '/bin/late', argv: ['late'] }),
+      ...Array.from({ length: 24 }, (_v, i) =>
+        line({ event_type: 'file_open', timestamp: at(-9 + i / 1000), cgroup_id: '900', path: `/b/${i}` }),
+      ),
+    ];
+    assert.equal((await ingest(daemon.url, bound.join('\n'), 'native')).status, 200);
+    // spooled: no binding names cgroup 901 yet; process 50 ran there first, with another parent
+    const spooled = [
+      line({
+        timestamp: at(-30),
+        cgroup_id: '901',
+        ppid: 6,
+        comm: 'first',
+        path: '/bin/first',
+        argv: ['first'],
+      }),
+      ...Array.from({ length: 3 }, (_v, i) =>
+        line({
+          event_type: 'dns_query',
+          timestamp: at(-29 + i),
+          cgroup_id: '901',
+          path: null,
+          query: 'x.test',
+        }),
+      ),
+      line({ timestamp: at(-20), pid: 51, tgid: 51, ppid: 50, cgroup_id: '901', path: '/bin/child' }),
+    ];
+    const pending = await ingest(daemon.url, spooled.join('\n'), 'native');
+    assert.equal(pending.body['pending'], 5, JSON.stringify(pending.body));
+    const before = (await timeline(daemon.url, `run=${run}&view=causality`))['root'] as Json;
+    assert.deepEqual(before['counts'], { total: 25, by_type: { execve: 1, file_open: 24 } });
+
+    const claimed = await bind(daemon.url, {
+      run_id: run,
+      tool_call_id: 'tc-1',
+      cgroup_id: '901',
+      started_at: at(-60),
+    });
+    assert.equal(claimed['recorrelated'], 5, JSON.stringify(claimed));
+    const body = await timeline(daemon.url, `run=${run}&view=causality`);
+    const root = body['root'] as Json;
+    assert.deepEqual(root['counts'], { total: 30, by_type: { execve: 3, file_open: 24, dns_query: 3 } });
+    const [call] = root['children'] as Json[];
+    assert.deepEqual(
+      [call!['tool_call_id'], call!['bindings'], call!['first_event']],
+      ['tc-1', 2, nanos(at(-30))],
+    );
+    const [first] = call!['children'] as Json[];
+    // its first event is now the one claimed late: ppid, comm, binary and argv are that execve's
+    assert.deepEqual(
+      [
+        first!['tgid'],
+        first!['ppid'],
+        first!['comm'],
+        first!['binary'],
+        first!['argv'],
+        first!['first_event'],
+      ],
+      [50, 6, 'first', '/bin/first', ['first'], nanos(at(-30))],
+    );
+    assert.deepEqual(first!['counts'], { total: 29, by_type: { execve: 2, dns_query: 3, file_open: 24 } });
+    const listed = first!['events'] as Json[];
+    assert.deepEqual(
+      listed.slice(0, 6).map((event) => event['type']),
+      ['execve', 'dns_query', 'dns_query', 'dns_query', 'execve', 'file_open'],
+    );
+    assert.equal(listed.length, 20);
+    assert.deepEqual(first!['omitted_events'], { total: 9, by_type: { file_open: 9 } });
+    assert.deepEqual(
+      (first!['children'] as Json[]).map((child) => [child['tgid'], child['counts']]),
+      [[51, { total: 1, by_type: { execve: 1 } }]],
+    );
+    assertConserved(root);
+
+    // what the store kept at write time is what rolling its events up from scratch gives
+    await assertStopsCleanly(daemon);
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (db) => {
+      await db.run('DELETE FROM timeline_processes');
+      await db.run('DELETE FROM timeline_process_types');
+    });
+    const restarted = await fixture.start();
+    assert.deepEqual(await timeline(restarted.url, `run=${run}&view=causality`), body);
   });
 });

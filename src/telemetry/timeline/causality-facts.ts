@@ -4,7 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows, sql } from '../../store/sql.js';
-import { typeCode, typeName } from '../codes.js';
+import { typeName } from '../codes.js';
 import { addCounts, addEvents, noEvents } from './event-counts.js';
 import type { LineageItem } from './process-lineage.js';
 import type { EventCounts } from './timeline-causality.js';
@@ -94,11 +94,11 @@ export async function readToolCalls(
 }
 
 /**
- * One row per process of the run and tool call, with its events by type. ppid is its first
- * event's; comm, binary and argv its first execve's (comm: its first event's without one).
+ * One row per process of the run and tool call, with its events by type, from the process rollup
+ * (process-rollup.ts). ppid is its first event's that has one; comm its first execve's (else its
+ * first event's) that has one; binary and argv its first execve's.
  */
 async function readProcesses(connection: DuckDBConnection, run: string): Promise<ProcessFacts[]> {
-  const exec = typeCode('execve');
   const facts = await readRows<{
     tool_call_id: string | null;
     tgid: number | null;
@@ -110,12 +110,11 @@ async function readProcesses(connection: DuckDBConnection, run: string): Promise
     argv: string | null;
   }>(
     connection,
-    sql`SELECT tool_call_id, coalesce(tgid, pid) AS tgid, arg_min(ppid, time_ns) AS ppid,
-          min(time_ns) AS first_ns, max(time_ns) AS last_ns,
-          coalesce(arg_min(comm, time_ns) FILTER (WHERE type = ${exec}), arg_min(comm, time_ns)) AS comm,
-          json_extract_string(arg_min(attrs, time_ns) FILTER (WHERE type = ${exec}), '$.path') AS binary,
-          CAST(json_extract(arg_min(attrs, time_ns) FILTER (WHERE type = ${exec}), '$.argv') AS VARCHAR) AS argv
-        FROM events WHERE run_id = ${run} GROUP BY 1, 2 ORDER BY 1, 2`,
+    sql`SELECT nullif(tool_call_id, '') AS tool_call_id, CAST(nullif(tgid, -1) AS UINTEGER) AS tgid,
+          p.ppid.ppid AS ppid, first_ns, last_ns, coalesce(p.exec_comm.comm, p.comm.comm) AS comm,
+          json_extract_string(p.exec.attrs, '$.path') AS binary,
+          CAST(json_extract(p.exec.attrs, '$.argv') AS VARCHAR) AS argv
+        FROM timeline_processes p WHERE run_id = ${run} ORDER BY 1, 2`,
   );
   const byType = await readRows<{
     tool_call_id: string | null;
@@ -124,8 +123,9 @@ async function readProcesses(connection: DuckDBConnection, run: string): Promise
     n: bigint;
   }>(
     connection,
-    sql`SELECT tool_call_id, coalesce(tgid, pid) AS tgid, type, count(*) AS n
-        FROM events WHERE run_id = ${run} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    sql`SELECT nullif(tool_call_id, '') AS tool_call_id, CAST(nullif(tgid, -1) AS UINTEGER) AS tgid, type,
+          events AS n
+        FROM timeline_process_types WHERE run_id = ${run} ORDER BY 1, 2, 3`,
   );
   const processes = new Map<string, ProcessFacts>();
   for (const row of facts) {

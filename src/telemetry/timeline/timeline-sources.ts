@@ -6,7 +6,8 @@
  * GET /v1/telemetry/events writes it.
  */
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { raw, sql, type Statement } from '../../store/sql.js';
+import { BIGINT } from '@duckdb/node-api';
+import { list, raw, sql, type Statement } from '../../store/sql.js';
 import { evidenceName, typeName } from '../codes.js';
 import { eventJson, eventJsonColumns, type EventAttrs, type EventJsonRow } from '../event-json.js';
 import {
@@ -53,6 +54,11 @@ export interface TimelineSource {
    * the limit keeps (measured: half the time of the wrapped form at 10M events).
    */
   select(run: string): Statement;
+  /**
+   * For a source whose `select` names only the key: the rows `keys` name, whole, in key order
+   * (`keys` are in key order and span [first, last] in time).
+   */
+  widen?(run: string, keys: readonly SourceKey[]): Statement;
   /** The entry's JSON text (a TimelineEntry). */
   entry(row: SourceKey): string;
 }
@@ -116,7 +122,18 @@ const events: TimelineSource = {
   time: sql`time_ns`,
   tie: sql`seq`,
   integerTie: true,
-  select: (run) => sql`SELECT seq AS tie, ${raw(eventJsonColumns)} FROM events WHERE run_id = ${run}`,
+  // the key first, then only the page's rows whole: a top-N carrying every column reads them for
+  // far more rows than it keeps (at 10M events: 12 ms, against 2 + 2 ms in two steps; list_contains
+  // filters in the scan, where `IN (SELECT unnest(…))` joins: 3.4 ms)
+  select: (run) => sql`SELECT time_ns, seq AS tie FROM events WHERE run_id = ${run}`,
+  widen: (run, keys) =>
+    sql`SELECT seq AS tie, ${raw(eventJsonColumns)} FROM events
+        WHERE run_id = ${run} AND time_ns >= ${keys[0]!.time_ns} AND time_ns <= ${keys[keys.length - 1]!.time_ns}
+          AND list_contains(${list(
+            keys.map((key) => key.tie),
+            BIGINT,
+          )}, seq)
+        ORDER BY time_ns, seq`,
   // written by hand around eventJson, like events.query.ts: keep in step with TimelineEventEntry
   entry(key) {
     const row = key as SourceKey & EventJsonRow;

@@ -39,11 +39,13 @@ export async function listTimeline(
   const after = params.cursor === null ? null : readKeyset(params.cursor, formatVersion, digest);
   const candidates: Ranked[] = [];
   for (const [rank, source] of timelineSources.entries()) {
-    const rows = await readRows<SourceKey>(
+    let rows = await readRows<SourceKey>(
       connection,
       sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
           ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`,
     );
+    if (source.widen !== undefined && rows.length > 0)
+      rows = await readRows<SourceKey>(connection, source.widen(params.run, rows));
     for (const row of rows) candidates.push({ ...row, rank });
   }
   // each source is in key order already: a stable sort on (time, rank) keeps its ties as SQL sorted them
