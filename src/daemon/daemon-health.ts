@@ -127,7 +127,8 @@ function judge(report: StoreHealthReport): DaemonHealth {
 /** Whether POST /v1/record can give each command its own cgroup. */
 export const noSealingCheck: HealthCheck = {
   status: 'unavailable',
-  message: 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed, so runs fail verify',
+  message:
+    'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed, so runs fail verify',
 };
 
 /** Whether recorded commands get a cgroup of their own. */
