@@ -1,8 +1,9 @@
 -- 007: the causality view's per-process rollup of a run's events, kept at write time so the view
 -- reads one row per process instead of every event of the run (src/telemetry/timeline/process-rollup.ts).
 -- A row covers the events of one run, tool call and process (tgid, else pid) that joined the run:
--- at commit, or when a binding claimed them from the spool. Stores from before this format are
--- rolled up from their events when the daemon starts.
+-- at commit, or when a binding claimed them from the spool. The rollup is folded in behind the
+-- commits: timeline_rollup_mark holds the position up to which it covers the events, so a store
+-- from before this format starts at 0 and is folded in whole.
 
 CREATE TABLE timeline_processes (
   run_id          VARCHAR NOT NULL,
@@ -37,3 +38,7 @@ CREATE TABLE timeline_process_types (
   events          BIGINT NOT NULL,
   PRIMARY KEY (run_id, tool_call_id, tgid, type)
 );
+
+-- Positions below through_seq are folded into the two tables above; one row.
+CREATE TABLE timeline_rollup_mark (through_seq BIGINT NOT NULL);
+INSERT INTO timeline_rollup_mark VALUES (0);

@@ -26,6 +26,7 @@ export const requiredTables = [
   'settled_ranges',
   'timeline_processes',
   'timeline_process_types',
+  'timeline_rollup_mark',
 ] as const;
 
 /** What a database is, relative to this build. */

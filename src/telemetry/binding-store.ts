@@ -21,7 +21,6 @@ import { addCounters } from './producer-counters.js';
 import { pendingRowColumns, recorrelate, type PendingRow, type SettledEvent } from './recorrelate.js';
 import { WindowDeltas } from './window-deltas.js';
 import { addWindows } from './window-upsert.js';
-import { rollUpEvents } from './timeline/process-rollup.js';
 
 /**
  * Settled events read back at a time to count them into windows and digests. Between chunks the
@@ -158,8 +157,7 @@ export class BindingStore {
 
   /**
    * Counts events that just joined their runs at positions [seqBase, seqBase + count) into windows,
-   * digests (one per run and chunk), the timeline's process rollup and the spool's `correlated`
-   * counter, a chunk at a time.
+   * digests (one per run and chunk) and the spool's `correlated` counter, a chunk at a time.
    */
   private async account(seqBase: bigint, count: number): Promise<void> {
     const deltas = new WindowDeltas();
@@ -206,7 +204,6 @@ export class BindingStore {
             WHERE seq >= ${seqBase} AND seq < ${end}) GROUP BY batch`,
     );
     await addWindows(this.connection, deltas.list());
-    await rollUpEvents(this.connection, seqBase, end);
     await addCounters(this.connection, [{ source: 'spool', counter: 'correlated', value: count }]);
   }
 }

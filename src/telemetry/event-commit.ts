@@ -22,7 +22,6 @@ import type { IngestLedger } from './ingest-ledger.js';
 import { insertDigests } from '../provenance/seal-batches.js';
 import { addCounters } from './producer-counters.js';
 import { recordReportedGaps } from './reported-gaps.js';
-import { rollUpEvents } from './timeline/process-rollup.js';
 import { addWindows } from './window-upsert.js';
 
 /** One request waiting for, or in, a commit. */
@@ -203,7 +202,6 @@ export class EventCommitter {
     if (loads.length > 0) await execute(this.connection, insertEvents(loads, seqBase));
     // advance now: settling spooled rows later in this transaction takes positions after these
     this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
-    await rollUpEvents(this.connection, seqBase, this.nextSeq);
     await addWindows(
       this.connection,
       batches.flatMap((batch) => batch.windows),

@@ -19,7 +19,7 @@ import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
-import { ensureProcessRollup } from './timeline/process-rollup.js';
+import { ProcessRollup } from './timeline/process-rollup.js';
 import { timelineCausality } from './timeline/timeline-causality.query.js';
 import { listTimeline } from './timeline/timeline-table.query.js';
 import { listWindows } from './windows.query.js';
@@ -74,7 +74,8 @@ export async function startTelemetryStore(
     init.faults,
   );
   await bindings.load();
-  if (await ensureProcessRollup(writer)) log('info', 'rolled up the events of a store from before format 7');
+  const rollup = new ProcessRollup(writer, writes, () => committer.endSeq);
+  await rollup.start();
   await spool.start();
   const purgeLedger = (): Promise<unknown> =>
     writes
@@ -107,7 +108,10 @@ export async function startTelemetryStore(
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
     summary: (params) => summarizeRun(context.reader(), params),
     timeline_table: (params) => listTimeline(context.reader(), params, context.formatVersion),
-    timeline_causality: (params) => timelineCausality(context.reader(), params),
+    timeline_causality: async (params) => {
+      await rollup.catchUp();
+      return timelineCausality(context.reader(), params);
+    },
   };
   return {
     name: 'telemetry',
@@ -117,6 +121,7 @@ export async function startTelemetryStore(
       return { spool: spool.stats, events_seen: seen.length > 0 };
     },
     stop() {
+      rollup.stop();
       spool.stop();
       clearInterval(purge);
     },

@@ -350,12 +350,13 @@ describe('GET /v1/timeline', function () {
     ];
     assert.equal((await ingest(daemon.url, lines.join('\n'), 'native')).status, 200);
     // no binding leaves a run's event without a tool call; a store can still hold one. The process
-    // rollup is kept at write time: emptied, it is rolled up again from the events at start
+    // rollup is folded in behind the commits: emptied, with its mark back at 0, it is folded in again
     await assertStopsCleanly(daemon);
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (db) => {
       await db.run("UPDATE events SET tool_call_id = NULL, binding_id = NULL WHERE cgroup_id = '801'");
       await db.run('DELETE FROM timeline_processes');
       await db.run('DELETE FROM timeline_process_types');
+      await db.run('UPDATE timeline_rollup_mark SET through_seq = 0');
     });
     const restarted = await fixture.start();
 
@@ -499,11 +500,12 @@ describe('GET /v1/timeline', function () {
     );
     assertConserved(root);
 
-    // what the store kept at write time is what rolling its events up from scratch gives
+    // what the store folded in as events came is what rolling them up from scratch gives
     await assertStopsCleanly(daemon);
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (db) => {
       await db.run('DELETE FROM timeline_processes');
       await db.run('DELETE FROM timeline_process_types');
+      await db.run('UPDATE timeline_rollup_mark SET through_seq = 0');
     });
     const restarted = await fixture.start();
     assert.deepEqual(await timeline(restarted.url, `run=${run}&view=causality`), body);

@@ -1,12 +1,18 @@
 /**
- * The causality view's process rollup (sql/007_timeline_processes.sql), kept by the store actor in
- * the transaction that puts events into a run: at commit, and when a binding settles spooled events.
+ * The causality view's process rollup (sql/007_timeline_processes.sql), folded in by the store actor
+ * behind the commits, never inside them: ingest is the hot path. A persisted mark says up to which
+ * position the run events are folded in; positions are handed out once and in order (a late-claimed
+ * event gets a new one when it joins its run), so every event is folded exactly once. The rollup
+ * catches up while ingest is idle, a bounded chunk per second, and whole before the view reads it.
  * Every part of a row merges (sums, earliest by (time_ns, seq), the first events of two lists), so
  * events that join a run late, at any time, fold into their process's row exactly as if they had
  * come first; the view then reads one row per process, never the run's events.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { log } from '../../shared/log.js';
 import { execute, inTransaction, raw, readRows, sql, type Statement } from '../../store/sql.js';
+import { classifyStoreError } from '../../store/store-error.js';
+import type { WriteQueue } from '../../store/write-queue.js';
 import { typeCode } from '../codes.js';
 import { eventJsonColumns } from '../event-json.js';
 
@@ -50,35 +56,77 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
   );
 }
 
-/**
- * Folds the events at positions [seqFrom, seqTo) that belong to a run into the rollup; call in the
- * transaction that gave them those positions (positions are handed out once, so none is counted twice).
- */
-export function rollUpEvents(connection: DuckDBConnection, seqFrom: bigint, seqTo: bigint): Promise<void> {
-  if (seqFrom >= seqTo) return Promise.resolve();
-  return rollUp(connection, sql`seq >= ${seqFrom} AND seq < ${seqTo}`);
+/** Positions folded per idle tick: a bounded stay in the write queue. */
+const idleChunk = 500_000n;
+const tickMs = 1000;
+
+/** Keeps the rollup caught up with the events committed before `endSeq()`. */
+export class ProcessRollup {
+  private mark = 0n;
+  private endAtLastTick = -1n;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly writes: WriteQueue,
+    /** The next position to be handed out: every one before it is committed or never used. */
+    private readonly endSeq: () => bigint,
+  ) {}
+
+  /** Reads the mark, then catches up a chunk each second in which nothing was committed. */
+  async start(): Promise<void> {
+    const [row] = await readRows<{ through_seq: bigint }>(
+      this.connection,
+      sql`SELECT through_seq FROM timeline_rollup_mark`,
+    );
+    this.mark = row?.through_seq ?? 0n;
+    const tick = (): Promise<unknown> =>
+      this.writes
+        .run(async () => {
+          const end = this.endSeq();
+          const idle = end === this.endAtLastTick;
+          this.endAtLastTick = end;
+          if (idle) await this.foldUpTo(end < this.mark + idleChunk ? end : this.mark + idleChunk);
+        })
+        .catch((error: unknown) => {
+          log('warn', 'folding events into the process rollup failed; it runs again in a second', {
+            error: classifyStoreError(error),
+          });
+        });
+    this.timer = setInterval(() => void tick(), tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Folds in every committed event not yet in the rollup; call before reading it. */
+  catchUp(): Promise<void> {
+    return this.writes.run(() => this.foldUpTo(this.endSeq()));
+  }
+
+  /** Folds positions [mark, to) in, and moves the mark, in one transaction; call in the write queue. */
+  private async foldUpTo(to: bigint): Promise<void> {
+    if (to <= this.mark) return;
+    const from = this.mark;
+    await inTransaction(this.connection, async () => {
+      await rollUp(this.connection, sql`seq >= ${from} AND seq < ${to}`);
+      await execute(this.connection, sql`UPDATE timeline_rollup_mark SET through_seq = ${to}`);
+    });
+    this.mark = to;
+  }
 }
 
-/** Rolls up every run event again from scratch, in one transaction. */
+/** Rolls up every run event again from scratch, in one transaction (a store grown in SQL). */
 export async function rebuildProcessRollup(connection: DuckDBConnection): Promise<void> {
   await inTransaction(connection, async () => {
     await execute(connection, sql`DELETE FROM timeline_processes`);
     await execute(connection, sql`DELETE FROM timeline_process_types`);
     await rollUp(connection, sql`TRUE`);
+    await execute(
+      connection,
+      sql`UPDATE timeline_rollup_mark SET through_seq = (SELECT coalesce(max(seq) + 1, 0) FROM events)`,
+    );
   });
-}
-
-/**
- * At start: a store whose runs hold events but whose rollup is empty was written before the rollup
- * existed (format 6 and older), and is rolled up whole. Returns whether it was.
- */
-export async function ensureProcessRollup(connection: DuckDBConnection): Promise<boolean> {
-  const [state] = await readRows<{ due: boolean }>(
-    connection,
-    sql`SELECT EXISTS (SELECT 1 FROM events WHERE run_id IS NOT NULL)
-          AND NOT EXISTS (SELECT 1 FROM timeline_processes) AS due`,
-  );
-  if (!state!.due) return false;
-  await rebuildProcessRollup(connection);
-  return true;
 }
