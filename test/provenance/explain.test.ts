@@ -127,6 +127,43 @@ describe('GET /v1/graph/explain', function () {
     assert.deepEqual(run.body['path'], []);
   });
 
+  it('finds the same lineage whether the process rollup has folded the events in or not', async function () {
+    await storeRun();
+    const before = await explain(daemon, `event=${fileEventId}`);
+    // the causality view folds every committed event into the rollup before it reads
+    const causality = await request(daemon.url, '/v1/timeline?run=run-e&view=causality', { headers: auth });
+    assert.equal(causality.status, 200);
+    const after = await explain(daemon, `event=${fileEventId}`);
+    assert.deepEqual(after.body, before.body);
+    // an event of cat committed past the rollup's mark still leads to cat's exec, and bash's
+    const later = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: nativeLine({
+        event_type: 'file_write',
+        timestamp: '2026-01-01T00:00:04Z',
+        pid: 11,
+        tgid: 11,
+        ppid: 10,
+        comm: 'cat',
+        path: '/tmp/out',
+      }),
+    });
+    assert.equal(later.body['accepted'], 1);
+    const events = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_write', {
+      headers: auth,
+    });
+    const writeId = String((events.body['events'] as Record<string, unknown>[])[0]!['id']);
+    const { body } = await explain(daemon, `event=${writeId}`);
+    assert.deepEqual(shape(body), [
+      'performed_by/process_identity -> process 11',
+      'child_of/exec_lineage -> process 10',
+      'attributed_to/cgroup -> tool_call tc-e',
+      'part_of/binding -> run run-e',
+    ]);
+    assert.equal((body['path'] as Step[])[0]!.node['label'], 'process 11 cat: cat /etc/hosts');
+  });
+
   it('explains a recorded artifact and file effect through their tool call', async function () {
     daemon = await fixture.start({ authToken: token });
     const work = mkdtempSync(join(tmpdir(), 'provd-explain-'));

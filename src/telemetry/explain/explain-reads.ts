@@ -4,13 +4,16 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { raw, readRows, sql } from '../../store/sql.js';
+import { raw, readRows, sql, type Statement } from '../../store/sql.js';
 import { evidenceName, methodName, typeCode } from '../codes.js';
 import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
 import type { ExplainBasis, ExplainNode } from './explain-result.js';
 
 /** An event row with its keyset position and the event_batch object that seals it (null: none). */
 export type EventRow = EventJsonRow & { seq: bigint; sealed_by: string | null };
+
+/** An event row before its sealing batch is looked up. */
+type UnsealedRow = Omit<EventRow, 'sealed_by'>;
 
 const eventRowColumns = raw(`${eventJsonColumns}, seq`);
 
@@ -20,7 +23,7 @@ const eventRowColumns = raw(`${eventJsonColumns}, seq`);
  */
 async function sealed(
   connection: DuckDBConnection,
-  row: Omit<EventRow, 'sealed_by'> | undefined,
+  row: UnsealedRow | undefined,
 ): Promise<EventRow | undefined> {
   if (row === undefined) return undefined;
   if (row.run_id === null) return { ...row, sealed_by: null };
@@ -34,7 +37,6 @@ async function sealed(
 
 /** How far back the exec of a process is looked for first (then without a bound). */
 const recentExecNs = 3_600_000_000_000n;
-const noLowerBound = -(2n ** 63n);
 
 const execve = typeCode('execve');
 
@@ -53,7 +55,7 @@ export async function readEvent(connection: DuckDBConnection, id: string): Promi
         UNION ALL SELECT false, time_from_ns, time_to_ns FROM settled_ranges WHERE batch_id = ${batch}`,
   );
   for (const { committed, from, to } of where) {
-    const [row] = await readRows<Omit<EventRow, 'sealed_by'>>(
+    const [row] = await readRows<UnsealedRow>(
       connection,
       committed
         ? sql`SELECT ${eventRowColumns} FROM events WHERE seq BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`
@@ -61,7 +63,7 @@ export async function readEvent(connection: DuckDBConnection, id: string): Promi
     );
     if (row !== undefined) return sealed(connection, row);
   }
-  const [row] = await readRows<Omit<EventRow, 'sealed_by'>>(
+  const [row] = await readRows<UnsealedRow>(
     connection,
     sql`SELECT ${eventRowColumns} FROM events WHERE id = ${id} LIMIT 1`,
   );
@@ -70,7 +72,10 @@ export async function readEvent(connection: DuckDBConnection, id: string): Promi
 
 /**
  * The exec that started process `tgid` of the run (the latest at or before `beforeNs`), else its
- * latest event. The last hour is searched first, so zone maps on time_ns skip the rest of a long run.
+ * latest event. In a run, the process rollup (timeline/process-rollup.ts) says when its events lie,
+ * so zone maps on time_ns skip the rest of a long run and a process the run never saw costs no scan
+ * (the events committed past the rollup's mark are looked at apart). Outside a run, the last hour
+ * is searched first, then the whole store.
  */
 export async function readProcessEvent(
   connection: DuckDBConnection,
@@ -78,20 +83,39 @@ export async function readProcessEvent(
   tgid: number,
   beforeNs: bigint,
 ): Promise<EventRow | undefined> {
-  const read = async (fromNs: bigint | null): Promise<Omit<EventRow, 'sealed_by'> | undefined> => {
-    const [row] = await readRows<Omit<EventRow, 'sealed_by'>>(
+  const read = async (where: Statement): Promise<UnsealedRow | undefined> => {
+    const [row] = await readRows<UnsealedRow>(
       connection,
       sql`SELECT ${eventRowColumns} FROM events
-          WHERE run_id IS NOT DISTINCT FROM ${runId} AND tgid = ${tgid} AND time_ns <= ${beforeNs}
-            AND time_ns >= ${fromNs ?? noLowerBound}
+          WHERE run_id IS NOT DISTINCT FROM ${runId} AND tgid = ${tgid} AND time_ns <= ${beforeNs} AND ${where}
           ORDER BY (type = ${execve}) DESC, time_ns DESC LIMIT 1`,
     );
     return row;
   };
-  const recent = await read(beforeNs - recentExecNs);
-  // a recent event of the process, but no recent exec: its exec may lie further back
-  if (recent !== undefined && recent.type === execve) return sealed(connection, recent);
-  return sealed(connection, (await read(null)) ?? recent);
+  if (runId === null) {
+    const recent = await read(sql`time_ns >= ${beforeNs - recentExecNs}`);
+    // a recent event of the process, but no recent exec: its exec may lie further back
+    if (recent?.type === execve) return sealed(connection, recent);
+    return sealed(connection, (await read(sql`true`)) ?? recent);
+  }
+  const [span] = await readRows<{ mark: bigint; first_ns: bigint | null; last_ns: bigint | null }>(
+    connection,
+    sql`SELECT (SELECT through_seq FROM timeline_rollup_mark) AS mark, min(first_ns) AS first_ns,
+          max(last_ns) AS last_ns FROM timeline_processes WHERE run_id = ${runId} AND tgid = ${tgid}`,
+  );
+  const { mark, first_ns: firstNs, last_ns: lastNs } = span!;
+  const candidates = [await read(sql`seq >= ${mark}`)];
+  if (firstNs !== null && firstNs <= beforeNs)
+    candidates.push(await read(sql`time_ns BETWEEN ${firstNs} AND ${lastNs}`));
+  return sealed(connection, latestExecFirst(candidates));
+}
+
+/** The candidate the reads' own order puts first: an exec before any other event, then the latest. */
+function latestExecFirst(candidates: readonly (UnsealedRow | undefined)[]): UnsealedRow | undefined {
+  const isExec = (row: UnsealedRow): number => (row.type === execve ? 1 : 0);
+  return candidates
+    .filter((row): row is UnsealedRow => row !== undefined)
+    .sort((a, b) => isExec(b) - isExec(a) || (b.time_ns > a.time_ns ? 1 : b.time_ns < a.time_ns ? -1 : 0))[0];
 }
 
 function parseEvent(row: EventRow): TelemetryEvent {
