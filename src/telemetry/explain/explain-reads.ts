@@ -35,8 +35,10 @@ async function sealed(
   return { ...row, sealed_by: batch?.object_hash ?? null };
 }
 
-/** How far back the exec of a process is looked for first (then without a bound). */
-const recentExecNs = 3_600_000_000_000n;
+/** How far back the exec of a process is looked for first: most processes act right after their exec. */
+const recentExecNs = 60_000_000_000n;
+/** Outside a run, how far back next (then without a bound). */
+const olderExecNs = 3_600_000_000_000n;
 
 const execve = typeCode('execve');
 
@@ -72,10 +74,10 @@ export async function readEvent(connection: DuckDBConnection, id: string): Promi
 
 /**
  * The exec that started process `tgid` of the run (the latest at or before `beforeNs`), else its
- * latest event. In a run, the process rollup (timeline/process-rollup.ts) says when its events lie,
- * so zone maps on time_ns skip the rest of a long run and a process the run never saw costs no scan
- * (the events committed past the rollup's mark are looked at apart). Outside a run, the last hour
- * is searched first, then the whole store.
+ * latest event. The last minute is searched first, so zone maps on time_ns skip the rest of a long
+ * run. Past it, in a run, the process rollup (timeline/process-rollup.ts) says when the run saw the
+ * process at all (the events committed past the rollup's mark are looked at apart), so a parent
+ * the run never saw costs no scan of the run; outside a run the last hour, then the whole store.
  */
 export async function readProcessEvent(
   connection: DuckDBConnection,
@@ -92,11 +94,13 @@ export async function readProcessEvent(
     );
     return row;
   };
+  const recent = await read(sql`time_ns >= ${beforeNs - recentExecNs}`);
+  // a recent event of the process, but no recent exec: its exec may lie further back
+  if (recent?.type === execve) return sealed(connection, recent);
   if (runId === null) {
-    const recent = await read(sql`time_ns >= ${beforeNs - recentExecNs}`);
-    // a recent event of the process, but no recent exec: its exec may lie further back
-    if (recent?.type === execve) return sealed(connection, recent);
-    return sealed(connection, (await read(sql`true`)) ?? recent);
+    const older = await read(sql`time_ns >= ${beforeNs - olderExecNs}`);
+    if (older?.type === execve) return sealed(connection, older);
+    return sealed(connection, (await read(sql`true`)) ?? older ?? recent);
   }
   const [span] = await readRows<{ mark: bigint; first_ns: bigint | null; last_ns: bigint | null }>(
     connection,
@@ -104,7 +108,7 @@ export async function readProcessEvent(
           max(last_ns) AS last_ns FROM timeline_processes WHERE run_id = ${runId} AND tgid = ${tgid}`,
   );
   const { mark, first_ns: firstNs, last_ns: lastNs } = span!;
-  const candidates = [await read(sql`seq >= ${mark}`)];
+  const candidates = [recent, await read(sql`seq >= ${mark}`)];
   if (firstNs !== null && firstNs <= beforeNs)
     candidates.push(await read(sql`time_ns BETWEEN ${firstNs} AND ${lastNs}`));
   return sealed(connection, latestExecFirst(candidates));
