@@ -120,6 +120,7 @@ export class StoreActor {
       writes: this.writes,
       reader: () => database.readers[this.nextReader++ % database.readers.length]!,
       formatVersion: this.migrations.length,
+      activeQueries: () => this.running.size,
     });
     for (const module of this.modules) {
       for (const [kind, handler] of Object.entries(module.queries)) {

@@ -16,6 +16,8 @@ export interface StoreContext {
   reader(): DuckDBConnection;
   /** The store format version (cursors carry it). */
   formatVersion: number;
+  /** How many queries are being answered now: background upkeep waits for none. */
+  activeQueries(): number;
 }
 
 /** What a handler knows of its request: `signal` aborts once the caller's deadline passed. */

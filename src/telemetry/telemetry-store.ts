@@ -74,7 +74,12 @@ export async function startTelemetryStore(
     init.faults,
   );
   await bindings.load();
-  const rollup = new ProcessRollup(writer, writes, () => committer.endSeq);
+  const rollup = new ProcessRollup(
+    writer,
+    writes,
+    () => committer.endSeq,
+    () => context.activeQueries(),
+  );
   await rollup.start();
   await spool.start();
   const purgeLedger = (): Promise<unknown> =>

@@ -3,7 +3,8 @@
  * behind the commits, never inside them: ingest is the hot path. A persisted mark says up to which
  * position the run events are folded in; positions are handed out once and in order (a late-claimed
  * event gets a new one when it joins its run), so every event is folded exactly once. The rollup
- * catches up while ingest is idle, a bounded chunk per second, and whole before the view reads it.
+ * catches up while ingest is idle, a bounded chunk per second, and whole (chunk by chunk) before the
+ * view reads it.
  * Every part of a row merges (sums, earliest by (time_ns, seq), the first events of two lists), so
  * events that join a run late, at any time, fold into their process's row exactly as if they had
  * come first; the view then reads one row per process, never the run's events.
@@ -29,8 +30,14 @@ const eventStruct = `struct_pack(time_ns, seq, ${eventJsonColumns
 const exec = raw(String(typeCode('execve')));
 const firstEvents = (list: string): string => `list_slice(list_sort(${list}), 1, ${rolledUpEvents})`;
 
-/** Folds the run events selected by `where` (over `events`) into both rollup tables. */
+/**
+ * Folds the run events selected by `where` (over `events`) into both rollup tables. A process row's
+ * list of first events is merged only where the new events reach into it (it holds fewer than it
+ * keeps, or they start before its last): most events come after their process's first ones, and a
+ * merge rewrites the whole list.
+ */
 async function rollUp(connection: DuckDBConnection, where: Statement): Promise<void> {
+  const chunkFirst = raw(firstEvents(`min_by(${eventStruct}, struct_pack(time_ns, seq), ${rolledUpEvents})`));
   await execute(
     connection,
     sql`INSERT INTO timeline_processes
@@ -39,14 +46,25 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
           min(struct_pack(time_ns, seq, comm)) FILTER (WHERE comm IS NOT NULL),
           min(struct_pack(time_ns, seq, comm)) FILTER (WHERE type = ${exec} AND comm IS NOT NULL),
           min(struct_pack(time_ns, seq, attrs)) FILTER (WHERE type = ${exec}),
-          ${raw(firstEvents(`min_by(${eventStruct}, struct_pack(time_ns, seq), ${rolledUpEvents})`))}
+          ${chunkFirst}
         FROM events WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3
         ON CONFLICT (run_id, tool_call_id, tgid) DO UPDATE SET
           events = events + excluded.events,
           first_ns = least(first_ns, excluded.first_ns), last_ns = greatest(last_ns, excluded.last_ns),
           ppid = least(ppid, excluded.ppid), comm = least(comm, excluded.comm),
-          exec_comm = least(exec_comm, excluded.exec_comm), exec = least(exec, excluded.exec),
-          first_events = ${raw(firstEvents('list_concat(first_events, excluded.first_events)'))}`,
+          exec_comm = least(exec_comm, excluded.exec_comm), exec = least(exec, excluded.exec)`,
+  );
+  // rows just inserted hold exactly the chunk's first events: the condition leaves them alone
+  await execute(
+    connection,
+    sql`UPDATE timeline_processes p SET first_events = ${raw(firstEvents('list_concat(p.first_events, c.first)'))}
+        FROM (SELECT ${key}, ${chunkFirst} AS first FROM events
+              WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3) c
+        WHERE p.run_id = c.run_id AND p.tool_call_id = c.tool_call_id AND p.tgid = c.tgid
+          AND NOT list_has_all(p.first_events, c.first)
+          AND (len(p.first_events) < ${rolledUpEvents}
+            OR struct_pack(time_ns := c.first[1].time_ns, seq := c.first[1].seq)
+              < struct_pack(time_ns := p.first_events[-1].time_ns, seq := p.first_events[-1].seq))`,
   );
   await execute(
     connection,
@@ -56,8 +74,11 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
   );
 }
 
-/** Positions folded per idle tick: a bounded stay in the write queue. */
-const idleChunk = 500_000n;
+/**
+ * Positions folded per transaction: bounded memory. A chunk's first events per process are whole
+ * events: chunks of 50,000 ran the store out of its 256 MB on a run that reuses its pids.
+ */
+const chunk = 10_000n;
 const tickMs = 1000;
 
 /** Keeps the rollup caught up with the events committed before `endSeq()`. */
@@ -71,9 +92,11 @@ export class ProcessRollup {
     private readonly writes: WriteQueue,
     /** The next position to be handed out: every one before it is committed or never used. */
     private readonly endSeq: () => bigint,
+    /** Queries being answered: a chunk's merges take memory a verify beside them needs. */
+    private readonly activeQueries: () => number,
   ) {}
 
-  /** Reads the mark, then catches up a chunk each second in which nothing was committed. */
+  /** Reads the mark, then catches up a chunk each second in which nothing was committed or asked. */
   async start(): Promise<void> {
     const [row] = await readRows<{ through_seq: bigint }>(
       this.connection,
@@ -84,9 +107,9 @@ export class ProcessRollup {
       this.writes
         .run(async () => {
           const end = this.endSeq();
-          const idle = end === this.endAtLastTick;
+          const idle = end === this.endAtLastTick && this.activeQueries() === 0;
           this.endAtLastTick = end;
-          if (idle) await this.foldUpTo(end < this.mark + idleChunk ? end : this.mark + idleChunk);
+          if (idle) await this.foldUpTo(end < this.mark + chunk ? end : this.mark + chunk);
         })
         .catch((error: unknown) => {
           log('warn', 'folding events into the process rollup failed; it runs again in a second', {
@@ -101,9 +124,11 @@ export class ProcessRollup {
     clearInterval(this.timer);
   }
 
-  /** Folds in every committed event not yet in the rollup; call before reading it. */
-  catchUp(): Promise<void> {
-    return this.writes.run(() => this.foldUpTo(this.endSeq()));
+  /** Folds in every event committed before now, a chunk per turn in the write queue; call before reading. */
+  async catchUp(): Promise<void> {
+    const end = this.endSeq();
+    while (this.mark < end)
+      await this.writes.run(() => this.foldUpTo(end < this.mark + chunk ? end : this.mark + chunk));
   }
 
   /** Folds positions [mark, to) in, and moves the mark, in one transaction; call in the write queue. */
