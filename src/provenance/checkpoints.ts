@@ -18,9 +18,9 @@ import type { SigningKey } from './signing-key.js';
 const intervalMs = 1000;
 /**
  * Under load the pause after a round grows to this many times the round's length, so checkpoints
- * hold the write queue (and so ingest's commits) at most ~5% of the time.
+ * hold the write queue (and so ingest's commits) at most ~2.5% of the time.
  */
-const pauseToWork = 20;
+const pauseToWork = 40;
 
 /** A chain head as a checkpoint names it. */
 interface Head {

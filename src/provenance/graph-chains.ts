@@ -31,25 +31,52 @@ export async function ensureRun(
   runId: string,
   seenNs: bigint,
 ): Promise<string> {
-  const [known] = await readRows<{ object_hash: string | null; first_seen_ns: bigint }>(
+  return (await ensureRuns(connection, new Map([[runId, seenNs]]))).get(runId)!;
+}
+
+/** ensureRun for many runs (run id → when first seen) in three statements at most. */
+async function ensureRuns(
+  connection: DuckDBConnection,
+  seen: ReadonlyMap<string, bigint>,
+): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  if (seen.size === 0) return hashes;
+  const known = await readRows<{ run_id: string; object_hash: string | null; first_seen_ns: bigint }>(
     connection,
-    sql`SELECT object_hash, first_seen_ns FROM runs WHERE run_id = ${runId}`,
+    sql`SELECT run_id, object_hash, first_seen_ns FROM runs WHERE run_id IN (SELECT unnest(${list([...seen.keys()], VARCHAR)}))`,
   );
-  if (known?.object_hash != null) return known.object_hash;
-  const firstSeen = known?.first_seen_ns ?? seenNs;
-  const run = sealObject({
-    kind: 'run',
-    run_id: runId,
-    parents: [],
-    payload: { first_seen_ns: firstSeen.toString() },
-  });
-  await insertObjects(connection, [run]);
+  const byRun = new Map(known.map((row) => [row.run_id, row]));
+  const created: { object: SealedObject; firstSeen: bigint }[] = [];
+  for (const [runId, seenNs] of seen) {
+    const row = byRun.get(runId);
+    if (row?.object_hash != null) {
+      hashes.set(runId, row.object_hash);
+      continue;
+    }
+    const firstSeen = row?.first_seen_ns ?? seenNs;
+    const object = sealObject({
+      kind: 'run',
+      run_id: runId,
+      parents: [],
+      payload: { first_seen_ns: firstSeen.toString() },
+    });
+    created.push({ object, firstSeen });
+    hashes.set(runId, object.hash);
+  }
+  if (created.length === 0) return hashes;
+  await insertObjects(
+    connection,
+    created.map(({ object }) => object),
+  );
   await execute(
     connection,
-    sql`INSERT INTO runs (run_id, first_seen_ns, object_hash) VALUES (${runId}, ${firstSeen}, ${run.hash})
-        ON CONFLICT (run_id) DO UPDATE SET object_hash = excluded.object_hash`,
+    sql`INSERT INTO runs (run_id, first_seen_ns, object_hash) SELECT ${unnested(
+      [created.map(({ object }) => object.runId), VARCHAR],
+      [created.map(({ firstSeen }) => firstSeen), BIGINT],
+      [created.map(({ object }) => object.hash), VARCHAR],
+    )} ON CONFLICT (run_id) DO UPDATE SET object_hash = excluded.object_hash`,
   );
-  return run.hash;
+  return hashes;
 }
 
 /** Appends entries to their chains in order, and returns the sealed objects in the same order. */
@@ -59,20 +86,24 @@ export async function appendToChains(
 ): Promise<SealedObject[]> {
   if (entries.length === 0) return [];
   const heads = await readHeads(connection, entries);
+  const keyOf = (entry: ChainEntry): string => `${entry.runId}\u0000${entry.chain}`;
+  // a chain's first object hangs from its run's object
+  const roots = await ensureRuns(
+    connection,
+    new Map(entries.filter((entry) => !heads.has(keyOf(entry))).map((entry) => [entry.runId, nowNs()])),
+  );
   const sealed: SealedObject[] = [];
   for (const entry of entries) {
-    const key = `${entry.runId}\u0000${entry.chain}`;
+    const key = keyOf(entry);
     let head = heads.get(key);
-    if (head === undefined) {
-      head = { hash: await ensureRun(connection, entry.runId, nowNs()), index: -1 };
-    }
+    if (head === undefined) head = { hash: roots.get(entry.runId)!, index: -1 };
     const index = head.index + 1;
     const object = sealObject(entry.build(head.hash, index), index);
     sealed.push(object);
     heads.set(key, { hash: object.hash, index });
   }
   await insertObjects(connection, sealed);
-  const moved = [...new Set(entries.map((entry) => `${entry.runId}\u0000${entry.chain}`))];
+  const moved = [...new Set(entries.map(keyOf))];
   const at = nowNs();
   await execute(
     connection,
