@@ -510,4 +510,43 @@ describe('GET /v1/timeline', function () {
     const restarted = await fixture.start();
     assert.deepEqual(await timeline(restarted.url, `run=${run}&view=causality`), body);
   });
+
+  it('folds a process with few events whose later ones come after the rollup read it, and a run larger than one chunk', async function () {
+    const daemon = await fixture.start();
+    const now = Date.now();
+    const at = (offset: number): string => seconds(now, offset);
+    await bind(daemon.url, { run_id: run, tool_call_id: 'tc-c', cgroup_id: '910', started_at: at(-600) });
+    const line = (fields: Json): string => nativeLine({ comm: 'w', cgroup_id: '910', ppid: 1, ...fields });
+    const processOf = async (tgid: number): Promise<Json> => {
+      const root = (await timeline(daemon.url, `run=${run}&view=causality`))['root'] as Json;
+      const [call] = root['children'] as Json[];
+      return (call!['children'] as Json[]).find((node) => node['tgid'] === tgid)!;
+    };
+    const opens = (tgid: number, count: number, from: number): string[] =>
+      Array.from({ length: count }, (_v, i) =>
+        line({ event_type: 'file_open', pid: tgid, tgid, timestamp: at(from + i / 1000), path: `/f/${i}` }),
+      );
+    const early = [line({ pid: 70, tgid: 70, timestamp: at(-500), path: '/bin/w' }), ...opens(70, 2, -499)];
+    assert.equal((await ingest(daemon.url, early.join('\n'), 'native')).status, 200);
+    assert.equal(((await processOf(70))['events'] as Json[]).length, 3);
+    // later events of a process whose list is not full yet join it
+    assert.equal((await ingest(daemon.url, opens(70, 2, -400).join('\n'), 'native')).status, 200);
+    const grown = await processOf(70);
+    assert.deepEqual(grown['counts'], { total: 5, by_type: { execve: 1, file_open: 4 } });
+    assert.equal((grown['events'] as Json[]).length, 5);
+    // more events than one fold takes (10,000 positions): counted exactly, the first 20 listed
+    const many = opens(71, 10_050, -300);
+    for (let from = 0; from < many.length; from += 5_000)
+      assert.equal(
+        (await ingest(daemon.url, many.slice(from, from + 5_000).join('\n'), 'native')).status,
+        200,
+      );
+    const wide = await processOf(71);
+    assert.deepEqual(wide['counts'], { total: 10_050, by_type: { file_open: 10_050 } });
+    assert.deepEqual(
+      (wide['events'] as Json[]).map((event) => (event['attrs'] as Json)['path']),
+      Array.from({ length: 20 }, (_v, i) => `/f/${i}`),
+    );
+    assert.deepEqual(wide['omitted_events'], { total: 10_030, by_type: { file_open: 10_030 } });
+  });
 });

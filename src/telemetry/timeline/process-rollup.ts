@@ -109,7 +109,7 @@ export class ProcessRollup {
           const end = this.endSeq();
           const idle = end === this.endAtLastTick && this.activeQueries() === 0;
           this.endAtLastTick = end;
-          if (idle) await this.foldUpTo(end < this.mark + chunk ? end : this.mark + chunk);
+          if (idle) await this.foldChunk(end);
         })
         .catch((error: unknown) => {
           log('warn', 'folding events into the process rollup failed; it runs again in a second', {
@@ -128,10 +128,15 @@ export class ProcessRollup {
   async catchUp(): Promise<void> {
     const end = this.endSeq();
     while (this.mark < end)
-      await this.writes.run(() => this.foldUpTo(end < this.mark + chunk ? end : this.mark + chunk));
+      await this.writes.run(() => this.foldChunk(end));
   }
 
-  /** Folds positions [mark, to) in, and moves the mark, in one transaction; call in the write queue. */
+  /** Folds the next chunk of positions before `end` in; call in the write queue. */
+  private foldChunk(end: bigint): Promise<void> {
+    return this.foldUpTo(end < this.mark + chunk ? end : this.mark + chunk);
+  }
+
+  /** Folds positions [mark, to) in, and moves the mark, in one transaction. */
   private async foldUpTo(to: bigint): Promise<void> {
     if (to <= this.mark) return;
     const from = this.mark;
