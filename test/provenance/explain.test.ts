@@ -162,6 +162,41 @@ describe('GET /v1/graph/explain', function () {
       'part_of/binding -> run run-e',
     ]);
     assert.equal((body['path'] as Step[])[0]!.node['label'], 'process 11 cat: cat /etc/hosts');
+    // tgid 11 reused by a later exec: its events lead to that exec, the latest before them
+    const reused = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: [
+        nativeLine({
+          timestamp: '2026-01-01T00:00:05Z',
+          pid: 11,
+          tgid: 11,
+          ppid: 10,
+          comm: 'cat',
+          argv: ['cat', 'again'],
+        }),
+        nativeLine({
+          event_type: 'file_open',
+          timestamp: '2026-01-01T00:00:06Z',
+          pid: 11,
+          tgid: 11,
+          ppid: 10,
+          comm: 'cat',
+          path: '/tmp/again',
+        }),
+      ].join('\n'),
+    });
+    assert.equal(reused.body['accepted'], 2);
+    const opens = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_open', {
+      headers: auth,
+    });
+    const againId = String(
+      (opens.body['events'] as Record<string, unknown>[]).find(
+        (event) => (event['attrs'] as Record<string, unknown>)['path'] === '/tmp/again',
+      )!['id'],
+    );
+    const again = await explain(daemon, `event=${againId}`);
+    assert.equal((again.body['path'] as Step[])[0]!.node['label'], 'process 11 cat: cat again');
   });
 
   it('explains a recorded artifact and file effect through their tool call', async function () {

@@ -212,7 +212,10 @@ describe('GET /v1/graph/verify', function () {
     assert.match(checks['sealing']?.message ?? '', /PROVD_FAULT_NO_SEALING/);
     const { body } = await verify(daemon.url);
     assert.equal(body['status'], 'failed');
-    assert.deepEqual(kinds(body), ['unsealed_event']);
+    assert.deepEqual(kinds(body), ['checkpoint_missing', 'unsealed_event']);
+    // not even the verify signs a checkpoint
+    const checkpoint = await request(daemon.url, `/v1/graph/checkpoint?run=${run}`);
+    assert.equal(checkpoint.status, 404, JSON.stringify(checkpoint.body));
   });
 
   it('rehashes in DuckDB exactly as ingest hashed, for every real producer line and hostile text', async function () {

@@ -127,8 +127,7 @@ export class ProcessRollup {
   /** Folds in every event committed before now, a chunk per turn in the write queue; call before reading. */
   async catchUp(): Promise<void> {
     const end = this.endSeq();
-    while (this.mark < end)
-      await this.writes.run(() => this.foldChunk(end));
+    while (this.mark < end) await this.writes.run(() => this.foldChunk(end));
   }
 
   /** Folds the next chunk of positions before `end` in; call in the write queue. */
