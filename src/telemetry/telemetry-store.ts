@@ -108,7 +108,7 @@ export async function startTelemetryStore(
     events: (params) => listEvents(context.reader(), params, context.formatVersion, committer.endSeq),
     windows: (params) => listWindows(context.reader(), params, context.formatVersion),
     correlations: (params) => explainCorrelations(context.reader(), params),
-    explain: (params) => explain(context.reader(), params),
+    explain: (params) => explain(context.reader(), context.reader(), params, rollup.unfoldedFrom()),
     producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
     summary: (params) => summarizeRun(context.reader(), params),

@@ -199,6 +199,58 @@ describe('GET /v1/graph/explain', function () {
     assert.equal((again.body['path'] as Step[])[0]!.node['label'], 'process 11 cat: cat again');
   });
 
+  it("follows the exec's parent, not the event's own ppid, when they part", async function () {
+    await storeRun();
+    // bash (10) exits: cat is reparented to 1, and tgid 10 is reused by another process
+    const later = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: [
+        nativeLine({
+          timestamp: '2026-01-01T00:00:04Z',
+          pid: 10,
+          tgid: 10,
+          ppid: 1,
+          comm: 'python3',
+          path: '/usr/bin/python3',
+          argv: ['python3', 'serve.py'],
+        }),
+        nativeLine({
+          event_type: 'file_write',
+          timestamp: '2026-01-01T00:00:05Z',
+          pid: 11,
+          tgid: 11,
+          ppid: 1,
+          comm: 'cat',
+          path: '/tmp/reparented',
+        }),
+        nativeLine({
+          event_type: 'file_write',
+          timestamp: '2026-01-01T00:00:06Z',
+          pid: 11,
+          tgid: 11,
+          ppid: 10,
+          comm: 'cat',
+          path: '/tmp/reused-parent',
+        }),
+      ].join('\n'),
+    });
+    assert.equal(later.body['accepted'], 3);
+    const writes = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_write', {
+      headers: auth,
+    });
+    for (const event of writes.body['events'] as Record<string, unknown>[]) {
+      const { body } = await explain(daemon, `event=${String(event['id'])}`);
+      const path = (event['attrs'] as Record<string, unknown>)['path'];
+      // cat's exec names bash as its parent: the tgid's later process, started after cat, is not it
+      assert.deepEqual(
+        (body['path'] as Step[]).slice(0, 2).map(({ node }) => node['label']),
+        ['process 11 cat: cat /etc/hosts', 'process 10 bash: bash -c cat /etc/hosts'],
+        `the lineage of the write to ${String(path)}`,
+      );
+    }
+  });
+
   it('explains a recorded artifact and file effect through their tool call', async function () {
     daemon = await fixture.start({ authToken: token });
     const work = mkdtempSync(join(tmpdir(), 'provd-explain-'));

@@ -1,38 +1,50 @@
 /**
- * The reads explain is built from, on a read connection: one event, a process's exec, a sealing
- * batch, a binding, a tool call, a run. Each returns a node (and what the next step needs).
+ * The reads explain is built from, on a read connection: one event, a process's exec, the sealing
+ * batches of a path's rows, a binding, a tool call, a run; and the nodes made of what they return.
+ * explain runs one small query after another, and each costs DuckDB a fixed planning and scheduling
+ * price: the reads fold together what one round trip can answer.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, INTEGER, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { raw, readRows, sql, type Statement } from '../../store/sql.js';
+import { join, raw, readRows, sql, unnested, type Statement } from '../../store/sql.js';
 import { evidenceName, methodName, typeCode } from '../codes.js';
 import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
 import type { ExplainBasis, ExplainNode } from './explain-result.js';
 
-/** An event row with its keyset position and the event_batch object that seals it (null: none). */
-export type EventRow = EventJsonRow & { seq: bigint; sealed_by: string | null };
+/** An event row with its keyset position. */
+export type EventRow = EventJsonRow & { seq: bigint };
 
-/** An event row before its sealing batch is looked up. */
-type UnsealedRow = Omit<EventRow, 'sealed_by'>;
+/** An event row with the event_batch object that seals it (null: none). */
+export type SealedRow = EventRow & { sealed_by: string | null };
 
 const eventRowColumns = raw(`${eventJsonColumns}, seq`);
 
 /**
- * The row with the event_batch that seals it. Looked up on its own: as a correlated subquery in the
- * row's read, DuckDB joins it before the row is found, which costs several times the lookup.
+ * The rows with the event_batch that seals each, looked up for all of them in one read, once a
+ * path's rows are known (explain reads them on its side connection, beside the path's next read).
+ * As a correlated subquery in a row's read, DuckDB joins it before the row is found.
  */
-async function sealed(
+export async function sealRows(
   connection: DuckDBConnection,
-  row: UnsealedRow | undefined,
-): Promise<EventRow | undefined> {
-  if (row === undefined) return undefined;
-  if (row.run_id === null) return { ...row, sealed_by: null };
-  const [batch] = await readRows<{ object_hash: string | null }>(
-    connection,
-    sql`SELECT object_hash FROM event_batches
-        WHERE run_id = ${row.run_id} AND seq_from <= ${row.seq} AND seq_to > ${row.seq} LIMIT 1`,
+  rows: readonly EventRow[],
+): Promise<SealedRow[]> {
+  const inRuns = rows.flatMap((row, k) =>
+    row.run_id === null ? [] : [{ k, run: row.run_id, seq: row.seq }],
   );
-  return { ...row, sealed_by: batch?.object_hash ?? null };
+  const sealedBy = new Map<number, string>();
+  if (inRuns.length > 0) {
+    const batches = await readRows<{ k: number; object_hash: string }>(
+      connection,
+      sql`SELECT v.k, b.object_hash FROM (SELECT ${unnested(
+        [inRuns.map(({ k }) => k), INTEGER],
+        [inRuns.map(({ run }) => run), VARCHAR],
+        [inRuns.map(({ seq }) => seq), BIGINT],
+      )}) v(k, run_id, seq)
+        JOIN event_batches b ON b.run_id = v.run_id AND b.seq_from <= v.seq AND b.seq_to > v.seq`,
+    );
+    for (const { k, object_hash } of batches) sealedBy.set(k, object_hash);
+  }
+  return rows.map((row, k) => ({ ...row, sealed_by: sealedBy.get(k) ?? null }));
 }
 
 /** How far back the exec of a process is looked for first: most processes act right after their exec. */
@@ -56,73 +68,112 @@ export async function readEvent(connection: DuckDBConnection, id: string): Promi
           WHERE batch_id = ${batch} AND seq_from IS NOT NULL
         UNION ALL SELECT false, time_from_ns, time_to_ns FROM settled_ranges WHERE batch_id = ${batch}`,
   );
+  const read = async (range: Statement): Promise<EventRow | undefined> =>
+    (
+      await readRows<EventRow>(
+        connection,
+        sql`SELECT ${eventRowColumns} FROM events WHERE ${range} AND id = ${id} LIMIT 1`,
+      )
+    )[0];
   for (const { committed, from, to } of where) {
-    const [row] = await readRows<UnsealedRow>(
-      connection,
-      committed
-        ? sql`SELECT ${eventRowColumns} FROM events WHERE seq BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`
-        : sql`SELECT ${eventRowColumns} FROM events WHERE time_ns BETWEEN ${from} AND ${to} AND id = ${id} LIMIT 1`,
+    const row = await read(
+      committed ? sql`seq BETWEEN ${from} AND ${to}` : sql`time_ns BETWEEN ${from} AND ${to}`,
     );
-    if (row !== undefined) return sealed(connection, row);
+    if (row !== undefined) return row;
   }
-  const [row] = await readRows<UnsealedRow>(
-    connection,
-    sql`SELECT ${eventRowColumns} FROM events WHERE id = ${id} LIMIT 1`,
-  );
-  return sealed(connection, row);
+  return read(sql`true`);
+}
+
+/** A process to find: its tgid, and the time its exec is looked for at or before. */
+export interface ProcessLookup {
+  tgid: number;
+  beforeNs: bigint;
 }
 
 /**
- * The exec that started process `tgid` of the run (the latest at or before `beforeNs`), else its
- * latest event. The last minute is searched first, so zone maps on time_ns skip the rest of a long
- * run. Past it, in a run, the process rollup (timeline/process-rollup.ts) says when the run saw the
- * process at all (the events committed past the rollup's mark are looked at apart), so a parent
- * the run never saw costs no scan of the run; outside a run the last hour, then the whole store.
+ * For each lookup, the exec that started process `tgid` of the run (the latest at or before
+ * `beforeNs`), else its latest event. The last minute is searched first, so zone maps on time_ns
+ * skip the rest of a long run. In a run, the same read asks the process rollup
+ * (timeline/process-rollup.ts) when the run saw the process at all, and looks at the events not
+ * folded into it yet (from `unfoldedFrom`; null: none); only a process seen before the last
+ * minute, with no exec in it, costs a read of its own. All lookups share one round trip. Outside a
+ * run: the last minute, the last hour, then the whole store, one lookup after the other.
  */
+export async function readProcessEvents(
+  connection: DuckDBConnection,
+  runId: string | null,
+  lookups: readonly ProcessLookup[],
+  unfoldedFrom: bigint | null,
+): Promise<(EventRow | undefined)[]> {
+  const candidate = ({ tgid, beforeNs }: ProcessLookup, where: Statement): Statement =>
+    sql`(SELECT ${eventRowColumns} FROM events
+         WHERE run_id IS NOT DISTINCT FROM ${runId} AND tgid = ${tgid} AND time_ns <= ${beforeNs} AND ${where}
+         ORDER BY (type = ${execve}) DESC, time_ns DESC LIMIT 1)`;
+  const read = async (lookup: ProcessLookup, where: Statement): Promise<EventRow | undefined> =>
+    (await readRows<EventRow>(connection, candidate(lookup, where)))[0];
+  const recent = ({ beforeNs }: ProcessLookup): Statement => sql`time_ns >= ${beforeNs - recentExecNs}`;
+  if (runId === null) {
+    const found: (EventRow | undefined)[] = [];
+    for (const lookup of lookups) {
+      const latest = await read(lookup, recent(lookup));
+      const older =
+        latest?.type === execve
+          ? latest
+          : await read(lookup, sql`time_ns >= ${lookup.beforeNs - olderExecNs}`);
+      found.push(older?.type === execve ? older : ((await read(lookup, sql`true`)) ?? older ?? latest));
+    }
+    return found;
+  }
+  const perLookup = lookups.map((lookup, k) => {
+    const reads = [candidate(lookup, recent(lookup))];
+    if (unfoldedFrom !== null) reads.push(candidate(lookup, sql`seq >= ${unfoldedFrom}`));
+    return sql`SELECT ${k}::INTEGER AS lookup, c.*, s.first_ns AS span_first, s.last_ns AS span_last
+        FROM (SELECT min(first_ns) AS first_ns, max(last_ns) AS last_ns FROM timeline_processes
+              WHERE run_id = ${runId} AND tgid = ${lookup.tgid}) s
+          LEFT JOIN (${join(reads, ' UNION ALL ')}) c ON true`;
+  });
+  const rows = await readRows<
+    EventRow & { lookup: number; span_first: bigint | null; span_last: bigint | null }
+  >(connection, join(perLookup, ' UNION ALL '));
+  const found: (EventRow | undefined)[] = [];
+  for (const [k, lookup] of lookups.entries()) {
+    const own = rows.filter((row) => row.lookup === k);
+    const { span_first: firstNs, span_last: lastNs } = own[0]!;
+    const latest = latestExecFirst(
+      own
+        .filter((row) => row.id !== null)
+        .map(({ lookup: _k, span_first: _f, span_last: _l, ...row }) => row),
+    );
+    const seenBefore = firstNs !== null && firstNs <= lookup.beforeNs;
+    found.push(
+      latest?.type === execve || !seenBefore
+        ? latest
+        : latestExecFirst([latest, await read(lookup, sql`time_ns BETWEEN ${firstNs} AND ${lastNs}`)]),
+    );
+  }
+  return found;
+}
+
+/** One lookup of readProcessEvents. */
 export async function readProcessEvent(
   connection: DuckDBConnection,
   runId: string | null,
   tgid: number,
   beforeNs: bigint,
+  unfoldedFrom: bigint | null,
 ): Promise<EventRow | undefined> {
-  const read = async (where: Statement): Promise<UnsealedRow | undefined> => {
-    const [row] = await readRows<UnsealedRow>(
-      connection,
-      sql`SELECT ${eventRowColumns} FROM events
-          WHERE run_id IS NOT DISTINCT FROM ${runId} AND tgid = ${tgid} AND time_ns <= ${beforeNs} AND ${where}
-          ORDER BY (type = ${execve}) DESC, time_ns DESC LIMIT 1`,
-    );
-    return row;
-  };
-  const recent = await read(sql`time_ns >= ${beforeNs - recentExecNs}`);
-  // a recent event of the process, but no recent exec: its exec may lie further back
-  if (recent?.type === execve) return sealed(connection, recent);
-  if (runId === null) {
-    const older = await read(sql`time_ns >= ${beforeNs - olderExecNs}`);
-    if (older?.type === execve) return sealed(connection, older);
-    return sealed(connection, (await read(sql`true`)) ?? older ?? recent);
-  }
-  const [span] = await readRows<{ mark: bigint; first_ns: bigint | null; last_ns: bigint | null }>(
-    connection,
-    sql`SELECT (SELECT through_seq FROM timeline_rollup_mark) AS mark, min(first_ns) AS first_ns,
-          max(last_ns) AS last_ns FROM timeline_processes WHERE run_id = ${runId} AND tgid = ${tgid}`,
-  );
-  const { mark, first_ns: firstNs, last_ns: lastNs } = span!;
-  const candidates = [recent, await read(sql`seq >= ${mark}`)];
-  if (firstNs !== null && firstNs <= beforeNs)
-    candidates.push(await read(sql`time_ns BETWEEN ${firstNs} AND ${lastNs}`));
-  return sealed(connection, latestExecFirst(candidates));
+  return (await readProcessEvents(connection, runId, [{ tgid, beforeNs }], unfoldedFrom))[0];
 }
 
 /** The candidate the reads' own order puts first: an exec before any other event, then the latest. */
-function latestExecFirst(candidates: readonly (UnsealedRow | undefined)[]): UnsealedRow | undefined {
-  const isExec = (row: UnsealedRow): number => (row.type === execve ? 1 : 0);
+function latestExecFirst<Row extends EventRow>(candidates: readonly (Row | undefined)[]): Row | undefined {
+  const isExec = (row: Row): number => (row.type === execve ? 1 : 0);
   return candidates
-    .filter((row): row is UnsealedRow => row !== undefined)
+    .filter((row): row is Row => row !== undefined)
     .sort((a, b) => isExec(b) - isExec(a) || (b.time_ns > a.time_ns ? 1 : b.time_ns < a.time_ns ? -1 : 0))[0];
 }
 
-function parseEvent(row: EventRow): TelemetryEvent {
+function parseEvent(row: SealedRow): TelemetryEvent {
   return JSON.parse(eventJson(row)) as TelemetryEvent;
 }
 
@@ -132,7 +183,7 @@ function textOf(value: unknown): string | undefined {
 }
 
 /** An event as a node. */
-export function eventNode(row: EventRow): ExplainNode {
+export function eventNode(row: SealedRow): ExplainNode {
   const event = parseEvent(row);
   const what =
     textOf(event.attrs['path']) ?? textOf(event.attrs['dst_ip']) ?? textOf(event.attrs['query']) ?? '';
@@ -149,7 +200,7 @@ export function eventNode(row: EventRow): ExplainNode {
 }
 
 /** A process as a node, from its exec (or any event of it). */
-export function processNode(row: EventRow): ExplainNode {
+export function processNode(row: SealedRow): ExplainNode {
   const attrs = JSON.parse(row.attrs) as Record<string, unknown>;
   const argv = Array.isArray(attrs['argv']) ? (attrs['argv'] as unknown[]).join(' ') : null;
   const execId = typeof attrs['exec_id'] === 'string' ? attrs['exec_id'] : null;

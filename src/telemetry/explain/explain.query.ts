@@ -18,10 +18,14 @@ import {
   processNode,
   readEvent,
   readProcessEvent,
+  readProcessEvents,
   readToolCall,
   runNode,
+  sealRows,
   toolCallNode,
+  type Attribution,
   type EventRow,
+  type SealedRow,
 } from './explain-reads.js';
 import type { ExplainBasis, ExplainNode, ExplainResult, ExplainStep } from './explain-result.js';
 
@@ -55,15 +59,34 @@ const stopped = (path: ExplainStep[], reason: string): Trail => ({
   incomplete_reason: reason,
 });
 
-/** The serialized ExplainResult; 404 run_not_found when the node names nothing known. */
-export async function explain(connection: DuckDBConnection, params: ExplainParams): Promise<string> {
+/**
+ * Where explain reads: a read connection; a second one for reads that need not wait for the path
+ * (the tool call, binding and run, the sealing batches); and the first position the process rollup
+ * may not cover yet.
+ */
+interface Source {
+  connection: DuckDBConnection;
+  side: DuckDBConnection;
+  unfoldedFrom: bigint | null;
+}
+
+/**
+ * The serialized ExplainResult; 404 run_not_found when the node names nothing known. Events from
+ * `unfoldedFrom` on are not in the process rollup yet (null: every committed event is).
+ */
+export async function explain(
+  connection: DuckDBConnection,
+  side: DuckDBConnection,
+  params: ExplainParams,
+  unfoldedFrom: bigint | null,
+): Promise<string> {
   const {
     node,
     trail,
     touches = [],
     touchCount = 0,
     otherMatches = 0,
-  } = await explainTarget(connection, params);
+  } = await explainTarget({ connection, side, unfoldedFrom }, params);
   const result: ExplainResult = {
     schema_version: 'provenance.explain/v1',
     node,
@@ -83,27 +106,25 @@ interface Explained {
   otherMatches?: number;
 }
 
-async function explainTarget(connection: DuckDBConnection, params: ExplainParams): Promise<Explained> {
+async function explainTarget(source: Source, params: ExplainParams): Promise<Explained> {
   const { target, id } = params;
+  const { connection } = source;
   switch (target) {
     case 'run': {
       await requireRun(connection, id);
       const node = (await runNode(connection, id)) ?? unknown('run', id);
       return { node, trail: done([]) };
     }
-    case 'event': {
-      const row = (await readEvent(connection, id)) ?? unknown('event', id);
-      const node = eventNode(row);
-      return { node, trail: await fromEvent(connection, row) };
-    }
+    case 'event':
+      return fromEvent(source, (await readEvent(connection, id)) ?? unknown('event', id));
     case 'process':
-      return explainProcess(connection, id);
+      return explainProcess(source, id);
     case 'tool_call':
       return explainToolCall(connection, id);
     case 'artifact':
       return explainArtifact(connection, id);
     case 'file':
-      return explainFile(connection, params.run!, id);
+      return explainFile(source, params.run!, id);
     case 'risk':
       // risks come with the policy engine; until then none is stored
       return unknown('risk', id);
@@ -114,71 +135,120 @@ function unknown(kind: string, id: string): never {
   throw new ProvdError('run_not_found', `no ${kind} "${id}" is known`);
 }
 
-/** event → its process → lineage → tool call → run. */
-async function fromEvent(connection: DuckDBConnection, row: EventRow): Promise<Trail> {
-  const process =
-    row.tgid === null ? undefined : await readProcessEvent(connection, row.run_id, row.tgid, row.time_ns);
-  if (process === undefined) return fromAttributed(connection, row, []);
-  const step: ExplainStep = {
-    basis: basis('performed_by', 'process_identity', 1, process),
-    node: processNode(process),
+/**
+ * event → its process → lineage → tool call → run. The tool call, binding and run are read on the
+ * side connection while lineage is walked, and so are the sealing batches of the rows known so far.
+ */
+async function fromEvent(source: Source, row: EventRow): Promise<Explained> {
+  const walk = async (): Promise<SealedRow[]> => {
+    const first = await performers(source, row);
+    const [sealed, more] = await Promise.all([
+      sealRows(source.side, [row, ...first]),
+      ancestors(source, first),
+    ]);
+    return [...sealed, ...(await sealRows(source.side, more))];
   };
-  return fromProcess(connection, process, [step], row);
+  const [attribution, [event, performer, ...parents]] = await Promise.all([
+    attributionOf(source.side, row),
+    walk(),
+  ]);
+  const path: ExplainStep[] =
+    performer === undefined
+      ? []
+      : [
+          { basis: basis('performed_by', 'process_identity', 1, performer), node: processNode(performer) },
+          ...parents.map(childOf),
+        ];
+  // lineage shows how the process came to be; the event's binding says which tool call it served
+  return { node: eventNode(event!), trail: fromAttributed(event!, path, attribution) };
 }
 
 /**
- * process → the processes that started it, as far as the run holds their events → the tool call
- * that `attributed` (the explained event, else the process) is bound to → run.
+ * The process that performed `row`, and its parent where one read finds both: the row's own ppid
+ * names the parent before the process's exec is read. That parent is kept where the exact read
+ * would find the same row (an exec no later than the process's own, of the same ppid).
  */
-async function fromProcess(
-  connection: DuckDBConnection,
-  process: EventRow,
-  path: ExplainStep[],
-  attributed: EventRow = process,
-): Promise<Trail> {
-  const seen = new Set([process.tgid]);
-  let current = process;
-  for (let depth = 0; depth < maxLineage && current.ppid !== null && !seen.has(current.ppid); depth++) {
-    const parent = await readProcessEvent(connection, current.run_id, current.ppid, current.time_ns);
+async function performers(source: Source, row: EventRow): Promise<EventRow[]> {
+  if (row.tgid === null) return [];
+  const guess = row.ppid !== null && row.ppid !== row.tgid;
+  const lookups = [{ tgid: row.tgid, beforeNs: row.time_ns }];
+  if (guess) lookups.push({ tgid: row.ppid!, beforeNs: row.time_ns });
+  const [process, parent] = await readProcessEvents(
+    source.connection,
+    row.run_id,
+    lookups,
+    source.unfoldedFrom,
+  );
+  if (process === undefined) return [];
+  const exact =
+    parent?.type === typeCode('execve') && process.ppid === row.ppid && parent.time_ns <= process.time_ns;
+  return exact ? [process, parent] : [process];
+}
+
+/** The processes that started the last of `lineage` (a process and its parents), as far as the run holds their events. */
+async function ancestors(source: Source, lineage: readonly EventRow[]): Promise<EventRow[]> {
+  const found: EventRow[] = [];
+  const seen = new Set(lineage.map((row) => row.tgid));
+  let current = lineage[lineage.length - 1];
+  for (
+    let depth = lineage.length - 1;
+    current !== undefined && depth < maxLineage && current.ppid !== null && !seen.has(current.ppid);
+    depth++
+  ) {
+    const parent = await readProcessEvent(
+      source.connection,
+      current.run_id,
+      current.ppid,
+      current.time_ns,
+      source.unfoldedFrom,
+    );
     if (parent === undefined) break;
     seen.add(parent.tgid);
-    path.push({ basis: basis('child_of', 'exec_lineage', 1, parent), node: processNode(parent) });
+    found.push(parent);
     current = parent;
   }
-  // lineage shows how the process came to be; the binding says which tool call it served
-  return fromAttributed(connection, attributed, path);
+  return found;
+}
+
+function childOf(parent: SealedRow): ExplainStep {
+  return { basis: basis('child_of', 'exec_lineage', 1, parent), node: processNode(parent) };
+}
+
+/** The tool call, binding and run of an attributed row; undefined for a row no binding claimed. */
+async function attributionOf(connection: DuckDBConnection, row: EventRow): Promise<Attribution | undefined> {
+  if (row.run_id === null || row.tool_call_id === null) return undefined;
+  return readAttribution(connection, row.run_id, row.tool_call_id, row.binding_id);
 }
 
 /** → the tool call the row's binding names → run. */
-async function fromAttributed(
-  connection: DuckDBConnection,
-  row: EventRow,
-  path: ExplainStep[],
-): Promise<Trail> {
-  if (row.run_id === null || row.tool_call_id === null)
+function fromAttributed(row: EventRow, path: ExplainStep[], attribution: Attribution | undefined): Trail {
+  if (row.run_id === null || row.tool_call_id === null || attribution === undefined)
     return stopped(path, 'no binding has claimed this event: it is attributed to no tool call or run');
-  const { recorded, bindingHash, run } = await readAttribution(
-    connection,
-    row.run_id,
-    row.tool_call_id,
-    row.binding_id,
-  );
+  const { recorded, bindingHash, run } = attribution;
   path.push({
     basis: attributionBasis(row, bindingHash),
     node: toolCallNode(row.run_id, row.tool_call_id, recorded),
   });
-  return toRun(connection, row.run_id, path, recorded?.object_hash ?? bindingHash, run ?? null);
+  return toRunNode(row.run_id, path, recorded?.object_hash ?? bindingHash, run);
 }
 
-/** tool call → run (read unless given; null: read and not found). */
+/** tool call → run. */
 async function toRun(
   connection: DuckDBConnection,
   runId: string,
   path: ExplainStep[],
   heldBy: string | null,
-  known?: ExplainNode | null,
 ): Promise<Trail> {
-  const run = known === undefined ? await runNode(connection, runId) : (known ?? undefined);
+  return toRunNode(runId, path, heldBy, await runNode(connection, runId));
+}
+
+/** tool call → the run's node (undefined: the run has no record). */
+function toRunNode(
+  runId: string,
+  path: ExplainStep[],
+  heldBy: string | null,
+  run: ExplainNode | undefined,
+): Trail {
   if (run === undefined) return stopped(path, `run "${runId}" has no record`);
   const last = path[path.length - 1];
   const recorded = last?.node.kind === 'tool_call' && last.node.object_hash !== null;
@@ -200,7 +270,7 @@ function basis(
   relation: ExplainBasis['relation'],
   method: string,
   confidence: number,
-  row: EventRow,
+  row: SealedRow,
 ): ExplainBasis {
   return {
     relation,
@@ -213,7 +283,8 @@ function basis(
 }
 
 /** A process by its exec_id, or by tgid (the latest process with it; others counted). */
-async function explainProcess(connection: DuckDBConnection, id: string): Promise<Explained> {
+async function explainProcess(source: Source, id: string): Promise<Explained> {
+  const { connection } = source;
   const byTgid = /^\d{1,10}$/.test(id);
   const rows = await readRows<{ run_id: string | null; time_ns: bigint; tgid: number }>(
     connection,
@@ -225,9 +296,17 @@ async function explainProcess(connection: DuckDBConnection, id: string): Promise
             ORDER BY time_ns DESC`,
   );
   const latest = rows[0] ?? unknown('process', id);
-  const process = (await readProcessEvent(connection, latest.run_id, latest.tgid, latest.time_ns))!;
-  const node = processNode(process);
-  return { node, trail: await fromProcess(connection, process, []), otherMatches: rows.length - 1 };
+  const process = (await readProcessEvent(
+    connection,
+    latest.run_id,
+    latest.tgid,
+    latest.time_ns,
+    source.unfoldedFrom,
+  ))!;
+  const [sealed, ...parents] = await sealRows(connection, [process, ...(await ancestors(source, [process]))]);
+  // lineage shows how the process came to be; its binding says which tool call it served
+  const trail = fromAttributed(sealed!, parents.map(childOf), await attributionOf(connection, sealed!));
+  return { node: processNode(sealed!), trail, otherMatches: rows.length - 1 };
 }
 
 /** A tool call by id: the latest one recorded or bound under that id, in any run. */
@@ -313,7 +392,8 @@ async function toToolCall(
  * A file of a run: the events whose path is it, and the recorded file effects on it (their path
  * joined to their tool call's cwd); the path goes through the first touch.
  */
-async function explainFile(connection: DuckDBConnection, runId: string, path: string): Promise<Explained> {
+async function explainFile(source: Source, runId: string, path: string): Promise<Explained> {
+  const { connection } = source;
   await requireRun(connection, runId);
   const events = await readRows<{ id: string; time_ns: bigint }>(
     connection,
@@ -331,11 +411,9 @@ async function explainFile(connection: DuckDBConnection, runId: string, path: st
   );
   const touchCount = events.length + effects.length;
   if (touchCount === 0) unknown('file', `${path}" in run "${runId}`);
-  const touches: ExplainNode[] = [];
-  for (const { id } of events.slice(0, maxTouches)) {
-    const row = (await readEvent(connection, id))!;
-    touches.push(eventNode(row));
-  }
+  const rows: EventRow[] = [];
+  for (const { id } of events.slice(0, maxTouches)) rows.push((await readEvent(connection, id))!);
+  const touches = (await sealRows(connection, rows)).map(eventNode);
   for (const effect of effects.slice(0, maxTouches - touches.length)) touches.push(effectNode(runId, effect));
   touches.sort((a, b) => ((a.time ?? '') < (b.time ?? '') ? -1 : 1));
   const first = touches[0]!;
@@ -361,7 +439,12 @@ async function explainFile(connection: DuckDBConnection, runId: string, path: st
   };
   const rest =
     first.kind === 'event'
-      ? await fromEvent(connection, (await readEvent(connection, first.id))!)
+      ? (
+          await fromEvent(
+            source,
+            rows.find((row) => row.id === first.id)!,
+          )
+        ).trail
       : await toToolCall(connection, runId, toolCallOfEffect(effects, first.id), 'effect_of', first.id);
   return { node, trail: { ...rest, path: [touched, ...rest.path] }, touches, touchCount };
 }

@@ -124,6 +124,15 @@ export class ProcessRollup {
     clearInterval(this.timer);
   }
 
+  /**
+   * The first position whose events may not be folded in yet, or null when every committed event
+   * is: a reader looks at events from there on apart. The mark moves only after its fold commits,
+   * so events below it are in the rollup for any read that starts later.
+   */
+  unfoldedFrom(): bigint | null {
+    return this.mark < this.endSeq() ? this.mark : null;
+  }
+
   /** Folds in every event committed before now, a chunk per turn in the write queue; call before reading. */
   async catchUp(): Promise<void> {
     const end = this.endSeq();
