@@ -115,7 +115,7 @@ export async function startTelemetryStore(
     timeline_table: (params) => listTimeline(context.reader(), params, context.formatVersion),
     timeline_causality: async (params) => {
       await rollup.catchUp();
-      return timelineCausality(context.reader(), params);
+      return timelineCausality(context.reader(), context.reader(), params);
     },
   };
   return {

@@ -38,12 +38,13 @@ export interface ToolCallFacts {
 export const processKey = (toolCallId: string | null, tgid: number | null): string =>
   JSON.stringify([toolCallId, tgid]);
 
-/** Every tool call of the run with its processes, by id. */
+/** Every tool call of the run with its processes, by id; the tool calls are read on `side`. */
 export async function readToolCalls(
   connection: DuckDBConnection,
+  side: DuckDBConnection,
   run: string,
 ): Promise<Map<string | null, ToolCallFacts>> {
-  const rows = await readRows<{
+  const toolCalls = readRows<{
     tool_call_id: string;
     first_ns: bigint;
     bindings: bigint;
@@ -57,6 +58,7 @@ export async function readToolCalls(
               SELECT tool_call_id, ${bindingInstant} AS at_ns, false FROM bindings WHERE run_id = ${run})
         GROUP BY 1 ORDER BY 1`,
   );
+  const [rows, processes] = await Promise.all([toolCalls, readProcesses(connection, side, run)]);
   const calls = new Map<string | null, ToolCallFacts>();
   const callOf = (id: string | null, atNs: bigint): ToolCallFacts => {
     const known = calls.get(id);
@@ -82,7 +84,7 @@ export async function readToolCalls(
     call.bindings = Number(row.bindings);
     call.recorded = row.recorded;
   }
-  for (const process of await readProcesses(connection, run)) {
+  for (const process of processes) {
     const call = callOf(process.toolCallId, process.firstNs);
     call.processes.push(process);
     addCounts(call.counts, process.counts);
@@ -98,35 +100,41 @@ export async function readToolCalls(
  * (process-rollup.ts). ppid is its first event's that has one; comm its first execve's (else its
  * first event's) that has one; binary and argv its first execve's.
  */
-async function readProcesses(connection: DuckDBConnection, run: string): Promise<ProcessFacts[]> {
-  const facts = await readRows<{
-    tool_call_id: string | null;
-    tgid: number | null;
-    ppid: number | null;
-    first_ns: bigint;
-    last_ns: bigint;
-    comm: string | null;
-    binary: string | null;
-    argv: string | null;
-  }>(
-    connection,
-    sql`SELECT nullif(tool_call_id, '') AS tool_call_id, CAST(nullif(tgid, -1) AS UINTEGER) AS tgid,
+async function readProcesses(
+  connection: DuckDBConnection,
+  side: DuckDBConnection,
+  run: string,
+): Promise<ProcessFacts[]> {
+  const [facts, byType] = await Promise.all([
+    readRows<{
+      tool_call_id: string | null;
+      tgid: number | null;
+      ppid: number | null;
+      first_ns: bigint;
+      last_ns: bigint;
+      comm: string | null;
+      binary: string | null;
+      argv: string | null;
+    }>(
+      connection,
+      sql`SELECT nullif(tool_call_id, '') AS tool_call_id, CAST(nullif(tgid, -1) AS UINTEGER) AS tgid,
           p.ppid.ppid AS ppid, first_ns, last_ns, coalesce(p.exec_comm.comm, p.comm.comm) AS comm,
           json_extract_string(p.exec.attrs, '$.path') AS binary,
           CAST(json_extract(p.exec.attrs, '$.argv') AS VARCHAR) AS argv
         FROM timeline_processes p WHERE run_id = ${run} ORDER BY 1, 2`,
-  );
-  const byType = await readRows<{
-    tool_call_id: string | null;
-    tgid: number | null;
-    type: number;
-    n: bigint;
-  }>(
-    connection,
-    sql`SELECT nullif(tool_call_id, '') AS tool_call_id, CAST(nullif(tgid, -1) AS UINTEGER) AS tgid, type,
+    ),
+    readRows<{
+      tool_call_id: string | null;
+      tgid: number | null;
+      type: number;
+      n: bigint;
+    }>(
+      side,
+      sql`SELECT nullif(tool_call_id, '') AS tool_call_id, CAST(nullif(tgid, -1) AS UINTEGER) AS tgid, type,
           events AS n
         FROM timeline_process_types WHERE run_id = ${run} ORDER BY 1, 2, 3`,
-  );
+    ),
+  ]);
   const processes = new Map<string, ProcessFacts>();
   for (const row of facts) {
     processes.set(processKey(row.tool_call_id, row.tgid), {

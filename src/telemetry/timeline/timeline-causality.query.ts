@@ -39,14 +39,17 @@ export const causalityBounds: CausalityBounds = {
   events_per_process: rolledUpEvents,
 };
 
-/** The TimelineCausality body of a run, as JSON text. */
+/**
+ * The TimelineCausality body of a run, as JSON text. Reads that do not wait for each other run on
+ * two connections at once.
+ */
 export async function timelineCausality(
   connection: DuckDBConnection,
+  side: DuckDBConnection,
   params: TimelineCausalityParams,
 ): Promise<string> {
   const { run } = params;
-  await requireRun(connection, run);
-  const calls = await readToolCalls(connection, run);
+  const [, calls] = await Promise.all([requireRun(connection, run), readToolCalls(connection, side, run)]);
   const unattributed = calls.get(null);
   // the earliest first: a bound cuts the latest
   const attributed = [...calls.values()].filter((call) => call.id !== null).sort(byFirstInstant);
@@ -64,57 +67,78 @@ export async function timelineCausality(
       depth: causalityBounds.process_depth,
     }),
   );
-  const events = await readFirstEvents(
-    connection,
-    run,
-    lineages.flatMap((lineage) => flatten(lineage.roots)),
-  );
-  const records = await readRecords(
-    connection,
-    run,
-    shown.filter((call) => call.recorded).map((call) => call.id!),
-  );
+  const [events, records] = await Promise.all([
+    readFirstEvents(
+      connection,
+      run,
+      lineages.flatMap((lineage) => flatten(lineage.roots)),
+    ),
+    readRecords(
+      side,
+      run,
+      shown.filter((call) => call.recorded).map((call) => call.id!),
+    ),
+  ]);
   const counts = noEvents();
   for (const call of calls.values()) addCounts(counts, call.counts);
   const time = (ns: bigint | null): string | null => (ns === null ? null : formatRfc3339Nanos(ns));
-  const children = shown.map((call, i) => {
-    const head: Omit<CausalityToolCallNode, 'children' | 'omitted_children'> = {
-      node: 'tool_call',
-      tool_call_id: call.id,
-      tool_call: call.id === null ? null : (records.get(call.id) ?? null),
-      bindings: call.bindings,
-      first_event: time(call.firstEventNs),
-      last_event: time(call.lastEventNs),
-      counts: call.counts,
-    };
-    return nodeJson(head, {
-      children: listJson(lineages[i]!.roots.map((node) => processNodeJson(node, events))),
-      omitted_children: JSON.stringify(lineages[i]!.omitted),
-    });
-  });
-  const root: Omit<CausalityRunNode, 'children' | 'omitted_children'> = { node: 'run', run_id: run, counts };
+  const out: string[] = [];
   const head: Omit<TimelineCausality, 'root'> = {
     schema_version: 'provenance.timeline/v1',
     view: 'causality',
     run_id: run,
     bounds: causalityBounds,
   };
-  return nodeJson(head, {
-    root: nodeJson(root, { children: listJson(children), omitted_children: JSON.stringify(omitted) }),
+  const root: Omit<CausalityRunNode, 'children' | 'omitted_children'> = { node: 'run', run_id: run, counts };
+  writeObject(out, head, {
+    root: () =>
+      writeObject(out, root, {
+        children: () =>
+          writeList(out, shown, (call, i) => {
+            const callHead: Omit<CausalityToolCallNode, 'children' | 'omitted_children'> = {
+              node: 'tool_call',
+              tool_call_id: call.id,
+              tool_call: call.id === null ? null : (records.get(call.id) ?? null),
+              bindings: call.bindings,
+              first_event: time(call.firstEventNs),
+              last_event: time(call.lastEventNs),
+              counts: call.counts,
+            };
+            writeObject(out, callHead, {
+              children: () =>
+                writeList(out, lineages[i]!.roots, (node) => writeProcessNode(out, node, events)),
+              omitted_children: () => out.push(JSON.stringify(lineages[i]!.omitted)),
+            });
+          }),
+        omitted_children: () => out.push(JSON.stringify(omitted)),
+      }),
   });
+  return out.join('');
 }
 
 /**
- * A node's JSON text: `head`'s fields, then `tail`'s, already JSON text (the events the tree lists
- * are spliced as eventJson wrote them, never parsed and written again).
+ * Appends an object's JSON text to `out`: `head`'s fields (it has some), then each of `tail`'s,
+ * written by its writer. The answer is built in one pass and joined once: the events the tree
+ * lists are spliced as eventJson wrote them, never parsed and written again, and no level copies
+ * the text of the levels under it.
  */
-function nodeJson(head: object, tail: Record<string, string>): string {
-  const fields = Object.entries(tail).map(([name, json]) => `${JSON.stringify(name)}:${json}`);
-  return `${JSON.stringify(head).slice(0, -1)},${fields.join(',')}}`;
+function writeObject(out: string[], head: object, tail: Record<string, () => unknown>): void {
+  out.push(JSON.stringify(head).slice(0, -1));
+  for (const [name, write] of Object.entries(tail)) {
+    out.push(`,${JSON.stringify(name)}:`);
+    write();
+  }
+  out.push('}');
 }
 
-function listJson(items: readonly string[]): string {
-  return `[${items.join(',')}]`;
+/** Appends a JSON list to `out`, each item written by `write`. */
+function writeList<T>(out: string[], items: readonly T[], write: (item: T, index: number) => unknown): void {
+  out.push('[');
+  items.forEach((item, i) => {
+    if (i > 0) out.push(',');
+    write(item, i);
+  });
+  out.push(']');
 }
 
 /** Earlier first instant first, then by id. */
@@ -211,8 +235,12 @@ async function readRecords(
   return new Map(rows.map((row) => [row.tool_call_id, toolCallOf(row)]));
 }
 
-/** A shown process as the answer writes it (a CausalityProcessNode), as JSON text. */
-function processNodeJson(node: LineageNode<ProcessFacts>, events: ReadonlyMap<string, ListedEvents>): string {
+/** Appends a shown process as the answer writes it (a CausalityProcessNode). */
+function writeProcessNode(
+  out: string[],
+  node: LineageNode<ProcessFacts>,
+  events: ReadonlyMap<string, ListedEvents>,
+): void {
   const process = node.item;
   const listed = events.get(processKey(process.toolCallId, process.tgid)) ?? {
     texts: [],
@@ -229,10 +257,10 @@ function processNodeJson(node: LineageNode<ProcessFacts>, events: ReadonlyMap<st
     last_event: formatRfc3339Nanos(process.lastNs),
     counts: process.counts,
   };
-  return nodeJson(head, {
-    events: listJson(listed.texts),
-    omitted_events: JSON.stringify(subtractCounts(process.counts, listed.counts)),
-    children: listJson(node.children.map((child) => processNodeJson(child, events))),
-    omitted_children: JSON.stringify(node.omitted),
+  writeObject(out, head, {
+    events: () => writeList(out, listed.texts, (text) => out.push(text)),
+    omitted_events: () => out.push(JSON.stringify(subtractCounts(process.counts, listed.counts))),
+    children: () => writeList(out, node.children, (child) => writeProcessNode(out, child, events)),
+    omitted_children: () => out.push(JSON.stringify(node.omitted)),
   });
 }
