@@ -408,6 +408,17 @@ describe('GET /v1/timeline', function () {
       ['execve', ...Array<string>(19).fill('file_open')],
     );
     assert.deepEqual(busy['omitted_events'], { total: 6, by_type: { file_open: 6 } });
+    // a listed event is one line; its id leads to the whole record, which the table view lists
+    const open = listed[1]!;
+    const record = (await request(restarted.url, `/v1/telemetry/events?run=${run}&type=file_open&limit=1`))
+      .body['events'] as Json[];
+    assert.deepEqual(open, {
+      id: record[0]!['id'],
+      time: record[0]!['time'],
+      type: 'file_open',
+      evidence_level: (record[0]!['correlation'] as Json)['evidence_level'],
+      summary: 'worker[11] file_open /work/0',
+    });
 
     const unattributed = children[children.length - 1]!;
     assert.deepEqual(
@@ -544,8 +555,8 @@ describe('GET /v1/timeline', function () {
     const wide = await processOf(71);
     assert.deepEqual(wide['counts'], { total: 10_050, by_type: { file_open: 10_050 } });
     assert.deepEqual(
-      (wide['events'] as Json[]).map((event) => (event['attrs'] as Json)['path']),
-      Array.from({ length: 20 }, (_v, i) => `/f/${i}`),
+      (wide['events'] as Json[]).map((event) => event['summary']),
+      Array.from({ length: 20 }, (_v, i) => `w[71] file_open /f/${i}`),
     );
     assert.deepEqual(wide['omitted_events'], { total: 10_030, by_type: { file_open: 10_030 } });
   });

@@ -9,8 +9,9 @@ import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { requireRun } from '../../provenance/run-exists.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { list, raw, readRows, sql } from '../../store/sql.js';
-import { typeName } from '../codes.js';
-import { eventJson, eventJsonColumns, type EventJsonRow } from '../event-json.js';
+import { evidenceName, typeName } from '../codes.js';
+import type { EventAttrs } from '../event-json.js';
+import { eventSummary } from './entry-summary.js';
 import { toolCallOf, type TimelineToolCall, type ToolCallRow } from './context-records.js';
 import { processKey, readToolCalls, type ProcessFacts, type ToolCallFacts } from './causality-facts.js';
 import { addCounts, addEvents, noEvents, subtractCounts } from './event-counts.js';
@@ -18,6 +19,7 @@ import { rolledUpEvents } from './process-rollup.js';
 import { buildLineage, type LineageNode } from './process-lineage.js';
 import type {
   CausalityBounds,
+  CausalityEvent,
   CausalityProcessNode,
   CausalityRunNode,
   CausalityToolCallNode,
@@ -118,9 +120,8 @@ export async function timelineCausality(
 
 /**
  * Appends an object's JSON text to `out`: `head`'s fields (it has some), then each of `tail`'s,
- * written by its writer. The answer is built in one pass and joined once: the events the tree
- * lists are spliced as eventJson wrote them, never parsed and written again, and no level copies
- * the text of the levels under it.
+ * written by its writer. The answer is built in one pass and joined once: no level copies the
+ * text of the levels under it.
  */
 function writeObject(out: string[], head: object, tail: Record<string, () => unknown>): void {
   out.push(JSON.stringify(head).slice(0, -1));
@@ -152,29 +153,39 @@ function flatten(nodes: readonly LineageNode<ProcessFacts>[]): ProcessFacts[] {
   return nodes.flatMap((node) => [node.item, ...flatten(node.children)]);
 }
 
-/** An event row as JSON text holds it: BIGINTs as decimal strings (JSON numbers would round them). */
-type EventJsonText = Omit<EventJsonRow, 'time_ns' | 'ingested_ns' | 'uid'> & {
+/** A listed event's fields as the rollup keeps them, in JSON text: time_ns as a decimal string (a JSON number would round it). */
+interface ListedEventFields {
+  id: string;
   time_ns: string;
-  ingested_ns: string;
-  uid: string | null;
-};
+  type: number;
+  evidence_level: number;
+  pid: number | null;
+  tgid: number | null;
+  comm: string | null;
+  attrs: string;
+}
 
-const bigintFields = new Set(['time_ns', 'ingested_ns', 'uid']);
-// a rollup event's fields for to_json, over lambda parameter `e`
-const eventFields = eventJsonColumns
-  .split(', ')
-  .map((name) =>
-    bigintFields.has(name) ? `"${name}" := CAST(e."${name}" AS VARCHAR)` : `"${name}" := e."${name}"`,
-  )
-  .join(', ');
+// a rollup event's listed fields for to_json, over lambda parameter `e`
+const listedFields =
+  'id := e.id, time_ns := CAST(e.time_ns AS VARCHAR), type := e.type, evidence_level := e.evidence_level, ' +
+  'pid := e.pid, tgid := e.tgid, comm := e.comm, attrs := e.attrs';
 
-function eventRowOf(event: EventJsonText): EventJsonRow {
-  return {
-    ...event,
-    time_ns: BigInt(event.time_ns),
-    ingested_ns: BigInt(event.ingested_ns),
-    uid: event.uid === null ? null : BigInt(event.uid),
+/** A listed event as the answer writes it (a CausalityEvent), as JSON text. */
+function listedEventJson(fields: ListedEventFields): string {
+  const type = typeName(fields.type);
+  const event: CausalityEvent = {
+    id: fields.id,
+    time: formatRfc3339Nanos(BigInt(fields.time_ns)),
+    type,
+    evidence_level: evidenceName(fields.evidence_level),
+    summary: eventSummary(
+      type,
+      fields.comm,
+      fields.tgid ?? fields.pid,
+      JSON.parse(fields.attrs) as EventAttrs,
+    ),
   };
+  return JSON.stringify(event);
 }
 
 /** The events a process node lists: their JSON texts, and the same events counted by type. */
@@ -203,7 +214,7 @@ async function readFirstEvents(
   const rows = await readRows<{ tool_call_id: string | null; tgid: number | null; first_events: string }>(
     connection,
     sql`SELECT nullif(p.tool_call_id, '') AS tool_call_id, CAST(nullif(p.tgid, -1) AS UINTEGER) AS tgid,
-          CAST(to_json(list_transform(p.first_events, e -> struct_pack(${raw(eventFields)}))) AS VARCHAR)
+          CAST(to_json(list_transform(p.first_events, e -> struct_pack(${raw(listedFields)}))) AS VARCHAR)
             AS first_events
         FROM timeline_processes p SEMI JOIN (${pairs}) shown
           ON p.tool_call_id = shown.tool_call_id AND p.tgid = shown.tgid
@@ -211,8 +222,8 @@ async function readFirstEvents(
   );
   for (const row of rows) {
     const listed: ListedEvents = { texts: [], counts: noEvents() };
-    for (const event of JSON.parse(row.first_events) as EventJsonText[]) {
-      listed.texts.push(eventJson(eventRowOf(event)));
+    for (const event of JSON.parse(row.first_events) as ListedEventFields[]) {
+      listed.texts.push(listedEventJson(event));
       addEvents(listed.counts, typeName(event.type), 1);
     }
     events.set(processKey(row.tool_call_id, row.tgid), listed);

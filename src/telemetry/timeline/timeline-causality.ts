@@ -7,7 +7,7 @@
  */
 import type { Count, DateTimeText, Integer } from '../../shared/schema/wire-types.js';
 import type { EventType } from '../event.js';
-import type { TelemetryEvent } from '../event-json.js';
+import type { EvidenceLevel } from '../codes.js';
 import type { TimelineToolCall } from './context-records.js';
 
 /** A run's causality tree. */
@@ -45,6 +45,20 @@ export interface EventCounts {
 export interface CutNodes {
   count: Count;
   events: EventCounts;
+}
+
+/**
+ * An event as the tree lists it: what it was, when, and how well it is evidenced, in one line. The
+ * whole record is one request away (GET /v1/graph/explain?event=ID), and the table view lists them.
+ */
+export interface CausalityEvent {
+  id: string;
+  /** Capture instant, UTC with nanoseconds. */
+  time: DateTimeText;
+  type: EventType;
+  evidence_level: EvidenceLevel;
+  /** Who did what to what, as the table view's entries say it. */
+  summary: string;
 }
 
 /** The root: the run. */
@@ -95,7 +109,7 @@ export interface CausalityProcessNode {
   /** This process's own events (child processes count their own). */
   counts: EventCounts;
   /** Its first events, by capture time. */
-  events: TelemetryEvent[];
+  events: CausalityEvent[];
   /** Its events past the bound. */
   omitted_events: EventCounts;
   /** Processes whose ppid is this one, by first event. */
