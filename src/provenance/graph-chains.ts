@@ -7,7 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
-import { execute, list, readRows, sql, unnested } from '../store/sql.js';
+import { execute, list, onRollback, raw, readRows, sql, unnested } from '../store/sql.js';
 import { sealObject, type GraphObject, type SealedObject } from './graph-object.js';
 
 /** The chains objects are appended to (checkpoints keep their own, see checkpoints.ts). */
@@ -79,6 +79,33 @@ async function ensureRuns(
   return hashes;
 }
 
+/** A chain's head: its latest object and that object's index. */
+interface Head {
+  hash: string;
+  index: number;
+}
+
+/**
+ * The chain heads the writer connection has read or moved, by `run \0 chain`: every commit that
+ * seals events moves its runs' heads, and reading them back each time cost the commit a statement.
+ * Only appendToChains moves heads, on the one writer connection, so what it wrote holds until a
+ * transaction rolls back; then everything kept is forgotten and read again.
+ */
+const knownHeads = new WeakMap<DuckDBConnection, Map<string, Head>>();
+
+function headsOf(connection: DuckDBConnection): Map<string, Head> {
+  let heads = knownHeads.get(connection);
+  if (heads === undefined) {
+    const kept = new Map<string, Head>();
+    onRollback(connection, () => kept.clear());
+    knownHeads.set(connection, kept);
+    heads = kept;
+  }
+  return heads;
+}
+
+const keyOf = (entry: { runId: string; chain: string }): string => `${entry.runId}\u0000${entry.chain}`;
+
 /** Appends entries to their chains in order, and returns the sealed objects in the same order. */
 export async function appendToChains(
   connection: DuckDBConnection,
@@ -86,7 +113,6 @@ export async function appendToChains(
 ): Promise<SealedObject[]> {
   if (entries.length === 0) return [];
   const heads = await readHeads(connection, entries);
-  const keyOf = (entry: ChainEntry): string => `${entry.runId}\u0000${entry.chain}`;
   // a chain's first object hangs from its run's object
   const roots = await ensureRuns(
     connection,
@@ -102,7 +128,8 @@ export async function appendToChains(
     sealed.push(object);
     heads.set(key, { hash: object.hash, index });
   }
-  await insertObjects(connection, sealed);
+  // a chain object names its predecessor and index: it cannot be stored already
+  await insertObjects(connection, sealed, 'new');
   const moved = [...new Set(entries.map(keyOf))];
   const at = nowNs();
   await execute(
@@ -114,13 +141,20 @@ export async function appendToChains(
       [moved.map((key) => BigInt(heads.get(key)!.index)), BIGINT],
     )}, ${at}`,
   );
+  const known = headsOf(connection);
+  for (const key of moved) known.set(key, heads.get(key)!);
   return sealed;
 }
 
-/** Inserts addressed objects; an object already stored (same hash, same bytes) is kept once. */
+/**
+ * Inserts addressed objects; an object already stored (same hash, same bytes) is kept once.
+ * `new`: objects that cannot be stored already (a stored one fails the insert): DuckDB inserts
+ * twice as fast without looking for conflicts.
+ */
 export async function insertObjects(
   connection: DuckDBConnection,
   objects: readonly SealedObject[],
+  stored: 'maybe' | 'new' = 'maybe',
 ): Promise<void> {
   if (objects.length === 0) return;
   await execute(
@@ -131,24 +165,35 @@ export async function insertObjects(
       [objects.map((object) => object.runId), VARCHAR],
       [objects.map((object) => (object.chainIndex === null ? null : BigInt(object.chainIndex))), BIGINT],
       [objects.map((object) => object.body), VARCHAR],
-    )}, ${nowNs()} ON CONFLICT DO NOTHING`,
+    )}, ${nowNs()} ${raw(stored === 'new' ? '' : 'ON CONFLICT DO NOTHING')}`,
   );
 }
 
-/** The current heads of the chains the entries touch, by `run \0 chain`. */
+/**
+ * The current heads of the chains the entries touch, by `run \0 chain` (a copy: the caller moves
+ * them): kept ones, and for runs with a chain not kept, what run_heads holds.
+ */
 async function readHeads(
   connection: DuckDBConnection,
   entries: readonly ChainEntry[],
-): Promise<Map<string, { hash: string; index: number }>> {
-  const runs = [...new Set(entries.map((entry) => entry.runId))];
-  const rows = await readRows<{ run_id: string; chain: string; hash: string; chain_index: bigint }>(
-    connection,
-    sql`SELECT run_id, chain, hash, chain_index FROM run_heads WHERE run_id IN (SELECT unnest(${list(runs, VARCHAR)}))`,
-  );
-  return new Map(
-    rows.map((row) => [
-      `${row.run_id}\u0000${row.chain}`,
-      { hash: row.hash, index: Number(row.chain_index) },
-    ]),
-  );
+): Promise<Map<string, Head>> {
+  const known = headsOf(connection);
+  const runs = [...new Set(entries.filter((entry) => !known.has(keyOf(entry))).map((entry) => entry.runId))];
+  if (runs.length > 0) {
+    const rows = await readRows<{ run_id: string; chain: string; hash: string; chain_index: bigint }>(
+      connection,
+      sql`SELECT run_id, chain, hash, chain_index FROM run_heads WHERE run_id IN (SELECT unnest(${list(runs, VARCHAR)}))`,
+    );
+    for (const row of rows)
+      known.set(keyOf({ runId: row.run_id, chain: row.chain }), {
+        hash: row.hash,
+        index: Number(row.chain_index),
+      });
+  }
+  const heads = new Map<string, Head>();
+  for (const entry of entries) {
+    const head = known.get(keyOf(entry));
+    if (head !== undefined) heads.set(keyOf(entry), head);
+  }
+  return heads;
 }

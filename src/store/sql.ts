@@ -118,6 +118,18 @@ export async function readRows<Row>(connection: DuckDBConnection, statement: Sta
   return reader.getRowObjectsJS() as Row[];
 }
 
+const rollbackListeners = new WeakMap<DuckDBConnection, Set<() => void>>();
+
+/**
+ * Calls `listener` whenever a transaction of inTransaction on `connection` rolls back: what a
+ * module keeps in memory beside the database forgets what the transaction wrote.
+ */
+export function onRollback(connection: DuckDBConnection, listener: () => void): void {
+  const listeners = rollbackListeners.get(connection) ?? new Set();
+  listeners.add(listener);
+  rollbackListeners.set(connection, listeners);
+}
+
 /** Runs `body` in one transaction on the writer: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(connection: DuckDBConnection, body: () => Promise<T>): Promise<T> {
   await connection.run('BEGIN TRANSACTION');
@@ -127,6 +139,7 @@ export async function inTransaction<T>(connection: DuckDBConnection, body: () =>
     return result;
   } catch (error) {
     await connection.run('ROLLBACK').catch(() => undefined);
+    for (const listener of rollbackListeners.get(connection) ?? []) listener();
     throw error;
   }
 }

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { appendToChains, type ChainEntry } from '../../src/provenance/graph-chains.js';
+import { inTransaction, readRows, sql } from '../../src/store/sql.js';
+import { openTestStore, type TestStore } from '../support/store.js';
+
+/** An entry of run-g's context chain whose payload names `label`. */
+const entry = (label: string): ChainEntry => ({
+  runId: 'run-g',
+  chain: 'context',
+  build: (previous, index) => ({
+    kind: 'binding',
+    run_id: 'run-g',
+    parents: [previous],
+    payload: { index, label },
+  }),
+});
+
+describe('graph chains', function () {
+  let store: TestStore;
+  beforeEach(async () => (store = await openTestStore()));
+  afterEach(() => store.close());
+
+  it('chains after the last committed head when a transaction that moved it rolls back', async function () {
+    const { connection } = store;
+    const [first] = await inTransaction(connection, () => appendToChains(connection, [entry('first')]));
+    await assert.rejects(
+      inTransaction(connection, async () => {
+        await appendToChains(connection, [entry('rolled back')]);
+        throw new Error('the commit fails after the append');
+      }),
+      /the commit fails after the append/,
+    );
+    const [second] = await inTransaction(connection, () => appendToChains(connection, [entry('second')]));
+    const body = JSON.parse(second!.body) as { parents: string[]; payload: { index: number } };
+    assert.deepEqual([body.parents[0], body.payload.index], [first!.hash, 1]);
+    const heads = await readRows<{ hash: string; chain_index: bigint }>(
+      connection,
+      sql`SELECT hash, chain_index FROM run_heads WHERE run_id = 'run-g' AND chain = 'context'`,
+    );
+    assert.deepEqual(heads, [{ hash: second!.hash, chain_index: 1n }]);
+    const objects = await readRows<{ n: bigint }>(
+      connection,
+      sql`SELECT count(*) AS n FROM objects WHERE run_id = 'run-g' AND kind = 'binding'`,
+    );
+    assert.equal(objects[0]!.n, 2n, 'nothing of the rolled back append was stored');
+  });
+});
