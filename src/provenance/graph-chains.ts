@@ -93,6 +93,9 @@ interface Head {
  */
 const knownHeads = new WeakMap<DuckDBConnection, Map<string, Head>>();
 
+/** Heads kept at most: the chains of the runs touched last (a long-lived daemon sees many runs). */
+const keptHeads = 10_000;
+
 function headsOf(connection: DuckDBConnection): Map<string, Head> {
   let heads = knownHeads.get(connection);
   if (heads === undefined) {
@@ -102,6 +105,14 @@ function headsOf(connection: DuckDBConnection): Map<string, Head> {
     heads = kept;
   }
   return heads;
+}
+
+/** Keeps a head as the latest touched; past keptHeads, the least recently touched is forgotten. */
+function keepHead(connection: DuckDBConnection, key: string, head: Head): void {
+  const kept = headsOf(connection);
+  kept.delete(key);
+  kept.set(key, head);
+  if (kept.size > keptHeads) kept.delete(kept.keys().next().value!);
 }
 
 const keyOf = (entry: { runId: string; chain: string }): string => `${entry.runId}\u0000${entry.chain}`;
@@ -141,8 +152,7 @@ export async function appendToChains(
       [moved.map((key) => BigInt(heads.get(key)!.index)), BIGINT],
     )}, ${at}`,
   );
-  const known = headsOf(connection);
-  for (const key of moved) known.set(key, heads.get(key)!);
+  for (const key of moved) keepHead(connection, key, heads.get(key)!);
   return sealed;
 }
 
@@ -178,22 +188,24 @@ async function readHeads(
   entries: readonly ChainEntry[],
 ): Promise<Map<string, Head>> {
   const known = headsOf(connection);
-  const runs = [...new Set(entries.filter((entry) => !known.has(keyOf(entry))).map((entry) => entry.runId))];
+  const heads = new Map<string, Head>();
+  for (const entry of entries) {
+    const head = known.get(keyOf(entry));
+    if (head !== undefined) heads.set(keyOf(entry), head);
+  }
+  const runs = [...new Set(entries.filter((entry) => !heads.has(keyOf(entry))).map((entry) => entry.runId))];
   if (runs.length > 0) {
     const rows = await readRows<{ run_id: string; chain: string; hash: string; chain_index: bigint }>(
       connection,
       sql`SELECT run_id, chain, hash, chain_index FROM run_heads WHERE run_id IN (SELECT unnest(${list(runs, VARCHAR)}))`,
     );
-    for (const row of rows)
-      known.set(keyOf({ runId: row.run_id, chain: row.chain }), {
-        hash: row.hash,
-        index: Number(row.chain_index),
-      });
-  }
-  const heads = new Map<string, Head>();
-  for (const entry of entries) {
-    const head = known.get(keyOf(entry));
-    if (head !== undefined) heads.set(keyOf(entry), head);
+    for (const row of rows) {
+      const key = keyOf({ runId: row.run_id, chain: row.chain });
+      const head = { hash: row.hash, index: Number(row.chain_index) };
+      // what the caller moves comes from `heads`: keeping is only for the next call
+      if (!heads.has(key)) heads.set(key, head);
+      keepHead(connection, key, head);
+    }
   }
   return heads;
 }

@@ -3,13 +3,13 @@ import { appendToChains, type ChainEntry } from '../../src/provenance/graph-chai
 import { inTransaction, readRows, sql } from '../../src/store/sql.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 
-/** An entry of run-g's context chain whose payload names `label`. */
-const entry = (label: string): ChainEntry => ({
-  runId: 'run-g',
+/** An entry of a run's context chain (run-g unless given) whose payload names `label`. */
+const entry = (label: string, runId = 'run-g'): ChainEntry => ({
+  runId,
   chain: 'context',
   build: (previous, index) => ({
     kind: 'binding',
-    run_id: 'run-g',
+    run_id: runId,
     parents: [previous],
     payload: { index, label },
   }),
@@ -43,5 +43,28 @@ describe('graph chains', function () {
       sql`SELECT count(*) AS n FROM objects WHERE run_id = 'run-g' AND kind = 'binding'`,
     );
     assert.equal(objects[0]!.n, 2n, 'nothing of the rolled back append was stored');
+  });
+
+  it('chains each of more runs than it keeps heads of in one append after their heads were forgotten', async function () {
+    const { connection } = store;
+    const runs = Array.from({ length: 10_050 }, (_v, i) => `run-${i}`);
+    await inTransaction(connection, () =>
+      appendToChains(
+        connection,
+        runs.map((run) => entry('a', run)),
+      ),
+    );
+    // a rolled back transaction forgets every kept head: the next append reads them all back
+    await assert.rejects(
+      inTransaction(connection, () => Promise.reject(new Error('rolled back'))),
+      /rolled back/,
+    );
+    const second = await inTransaction(connection, () =>
+      appendToChains(
+        connection,
+        runs.map((run) => entry('b', run)),
+      ),
+    );
+    assert.deepEqual(new Set(second.map((object) => object.chainIndex)), new Set([1]));
   });
 });
