@@ -98,6 +98,23 @@ describe('signed checkpoints', function () {
     assert.equal((await request(daemon.url, `/v1/graph/verify?run=${run}`)).body['status'], 'ok');
   });
 
+  it('writes none for a run whose heads moved in the same instant as its checkpoint, but no further', async function () {
+    const first = await fixture.start();
+    await storeRun(first.url);
+    const checkpoint = (await request(first.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    await assertStopsCleanly(first);
+    // instants have millisecond grain: a commit and the checkpoint after it can share one
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) =>
+      db.run(
+        `UPDATE run_heads SET updated_ns = (SELECT updated_ns FROM run_heads WHERE run_id = '${run}' AND chain = 'checkpoint')
+         WHERE run_id = '${run}'`,
+      ),
+    );
+    const daemon = await fixture.start();
+    const same = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    assert.equal(same['hash'], checkpoint['hash'], 'the heads it names are the heads: nothing to sign');
+  });
+
   async function tampered(tamper: (db: DuckDBConnection) => Promise<unknown>): Promise<string[]> {
     const first = await fixture.start();
     await storeRun(first.url);
