@@ -2,7 +2,8 @@
  * Signed checkpoints, on the store thread: a run's `checkpoint` object names the heads of its
  * `context` and `event_batch` chains and counts what they hold, and is signed as a DSSE envelope
  * (ed25519). They are written after commits that move a run's chains, coalesced by a timer to at
- * most one per run per second, and on demand before a run is verified.
+ * most one per run per second, on demand before a run is verified, and when the store closes;
+ * each round first seals the batches committed since the last (seal-batches.ts).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
@@ -12,6 +13,7 @@ import { classifyStoreError } from '../store/store-error.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { checkpointPayloadType, signEnvelope } from './dsse.js';
 import { appendToChains } from './graph-chains.js';
+import { sealPendingBatches } from './seal-batches.js';
 import type { SigningKey } from './signing-key.js';
 
 /** How often runs whose chains moved get a checkpoint, at most. */
@@ -71,11 +73,15 @@ export class Checkpointer {
     clearTimeout(this.timer);
   }
 
-  /** Checkpoints every due run, or only `runIds` when given; call inside the write queue. */
+  /**
+   * Seals every pending batch (seal-batches.ts), then checkpoints every due run, or only `runIds`
+   * when given, in one transaction; call inside the write queue. Returns how many it checkpointed.
+   */
   async writeDue(runIds: readonly string[] | null): Promise<number> {
-    const due = await this.dueRuns(runIds);
-    if (due.size === 0) return 0;
-    await inTransaction(this.connection, async () => {
+    const written = await inTransaction(this.connection, async () => {
+      await sealPendingBatches(this.connection);
+      const due = await this.dueRuns(runIds);
+      if (due.size === 0) return 0;
       if (!this.keyStored)
         await execute(
           this.connection,
@@ -119,9 +125,10 @@ export class Checkpointer {
           [envelopes, VARCHAR],
         )}, ${this.key.keyId}, ${nowNs()}`,
       );
+      return due.size;
     });
-    this.keyStored = true;
-    return due.size;
+    if (written > 0) this.keyStored = true;
+    return written;
   }
 
   /**

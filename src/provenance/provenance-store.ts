@@ -1,7 +1,7 @@
 /**
  * The provenance domain on the store thread: the graph's queries (verify, and later explain,
- * timeline, summary, records, keys), registered with the store actor as one module. Sealing happens
- * inside the telemetry commits (they call seal-batches.ts).
+ * timeline, summary, records, keys), registered with the store actor as one module. The telemetry
+ * commits store each batch's digest (seal-batches.ts); the checkpoint rounds seal and sign them.
  */
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import type { ProvenanceQueries } from './provenance-queries.js';
@@ -72,5 +72,13 @@ export async function startProvenanceStore(
     },
     record: async (params) => JSON.stringify(await writes.run(() => writeRecord(writer, params))),
   };
-  return { name: 'provenance', queries, stop: () => checkpointer.stop() };
+  return {
+    name: 'provenance',
+    queries,
+    // the batches committed since the last round, sealed and signed before the store closes
+    flush: async () => {
+      if (init.sealing) await writes.run(() => checkpointer.writeDue(null));
+    },
+    stop: () => checkpointer.stop(),
+  };
 }

@@ -1,12 +1,16 @@
 /**
  * Rows of event_batches: one Merkle root over the events a commit or a settlement added to a run,
- * each sealed as an `event_batch` object chained after the run's previous one, in the same
- * transaction as the events. A batch seals the events of its run with seq in [seqFrom, seqTo).
+ * committed in the same transaction as the events. They are sealed as `event_batch` objects, each
+ * chained after its run's previous one, a round at a time (sealPendingBatches): with the signed
+ * checkpoint that names them (checkpoints.ts), at most a second later, on demand before verify, and
+ * when the store closes. A commit so never waits on the graph: sealing each commit's batches in its
+ * own transaction cost ingest a tenth of its rate. A batch seals the events of its run with seq in
+ * [seqFrom, seqTo).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { appendToChains } from './graph-chains.js';
-import { execute, sql, unnested } from '../store/sql.js';
+import { execute, onRollback, readRows, sql, unnested } from '../store/sql.js';
 
 /** One digest row; `runId` null for a batch's spooled events (not sealed: they belong to no run yet). */
 export interface DigestRow {
@@ -21,36 +25,14 @@ export interface DigestRow {
 /** Off only under PROVD_FAULT_NO_SEALING (one store thread per process: set once at its start). */
 let sealing = true;
 
-/** Digests are inserted from now on without event_batch objects, so benchmarks can measure sealing's cost. */
+/** Digests are never sealed from now on, so benchmarks can measure sealing's cost. */
 export function stopSealing(): void {
   sealing = false;
 }
 
-/** Inserts digest rows, stamped now, and seals those of runs into their runs' event_batch chains. */
+/** Inserts digest rows, stamped now, unsealed: sealPendingBatches seals those of runs. */
 export async function insertDigests(connection: DuckDBConnection, rows: readonly DigestRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const ofRuns = sealing ? rows.filter((row) => row.runId !== null && row.events > 0) : [];
-  const sealed = await appendToChains(
-    connection,
-    ofRuns.map((row) => ({
-      runId: row.runId!,
-      chain: 'event_batch',
-      build: (previous, index) => ({
-        kind: 'event_batch',
-        run_id: row.runId!,
-        parents: [previous],
-        payload: {
-          index,
-          batch_id: row.batchId,
-          events: row.events,
-          merkle_root: row.merkleRoot,
-          seq_from: row.seqFrom.toString(),
-          seq_to: row.seqTo.toString(),
-        },
-      }),
-    })),
-  );
-  const objectOf = new Map(ofRuns.map((row, i) => [row, sealed[i]!.hash]));
   await execute(
     connection,
     sql`INSERT INTO event_batches (batch_id, run_id, events, merkle_root, committed_ns, seq_from, seq_to, object_hash)
@@ -62,7 +44,72 @@ export async function insertDigests(connection: DuckDBConnection, rows: readonly
         )}, ${BigInt(Date.now()) * 1_000_000n}, ${unnested(
           [rows.map((row) => row.seqFrom), BIGINT],
           [rows.map((row) => row.seqTo), BIGINT],
-          [rows.map((row) => objectOf.get(row) ?? null), VARCHAR],
-        )}`,
+        )}, NULL`,
   );
+}
+
+/**
+ * Where the writer's last seal left off: every digest of a run starting below it is sealed. Positions
+ * are handed out in commit order (a settlement's too), so later digests start past it. Forgotten when
+ * a transaction rolls back: the next seal looks from the start again.
+ */
+const sealedBelow = new WeakMap<DuckDBConnection, bigint>();
+
+/**
+ * Seals every digest of a run that is not sealed yet, in commit (seq) order, as event_batch objects
+ * chained after their runs' previous ones, and has each digest row name its object; returns how many.
+ * Call inside a write transaction.
+ */
+export async function sealPendingBatches(connection: DuckDBConnection): Promise<number> {
+  if (!sealing) return 0;
+  if (!sealedBelow.has(connection)) onRollback(connection, () => sealedBelow.delete(connection));
+  const from = sealedBelow.get(connection) ?? -1n;
+  const rows = await readRows<{
+    batch_id: string;
+    run_id: string;
+    events: bigint;
+    merkle_root: string;
+    seq_from: bigint;
+    seq_to: bigint;
+  }>(
+    connection,
+    sql`SELECT batch_id, run_id, events, merkle_root, seq_from, seq_to FROM event_batches
+        WHERE seq_from >= ${from} AND object_hash IS NULL AND run_id IS NOT NULL AND events > 0
+        ORDER BY seq_from, batch_id, run_id`,
+  );
+  if (rows.length === 0) return 0;
+  const sealed = await appendToChains(
+    connection,
+    rows.map((row) => ({
+      runId: row.run_id,
+      chain: 'event_batch',
+      build: (previous, index) => ({
+        kind: 'event_batch',
+        run_id: row.run_id,
+        parents: [previous],
+        payload: {
+          index,
+          batch_id: row.batch_id,
+          events: Number(row.events),
+          merkle_root: row.merkle_root,
+          seq_from: row.seq_from.toString(),
+          seq_to: row.seq_to.toString(),
+        },
+      }),
+    })),
+  );
+  await execute(
+    connection,
+    sql`UPDATE event_batches SET object_hash = v.object_hash
+        FROM (SELECT ${unnested(
+          [rows.map((row) => row.batch_id), VARCHAR],
+          [rows.map((row) => row.run_id), VARCHAR],
+          [rows.map((row) => row.seq_from), BIGINT],
+          [sealed.map((object) => object.hash), VARCHAR],
+        )}) v(batch_id, run_id, seq_from, object_hash)
+        WHERE event_batches.batch_id = v.batch_id AND event_batches.run_id = v.run_id
+          AND event_batches.seq_from = v.seq_from`,
+  );
+  sealedBelow.set(connection, rows[rows.length - 1]!.seq_from + 1n);
+  return rows.length;
 }

@@ -253,6 +253,12 @@ export class StoreActor {
   async close(): Promise<void> {
     await this.reopening;
     this.lost = undefined; // no more reopening
+    for (const module of this.modules)
+      await module.flush?.().catch((error: unknown) =>
+        log('warn', `${module.name}: writing what it owed the store at close failed`, {
+          error: classifyStoreError(error),
+        }),
+      );
     const database = await this.detach();
     if (database === undefined) return;
     try {

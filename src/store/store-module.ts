@@ -46,6 +46,8 @@ export interface StoreModule {
   queries: { readonly [kind: string]: QueryHandler<never> };
   /** Adds facts to the readiness check, on the health connection. */
   healthFacts?(connection: DuckDBConnection): Promise<Partial<HealthFacts>>;
+  /** Writes what it still owes the store (through the write queue); called once when the store closes, before stop. */
+  flush?(): Promise<void>;
   /** Stops timers; called before the database closes. */
   stop?(): void;
 }

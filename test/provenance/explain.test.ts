@@ -82,6 +82,8 @@ describe('GET /v1/graph/explain', function () {
       headers: auth,
     });
     fileEventId = String((events.body['events'] as Record<string, unknown>[])[0]!['id']);
+    // batches are sealed by the next checkpoint round, within a second, or on demand like this
+    await request(daemon.url, '/v1/graph/checkpoint?run=run-e', { headers: auth });
   }
 
   it('explains an event: its process, the exec lineage, the tool call through its binding, and the run, each with its basis', async function () {
