@@ -5,6 +5,7 @@ import { parseObject, sha256 } from '../../src/provenance/graph-object.js';
 import { merkleRoot } from '../../src/provenance/merkle.js';
 import { assertStopsCleanly, useDaemonFixture } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
+import { request } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
 
 /** Asserts the run's event_batch chain and that it seals each of the run's events exactly once. */
@@ -73,5 +74,26 @@ describe('sealing events into the graph', function () {
         assert.equal(sha256(String(row['body'])), row['object_hash']);
       }
     });
+  });
+
+  it('seals after a restart the batch of a commit the daemon died right after', async function () {
+    const crashing = await fixture.start({ env: { PROVD_FAULT_KILL_AFTER_COMMIT: '1' } });
+    await bind(crashing.url, { run_id: 'run-k', tool_call_id: 'tc-k', cgroup_id: '777' });
+    const lines = [1, 2, 3].map((s) =>
+      nativeLine({ cgroup_id: '777', timestamp: `2026-01-01T00:00:0${s}Z` }),
+    );
+    await assert.rejects(ingest(crashing.url, lines.join('\n'), 'native'), 'killed before it answered');
+    assert.equal(await crashing.stop(), null, 'killed by SIGKILL');
+    const dbFile = join(fixture.dataDir, 'provd.duckdb');
+    await withDatabase(dbFile, async (db) => {
+      const digests = await queryRows(db, `SELECT object_hash FROM event_batches WHERE run_id = 'run-k'`);
+      assert.deepEqual(digests, [{ object_hash: null }], 'committed with its digest, not sealed yet');
+    });
+
+    const daemon = await fixture.start();
+    const verified = await request(daemon.url, '/v1/graph/verify?run=run-k');
+    assert.equal(verified.body['status'], 'ok', JSON.stringify(verified.body));
+    await assertStopsCleanly(daemon);
+    await withDatabase(dbFile, async (db) => assert.equal(await assertSealed(db, 'run-k', 3), 1));
   });
 });
