@@ -6,7 +6,7 @@
  */
 import { BIGINT, INTEGER, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { join, raw, readRows, sql, unnested, type Statement } from '../../store/sql.js';
+import { join, list, raw, readRows, sql, unnested, type Statement } from '../../store/sql.js';
 import { evidenceName, methodName, typeCode } from '../codes.js';
 import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
 import type { ExplainBasis, ExplainNode } from './explain-result.js';
@@ -93,11 +93,12 @@ export interface ProcessLookup {
 /**
  * For each lookup, the exec that started process `tgid` of the run (the latest at or before
  * `beforeNs`), else its latest event. The last minute is searched first, so zone maps on time_ns
- * skip the rest of a long run. In a run, the same read asks the process rollup
- * (timeline/process-rollup.ts) when the run saw the process at all, and looks at the events not
- * folded into it yet (from `unfoldedFrom`; null: none); only a process seen before the last
- * minute, with no exec in it, costs a read of its own. All lookups share one round trip. Outside a
- * run: the last minute, the last hour, then the whole store, one lookup after the other.
+ * skip the rest of a long run; the same read looks at the events not folded into the process
+ * rollup yet (from `unfoldedFrom`; null: none). All lookups share that round trip. A process with
+ * no exec in the last minute costs one more, for all of them: the rollup (timeline/process-rollup.ts)
+ * says when the run saw it at all (a parent the run never saw is then read no further), and a
+ * process it saw earlier a read of its own. Outside a run: the last minute, the last hour, then the
+ * whole store, one lookup after the other.
  */
 export async function readProcessEvents(
   connection: DuckDBConnection,
@@ -124,32 +125,34 @@ export async function readProcessEvents(
     }
     return found;
   }
-  const perLookup = lookups.map((lookup, k) => {
+  const perLookup = lookups.flatMap((lookup, k) => {
     const reads = [candidate(lookup, recent(lookup))];
     if (unfoldedFrom !== null) reads.push(candidate(lookup, sql`seq >= ${unfoldedFrom}`));
-    return sql`SELECT ${k}::INTEGER AS lookup, c.*, s.first_ns AS span_first, s.last_ns AS span_last
-        FROM (SELECT min(first_ns) AS first_ns, max(last_ns) AS last_ns FROM timeline_processes
-              WHERE run_id = ${runId} AND tgid = ${lookup.tgid}) s
-          LEFT JOIN (${join(reads, ' UNION ALL ')}) c ON true`;
+    return reads.map((read) => sql`SELECT ${k}::INTEGER AS lookup, * FROM ${read}`);
   });
-  const rows = await readRows<
-    EventRow & { lookup: number; span_first: bigint | null; span_last: bigint | null }
-  >(connection, join(perLookup, ' UNION ALL '));
-  const found: (EventRow | undefined)[] = [];
-  for (const [k, lookup] of lookups.entries()) {
-    const own = rows.filter((row) => row.lookup === k);
-    const { span_first: firstNs, span_last: lastNs } = own[0]!;
-    const latest = latestExecFirst(
-      own
-        .filter((row) => row.id !== null)
-        .map(({ lookup: _k, span_first: _f, span_last: _l, ...row }) => row),
-    );
-    const seenBefore = firstNs !== null && firstNs <= lookup.beforeNs;
-    found.push(
-      latest?.type === execve || !seenBefore
-        ? latest
-        : latestExecFirst([latest, await read(lookup, sql`time_ns BETWEEN ${firstNs} AND ${lastNs}`)]),
-    );
+  const rows = await readRows<EventRow & { lookup: number }>(connection, join(perLookup, ' UNION ALL '));
+  const found = lookups.map((_lookup, k) =>
+    latestExecFirst(rows.filter((row) => row.lookup === k).map(({ lookup: _k, ...row }) => row)),
+  );
+  // no exec in the last minute: the rollup says when the run saw the process at all, if ever
+  const older = [...lookups.keys()].filter((k) => found[k]?.type !== execve);
+  if (older.length === 0) return found;
+  const spans = await readRows<{ tgid: bigint; first_ns: bigint; last_ns: bigint }>(
+    connection,
+    sql`SELECT tgid, min(first_ns) AS first_ns, max(last_ns) AS last_ns FROM timeline_processes
+        WHERE run_id = ${runId} AND tgid IN (SELECT unnest(${list(
+          older.map((k) => BigInt(lookups[k]!.tgid)),
+          BIGINT,
+        )})) GROUP BY tgid`,
+  );
+  for (const k of older) {
+    const lookup = lookups[k]!;
+    const span = spans.find((row) => row.tgid === BigInt(lookup.tgid));
+    if (span !== undefined && span.first_ns <= lookup.beforeNs)
+      found[k] = latestExecFirst([
+        found[k],
+        await read(lookup, sql`time_ns BETWEEN ${span.first_ns} AND ${span.last_ns}`),
+      ]);
   }
   return found;
 }
