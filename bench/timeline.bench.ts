@@ -19,7 +19,7 @@ const isShort = args.has('--short');
 const isGuard = args.has('--guard');
 const events = isShort ? 100_000 : 10_000_000;
 const deadlineMs = isShort ? 120_000 : 900_000;
-const repeats = 7;
+const repeats = 30;
 const treeRepeats = 50;
 /** Untimed requests before each timed series: the first after a start pay for JIT and cold buffers. */
 const warmup = 3;
