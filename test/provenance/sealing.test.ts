@@ -17,12 +17,15 @@ async function assertSealed(db: DuckDBConnection, runId: string, events: number)
   );
   let previous = String(run?.['object_hash']);
   let sealed = 0;
+  let seqTo = -1;
   for (const [index, row] of batches.entries()) {
     const body = String(row['body']);
     assert.equal(row['hash'], sha256(body), 'the address is the hash of the stored bytes');
     const object = parseObject(body);
     assert.deepEqual(object.parents, [previous], `batch ${index} follows the one before`);
     assert.equal(object.payload['index'], index);
+    assert.ok(Number(object.payload['seq_from']) >= seqTo, `batch ${index} comes after the one before it`);
+    seqTo = Number(object.payload['seq_to']);
     const hashes = await queryRows(
       db,
       `SELECT hash FROM events WHERE run_id = '${runId}'
