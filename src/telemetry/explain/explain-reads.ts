@@ -84,10 +84,15 @@ export async function readEvent(connection: DuckDBConnection, id: string): Promi
   return read(sql`true`);
 }
 
-/** A process to find: its tgid, and the time its exec is looked for at or before. */
+/**
+ * A process to find: its tgid, and the time its exec is looked for at or before. A `guess` is
+ * looked for in the last minute only: it is kept only when that finds its exec, so it never costs
+ * the reads further back.
+ */
 export interface ProcessLookup {
   tgid: number;
   beforeNs: bigint;
+  guess?: boolean;
 }
 
 /**
@@ -117,6 +122,10 @@ export async function readProcessEvents(
     const found: (EventRow | undefined)[] = [];
     for (const lookup of lookups) {
       const latest = await read(lookup, recent(lookup));
+      if (lookup.guess === true) {
+        found.push(latest);
+        continue;
+      }
       const older =
         latest?.type === execve
           ? latest
@@ -135,7 +144,7 @@ export async function readProcessEvents(
     latestExecFirst(rows.filter((row) => row.lookup === k).map(({ lookup: _k, ...row }) => row)),
   );
   // no exec in the last minute: the rollup says when the run saw the process at all, if ever
-  const older = [...lookups.keys()].filter((k) => found[k]?.type !== execve);
+  const older = [...lookups.keys()].filter((k) => found[k]?.type !== execve && lookups[k]!.guess !== true);
   if (older.length === 0) return found;
   const spans = await readRows<{ tgid: bigint; first_ns: bigint; last_ns: bigint }>(
     connection,

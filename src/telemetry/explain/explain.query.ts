@@ -25,6 +25,7 @@ import {
   toolCallNode,
   type Attribution,
   type EventRow,
+  type ProcessLookup,
   type SealedRow,
 } from './explain-reads.js';
 import type { ExplainBasis, ExplainNode, ExplainResult, ExplainStep } from './explain-result.js';
@@ -171,8 +172,8 @@ async function fromEvent(source: Source, row: EventRow): Promise<Explained> {
 async function performers(source: Source, row: EventRow): Promise<EventRow[]> {
   if (row.tgid === null) return [];
   const guess = row.ppid !== null && row.ppid !== row.tgid;
-  const lookups = [{ tgid: row.tgid, beforeNs: row.time_ns }];
-  if (guess) lookups.push({ tgid: row.ppid!, beforeNs: row.time_ns });
+  const lookups: ProcessLookup[] = [{ tgid: row.tgid, beforeNs: row.time_ns }];
+  if (guess) lookups.push({ tgid: row.ppid!, beforeNs: row.time_ns, guess: true });
   const [process, parent] = await readProcessEvents(
     source.connection,
     row.run_id,
