@@ -253,6 +253,69 @@ describe('GET /v1/graph/explain', function () {
     }
   });
 
+  it('finds the exec of a process that started long before the event, and the later of two execs of one tgid', async function () {
+    await storeRun();
+    const line = (fields: Record<string, unknown>): string => nativeLine({ ppid: 10, ...fields });
+    const later = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: [
+        line({ timestamp: '2026-01-01T00:00:10Z', pid: 12, tgid: 12, comm: 'sleep', argv: ['sleep', '1'] }),
+        // the same process replaces its image: its exec is the later one
+        line({
+          timestamp: '2026-01-01T00:00:20Z',
+          pid: 12,
+          tgid: 12,
+          comm: 'python3',
+          argv: ['python3', 'x'],
+        }),
+        line({
+          event_type: 'file_write',
+          timestamp: '2026-01-01T00:05:00Z',
+          pid: 11,
+          tgid: 11,
+          comm: 'cat',
+          path: '/tmp/late',
+        }),
+        line({
+          event_type: 'file_write',
+          timestamp: '2026-01-01T00:06:00Z',
+          pid: 12,
+          tgid: 12,
+          comm: 'python3',
+          path: '/tmp/later',
+        }),
+      ].join('\n'),
+    });
+    assert.equal(later.body['accepted'], 4);
+    const writes = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_write', {
+      headers: auth,
+    });
+    const idOf = (path: string): string =>
+      String(
+        (writes.body['events'] as Record<string, unknown>[]).find(
+          (event) => (event['attrs'] as Record<string, unknown>)['path'] === path,
+        )!['id'],
+      );
+    const labels = async (path: string): Promise<unknown[]> =>
+      ((await explain(daemon, `event=${idOf(path)}`)).body['path'] as Step[])
+        .slice(0, 2)
+        .map(({ node }) => node['label']);
+    const expected = {
+      '/tmp/late': ['process 11 cat: cat /etc/hosts', 'process 10 bash: bash -c cat /etc/hosts'],
+      '/tmp/later': ['process 12 python3: python3 x', 'process 10 bash: bash -c cat /etc/hosts'],
+    };
+    for (const [path, lineage] of Object.entries(expected))
+      assert.deepEqual(await labels(path), lineage, path);
+    // the same once the process rollup has folded every event in (the causality view waits for it)
+    assert.equal(
+      (await request(daemon.url, '/v1/timeline?run=run-e&view=causality', { headers: auth })).status,
+      200,
+    );
+    for (const [path, lineage] of Object.entries(expected))
+      assert.deepEqual(await labels(path), lineage, path);
+  });
+
   it('explains a recorded artifact and file effect through their tool call', async function () {
     daemon = await fixture.start({ authToken: token });
     const work = mkdtempSync(join(tmpdir(), 'provd-explain-'));

@@ -146,22 +146,43 @@ export async function readProcessEvents(
   // no exec in the last minute: the rollup says when the run saw the process at all, if ever
   const older = [...lookups.keys()].filter((k) => found[k]?.type !== execve && lookups[k]!.guess !== true);
   if (older.length === 0) return found;
-  const spans = await readRows<{ tgid: bigint; first_ns: bigint; last_ns: bigint }>(
+  const tgids = list(
+    older.map((k) => BigInt(lookups[k]!.tgid)),
+    BIGINT,
+  );
+  const spans = await readRows<{
+    tgid: bigint;
+    first_ns: bigint;
+    last_ns: bigint;
+    execs: { time_ns: bigint; seq: bigint }[];
+    exec_count: bigint;
+  }>(
     connection,
-    sql`SELECT tgid, min(first_ns) AS first_ns, max(last_ns) AS last_ns FROM timeline_processes
-        WHERE run_id = ${runId} AND tgid IN (SELECT unnest(${list(
-          older.map((k) => BigInt(lookups[k]!.tgid)),
-          BIGINT,
-        )})) GROUP BY tgid`,
+    sql`WITH s AS (
+          SELECT tgid, min(first_ns) AS first_ns, max(last_ns) AS last_ns,
+            coalesce(list(struct_pack(time_ns := exec.time_ns, seq := exec.seq)) FILTER (WHERE exec IS NOT NULL), [])
+              AS execs
+          FROM timeline_processes WHERE run_id = ${runId} AND tgid IN (SELECT unnest(${tgids})) GROUP BY tgid),
+        x AS (
+          SELECT tgid, sum(events) AS exec_count FROM timeline_process_types
+          WHERE run_id = ${runId} AND type = ${execve} AND tgid IN (SELECT unnest(${tgids})) GROUP BY tgid)
+        SELECT s.*, coalesce(x.exec_count, 0)::BIGINT AS exec_count FROM s LEFT JOIN x USING (tgid)`,
   );
   for (const k of older) {
     const lookup = lookups[k]!;
     const span = spans.find((row) => row.tgid === BigInt(lookup.tgid));
-    if (span !== undefined && span.first_ns <= lookup.beforeNs)
-      found[k] = latestExecFirst([
-        found[k],
-        await read(lookup, sql`time_ns BETWEEN ${span.first_ns} AND ${span.last_ns}`),
-      ]);
+    if (span === undefined || span.first_ns > lookup.beforeNs) continue;
+    // each rollup row keeps its earliest exec: when those are all the process's execs, the latest
+    // of them at or before the bound is its exec, read by position instead of over its whole life
+    const every = BigInt(span.execs.length) === span.exec_count;
+    const exec = span.execs
+      .filter((candidate) => candidate.time_ns <= lookup.beforeNs)
+      .sort((a, b) => (b.time_ns > a.time_ns ? 1 : b.time_ns < a.time_ns ? -1 : 0))[0];
+    const where =
+      every && exec !== undefined
+        ? sql`seq = ${exec.seq}`
+        : sql`time_ns BETWEEN ${span.first_ns} AND ${span.last_ns}`;
+    found[k] = latestExecFirst([found[k], await read(lookup, where)]);
   }
   return found;
 }
