@@ -112,7 +112,8 @@ export async function startTelemetryStore(
     producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
     summary: (params) => summarizeRun(context.reader(), params),
-    timeline_table: (params) => listTimeline(context.reader(), params, context.formatVersion),
+    timeline_table: (params) =>
+      listTimeline(context.reader(), context.reader(), params, context.formatVersion),
     timeline_causality: async (params) => {
       await rollup.catchUp();
       return timelineCausality(context.reader(), context.reader(), params);

@@ -28,26 +28,34 @@ interface Keyset {
 /** A row of one source, with its rank for the merge. */
 type Ranked = SourceKey & { rank: number };
 
-/** The TimelineTable body of one page, as JSON text. */
+/**
+ * The TimelineTable body of one page, as JSON text. The sources are read at once: the events on
+ * `connection`, the small context tables and the run's existence on `side`.
+ */
 export async function listTimeline(
   connection: DuckDBConnection,
+  side: DuckDBConnection,
   params: TimelineTableParams,
   formatVersion: number,
 ): Promise<string> {
-  await requireRun(connection, params.run);
   const digest = filterDigest(['timeline', params.run, 'table']);
   const after = params.cursor === null ? null : readKeyset(params.cursor, formatVersion, digest);
-  const candidates: Ranked[] = [];
-  for (const [rank, source] of timelineSources.entries()) {
+  const read = async (source: TimelineSource, rank: number): Promise<Ranked[]> => {
+    const on = source.kind === 'event' ? connection : side;
     let rows = await readRows<SourceKey>(
-      connection,
+      on,
       sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
           ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`,
     );
     if (source.widen !== undefined && rows.length > 0)
-      rows = await readRows<SourceKey>(connection, source.widen(params.run, rows));
-    for (const row of rows) candidates.push({ ...row, rank });
-  }
+      rows = await readRows<SourceKey>(on, source.widen(params.run, rows));
+    return rows.map((row) => ({ ...row, rank }));
+  };
+  const [, ...bySource] = await Promise.all([
+    requireRun(side, params.run),
+    ...timelineSources.map((source, rank) => read(source, rank)),
+  ]);
+  const candidates = bySource.flat();
   // each source is in key order already: a stable sort on (time, rank) keeps its ties as SQL sorted them
   const merged = candidates.sort((a, b) => compareBig(a.time_ns, b.time_ns) || a.rank - b.rank);
   const hasMore = merged.length > params.limit;
