@@ -13,7 +13,7 @@ import { classifyStoreError } from '../store/store-error.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { checkpointPayloadType, signEnvelope } from './dsse.js';
 import { appendToChains } from './graph-chains.js';
-import { sealPendingBatches } from './seal-batches.js';
+import { sealedEventCounts, sealPendingBatches } from './seal-batches.js';
 import type { SigningKey } from './signing-key.js';
 
 /** How often runs whose chains moved get a checkpoint, at most. */
@@ -88,7 +88,7 @@ export class Checkpointer {
           sql`INSERT INTO signing_keys VALUES (${this.key.keyId}, ${this.key.publicKeyPem}, ${nowNs()})
               ON CONFLICT DO NOTHING`,
         );
-      const events = await this.sealedEvents([...due.keys()]);
+      const events = await sealedEventCounts(this.connection, [...due.keys()]);
       const sealed = await appendToChains(
         this.connection,
         [...due].map(([runId, heads]) => ({
@@ -187,17 +187,6 @@ export class Checkpointer {
         covered.set(row.hash, row.heads === null ? {} : (JSON.parse(row.heads) as Record<string, Head>));
     }
     return covered;
-  }
-
-  /** Events sealed per run, from the batch rows the chains point at. */
-  private async sealedEvents(runIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = await readRows<{ run_id: string; n: bigint }>(
-      this.connection,
-      sql`SELECT run_id, sum(events)::BIGINT AS n FROM event_batches
-          WHERE object_hash IS NOT NULL AND run_id IN (SELECT unnest(${list([...runIds], VARCHAR)}))
-          GROUP BY run_id`,
-    );
-    return new Map(rows.map((row) => [row.run_id, Number(row.n)]));
   }
 }
 

@@ -7,7 +7,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
-import { execute, list, onRollback, raw, readRows, sql, unnested } from '../store/sql.js';
+import { execute, list, raw, readRows, sql, unnested } from '../store/sql.js';
+import { WriterMemo } from '../store/writer-memo.js';
 import { sealObject, type GraphObject, type SealedObject } from './graph-object.js';
 
 /** The chains objects are appended to (checkpoints keep their own, see checkpoints.ts). */
@@ -86,34 +87,11 @@ interface Head {
 }
 
 /**
- * The chain heads the writer connection has read or moved, by `run \0 chain`: every commit that
- * seals events moves its runs' heads, and reading them back each time cost the commit a statement.
- * Only appendToChains moves heads, on the one writer connection, so what it wrote holds until a
- * transaction rolls back; then everything kept is forgotten and read again.
+ * The chain heads the writer has read or moved, by `run \0 chain`: every commit that seals events
+ * moves its runs' heads, and reading them back each time cost a statement. Only appendToChains
+ * moves heads, on the one writer connection. At most the chains of the last 10,000 runs touched.
  */
-const knownHeads = new WeakMap<DuckDBConnection, Map<string, Head>>();
-
-/** Heads kept at most: the chains of the runs touched last (a long-lived daemon sees many runs). */
-const keptHeads = 10_000;
-
-function headsOf(connection: DuckDBConnection): Map<string, Head> {
-  let heads = knownHeads.get(connection);
-  if (heads === undefined) {
-    const kept = new Map<string, Head>();
-    onRollback(connection, () => kept.clear());
-    knownHeads.set(connection, kept);
-    heads = kept;
-  }
-  return heads;
-}
-
-/** Keeps a head as the latest touched; past keptHeads, the least recently touched is forgotten. */
-function keepHead(connection: DuckDBConnection, key: string, head: Head): void {
-  const kept = headsOf(connection);
-  kept.delete(key);
-  kept.set(key, head);
-  if (kept.size > keptHeads) kept.delete(kept.keys().next().value!);
-}
+const keptHeads = new WriterMemo<Head>(10_000);
 
 const keyOf = (entry: { runId: string; chain: string }): string => `${entry.runId}\u0000${entry.chain}`;
 
@@ -152,7 +130,7 @@ export async function appendToChains(
       [moved.map((key) => BigInt(heads.get(key)!.index)), BIGINT],
     )}, ${at}`,
   );
-  for (const key of moved) keepHead(connection, key, heads.get(key)!);
+  for (const key of moved) keptHeads.set(connection, key, heads.get(key)!);
   return sealed;
 }
 
@@ -187,10 +165,9 @@ async function readHeads(
   connection: DuckDBConnection,
   entries: readonly ChainEntry[],
 ): Promise<Map<string, Head>> {
-  const known = headsOf(connection);
   const heads = new Map<string, Head>();
   for (const entry of entries) {
-    const head = known.get(keyOf(entry));
+    const head = keptHeads.get(connection, keyOf(entry));
     if (head !== undefined) heads.set(keyOf(entry), head);
   }
   const runs = [...new Set(entries.filter((entry) => !heads.has(keyOf(entry))).map((entry) => entry.runId))];
@@ -204,7 +181,7 @@ async function readHeads(
       const head = { hash: row.hash, index: Number(row.chain_index) };
       // what the caller moves comes from `heads`: keeping is only for the next call
       if (!heads.has(key)) heads.set(key, head);
-      keepHead(connection, key, head);
+      keptHeads.set(connection, key, head);
     }
   }
   return heads;

@@ -10,7 +10,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { appendToChains } from './graph-chains.js';
-import { execute, onRollback, readRows, sql, unnested } from '../store/sql.js';
+import { execute, list, onRollback, readRows, sql, unnested } from '../store/sql.js';
+import { WriterMemo } from '../store/writer-memo.js';
 
 /** One digest row; `runId` null for a batch's spooled events (not sealed: they belong to no run yet). */
 export interface DigestRow {
@@ -111,5 +112,42 @@ export async function sealPendingBatches(connection: DuckDBConnection): Promise<
           AND event_batches.seq_from = v.seq_from`,
   );
   sealedBelow.set(connection, rows[rows.length - 1]!.seq_from + 1n);
+  for (const row of rows) {
+    const total = sealedTotals.get(connection, row.run_id);
+    if (total !== undefined) sealedTotals.set(connection, row.run_id, total + Number(row.events));
+  }
   return rows.length;
+}
+
+/**
+ * Events each run has sealed, as the writer read or sealed them: a checkpoint counts them, and
+ * summing the run's batches every round would read more the longer the run lives.
+ */
+const sealedTotals = new WriterMemo<number>(10_000);
+
+/** How many events each of `runIds` has sealed in its batches; call on the writer. */
+export async function sealedEventCounts(
+  connection: DuckDBConnection,
+  runIds: readonly string[],
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  const missing = runIds.filter((runId) => {
+    const total = sealedTotals.get(connection, runId);
+    if (total !== undefined) counts.set(runId, total);
+    return total === undefined;
+  });
+  if (missing.length === 0) return counts;
+  const rows = await readRows<{ run_id: string; n: bigint }>(
+    connection,
+    sql`SELECT run_id, sum(events)::BIGINT AS n FROM event_batches
+        WHERE object_hash IS NOT NULL AND run_id IN (SELECT unnest(${list(missing, VARCHAR)}))
+        GROUP BY run_id`,
+  );
+  const read = new Map(rows.map((row) => [row.run_id, Number(row.n)]));
+  for (const runId of missing) {
+    const total = read.get(runId) ?? 0;
+    counts.set(runId, total);
+    sealedTotals.set(connection, runId, total);
+  }
+  return counts;
 }

@@ -96,6 +96,20 @@ describe('signed checkpoints', function () {
     assert.equal(payload.parents[0], first['hash'], 'chained after the last checkpoint');
     assert.deepEqual(payload.payload.counts, { context_objects: 1, event_batches: 2, events: 3 });
     assert.equal((await request(daemon.url, `/v1/graph/verify?run=${run}`)).body['status'], 'ok');
+    // the sealed events are counted on, in the same daemon and after a restart
+    const countsAfter = async (url: string): Promise<Record<string, number>> => {
+      assert.equal((await ingest(url, nativeLine({ comm: 'c' }), 'native')).status, 200);
+      const next = (await request(url, `/v1/graph/checkpoint?run=${run}`)).body;
+      return (
+        JSON.parse(Buffer.from((next['envelope'] as Envelope).payload, 'base64').toString()) as {
+          payload: { counts: Record<string, number> };
+        }
+      ).payload.counts;
+    };
+    assert.deepEqual(await countsAfter(daemon.url), { context_objects: 1, event_batches: 3, events: 4 });
+    await assertStopsCleanly(daemon);
+    const restarted = await fixture.start();
+    assert.deepEqual(await countsAfter(restarted.url), { context_objects: 1, event_batches: 4, events: 5 });
   });
 
   it('writes none for a run whose heads moved in the same instant as its checkpoint, but no further', async function () {
