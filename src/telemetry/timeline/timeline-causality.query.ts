@@ -21,7 +21,6 @@ import type {
   CausalityBounds,
   CausalityEvent,
   CausalityProcessNode,
-  CausalityRunNode,
   CausalityToolCallNode,
   CutNodes,
   EventCounts,
@@ -84,62 +83,25 @@ export async function timelineCausality(
   const counts = noEvents();
   for (const call of calls.values()) addCounts(counts, call.counts);
   const time = (ns: bigint | null): string | null => (ns === null ? null : formatRfc3339Nanos(ns));
-  const out: string[] = [];
-  const head: Omit<TimelineCausality, 'root'> = {
+  const children = shown.map((call, i): CausalityToolCallNode => ({
+    node: 'tool_call',
+    tool_call_id: call.id,
+    tool_call: call.id === null ? null : (records.get(call.id) ?? null),
+    bindings: call.bindings,
+    first_event: time(call.firstEventNs),
+    last_event: time(call.lastEventNs),
+    counts: call.counts,
+    children: lineages[i]!.roots.map((node) => processNode(node, events)),
+    omitted_children: lineages[i]!.omitted,
+  }));
+  const answer: TimelineCausality = {
     schema_version: 'provenance.timeline/v1',
     view: 'causality',
     run_id: run,
     bounds: causalityBounds,
+    root: { node: 'run', run_id: run, counts, children, omitted_children: omitted },
   };
-  const root: Omit<CausalityRunNode, 'children' | 'omitted_children'> = { node: 'run', run_id: run, counts };
-  writeObject(out, head, {
-    root: () =>
-      writeObject(out, root, {
-        children: () =>
-          writeList(out, shown, (call, i) => {
-            const callHead: Omit<CausalityToolCallNode, 'children' | 'omitted_children'> = {
-              node: 'tool_call',
-              tool_call_id: call.id,
-              tool_call: call.id === null ? null : (records.get(call.id) ?? null),
-              bindings: call.bindings,
-              first_event: time(call.firstEventNs),
-              last_event: time(call.lastEventNs),
-              counts: call.counts,
-            };
-            writeObject(out, callHead, {
-              children: () =>
-                writeList(out, lineages[i]!.roots, (node) => writeProcessNode(out, node, events)),
-              omitted_children: () => out.push(JSON.stringify(lineages[i]!.omitted)),
-            });
-          }),
-        omitted_children: () => out.push(JSON.stringify(omitted)),
-      }),
-  });
-  return out.join('');
-}
-
-/**
- * Appends an object's JSON text to `out`: `head`'s fields (it has some), then each of `tail`'s,
- * written by its writer. The answer is built in one pass and joined once: no level copies the
- * text of the levels under it.
- */
-function writeObject(out: string[], head: object, tail: Record<string, () => unknown>): void {
-  out.push(JSON.stringify(head).slice(0, -1));
-  for (const [name, write] of Object.entries(tail)) {
-    out.push(`,${JSON.stringify(name)}:`);
-    write();
-  }
-  out.push('}');
-}
-
-/** Appends a JSON list to `out`, each item written by `write`. */
-function writeList<T>(out: string[], items: readonly T[], write: (item: T, index: number) => unknown): void {
-  out.push('[');
-  items.forEach((item, i) => {
-    if (i > 0) out.push(',');
-    write(item, i);
-  });
-  out.push(']');
+  return JSON.stringify(answer);
 }
 
 /** Earlier first instant first, then by id. */
@@ -170,10 +132,10 @@ const listedFields =
   'id := e.id, time_ns := CAST(e.time_ns AS VARCHAR), type := e.type, evidence_level := e.evidence_level, ' +
   'pid := e.pid, tgid := e.tgid, comm := e.comm, attrs := e.attrs';
 
-/** A listed event as the answer writes it (a CausalityEvent), as JSON text. */
-function listedEventJson(fields: ListedEventFields): string {
+/** A listed event as the answer writes it. */
+function listedEvent(fields: ListedEventFields): CausalityEvent {
   const type = typeName(fields.type);
-  const event: CausalityEvent = {
+  return {
     id: fields.id,
     time: formatRfc3339Nanos(BigInt(fields.time_ns)),
     type,
@@ -185,12 +147,11 @@ function listedEventJson(fields: ListedEventFields): string {
       JSON.parse(fields.attrs) as EventAttrs,
     ),
   };
-  return JSON.stringify(event);
 }
 
-/** The events a process node lists: their JSON texts, and the same events counted by type. */
+/** The events a process node lists, and the same events counted by type. */
 interface ListedEvents {
-  texts: string[];
+  events: CausalityEvent[];
   counts: EventCounts;
 }
 
@@ -221,9 +182,9 @@ async function readFirstEvents(
         WHERE p.run_id = ${run}`,
   );
   for (const row of rows) {
-    const listed: ListedEvents = { texts: [], counts: noEvents() };
+    const listed: ListedEvents = { events: [], counts: noEvents() };
     for (const event of JSON.parse(row.first_events) as ListedEventFields[]) {
-      listed.texts.push(listedEventJson(event));
+      listed.events.push(listedEvent(event));
       addEvents(listed.counts, typeName(event.type), 1);
     }
     events.set(processKey(row.tool_call_id, row.tgid), listed);
@@ -246,18 +207,17 @@ async function readRecords(
   return new Map(rows.map((row) => [row.tool_call_id, toolCallOf(row)]));
 }
 
-/** Appends a shown process as the answer writes it (a CausalityProcessNode). */
-function writeProcessNode(
-  out: string[],
+/** A shown process as the answer writes it. */
+function processNode(
   node: LineageNode<ProcessFacts>,
   events: ReadonlyMap<string, ListedEvents>,
-): void {
+): CausalityProcessNode {
   const process = node.item;
   const listed = events.get(processKey(process.toolCallId, process.tgid)) ?? {
-    texts: [],
+    events: [],
     counts: noEvents(),
   };
-  const head: Omit<CausalityProcessNode, 'events' | 'omitted_events' | 'children' | 'omitted_children'> = {
+  return {
     node: 'process',
     tgid: process.tgid,
     ppid: process.ppid,
@@ -267,11 +227,9 @@ function writeProcessNode(
     first_event: formatRfc3339Nanos(process.firstNs),
     last_event: formatRfc3339Nanos(process.lastNs),
     counts: process.counts,
+    events: listed.events,
+    omitted_events: subtractCounts(process.counts, listed.counts),
+    children: node.children.map((child) => processNode(child, events)),
+    omitted_children: node.omitted,
   };
-  writeObject(out, head, {
-    events: () => writeList(out, listed.texts, (text) => out.push(text)),
-    omitted_events: () => out.push(JSON.stringify(subtractCounts(process.counts, listed.counts))),
-    children: () => writeList(out, node.children, (child) => writeProcessNode(out, child, events)),
-    omitted_children: () => out.push(JSON.stringify(node.omitted)),
-  });
 }
