@@ -10,7 +10,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { appendToChains } from './graph-chains.js';
-import { execute, list, onRollback, readRows, sql, unnested } from '../store/sql.js';
+import { execute, list, readRows, sql, unnested } from '../store/sql.js';
 import { WriterMemo } from '../store/writer-memo.js';
 
 /** One digest row; `runId` null for a batch's spooled events (not sealed: they belong to no run yet). */
@@ -54,7 +54,7 @@ export async function insertDigests(connection: DuckDBConnection, rows: readonly
  * are handed out in commit order (a settlement's too), so later digests start past it. Forgotten when
  * a transaction rolls back: the next seal looks from the start again.
  */
-const sealedBelow = new WeakMap<DuckDBConnection, bigint>();
+const sealedBelow = new WriterMemo<bigint>(1);
 
 /**
  * Seals every digest of a run that is not sealed yet, in commit (seq) order, as event_batch objects
@@ -63,8 +63,7 @@ const sealedBelow = new WeakMap<DuckDBConnection, bigint>();
  */
 export async function sealPendingBatches(connection: DuckDBConnection): Promise<number> {
   if (!sealing) return 0;
-  if (!sealedBelow.has(connection)) onRollback(connection, () => sealedBelow.delete(connection));
-  const from = sealedBelow.get(connection) ?? -1n;
+  const from = sealedBelow.get(connection, '') ?? -1n;
   const rows = await readRows<{
     batch_id: string;
     run_id: string;
@@ -111,7 +110,7 @@ export async function sealPendingBatches(connection: DuckDBConnection): Promise<
         WHERE event_batches.batch_id = v.batch_id AND event_batches.run_id = v.run_id
           AND event_batches.seq_from = v.seq_from`,
   );
-  sealedBelow.set(connection, rows[rows.length - 1]!.seq_from + 1n);
+  sealedBelow.set(connection, '', rows[rows.length - 1]!.seq_from + 1n);
   for (const row of rows) {
     const total = sealedTotals.get(connection, row.run_id);
     if (total !== undefined) sealedTotals.set(connection, row.run_id, total + Number(row.events));
