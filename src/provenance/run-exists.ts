@@ -6,5 +6,10 @@ import { readRows, sql } from '../store/sql.js';
 /** Throws run_not_found unless a record, binding or object has named the run. */
 export async function requireRun(connection: DuckDBConnection, runId: string): Promise<void> {
   const rows = await readRows(connection, sql`SELECT 1 FROM runs WHERE run_id = ${runId}`);
-  if (rows.length === 0) throw new ProvdError('run_not_found', `no run "${runId}" is known`);
+  if (rows.length === 0) throw runNotFound(runId);
+}
+
+/** The run_not_found error for a run nobody named. */
+export function runNotFound(runId: string): ProvdError {
+  return new ProvdError('run_not_found', `no run "${runId}" is known`);
 }

@@ -428,6 +428,36 @@ describe('GET /v1/timeline', function () {
     assertConserved(root);
   });
 
+  it('shows the records of the tool calls it lists when the run has more recorded ones than it lists', async function () {
+    const daemon = await fixture.start();
+    // more than the tree lists (50): the records of the shown ones are then read for them alone
+    const records: Json[] = [];
+    for (let k = 0; k < 52; k++) {
+      const recorded = await request(daemon.url, '/v1/record', {
+        method: 'POST',
+        body: JSON.stringify({
+          run_id: run,
+          tool_call_id: `rec-${String(k).padStart(2, '0')}`,
+          command: 'true',
+          args: [String(k)],
+          execute: false,
+        }),
+      });
+      assert.equal(recorded.status, 200);
+      records.push(recorded.body);
+    }
+    const root = (await timeline(daemon.url, `run=${run}&view=causality`))['root'] as Json;
+    const shown = (root['children'] as Json[]).map((child) => child['tool_call'] as Json);
+    assert.equal(shown.length, 50);
+    assert.deepEqual(root['omitted_children'], { count: 2, events: { total: 0, by_type: {} } });
+    assert.deepEqual(
+      shown.map((call) => [call['tool_call_id'], call['status'], call['args'], call['object_hash']]),
+      records
+        .slice(0, 50)
+        .map((record) => [record['tool_call_id'], 'asserted', record['args'], record['object_hash']]),
+    );
+  });
+
   it('folds events a late binding claims from the spool into their processes exactly, earlier ones first', async function () {
     const daemon = await fixture.start();
     const now = Date.now();
