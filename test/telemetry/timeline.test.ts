@@ -458,6 +458,45 @@ describe('GET /v1/timeline', function () {
     );
   });
 
+  it('lists the same first events after upgrading a store from before the rollup kept them as JSON', async function () {
+    const daemon = await fixture.start();
+    const now = Date.now();
+    await bind(daemon.url, {
+      run_id: run,
+      tool_call_id: 'tc-u',
+      cgroup_id: '920',
+      started_at: seconds(now, -60),
+    });
+    const lines = Array.from({ length: 30 }, (_v, i) =>
+      nativeLine({
+        event_type: i === 0 ? 'execve' : 'file_open',
+        timestamp: seconds(now, -50 + i / 1000),
+        pid: 80 + (i % 2),
+        tgid: 80 + (i % 2),
+        ppid: 1,
+        comm: 'u',
+        cgroup_id: '920',
+        path: `/u/${i}`,
+      }),
+    );
+    assert.equal((await ingest(daemon.url, lines.join('\n'), 'native')).status, 200);
+    const before = await timeline(daemon.url, `run=${run}&view=causality`);
+    await assertStopsCleanly(daemon);
+    // store format 7: the rollup without its JSON column
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (db) => {
+      await db.run('ALTER TABLE timeline_processes DROP COLUMN first_listed');
+      await db.run('DELETE FROM store_format WHERE version = 8');
+    });
+    const upgraded = await fixture.start();
+    const after = await timeline(upgraded.url, `run=${run}&view=causality`);
+    assert.deepEqual(after, before);
+    const processes = ((after['root'] as Json)['children'] as Json[])[0]!['children'] as Json[];
+    assert.deepEqual(
+      processes.map((process) => (process['events'] as Json[]).length),
+      [15, 15],
+    );
+  });
+
   it('folds events a late binding claims from the spool into their processes exactly, earlier ones first', async function () {
     const daemon = await fixture.start();
     const now = Date.now();

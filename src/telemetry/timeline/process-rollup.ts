@@ -29,6 +29,14 @@ const eventStruct = `struct_pack(time_ns, seq, ${eventJsonColumns
   .join(', ')})`;
 const exec = raw(String(typeCode('execve')));
 const firstEvents = (list: string): string => `list_slice(list_sort(${list}), 1, ${rolledUpEvents})`;
+/**
+ * A list of first events as the JSON text the causality view lists them from (ListedEventFields in
+ * causality-facts.ts): kept beside the list, written whenever it is (sql/008_timeline_first_listed.sql).
+ */
+const listed = (list: string): string =>
+  `CAST(to_json(list_transform(${list}, e -> struct_pack(id := e.id, time_ns := CAST(e.time_ns AS VARCHAR),
+     type := e.type, evidence_level := e.evidence_level, pid := e.pid, tgid := e.tgid, comm := e.comm,
+     attrs := e.attrs))) AS VARCHAR)`;
 
 /**
  * Folds the run events selected by `where` (over `events`) into both rollup tables. A process row's
@@ -41,13 +49,14 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
   await execute(
     connection,
     sql`INSERT INTO timeline_processes
-        SELECT ${key}, count(*), min(time_ns), max(time_ns),
-          min(struct_pack(time_ns, seq, ppid)) FILTER (WHERE ppid IS NOT NULL),
-          min(struct_pack(time_ns, seq, comm)) FILTER (WHERE comm IS NOT NULL),
-          min(struct_pack(time_ns, seq, comm)) FILTER (WHERE type = ${exec} AND comm IS NOT NULL),
-          min(struct_pack(time_ns, seq, attrs)) FILTER (WHERE type = ${exec}),
-          ${chunkFirst}
-        FROM events WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3
+        SELECT c.*, ${raw(listed('c.first_events'))} FROM (
+          SELECT ${key}, count(*), min(time_ns), max(time_ns),
+            min(struct_pack(time_ns, seq, ppid)) FILTER (WHERE ppid IS NOT NULL),
+            min(struct_pack(time_ns, seq, comm)) FILTER (WHERE comm IS NOT NULL),
+            min(struct_pack(time_ns, seq, comm)) FILTER (WHERE type = ${exec} AND comm IS NOT NULL),
+            min(struct_pack(time_ns, seq, attrs)) FILTER (WHERE type = ${exec}),
+            ${chunkFirst} AS first_events
+          FROM events WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3) c
         ON CONFLICT (run_id, tool_call_id, tgid) DO UPDATE SET
           events = events + excluded.events,
           first_ns = least(first_ns, excluded.first_ns), last_ns = greatest(last_ns, excluded.last_ns),
@@ -55,9 +64,10 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
           exec_comm = least(exec_comm, excluded.exec_comm), exec = least(exec, excluded.exec)`,
   );
   // rows just inserted hold exactly the chunk's first events: the condition leaves them alone
+  const merged = firstEvents('list_concat(p.first_events, c.first)');
   await execute(
     connection,
-    sql`UPDATE timeline_processes p SET first_events = ${raw(firstEvents('list_concat(p.first_events, c.first)'))}
+    sql`UPDATE timeline_processes p SET first_events = ${raw(merged)}, first_listed = ${raw(listed(merged))}
         FROM (SELECT ${key}, ${chunkFirst} AS first FROM events
               WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3) c
         WHERE p.run_id = c.run_id AND p.tool_call_id = c.tool_call_id AND p.tgid = c.tgid
