@@ -201,6 +201,62 @@ describe('GET /v1/graph/explain', function () {
     assert.equal((again.body['path'] as Step[])[0]!.node['label'], 'process 11 cat: cat again');
   });
 
+  it('follows a lineage of three processes once the rollup holds them all, and stops at a parent the run never saw', async function () {
+    daemon = await fixture.start({ authToken: token });
+    await request(daemon.url, '/v1/telemetry/bind', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ run_id: 'run-3', tool_call_id: 'tc-3', cgroup_id: '779' }),
+    });
+    const exec = (second: number, pid: number, ppid: number, comm: string): string =>
+      nativeLine({
+        timestamp: `2026-01-01T00:00:0${second}Z`,
+        pid,
+        tgid: pid,
+        ppid,
+        comm,
+        cgroup_id: '779',
+        path: `/bin/${comm}`,
+        argv: [comm],
+      });
+    const lines = [
+      exec(1, 20, 1, 'make'),
+      exec(2, 21, 20, 'sh'),
+      exec(3, 22, 21, 'cc'),
+      nativeLine({
+        event_type: 'file_open',
+        timestamp: '2026-01-01T00:00:04Z',
+        pid: 22,
+        tgid: 22,
+        ppid: 21,
+        comm: 'cc',
+        cgroup_id: '779',
+        path: '/src/main.c',
+      }),
+    ];
+    const ingested = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: lines.join('\n'),
+    });
+    assert.equal(ingested.body['accepted'], 4);
+    // the causality view folds every committed event into the rollup before it reads
+    const causality = await request(daemon.url, '/v1/timeline?run=run-3&view=causality', { headers: auth });
+    assert.equal(causality.status, 200);
+    const events = await request(daemon.url, '/v1/telemetry/events?run=run-3&type=file_open', {
+      headers: auth,
+    });
+    const openId = String((events.body['events'] as Record<string, unknown>[])[0]!['id']);
+    const { body } = await explain(daemon, `event=${openId}`);
+    assert.deepEqual(shape(body), [
+      'performed_by/process_identity -> process 22',
+      'child_of/exec_lineage -> process 21',
+      'child_of/exec_lineage -> process 20',
+      'attributed_to/cgroup -> tool_call tc-3',
+      'part_of/binding -> run run-3',
+    ]);
+  });
+
   it("follows the exec's parent, not the event's own ppid, when they part", async function () {
     await storeRun();
     // bash (10) exits: cat is reparented to 1, and tgid 10 is reused by another process

@@ -96,20 +96,29 @@ export interface ProcessLookup {
 }
 
 /**
+ * Whether the process rollup (timeline/process-rollup.ts) holds a process of the run, by tgid, as
+ * far as one explain has read it: a process the run never saw has no exec to look for.
+ */
+export type SeenProcesses = Map<number, boolean>;
+
+/**
  * For each lookup, the exec that started process `tgid` of the run (the latest at or before
  * `beforeNs`), else its latest event. The last minute is searched first, so zone maps on time_ns
  * skip the rest of a long run; the same read looks at the events not folded into the process
- * rollup yet (from `unfoldedFrom`; null: none). All lookups share that round trip. A process with
- * no exec in the last minute costs one more, for all of them: the rollup (timeline/process-rollup.ts)
- * says when the run saw it at all (a parent the run never saw is then read no further), and a
- * process it saw earlier a read of its own. Outside a run: the last minute, the last hour, then the
- * whole store, one lookup after the other.
+ * rollup yet (from `unfoldedFrom`; null: none). All lookups share that round trip, and it also asks
+ * the rollup which of their tgids, and of the parent the rollup names for the last of them, the run
+ * ever saw (into `seen`): the parent the lineage reaches next is most often one the run never saw
+ * (its agent's harness), and then no read looks for it. A process with no exec in the last minute
+ * that the run saw costs one more, for all of them: the rollup says when the run saw it, and a read
+ * of its own finds the exec. Outside a run: the last minute, the last hour, then the whole store,
+ * one lookup after the other.
  */
 export async function readProcessEvents(
   connection: DuckDBConnection,
   runId: string | null,
   lookups: readonly ProcessLookup[],
   unfoldedFrom: bigint | null,
+  seen: SeenProcesses,
 ): Promise<(EventRow | undefined)[]> {
   const candidate = ({ tgid, beforeNs }: ProcessLookup, where: Statement): Statement =>
     sql`(SELECT ${eventRowColumns} FROM events
@@ -139,12 +148,31 @@ export async function readProcessEvents(
     if (unfoldedFrom !== null) reads.push(candidate(lookup, sql`seq >= ${unfoldedFrom}`));
     return reads.map((read) => sql`SELECT ${k}::INTEGER AS lookup, * FROM ${read}`);
   });
-  const rows = await readRows<EventRow & { lookup: number }>(connection, join(perLookup, ' UNION ALL '));
-  const found = lookups.map((_lookup, k) =>
-    latestExecFirst(rows.filter((row) => row.lookup === k).map(({ lookup: _k, ...row }) => row)),
+  const last = lookups[lookups.length - 1]!.tgid;
+  // as rows of their own (lookup -1): the rollup's rows of the lookups' tgids and of the parent it names for the last
+  const inRollup = sql`SELECT -1 AS lookup, CAST(tgid AS UINTEGER) AS tgid, ppid.ppid AS rollup_ppid FROM timeline_processes
+    WHERE run_id = ${runId} AND tgid IN (${join(
+      lookups.map(({ tgid }) => sql`${tgid}`),
+      ', ',
+    )}, (SELECT ppid.ppid FROM timeline_processes WHERE run_id = ${runId} AND tgid = ${last} LIMIT 1))`;
+  const rows = await readRows<EventRow & { lookup: number; rollup_ppid: number | null }>(
+    connection,
+    sql`${join(perLookup, ' UNION ALL ')} UNION ALL BY NAME ${inRollup}`,
   );
-  // no exec in the last minute: the rollup says when the run saw the process at all, if ever
-  const older = [...lookups.keys()].filter((k) => found[k]?.type !== execve && lookups[k]!.guess !== true);
+  noteSeen(
+    seen,
+    lookups.map(({ tgid }) => tgid),
+    rows.filter((row) => row.lookup === -1),
+  );
+  const found = lookups.map((_lookup, k) =>
+    latestExecFirst(
+      rows.filter((row) => row.lookup === k).map(({ lookup: _k, rollup_ppid: _p, ...row }) => row),
+    ),
+  );
+  // no exec in the last minute: the rollup says when the run saw the process, if it ever did
+  const older = [...lookups.keys()].filter(
+    (k) => found[k]?.type !== execve && lookups[k]!.guess !== true && seen.get(lookups[k]!.tgid) !== false,
+  );
   if (older.length === 0) return found;
   const tgids = list(
     older.map((k) => BigInt(lookups[k]!.tgid)),
@@ -194,8 +222,28 @@ export async function readProcessEvent(
   tgid: number,
   beforeNs: bigint,
   unfoldedFrom: bigint | null,
+  seen: SeenProcesses,
 ): Promise<EventRow | undefined> {
-  return (await readProcessEvents(connection, runId, [{ tgid, beforeNs }], unfoldedFrom))[0];
+  return (await readProcessEvents(connection, runId, [{ tgid, beforeNs }], unfoldedFrom, seen))[0];
+}
+
+/**
+ * Notes in `seen` which of `asked` the rollup holds (it returned `rows` for them), and whether it
+ * holds the parent it names for the last of them: that parent was asked for too, when the rollup's
+ * rows of the last agree on it (a tgid reused under several tool calls may name several).
+ */
+function noteSeen(
+  seen: SeenProcesses,
+  asked: readonly number[],
+  rows: readonly { tgid: number | null; rollup_ppid: number | null }[],
+): void {
+  const held = new Set(rows.map((row) => row.tgid));
+  for (const tgid of asked) seen.set(tgid, held.has(tgid));
+  const last = asked[asked.length - 1]!;
+  const parents = new Set(rows.filter((row) => row.tgid === last).map((row) => row.rollup_ppid));
+  if (parents.size !== 1) return;
+  const [parent] = parents;
+  if (parent !== null && parent !== undefined) seen.set(parent, held.has(parent));
 }
 
 /** The candidate the reads' own order puts first: an exec before any other event, then the latest. */

@@ -27,6 +27,7 @@ import {
   type EventRow,
   type ProcessLookup,
   type SealedRow,
+  type SeenProcesses,
 } from './explain-reads.js';
 import type { ExplainBasis, ExplainNode, ExplainResult, ExplainStep } from './explain-result.js';
 
@@ -69,6 +70,8 @@ interface Source {
   connection: DuckDBConnection;
   side: DuckDBConnection;
   unfoldedFrom: bigint | null;
+  /** Which processes the run saw, as far as the reads so far tell. */
+  seen: SeenProcesses;
 }
 
 /**
@@ -87,7 +90,7 @@ export async function explain(
     touches = [],
     touchCount = 0,
     otherMatches = 0,
-  } = await explainTarget({ connection, side, unfoldedFrom }, params);
+  } = await explainTarget({ connection, side, unfoldedFrom, seen: new Map() }, params);
   const result: ExplainResult = {
     schema_version: 'provenance.explain/v1',
     node,
@@ -179,6 +182,7 @@ async function performers(source: Source, row: EventRow): Promise<EventRow[]> {
     row.run_id,
     lookups,
     source.unfoldedFrom,
+    source.seen,
   );
   if (process === undefined) return [];
   const exact =
@@ -196,12 +200,15 @@ async function ancestors(source: Source, lineage: readonly EventRow[]): Promise<
     current !== undefined && depth < maxLineage && current.ppid !== null && !seen.has(current.ppid);
     depth++
   ) {
+    // every event of the run is in the rollup, which never saw this parent: nothing to read
+    if (source.unfoldedFrom === null && source.seen.get(current.ppid) === false) break;
     const parent = await readProcessEvent(
       source.connection,
       current.run_id,
       current.ppid,
       current.time_ns,
       source.unfoldedFrom,
+      source.seen,
     );
     if (parent === undefined) break;
     seen.add(parent.tgid);
@@ -303,6 +310,7 @@ async function explainProcess(source: Source, id: string): Promise<Explained> {
     latest.tgid,
     latest.time_ns,
     source.unfoldedFrom,
+    source.seen,
   ))!;
   const [sealed, ...parents] = await sealRows(connection, [process, ...(await ancestors(source, [process]))]);
   // lineage shows how the process came to be; its binding says which tool call it served
