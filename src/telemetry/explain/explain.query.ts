@@ -26,7 +26,8 @@ import {
   type Attribution,
   type EventRow,
   type ProcessLookup,
-  type SealedRow,
+  type ProcessRow,
+  type Sealed,
   type SeenProcesses,
 } from './explain-reads.js';
 import type { ExplainBasis, ExplainNode, ExplainResult, ExplainStep } from './explain-result.js';
@@ -144,15 +145,16 @@ function unknown(kind: string, id: string): never {
  * side connection while lineage is walked, and so are the sealing batches of the rows known so far.
  */
 async function fromEvent(source: Source, row: EventRow): Promise<Explained> {
-  const walk = async (): Promise<SealedRow[]> => {
+  // the event's own seal, then its processes'
+  const walk = async (): Promise<[Sealed<EventRow>, Sealed<ProcessRow>[]]> => {
     const first = await performers(source, row);
-    const [sealed, more] = await Promise.all([
-      sealRows(source.side, [row, ...first]),
+    const [[sealed, ...processes], more] = await Promise.all([
+      sealRows<ProcessRow>(source.side, [row, ...first]),
       ancestors(source, first),
     ]);
-    return [...sealed, ...(await sealRows(source.side, more))];
+    return [{ ...row, sealed_by: sealed!.sealed_by }, [...processes, ...(await sealRows(source.side, more))]];
   };
-  const [attribution, [event, performer, ...parents]] = await Promise.all([
+  const [attribution, [event, [performer, ...parents]]] = await Promise.all([
     attributionOf(source.side, row),
     walk(),
   ]);
@@ -164,7 +166,7 @@ async function fromEvent(source: Source, row: EventRow): Promise<Explained> {
           ...parents.map(childOf),
         ];
   // lineage shows how the process came to be; the event's binding says which tool call it served
-  return { node: eventNode(event!), trail: fromAttributed(event!, path, attribution) };
+  return { node: eventNode(event), trail: fromAttributed(event, path, attribution) };
 }
 
 /**
@@ -172,7 +174,7 @@ async function fromEvent(source: Source, row: EventRow): Promise<Explained> {
  * names the parent before the process's exec is read. That parent is kept where the exact read
  * would find the same row (an exec no later than the process's own, of the same ppid).
  */
-async function performers(source: Source, row: EventRow): Promise<EventRow[]> {
+async function performers(source: Source, row: EventRow): Promise<ProcessRow[]> {
   if (row.tgid === null) return [];
   const guess = row.ppid !== null && row.ppid !== row.tgid;
   const lookups: ProcessLookup[] = [{ tgid: row.tgid, beforeNs: row.time_ns }];
@@ -191,8 +193,8 @@ async function performers(source: Source, row: EventRow): Promise<EventRow[]> {
 }
 
 /** The processes that started the last of `lineage` (a process and its parents), as far as the run holds their events. */
-async function ancestors(source: Source, lineage: readonly EventRow[]): Promise<EventRow[]> {
-  const found: EventRow[] = [];
+async function ancestors(source: Source, lineage: readonly ProcessRow[]): Promise<ProcessRow[]> {
+  const found: ProcessRow[] = [];
   const seen = new Set(lineage.map((row) => row.tgid));
   let current = lineage[lineage.length - 1];
   for (
@@ -218,18 +220,21 @@ async function ancestors(source: Source, lineage: readonly EventRow[]): Promise<
   return found;
 }
 
-function childOf(parent: SealedRow): ExplainStep {
+function childOf(parent: Sealed<ProcessRow>): ExplainStep {
   return { basis: basis('child_of', 'exec_lineage', 1, parent), node: processNode(parent) };
 }
 
 /** The tool call, binding and run of an attributed row; undefined for a row no binding claimed. */
-async function attributionOf(connection: DuckDBConnection, row: EventRow): Promise<Attribution | undefined> {
+async function attributionOf(
+  connection: DuckDBConnection,
+  row: ProcessRow,
+): Promise<Attribution | undefined> {
   if (row.run_id === null || row.tool_call_id === null) return undefined;
   return readAttribution(connection, row.run_id, row.tool_call_id, row.binding_id);
 }
 
 /** → the tool call the row's binding names → run. */
-function fromAttributed(row: EventRow, path: ExplainStep[], attribution: Attribution | undefined): Trail {
+function fromAttributed(row: ProcessRow, path: ExplainStep[], attribution: Attribution | undefined): Trail {
   if (row.run_id === null || row.tool_call_id === null || attribution === undefined)
     return stopped(path, 'no binding has claimed this event: it is attributed to no tool call or run');
   const { recorded, bindingHash, run } = attribution;
@@ -278,7 +283,7 @@ function basis(
   relation: ExplainBasis['relation'],
   method: string,
   confidence: number,
-  row: SealedRow,
+  row: Sealed<ProcessRow>,
 ): ExplainBasis {
   return {
     relation,
