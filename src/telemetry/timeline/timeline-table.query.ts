@@ -5,9 +5,9 @@
  * merge (one more tells whether there is a next page): at most 5 (limit + 1) rows reach JS.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { requireRun } from '../../provenance/run-exists.js';
+import { runNotFound } from '../../provenance/run-exists.js';
 import { ProvdError } from '../../shared/errors.js';
-import { readRows, sql, type Statement } from '../../store/sql.js';
+import { join, raw, readRows, sql, type Statement } from '../../store/sql.js';
 import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../cursor.js';
 import { timelineSources, type SourceKey, type TimelineSource } from './timeline-sources.js';
 
@@ -40,22 +40,35 @@ export async function listTimeline(
 ): Promise<string> {
   const digest = filterDigest(['timeline', params.run, 'table']);
   const after = params.cursor === null ? null : readKeyset(params.cursor, formatVersion, digest);
-  const read = async (source: TimelineSource, rank: number): Promise<Ranked[]> => {
-    const on = source.kind === 'event' ? connection : side;
-    let rows = await readRows<SourceKey>(
-      on,
-      sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
-          ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`,
-    );
-    if (source.widen !== undefined && rows.length > 0)
-      rows = await readRows<SourceKey>(on, source.widen(params.run, rows));
+  const pageOf = (source: TimelineSource, rank: number): Statement =>
+    sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
+        ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`;
+  const readEvents = async (): Promise<Ranked[]> => {
+    const rank = timelineSources.findIndex((source) => source.kind === 'event');
+    const source = timelineSources[rank]!;
+    const keys = await readRows<SourceKey>(connection, pageOf(source, rank));
+    const rows =
+      keys.length === 0 ? [] : await readRows<SourceKey>(connection, source.widen!(params.run, keys));
     return rows.map((row) => ({ ...row, rank }));
   };
-  const [, ...bySource] = await Promise.all([
-    requireRun(side, params.run),
-    ...timelineSources.map((source, rank) => read(source, rank)),
-  ]);
-  const candidates = bySource.flat();
+  // the small context tables in one statement (each source's page as rows of its rank, their ties
+  // all text), with the run's existence (rank -1): one statement's fixed price instead of five
+  const readContext = async (): Promise<Ranked[]> => {
+    const pages = timelineSources.flatMap((source, rank) =>
+      source.kind === 'event'
+        ? []
+        : [sql`SELECT ${raw(String(rank))} AS rank, * FROM (${pageOf(source, rank)})`],
+    );
+    const rows = await readRows<Ranked>(
+      side,
+      sql`SELECT -1 AS rank FROM runs WHERE run_id = ${params.run}
+          UNION ALL BY NAME ${join(pages, ' UNION ALL BY NAME ')}
+          ORDER BY rank, time_ns, tie`,
+    );
+    if (!rows.some((row) => row.rank === -1)) throw runNotFound(params.run);
+    return rows.filter((row) => row.rank !== -1);
+  };
+  const candidates = (await Promise.all([readContext(), readEvents()])).flat();
   // each source is in key order already: a stable sort on (time, rank) keeps its ties as SQL sorted them
   const merged = candidates.sort((a, b) => compareBig(a.time_ns, b.time_ns) || a.rank - b.rank);
   const hasMore = merged.length > params.limit;
