@@ -110,12 +110,20 @@ export function execute(
   return connection.run(numbered(statement), [...statement.values], [...statement.types] as DuckDBType[]);
 }
 
-/** Runs a statement and returns its rows as plain JS objects. */
+/**
+ * Runs one statement and returns its rows as plain JS objects. Prepared directly: the client's
+ * runAndReadAll first splits the text into statements, one more round trip to DuckDB's thread.
+ */
 export async function readRows<Row>(connection: DuckDBConnection, statement: Statement): Promise<Row[]> {
-  const reader = await connection.runAndReadAll(numbered(statement), [...statement.values], [
-    ...statement.types,
-  ] as DuckDBType[]);
-  return reader.getRowObjectsJS() as Row[];
+  if (statement.values.length === 0)
+    return (await connection.runAndReadAll(statement.text)).getRowObjectsJS() as Row[];
+  const prepared = await connection.prepare(numbered(statement));
+  try {
+    prepared.bind([...statement.values], [...statement.types] as DuckDBType[]);
+    return (await prepared.runAndReadAll()).getRowObjectsJS() as Row[];
+  } finally {
+    prepared.destroySync();
+  }
 }
 
 const rollbackListeners = new WeakMap<DuckDBConnection, Set<() => void>>();
