@@ -35,6 +35,21 @@ describe('GET /v1/graph/explain', function () {
   let daemon: RunningDaemon;
   let fileEventId = '';
 
+  /** POSTs native NDJSON to the daemon; the ingest answer. */
+  async function ingest(body: string): Promise<Record<string, unknown>> {
+    return (
+      await request(daemon.url, '/v1/telemetry/ingest?format=native', { method: 'POST', headers: auth, body })
+    ).body;
+  }
+
+  /** The events of a run (of one type), as GET /v1/telemetry/events lists them. */
+  async function listEvents(run: string, type?: string): Promise<Record<string, unknown>[]> {
+    const query = type === undefined ? `run=${run}` : `run=${run}&type=${type}`;
+    return (await request(daemon.url, `/v1/telemetry/events?${query}`, { headers: auth })).body[
+      'events'
+    ] as Record<string, unknown>[];
+  }
+
   /** A run whose cgroup holds bash (10) starting cat (11), which opens /etc/hosts; another process elsewhere. */
   async function storeRun(): Promise<void> {
     daemon = await fixture.start({ authToken: token });
@@ -72,16 +87,10 @@ describe('GET /v1/graph/explain', function () {
         path: '/etc/hosts',
       }),
     ].join('\n');
-    const ingested = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: lines,
-    });
-    assert.equal(ingested.body['accepted'], 3);
-    const events = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_open', {
-      headers: auth,
-    });
-    fileEventId = String((events.body['events'] as Record<string, unknown>[])[0]!['id']);
+    const ingested = await ingest(lines);
+    assert.equal(ingested['accepted'], 3);
+    const events = await listEvents('run-e', 'file_open');
+    fileEventId = String(events[0]!['id']);
     // batches are sealed by the next checkpoint round, within a second, or on demand like this
     await request(daemon.url, '/v1/graph/checkpoint?run=run-e', { headers: auth });
   }
@@ -141,10 +150,8 @@ describe('GET /v1/graph/explain', function () {
     const after = await explain(daemon, `event=${fileEventId}`);
     assert.deepEqual(after.body, before.body);
     // an event of cat committed past the rollup's mark still leads to cat's exec, and bash's
-    const later = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: nativeLine({
+    const later = await ingest(
+      nativeLine({
         event_type: 'file_write',
         timestamp: '2026-01-01T00:00:04Z',
         pid: 11,
@@ -153,12 +160,10 @@ describe('GET /v1/graph/explain', function () {
         comm: 'cat',
         path: '/tmp/out',
       }),
-    });
-    assert.equal(later.body['accepted'], 1);
-    const events = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_write', {
-      headers: auth,
-    });
-    const writeId = String((events.body['events'] as Record<string, unknown>[])[0]!['id']);
+    );
+    assert.equal(later['accepted'], 1);
+    const events = await listEvents('run-e', 'file_write');
+    const writeId = String(events[0]!['id']);
     const { body } = await explain(daemon, `event=${writeId}`);
     assert.deepEqual(shape(body), [
       'performed_by/process_identity -> process 11',
@@ -168,10 +173,8 @@ describe('GET /v1/graph/explain', function () {
     ]);
     assert.equal((body['path'] as Step[])[0]!.node['label'], 'process 11 cat: cat /etc/hosts');
     // tgid 11 reused by a later exec: its events lead to that exec, the latest before them
-    const reused = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: [
+    const reused = await ingest(
+      [
         nativeLine({
           timestamp: '2026-01-01T00:00:05Z',
           pid: 11,
@@ -190,15 +193,11 @@ describe('GET /v1/graph/explain', function () {
           path: '/tmp/again',
         }),
       ].join('\n'),
-    });
-    assert.equal(reused.body['accepted'], 2);
-    const opens = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_open', {
-      headers: auth,
-    });
+    );
+    assert.equal(reused['accepted'], 2);
+    const opens = await listEvents('run-e', 'file_open');
     const againId = String(
-      (opens.body['events'] as Record<string, unknown>[]).find(
-        (event) => (event['attrs'] as Record<string, unknown>)['path'] === '/tmp/again',
-      )!['id'],
+      opens.find((event) => (event['attrs'] as Record<string, unknown>)['path'] === '/tmp/again')!['id'],
     );
     const again = await explain(daemon, `event=${againId}`);
     assert.equal((again.body['path'] as Step[])[0]!.node['label'], 'process 11 cat: cat again');
@@ -237,19 +236,13 @@ describe('GET /v1/graph/explain', function () {
         path: '/src/main.c',
       }),
     ];
-    const ingested = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: lines.join('\n'),
-    });
-    assert.equal(ingested.body['accepted'], 4);
+    const ingested = await ingest(lines.join('\n'));
+    assert.equal(ingested['accepted'], 4);
     // the causality view folds every committed event into the rollup before it reads
     const causality = await request(daemon.url, '/v1/timeline?run=run-3&view=causality', { headers: auth });
     assert.equal(causality.status, 200);
-    const events = await request(daemon.url, '/v1/telemetry/events?run=run-3&type=file_open', {
-      headers: auth,
-    });
-    const openId = String((events.body['events'] as Record<string, unknown>[])[0]!['id']);
+    const events = await listEvents('run-3', 'file_open');
+    const openId = String(events[0]!['id']);
     const { body } = await explain(daemon, `event=${openId}`);
     assert.deepEqual(shape(body), [
       'performed_by/process_identity -> process 22',
@@ -263,10 +256,8 @@ describe('GET /v1/graph/explain', function () {
   it("follows the exec's parent, not the event's own ppid, when they part", async function () {
     await storeRun();
     // bash (10) exits: cat is reparented to 1, and tgid 10 is reused by another process
-    const later = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: [
+    const later = await ingest(
+      [
         nativeLine({
           timestamp: '2026-01-01T00:00:04Z',
           pid: 10,
@@ -295,12 +286,10 @@ describe('GET /v1/graph/explain', function () {
           path: '/tmp/reused-parent',
         }),
       ].join('\n'),
-    });
-    assert.equal(later.body['accepted'], 3);
-    const writes = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_write', {
-      headers: auth,
-    });
-    for (const event of writes.body['events'] as Record<string, unknown>[]) {
+    );
+    assert.equal(later['accepted'], 3);
+    const writes = await listEvents('run-e', 'file_write');
+    for (const event of writes) {
       const { body } = await explain(daemon, `event=${String(event['id'])}`);
       const path = (event['attrs'] as Record<string, unknown>)['path'];
       // cat's exec names bash as its parent: the tgid's later process, started after cat, is not it
@@ -315,10 +304,8 @@ describe('GET /v1/graph/explain', function () {
   it('finds the exec of a process that started long before the event, and the later of two execs of one tgid', async function () {
     await storeRun();
     const line = (fields: Record<string, unknown>): string => nativeLine({ ppid: 10, ...fields });
-    const later = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: [
+    const later = await ingest(
+      [
         line({ timestamp: '2026-01-01T00:00:10Z', pid: 12, tgid: 12, comm: 'sleep', argv: ['sleep', '1'] }),
         // the same process replaces its image: its exec is the later one
         line({
@@ -345,17 +332,11 @@ describe('GET /v1/graph/explain', function () {
           path: '/tmp/later',
         }),
       ].join('\n'),
-    });
-    assert.equal(later.body['accepted'], 4);
-    const writes = await request(daemon.url, '/v1/telemetry/events?run=run-e&type=file_write', {
-      headers: auth,
-    });
+    );
+    assert.equal(later['accepted'], 4);
+    const writes = await listEvents('run-e', 'file_write');
     const idOf = (path: string): string =>
-      String(
-        (writes.body['events'] as Record<string, unknown>[]).find(
-          (event) => (event['attrs'] as Record<string, unknown>)['path'] === path,
-        )!['id'],
-      );
+      String(writes.find((event) => (event['attrs'] as Record<string, unknown>)['path'] === path)!['id']);
     const labels = async (path: string): Promise<unknown[]> =>
       ((await explain(daemon, `event=${idOf(path)}`)).body['path'] as Step[])
         .slice(0, 2)
@@ -419,11 +400,7 @@ describe('GET /v1/graph/explain', function () {
 
   it('stops the path of an event no binding claimed, and says why', async function () {
     daemon = await fixture.start({ authToken: token });
-    await request(daemon.url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: nativeLine({ cgroup_id: '999', pid: 50, tgid: 50 }),
-    });
+    await ingest(nativeLine({ cgroup_id: '999', pid: 50, tgid: 50 }));
     const process = await explain(daemon, 'process=50');
     assert.equal(process.status, 200);
     assert.equal(process.body['complete'], false);
@@ -440,19 +417,15 @@ describe('GET /v1/graph/explain', function () {
         timestamp: `2026-01-01T00:00:${String(10 + s)}Z`,
       }),
     );
-    const ingested = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: lines.join('\n'),
-    });
-    assert.equal(ingested.body['pending'], 12);
+    const ingested = await ingest(lines.join('\n'));
+    assert.equal(ingested['pending'], 12);
     await request(daemon.url, '/v1/telemetry/bind', {
       method: 'POST',
       headers: auth,
       body: JSON.stringify({ run_id: 'run-s', tool_call_id: 'tc-s', cgroup_id: '555' }),
     });
-    const events = await request(daemon.url, '/v1/telemetry/events?run=run-s', { headers: auth });
-    const ids = (events.body['events'] as Record<string, unknown>[]).map((event) => String(event['id']));
+    const events = await listEvents('run-s');
+    const ids = events.map((event) => String(event['id']));
     assert.equal(ids.length, 12);
     const explained = await explain(daemon, `event=${ids[11]!}`);
     assert.equal((explained.body['node'] as Record<string, unknown>)['id'], ids[11]);
