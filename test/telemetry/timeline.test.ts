@@ -198,6 +198,31 @@ describe('GET /v1/timeline', function () {
     }
   });
 
+  it('pages through entries of one source at one instant in the order of their ties, each once', async function () {
+    const daemon = await fixture.start();
+    const at = '2026-01-01T00:00:00Z';
+    const ids: string[] = [];
+    for (const cgroup of ['701', '702', '703'])
+      ids.push(
+        String(
+          (
+            await bind(daemon.url, {
+              run_id: run,
+              tool_call_id: `tc-${cgroup}`,
+              cgroup_id: cgroup,
+              started_at: at,
+            })
+          )['binding_id'],
+        ),
+      );
+    // one entry a page: each page's cursor names the tie the next one starts after
+    const entries = await pageAll(daemon.url, 1);
+    assert.deepEqual(
+      entries.map((entry) => entry['id']),
+      [...ids].sort(),
+    );
+  });
+
   it('lists the artifacts and file effects of an executed tool call after it, as self_observed', async function () {
     const token = 'timeline-token';
     const auth = { authorization: `Bearer ${token}` };
