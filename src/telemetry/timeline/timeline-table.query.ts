@@ -59,11 +59,13 @@ export async function listTimeline(
         ? []
         : [sql`SELECT ${raw(String(rank))} AS rank, * FROM (${pageOf(source, rank)})`],
     );
+    // a union keeps no order: its rows come back by tie, which the merge's stable sort on (time,
+    // rank) keeps within one instant of one source, as the cursor's `tie >` expects
     const rows = await readRows<Ranked>(
       side,
       sql`SELECT -1 AS rank FROM runs WHERE run_id = ${params.run}
           UNION ALL BY NAME ${join(pages, ' UNION ALL BY NAME ')}
-          ORDER BY rank, time_ns, tie`,
+          ORDER BY tie`,
     );
     if (!rows.some((row) => row.rank === -1)) throw runNotFound(params.run);
     return rows.filter((row) => row.rank !== -1);
