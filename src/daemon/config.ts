@@ -27,6 +27,8 @@ export interface DaemonConfig {
   /** How long an ingest request waits for its commit before it is rolled back and answered 503. */
   ingestTimeoutMs: number;
   spool: SpoolLimits;
+  /** Whether to run the eBPF sensor where the host allows it (`--no-sensor`: never). */
+  sensor: boolean;
   faults: Faults;
 }
 
@@ -55,6 +57,7 @@ export interface DaemonFlags {
   spoolTtl?: string | undefined;
   spoolMaxEvents?: string | undefined;
   spoolMaxBytes?: string | undefined;
+  sensor?: boolean | undefined;
 }
 
 export const defaultListen = '127.0.0.1:8574';
@@ -98,6 +101,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       flags.ingestTimeout,
       defaultIngestLimits.commitDeadlineMs,
     ),
+    sensor: flags.sensor ?? true,
     faults: {
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
       commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),

@@ -41,8 +41,8 @@ export interface DaemonHealth {
   [extension: string]: unknown;
 }
 
-// No sensor in this build yet: capture state is reported as such, not as zero probes.
-const nativeCapture = { status: 'not_built', message: 'this build has no eBPF sensor', probes: {} };
+/** Before the sensor reports, or without one: said as such, not as zero probes. */
+const noCaptureReport: NativeCapture = { status: 'off', message: 'the sensor was not started', probes: {} };
 
 export type Readiness = { status: 200 | 503; health: DaemonHealth };
 
@@ -58,6 +58,8 @@ export class ReadinessCheck {
     private readonly store: QueryClient<StoreQueries>,
     /** Checks of the daemon's own capabilities, judged at start, reported beside the store's. */
     private readonly capabilities: HealthChecks = {},
+    /** The sensor's capability report (src/sensor/sensor.ts), read at every check. */
+    private readonly capture: () => NativeCapture = () => noCaptureReport,
   ) {}
 
   /** From now on the daemon is shutting down: not ready, whatever the store says. */
@@ -67,7 +69,8 @@ export class ReadinessCheck {
 
   /** 200 when ready, else 503, both with a DaemonHealth body; never rejects. */
   run(): Promise<Readiness> {
-    if (this.stopping) return Promise.resolve({ status: 503, health: unavailable('shutting_down') });
+    if (this.stopping)
+      return Promise.resolve({ status: 503, health: unavailable('shutting_down', this.capture()) });
     this.inFlight ??= this.check().finally(() => (this.inFlight = undefined));
     return this.inFlight;
   }
@@ -77,15 +80,15 @@ export class ReadinessCheck {
     try {
       report = await this.store.queryJson('health', {}, { deadlineMs: readinessDeadlineMs });
     } catch (error) {
-      return { status: 503, health: unavailable(error) };
+      return { status: 503, health: unavailable(error, this.capture()) };
     }
-    const health = judge(report);
+    const health = judge(report, this.capture());
     Object.assign(health.checks, this.capabilities);
     return { status: health.ready ? 200 : 503, health };
   }
 }
 
-function judge(report: StoreHealthReport): DaemonHealth {
+function judge(report: StoreHealthReport, capture: NativeCapture): DaemonHealth {
   const { database, format, missing_tables: missing, coverage_gaps: gaps, spool, events_seen: seen } = report;
   const schemaOk = format.compatible && missing.length === 0;
   const ready = database.ok && schemaOk;
@@ -120,7 +123,7 @@ function judge(report: StoreHealthReport): DaemonHealth {
     },
     queued_spool: spool?.events ?? null,
     queued_spool_bytes: spool?.bytes ?? null,
-    native_capture: nativeCapture,
+    native_capture: capture,
   };
 }
 
@@ -151,7 +154,7 @@ function coverageStatus(
   return seen ? 'no_recorded_gaps' : 'not_observed';
 }
 
-function unavailable(error: unknown): DaemonHealth {
+function unavailable(error: unknown, capture: NativeCapture): DaemonHealth {
   const timedOut = error instanceof ProvdError && error.code === 'PROVD_ERR_STORE_TIMEOUT';
   const message =
     error === 'shutting_down'
@@ -171,6 +174,6 @@ function unavailable(error: unknown): DaemonHealth {
     },
     queued_spool: null,
     queued_spool_bytes: null,
-    native_capture: nativeCapture,
+    native_capture: capture,
   };
 }

@@ -16,6 +16,7 @@ import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
+import { Sensor } from '../sensor/sensor.js';
 import { noSealingCheck, ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
 import { buildHandlers } from './handlers.js';
@@ -72,10 +73,15 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const recordCgroupRoot = probeRecordCgroupRoot();
   if (recordCgroupRoot.status === 'unavailable')
     log('warn', 'recorded commands run without a cgroup', { message: recordCgroupRoot.message });
-  const readiness = new ReadinessCheck(store, {
-    record_cgroup: recordCgroupCheck(recordCgroupRoot),
-    ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
-  });
+  let sensor = Sensor.off('off', 'the sensor is starting');
+  const readiness = new ReadinessCheck(
+    store,
+    {
+      record_cgroup: recordCgroupCheck(recordCgroupRoot),
+      ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
+    },
+    () => ({ ...sensor.report() }),
+  );
   const bindingLog = await loadBindingLog(store, state.status === 'ready');
   const pool = createNormalizePool(bindingLog);
   const ingest = new IngestRouter(pool, store, config.spoolDir, {
@@ -83,6 +89,12 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     maxInFlightBytes: config.maxIngestQueueBytes,
     maxResidentBytes: config.maxMemoryBytes,
     commitDeadlineMs: config.ingestTimeoutMs,
+  });
+  sensor = config.sensor ? await Sensor.start(ingest) : Sensor.off('off', 'turned off with --no-sensor');
+  const capture = sensor.report();
+  log(capture.status === 'running' ? 'info' : 'warn', 'sensor', {
+    status: capture.status,
+    message: capture.message,
   });
   const server = new HttpServer({
     host: config.host,
@@ -107,6 +119,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     port = await server.listen();
   } catch (error) {
     log('error', 'cannot listen', { error: toErrorData(error, 'PROVD_ERR_HTTP_LISTEN') });
+    await sensor.stop();
     await release(server, pool);
     await store.close();
     return 1;
@@ -123,6 +136,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   if (reason instanceof ProvdError) {
     log('error', 'store thread stopped; shutting down', { error: reason.toData() });
     server.stopAccepting();
+    await sensor.stop();
     await release(server, pool);
     return 1;
   }
@@ -132,6 +146,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const drained = await server.drain(drainTimeoutMs);
   if (!drained)
     log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
+  await sensor.stop(); // what the rings still held is stored before the pool ends
   await release(server, pool);
   try {
     await store.close();

@@ -20,7 +20,7 @@ import {
 } from '../telemetry/batch-commit.js';
 import type { IngestFormat, LineError } from '../telemetry/event.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
-import type { NormalizeResult, NormalizeTask } from './normalize.js';
+import type { NormalizeResult, NormalizeTask, TaskFormat } from './normalize.js';
 
 export interface IngestLimits {
   /** Bytes of request bodies in memory, from their first byte until answered; past it, 429. */
@@ -87,10 +87,27 @@ export class IngestRouter {
   ): Promise<IngestCommitResult> {
     // before the body's buffer moves to the workers
     const idempotency = idempotencyKey === null ? null : await claim(idempotencyKey, format, body);
+    return this.normalizeAndCommit(sliceAtLines(body, this.limits.sliceBytes), format, idempotency);
+  }
+
+  /**
+   * Normalizes and commits one batch of raw sensor records (src/sensor/records.ts), as one slice:
+   * the ring reader bounds a batch's size already.
+   */
+  ingestSensorBatch(batch: Uint8Array): Promise<IngestCommitResult> {
+    return this.normalizeAndCommit([batch], 'sensor', null);
+  }
+
+  /** Normalizes every slice in the pool, then commits them all as one unit. */
+  private async normalizeAndCommit(
+    slices: Uint8Array[],
+    format: TaskFormat,
+    idempotency: IdempotencyClaim | null,
+  ): Promise<IngestCommitResult> {
     const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
     const ingestedNs = BigInt(Date.now()) * 1_000_000n;
     const results = await settleAll(
-      sliceAtLines(body, this.limits.sliceBytes).map((bytes, index) => {
+      slices.map((bytes, index) => {
         const sliceId = `${batchId}-${index}`;
         const task: NormalizeTask = {
           bytes,

@@ -15,6 +15,7 @@ import type { BatchDigest } from '../telemetry/batch-commit.js';
 import type { CounterDelta } from '../telemetry/producer-counters.js';
 import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.js';
 import { estimateRowBytes } from '../telemetry/spool.js';
+import { decodeSensorBatch } from '../sensor/decode-records.js';
 import { parseNdjson } from './parse-ndjson.js';
 import { RowsFile } from './rows-file.js';
 import { ProducerTally } from './producer-tally.js';
@@ -26,10 +27,13 @@ import { missingTime, stampReceived } from './received-time.js';
  */
 const unstorableComm = process.env['PROVD_FAULT_UNSTORABLE_COMM'];
 
+/** What a task's bytes hold: NDJSON of an ingest format, or a batch of raw sensor records. */
+export type TaskFormat = IngestFormat | 'sensor';
+
 /** The work of one task; `bytes` arrives transferred, never copied. */
 export interface NormalizeTask {
   bytes: Uint8Array;
-  format: IngestFormat;
+  format: TaskFormat;
   /** Unique per slice; event ids are `<batchId>.<index>`. */
   batchId: string;
   /** Where to write the rows file. */
@@ -65,7 +69,8 @@ export interface NormalizeResult {
 
 /** Runs one task against a binding replica. */
 export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): NormalizeResult {
-  const { events, errors, rejected, rejectedByCode } = parseNdjson(task.bytes, task.format, 1);
+  const { events, errors, rejected, rejectedByCode } =
+    task.format === 'sensor' ? decodeSensorBatch(task.bytes) : parseNdjson(task.bytes, task.format, 1);
   const deltas = new WindowDeltas();
   const hashesByRun = new Map<string | null, string[]>();
   const rows = new RowsFile(task.file);

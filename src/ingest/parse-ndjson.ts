@@ -4,13 +4,8 @@
  * line is counted and reported, never fatal to the slice.
  */
 import { classifyEvent } from '../telemetry/classify.js';
-import {
-  maxLineBytes,
-  type IngestFormat,
-  type LineError,
-  type ParsedEvent,
-  type RejectionCode,
-} from '../telemetry/event.js';
+import { emptyParseResult, reject, type ParseResult } from '../telemetry/parse-result.js';
+import { maxLineBytes, type IngestFormat, type ParsedEvent } from '../telemetry/event.js';
 import { findContextKey } from './context-keys.js';
 import { detectFormat } from './detect-format.js';
 import { parseFalcoLine } from './falco.js';
@@ -19,27 +14,9 @@ import { parseNativeLine } from './native.js';
 import { parseTetragonLine, tetragonEventKind } from './tetragon.js';
 import { hasLoneSurrogate, unsafeIntegerIn } from './exact-values.js';
 
-/** Errors kept per call; further bad lines are only counted in `rejected`. */
-export const maxLineErrors = 100;
-
-/** What parseNdjson found in one slice of a body. */
-export interface NdjsonParseResult {
-  events: ParsedEvent[];
-  errors: LineError[];
-  rejected: number;
-  /** Every rejected line by code, including those past the `errors` cap. */
-  rejectedByCode: Partial<Record<RejectionCode, number>>;
-}
-
 // ignoreBOM keeps a U+FEFF in the text, so the whole-chunk and per-line paths treat it alike: it is
 // skipped only at the very start of a body (firstLine 1).
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-function reject(result: NdjsonParseResult, line: number, code: RejectionCode, message: string): void {
-  result.rejected++;
-  result.rejectedByCode[code] = (result.rejectedByCode[code] ?? 0) + 1;
-  if (result.errors.length < maxLineErrors) result.errors.push({ line, code, message });
-}
 
 /** True when `text[start, end)` holds only spaces and tabs. */
 function isBlank(text: string, start: number, end: number): boolean {
@@ -79,7 +56,7 @@ function hasLongLine(bytes: Uint8Array): boolean {
 }
 
 /** Parses one decoded, non-blank line and files its event or its rejection. */
-function parseLine(text: string, line: number, format: IngestFormat, result: NdjsonParseResult): void {
+function parseLine(text: string, line: number, format: IngestFormat, result: ParseResult): void {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -147,7 +124,7 @@ function parseLine(text: string, line: number, format: IngestFormat, result: Ndj
 }
 
 /** The fast path: the whole chunk decoded in one call, lines split on the string. */
-function parseText(text: string, format: IngestFormat, firstLine: number, result: NdjsonParseResult): void {
+function parseText(text: string, format: IngestFormat, firstLine: number, result: ParseResult): void {
   let line = firstLine - 1;
   let start = firstLine === 1 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
   while (start < text.length) {
@@ -164,12 +141,7 @@ function parseText(text: string, format: IngestFormat, firstLine: number, result
 }
 
 /** The slow path, taken when the chunk holds invalid UTF-8 or an over-long line: each line alone. */
-function parseBytes(
-  bytes: Uint8Array,
-  format: IngestFormat,
-  firstLine: number,
-  result: NdjsonParseResult,
-): void {
+function parseBytes(bytes: Uint8Array, format: IngestFormat, firstLine: number, result: ParseResult): void {
   let line = firstLine - 1;
   const bom = firstLine === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   for (let start = bom ? 3 : 0; start < bytes.length;) {
@@ -202,8 +174,8 @@ function parseBytes(
  * the whole body, so errors name lines of the body. Blank lines are skipped but keep their numbers;
  * a last line without a newline still counts.
  */
-export function parseNdjson(bytes: Uint8Array, format: IngestFormat, firstLine: number): NdjsonParseResult {
-  const result: NdjsonParseResult = { events: [], errors: [], rejected: 0, rejectedByCode: {} };
+export function parseNdjson(bytes: Uint8Array, format: IngestFormat, firstLine: number): ParseResult {
+  const result = emptyParseResult();
   let text: string | undefined;
   if (!hasLongLine(bytes)) {
     try {

@@ -18,6 +18,8 @@ export const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.met
 export interface DaemonOptions {
   dataDir?: string;
   authToken?: string;
+  /** Run the eBPF sensor (off unless asked: it captures the whole host). */
+  sensor?: boolean;
   args?: string[];
   env?: Record<string, string>;
 }
@@ -52,7 +54,17 @@ export function removeDir(dir: string): void {
 /** Spawns `provd daemon --listen 127.0.0.1:0` and waits for its "listening" log line. */
 export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
   const dataDir = options.dataDir ?? makeDataDir();
-  const args = ['daemon', '--listen', '127.0.0.1:0', '--data-dir', dataDir, ...(options.args ?? [])];
+  // the sensor would store every process of the host into the test's store: only sensor tests ask for it
+  const sensor = options.sensor === true ? [] : ['--no-sensor'];
+  const args = [
+    'daemon',
+    '--listen',
+    '127.0.0.1:0',
+    '--data-dir',
+    dataDir,
+    ...sensor,
+    ...(options.args ?? []),
+  ];
   if (options.authToken !== undefined) args.push('--auth-token', options.authToken);
   // The caller's own PROVD_AUTH_TOKEN must not leak in: auth is on only when a test asks for it.
   const { PROVD_AUTH_TOKEN: _ignored, ...inherited } = process.env;

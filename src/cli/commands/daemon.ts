@@ -53,6 +53,10 @@ export class DaemonCommand extends Command {
     description: 'most bytes the spool holds (default 256 MiB)',
   });
 
+  sensor = Option.Boolean('--sensor', true, {
+    description: 'run the eBPF sensor where the host allows it (root, BTF); --no-sensor turns it off',
+  });
+
   async execute(): Promise<number> {
     try {
       const config = resolveConfig(this);

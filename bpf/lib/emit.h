@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What every program shares: its ring buffer, its per-probe loss counters, the daemon's own tgid
+ * (skipped, or the sensor would watch provd write its own rows) and the common record header.
+ * Each program object has its own provd_ring and provd_loss; native/src/ring-reader.cc polls them all.
+ */
+#ifndef PROVD_EMIT_H
+#define PROVD_EMIT_H
+
+#include "event.h"
+
+#define RING_BYTES (4 * 1024 * 1024)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RING_BYTES);
+} provd_ring SEC(".maps");
+
+/* index: the probe's number within its program (its PROBE_* value) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, struct loss_counts);
+} provd_loss SEC(".maps");
+
+/* set before load: the daemon's own process, whose events are not captured */
+const volatile __u32 self_tgid = 0;
+
+static __always_inline struct loss_counts *loss_of(__u32 probe)
+{
+	return bpf_map_lookup_elem(&provd_loss, &probe);
+}
+
+static __always_inline void count_ring_full(__u32 probe)
+{
+	struct loss_counts *loss = loss_of(probe);
+	if (loss)
+		loss->ring_full++;
+}
+
+static __always_inline void count_truncated(__u32 probe)
+{
+	struct loss_counts *loss = loss_of(probe);
+	if (loss)
+		loss->truncated++;
+}
+
+static __always_inline void count_pending_full(__u32 probe)
+{
+	struct loss_counts *loss = loss_of(probe);
+	if (loss)
+		loss->pending_full++;
+}
+
+static __always_inline bool is_self(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == self_tgid;
+}
+
+/* reserves a record of type T for probe `probe`, counting a full ring; NULL when there is no room */
+#define reserve_record(T, probe)                                               \
+	({                                                                     \
+		T *__record = bpf_ringbuf_reserve(&provd_ring, sizeof(T), 0); \
+		if (!__record)                                                 \
+			count_ring_full(probe);                                \
+		__record;                                                      \
+	})
+
+static __always_inline void fill_header(struct event_header *header, __u16 op, __u16 size)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ids = bpf_get_current_uid_gid();
+
+	header->op = op;
+	header->size = size;
+	header->flags = 0;
+	header->ktime_ns = bpf_ktime_get_ns();
+	header->cgroup_id = bpf_get_current_cgroup_id();
+	header->tid = (__u32)id;
+	header->tgid = id >> 32;
+	header->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	header->uid = (__u32)ids;
+	header->gid = ids >> 32;
+	header->reserved = 0;
+	bpf_get_current_comm(header->comm, sizeof(header->comm));
+}
+
+/* sends the record; one flagged truncated is counted as such */
+static __always_inline void submit_record(struct event_header *header, __u32 probe)
+{
+	if (header->flags & RECORD_TRUNCATED)
+		count_truncated(probe);
+	bpf_ringbuf_submit(header, 0);
+}
+
+/* reads a user string into a fixed field: its length without the NUL, flagging a cut one */
+static __always_inline __u32 read_user_path(struct event_header *header, char *field, const char *from)
+{
+	long read = bpf_probe_read_user_str(field, PATH_MAX_BYTES, from);
+	if (read == PATH_MAX_BYTES)
+		header->flags |= RECORD_TRUNCATED; /* full: the path may go on */
+	return read > 0 ? read - 1 : 0;
+}
+
+#endif

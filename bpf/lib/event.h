@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The record layout every provd BPF program writes to its ring buffer, shared by bpf/ and native/.
+ * Mirrored in src/sensor/records.ts (test/sensor/struct-drift.test.ts compares them through BTF).
+ * Fields are laid out by hand in natural alignment, so the layout is the same for every compiler.
+ */
+#ifndef PROVD_EVENT_H
+#define PROVD_EVENT_H
+
+/* what a record holds: must match src/sensor/records.ts: RecordOp */
+enum record_op {
+	OP_EXEC = 1,
+	OP_EXIT = 2,
+	OP_FILE_OPEN = 3,
+	OP_FILE_RENAME = 4,
+	OP_FILE_UNLINK = 5,
+	OP_CONNECT = 6,
+	OP_DNS = 7,		/* reserved: DNS capture is to come */
+	OP_SETUID = 8,
+	OP_SETGID = 9,
+	OP_PTRACE = 10,
+};
+
+/* header.flags */
+#define RECORD_TRUNCATED 1 /* a bounded field (path, argv) was cut */
+
+/* the start of every record */
+struct event_header {
+	__u16 op;		/* enum record_op */
+	__u16 size;		/* bytes of the record that hold data, from its first byte */
+	__u32 flags;
+	__u64 ktime_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC at capture */
+	__u64 cgroup_id;	/* cgroup v2 id (the default hierarchy's, also on hybrid mounts) */
+	__u32 tid;		/* the kernel's pid: one thread */
+	__u32 tgid;		/* the process id users see */
+	__u32 ppid;		/* real_parent's tgid */
+	__u32 uid;
+	__u32 gid;
+	__u32 reserved;
+	char comm[16];
+};
+
+#define PATH_MAX_BYTES 256
+#define ARGV_MAX_BYTES 1024
+
+/* OP_EXEC, from sched_process_exec: the new image and its argv, NUL-separated */
+struct exec_event {
+	struct event_header header;
+	__u32 filename_size;	/* bytes of filename, without its NUL */
+	__u32 argv_size;	/* bytes of argv kept */
+	char filename[PATH_MAX_BYTES];
+	char argv[ARGV_MAX_BYTES];
+};
+
+/* OP_EXIT, from sched_process_exit of a thread-group leader */
+struct exit_event {
+	struct event_header header;
+	__s32 exit_code;	/* the status byte exit() was given */
+	__s32 signal;		/* the signal that ended it, 0 when none */
+};
+
+/* OP_FILE_OPEN, from the open syscalls: the path as the caller gave it, and the result */
+struct file_open_event {
+	struct event_header header;
+	__s32 result;		/* the file descriptor, or -errno */
+	__u32 flags;		/* the open's O_* flags */
+	__u32 mode;		/* the mode asked for a file it creates */
+	__u32 path_size;	/* bytes of path, without its NUL */
+	char path[PATH_MAX_BYTES];
+};
+
+/* OP_FILE_RENAME, from the rename syscalls: the paths as the caller gave them, and the result */
+struct file_rename_event {
+	struct event_header header;
+	__s32 result;		/* 0, or -errno */
+	__u32 flags;		/* renameat2's RENAME_* flags */
+	__u32 old_size;
+	__u32 new_size;
+	char old_path[PATH_MAX_BYTES];
+	char new_path[PATH_MAX_BYTES];
+};
+
+/* OP_FILE_UNLINK, from unlink and unlinkat */
+struct file_unlink_event {
+	struct event_header header;
+	__s32 result;
+	__u32 flags;		/* unlinkat's AT_REMOVEDIR */
+	__u32 path_size;
+	__u32 reserved;
+	char path[PATH_MAX_BYTES];
+};
+
+/* OP_CONNECT, from the connect syscall: an IPv4 or IPv6 destination, and what the kernel answered */
+struct connect_event {
+	struct event_header header;
+	__s32 result;		/* 0, or -errno (-EINPROGRESS for a non-blocking connect) */
+	__u16 family;		/* AF_INET or AF_INET6 */
+	__u16 port;		/* host order */
+	__u8 addr[16];		/* network order: 4 bytes for IPv4 */
+};
+
+/* OP_SETUID and OP_SETGID: an attempt to take another id, and what the kernel answered */
+struct setid_event {
+	struct event_header header;
+	__s32 result;
+	__u32 target;		/* the uid or gid asked for */
+};
+
+/* OP_PTRACE: a ptrace request at another process, and what the kernel answered */
+struct ptrace_event {
+	struct event_header header;
+	__s32 result;
+	__u32 target_pid;
+	__s64 request;		/* PTRACE_* */
+};
+
+/* one per probe in each program's provd_loss map (per CPU) */
+struct loss_counts {
+	__u64 ring_full;	/* records dropped: the ring buffer had no room */
+	__u64 truncated;	/* records sent with a field cut */
+	__u64 pending_full;	/* records dropped: too many of the probe's syscalls were in flight */
+};
+
+#endif

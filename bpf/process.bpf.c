@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Process lifecycle: exec (the new image and its argv) and exit (status and signal). */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "emit.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* keep the record types in the object's BTF: test/sensor/struct-drift.test.ts reads them there */
+struct exec_event *unused_exec_event __attribute__((unused));
+struct exit_event *unused_exit_event __attribute__((unused));
+
+/* probe numbers, for provd_loss: must match src/sensor/probes.ts */
+enum { PROBE_EXEC = 0, PROBE_EXIT = 1 };
+
+/* sched_process_exec fires once the new image is in place: its argv is in the new mm already */
+SEC("tp/sched/sched_process_exec")
+int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
+{
+	if (is_self())
+		return 0;
+	struct exec_event *event = reserve_record(struct exec_event, PROBE_EXEC);
+	if (!event)
+		return 0;
+	unsigned int filename_at = ctx->__data_loc_filename & 0xFFFF;
+	long read = bpf_probe_read_kernel_str(event->filename, sizeof(event->filename),
+					      (void *)ctx + filename_at);
+	event->filename_size = read > 0 ? read - 1 : 0;
+	bool truncated = read == sizeof(event->filename); /* full: the name may go on */
+
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	unsigned long arg_start = BPF_CORE_READ(task, mm, arg_start);
+	unsigned long arg_end = BPF_CORE_READ(task, mm, arg_end);
+	unsigned long argv_size = arg_end > arg_start ? arg_end - arg_start : 0;
+	if (argv_size > ARGV_MAX_BYTES) {
+		argv_size = ARGV_MAX_BYTES;
+		truncated = true;
+	}
+	if (argv_size > 0 && bpf_probe_read_user(event->argv, argv_size, (void *)arg_start) != 0)
+		argv_size = 0;
+	event->argv_size = argv_size;
+
+	fill_header(&event->header, OP_EXEC,
+		    offsetof(struct exec_event, argv) + event->argv_size);
+	if (truncated)
+		event->header.flags |= RECORD_TRUNCATED;
+	submit_record(&event->header, PROBE_EXEC);
+	return 0;
+}
+
+/* a process ends when its thread-group leader exits; other threads' exits are not reported */
+SEC("tp/sched/sched_process_exit")
+int provd_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if ((__u32)id != id >> 32 || is_self())
+		return 0;
+	struct exit_event *event = reserve_record(struct exit_event, PROBE_EXIT);
+	if (!event)
+		return 0;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	int code = BPF_CORE_READ(task, exit_code);
+	event->exit_code = (code >> 8) & 0xff;
+	event->signal = code & 0x7f;
+	fill_header(&event->header, OP_EXIT, sizeof(*event));
+	submit_record(&event->header, PROBE_EXIT);
+	return 0;
+}

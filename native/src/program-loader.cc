@@ -1,0 +1,99 @@
+#include "program-loader.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "bpf-log.h"
+#include "file.skel.h"
+#include "network.skel.h"
+#include "privilege.skel.h"
+#include "process.skel.h"
+
+namespace provd {
+
+namespace {
+
+std::string reason(int error, const std::string& log) {
+  std::string text = strerror(error < 0 ? -error : error);
+  return log.empty() ? text : text + ": " + log;
+}
+
+// Every probe of `object` reported as not attached, for `why`.
+void reportAll(bpf_object* object, const char* name, const std::string& why, LoadResult& result) {
+  bpf_program* program;
+  bpf_object__for_each_program(program, object) {
+    result.probes.push_back({name, bpf_program__name(program), false, why});
+  }
+}
+
+template <typename Skeleton>
+void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), void (*destroy)(Skeleton*),
+                uint32_t selfTgid, LoadResult& result) {
+  takeLibbpfLog();
+  Skeleton* skeleton = open();
+  if (skeleton == nullptr) {
+    result.probes.push_back({name, "*", false, "failed to open: " + reason(errno, takeLibbpfLog())});
+    return;
+  }
+  skeleton->rodata->self_tgid = selfTgid;
+  int loaded = load(skeleton);
+  if (loaded != 0) {
+    reportAll(skeleton->obj, name, "failed to load: " + reason(loaded, takeLibbpfLog()), result);
+    destroy(skeleton);
+    return;
+  }
+  LoadedObject object;
+  object.name = name;
+  object.ringFd = bpf_map__fd(skeleton->maps.provd_ring);
+  object.lossFd = bpf_map__fd(skeleton->maps.provd_loss);
+  object.destroy = [skeleton, destroy] { destroy(skeleton); };
+  bpf_program* program;
+  bpf_object__for_each_program(program, skeleton->obj) {
+    takeLibbpfLog();
+    bpf_link* link = bpf_program__attach(program);
+    if (link == nullptr) {
+      result.probes.push_back({name, bpf_program__name(program), false,
+                               "failed to attach: " + reason(errno, takeLibbpfLog())});
+      continue;
+    }
+    object.links.push_back(link);
+    result.probes.push_back({name, bpf_program__name(program), true, ""});
+  }
+  result.objects.push_back(std::move(object));
+}
+
+// Tracepoints are found through tracefs; a host that has not mounted it gets it mounted (root only).
+std::string ensureTracefs() {
+  struct stat found {};
+  if (stat("/sys/kernel/tracing/events", &found) == 0 || stat("/sys/kernel/debug/tracing/events", &found) == 0)
+    return "";
+  if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0) return "mounted tracefs at /sys/kernel/tracing";
+  return std::string("failed to mount tracefs at /sys/kernel/tracing: ") + strerror(errno);
+}
+
+}  // namespace
+
+LoadResult loadPrograms(uint32_t selfTgid) {
+  LoadResult result;
+  result.note = ensureTracefs();
+  loadObject("process", process_bpf__open, process_bpf__load, process_bpf__destroy, selfTgid, result);
+  loadObject("file", file_bpf__open, file_bpf__load, file_bpf__destroy, selfTgid, result);
+  loadObject("network", network_bpf__open, network_bpf__load, network_bpf__destroy, selfTgid, result);
+  loadObject("privilege", privilege_bpf__open, privilege_bpf__load, privilege_bpf__destroy, selfTgid, result);
+  return result;
+}
+
+void unloadPrograms(std::vector<LoadedObject>& objects) {
+  for (LoadedObject& object : objects) {
+    for (bpf_link* link : object.links) bpf_link__destroy(link);
+    object.links.clear();
+    if (object.destroy) object.destroy();
+    object.destroy = nullptr;
+  }
+  objects.clear();
+}
+
+}  // namespace provd

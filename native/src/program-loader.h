@@ -1,0 +1,43 @@
+// Loads provd's BPF program objects (bpf/*.bpf.c, embedded as skeletons) and attaches each probe
+// on its own, so one that cannot attach (a missing symbol, an old kernel) costs only itself.
+#pragma once
+#include <bpf/libbpf.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace provd {
+
+// One probe (a BPF program) and whether it attached; `error` says why not.
+struct ProbeReport {
+  std::string program;  // the object, e.g. "process"
+  std::string probe;    // the BPF program's name, e.g. "provd_exec"
+  bool attached = false;
+  std::string error;
+};
+
+// One loaded object: its ring buffer and loss counters, and the links that keep its probes attached.
+struct LoadedObject {
+  std::string name;
+  int ringFd = -1;
+  int lossFd = -1;
+  std::vector<bpf_link*> links;
+  std::function<void()> destroy;
+};
+
+// What loading every object gave: the objects that loaded, and a report per probe.
+struct LoadResult {
+  std::vector<LoadedObject> objects;
+  std::vector<ProbeReport> probes;
+  std::string note;  // what loading did to the host (mounted tracefs), or why it could not
+};
+
+// Opens, loads and attaches every object; `selfTgid`'s own events are skipped in the kernel.
+LoadResult loadPrograms(uint32_t selfTgid);
+
+// Detaches every probe and frees every object.
+void unloadPrograms(std::vector<LoadedObject>& objects);
+
+}  // namespace provd

@@ -1,0 +1,123 @@
+#include "ring-reader.h"
+
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+
+#include "event.h"
+
+namespace provd {
+
+namespace {
+
+// batches JS has not taken yet; past it a new batch is dropped and counted
+constexpr size_t maxQueuedBatches = 32;
+constexpr int pollMs = 50;
+
+uint64_t clockNs(clockid_t clock) {
+  timespec now{};
+  clock_gettime(clock, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
+std::vector<uint8_t>* newBatch() {
+  auto* batch = new std::vector<uint8_t>(8, 0);  // the clock offset goes in front
+  return batch;
+}
+
+}  // namespace
+
+RingReader::RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimits limits,
+                       Napi::Function onBatch)
+    : limits_(limits) {
+  for (int fd : ringFds) {
+    int added = rings_ == nullptr ? 0 : ring_buffer__add(rings_, fd, onRecord, this);
+    if (rings_ == nullptr) rings_ = ring_buffer__new(fd, onRecord, this, nullptr);
+    if (rings_ == nullptr || added != 0) {
+      int error = rings_ == nullptr ? errno : -added;
+      if (rings_ != nullptr) ring_buffer__free(rings_);
+      throw std::runtime_error(std::string("failed to open the ring buffers: ") + strerror(error));
+    }
+  }
+  deliver_ = Napi::ThreadSafeFunction::New(env, onBatch, "provd-ring-reader", maxQueuedBatches, 1);
+  batch_ = newBatch();
+  thread_ = std::thread([this] { run(); });
+}
+
+RingReader::~RingReader() { stop(); }
+
+void RingReader::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+  deliver_.Release();
+  delete batch_;
+  batch_ = nullptr;
+  if (rings_ != nullptr) ring_buffer__free(rings_);
+  rings_ = nullptr;
+}
+
+std::string RingReader::failure() const { return failure_; }
+
+int RingReader::onRecord(void* context, void* data, size_t size) {
+  auto* reader = static_cast<RingReader*>(context);
+  const auto* header = static_cast<const event_header*>(data);
+  if (size < sizeof(event_header) || header->size < sizeof(event_header) || header->size > size) {
+    reader->stats_.malformedRecords++;
+    return 0;
+  }
+  std::vector<uint8_t>& batch = *reader->batch_;
+  if (reader->batchRecords_ == 0) reader->batchStartedMs_ = clockNs(CLOCK_MONOTONIC) / 1000000;
+  size_t at = batch.size();
+  batch.resize(at + ((header->size + 7u) & ~7u), 0);
+  memcpy(batch.data() + at, data, header->size);
+  reader->batchRecords_++;
+  reader->stats_.records++;
+  if (reader->batchRecords_ >= reader->limits_.records || batch.size() >= reader->limits_.bytes) reader->flush();
+  return 0;
+}
+
+void RingReader::run() {
+  while (!stopping_) {
+    int polled = ring_buffer__poll(rings_, pollMs);
+    if (polled < 0 && polled != -EINTR) {
+      failure_ = std::string("failed to poll the ring buffers: ") + strerror(-polled);
+      break;
+    }
+    if (batchRecords_ > 0 && clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs) flush();
+  }
+  ring_buffer__consume(rings_);  // what the kernel holds still goes out
+  if (batchRecords_ > 0) flush();
+}
+
+void RingReader::flush() {
+  std::vector<uint8_t>* full = batch_;
+  uint32_t records = batchRecords_;
+  batch_ = newBatch();
+  batchRecords_ = 0;
+  // the offset that turns this batch's monotonic capture times into wall time
+  int64_t offset = static_cast<int64_t>(clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC));
+  memcpy(full->data(), &offset, sizeof(offset));
+  napi_status queued = deliver_.NonBlockingCall(full, [](Napi::Env env, Napi::Function onBatch, std::vector<uint8_t>* bytes) {
+    if (env != nullptr && onBatch != nullptr) {
+      Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, bytes->size());
+      memcpy(buffer.Data(), bytes->data(), bytes->size());
+      onBatch.Call({buffer});
+    }
+    delete bytes;
+  });
+  if (queued != napi_ok) {
+    delete full;
+    stats_.droppedRecords += records;
+    stats_.droppedBatches++;
+    return;
+  }
+  stats_.batches++;
+}
+
+}  // namespace provd

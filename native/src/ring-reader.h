@@ -1,0 +1,62 @@
+// Polls the ring buffers of the loaded objects on a thread of its own, and hands JS batches of
+// raw records: [int64 wall-minus-monotonic ns][record, padded to 8 bytes]... (src/sensor/batch.ts).
+#pragma once
+#include <napi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+struct ring_buffer;
+
+namespace provd {
+
+struct BatchLimits {
+  uint32_t records;  // a batch is handed over at this many records,
+  uint32_t bytes;    // or at this many bytes,
+  uint32_t flushMs;  // or when its first record is this old
+};
+
+// Counters of what the reader did; read from any thread.
+struct ReaderStats {
+  std::atomic<uint64_t> records{0};
+  std::atomic<uint64_t> batches{0};
+  std::atomic<uint64_t> droppedRecords{0};  // in batches JS was too far behind to take
+  std::atomic<uint64_t> droppedBatches{0};
+  std::atomic<uint64_t> malformedRecords{0};  // shorter than their header says
+};
+
+class RingReader {
+ public:
+  // Starts polling `ringFds`; batches go to `onBatch(ArrayBuffer)` on the JS thread.
+  RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimits limits, Napi::Function onBatch);
+  ~RingReader();
+
+  // Stops the thread, hands over what it holds, and lets the JS callback go; idempotent.
+  void stop();
+
+  const ReaderStats& stats() const { return stats_; }
+  // Why polling ended early, empty while it runs.
+  std::string failure() const;
+
+ private:
+  static int onRecord(void* context, void* data, size_t size);
+  void run();
+  void flush();
+
+  ring_buffer* rings_ = nullptr;
+  BatchLimits limits_;
+  Napi::ThreadSafeFunction deliver_;
+  std::vector<uint8_t>* batch_ = nullptr;
+  uint32_t batchRecords_ = 0;
+  uint64_t batchStartedMs_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+  ReaderStats stats_;
+  std::string failure_;
+  bool stopped_ = false;
+};
+
+}  // namespace provd

@@ -1,0 +1,163 @@
+#include "sensor.h"
+
+#include <bpf/bpf.h>
+#include <linux/types.h>
+
+#include "event.h"
+
+namespace provd {
+
+namespace {
+
+uint32_t requireUint(const Napi::Object& options, const char* name) {
+  Napi::Value value = options.Get(name);
+  if (!value.IsNumber()) throw Napi::TypeError::New(options.Env(), std::string("option ") + name + " must be a number");
+  return value.As<Napi::Number>().Uint32Value();
+}
+
+}  // namespace
+
+// Loads and attaches on a libuv thread: the verifier takes tens of milliseconds per program.
+class StartWorker : public Napi::AsyncWorker {
+ public:
+  StartWorker(Napi::Env env, Sensor* sensor)
+      : Napi::AsyncWorker(env), sensor_(sensor), deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+  void Execute() override { result_ = loadPrograms(sensor_->selfTgid_); }
+  void OnOK() override {
+    sensor_->starting_ = false;
+    sensor_->loaded_ = std::move(result_);
+    if (sensor_->closed_) {
+      unloadPrograms(sensor_->loaded_.objects);
+      deferred_.Resolve(Env().Undefined());
+      return;
+    }
+    try {
+      sensor_->startReading(Env());
+      deferred_.Resolve(Env().Undefined());
+    } catch (const std::exception& error) {
+      unloadPrograms(sensor_->loaded_.objects);
+      deferred_.Reject(Napi::Error::New(Env(), error.what()).Value());
+    }
+  }
+
+ private:
+  Sensor* sensor_;
+  Napi::Promise::Deferred deferred_;
+  LoadResult result_;
+};
+
+Napi::Function Sensor::Define(Napi::Env env) {
+  return DefineClass(env, "Sensor",
+                     {
+                         InstanceMethod<&Sensor::Start>("start"),
+                         InstanceMethod<&Sensor::Probes>("probes"),
+                         InstanceMethod<&Sensor::Loss>("loss"),
+                         InstanceMethod<&Sensor::Stats>("stats"),
+                         InstanceMethod<&Sensor::Close>("close"),
+                     });
+}
+
+Sensor::Sensor(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sensor>(info) {
+  if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsFunction())
+    throw Napi::TypeError::New(info.Env(), "new Sensor(options, onBatch): options must be an object and onBatch a function");
+  Napi::Object options = info[0].As<Napi::Object>();
+  selfTgid_ = requireUint(options, "selfTgid");
+  limits_ = {requireUint(options, "batchRecords"), requireUint(options, "batchBytes"), requireUint(options, "flushMs")};
+  onBatch_ = Napi::Persistent(info[1].As<Napi::Function>());
+}
+
+Sensor::~Sensor() {
+  if (reader_) reader_->stop();
+  unloadPrograms(loaded_.objects);
+}
+
+Napi::Value Sensor::Start(const Napi::CallbackInfo& info) {
+  if (starting_ || reader_ || closed_) throw Napi::Error::New(info.Env(), "failed to start: the sensor was started or closed already");
+  starting_ = true;
+  auto* worker = new StartWorker(info.Env(), this);
+  Napi::Promise promise = worker->promise();
+  worker->Queue();
+  return promise;
+}
+
+void Sensor::startReading(Napi::Env env) {
+  std::vector<int> fds;
+  for (const LoadedObject& object : loaded_.objects) fds.push_back(object.ringFd);
+  if (fds.empty()) return;  // nothing loaded: the probe reports say why
+  reader_ = std::make_unique<RingReader>(env, fds, limits_, onBatch_.Value());
+}
+
+Napi::Value Sensor::Probes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array probes = Napi::Array::New(env, loaded_.probes.size());
+  for (size_t i = 0; i < loaded_.probes.size(); i++) {
+    const ProbeReport& report = loaded_.probes[i];
+    Napi::Object probe = Napi::Object::New(env);
+    probe.Set("program", report.program);
+    probe.Set("probe", report.probe);
+    probe.Set("attached", report.attached);
+    probe.Set("error", report.error.empty() ? env.Null() : Napi::String::New(env, report.error));
+    probes.Set(i, probe);
+  }
+  return probes;
+}
+
+Napi::Value Sensor::Loss(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array counts = Napi::Array::New(env);
+  int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) throw Napi::Error::New(env, "failed to read loss counters: the possible CPUs are unknown");
+  std::vector<loss_counts> perCpu(static_cast<size_t>(cpus));
+  uint32_t at = 0;
+  for (const LoadedObject& object : loaded_.objects) {
+    for (uint32_t index = 0; index < 16; index++) {
+      if (bpf_map_lookup_elem(object.lossFd, &index, perCpu.data()) != 0) continue;
+      uint64_t ringFull = 0, truncated = 0, pendingFull = 0;
+      for (const loss_counts& cpu : perCpu) {
+        ringFull += cpu.ring_full;
+        truncated += cpu.truncated;
+        pendingFull += cpu.pending_full;
+      }
+      Napi::Object count = Napi::Object::New(env);
+      count.Set("program", object.name);
+      count.Set("index", index);
+      count.Set("ringFull", Napi::Number::New(env, static_cast<double>(ringFull)));
+      count.Set("truncated", Napi::Number::New(env, static_cast<double>(truncated)));
+      count.Set("pendingFull", Napi::Number::New(env, static_cast<double>(pendingFull)));
+      counts.Set(at++, count);
+    }
+  }
+  return counts;
+}
+
+Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object stats = Napi::Object::New(env);
+  auto set = [&](const char* name, uint64_t value) { stats.Set(name, Napi::Number::New(env, static_cast<double>(value))); };
+  if (reader_) {
+    const ReaderStats& read = reader_->stats();
+    set("records", read.records);
+    set("batches", read.batches);
+    set("droppedRecords", read.droppedRecords);
+    set("droppedBatches", read.droppedBatches);
+    set("malformedRecords", read.malformedRecords);
+    std::string failure = reader_->failure();
+    stats.Set("failure", failure.empty() ? env.Null() : Napi::String::New(env, failure));
+  } else {
+    for (const char* name : {"records", "batches", "droppedRecords", "droppedBatches", "malformedRecords"}) set(name, 0);
+    stats.Set("failure", env.Null());
+  }
+  stats.Set("note", loaded_.note.empty() ? env.Null() : Napi::String::New(env, loaded_.note));
+  return stats;
+}
+
+Napi::Value Sensor::Close(const Napi::CallbackInfo& info) {
+  closed_ = true;
+  if (reader_) reader_->stop();
+  if (!starting_) unloadPrograms(loaded_.objects);
+  return info.Env().Undefined();
+}
+
+}  // namespace provd

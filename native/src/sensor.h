@@ -1,0 +1,44 @@
+// The Sensor class JS sees (src/sensor/binding.ts: NativeSensor): loads the programs, reads their
+// rings, reports probes and loss, and closes.
+#pragma once
+#include <napi.h>
+
+#include <memory>
+
+#include "program-loader.h"
+#include "ring-reader.h"
+
+namespace provd {
+
+class Sensor : public Napi::ObjectWrap<Sensor> {
+ public:
+  static Napi::Function Define(Napi::Env env);
+  // new Sensor({ selfTgid, batchRecords, batchBytes, flushMs }, onBatch)
+  explicit Sensor(const Napi::CallbackInfo& info);
+  ~Sensor() override;
+
+ private:
+  // start(): Promise<void>: loads and attaches every program off the JS thread, then reads the rings
+  Napi::Value Start(const Napi::CallbackInfo& info);
+  // probes(): { program, probe, attached, error }[]
+  Napi::Value Probes(const Napi::CallbackInfo& info);
+  // loss(): { program, index, ringFull, truncated, pendingFull }[], summed over CPUs
+  Napi::Value Loss(const Napi::CallbackInfo& info);
+  // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, failure, note }
+  Napi::Value Stats(const Napi::CallbackInfo& info);
+  // close(): void: stops reading and detaches every probe; idempotent
+  Napi::Value Close(const Napi::CallbackInfo& info);
+
+  void startReading(Napi::Env env);
+  friend class StartWorker;
+
+  uint32_t selfTgid_;
+  BatchLimits limits_;
+  Napi::FunctionReference onBatch_;
+  LoadResult loaded_;
+  std::unique_ptr<RingReader> reader_;
+  bool starting_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace provd

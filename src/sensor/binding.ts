@@ -1,0 +1,79 @@
+/**
+ * The one place that loads the sensor addon (native/, built by .ci/setup). Mirrors
+ * native/src/sensor.h: class Sensor; test/sensor/binding.test.ts checks the exports.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** One probe (a BPF program of an object) and whether it attached. */
+export interface NativeProbe {
+  program: string;
+  probe: string;
+  attached: boolean;
+  error: string | null;
+}
+
+/** The kernel's loss counters of one probe, summed over CPUs; `index` is its PROBE_* number. */
+export interface NativeLoss {
+  program: string;
+  index: number;
+  ringFull: number;
+  truncated: number;
+  pendingFull: number;
+}
+
+/** What the ring reader did since start. */
+export interface NativeStats {
+  records: number;
+  batches: number;
+  /** Records in batches dropped because JS had not taken the ones before. */
+  droppedRecords: number;
+  droppedBatches: number;
+  malformedRecords: number;
+  /** Why polling stopped, null while it runs. */
+  failure: string | null;
+  /** What loading did to the host (mounted tracefs), or why it could not. */
+  note: string | null;
+}
+
+export interface NativeSensorOptions {
+  /** The daemon's own process: its events are skipped in the kernel. */
+  selfTgid: number;
+  batchRecords: number;
+  batchBytes: number;
+  flushMs: number;
+}
+
+/** native/src/sensor.h: class Sensor. */
+export interface NativeSensor {
+  start(): Promise<void>;
+  probes(): NativeProbe[];
+  loss(): NativeLoss[];
+  stats(): NativeStats;
+  close(): void;
+}
+
+export interface SensorAddon {
+  Sensor: new (options: NativeSensorOptions, onBatch: (batch: ArrayBuffer) => void) => NativeSensor;
+}
+
+/** Where .ci/setup builds the addon. */
+export const addonPath = fileURLToPath(
+  new URL('../../../native/build/Release/provd_sensor.node', import.meta.url),
+);
+
+/** The addon, or why it cannot be used. */
+export function loadSensorAddon(): SensorAddon | { unavailable: string } {
+  if (!existsSync(addonPath))
+    return {
+      unavailable: `the sensor addon is not built (${addonPath}); .ci/setup builds it where clang, bpftool and libbpf are installed`,
+    };
+  try {
+    return createRequire(import.meta.url)(addonPath) as SensorAddon;
+  } catch (error) {
+    return {
+      unavailable: `failed to load the sensor addon: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Decodes a batch of raw sensor records (records.ts) into events, in the normalize pool. Capture
+ * times are the kernel's monotonic clock; the batch carries the offset to wall time taken when the
+ * ring reader handed it over, so an event that waited in a queue keeps its capture instant.
+ */
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
+import { classifyEvent } from '../telemetry/classify.js';
+import type { ParsedEvent } from '../telemetry/event.js';
+import { emptyParseResult, reject, type ParseResult } from '../telemetry/parse-result.js';
+import { decodeConnect } from './decode-network.js';
+import { decodeFileOpen, decodeFileRename, decodeFileUnlink } from './decode-file.js';
+import { decodePtrace, decodeSetid } from './decode-privilege.js';
+import { decodeExec, decodeExit } from './decode-process.js';
+import { RecordView } from './record-view.js';
+import { batchHeaderBytes, commBytes, header, headerBytes, RecordOp, recordTruncated } from './records.js';
+
+/** One decoder per op: fills in the event's type and attrs, or says why the record cannot be one. */
+type Decoder = (record: RecordView, event: ParsedEvent) => string | undefined;
+
+const decoders = new Map<number, Decoder>([
+  [RecordOp.exec, decodeExec],
+  [RecordOp.exit, decodeExit],
+  [RecordOp.fileOpen, decodeFileOpen],
+  [RecordOp.fileRename, decodeFileRename],
+  [RecordOp.fileUnlink, decodeFileUnlink],
+  [RecordOp.connect, decodeConnect],
+  [RecordOp.setuid, (record, event) => decodeSetid(record, event, 'setuid')],
+  [RecordOp.setgid, (record, event) => decodeSetid(record, event, 'setgid')],
+  [RecordOp.ptrace, decodePtrace],
+]);
+
+/** Every record of `bytes` as an event; a record that cannot be read is rejected and counted. */
+export function decodeSensorBatch(bytes: Uint8Array): ParseResult {
+  const result = emptyParseResult();
+  if (bytes.length < batchHeaderBytes) return result;
+  const offsetNs = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigInt64(0, true);
+  let at = batchHeaderBytes;
+  let number = 0;
+  while (at + headerBytes <= bytes.length) {
+    number++;
+    const size = new RecordView(bytes, at, headerBytes).u16(header.size);
+    if (size < headerBytes || at + size > bytes.length) {
+      reject(result, number, 'missing_field', `record ${number}: its size ${size} does not fit the batch`);
+      return result; // the rest cannot be framed
+    }
+    const record = new RecordView(bytes, at, size);
+    const event = commonFields(record, offsetNs);
+    const decode = decoders.get(record.u16(header.op));
+    const failure =
+      decode === undefined
+        ? `op ${record.u16(header.op)} is not a record the sensor writes`
+        : decode(record, event);
+    if (failure !== undefined) reject(result, number, 'unknown_type', `record ${number}: ${failure}`);
+    else {
+      classifyEvent(event);
+      result.events.push(event);
+    }
+    at += (size + 7) & ~7;
+  }
+  if (at < bytes.length)
+    reject(result, number + 1, 'missing_field', `record ${number + 1}: shorter than a record header`);
+  return result;
+}
+
+/** The header's fields; the type is set by the op's decoder. */
+function commonFields(record: RecordView, offsetNs: bigint): ParsedEvent {
+  const timeNs = record.u64(header.ktime_ns) + offsetNs;
+  const tgid = record.u32(header.tgid);
+  const event: ParsedEvent = {
+    type: 'generic',
+    source: 'provd_sensor',
+    time: formatRfc3339Nanos(timeNs),
+    timeNs,
+    pid: tgid, // the process id users see
+    tgid,
+    ppid: record.u32(header.ppid),
+    uid: record.u32(header.uid),
+    comm: record.cString(header.comm, commBytes),
+    cgroupId: record.u64(header.cgroup_id).toString(),
+    containerId: null,
+    attrs: { tid: record.u32(header.tid), gid: record.u32(header.gid) },
+  };
+  if ((record.u32(header.flags) & recordTruncated) !== 0) event.attrs.truncated = true;
+  return event;
+}

@@ -1,0 +1,46 @@
+/**
+ * The probes of each BPF program object: the BPF programs that make each one up, and its PROBE_*
+ * number (the index of its loss counters): must match the enums in bpf/<object>.bpf.c. A probe is
+ * attached when all of its programs are. `required` probes must attach for the sensor to be ready;
+ * the others degrade only their own coverage.
+ */
+export interface ProbeSpec {
+  /** The name reports use. */
+  name: string;
+  object: string;
+  index: number;
+  required: boolean;
+  programs: readonly string[];
+}
+
+const syscall = (name: string): string[] => [`provd_${name}_enter`, `provd_${name}_exit`];
+
+export const probeSpecs: readonly ProbeSpec[] = [
+  { name: 'exec', object: 'process', index: 0, required: true, programs: ['provd_exec'] },
+  { name: 'exit', object: 'process', index: 1, required: true, programs: ['provd_exit'] },
+  {
+    name: 'file_open',
+    object: 'file',
+    index: 0,
+    required: true,
+    programs: [...syscall('open'), ...syscall('openat'), ...syscall('openat2')],
+  },
+  {
+    name: 'file_rename',
+    object: 'file',
+    index: 1,
+    required: true,
+    programs: [...syscall('rename'), ...syscall('renameat'), ...syscall('renameat2')],
+  },
+  {
+    name: 'file_unlink',
+    object: 'file',
+    index: 2,
+    required: true,
+    programs: [...syscall('unlink'), ...syscall('unlinkat')],
+  },
+  { name: 'connect', object: 'network', index: 0, required: true, programs: syscall('connect') },
+  { name: 'setuid', object: 'privilege', index: 0, required: true, programs: syscall('setuid') },
+  { name: 'setgid', object: 'privilege', index: 1, required: true, programs: syscall('setgid') },
+  { name: 'ptrace', object: 'privilege', index: 2, required: true, programs: syscall('ptrace') },
+];

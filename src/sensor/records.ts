@@ -1,0 +1,80 @@
+/**
+ * The raw record layout of the sensor's ring buffers: must match bpf/lib/event.h. Each struct is
+ * named and its fields spelled as in C, so test/sensor/struct-drift.test.ts can compare every one
+ * of them with the BTF of the BPF objects.
+ */
+
+/** What a record holds: must match bpf/lib/event.h: enum record_op. */
+export const RecordOp = {
+  exec: 1,
+  exit: 2,
+  fileOpen: 3,
+  fileRename: 4,
+  fileUnlink: 5,
+  connect: 6,
+  dns: 7,
+  setuid: 8,
+  setgid: 9,
+  ptrace: 10,
+} as const;
+
+/** header.flags: a bounded field (path, argv, payload) was cut. */
+export const recordTruncated = 1;
+
+/** Bytes of the fixed fields: PATH_MAX_BYTES, ARGV_MAX_BYTES. */
+export const pathBytes = 256;
+export const argvBytes = 1024;
+export const commBytes = 16;
+
+/** A C struct: its size and the byte offset of each field. */
+export interface StructLayout {
+  size: number;
+  fields: Record<string, number>;
+}
+
+const headerFields = {
+  op: 0,
+  size: 2,
+  flags: 4,
+  ktime_ns: 8,
+  cgroup_id: 16,
+  tid: 24,
+  tgid: 28,
+  ppid: 32,
+  uid: 36,
+  gid: 40,
+  reserved: 44,
+  comm: 48,
+} as const;
+
+export const layouts = {
+  event_header: { size: 64, fields: headerFields },
+  exec_event: {
+    size: 1352,
+    fields: { header: 0, filename_size: 64, argv_size: 68, filename: 72, argv: 328 },
+  },
+  exit_event: { size: 72, fields: { header: 0, exit_code: 64, signal: 68 } },
+  file_open_event: {
+    size: 336,
+    fields: { header: 0, result: 64, flags: 68, mode: 72, path_size: 76, path: 80 },
+  },
+  file_rename_event: {
+    size: 592,
+    fields: { header: 0, result: 64, flags: 68, old_size: 72, new_size: 76, old_path: 80, new_path: 336 },
+  },
+  file_unlink_event: {
+    size: 336,
+    fields: { header: 0, result: 64, flags: 68, path_size: 72, reserved: 76, path: 80 },
+  },
+  connect_event: { size: 88, fields: { header: 0, result: 64, family: 68, port: 70, addr: 72 } },
+  setid_event: { size: 72, fields: { header: 0, result: 64, target: 68 } },
+  ptrace_event: { size: 80, fields: { header: 0, result: 64, target_pid: 68, request: 72 } },
+  loss_counts: { size: 24, fields: { ring_full: 0, truncated: 8, pending_full: 16 } },
+} as const satisfies Record<string, StructLayout>;
+
+/** The header's field offsets (struct event_header). */
+export const header = layouts.event_header.fields;
+export const headerBytes = layouts.event_header.size;
+
+/** A batch from native/src/ring-reader.cc: an int64 clock offset, then records padded to 8 bytes. */
+export const batchHeaderBytes = 8;

@@ -1,0 +1,188 @@
+/**
+ * The sensor on the main thread: starts the addon, hands each batch of raw records to the ingest
+ * router (decoded in the normalize pool, never here), and reports what attached and what was lost.
+ * A batch the router cannot take is dropped and counted, never silently.
+ */
+import { log } from '../shared/log.js';
+import { loadSensorAddon, type NativeLoss, type NativeProbe, type NativeSensor } from './binding.js';
+import { probeSpecs } from './probes.js';
+import { batchHeaderBytes, header, headerBytes } from './records.js';
+
+/** Batches of the ring reader: handed over at 4,096 records, 1 MiB or 100 ms, whichever comes first. */
+const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 100 };
+/** Batches being normalized or committed at once; past it a batch is dropped and counted. */
+const maxBatchesInFlight = 16;
+
+/** Where batches go: the ingest router (src/ingest/ingest-router.ts), which normalizes and commits them. */
+export interface BatchSink {
+  ingestSensorBatch(batch: Uint8Array): Promise<unknown>;
+}
+
+/** One probe in the capability report. */
+export interface ProbeReport {
+  attached: boolean;
+  required: boolean;
+  error: string | null;
+  /** Records dropped in the kernel: the ring buffer had no room. */
+  ring_full: number;
+  /** Records sent with a bounded field cut. */
+  truncated: number;
+  /** Records dropped in the kernel: too many of the probe's syscalls were in flight at once. */
+  pending_full: number;
+}
+
+/** health's `native_capture`: whether the sensor runs, why not, and each probe. */
+export interface CaptureReport {
+  status: 'running' | 'degraded' | 'off' | 'unavailable' | 'failed';
+  message: string | null;
+  probes: Record<string, ProbeReport>;
+  records: number;
+  /** Records lost between the kernel and the store, by where. */
+  dropped: { handoff: number; backpressure: number; commit_failed: number; malformed: number };
+}
+
+/** The running sensor, or the reason it is not running. */
+export class Sensor {
+  private readonly inFlight = new Set<Promise<void>>();
+  private backpressureDropped = 0;
+  private commitFailedDropped = 0;
+
+  private constructor(
+    private readonly native: NativeSensor | null,
+    private readonly why: { status: CaptureReport['status']; message: string | null },
+    private readonly router?: BatchSink,
+  ) {}
+
+  /** A sensor that is not running, for `why`. */
+  static off(status: 'off' | 'unavailable', message: string): Sensor {
+    return new Sensor(null, { status, message });
+  }
+
+  /**
+   * Starts the sensor where this host allows it: root (or CAP_BPF and CAP_PERFMON), BTF, the addon
+   * built. Never throws: a sensor that cannot run is reported, and the daemon runs without it.
+   */
+  static async start(router: BatchSink): Promise<Sensor> {
+    if (process.getuid?.() !== 0)
+      return Sensor.off('unavailable', 'the sensor needs root; the daemon runs without it');
+    const addon = loadSensorAddon();
+    if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable);
+    const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
+    const native = new addon.Sensor({ selfTgid: process.pid, ...batchLimits }, (batch) =>
+      started.sensor?.take(batch),
+    );
+    const sensor = (started.sensor = new Sensor(native, { status: 'running', message: null }, router));
+    try {
+      await native.start();
+    } catch (error) {
+      native.close();
+      const message = error instanceof Error ? error.message : String(error);
+      return new Sensor(null, { status: 'failed', message });
+    }
+    const report = sensor.report();
+    if (report.status !== 'running') log('warn', 'the sensor runs degraded', { message: report.message });
+    return sensor;
+  }
+
+  /** One batch from the ring reader, sent on to the router unless too many are in flight. */
+  private take(batch: ArrayBuffer): void {
+    const records = countRecords(batch);
+    if (this.router === undefined || this.inFlight.size >= maxBatchesInFlight) {
+      this.backpressureDropped += records;
+      return;
+    }
+    const stored: Promise<void> = this.router.ingestSensorBatch(new Uint8Array(batch)).then(
+      () => undefined,
+      (error: unknown) => {
+        this.commitFailedDropped += records;
+        log('warn', 'a sensor batch was not stored', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      },
+    );
+    this.inFlight.add(stored);
+    void stored.finally(() => this.inFlight.delete(stored));
+  }
+
+  /** The capability report: status, each probe, and what was lost. */
+  report(): CaptureReport {
+    const native = this.native;
+    const dropped = {
+      handoff: 0,
+      backpressure: this.backpressureDropped,
+      commit_failed: this.commitFailedDropped,
+      malformed: 0,
+    };
+    if (native === null)
+      return { status: this.why.status, message: this.why.message, probes: {}, records: 0, dropped };
+    const stats = native.stats();
+    dropped.handoff = stats.droppedRecords;
+    dropped.malformed = stats.malformedRecords;
+    const { probes, missing } = probeReports(native.probes(), native.loss());
+    const failed = stats.failure !== null;
+    const status = failed || missing.length > 0 ? 'degraded' : 'running';
+    const message = failed
+      ? stats.failure
+      : missing.length > 0
+        ? `required probes did not attach: ${missing.join(', ')}`
+        : stats.note;
+    return { status, message, probes, records: stats.records, dropped };
+  }
+
+  /** Whether every required probe attached (the sensor's readiness). */
+  get ready(): boolean {
+    return this.report().status === 'running';
+  }
+
+  /** Stops reading and detaches every probe; resolves once what the rings held is stored. */
+  async stop(): Promise<void> {
+    if (this.native === null) return;
+    this.native.close();
+    await new Promise((resolve) => setImmediate(resolve)); // the reader's last batch arrives on a later turn
+    await Promise.all(this.inFlight);
+  }
+}
+
+/** Each probe of probes.ts with what its programs' attach and loss say, and the required ones missing. */
+function probeReports(
+  attached: NativeProbe[],
+  loss: NativeLoss[],
+): { probes: Record<string, ProbeReport>; missing: string[] } {
+  const probes: Record<string, ProbeReport> = {};
+  const missing: string[] = [];
+  for (const spec of probeSpecs) {
+    const programs = attached.filter(
+      (probe) => probe.program === spec.object && spec.programs.includes(probe.probe),
+    );
+    const failure = programs.find((probe) => !probe.attached);
+    const counts = loss.find((count) => count.program === spec.object && count.index === spec.index);
+    const error =
+      programs.length === 0
+        ? `its object "${spec.object}" did not load`
+        : failure === undefined
+          ? null
+          : failure.error;
+    probes[spec.name] = {
+      attached: error === null,
+      required: spec.required,
+      error,
+      ring_full: counts?.ringFull ?? 0,
+      truncated: counts?.truncated ?? 0,
+      pending_full: counts?.pendingFull ?? 0,
+    };
+    if (error !== null && spec.required) missing.push(spec.name);
+  }
+  return { probes, missing };
+}
+
+/** Records in a batch (records.ts framing), for counting what a dropped batch held. */
+function countRecords(batch: ArrayBuffer): number {
+  const view = new DataView(batch);
+  let count = 0;
+  for (let at = batchHeaderBytes; at + headerBytes <= batch.byteLength; count++) {
+    const size = view.getUint16(at + header.size, true);
+    if (size < headerBytes) break;
+    at += (size + 7) & ~7;
+  }
+  return count;
+}

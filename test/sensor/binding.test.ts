@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { loadSensorAddon, type NativeSensor, type SensorAddon } from '../../src/sensor/binding.js';
+
+/** The methods binding.ts declares on NativeSensor: the addon must export exactly these. */
+const declared: (keyof NativeSensor)[] = ['close', 'loss', 'probes', 'start', 'stats'];
+
+describe('the sensor addon binding', function () {
+  let addon: SensorAddon;
+  before(function () {
+    const loaded = loadSensorAddon();
+    if ('unavailable' in loaded) {
+      process.stderr.write(`      skipped: ${loaded.unavailable}\n`);
+      this.skip();
+    }
+    addon = loaded;
+  });
+
+  it('exports the Sensor class with exactly the methods binding.ts declares', function () {
+    const methods = Object.getOwnPropertyNames(addon.Sensor.prototype).filter(
+      (name) => name !== 'constructor',
+    );
+    assert.deepEqual(methods.sort(), [...declared].sort());
+  });
+
+  it('refuses options of the wrong type, naming the option', function () {
+    const construct = (options: unknown, onBatch: unknown): unknown =>
+      new (addon.Sensor as unknown as new (options: unknown, onBatch: unknown) => unknown)(options, onBatch);
+    assert.throws(() => construct(undefined, undefined), /options must be an object and onBatch a function/);
+    assert.throws(() => construct({ selfTgid: 1 }, () => {}), /option batchRecords must be a number/);
+    assert.throws(() => construct({ selfTgid: 'me', batchRecords: 1, batchBytes: 1, flushMs: 1 }, () => {}), {
+      name: 'TypeError',
+      message: 'option selfTgid must be a number',
+    });
+  });
+
+  it('reports nothing loaded and nothing read before start, and closes twice without harm', function () {
+    const sensor = new addon.Sensor(
+      { selfTgid: process.pid, batchRecords: 1, batchBytes: 1, flushMs: 1 },
+      () => {},
+    );
+    assert.deepEqual(sensor.probes(), []);
+    assert.deepEqual(sensor.loss(), []);
+    assert.equal(sensor.stats().records, 0);
+    sensor.close();
+    sensor.close();
+    assert.throws(() => void sensor.start(), /failed to start: the sensor was started or closed already/);
+  });
+});

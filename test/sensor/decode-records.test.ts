@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
+import { header, layouts, RecordOp } from '../../src/sensor/records.js';
+import type { ParsedEvent } from '../../src/telemetry/event.js';
+
+/**
+ * One real batch the ring reader handed over (test/fixtures/sensor/exec-exit.bin): a parent ran
+ * `/bin/echo provd-fixture "two words"`, `/bin/sh -c "exit 3"` and `/bin/true` with a 1,500-byte
+ * argument (longer than the 1,024 bytes of argv the kernel side keeps); only their records are kept.
+ */
+const recorded = (): Uint8Array =>
+  new Uint8Array(readFileSync(new URL('../../../test/fixtures/sensor/exec-exit.bin', import.meta.url)));
+
+/** The byte offset of each record in a batch. */
+function recordOffsets(batch: Uint8Array): number[] {
+  const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
+  const found: number[] = [];
+  for (let at = 8; at < batch.length; at += (view.getUint16(at + header.size, true) + 7) & ~7) found.push(at);
+  return found;
+}
+
+describe('decodeSensorBatch', function () {
+  it('decodes recorded exec and exit records into events with their identity, argv and status', function () {
+    const { events, rejected } = decodeSensorBatch(recorded());
+    assert.equal(rejected, 0);
+    assert.deepEqual(
+      events.map((event) => [
+        event.type,
+        event.comm,
+        event.attrs['path'] ?? null,
+        event.attrs['exit_code'] ?? null,
+      ]),
+      [
+        ['execve', 'echo', '/bin/echo', null],
+        ['process_exit', 'echo', null, 0],
+        ['execve', 'sh', '/bin/sh', null],
+        ['process_exit', 'sh', null, 3],
+        ['execve', 'true', '/bin/true', null],
+        ['process_exit', 'true', null, 0],
+      ],
+    );
+    assert.deepEqual(events[0]!.attrs['argv'], ['/bin/echo', 'provd-fixture', 'two words']);
+    assert.deepEqual(events[2]!.attrs['argv'], ['/bin/sh', '-c', 'exit 3']);
+    for (const event of events) {
+      assert.equal(event.source, 'provd_sensor');
+      assert.equal(event.pid, event.tgid);
+      assert.equal(event.ppid, events[0]!.ppid, 'all were started by one parent');
+      assert.match(event.cgroupId!, /^[1-9][0-9]*$/);
+      assert.match(event.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
+    }
+    // an exec and its exit are one process
+    assert.equal(events[0]!.tgid, events[1]!.tgid);
+    assert.notEqual(events[0]!.tgid, events[2]!.tgid);
+    // capture order is time order here: one parent ran them one after another
+    const times = events.map((event) => event.timeNs);
+    assert.deepEqual(
+      [...times].sort((a, b) => (a < b ? -1 : 1)),
+      times,
+    );
+  });
+
+  it('flags an argv cut at the kernel-side bound and keeps what fits', function () {
+    const { events } = decodeSensorBatch(recorded());
+    const cut = events[4]!;
+    assert.equal(cut.attrs['truncated'], true);
+    const argv = cut.attrs['argv'] as string[];
+    assert.equal(argv[0], '/bin/true');
+    assert.equal(argv[1], 'x'.repeat(1024 - '/bin/true\0'.length));
+    assert.equal(events[0]!.attrs['truncated'], undefined);
+  });
+
+  it('turns the monotonic capture time into wall time with the offset the batch carries', function () {
+    const batch = recorded();
+    const before = decodeSensorBatch(batch.slice()).events[0]!.timeNs;
+    const shifted = batch.slice();
+    const view = new DataView(shifted.buffer);
+    view.setBigInt64(0, view.getBigInt64(0, true) + 1_000_000_000n, true);
+    assert.equal(decodeSensorBatch(shifted).events[0]!.timeNs, before + 1_000_000_000n);
+  });
+
+  it('keeps the records before a batch cut mid-record and rejects the cut one', function () {
+    const batch = recorded();
+    const third = recordOffsets(batch)[2]!;
+    const { events, rejected, errors } = decodeSensorBatch(batch.slice(0, third + 100));
+    assert.equal(events.length, 2);
+    assert.equal(rejected, 1);
+    assert.equal(errors[0]!.code, 'missing_field');
+    assert.match(errors[0]!.message, /record 3: its size \d+ does not fit the batch/);
+  });
+
+  it('rejects a record of an unknown op and goes on with the next', function () {
+    const batch = recorded().slice();
+    const view = new DataView(batch.buffer);
+    view.setUint16(recordOffsets(batch)[0]! + header.op, 77, true);
+    const { events, rejected, errors } = decodeSensorBatch(batch);
+    assert.equal(rejected, 1);
+    assert.deepEqual(errors[0], {
+      line: 1,
+      code: 'unknown_type',
+      message: 'record 1: op 77 is not a record the sensor writes',
+    });
+    assert.equal(events.length, 5);
+    assert.equal(events[0]!.type, 'process_exit');
+  });
+
+  it('rejects a record whose size is below a header, and stops there rather than misframe the rest', function () {
+    const batch = recorded().slice();
+    const view = new DataView(batch.buffer);
+    view.setUint16(recordOffsets(batch)[1]! + header.size, 3, true);
+    const { events, rejected } = decodeSensorBatch(batch);
+    assert.equal(events.length, 1);
+    assert.equal(rejected, 1);
+  });
+
+  it('rejects an exec record too short for the argv it claims', function () {
+    const batch = recorded().slice();
+    const view = new DataView(batch.buffer);
+    const first = recordOffsets(batch)[0]!;
+    assert.equal(view.getUint16(first + header.op, true), RecordOp.exec);
+    view.setUint32(first + 68, 1024, true); // argv_size, beyond the bytes the record holds
+    const { events, errors } = decodeSensorBatch(batch);
+    assert.equal(events.length, 5);
+    assert.match(errors[0]!.message, /record 1: exec record of \d+ bytes holds no argv of 1024/);
+  });
+
+  it('decodes a recorded file, connect, setuid, setgid and ptrace record of each trigger category', function () {
+    // test/fixtures/sensor/categories.bin: test/fixtures/sensor/trigger.py run for each category
+    // (files in a temporary directory, connect to port 9, setuid, ptrace) as root; its records only
+    const { events, rejected } = decodeSensorBatch(
+      new Uint8Array(readFileSync(new URL('../../../test/fixtures/sensor/categories.bin', import.meta.url))),
+    );
+    assert.equal(rejected, 0);
+    const ofTrigger = (event: ParsedEvent): boolean =>
+      /trigger-file|missing-file/.test(String(event.attrs['path']));
+    const fileEvents = events.filter(ofTrigger).map((event) => [event.type, event.attrs]);
+    const directory = String(events.find(ofTrigger)!.attrs['path']).replace(/\/[^/]+$/, '');
+    const path = `${directory}/trigger-file.txt`;
+    const strip = ({ tid: _tid, gid: _gid, ...attrs }: Record<string, unknown>): Record<string, unknown> =>
+      attrs;
+    assert.deepEqual(
+      fileEvents.map(([type, attrs]) => [type, strip(attrs as Record<string, unknown>)]),
+      [
+        ['file_write', { path, flags: 'O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC', mode: 0o666, result: 3 }],
+        ['file_open', { path, flags: 'O_RDONLY|O_CLOEXEC', result: 3 }],
+        ['file_rename', { path, new_path: `${path}.moved`, result: 0 }],
+        ['file_unlink', { path: `${path}.moved`, result: 0 }],
+        [
+          'file_open',
+          {
+            path: `${directory}/missing-file.txt`,
+            flags: 'O_RDONLY|O_CLOEXEC',
+            result: -2,
+            failed: true,
+            error: 'ENOENT',
+          },
+        ],
+      ],
+    );
+    const others = events
+      .filter((event) => ['network_connect', 'setuid', 'setgid', 'ptrace'].includes(event.type))
+      .map((event) => [event.type, strip(event.attrs)]);
+    const ptrace = events.find((event) => event.type === 'ptrace')!;
+    const traced = events.find((event) => event.type === 'execve' && event.comm === 'sleep')!;
+    assert.deepEqual(others, [
+      [
+        'network_connect',
+        { dst_ip: '127.0.0.1', dst_port: 9, result: -111, failed: true, error: 'ECONNREFUSED' },
+      ],
+      ['network_connect', { dst_ip: '::1', dst_port: 9, result: -111, failed: true, error: 'ECONNREFUSED' }],
+      ['setgid', { target_gid: 65534, result: 0 }],
+      ['setuid', { target_uid: 65534, result: 0 }],
+      ['ptrace', { request: 'PTRACE_ATTACH', target_pid: traced.tgid, result: 0 }],
+    ]);
+    assert.equal(ptrace.uid, 0);
+    // the kill that ended the traced child is its exit's signal
+    const killed = events.find((event) => event.type === 'process_exit' && event.tgid === traced.tgid)!;
+    assert.equal(killed.attrs['signal'], 9);
+  });
+
+  it('marks a relative path and names a failure it has no name for by its errno', function () {
+    const batch = new Uint8Array(
+      readFileSync(new URL('../../../test/fixtures/sensor/categories.bin', import.meta.url)),
+    );
+    const view = new DataView(batch.buffer);
+    const unlink = recordOffsets(batch).find(
+      (at) => view.getUint16(at + header.op, true) === RecordOp.fileUnlink,
+    )!;
+    const pathAt = unlink + layouts.file_unlink_event.fields.path;
+    const relative = new TextEncoder().encode('gone.txt\0');
+    batch.set(relative, pathAt);
+    view.setUint32(unlink + layouts.file_unlink_event.fields.path_size, relative.length - 1, true);
+    view.setInt32(unlink + layouts.file_unlink_event.fields.result, -200, true);
+    const event = decodeSensorBatch(batch).events.find((found) => found.type === 'file_unlink')!;
+    assert.deepEqual(
+      {
+        path: event.attrs['path'],
+        relative: event.attrs['relative'],
+        failed: event.attrs['failed'],
+        error: event.attrs['error'],
+      },
+      { path: 'gone.txt', relative: true, failed: true, error: 'errno 200' },
+    );
+  });
+
+  it('finds nothing in an empty batch or one holding only its clock offset', function () {
+    assert.deepEqual(decodeSensorBatch(new Uint8Array(0)).events, []);
+    assert.deepEqual(decodeSensorBatch(new Uint8Array(8)).events, []);
+    const { rejected } = decodeSensorBatch(new Uint8Array(20));
+    assert.equal(rejected, 1, 'bytes after the offset too few for a header are rejected, not ignored');
+  });
+});

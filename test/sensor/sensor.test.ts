@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addonPath } from '../../src/sensor/binding.js';
+import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
+import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { request } from '../support/http.js';
+
+const token = 'sensor-test-token';
+const trigger = fileURLToPath(new URL('../../../test/fixtures/sensor/trigger.py', import.meta.url));
+const auth = { authorization: `Bearer ${token}` };
+
+/** Why the real sensor cannot run here, or undefined when it can. */
+function sensorUnavailable(): string | undefined {
+  if (process.getuid?.() !== 0) return 'the sensor needs root';
+  if (!existsSync('/sys/kernel/btf/vmlinux')) return 'the kernel has no BTF (/sys/kernel/btf/vmlinux)';
+  if (!existsSync(addonPath)) return `the sensor addon is not built (${addonPath})`;
+  return undefined;
+}
+
+interface StoredEvent {
+  type: string;
+  source: string;
+  tool_call_id: string | null;
+  correlation: { method: string; evidence_level: string };
+  attrs: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** The run's events, once one matches `wanted` (they reach the store within a batch's flush and commit). */
+async function awaitEvents(
+  daemon: RunningDaemon,
+  run: string,
+  wanted: (events: StoredEvent[]) => boolean,
+): Promise<StoredEvent[]> {
+  for (let attempt = 0; ; attempt++) {
+    const { status, body } = await request(daemon.url, `/v1/telemetry/events?run=${run}&limit=1000`, {
+      headers: auth,
+    });
+    assert.equal(status, 200, JSON.stringify(body));
+    const events = body['events'] as StoredEvent[];
+    if (wanted(events) || attempt === 100) return events;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the eBPF sensor in the daemon', function () {
+  const fixture = useDaemonFixture();
+  let work = '';
+  beforeEach(function () {
+    work = mkdtempSync(join(tmpdir(), 'provd-sensor-'));
+  });
+  afterEach(function () {
+    rmSync(work, { recursive: true, force: true });
+  });
+  before(function () {
+    const why = sensorUnavailable();
+    if (why === undefined) return;
+    process.stderr.write(`      skipped: ${why}\n`);
+    this.skip();
+  });
+
+  it('reports its probes attached in health', async function () {
+    const daemon = await fixture.start({ sensor: true });
+    const { status, body } = await request(daemon.url, '/v1/health');
+    assert.equal(status, 200);
+    const capture = body['native_capture'] as {
+      status: string;
+      probes: Record<string, { attached: boolean; error: string | null }>;
+    };
+    assert.equal(capture.status, 'running', JSON.stringify(capture));
+    assert.deepEqual(capture.probes['exec'], { ...capture.probes['exec'], attached: true, error: null });
+    assert.deepEqual(capture.probes['exit'], { ...capture.probes['exit'], attached: true, error: null });
+  });
+
+  it('captures the execs and exits of a recorded command as kernel-correlated events of its tool call', async function () {
+    const cgroups = probeRecordCgroupRoot();
+    if (cgroups.status !== 'ok') {
+      process.stderr.write(`      skipped: ${cgroups.message}\n`);
+      this.skip();
+    }
+    const daemon = await fixture.start({ sensor: true, authToken: token });
+    const recorded = await request(daemon.url, '/v1/record', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        run_id: 'run-sensed',
+        tool_call_id: 'tc-sensed',
+        command: 'sh',
+        args: ['-c', '/bin/echo sensed-marker "two words" > /dev/null; exit 7'],
+        cwd: work, // an empty directory: its file effects are looked for there
+      }),
+    });
+    assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
+    const sensed = (events: StoredEvent[]): StoredEvent[] =>
+      events.filter((event) => event.source === 'provd_sensor');
+    const events = await awaitEvents(daemon, 'run-sensed', (all) =>
+      sensed(all).some((event) => event.type === 'process_exit' && event.attrs['exit_code'] === 7),
+    );
+    const echo = sensed(events).find(
+      (event) => event.type === 'execve' && event.attrs['path'] === '/bin/echo',
+    );
+    assert.ok(echo, `no exec of /bin/echo among ${JSON.stringify(sensed(events)).slice(0, 2000)}`);
+    assert.deepEqual(echo.attrs['argv'], ['/bin/echo', 'sensed-marker', 'two words']);
+    assert.equal(echo.correlation.evidence_level, 'kernel_correlated');
+    assert.equal(echo['tool_call_id'], 'tc-sensed');
+    const shellExit = sensed(events).find(
+      (event) => event.type === 'process_exit' && event.attrs['exit_code'] === 7,
+    );
+    assert.ok(shellExit, 'the shell exit with status 7 was captured');
+    assert.equal(shellExit['comm'], 'sh');
+  });
+
+  /** Runs trigger.py CATEGORY ARGS as a recorded command; its run's sensor events once `done` holds. */
+  async function recordTrigger(
+    run: string,
+    args: string[],
+    done: (events: StoredEvent[]) => boolean,
+  ): Promise<StoredEvent[]> {
+    const cgroups = probeRecordCgroupRoot();
+    if (cgroups.status !== 'ok') throw new Error(`recorded commands get no cgroup here: ${cgroups.message}`);
+    const daemon = await fixture.start({ sensor: true, authToken: token });
+    const recorded = await request(daemon.url, '/v1/record', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        run_id: run,
+        tool_call_id: `${run}-call`,
+        command: 'python3',
+        args: [trigger, ...args],
+        cwd: work,
+      }),
+    });
+    assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
+    assert.equal(recorded.body['exit_code'], 0, JSON.stringify(recorded.body['stderr']));
+    const sensed = (events: StoredEvent[]): StoredEvent[] =>
+      events.filter((event) => event.source === 'provd_sensor');
+    const events = sensed(await awaitEvents(daemon, run, (all) => done(sensed(all))));
+    for (const event of events) assert.equal(event.correlation.evidence_level, 'kernel_correlated');
+    return events;
+  }
+
+  it('captures opens, a write, a rename, an unlink and a failed open, with paths and results', async function () {
+    const path = join(work, 'trigger-file.txt');
+    const events = await recordTrigger('run-files', ['files', work], (all) =>
+      all.some((event) => event.attrs['error'] === 'ENOENT'),
+    );
+    const touched = events
+      .filter((event) => String(event.attrs['path']).startsWith(work))
+      .map((event) => [
+        event.type,
+        event.attrs['path'],
+        event.attrs['new_path'] ?? null,
+        event.attrs['result'],
+      ]);
+    assert.deepEqual(touched, [
+      ['file_write', path, null, 3],
+      ['file_open', path, null, 3],
+      ['file_rename', path, `${path}.moved`, 0],
+      ['file_unlink', `${path}.moved`, null, 0],
+      ['file_open', join(work, 'missing-file.txt'), null, -2],
+    ]);
+  });
+
+  it('captures IPv4 and IPv6 connects with their destination and result', async function () {
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const events = await recordTrigger('run-connect', ['connect', String(port)], (all) =>
+        all.some((event) => event.type === 'network_connect' && event.attrs['dst_ip'] === '::1'),
+      );
+      const connects = events
+        .filter((event) => event.type === 'network_connect')
+        .map((event) => [event.attrs['dst_ip'], event.attrs['dst_port'], event.attrs['result']]);
+      assert.deepEqual(connects, [
+        ['127.0.0.1', port, 0],
+        ['::1', port, -111], // nothing listens there
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('captures setuid and setgid attempts with the id asked for', async function () {
+    const events = await recordTrigger('run-setuid', ['setuid'], (all) =>
+      all.some((event) => event.type === 'setuid'),
+    );
+    const attempts = events
+      .filter((event) => event.type === 'setuid' || event.type === 'setgid')
+      .map((event) => [
+        event.type,
+        event.attrs['target_uid'] ?? event.attrs['target_gid'],
+        event.attrs['result'],
+      ]);
+    assert.deepEqual(attempts, [
+      ['setgid', 65534, 0],
+      ['setuid', 65534, 0],
+    ]);
+  });
+
+  it('captures a ptrace attach with its request and target', async function () {
+    const events = await recordTrigger('run-ptrace', ['ptrace'], (all) =>
+      all.some((event) => event.type === 'ptrace'),
+    );
+    const ptrace = events.find((event) => event.type === 'ptrace')!;
+    const target = events.find((event) => event.type === 'execve' && event.comm === 'sleep');
+    assert.ok(target, 'the traced child was captured too');
+    assert.deepEqual(
+      [ptrace.attrs['request'], ptrace.attrs['target_pid'], ptrace.attrs['result']],
+      ['PTRACE_ATTACH', target['tgid'], 0],
+    );
+  });
+
+  it('starts without the sensor when asked to, and says so', async function () {
+    const daemon = await fixture.start();
+    const { body } = await request(daemon.url, '/v1/health');
+    assert.deepEqual(body['native_capture'], {
+      status: 'off',
+      message: 'turned off with --no-sensor',
+      probes: {},
+      records: 0,
+      dropped: { handoff: 0, backpressure: 0, commit_failed: 0, malformed: 0 },
+    });
+  });
+});
