@@ -4,6 +4,7 @@
 #include <linux/types.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
@@ -90,6 +91,7 @@ void RingReader::run() {
       break;
     }
     if (batchRecords_ > 0 && clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs) flush();
+    if (limits_.stallMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(limits_.stallMs));
   }
   ring_buffer__consume(rings_);  // what the kernel holds still goes out
   if (batchRecords_ > 0) flush();

@@ -17,6 +17,7 @@ struct BatchLimits {
   uint32_t records;  // a batch is handed over at this many records,
   uint32_t bytes;    // or at this many bytes,
   uint32_t flushMs;  // or when its first record is this old
+  uint32_t stallMs;  // fault injection for tests: the reader sleeps this long after each poll
 };
 
 // Counters of what the reader did; read from any thread.

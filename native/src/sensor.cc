@@ -64,7 +64,8 @@ Sensor::Sensor(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sensor>(info) 
     throw Napi::TypeError::New(info.Env(), "new Sensor(options, onBatch): options must be an object and onBatch a function");
   Napi::Object options = info[0].As<Napi::Object>();
   selfTgid_ = requireUint(options, "selfTgid");
-  limits_ = {requireUint(options, "batchRecords"), requireUint(options, "batchBytes"), requireUint(options, "flushMs")};
+  limits_ = {requireUint(options, "batchRecords"), requireUint(options, "batchBytes"), requireUint(options, "flushMs"),
+             options.Has("stallMs") ? requireUint(options, "stallMs") : 0};
   onBatch_ = Napi::Persistent(info[1].As<Napi::Function>());
 }
 

@@ -13,7 +13,7 @@ namespace provd {
 class Sensor : public Napi::ObjectWrap<Sensor> {
  public:
   static Napi::Function Define(Napi::Env env);
-  // new Sensor({ selfTgid, batchRecords, batchBytes, flushMs }, onBatch)
+  // new Sensor({ selfTgid, batchRecords, batchBytes, flushMs, stallMs? }, onBatch)
   explicit Sensor(const Napi::CallbackInfo& info);
   ~Sensor() override;
 

@@ -1,5 +1,6 @@
 /** The table `provd runs` prints: one run a line, columns padded, times to the second. */
 import type { RunSummary } from '../telemetry/runs.query.js';
+import { formatTable } from './text-table.js';
 
 const header = [
   'RUN',
@@ -29,17 +30,7 @@ export function formatRunsTable(runs: readonly RunSummary[]): string {
     toSecond(run.events.from),
     toSecond(run.events.to),
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((cell, column) =>
-        rightAligned.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!),
-      )
-      .join('  ')
-      .trimEnd();
-  return [header, ...rows].map(line).join('\n') + '\n';
+  return formatTable(header, rows, rightAligned);
 }
 
 /** An RFC 3339 time without its fraction (`2026-01-01T00:00:03Z`), or `-` for none. */

@@ -42,6 +42,8 @@ export interface Faults {
   killAfterCommit: boolean;
   /** Events are committed without event_batch objects or checkpoints: benchmarks measure what sealing costs. */
   noSealing: boolean;
+  /** The sensor's ring reader sleeps this long after each poll, so a burst overflows the kernel's ring buffer. */
+  sensorStallMs: number;
 }
 
 /** The flags of `provd daemon`, as given (all optional). */
@@ -106,6 +108,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
       commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),
       killAfterCommit: env['PROVD_FAULT_KILL_AFTER_COMMIT'] === '1',
+      sensorStallMs: parseInteger('PROVD_FAULT_SENSOR_STALL_MS', env['PROVD_FAULT_SENSOR_STALL_MS'], 0, 0),
       noSealing: env['PROVD_FAULT_NO_SEALING'] === '1',
     },
     spool: {

@@ -90,7 +90,9 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     maxResidentBytes: config.maxMemoryBytes,
     commitDeadlineMs: config.ingestTimeoutMs,
   });
-  sensor = config.sensor ? await Sensor.start(ingest) : Sensor.off('off', 'turned off with --no-sensor');
+  sensor = config.sensor
+    ? await Sensor.start(ingest, { stallMs: config.faults.sensorStallMs })
+    : Sensor.off('off', 'turned off with --no-sensor');
   const capture = sensor.report();
   log(capture.status === 'running' ? 'info' : 'warn', 'sensor', {
     status: capture.status,

@@ -43,6 +43,8 @@ export interface NativeSensorOptions {
   batchRecords: number;
   batchBytes: number;
   flushMs: number;
+  /** Fault injection for tests: the ring reader sleeps this long after each poll. */
+  stallMs?: number;
 }
 
 /** native/src/sensor.h: class Sensor. */

@@ -11,6 +11,7 @@ import { decodeConnect } from './decode-network.js';
 import { decodeFileOpen, decodeFileRename, decodeFileUnlink } from './decode-file.js';
 import { decodePtrace, decodeSetid } from './decode-privilege.js';
 import { decodeExec, decodeExit } from './decode-process.js';
+import { decodeLossReport } from './loss-records.js';
 import { RecordView } from './record-view.js';
 import { batchHeaderBytes, commBytes, header, headerBytes, RecordOp, recordTruncated } from './records.js';
 
@@ -27,6 +28,7 @@ const decoders = new Map<number, Decoder>([
   [RecordOp.setuid, (record, event) => decodeSetid(record, event, 'setuid')],
   [RecordOp.setgid, (record, event) => decodeSetid(record, event, 'setgid')],
   [RecordOp.ptrace, decodePtrace],
+  [RecordOp.lossReport, decodeLossReport],
 ]);
 
 /** Every record of `bytes` as an event; a record that cannot be read is rejected and counted. */

@@ -16,6 +16,8 @@ export const RecordOp = {
   setuid: 8,
   setgid: 9,
   ptrace: 10,
+  /** Written by src/sensor/loss-records.ts, never by BPF. */
+  lossReport: 100,
 } as const;
 
 /** header.flags: a bounded field (path, argv, payload) was cut. */

@@ -5,6 +5,7 @@
  */
 import { log } from '../shared/log.js';
 import { loadSensorAddon, type NativeLoss, type NativeProbe, type NativeSensor } from './binding.js';
+import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
 import { probeSpecs } from './probes.js';
 import { batchHeaderBytes, header, headerBytes } from './records.js';
 
@@ -12,6 +13,8 @@ import { batchHeaderBytes, header, headerBytes } from './records.js';
 const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 100 };
 /** Batches being normalized or committed at once; past it a batch is dropped and counted. */
 const maxBatchesInFlight = 16;
+/** How often new loss is sent on as capture_loss events (coverage gaps). */
+const lossReportMs = 1000;
 
 /** Where batches go: the ingest router (src/ingest/ingest-router.ts), which normalizes and commits them. */
 export interface BatchSink {
@@ -44,6 +47,9 @@ export interface CaptureReport {
 /** The running sensor, or the reason it is not running. */
 export class Sensor {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Loss already sent on as capture_loss events, by `kind probe`. */
+  private readonly reportedLoss = new Map<string, number>();
+  private lossTimer: NodeJS.Timeout | undefined;
   private backpressureDropped = 0;
   private commitFailedDropped = 0;
 
@@ -62,14 +68,15 @@ export class Sensor {
    * Starts the sensor where this host allows it: root (or CAP_BPF and CAP_PERFMON), BTF, the addon
    * built. Never throws: a sensor that cannot run is reported, and the daemon runs without it.
    */
-  static async start(router: BatchSink): Promise<Sensor> {
+  static async start(router: BatchSink, faults: { stallMs: number } = { stallMs: 0 }): Promise<Sensor> {
     if (process.getuid?.() !== 0)
       return Sensor.off('unavailable', 'the sensor needs root; the daemon runs without it');
     const addon = loadSensorAddon();
     if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable);
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
-    const native = new addon.Sensor({ selfTgid: process.pid, ...batchLimits }, (batch) =>
-      started.sensor?.take(batch),
+    const native = new addon.Sensor(
+      { selfTgid: process.pid, ...batchLimits, stallMs: faults.stallMs },
+      (batch) => started.sensor?.take(batch),
     );
     const sensor = (started.sensor = new Sensor(native, { status: 'running', message: null }, router));
     try {
@@ -81,6 +88,8 @@ export class Sensor {
     }
     const report = sensor.report();
     if (report.status !== 'running') log('warn', 'the sensor runs degraded', { message: report.message });
+    sensor.lossTimer = setInterval(() => void sensor.reportLoss(), lossReportMs);
+    sensor.lossTimer.unref();
     return sensor;
   }
 
@@ -134,13 +143,53 @@ export class Sensor {
     return this.report().status === 'running';
   }
 
-  /** Stops reading and detaches every probe; resolves once what the rings held is stored. */
+  /**
+   * Sends loss counted since the last report on as capture_loss events, which become coverage gaps;
+   * what could not be sent is sent with the next report.
+   */
+  async reportLoss(current = lossTotals(this.report())): Promise<void> {
+    if (this.router === undefined) return;
+    const losses: Loss[] = [];
+    for (const [key, total] of current) {
+      const count = total - (this.reportedLoss.get(key) ?? 0);
+      const [kind, probe] = key.split(' ') as [LossKind, string];
+      if (count > 0) losses.push({ kind, probe, count });
+    }
+    if (losses.length === 0) return;
+    try {
+      await this.router.ingestSensorBatch(encodeLossBatch(losses, BigInt(Date.now()) * 1_000_000n));
+      for (const [key, total] of current) this.reportedLoss.set(key, total);
+    } catch (error) {
+      log('warn', 'sensor loss was not recorded; it is sent again with the next report', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /** Stops reading and detaches every probe; resolves once what the rings held, and its loss, is stored. */
   async stop(): Promise<void> {
     if (this.native === null) return;
+    clearInterval(this.lossTimer);
+    const final = lossTotals(this.report()); // the kernel's counters go with its programs
     this.native.close();
     await new Promise((resolve) => setImmediate(resolve)); // the reader's last batch arrives on a later turn
     await Promise.all(this.inFlight);
+    for (const [key, total] of lossTotals(this.report()))
+      final.set(key, Math.max(final.get(key) ?? 0, total));
+    await this.reportLoss(final);
   }
+}
+
+/** Loss so far by `kind probe`: the kernel's counters per probe, and the way to the store as probe `sensor`. */
+function lossTotals(report: CaptureReport): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const [name, probe] of Object.entries(report.probes)) {
+    totals.set(`ring_full ${name}`, probe.ring_full);
+    totals.set(`pending_full ${name}`, probe.pending_full);
+    totals.set(`truncated ${name}`, probe.truncated);
+  }
+  for (const [kind, count] of Object.entries(report.dropped)) totals.set(`${kind} sensor`, count);
+  return totals;
 }
 
 /** Each probe of probes.ts with what its programs' attach and loss say, and the required ones missing. */

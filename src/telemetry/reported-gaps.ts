@@ -15,6 +15,14 @@ const gapKinds: Readonly<Record<string, string>> = {
   throttle_unknown: 'producer_throttle',
   rate_limit: 'producer_rate_limit',
   syscall_drop: 'producer_drop',
+  // provd's own sensor (src/sensor/loss-records.ts)
+  sensor_ring_full: 'sensor_ring_full',
+  sensor_pending_full: 'sensor_pending_full',
+  sensor_truncated: 'sensor_truncated',
+  sensor_handoff: 'sensor_handoff',
+  sensor_backpressure: 'sensor_backpressure',
+  sensor_commit_failed: 'sensor_commit_failed',
+  sensor_malformed: 'sensor_malformed',
 };
 
 /** One reported loss, as the worker hands it to the store. */

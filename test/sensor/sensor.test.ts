@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addonPath } from '../../src/sensor/binding.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
+import { runCli } from '../support/cli.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
@@ -119,10 +120,11 @@ describe('the eBPF sensor in the daemon', function () {
     run: string,
     args: string[],
     done: (events: StoredEvent[]) => boolean,
+    daemon?: RunningDaemon,
   ): Promise<StoredEvent[]> {
     const cgroups = probeRecordCgroupRoot();
     if (cgroups.status !== 'ok') throw new Error(`recorded commands get no cgroup here: ${cgroups.message}`);
-    const daemon = await fixture.start({ sensor: true, authToken: token });
+    daemon ??= await fixture.start({ sensor: true, authToken: token });
     const recorded = await request(daemon.url, '/v1/record', {
       method: 'POST',
       headers: auth,
@@ -213,6 +215,70 @@ describe('the eBPF sensor in the daemon', function () {
       [ptrace.attrs['request'], ptrace.attrs['target_pid'], ptrace.attrs['result']],
       ['PTRACE_ATTACH', target['tgid'], 0],
     );
+  });
+
+  it('counts what a full ring buffer dropped per probe, and records it as a coverage gap', async function () {
+    // the reader sleeps 2 s after each poll: 50,000 opens overflow the 4 MiB ring buffer meanwhile
+    const daemon = await fixture.start({
+      sensor: true,
+      authToken: token,
+      env: { PROVD_FAULT_SENSOR_STALL_MS: '2000' },
+    });
+    await recordTrigger('run-flood', ['flood', '50000'], () => true, daemon);
+    for (let attempt = 0; ; attempt++) {
+      const health = (await request(daemon.url, '/v1/health')).body;
+      const capture = health['native_capture'] as { probes: Record<string, { ring_full: number }> };
+      const dropped = capture.probes['file_open']!.ring_full;
+      const producers = (await request(daemon.url, '/v1/telemetry/producer-health', { headers: auth })).body;
+      const gaps = producers['coverage_gaps'] as Record<string, { gaps: number; lost_events: number }>;
+      const recorded = gaps['sensor_ring_full']?.lost_events ?? 0;
+      if ((dropped > 0 && recorded === dropped) || attempt === 100) {
+        assert.ok(dropped > 0, 'the kernel counted records it had no room for');
+        assert.equal(recorded, dropped, 'every dropped record is in a coverage gap');
+        assert.equal(health['status'], 'degraded');
+        assert.equal(health['coverage_status'], 'gaps_recorded');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
+  it('prints the capability report with provd sensor status, a line per probe, exit code 0', async function () {
+    const daemon = await fixture.start({ sensor: true });
+    const table = await runCli(['sensor', 'status', '--url', daemon.url]);
+    assert.equal(table.code, 0, table.stderr);
+    const lines = table.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^sensor: running( \(mounted tracefs at \/sys\/kernel\/tracing\))?$/);
+    assert.match(lines[1]!, /^PROBE +ATTACHED +REQUIRED +RING FULL +IN FLIGHT +TRUNCATED +ERROR$/);
+    const probes = lines.slice(2, -1).map((line) => line.split(/ +/).slice(0, 3));
+    assert.deepEqual(probes, [
+      ['exec', 'yes', 'yes'],
+      ['exit', 'yes', 'yes'],
+      ['file_open', 'yes', 'yes'],
+      ['file_rename', 'yes', 'yes'],
+      ['file_unlink', 'yes', 'yes'],
+      ['connect', 'yes', 'yes'],
+      ['setuid', 'yes', 'yes'],
+      ['setgid', 'yes', 'yes'],
+      ['ptrace', 'yes', 'yes'],
+    ]);
+    assert.match(
+      lines[lines.length - 1]!,
+      /^records read: \d+; dropped on the way to the store: handoff 0, backpressure 0/,
+    );
+    const json = await runCli(['sensor', 'status', '--url', daemon.url, '--json']);
+    assert.equal(json.code, 0);
+    assert.equal((JSON.parse(json.stdout) as { status: string }).status, 'running');
+  });
+
+  it('says with exit code 1 that the sensor is off, and with 2 that the daemon cannot be reached', async function () {
+    const daemon = await fixture.start();
+    const off = await runCli(['sensor', 'status', '--url', daemon.url]);
+    assert.deepEqual([off.code, off.stdout], [1, 'sensor: off (turned off with --no-sensor)\n']);
+    await daemon.stop();
+    const down = await runCli(['sensor', 'status', '--url', daemon.url]);
+    assert.equal(down.code, 2);
+    assert.match(down.stderr, /^provd: /);
   });
 
   it('starts without the sensor when asked to, and says so', async function () {

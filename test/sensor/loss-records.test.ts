@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
+import { encodeLossBatch, lossReport } from '../../src/sensor/loss-records.js';
+import { batchHeaderBytes } from '../../src/sensor/records.js';
+import { reportedGap } from '../../src/telemetry/reported-gaps.js';
+
+describe('sensor loss reports', function () {
+  const nowNs = 1_790_000_000_123_456_789n;
+
+  it('become capture_loss events of no process, timed when they were reported', function () {
+    const { events, rejected } = decodeSensorBatch(
+      encodeLossBatch(
+        [
+          { kind: 'ring_full', probe: 'file_open', count: 1234 },
+          { kind: 'truncated', probe: 'exec', count: 2 },
+          { kind: 'backpressure', probe: 'sensor', count: 4096 },
+        ],
+        nowNs,
+      ),
+    );
+    assert.equal(rejected, 0);
+    assert.deepEqual(
+      events.map((event) => [
+        event.type,
+        event.source,
+        event.timeNs,
+        event.pid,
+        event.comm,
+        event.cgroupId,
+        event.attrs,
+      ]),
+      [
+        [
+          'capture_loss',
+          'provd_sensor',
+          nowNs,
+          null,
+          null,
+          null,
+          { loss: 'sensor_ring_full', probe: 'file_open', lost_events: 1234 },
+        ],
+        [
+          'capture_loss',
+          'provd_sensor',
+          nowNs,
+          null,
+          null,
+          null,
+          { loss: 'sensor_truncated', probe: 'exec', truncated_events: 2 },
+        ],
+        [
+          'capture_loss',
+          'provd_sensor',
+          nowNs,
+          null,
+          null,
+          null,
+          { loss: 'sensor_backpressure', probe: 'sensor', lost_events: 4096 },
+        ],
+      ],
+    );
+  });
+
+  it('become coverage gaps of the sensor, with the records lost', function () {
+    const [ringFull, truncated] = decodeSensorBatch(
+      encodeLossBatch(
+        [
+          { kind: 'ring_full', probe: 'connect', count: 7 },
+          { kind: 'truncated', probe: 'exec', count: 3 },
+        ],
+        nowNs,
+      ),
+    ).events;
+    assert.deepEqual(reportedGap(ringFull!, 'b1.0'), {
+      eventId: 'b1.0',
+      source: 'provd_sensor',
+      kind: 'sensor_ring_full',
+      span: 'point',
+      timeNs: nowNs,
+      lostEvents: 7,
+      cgroup: '',
+    });
+    assert.equal(reportedGap(truncated!, 'b1.1')?.kind, 'sensor_truncated');
+    assert.equal(reportedGap(truncated!, 'b1.1')?.lostEvents, null, 'a cut record is kept, not lost');
+  });
+
+  it('rejects a report of a kind it does not know instead of guessing', function () {
+    const batch = encodeLossBatch([{ kind: 'ring_full', probe: 'exec', count: 1 }], nowNs);
+    new DataView(batch.buffer).setUint32(batchHeaderBytes + lossReport.kind, 99, true);
+    const { events, errors } = decodeSensorBatch(batch);
+    assert.deepEqual(events, []);
+    assert.equal(errors[0]?.message, 'record 1: loss report of kind 99');
+  });
+});
