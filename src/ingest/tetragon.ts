@@ -2,7 +2,7 @@
  * Cilium Tetragon JSON export (`tetra getevents -o json`, export files): one GetEventsResponse per
  * line, the event under a key naming its kind. Field names follow api/v1/tetragon/tetragon.proto.
  */
-import type { EventType, ParsedEvent } from '../telemetry/event.js';
+import { noProcessIdentity, type EventType, type ParsedEvent } from '../telemetry/event.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';
 import { readIdentifier, readObject, readPort, readString, readUint32, wrongType } from './field-value.js';
@@ -131,16 +131,7 @@ export function parseTetragonLine(value: Record<string, unknown>): ParsedEvent |
 }
 
 /** The identity fields of an event that names no process. */
-const noProcess = {
-  source: 'tetragon',
-  pid: null,
-  tgid: null,
-  ppid: null,
-  uid: null,
-  comm: null,
-  cgroupId: null,
-  containerId: null,
-} as const;
+const noProcess = { source: 'tetragon', ...noProcessIdentity } as const;
 
 /** The type of one kind of event with a process, and the kind's own fields in attrs. */
 function readKind(

@@ -3,7 +3,7 @@
  * they travel the sensor's path like any record and become `capture_loss` events, which the store
  * records as coverage gaps and producer health counts (telemetry/reported-gaps.ts).
  */
-import type { ParsedEvent } from '../telemetry/event.js';
+import { noProcessIdentity, type ParsedEvent } from '../telemetry/event.js';
 import type { RecordView } from './record-view.js';
 import { batchHeaderBytes, header, RecordOp } from './records.js';
 
@@ -54,15 +54,7 @@ export function decodeLossReport(record: RecordView, event: ParsedEvent): string
   const kind = lossKinds[record.u32(lossReport.kind)];
   if (kind === undefined) return `loss report of kind ${record.u32(lossReport.kind)}`;
   const count = new DataView(record.raw(lossReport.count, 8).slice().buffer).getFloat64(0, true);
-  Object.assign(event, {
-    type: 'capture_loss',
-    pid: null,
-    tgid: null,
-    ppid: null,
-    uid: null,
-    comm: null,
-    cgroupId: null,
-  });
+  Object.assign(event, { type: 'capture_loss', ...noProcessIdentity });
   // a truncated record was kept, cut: it counts as cut, not as lost
   event.attrs = { loss: `sensor_${kind}`, probe: record.cString(lossReport.probe, lossReport.probeBytes) };
   if (kind === 'truncated') event.attrs.truncated_events = count;

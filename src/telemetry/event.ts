@@ -72,6 +72,17 @@ export interface ParsedEvent {
   attrs: Record<string, unknown>;
 }
 
+/** The identity fields of an event that names no process (a producer's report about itself). */
+export const noProcessIdentity = {
+  pid: null,
+  tgid: null,
+  ppid: null,
+  uid: null,
+  comm: null,
+  cgroupId: null,
+  containerId: null,
+} as const;
+
 /** Why a line was rejected; every rejection is counted as `invalid`. */
 export const rejectionCodes = [
   'invalid_utf8',
