@@ -15,7 +15,7 @@ enum record_op {
 	OP_FILE_RENAME = 4,
 	OP_FILE_UNLINK = 5,
 	OP_CONNECT = 6,
-	OP_DNS = 7,		/* reserved: DNS capture is to come */
+	OP_DNS = 7,
 	OP_SETUID = 8,
 	OP_SETGID = 9,
 	OP_PTRACE = 10,
@@ -97,6 +97,20 @@ struct connect_event {
 	__u16 family;		/* AF_INET or AF_INET6 */
 	__u16 port;		/* host order */
 	__u8 addr[16];		/* network order: 4 bytes for IPv4 */
+};
+
+#define DNS_MAX_BYTES 256
+
+/* OP_DNS, from sendto, sendmsg and sendmmsg on a UDP socket to port 53: the query as sent */
+struct dns_event {
+	struct event_header header;
+	__u16 family;		/* AF_INET or AF_INET6 */
+	__u16 port;		/* host order */
+	__u32 payload_size;	/* bytes of payload kept */
+	__u32 query_size;	/* bytes the resolver sent */
+	__u32 reserved;
+	__u8 addr[16];		/* the resolver, network order: 4 bytes for IPv4 */
+	__u8 payload[DNS_MAX_BYTES];
 };
 
 /* OP_SETUID and OP_SETGID: an attempt to take another id, and what the kernel answered */

@@ -7,7 +7,7 @@ import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { classifyEvent } from '../telemetry/classify.js';
 import type { ParsedEvent } from '../telemetry/event.js';
 import { emptyParseResult, reject, type ParseResult } from '../telemetry/parse-result.js';
-import { decodeConnect } from './decode-network.js';
+import { decodeConnect, decodeDns } from './decode-network.js';
 import { decodeFileOpen, decodeFileRename, decodeFileUnlink } from './decode-file.js';
 import { decodePtrace, decodeSetid } from './decode-privilege.js';
 import { decodeExec, decodeExit } from './decode-process.js';
@@ -25,6 +25,7 @@ const decoders = new Map<number, Decoder>([
   [RecordOp.fileRename, decodeFileRename],
   [RecordOp.fileUnlink, decodeFileUnlink],
   [RecordOp.connect, decodeConnect],
+  [RecordOp.dns, decodeDns],
   [RecordOp.setuid, (record, event) => decodeSetid(record, event, 'setuid')],
   [RecordOp.setgid, (record, event) => decodeSetid(record, event, 'setgid')],
   [RecordOp.ptrace, decodePtrace],

@@ -40,6 +40,13 @@ export const probeSpecs: readonly ProbeSpec[] = [
     programs: [...syscall('unlink'), ...syscall('unlinkat')],
   },
   { name: 'connect', object: 'network', index: 0, required: true, programs: syscall('connect') },
+  {
+    name: 'dns',
+    object: 'network',
+    index: 1,
+    required: true,
+    programs: ['provd_dns_sendto', 'provd_dns_sendmsg', 'provd_dns_sendmmsg'],
+  },
   { name: 'setuid', object: 'privilege', index: 0, required: true, programs: syscall('setuid') },
   { name: 'setgid', object: 'privilege', index: 1, required: true, programs: syscall('setgid') },
   { name: 'ptrace', object: 'privilege', index: 2, required: true, programs: syscall('ptrace') },

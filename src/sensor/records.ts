@@ -23,9 +23,10 @@ export const RecordOp = {
 /** header.flags: a bounded field (path, argv, payload) was cut. */
 export const recordTruncated = 1;
 
-/** Bytes of the fixed fields: PATH_MAX_BYTES, ARGV_MAX_BYTES. */
+/** Bytes of the fixed fields: PATH_MAX_BYTES, ARGV_MAX_BYTES, DNS_MAX_BYTES. */
 export const pathBytes = 256;
 export const argvBytes = 1024;
+export const dnsBytes = 256;
 export const commBytes = 16;
 
 /** A C struct: its size and the byte offset of each field. */
@@ -69,6 +70,19 @@ export const layouts = {
     fields: { header: 0, result: 64, flags: 68, path_size: 72, reserved: 76, path: 80 },
   },
   connect_event: { size: 88, fields: { header: 0, result: 64, family: 68, port: 70, addr: 72 } },
+  dns_event: {
+    size: 352,
+    fields: {
+      header: 0,
+      family: 64,
+      port: 66,
+      payload_size: 68,
+      query_size: 72,
+      reserved: 76,
+      addr: 80,
+      payload: 96,
+    },
+  },
   setid_event: { size: 72, fields: { header: 0, result: 64, target: 68 } },
   ptrace_event: { size: 80, fields: { header: 0, result: 64, target_pid: 68, request: 72 } },
   loss_counts: { size: 24, fields: { ring_full: 0, truncated: 8, pending_full: 16 } },

@@ -147,7 +147,15 @@ export class Sensor {
    * Sends loss counted since the last report on as capture_loss events, which become coverage gaps;
    * what could not be sent is sent with the next report.
    */
-  async reportLoss(current = lossTotals(this.report())): Promise<void> {
+  reportLoss(current?: Map<string, number>): Promise<void> {
+    // one report at a time: each sends what the one before it did not
+    this.reporting = this.reporting.then(() => this.sendLoss(current ?? lossTotals(this.report())));
+    return this.reporting;
+  }
+
+  private reporting = Promise.resolve();
+
+  private async sendLoss(current: Map<string, number>): Promise<void> {
     if (this.router === undefined) return;
     const losses: Loss[] = [];
     for (const [key, total] of current) {

@@ -178,6 +178,45 @@ describe('decodeSensorBatch', function () {
     assert.equal(killed.attrs['signal'], 9);
   });
 
+  it('decodes recorded DNS queries: the name and type asked, the resolver, the bytes sent', function () {
+    // test/fixtures/sensor/dns.bin: trigger.py dns (sendto, send, sendmsg, an A+AAAA sendmmsg, IPv6)
+    const { events, rejected } = decodeSensorBatch(
+      new Uint8Array(readFileSync(new URL('../../../test/fixtures/sensor/dns.bin', import.meta.url))),
+    );
+    assert.equal(rejected, 0);
+    const queries = events
+      .filter((event) => event.type === 'dns_query')
+      .map(({ attrs }) => [
+        attrs['query'],
+        attrs['query_type'],
+        attrs['dst_ip'],
+        attrs['dst_port'],
+        attrs['bytes'],
+      ]);
+    assert.deepEqual(queries, [
+      ['sendto.provd.test', 'A', '127.0.0.1', 53, 35],
+      ['send.provd.test', 'AAAA', '127.0.0.1', 53, 33],
+      ['sendmsg.provd.test', 'TXT', '127.0.0.1', 53, 36],
+      ['pair.provd.test', 'A', '127.0.0.1', 53, 33],
+      ['pair.provd.test', 'AAAA', '127.0.0.1', 53, 33],
+      ['six.provd.test', 'A', '::1', 53, 32],
+    ]);
+  });
+
+  it('keeps a DNS record whose payload it cannot read, saying why', function () {
+    const batch = new Uint8Array(
+      readFileSync(new URL('../../../test/fixtures/sensor/dns.bin', import.meta.url)),
+    );
+    const view = new DataView(batch.buffer);
+    const first = recordOffsets(batch).find((at) => view.getUint16(at + header.op, true) === RecordOp.dns)!;
+    view.setUint32(first + layouts.dns_event.fields.payload_size, 5, true); // cut inside the DNS header
+    const event = decodeSensorBatch(batch).events.find((found) => found.type === 'dns_query')!;
+    assert.deepEqual(
+      [event.attrs['query'], event.attrs['unreadable']],
+      [undefined, 'shorter than a DNS header'],
+    );
+  });
+
   it('marks a relative path and names a failure it has no name for by its errno', function () {
     const batch = new Uint8Array(
       readFileSync(new URL('../../../test/fixtures/sensor/categories.bin', import.meta.url)),

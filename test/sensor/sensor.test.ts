@@ -217,6 +217,28 @@ describe('the eBPF sensor in the daemon', function () {
     );
   });
 
+  it('captures DNS queries sent by sendto, send, sendmsg and sendmmsg, with their name and type', async function () {
+    const events = await recordTrigger('run-dns', ['dns'], (all) =>
+      all.some((event) => event.type === 'dns_query' && event.attrs['query'] === 'six.provd.test'),
+    );
+    const queries = events
+      .filter((event) => event.type === 'dns_query')
+      .map((event) => [
+        event.attrs['query'],
+        event.attrs['query_type'],
+        event.attrs['dst_ip'],
+        event.attrs['dst_port'],
+      ]);
+    assert.deepEqual(queries, [
+      ['sendto.provd.test', 'A', '127.0.0.1', 53],
+      ['send.provd.test', 'AAAA', '127.0.0.1', 53],
+      ['sendmsg.provd.test', 'TXT', '127.0.0.1', 53],
+      ['pair.provd.test', 'A', '127.0.0.1', 53],
+      ['pair.provd.test', 'AAAA', '127.0.0.1', 53],
+      ['six.provd.test', 'A', '::1', 53],
+    ]);
+  });
+
   it('counts what a full ring buffer dropped per probe, and records it as a coverage gap', async function () {
     // the reader sleeps 2 s after each poll: 50,000 opens overflow the 4 MiB ring buffer meanwhile
     const daemon = await fixture.start({
@@ -234,7 +256,8 @@ describe('the eBPF sensor in the daemon', function () {
       const recorded = gaps['sensor_ring_full']?.lost_events ?? 0;
       if ((dropped > 0 && recorded === dropped) || attempt === 100) {
         assert.ok(dropped > 0, 'the kernel counted records it had no room for');
-        assert.equal(recorded, dropped, 'every dropped record is in a coverage gap');
+        const evidence = JSON.stringify({ probes: capture.probes, gaps });
+        assert.equal(recorded, dropped, `every dropped record is in a coverage gap: ${evidence}`);
         assert.equal(health['status'], 'degraded');
         assert.equal(health['coverage_status'], 'gaps_recorded');
         return;
@@ -258,6 +281,7 @@ describe('the eBPF sensor in the daemon', function () {
       ['file_rename', 'yes', 'yes'],
       ['file_unlink', 'yes', 'yes'],
       ['connect', 'yes', 'yes'],
+      ['dns', 'yes', 'yes'],
       ['setuid', 'yes', 'yes'],
       ['setgid', 'yes', 'yes'],
       ['ptrace', 'yes', 'yes'],

@@ -1,0 +1,240 @@
+/**
+ * Sensor benchmark (`npm run bench:sensor`; `npm run bench:guard` runs it with --short --guard): an
+ * exec-, open- and connect-heavy workload (support/sensor-workload.c: two processes, each round one
+ * exec of /bin/true, four opens of one file, one refused loopback connect) recorded through
+ * POST /v1/record, against a daemon with its sensor off (the baseline) and one with it on, in
+ * alternating rounds of one run. Prints one JSON line per result:
+ *
+ * - `sensor.workload`: the workload's wall time with the sensor off and on (median of the rounds),
+ *   and the overhead as their ratio (target <= 1.03);
+ * - `sensor.completeness`: per category, the events the store holds of the workload's own actions,
+ *   beside the workload's own count, bpftrace's count of the same syscalls on the same run (when
+ *   bpftrace is installed; it runs in both arms, so its own cost weighs on each alike), and the loss
+ *   the sensor counted (target: every action stored, or its loss counted).
+ *
+ * It needs root, BTF and the sensor built (.ci/setup); elsewhere it prints why it skipped. `--guard`
+ * fails on an order-of-magnitude regression only: the workload 2x slower with the sensor on, or an
+ * action neither stored nor counted as lost.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { probeRecordCgroupRoot } from '../src/provenance/record/cgroup-root.js';
+import { addonPath } from '../src/sensor/binding.js';
+import { readRows, sql } from '../src/store/sql.js';
+import { typeCode } from '../src/telemetry/codes.js';
+import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
+import { benchMain } from './support/bench-main.js';
+import { describeHost } from './support/host.js';
+
+const args = new Set(process.argv.slice(2));
+const isShort = args.has('--short');
+const isGuard = args.has('--guard');
+const workers = 2;
+const roundsPerWorker = isShort ? 500 : 5_000;
+const opensPerRound = 4;
+const rounds = isShort ? 1 : 3;
+const deadlineMs = isShort ? 120_000 : 900_000;
+const overheadTarget = 1.03;
+const guardOverhead = 2;
+/** A port nothing listens on: every connect is refused, on loopback only. */
+const refusedPort = 9;
+const token = 'sensor-bench';
+const host = describeHost();
+const scratch = makeDataDir();
+
+interface WorkloadCounts {
+  execs: number;
+  opens: number;
+  connects: number;
+  seconds: number;
+}
+
+type Category = 'execs' | 'opens' | 'connects';
+const categories: Category[] = ['execs', 'opens', 'connects'];
+
+/** Why the sensor cannot run here, or undefined. */
+function unavailable(): string | undefined {
+  if (process.getuid?.() !== 0) return 'the sensor needs root';
+  if (!existsSync('/sys/kernel/btf/vmlinux')) return 'the kernel has no BTF';
+  if (!existsSync(addonPath)) return `the sensor addon is not built (${addonPath})`;
+  const cgroups = probeRecordCgroupRoot();
+  if (cgroups.status !== 'ok') return `recorded commands get no cgroup: ${cgroups.message}`;
+  return undefined;
+}
+
+/** Compiles the workload into the scratch dir. */
+function buildWorkload(): string {
+  const binary = join(scratch, 'sensor-workload');
+  const source = fileURLToPath(new URL('../../bench/support/sensor-workload.c', import.meta.url));
+  execFileSync('cc', ['-O2', '-o', binary, source]);
+  return binary;
+}
+
+/** bpftrace counting the workload's syscalls, once it has attached; undefined when it is not installed. */
+async function startBpftrace(file: string): Promise<ChildProcess | undefined> {
+  try {
+    execFileSync('bpftrace', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const program = `
+    tracepoint:sched:sched_process_exec /comm == "true"/ { @execs = count(); }
+    tracepoint:syscalls:sys_enter_openat /comm == "sensor-workload" && str(args->filename) == "${file}"/ { @opens = count(); }
+    tracepoint:syscalls:sys_enter_connect /comm == "sensor-workload"/ { @connects = count(); }`;
+  const child = spawn('bpftrace', ['-e', program], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Attaching')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`bpftrace exited with ${code} before attaching`)));
+  });
+  return child;
+}
+
+/** Stops bpftrace and reads its counts. */
+async function stopBpftrace(child: ChildProcess): Promise<Partial<Record<Category, number>>> {
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  await exited;
+  const counts: Partial<Record<Category, number>> = {};
+  for (const [, name, value] of output.matchAll(/@(\w+): (\d+)/g)) counts[name as Category] = Number(value);
+  return counts;
+}
+
+/** One recorded run of the workload against a daemon with the sensor on or off. */
+async function runOnce(binary: string, sensor: boolean, round: number) {
+  const dataDir = join(scratch, `${sensor ? 'on' : 'off'}-${round}`);
+  const work = join(dataDir, 'work');
+  mkdirSync(work, { recursive: true });
+  const file = join(work, 'workload-file');
+  const daemon = await startDaemon({ dataDir, sensor, authToken: token });
+  const tracer = await startBpftrace(file); // in both arms: its own cost weighs on each alike
+  const run = `sensor-bench-${sensor ? 'on' : 'off'}-${round}`;
+  let counts: WorkloadCounts;
+  try {
+    const answer = await fetch(`${daemon.url}/v1/record`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        run_id: run,
+        tool_call_id: `${run}-call`,
+        command: binary,
+        args: [workers, roundsPerWorker, opensPerRound, work, refusedPort].map(String),
+        cwd: work,
+        timeout_ms: 600_000,
+      }),
+    });
+    const body = (await answer.json()) as { exit_code?: number; stdout?: { text: string } };
+    if (answer.status !== 200 || body.exit_code !== 0)
+      throw new Error(`the workload failed: ${JSON.stringify(body)}`);
+    counts = JSON.parse(body.stdout!.text) as WorkloadCounts;
+  } finally {
+    await daemon.stop(); // the sensor hands over what its rings hold before the store closes
+  }
+  const traced = tracer === undefined ? undefined : await stopBpftrace(tracer);
+  const stored = sensor ? await countStored(join(dataDir, 'provd.duckdb'), run, file) : undefined;
+  return { counts, traced, stored };
+}
+
+/** Events the store holds of the workload's own actions, and the loss the sensor counted. */
+async function countStored(path: string, run: string, file: string) {
+  const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
+  const connection = await instance.connect();
+  try {
+    const [row] = await readRows<{ execs: bigint; opens: bigint; connects: bigint }>(
+      connection,
+      sql`SELECT
+            count(*) FILTER (type = ${typeCode('execve')} AND json_extract_string(attrs, '$.path') = '/bin/true') AS execs,
+            count(*) FILTER (type IN (${typeCode('file_open')}, ${typeCode('file_write')})
+              AND json_extract_string(attrs, '$.path') = ${file}) AS opens,
+            count(*) FILTER (type = ${typeCode('network_connect')}
+              AND json_extract_string(attrs, '$.dst_port') = ${String(refusedPort)}) AS connects
+          FROM events WHERE run_id = ${run}`,
+    );
+    const [loss] = await readRows<{ lost: bigint | null }>(
+      connection,
+      sql`SELECT sum(lost_events) AS lost FROM coverage_gaps WHERE kind LIKE 'sensor_%' AND kind <> 'sensor_truncated'`,
+    );
+    return {
+      execs: Number(row!.execs),
+      opens: Number(row!.opens),
+      connects: Number(row!.connects),
+      lost: Number(loss!.lost ?? 0n),
+    };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function run(): Promise<string[]> {
+  const why = unavailable();
+  if (why !== undefined) {
+    process.stdout.write(JSON.stringify({ name: 'sensor', skipped: why, ...host }) + '\n');
+    return [];
+  }
+  const binary = buildWorkload();
+  const seconds = { on: [] as number[], off: [] as number[] };
+  const failures: string[] = [];
+  let last: Awaited<ReturnType<typeof runOnce>> | undefined;
+  for (let round = 0; round < rounds; round++) {
+    for (const sensor of round % 2 === 0 ? [false, true] : [true, false]) {
+      const result = await runOnce(binary, sensor, round);
+      seconds[sensor ? 'on' : 'off'].push(result.counts.seconds);
+      for (const category of categories) {
+        const traced = result.traced?.[category];
+        if (traced !== undefined && traced !== result.counts[category])
+          failures.push(`${category}: bpftrace counted ${traced}, the workload ${result.counts[category]}`);
+      }
+      if (!sensor) continue;
+      last = result;
+      const { counts, stored, traced } = result;
+      for (const category of categories) {
+        const missing = counts[category] - stored![category];
+        if (missing > stored!.lost)
+          failures.push(`${category}: ${missing} of ${counts[category]} neither stored nor counted as lost`);
+      }
+      process.stdout.write(
+        JSON.stringify({
+          name: 'sensor.completeness',
+          round,
+          workload: counts,
+          stored,
+          bpftrace: traced ?? null,
+          ...host,
+        }) + '\n',
+      );
+    }
+  }
+  const off = median(seconds.off);
+  const on = median(seconds.on);
+  const overhead = Math.round((on / off) * 1000) / 1000;
+  const actions = last!.counts;
+  process.stdout.write(
+    JSON.stringify({
+      name: 'sensor.workload',
+      rounds,
+      execs_per_sec: Math.round(actions.execs / on),
+      opens_per_sec: Math.round(actions.opens / on),
+      connects_per_sec: Math.round(actions.connects / on),
+      seconds_on: on,
+      baseline: { name: 'sensor.off', seconds: off, execs_per_sec: Math.round(actions.execs / off) },
+      ratio_to_baseline: overhead,
+      target: { ratio_to_baseline: overheadTarget },
+      target_met: overhead <= overheadTarget,
+      ...host,
+    }) + '\n',
+  );
+  if (overhead > guardOverhead) failures.push(`the workload ran ${overhead}x slower with the sensor on`);
+  return failures;
+}
+
+await benchMain({ name: 'sensor.bench', deadlineMs, isGuard, run, cleanup: () => removeDir(scratch) });
