@@ -20,6 +20,8 @@ export interface DaemonOptions {
   authToken?: string;
   /** Run the eBPF sensor (off unless asked: it captures the whole host). */
   sensor?: boolean;
+  /** Run the daemon as this user and group instead of the test's own. */
+  identity?: { uid: number; gid: number };
   args?: string[];
   env?: Record<string, string>;
 }
@@ -68,7 +70,10 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   if (options.authToken !== undefined) args.push('--auth-token', options.authToken);
   // The caller's own PROVD_AUTH_TOKEN must not leak in: auth is on only when a test asks for it.
   const { PROVD_AUTH_TOKEN: _ignored, ...inherited } = process.env;
-  return { ...(await spawnServer(cliPath, args, { ...inherited, ...options.env })), dataDir };
+  return {
+    ...(await spawnServer(cliPath, args, { ...inherited, ...options.env }, options.identity)),
+    dataDir,
+  };
 }
 
 /**
@@ -79,8 +84,13 @@ export async function spawnServer(
   script: string,
   args: string[] = [],
   env = process.env,
+  identity?: { uid: number; gid: number },
 ): Promise<RunningServer> {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [script, ...args], {
+    env,
+    stdio: ['pipe', 'ignore', 'pipe'],
+    ...identity,
+  });
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
