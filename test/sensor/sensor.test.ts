@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { addonPath } from '../../src/sensor/binding.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { runCli } from '../support/cli.js';
-import { cliPath, startDaemon, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
 const token = 'sensor-test-token';
@@ -48,42 +47,6 @@ async function awaitEvents(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-
-describe('the daemon as a user that is not root', function () {
-  it('runs without the sensor and says why', async function () {
-    const nobody = { uid: 65534, gid: 65534 };
-    if (process.getuid?.() !== 0) {
-      process.stderr.write(
-        '      skipped: only root can start the daemon as another user (this run is not root)\n',
-      );
-      this.skip();
-    }
-    const readable = spawnSync(
-      process.execPath,
-      ['-e', `require('fs').accessSync(${JSON.stringify(cliPath)})`],
-      nobody,
-    );
-    if (readable.status !== 0) {
-      process.stderr.write(`      skipped: user nobody cannot read ${cliPath}\n`);
-      this.skip();
-    }
-    const dataDir = mkdtempSync(join(tmpdir(), 'provd-nobody-'));
-    chmodSync(dataDir, 0o777);
-    const daemon = await startDaemon({ dataDir, sensor: true, identity: nobody });
-    try {
-      const { body } = await request(daemon.url, '/v1/health');
-      const capture = body['native_capture'] as Record<string, unknown>;
-      assert.deepEqual(
-        [capture['status'], capture['message']],
-        ['unavailable', 'the sensor needs root; the daemon runs without it'],
-      );
-      assert.equal(body['ready'], true);
-    } finally {
-      await daemon.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-});
 
 describe('the eBPF sensor in the daemon', function () {
   const fixture = useDaemonFixture();
