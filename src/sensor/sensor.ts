@@ -5,14 +5,15 @@
  */
 import { log } from '../shared/log.js';
 import { loadSensorAddon, type NativeLoss, type NativeProbe, type NativeSensor } from './binding.js';
+import { sensorUnavailable } from './host-support.js';
 import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
 import { probeSpecs } from './probes.js';
 import { batchHeaderBytes, header, headerBytes } from './records.js';
 
 /** Batches of the ring reader: handed over at 4,096 records, 1 MiB or 100 ms, whichever comes first. */
 const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 100 };
-/** Batches being normalized or committed at once; past it a batch is dropped and counted. */
-const maxBatchesInFlight = 16;
+/** Bytes of batches being normalized or committed at once; past it a batch is dropped and counted. */
+const maxBytesInFlight = 64 * 1024 * 1024;
 /** How often new loss is sent on as capture_loss events (coverage gaps). */
 const lossReportMs = 1000;
 
@@ -47,6 +48,7 @@ export interface CaptureReport {
 /** The running sensor, or the reason it is not running. */
 export class Sensor {
   private readonly inFlight = new Set<Promise<void>>();
+  private bytesInFlight = 0;
   /** Loss already sent on as capture_loss events, by `kind probe`. */
   private readonly reportedLoss = new Map<string, number>();
   private lossTimer: NodeJS.Timeout | undefined;
@@ -69,8 +71,8 @@ export class Sensor {
    * built. Never throws: a sensor that cannot run is reported, and the daemon runs without it.
    */
   static async start(router: BatchSink, faults: { stallMs: number } = { stallMs: 0 }): Promise<Sensor> {
-    if (process.getuid?.() !== 0)
-      return Sensor.off('unavailable', 'the sensor needs root; the daemon runs without it');
+    const why = sensorUnavailable();
+    if (why !== undefined) return Sensor.off('unavailable', why);
     const addon = loadSensorAddon();
     if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable);
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
@@ -96,10 +98,12 @@ export class Sensor {
   /** One batch from the ring reader, sent on to the router unless too many are in flight. */
   private take(batch: ArrayBuffer): void {
     const records = countRecords(batch);
-    if (this.router === undefined || this.inFlight.size >= maxBatchesInFlight) {
+    if (this.router === undefined || this.bytesInFlight + batch.byteLength > maxBytesInFlight) {
       this.backpressureDropped += records;
       return;
     }
+    const bytes = batch.byteLength;
+    this.bytesInFlight += bytes;
     const stored: Promise<void> = this.router.ingestSensorBatch(new Uint8Array(batch)).then(
       () => undefined,
       (error: unknown) => {
@@ -110,7 +114,10 @@ export class Sensor {
       },
     );
     this.inFlight.add(stored);
-    void stored.finally(() => this.inFlight.delete(stored));
+    void stored.finally(() => {
+      this.inFlight.delete(stored);
+      this.bytesInFlight -= bytes;
+    });
   }
 
   /** The capability report: status, each probe, and what was lost. */
