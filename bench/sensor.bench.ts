@@ -156,6 +156,17 @@ async function countStored(path: string, run: string, file: string) {
               AND json_extract_string(attrs, '$.dst_port') = ${String(refusedPort)}) AS connects
           FROM events WHERE run_id = ${run}`,
     );
+    // records of the sensor the decoder refused (counted as invalid in producer health)
+    const [refused] = await readRows<{ refused: string[] | null }>(
+      connection,
+      sql`SELECT list(counter || '=' || value) AS refused FROM producer_counters WHERE source = 'provd_sensor'`,
+    );
+    // the workload's opens stored outside its run: spooled, or attributed elsewhere
+    const [outside] = await readRows<{ opens: bigint }>(
+      connection,
+      sql`SELECT count(*) AS opens FROM events
+          WHERE run_id IS DISTINCT FROM ${run} AND json_extract_string(attrs, '$.path') = ${file}`,
+    );
     const [loss] = await readRows<{ lost: bigint | null }>(
       connection,
       sql`SELECT sum(lost_events) AS lost FROM coverage_gaps WHERE kind LIKE 'sensor_%' AND kind <> 'sensor_truncated'`,
@@ -165,6 +176,8 @@ async function countStored(path: string, run: string, file: string) {
       opens: Number(row!.opens),
       connects: Number(row!.connects),
       lost: Number(loss!.lost ?? 0n),
+      opens_outside_run: Number(outside!.opens),
+      counters: refused!.refused,
     };
   } finally {
     connection.closeSync();

@@ -86,10 +86,16 @@ LoadResult loadPrograms(uint32_t selfTgid) {
   return result;
 }
 
-void unloadPrograms(std::vector<LoadedObject>& objects) {
+void detachPrograms(std::vector<LoadedObject>& objects) {
   for (LoadedObject& object : objects) {
     for (bpf_link* link : object.links) bpf_link__destroy(link);
     object.links.clear();
+  }
+}
+
+void unloadPrograms(std::vector<LoadedObject>& objects) {
+  detachPrograms(objects);
+  for (LoadedObject& object : objects) {
     if (object.destroy) object.destroy();
     object.destroy = nullptr;
   }

@@ -37,6 +37,9 @@ struct LoadResult {
 // Opens, loads and attaches every object; `selfTgid`'s own events are skipped in the kernel.
 LoadResult loadPrograms(uint32_t selfTgid);
 
+// Detaches every probe: no new records; the ring buffers keep what they hold.
+void detachPrograms(std::vector<LoadedObject>& objects);
+
 // Detaches every probe and frees every object.
 void unloadPrograms(std::vector<LoadedObject>& objects);
 

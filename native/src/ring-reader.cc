@@ -44,7 +44,13 @@ RingReader::RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimi
       throw std::runtime_error(std::string("failed to open the ring buffers: ") + strerror(error));
     }
   }
-  deliver_ = Napi::ThreadSafeFunction::New(env, onBatch, "provd-ring-reader", maxQueuedBatches, 1);
+  drained_ = std::make_shared<Napi::Promise::Deferred>(Napi::Promise::Deferred::New(env));
+  // the finalizer runs on the JS thread after the last queued batch was delivered and the
+  // function released: only then has JS seen every batch
+  deliver_ = Napi::ThreadSafeFunction::New(env, onBatch, "provd-ring-reader", maxQueuedBatches, 1,
+                                           [drained = drained_](Napi::Env finalizing) {
+                                             drained->Resolve(finalizing.Undefined());
+                                           });
   batch_ = newBatch();
   thread_ = std::thread([this] { run(); });
 }

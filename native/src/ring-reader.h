@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -38,6 +39,9 @@ class RingReader {
   // Stops the thread, hands over what it holds, and lets the JS callback go; idempotent.
   void stop();
 
+  // Resolves on the JS thread once every batch handed over has been delivered to the callback.
+  Napi::Promise drained() const { return drained_->Promise(); }
+
   const ReaderStats& stats() const { return stats_; }
   // Why polling ended early, empty while it runs.
   std::string failure() const;
@@ -50,6 +54,7 @@ class RingReader {
   ring_buffer* rings_ = nullptr;
   BatchLimits limits_;
   Napi::ThreadSafeFunction deliver_;
+  std::shared_ptr<Napi::Promise::Deferred> drained_;
   std::vector<uint8_t>* batch_ = nullptr;
   uint32_t batchRecords_ = 0;
   uint64_t batchStartedMs_ = 0;

@@ -156,9 +156,16 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
 
 Napi::Value Sensor::Close(const Napi::CallbackInfo& info) {
   closed_ = true;
-  if (reader_) reader_->stop();
-  if (!starting_) unloadPrograms(loaded_.objects);
-  return info.Env().Undefined();
+  if (!reader_) {
+    if (!starting_) unloadPrograms(loaded_.objects);
+    Napi::Promise::Deferred done = Napi::Promise::Deferred::New(info.Env());
+    done.Resolve(info.Env().Undefined());
+    return done.Promise();
+  }
+  detachPrograms(loaded_.objects);  // no new records; the rings keep what they hold
+  reader_->stop();                  // reads the rings empty and hands over the last batch
+  unloadPrograms(loaded_.objects);
+  return reader_->drained();
 }
 
 }  // namespace provd

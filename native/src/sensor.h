@@ -26,7 +26,8 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   Napi::Value Loss(const Napi::CallbackInfo& info);
   // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, failure, note }
   Napi::Value Stats(const Napi::CallbackInfo& info);
-  // close(): void: stops reading and detaches every probe; idempotent
+  // close(): Promise<void>: detaches every probe, stops reading once the rings are emptied, and
+  // resolves when JS has been handed every batch; idempotent
   Napi::Value Close(const Napi::CallbackInfo& info);
 
   void startReading(Napi::Env env);

@@ -53,7 +53,8 @@ export interface NativeSensor {
   probes(): NativeProbe[];
   loss(): NativeLoss[];
   stats(): NativeStats;
-  close(): void;
+  /** Detaches every probe and resolves once JS was handed every batch the rings held; idempotent. */
+  close(): Promise<void>;
 }
 
 export interface SensorAddon {

@@ -84,7 +84,7 @@ export class Sensor {
     try {
       await native.start();
     } catch (error) {
-      native.close();
+      await native.close();
       const message = error instanceof Error ? error.message : String(error);
       return new Sensor(null, { status: 'failed', message });
     }
@@ -186,8 +186,7 @@ export class Sensor {
     if (this.native === null) return;
     clearInterval(this.lossTimer);
     const final = lossTotals(this.report()); // the kernel's counters go with its programs
-    this.native.close();
-    await new Promise((resolve) => setImmediate(resolve)); // the reader's last batch arrives on a later turn
+    await this.native.close(); // every batch is taken (and its storing started) before this resolves
     await Promise.all(this.inFlight);
     for (const [key, total] of lossTotals(this.report()))
       final.set(key, Math.max(final.get(key) ?? 0, total));

@@ -33,7 +33,7 @@ describe('the sensor addon binding', function () {
     });
   });
 
-  it('reports nothing loaded and nothing read before start, and closes twice without harm', function () {
+  it('reports nothing loaded and nothing read before start, and closes twice without harm', async function () {
     const sensor = new addon.Sensor(
       { selfTgid: process.pid, batchRecords: 1, batchBytes: 1, flushMs: 1 },
       () => {},
@@ -41,8 +41,8 @@ describe('the sensor addon binding', function () {
     assert.deepEqual(sensor.probes(), []);
     assert.deepEqual(sensor.loss(), []);
     assert.equal(sensor.stats().records, 0);
-    sensor.close();
-    sensor.close();
+    await sensor.close();
+    await sensor.close();
     assert.throws(() => void sensor.start(), /failed to start: the sensor was started or closed already/);
   });
 });
