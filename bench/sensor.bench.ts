@@ -116,6 +116,7 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
   const tracer = await startBpftrace(file); // in both arms: its own cost weighs on each alike
   const run = `sensor-bench-${sensor ? 'on' : 'off'}-${round}`;
   let counts: WorkloadCounts;
+  let capture: unknown;
   try {
     const answer = await fetch(`${daemon.url}/v1/record`, {
       method: 'POST',
@@ -133,12 +134,15 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
     if (answer.status !== 200 || body.exit_code !== 0)
       throw new Error(`the workload failed: ${JSON.stringify(body)}`);
     counts = JSON.parse(body.stdout!.text) as WorkloadCounts;
+    if (sensor)
+      capture = ((await (await fetch(`${daemon.url}/v1/health`)).json()) as { native_capture: unknown })
+        .native_capture;
   } finally {
     await daemon.stop(); // the sensor hands over what its rings hold before the store closes
   }
   const traced = tracer === undefined ? undefined : await stopBpftrace(tracer);
   const stored = sensor ? await countStored(join(dataDir, 'provd.duckdb'), run, file) : undefined;
-  return { counts, traced, stored };
+  return { counts, traced, stored, capture };
 }
 
 /** Events the store holds of the workload's own actions, and the loss the sensor counted. */
@@ -209,7 +213,7 @@ async function run(): Promise<string[]> {
       }
       if (!sensor) continue;
       last = result;
-      const { counts, stored, traced } = result;
+      const { counts, stored, traced, capture } = result;
       for (const category of categories) {
         const missing = counts[category] - stored![category];
         if (missing > stored!.lost)
@@ -222,6 +226,7 @@ async function run(): Promise<string[]> {
           workload: counts,
           stored,
           bpftrace: traced ?? null,
+          capture, // the sensor's own report right after the workload
           ...host,
         }) + '\n',
       );

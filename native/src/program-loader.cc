@@ -60,7 +60,7 @@ void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), v
       continue;
     }
     object.links.push_back(link);
-    result.probes.push_back({name, bpf_program__name(program), true, ""});
+    result.probes.push_back({name, bpf_program__name(program), true, "", bpf_program__fd(program)});
   }
   result.objects.push_back(std::move(object));
 }
@@ -93,13 +93,14 @@ void detachPrograms(std::vector<LoadedObject>& objects) {
   }
 }
 
-void unloadPrograms(std::vector<LoadedObject>& objects) {
-  detachPrograms(objects);
-  for (LoadedObject& object : objects) {
+void unloadPrograms(LoadResult& loaded) {
+  detachPrograms(loaded.objects);
+  for (LoadedObject& object : loaded.objects) {
     if (object.destroy) object.destroy();
     object.destroy = nullptr;
   }
-  objects.clear();
+  loaded.objects.clear();
+  for (ProbeReport& probe : loaded.probes) probe.programFd = -1;  // closed: the number may be reused
 }
 
 }  // namespace provd

@@ -16,6 +16,7 @@ struct ProbeReport {
   std::string probe;    // the BPF program's name, e.g. "provd_exec"
   bool attached = false;
   std::string error;
+  int programFd = -1;  // while loaded: the kernel counts the times it skipped the program here
 };
 
 // One loaded object: its ring buffer and loss counters, and the links that keep its probes attached.
@@ -40,7 +41,7 @@ LoadResult loadPrograms(uint32_t selfTgid);
 // Detaches every probe: no new records; the ring buffers keep what they hold.
 void detachPrograms(std::vector<LoadedObject>& objects);
 
-// Detaches every probe and frees every object.
-void unloadPrograms(std::vector<LoadedObject>& objects);
+// Detaches every probe and frees every object; the probes' reports stay, without their programs.
+void unloadPrograms(LoadResult& loaded);
 
 }  // namespace provd

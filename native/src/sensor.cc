@@ -15,6 +15,16 @@ uint32_t requireUint(const Napi::Object& options, const char* name) {
   return value.As<Napi::Number>().Uint32Value();
 }
 
+// The times the kernel skipped the program because another BPF program was running on its CPU
+// (bpf_prog_info.recursion_misses): events the probe never saw. 0 once unloaded.
+uint64_t recursionMisses(const ProbeReport& report) {
+  if (!report.attached || report.programFd < 0) return 0;
+  bpf_prog_info info{};
+  uint32_t length = sizeof(info);
+  if (bpf_obj_get_info_by_fd(report.programFd, &info, &length) != 0) return 0;
+  return info.recursion_misses;
+}
+
 }  // namespace
 
 // Loads and attaches on a libuv thread: the verifier takes tens of milliseconds per program.
@@ -29,7 +39,7 @@ class StartWorker : public Napi::AsyncWorker {
     sensor_->starting_ = false;
     sensor_->loaded_ = std::move(result_);
     if (sensor_->closed_) {
-      unloadPrograms(sensor_->loaded_.objects);
+      unloadPrograms(sensor_->loaded_);
       deferred_.Resolve(Env().Undefined());
       return;
     }
@@ -37,7 +47,7 @@ class StartWorker : public Napi::AsyncWorker {
       sensor_->startReading(Env());
       deferred_.Resolve(Env().Undefined());
     } catch (const std::exception& error) {
-      unloadPrograms(sensor_->loaded_.objects);
+      unloadPrograms(sensor_->loaded_);
       deferred_.Reject(Napi::Error::New(Env(), error.what()).Value());
     }
   }
@@ -71,7 +81,7 @@ Sensor::Sensor(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sensor>(info) 
 
 Sensor::~Sensor() {
   if (reader_) reader_->stop();
-  unloadPrograms(loaded_.objects);
+  unloadPrograms(loaded_);
 }
 
 Napi::Value Sensor::Start(const Napi::CallbackInfo& info) {
@@ -100,6 +110,7 @@ Napi::Value Sensor::Probes(const Napi::CallbackInfo& info) {
     probe.Set("probe", report.probe);
     probe.Set("attached", report.attached);
     probe.Set("error", report.error.empty() ? env.Null() : Napi::String::New(env, report.error));
+    probe.Set("missed", Napi::Number::New(env, static_cast<double>(recursionMisses(report))));
     probes.Set(i, probe);
   }
   return probes;
@@ -157,14 +168,14 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
 Napi::Value Sensor::Close(const Napi::CallbackInfo& info) {
   closed_ = true;
   if (!reader_) {
-    if (!starting_) unloadPrograms(loaded_.objects);
+    if (!starting_) unloadPrograms(loaded_);
     Napi::Promise::Deferred done = Napi::Promise::Deferred::New(info.Env());
     done.Resolve(info.Env().Undefined());
     return done.Promise();
   }
   detachPrograms(loaded_.objects);  // no new records; the rings keep what they hold
   reader_->stop();                  // reads the rings empty and hands over the last batch
-  unloadPrograms(loaded_.objects);
+  unloadPrograms(loaded_);
   return reader_->drained();
 }
 

@@ -20,7 +20,7 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
  private:
   // start(): Promise<void>: loads and attaches every program off the JS thread, then reads the rings
   Napi::Value Start(const Napi::CallbackInfo& info);
-  // probes(): { program, probe, attached, error }[]
+  // probes(): { program, probe, attached, error, missed }[]
   Napi::Value Probes(const Napi::CallbackInfo& info);
   // loss(): { program, index, ringFull, truncated, pendingFull }[], summed over CPUs
   Napi::Value Loss(const Napi::CallbackInfo& info);

@@ -12,6 +12,8 @@ export interface NativeProbe {
   probe: string;
   attached: boolean;
   error: string | null;
+  /** Times the kernel skipped the program: another BPF program was running on its CPU. */
+  missed: number;
 }
 
 /** The kernel's loss counters of one probe, summed over CPUs; `index` is its PROBE_* number. */

@@ -33,6 +33,8 @@ export interface ProbeReport {
   truncated: number;
   /** Records dropped in the kernel: too many of the probe's syscalls were in flight at once. */
   pending_full: number;
+  /** Events the probe never saw: the kernel skipped its programs while another BPF program ran on the CPU. */
+  missed: number;
 }
 
 /** health's `native_capture`: whether the sensor runs, why not, and each probe. */
@@ -201,6 +203,7 @@ function lossTotals(report: CaptureReport): Map<string, number> {
     totals.set(`ring_full ${name}`, probe.ring_full);
     totals.set(`pending_full ${name}`, probe.pending_full);
     totals.set(`truncated ${name}`, probe.truncated);
+    totals.set(`missed ${name}`, probe.missed);
   }
   for (const [kind, count] of Object.entries(report.dropped)) totals.set(`${kind} sensor`, count);
   return totals;
@@ -232,6 +235,7 @@ function probeReports(
       ring_full: counts?.ringFull ?? 0,
       truncated: counts?.truncated ?? 0,
       pending_full: counts?.pendingFull ?? 0,
+      missed: programs.reduce((sum, probe) => sum + probe.missed, 0),
     };
     if (error !== null && spec.required) missing.push(spec.name);
   }

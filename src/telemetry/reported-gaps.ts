@@ -23,6 +23,7 @@ const gapKinds: Readonly<Record<string, string>> = {
   sensor_backpressure: 'sensor_backpressure',
   sensor_commit_failed: 'sensor_commit_failed',
   sensor_malformed: 'sensor_malformed',
+  sensor_missed: 'sensor_missed',
 };
 
 /** One reported loss, as the worker hands it to the store. */

@@ -289,7 +289,7 @@ describe('the eBPF sensor in the daemon', function () {
     assert.equal(table.code, 0, table.stderr);
     const lines = table.stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^sensor: running( \(mounted tracefs at \/sys\/kernel\/tracing\))?$/);
-    assert.match(lines[1]!, /^PROBE +ATTACHED +REQUIRED +RING FULL +IN FLIGHT +TRUNCATED +ERROR$/);
+    assert.match(lines[1]!, /^PROBE +ATTACHED +REQUIRED +RING FULL +IN FLIGHT +TRUNCATED +MISSED +ERROR$/);
     const probes = lines.slice(2, -1).map((line) => line.split(/ +/).slice(0, 3));
     assert.deepEqual(probes, [
       ['exec', 'yes', 'yes'],

@@ -13,7 +13,7 @@ export class SensorStatusCommand extends DaemonClientCommand {
     details: `
       Reads \`native_capture\` of \`GET /v1/health\`: the sensor's status and why, then a line per
       probe: attached or not (and why not), whether the sensor needs it, and the records the kernel
-      dropped (ring buffer full, too many calls in flight) or cut. With \`--json\`, prints the
+      dropped (ring buffer full, too many calls in flight), cut, or never ran the probe for (missed). With \`--json\`, prints the
       report as JSON. Exit code 0 when the sensor runs with every probe, 1 when it is degraded or
       off, 2 when the daemon cannot be reached.
     `,
@@ -45,15 +45,16 @@ function formatReport(report: CaptureReport): string {
     String(probe.ring_full),
     String(probe.pending_full),
     String(probe.truncated),
+    String(probe.missed),
     probe.error?.split('\n')[0] ?? '',
   ]);
   const dropped = Object.entries(report.dropped)
     .map(([where, count]) => `${where} ${count}`)
     .join(', ');
-  const header = ['PROBE', 'ATTACHED', 'REQUIRED', 'RING FULL', 'IN FLIGHT', 'TRUNCATED', 'ERROR'];
+  const header = ['PROBE', 'ATTACHED', 'REQUIRED', 'RING FULL', 'IN FLIGHT', 'TRUNCATED', 'MISSED', 'ERROR'];
   return (
     summary +
-    formatTable(header, rows, new Set([3, 4, 5])) +
+    formatTable(header, rows, new Set([3, 4, 5, 6])) +
     `records read: ${report.records}; dropped on the way to the store: ${dropped}\n`
   );
 }
