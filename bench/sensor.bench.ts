@@ -117,6 +117,7 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
   const run = `sensor-bench-${sensor ? 'on' : 'off'}-${round}`;
   let counts: WorkloadCounts;
   let capture: unknown;
+  let exitCode: number | null = null;
   try {
     const answer = await fetch(`${daemon.url}/v1/record`, {
       method: 'POST',
@@ -138,11 +139,12 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
       capture = ((await (await fetch(`${daemon.url}/v1/health`)).json()) as { native_capture: unknown })
         .native_capture;
   } finally {
-    await daemon.stop(); // the sensor hands over what its rings hold before the store closes
+    exitCode = await daemon.stop(); // the sensor hands over what its rings hold before the store closes
   }
+  const warnings = daemon.logs.filter((entry) => entry['level'] !== 'info');
   const traced = tracer === undefined ? undefined : await stopBpftrace(tracer);
   const stored = sensor ? await countStored(join(dataDir, 'provd.duckdb'), run, file) : undefined;
-  return { counts, traced, stored, capture };
+  return { counts, traced, stored, capture, exitCode, warnings };
 }
 
 /** Events the store holds of the workload's own actions, and the loss the sensor counted. */
@@ -163,7 +165,7 @@ async function countStored(path: string, run: string, file: string) {
     // records of the sensor the decoder refused (counted as invalid in producer health)
     const [refused] = await readRows<{ refused: string[] | null }>(
       connection,
-      sql`SELECT list(counter || '=' || value) AS refused FROM producer_counters WHERE source = 'provd_sensor'`,
+      sql`SELECT list(source || ':' || counter || '=' || value) AS refused FROM producer_counters`,
     );
     // the workload's opens stored outside its run: spooled, or attributed elsewhere
     const [outside] = await readRows<{ opens: bigint }>(
@@ -213,7 +215,7 @@ async function run(): Promise<string[]> {
       }
       if (!sensor) continue;
       last = result;
-      const { counts, stored, traced, capture } = result;
+      const { counts, stored, traced, capture, exitCode, warnings } = result;
       for (const category of categories) {
         const missing = counts[category] - stored![category];
         if (missing > stored!.lost)
@@ -227,6 +229,8 @@ async function run(): Promise<string[]> {
           stored,
           bpftrace: traced ?? null,
           capture, // the sensor's own report right after the workload
+          daemon_exit_code: exitCode,
+          daemon_warnings: warnings,
           ...host,
         }) + '\n',
       );

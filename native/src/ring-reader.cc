@@ -45,8 +45,7 @@ RingReader::RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimi
     }
   }
   drained_ = std::make_shared<Napi::Promise::Deferred>(Napi::Promise::Deferred::New(env));
-  // the finalizer runs on the JS thread after the last queued batch was delivered and the
-  // function released: only then has JS seen every batch
+  // the finalizer runs on the JS thread once the function is released
   deliver_ = Napi::ThreadSafeFunction::New(env, onBatch, "provd-ring-reader", maxQueuedBatches, 1,
                                            [drained = drained_](Napi::Env finalizing) {
                                              drained->Resolve(finalizing.Undefined());

@@ -39,7 +39,8 @@ class RingReader {
   // Stops the thread, hands over what it holds, and lets the JS callback go; idempotent.
   void stop();
 
-  // Resolves on the JS thread once every batch handed over has been delivered to the callback.
+  // Resolves on the JS thread when the thread-safe function is finalized. Queued batches can still
+  // arrive after it (measured under load): stats().batches is what the caller waits for.
   Napi::Promise drained() const { return drained_->Promise(); }
 
   const ReaderStats& stats() const { return stats_; }

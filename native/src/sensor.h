@@ -26,8 +26,9 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   Napi::Value Loss(const Napi::CallbackInfo& info);
   // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, failure, note }
   Napi::Value Stats(const Napi::CallbackInfo& info);
-  // close(): Promise<void>: detaches every probe, stops reading once the rings are emptied, and
-  // resolves when JS has been handed every batch; idempotent
+  // close(): Promise<void>: detaches every probe and stops reading once the rings are emptied;
+  // resolves when the reader's thread-safe function is finalized, which may be before its last
+  // queued batches reach JS (measured): callers count them with stats().batches; idempotent
   Napi::Value Close(const Napi::CallbackInfo& info);
 
   void startReading(Napi::Env env);

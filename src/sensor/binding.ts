@@ -55,7 +55,11 @@ export interface NativeSensor {
   probes(): NativeProbe[];
   loss(): NativeLoss[];
   stats(): NativeStats;
-  /** Detaches every probe and resolves once JS was handed every batch the rings held; idempotent. */
+  /**
+   * Detaches every probe and stops the reader once it has read the rings empty; idempotent. Its
+   * last batches may still be on their way to JS when this resolves: stats().batches says how many
+   * the reader queued in all (sensor.ts waits for them).
+   */
   close(): Promise<void>;
 }
 

@@ -14,6 +14,8 @@ import { batchHeaderBytes, header, headerBytes } from './records.js';
 const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 100 };
 /** Bytes of batches being normalized or committed at once; past it a batch is dropped and counted. */
 const maxBytesInFlight = 64 * 1024 * 1024;
+/** How long stopping waits for the batches the ring reader queued to reach JS. */
+const deliveryDeadlineMs = 10_000;
 /** How often new loss is sent on as capture_loss events (coverage gaps). */
 const lossReportMs = 1000;
 
@@ -51,6 +53,13 @@ export interface CaptureReport {
 export class Sensor {
   private readonly inFlight = new Set<Promise<void>>();
   private bytesInFlight = 0;
+  /** Set once every batch was stored: a batch after that could not be, and is counted as such. */
+  private stopped = false;
+  /** Batches and records the ring reader handed to JS so far. */
+  private deliveredBatches = 0;
+  private deliveredRecords = 0;
+  /** Records the reader queued that never reached JS before the stop deadline. */
+  private undelivered = 0;
   /** Loss already sent on as capture_loss events, by `kind probe`. */
   private readonly reportedLoss = new Map<string, number>();
   private lossTimer: NodeJS.Timeout | undefined;
@@ -100,6 +109,13 @@ export class Sensor {
   /** One batch from the ring reader, sent on to the router unless too many are in flight. */
   private take(batch: ArrayBuffer): void {
     const records = countRecords(batch);
+    this.deliveredBatches++;
+    this.deliveredRecords += records;
+    if (this.stopped) {
+      this.commitFailedDropped += records;
+      log('warn', 'a sensor batch came after the sensor stopped', { records });
+      return;
+    }
     if (this.router === undefined || this.bytesInFlight + batch.byteLength > maxBytesInFlight) {
       this.backpressureDropped += records;
       return;
@@ -134,7 +150,7 @@ export class Sensor {
     if (native === null)
       return { status: this.why.status, message: this.why.message, probes: {}, records: 0, dropped };
     const stats = native.stats();
-    dropped.handoff = stats.droppedRecords;
+    dropped.handoff = stats.droppedRecords + this.undelivered;
     dropped.malformed = stats.malformedRecords;
     const { probes, missing } = probeReports(native.probes(), native.loss());
     const failed = stats.failure !== null;
@@ -150,6 +166,19 @@ export class Sensor {
   /** Whether every required probe attached (the sensor's readiness). */
   get ready(): boolean {
     return this.report().status === 'running';
+  }
+
+  /**
+   * Waits until JS was handed every batch the reader queued (its thread has ended, so the count is
+   * final); what has not come by the deadline is counted as lost in the handoff.
+   */
+  private async awaitDelivery(): Promise<void> {
+    const native = this.native!;
+    const deadline = Date.now() + deliveryDeadlineMs;
+    while (this.deliveredBatches < native.stats().batches && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    const { records, droppedRecords } = native.stats();
+    this.undelivered = Math.max(0, records - droppedRecords - this.deliveredRecords);
   }
 
   /**
@@ -188,8 +217,10 @@ export class Sensor {
     if (this.native === null) return;
     clearInterval(this.lossTimer);
     const final = lossTotals(this.report()); // the kernel's counters go with its programs
-    await this.native.close(); // every batch is taken (and its storing started) before this resolves
+    await this.native.close();
+    await this.awaitDelivery();
     await Promise.all(this.inFlight);
+    this.stopped = true;
     for (const [key, total] of lossTotals(this.report()))
       final.set(key, Math.max(final.get(key) ?? 0, total));
     await this.reportLoss(final);
