@@ -25,6 +25,12 @@ uint64_t clockNs(clockid_t clock) {
   return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
 }
 
+// a full batch on its way to JS, with its record count (JS never walks the records to count them)
+struct HandedBatch {
+  std::vector<uint8_t> bytes;
+  uint32_t records;
+};
+
 std::vector<uint8_t>* newBatch() {
   auto* batch = new std::vector<uint8_t>(8, 0);  // the clock offset goes in front
   return batch;
@@ -110,16 +116,18 @@ void RingReader::flush() {
   // the offset that turns this batch's monotonic capture times into wall time
   int64_t offset = static_cast<int64_t>(clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC));
   memcpy(full->data(), &offset, sizeof(offset));
-  napi_status queued = deliver_.NonBlockingCall(full, [](Napi::Env env, Napi::Function onBatch, std::vector<uint8_t>* bytes) {
+  auto* handed = new HandedBatch{std::move(*full), records};
+  delete full;
+  napi_status queued = deliver_.NonBlockingCall(handed, [](Napi::Env env, Napi::Function onBatch, HandedBatch* batch) {
     if (env != nullptr && onBatch != nullptr) {
-      Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, bytes->size());
-      memcpy(buffer.Data(), bytes->data(), bytes->size());
-      onBatch.Call({buffer});
+      Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, batch->bytes.size());
+      memcpy(buffer.Data(), batch->bytes.data(), batch->bytes.size());
+      onBatch.Call({buffer, Napi::Number::New(env, batch->records)});
     }
-    delete bytes;
+    delete batch;
   });
   if (queued != napi_ok) {
-    delete full;
+    delete handed;
     stats_.droppedRecords += records;
     stats_.droppedBatches++;
     return;

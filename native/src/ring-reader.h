@@ -32,7 +32,7 @@ struct ReaderStats {
 
 class RingReader {
  public:
-  // Starts polling `ringFds`; batches go to `onBatch(ArrayBuffer)` on the JS thread.
+  // Starts polling `ringFds`; batches go to `onBatch(ArrayBuffer, records)` on the JS thread.
   RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimits limits, Napi::Function onBatch);
   ~RingReader();
 

@@ -64,7 +64,11 @@ export interface NativeSensor {
 }
 
 export interface SensorAddon {
-  Sensor: new (options: NativeSensorOptions, onBatch: (batch: ArrayBuffer) => void) => NativeSensor;
+  /** `onBatch` gets each batch with the number of records in it. */
+  Sensor: new (
+    options: NativeSensorOptions,
+    onBatch: (batch: ArrayBuffer, records: number) => void,
+  ) => NativeSensor;
 }
 
 /** Where .ci/setup builds the addon. */

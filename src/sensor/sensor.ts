@@ -8,7 +8,6 @@ import { loadSensorAddon, type NativeLoss, type NativeProbe, type NativeSensor }
 import { sensorUnavailable } from './host-support.js';
 import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
 import { probeSpecs } from './probes.js';
-import { batchHeaderBytes, header, headerBytes } from './records.js';
 
 /** Batches of the ring reader: handed over at 4,096 records, 1 MiB or 100 ms, whichever comes first. */
 const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 100 };
@@ -89,7 +88,7 @@ export class Sensor {
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
     const native = new addon.Sensor(
       { selfTgid: process.pid, ...batchLimits, stallMs: faults.stallMs },
-      (batch) => started.sensor?.take(batch),
+      (batch, records) => started.sensor?.take(batch, records),
     );
     const sensor = (started.sensor = new Sensor(native, { status: 'running', message: null }, router));
     try {
@@ -107,8 +106,7 @@ export class Sensor {
   }
 
   /** One batch from the ring reader, sent on to the router unless too many are in flight. */
-  private take(batch: ArrayBuffer): void {
-    const records = countRecords(batch);
+  private take(batch: ArrayBuffer, records: number): void {
     this.deliveredBatches++;
     this.deliveredRecords += records;
     if (this.stopped) {
@@ -161,11 +159,6 @@ export class Sensor {
         ? `required probes did not attach: ${missing.join(', ')}`
         : stats.note;
     return { status, message, probes, records: stats.records, dropped };
-  }
-
-  /** Whether every required probe attached (the sensor's readiness). */
-  get ready(): boolean {
-    return this.report().status === 'running';
   }
 
   /**
@@ -271,16 +264,4 @@ function probeReports(
     if (error !== null && spec.required) missing.push(spec.name);
   }
   return { probes, missing };
-}
-
-/** Records in a batch (records.ts framing), for counting what a dropped batch held. */
-function countRecords(batch: ArrayBuffer): number {
-  const view = new DataView(batch);
-  let count = 0;
-  for (let at = batchHeaderBytes; at + headerBytes <= batch.byteLength; count++) {
-    const size = view.getUint16(at + header.size, true);
-    if (size < headerBytes) break;
-    at += (size + 7) & ~7;
-  }
-  return count;
 }
