@@ -22,7 +22,7 @@ export function decodeFileOpen(record: RecordView, event: ParsedEvent): string |
     return `open record of ${record.size} bytes holds no path of ${pathSize}`;
   const flags = record.u32(open.flags);
   event.type = opensForWriting(flags) ? 'file_write' : 'file_open';
-  const path = record.text(open.path, pathSize);
+  const path = record.text(open.path, pathSize, 'path');
   event.attrs.path = path;
   if (!path.startsWith('/')) event.attrs.relative = true;
   event.attrs.flags = openFlagsText(flags);
@@ -35,8 +35,8 @@ export function decodeFileOpen(record: RecordView, event: ParsedEvent): string |
 export function decodeFileRename(record: RecordView, event: ParsedEvent): string | undefined {
   if (!record.holds(rename.new_path, pathBytes)) return `rename record of ${record.size} bytes is too short`;
   event.type = 'file_rename';
-  const path = record.text(rename.old_path, Math.min(record.u32(rename.old_size), pathBytes));
-  const newPath = record.text(rename.new_path, Math.min(record.u32(rename.new_size), pathBytes));
+  const path = record.text(rename.old_path, Math.min(record.u32(rename.old_size), pathBytes), 'path');
+  const newPath = record.text(rename.new_path, Math.min(record.u32(rename.new_size), pathBytes), 'new_path');
   event.attrs.path = path;
   event.attrs.new_path = newPath;
   if (!path.startsWith('/') || !newPath.startsWith('/')) event.attrs.relative = true;
@@ -53,7 +53,7 @@ export function decodeFileUnlink(record: RecordView, event: ParsedEvent): string
   if (!record.holds(unlink.path, pathSize))
     return `unlink record of ${record.size} bytes holds no path of ${pathSize}`;
   event.type = 'file_unlink';
-  const path = record.text(unlink.path, pathSize);
+  const path = record.text(unlink.path, pathSize, 'path');
   event.attrs.path = path;
   if (!path.startsWith('/')) event.attrs.relative = true;
   if ((record.u32(unlink.flags) & removeDirectory) !== 0) event.attrs.directory = true;

@@ -13,8 +13,8 @@ export function decodeExec(record: RecordView, event: ParsedEvent): string | und
   if (!record.holds(exec.argv, argvSize))
     return `exec record of ${record.size} bytes holds no argv of ${argvSize}`;
   event.type = 'execve';
-  event.attrs.path = record.text(exec.filename, filenameSize);
-  const args = record.text(exec.argv, argvSize).split('\0');
+  event.attrs.path = record.text(exec.filename, filenameSize, 'path');
+  const args = record.text(exec.argv, argvSize, 'argv').split('\0');
   if (args[args.length - 1] === '') args.pop();
   event.attrs.argv = args;
   return undefined;

@@ -36,17 +36,18 @@ const decoders = new Map<number, Decoder>([
 export function decodeSensorBatch(bytes: Uint8Array): ParseResult {
   const result = emptyParseResult();
   if (bytes.length < batchHeaderBytes) return result;
-  const offsetNs = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigInt64(0, true);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const offsetNs = view.getBigInt64(0, true);
   let at = batchHeaderBytes;
   let number = 0;
   while (at + headerBytes <= bytes.length) {
     number++;
-    const size = new RecordView(bytes, at, headerBytes).u16(header.size);
+    const size = view.getUint16(at + header.size, true);
     if (size < headerBytes || at + size > bytes.length) {
       reject(result, number, 'missing_field', `record ${number}: its size ${size} does not fit the batch`);
       return result; // the rest cannot be framed
     }
-    const record = new RecordView(bytes, at, size);
+    const record = new RecordView(view, bytes, at, size);
     const event = commonFields(record, offsetNs);
     const decode = decoders.get(record.u16(header.op));
     const failure =
@@ -55,6 +56,8 @@ export function decodeSensorBatch(bytes: Uint8Array): ParseResult {
         : decode(record, event);
     if (failure !== undefined) reject(result, number, 'unknown_type', `record ${number}: ${failure}`);
     else {
+      // the exact bytes of a text field that is not UTF-8 (a path, argv or comm)
+      if (Object.keys(record.notUtf8).length > 0) event.attrs.not_utf8_hex = record.notUtf8;
       classifyEvent(event);
       result.events.push(event);
     }
@@ -78,7 +81,7 @@ function commonFields(record: RecordView, offsetNs: bigint): ParsedEvent {
     tgid,
     ppid: record.u32(header.ppid),
     uid: record.u32(header.uid),
-    comm: record.cString(header.comm, commBytes),
+    comm: record.cString(header.comm, commBytes, 'comm'),
     cgroupId: record.u64(header.cgroup_id).toString(),
     containerId: null,
     attrs: { tid: record.u32(header.tid), gid: record.u32(header.gid) },

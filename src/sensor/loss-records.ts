@@ -56,7 +56,10 @@ export function decodeLossReport(record: RecordView, event: ParsedEvent): string
   const count = new DataView(record.raw(lossReport.count, 8).slice().buffer).getFloat64(0, true);
   Object.assign(event, { type: 'capture_loss', ...noProcessIdentity });
   // a truncated record was kept, cut: it counts as cut, not as lost
-  event.attrs = { loss: `sensor_${kind}`, probe: record.cString(lossReport.probe, lossReport.probeBytes) };
+  event.attrs = {
+    loss: `sensor_${kind}`,
+    probe: record.cString(lossReport.probe, lossReport.probeBytes, 'probe'),
+  };
   if (kind === 'truncated') event.attrs.truncated_events = count;
   else event.attrs.lost_events = count;
   return undefined;

@@ -1,19 +1,24 @@
 /** One raw record in a batch, read by field offset (records.ts); reads never go past the record. */
+import { isUtf8 } from 'node:buffer';
 
 const utf8 = new TextDecoder('utf-8'); // not fatal: a path's or comm's bytes are not always UTF-8
 
 export class RecordView {
-  private readonly view: DataView;
+  /**
+   * Text fields whose bytes are not UTF-8, by name, as hex: their text has U+FFFD where the bytes
+   * could not be read, so the bytes themselves are kept beside it.
+   */
+  readonly notUtf8: Record<string, string> = {};
 
   constructor(
+    /** A view of the whole batch, shared by its records. */
+    private readonly view: DataView,
     private readonly bytes: Uint8Array,
     /** Where the record starts in `bytes`. */
     readonly at: number,
     /** Bytes of the record that hold data (header.size). */
     readonly size: number,
-  ) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
+  ) {}
 
   /** Whether the record holds `bytes` bytes from `offset`. */
   holds(offset: number, bytes: number): boolean {
@@ -46,16 +51,21 @@ export class RecordView {
     return this.bytes.subarray(start, Math.min(start + length, this.at + this.size));
   }
 
-  /** UTF-8 text of `length` bytes from `offset`, at most to the record's end. */
-  text(offset: number, length: number): string {
-    return utf8.decode(this.raw(offset, length));
+  /** Text field `name`: `length` bytes from `offset`, at most to the record's end. */
+  text(offset: number, length: number, name: string): string {
+    return this.decode(this.raw(offset, length), name);
   }
 
-  /** A NUL-terminated string in a fixed field of `length` bytes; null when empty. */
-  cString(offset: number, length: number): string | null {
+  /** Text field `name`, NUL-terminated in a fixed field of `length` bytes; null when empty. */
+  cString(offset: number, length: number, name: string): string | null {
     const field = this.raw(offset, length);
     const end = field.indexOf(0);
     const text = field.subarray(0, end === -1 ? field.length : end);
-    return text.length === 0 ? null : utf8.decode(text);
+    return text.length === 0 ? null : this.decode(text, name);
+  }
+
+  private decode(bytes: Uint8Array, name: string): string {
+    if (!isUtf8(bytes)) this.notUtf8[name] = Buffer.from(bytes).toString('hex');
+    return utf8.decode(bytes);
   }
 }

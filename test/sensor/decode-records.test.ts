@@ -70,6 +70,21 @@ describe('decodeSensorBatch', function () {
     assert.equal(events[0]!.attrs['truncated'], undefined);
   });
 
+  it('keeps the exact bytes of a path or comm that is not UTF-8 beside its text', function () {
+    const batch = recorded().slice();
+    const first = recordOffsets(batch)[0]!;
+    batch[first + layouts.exec_event.fields.filename + 5] = 0xff; // /bin/\xffcho
+    batch[first + header.comm + 1] = 0xfe; // e\xfeho
+    const event = decodeSensorBatch(batch).events[0]!;
+    assert.equal(event.attrs['path'], '/bin/\ufffdcho');
+    assert.equal(event.comm, 'e\ufffdho');
+    assert.deepEqual(event.attrs['not_utf8_hex'], {
+      path: Buffer.from('/bin/\xffcho', 'latin1').toString('hex'),
+      comm: Buffer.from('e\xfeho', 'latin1').toString('hex'),
+    });
+    assert.equal(decodeSensorBatch(recorded()).events[0]!.attrs['not_utf8_hex'], undefined);
+  });
+
   it('turns the monotonic capture time into wall time with the offset the batch carries', function () {
     const batch = recorded();
     const before = decodeSensorBatch(batch.slice()).events[0]!.timeNs;
