@@ -9,7 +9,9 @@
 
 #include "event.h"
 
+#ifndef RING_BYTES
 #define RING_BYTES (4 * 1024 * 1024)
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

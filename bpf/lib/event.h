@@ -19,6 +19,7 @@ enum record_op {
 	OP_SETUID = 8,
 	OP_SETGID = 9,
 	OP_PTRACE = 10,
+	OP_TLS_CHUNK = 11,
 };
 
 /* header.flags */
@@ -126,6 +127,28 @@ struct ptrace_event {
 	__s32 result;
 	__u32 target_pid;
 	__s64 request;		/* PTRACE_* */
+};
+
+#define TLS_CHUNK_BYTES 16384
+#define TLS_CHUNKS_PER_CALL 4 /* a call moving more is sent cut, flagged truncated */
+
+/* tls_chunk_event.direction */
+#define TLS_WRITE 1 /* plaintext the process handed to the library to encrypt */
+#define TLS_READ 2  /* plaintext the library decrypted for the process */
+
+/*
+ * OP_TLS_CHUNK, from a uprobe pair on an OpenSSL read or write: the plaintext one call moved, in
+ * chunks of up to TLS_CHUNK_BYTES. Sent only as long as it holds data: header.size says how long.
+ */
+struct tls_chunk_event {
+	struct event_header header;
+	__u64 conn;		/* the SSL object's address: one connection within its process */
+	__u32 call_size;	/* bytes the call moved */
+	__u32 offset;		/* where this chunk starts within them */
+	__u32 data_size;	/* bytes of data in this chunk */
+	__u16 direction;	/* TLS_WRITE or TLS_READ */
+	__u16 unreadable;	/* 1: the library's buffer could not be read, data_size is 0 */
+	__u8 data[TLS_CHUNK_BYTES];
 };
 
 /* one per probe in each program's provd_loss map (per CPU) */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Syscall records in two halves: the entry fills a record (arguments, the caller's identity, the
- * capture time) and keeps it per thread; the exit adds the syscall's result and sends it. A thread
- * that never returns (killed in the call) leaves its record to be evicted (LRU).
+ * capture time) and keeps it per thread; the exit adds the syscall's result and sends it. A plain
+ * hash, not an LRU one: an LRU map makes room by evicting a call in flight, silently, while a full
+ * hash refuses the new one, which is counted (pending_full). A syscall interrupted by a fatal
+ * signal still passes its exit tracepoint, so entries do not outlive their threads.
  */
 #ifndef PROVD_PENDING_H
 #define PROVD_PENDING_H
@@ -14,7 +16,7 @@
 /* the records of calls in flight, by thread */
 #define PENDING_MAP(name, T)                                \
 	struct {                                            \
-		__uint(type, BPF_MAP_TYPE_LRU_HASH);        \
+		__uint(type, BPF_MAP_TYPE_HASH);            \
 		__uint(max_entries, PENDING_MAX);           \
 		__type(key, __u32);                         \
 		__type(value, T);                           \

@@ -11,6 +11,7 @@
 #include "network.skel.h"
 #include "privilege.skel.h"
 #include "process.skel.h"
+#include "tls.skel.h"
 
 namespace provd {
 
@@ -31,7 +32,7 @@ void reportAll(bpf_object* object, const char* name, const std::string& why, Loa
 
 template <typename Skeleton>
 void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), void (*destroy)(Skeleton*),
-                uint32_t selfTgid, LoadResult& result) {
+                uint32_t selfTgid, LoadResult& result, bool perTarget = false) {
   takeLibbpfLog();
   Skeleton* skeleton = open();
   if (skeleton == nullptr) {
@@ -47,11 +48,17 @@ void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), v
   }
   LoadedObject object;
   object.name = name;
+  object.object = skeleton->obj;
+  object.perTarget = perTarget;
   object.ringFd = bpf_map__fd(skeleton->maps.provd_ring);
   object.lossFd = bpf_map__fd(skeleton->maps.provd_loss);
   object.destroy = [skeleton, destroy] { destroy(skeleton); };
   bpf_program* program;
   bpf_object__for_each_program(program, skeleton->obj) {
+    if (perTarget) {  // loaded: ready to attach where targets are found
+      result.probes.push_back({name, bpf_program__name(program), true, "", bpf_program__fd(program)});
+      continue;
+    }
     takeLibbpfLog();
     bpf_link* link = bpf_program__attach(program);
     if (link == nullptr) {
@@ -83,7 +90,37 @@ LoadResult loadPrograms(uint32_t selfTgid) {
   loadObject("file", file_bpf__open, file_bpf__load, file_bpf__destroy, selfTgid, result);
   loadObject("network", network_bpf__open, network_bpf__load, network_bpf__destroy, selfTgid, result);
   loadObject("privilege", privilege_bpf__open, privilege_bpf__load, privilege_bpf__destroy, selfTgid, result);
+  loadObject("tls", tls_bpf__open, tls_bpf__load, tls_bpf__destroy, selfTgid, result, true);
   return result;
+}
+
+std::vector<ProbeReport> attachUprobes(LoadedObject& object, const std::string& binary,
+                                       const std::vector<UprobeRequest>& requests) {
+  std::vector<ProbeReport> reports;
+  for (const UprobeRequest& request : requests) {
+    ProbeReport report{object.name, request.program};
+    bpf_program* program = bpf_object__find_program_by_name(object.object, request.program.c_str());
+    if (program == nullptr) {
+      report.error = "no program " + request.program + " in object " + object.name;
+      reports.push_back(report);
+      continue;
+    }
+    bpf_uprobe_opts options{};
+    options.sz = sizeof(options);
+    options.retprobe = request.retprobe;
+    options.func_name = request.symbol.c_str();
+    takeLibbpfLog();
+    // pid -1: every process that maps the file, now or later (a uprobe belongs to the inode)
+    bpf_link* link = bpf_program__attach_uprobe_opts(program, -1, binary.c_str(), 0, &options);
+    if (link == nullptr) {
+      report.error = "failed to attach at " + request.symbol + ": " + reason(errno, takeLibbpfLog());
+    } else {
+      object.links.push_back(link);
+      report.attached = true;
+    }
+    reports.push_back(report);
+  }
+  return reports;
 }
 
 void detachPrograms(std::vector<LoadedObject>& objects) {

@@ -22,6 +22,8 @@ struct ProbeReport {
 // One loaded object: its ring buffer and loss counters, and the links that keep its probes attached.
 struct LoadedObject {
   std::string name;
+  bpf_object* object = nullptr;
+  bool perTarget = false;  // its programs attach to targets on request (uprobes), not at load
   int ringFd = -1;
   int lossFd = -1;
   std::vector<bpf_link*> links;
@@ -37,6 +39,18 @@ struct LoadResult {
 
 // Opens, loads and attaches every object; `selfTgid`'s own events are skipped in the kernel.
 LoadResult loadPrograms(uint32_t selfTgid);
+
+// One uprobe to attach: a program of a per-target object at a function of a binary or library.
+struct UprobeRequest {
+  std::string program;
+  std::string symbol;
+  bool retprobe = false;
+};
+
+// Attaches `requests` in `binary` for every process that maps it; each request's report says
+// whether it attached and why not. Their links join the object's, so detaching ends them too.
+std::vector<ProbeReport> attachUprobes(LoadedObject& object, const std::string& binary,
+                                       const std::vector<UprobeRequest>& requests);
 
 // Detaches every probe: no new records; the ring buffers keep what they hold.
 void detachPrograms(std::vector<LoadedObject>& objects);

@@ -58,10 +58,55 @@ class StartWorker : public Napi::AsyncWorker {
   LoadResult result_;
 };
 
+// Attaches uprobes on a libuv thread: libbpf reads the target's ELF symbols, which for a large
+// binary (node: ~100 MB) takes a while.
+class AttachWorker : public Napi::AsyncWorker {
+ public:
+  AttachWorker(Napi::Env env, Sensor* sensor, std::string binary, std::vector<UprobeRequest> requests)
+      : Napi::AsyncWorker(env),
+        sensor_(sensor),
+        binary_(std::move(binary)),
+        requests_(std::move(requests)),
+        deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    std::lock_guard<std::mutex> hold(sensor_->attaching_);
+    for (LoadedObject& object : sensor_->loaded_.objects) {
+      if (object.perTarget && !sensor_->closed_) reports_ = attachUprobes(object, binary_, requests_);
+    }
+    if (reports_.empty()) {
+      for (const UprobeRequest& request : requests_)
+        reports_.push_back({"tls", request.program, false, sensor_->closed_ ? "the sensor is closed" : "the TLS object is not loaded"});
+    }
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Array reports = Napi::Array::New(env, reports_.size());
+    for (size_t i = 0; i < reports_.size(); i++) {
+      Napi::Object report = Napi::Object::New(env);
+      report.Set("program", reports_[i].program);
+      report.Set("probe", reports_[i].probe);
+      report.Set("attached", reports_[i].attached);
+      report.Set("error", reports_[i].error.empty() ? env.Null() : Napi::String::New(env, reports_[i].error));
+      reports.Set(i, report);
+    }
+    deferred_.Resolve(reports);
+  }
+
+ private:
+  Sensor* sensor_;
+  std::string binary_;
+  std::vector<UprobeRequest> requests_;
+  Napi::Promise::Deferred deferred_;
+  std::vector<ProbeReport> reports_;
+};
+
 Napi::Function Sensor::Define(Napi::Env env) {
   return DefineClass(env, "Sensor",
                      {
                          InstanceMethod<&Sensor::Start>("start"),
+                         InstanceMethod<&Sensor::AttachUprobes>("attachUprobes"),
                          InstanceMethod<&Sensor::Probes>("probes"),
                          InstanceMethod<&Sensor::Loss>("loss"),
                          InstanceMethod<&Sensor::Stats>("stats"),
@@ -77,10 +122,12 @@ Sensor::Sensor(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sensor>(info) 
   limits_ = {requireUint(options, "batchRecords"), requireUint(options, "batchBytes"), requireUint(options, "flushMs"),
              options.Has("stallMs") ? requireUint(options, "stallMs") : 0};
   onBatch_ = Napi::Persistent(info[1].As<Napi::Function>());
+  if (info.Length() > 2 && info[2].IsFunction()) onTlsBatch_ = Napi::Persistent(info[2].As<Napi::Function>());
 }
 
 Sensor::~Sensor() {
   if (reader_) reader_->stop();
+  if (tlsReader_) tlsReader_->stop();
   unloadPrograms(loaded_);
 }
 
@@ -95,9 +142,33 @@ Napi::Value Sensor::Start(const Napi::CallbackInfo& info) {
 
 void Sensor::startReading(Napi::Env env) {
   std::vector<int> fds;
-  for (const LoadedObject& object : loaded_.objects) fds.push_back(object.ringFd);
-  if (fds.empty()) return;  // nothing loaded: the probe reports say why
-  reader_ = std::make_unique<RingReader>(env, fds, limits_, onBatch_.Value());
+  std::vector<int> tlsFds;
+  for (const LoadedObject& object : loaded_.objects) (object.perTarget ? tlsFds : fds).push_back(object.ringFd);
+  // nothing loaded: the probe reports say why
+  if (!fds.empty()) reader_ = std::make_unique<RingReader>(env, fds, limits_, onBatch_.Value());
+  if (!tlsFds.empty() && !onTlsBatch_.IsEmpty())
+    tlsReader_ = std::make_unique<RingReader>(env, tlsFds, limits_, onTlsBatch_.Value());
+}
+
+Napi::Value Sensor::AttachUprobes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsArray())
+    throw Napi::TypeError::New(env, "attachUprobes(binary, requests): binary must be a string and requests an array");
+  std::vector<UprobeRequest> requests;
+  Napi::Array given = info[1].As<Napi::Array>();
+  for (uint32_t i = 0; i < given.Length(); i++) {
+    Napi::Value item = given.Get(i);
+    if (!item.IsObject()) throw Napi::TypeError::New(env, "attachUprobes: each request must be an object");
+    Napi::Object request = item.As<Napi::Object>();
+    if (!request.Get("program").IsString() || !request.Get("symbol").IsString())
+      throw Napi::TypeError::New(env, "attachUprobes: each request needs a string program and symbol");
+    requests.push_back({request.Get("program").As<Napi::String>(), request.Get("symbol").As<Napi::String>(),
+                        request.Get("retprobe").ToBoolean()});
+  }
+  auto* worker = new AttachWorker(env, this, info[0].As<Napi::String>(), std::move(requests));
+  Napi::Promise promise = worker->promise();
+  worker->Queue();
+  return promise;
 }
 
 Napi::Value Sensor::Probes(const Napi::CallbackInfo& info) {
@@ -148,25 +219,35 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object stats = Napi::Object::New(env);
   auto set = [&](const char* name, uint64_t value) { stats.Set(name, Napi::Number::New(env, static_cast<double>(value))); };
-  if (reader_) {
-    const ReaderStats& read = reader_->stats();
-    set("records", read.records);
-    set("batches", read.batches);
-    set("droppedRecords", read.droppedRecords);
-    set("droppedBatches", read.droppedBatches);
-    set("malformedRecords", read.malformedRecords);
-    std::string failure = reader_->failure();
-    stats.Set("failure", failure.empty() ? env.Null() : Napi::String::New(env, failure));
-  } else {
-    for (const char* name : {"records", "batches", "droppedRecords", "droppedBatches", "malformedRecords"}) set(name, 0);
-    stats.Set("failure", env.Null());
+  uint64_t records = 0, batches = 0, droppedRecords = 0, droppedBatches = 0, malformedRecords = 0;
+  std::string failure;
+  for (const RingReader* reader : {reader_.get(), tlsReader_.get()}) {
+    if (reader == nullptr) continue;
+    const ReaderStats& read = reader->stats();
+    records += read.records;
+    batches += read.batches;
+    droppedRecords += read.droppedRecords;
+    droppedBatches += read.droppedBatches;
+    malformedRecords += read.malformedRecords;
+    if (failure.empty()) failure = reader->failure();
   }
+  set("records", records);
+  set("batches", batches);
+  set("droppedRecords", droppedRecords);
+  set("droppedBatches", droppedBatches);
+  set("malformedRecords", malformedRecords);
+  stats.Set("failure", failure.empty() ? env.Null() : Napi::String::New(env, failure));
   stats.Set("note", loaded_.note.empty() ? env.Null() : Napi::String::New(env, loaded_.note));
   return stats;
 }
 
 Napi::Value Sensor::Close(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> hold(attaching_);  // an attach in progress ends first
   closed_ = true;
+  if (tlsReader_) {
+    detachPrograms(loaded_.objects);
+    tlsReader_->stop();
+  }
   if (!reader_) {
     if (!starting_) unloadPrograms(loaded_);
     Napi::Promise::Deferred done = Napi::Promise::Deferred::New(info.Env());

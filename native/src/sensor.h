@@ -3,7 +3,9 @@
 #pragma once
 #include <napi.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 
 #include "program-loader.h"
 #include "ring-reader.h"
@@ -13,13 +15,17 @@ namespace provd {
 class Sensor : public Napi::ObjectWrap<Sensor> {
  public:
   static Napi::Function Define(Napi::Env env);
-  // new Sensor({ selfTgid, batchRecords, batchBytes, flushMs, stallMs? }, onBatch)
+  // new Sensor({ selfTgid, batchRecords, batchBytes, flushMs, stallMs? }, onBatch, onTlsBatch?):
+  // records of per-target objects (TLS plaintext chunks) come in batches of their own
   explicit Sensor(const Napi::CallbackInfo& info);
   ~Sensor() override;
 
  private:
   // start(): Promise<void>: loads and attaches every program off the JS thread, then reads the rings
   Napi::Value Start(const Napi::CallbackInfo& info);
+  // attachUprobes(binary, [{ program, symbol, retprobe }]): Promise<{ program, probe, attached, error }[]>:
+  // attaches programs of the TLS object at functions of a binary or library, off the JS thread
+  Napi::Value AttachUprobes(const Napi::CallbackInfo& info);
   // probes(): { program, probe, attached, error, missed }[]
   Napi::Value Probes(const Napi::CallbackInfo& info);
   // loss(): { program, index, ringFull, truncated, pendingFull }[], summed over CPUs
@@ -33,14 +39,19 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
 
   void startReading(Napi::Env env);
   friend class StartWorker;
+  friend class AttachWorker;
 
   uint32_t selfTgid_;
   BatchLimits limits_;
   Napi::FunctionReference onBatch_;
+  Napi::FunctionReference onTlsBatch_;
   LoadResult loaded_;
   std::unique_ptr<RingReader> reader_;
+  std::unique_ptr<RingReader> tlsReader_;
+  // held while uprobes attach off the JS thread, so close() never frees an object in use
+  std::mutex attaching_;
   bool starting_ = false;
-  bool closed_ = false;
+  std::atomic<bool> closed_{false};
 };
 
 }  // namespace provd

@@ -49,9 +49,26 @@ export interface NativeSensorOptions {
   stallMs?: number;
 }
 
+/** A uprobe to attach: a program of the TLS object at a function of a binary or library. */
+export interface NativeUprobe {
+  program: string;
+  symbol: string;
+  retprobe: boolean;
+}
+
+/** Whether one uprobe attached, and why not. */
+export interface NativeUprobeReport {
+  program: string;
+  probe: string;
+  attached: boolean;
+  error: string | null;
+}
+
 /** native/src/sensor.h: class Sensor. */
 export interface NativeSensor {
   start(): Promise<void>;
+  /** Attaches programs of the TLS object in `binary`, for every process that maps it. */
+  attachUprobes(binary: string, probes: NativeUprobe[]): Promise<NativeUprobeReport[]>;
   probes(): NativeProbe[];
   loss(): NativeLoss[];
   stats(): NativeStats;
@@ -64,10 +81,14 @@ export interface NativeSensor {
 }
 
 export interface SensorAddon {
-  /** `onBatch` gets each batch with the number of records in it. */
+  /**
+   * `onBatch` gets each batch with the number of records in it; `onTlsBatch` the batches of TLS
+   * plaintext chunks (read only when given).
+   */
   Sensor: new (
     options: NativeSensorOptions,
     onBatch: (batch: ArrayBuffer, records: number) => void,
+    onTlsBatch?: (batch: ArrayBuffer, records: number) => void,
   ) => NativeSensor;
 }
 

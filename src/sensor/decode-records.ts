@@ -13,6 +13,7 @@ import { decodePtrace, decodeSetid } from './decode-privilege.js';
 import { decodeExec, decodeExit } from './decode-process.js';
 import { decodeLossReport } from './loss-records.js';
 import { RecordView } from './record-view.js';
+import { decodeTlsMessage } from './tls/message-record.js';
 import { batchHeaderBytes, commBytes, header, headerBytes, RecordOp, recordTruncated } from './records.js';
 
 /** One decoder per op: fills in the event's type and attrs, or says why the record cannot be one. */
@@ -30,6 +31,7 @@ const decoders = new Map<number, Decoder>([
   [RecordOp.setgid, (record, event) => decodeSetid(record, event, 'setgid')],
   [RecordOp.ptrace, decodePtrace],
   [RecordOp.lossReport, decodeLossReport],
+  [RecordOp.tlsMessage, decodeTlsMessage],
 ]);
 
 /** Every record of `bytes` as an event; a record that cannot be read is rejected and counted. */

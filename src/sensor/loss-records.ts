@@ -5,7 +5,8 @@
  */
 import { noProcessIdentity, type ParsedEvent } from '../telemetry/event.js';
 import type { RecordView } from './record-view.js';
-import { batchHeaderBytes, header, RecordOp } from './records.js';
+import { joinRecords, newRecord, writeText } from './record-writer.js';
+import { RecordOp } from './records.js';
 
 /** Where records were lost or cut: the kernel's counters, then the way to the store. */
 export const lossKinds = [
@@ -16,6 +17,14 @@ export const lossKinds = [
   'backpressure',
   'commit_failed',
   'malformed',
+  // the kernel skipped a probe's program while another BPF program ran on the CPU
+  'missed',
+  // TLS (src/sensor/tls/): messages the reassembler had to drop, or could not read as HTTP/1.x
+  'tls_evicted',
+  'tls_unparsed',
+  // TLS targets (src/sensor/tls-targets.ts) whose plaintext is not captured: one per target
+  'tls_unsupported',
+  'tls_over_budget',
 ] as const;
 
 export type LossKind = (typeof lossKinds)[number];
@@ -25,26 +34,35 @@ export interface Loss {
   kind: LossKind;
   probe: string;
   count: number;
+  /** What was lost, when a probe and a count do not say it (the binary a TLS target is). */
+  detail?: string;
 }
 
 /** struct loss_report (user space only): the header, then these fields. */
-export const lossReport = { kind: 64, count: 72, probe: 80, probeBytes: 32, size: 112 } as const;
+export const lossReport = {
+  kind: 64,
+  count: 72,
+  probe: 80,
+  probeBytes: 32,
+  detail: 112,
+  detailBytes: 256,
+  size: 368,
+} as const;
+
+/** One loss report, timed `nowNs` (wall clock). */
+export function lossRecord(loss: Loss, nowNs: bigint): Uint8Array {
+  const record = newRecord(RecordOp.lossReport, lossReport.size, nowNs);
+  const view = new DataView(record.buffer);
+  view.setUint32(lossReport.kind, lossKinds.indexOf(loss.kind), true);
+  view.setFloat64(lossReport.count, loss.count, true);
+  writeText(record, lossReport.probe, lossReport.probeBytes, loss.probe);
+  writeText(record, lossReport.detail, lossReport.detailBytes, loss.detail ?? '');
+  return record;
+}
 
 /** A batch of loss reports, timed `nowNs` (wall clock: the batch's clock offset is 0). */
 export function encodeLossBatch(losses: readonly Loss[], nowNs: bigint): Uint8Array {
-  const bytes = new Uint8Array(batchHeaderBytes + losses.length * lossReport.size);
-  const view = new DataView(bytes.buffer);
-  const encoder = new TextEncoder();
-  losses.forEach((loss, index) => {
-    const at = batchHeaderBytes + index * lossReport.size;
-    view.setUint16(at + header.op, RecordOp.lossReport, true);
-    view.setUint16(at + header.size, lossReport.size, true);
-    view.setBigUint64(at + header.ktime_ns, nowNs, true);
-    view.setUint32(at + lossReport.kind, lossKinds.indexOf(loss.kind), true);
-    view.setFloat64(at + lossReport.count, loss.count, true);
-    bytes.set(encoder.encode(loss.probe).subarray(0, lossReport.probeBytes), at + lossReport.probe);
-  });
-  return bytes;
+  return joinRecords(losses.map((loss) => lossRecord(loss, nowNs)));
 }
 
 /** A loss report as a `capture_loss` event of no process. */
@@ -60,6 +78,8 @@ export function decodeLossReport(record: RecordView, event: ParsedEvent): string
     loss: `sensor_${kind}`,
     probe: record.cString(lossReport.probe, lossReport.probeBytes, 'probe'),
   };
+  const detail = record.cString(lossReport.detail, lossReport.detailBytes, 'detail');
+  if (detail !== null) event.attrs.detail = detail;
   if (kind === 'truncated') event.attrs.truncated_events = count;
   else event.attrs.lost_events = count;
   return undefined;

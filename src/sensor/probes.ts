@@ -14,6 +14,8 @@ export interface ProbeSpec {
 }
 
 const syscall = (name: string): string[] => [`provd_${name}_enter`, `provd_${name}_exit`];
+/** An OpenSSL call and its _ex form, entry and return: they attach per target (tls-targets.ts). */
+const openSsl = (name: string): string[] => [...syscall(`ssl_${name}`), ...syscall(`ssl_${name}_ex`)];
 
 export const probeSpecs: readonly ProbeSpec[] = [
   { name: 'exec', object: 'process', index: 0, required: true, programs: ['provd_exec'] },
@@ -50,4 +52,7 @@ export const probeSpecs: readonly ProbeSpec[] = [
   { name: 'setuid', object: 'privilege', index: 0, required: true, programs: syscall('setuid') },
   { name: 'setgid', object: 'privilege', index: 1, required: true, programs: syscall('setgid') },
   { name: 'ptrace', object: 'privilege', index: 2, required: true, programs: syscall('ptrace') },
+  // loaded at start, attached to each TLS target found: the report's `tls` says where
+  { name: 'tls_write', object: 'tls', index: 0, required: false, programs: openSsl('write') },
+  { name: 'tls_read', object: 'tls', index: 1, required: false, programs: openSsl('read') },
 ];

@@ -16,8 +16,12 @@ export const RecordOp = {
   setuid: 8,
   setgid: 9,
   ptrace: 10,
+  /** TLS plaintext: goes to the TLS pool (src/sensor/tls/), never straight to the normalize pool. */
+  tlsChunk: 11,
   /** Written by src/sensor/loss-records.ts, never by BPF. */
   lossReport: 100,
+  /** Written by the TLS pool (src/sensor/tls/message-record.ts): one reassembled HTTP message. */
+  tlsMessage: 101,
 } as const;
 
 /** header.flags: a bounded field (path, argv, payload) was cut. */
@@ -28,6 +32,10 @@ export const pathBytes = 256;
 export const argvBytes = 1024;
 export const dnsBytes = 256;
 export const commBytes = 16;
+/** TLS_CHUNK_BYTES: the most plaintext one chunk record holds. */
+export const tlsChunkBytes = 16384;
+/** TLS_CHUNKS_PER_CALL: the most chunks one call is sent in; past them, a call's plaintext is cut. */
+export const tlsChunksPerCall = 4;
 
 /** A C struct: its size and the byte offset of each field. */
 export interface StructLayout {
@@ -85,6 +93,19 @@ export const layouts = {
   },
   setid_event: { size: 72, fields: { header: 0, result: 64, target: 68 } },
   ptrace_event: { size: 80, fields: { header: 0, result: 64, target_pid: 68, request: 72 } },
+  tls_chunk_event: {
+    size: 16472,
+    fields: {
+      header: 0,
+      conn: 64,
+      call_size: 72,
+      offset: 76,
+      data_size: 80,
+      direction: 84,
+      unreadable: 86,
+      data: 88,
+    },
+  },
   loss_counts: { size: 24, fields: { ring_full: 0, truncated: 8, pending_full: 16 } },
 } as const satisfies Record<string, StructLayout>;
 

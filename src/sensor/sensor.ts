@@ -7,7 +7,11 @@ import { log } from '../shared/log.js';
 import { loadSensorAddon, type NativeLoss, type NativeProbe, type NativeSensor } from './binding.js';
 import { sensorUnavailable } from './host-support.js';
 import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
+import { batchHeaderBytes } from './records.js';
 import { probeSpecs } from './probes.js';
+import { TlsTargets, type TlsTargetReport } from './tls-targets.js';
+import type { TlsStats } from './tls/reassembler.js';
+import { TlsPool, type TlsTaskResult } from './tls/tls-pool.js';
 
 /** Batches of the ring reader: handed over at 4,096 records, 1 MiB or 100 ms, whichever comes first. */
 const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 100 };
@@ -17,6 +21,8 @@ const maxBytesInFlight = 64 * 1024 * 1024;
 const deliveryDeadlineMs = 10_000;
 /** How often new loss is sent on as capture_loss events (coverage gaps). */
 const lossReportMs = 1000;
+/** How often the TLS pool ends streams left idle (a body that runs to its connection's end completes then). */
+const tlsFlushMs = 5000;
 
 /** Where batches go: the ingest router (src/ingest/ingest-router.ts), which normalizes and commits them. */
 export interface BatchSink {
@@ -46,6 +52,8 @@ export interface CaptureReport {
   records: number;
   /** Records lost between the kernel and the store, by where. */
   dropped: { handoff: number; backpressure: number; commit_failed: number; malformed: number };
+  /** TLS plaintext: the targets found and probed, and what the TLS pool holds and lost. */
+  tls: { targets: TlsTargetReport[]; reassembly: TlsStats | null };
 }
 
 /** The running sensor, or the reason it is not running. */
@@ -64,6 +72,12 @@ export class Sensor {
   private lossTimer: NodeJS.Timeout | undefined;
   private backpressureDropped = 0;
   private commitFailedDropped = 0;
+  private tlsPool: TlsPool | null = null;
+  private tlsTargets: TlsTargets | null = null;
+  private tlsStats: TlsStats | null = null;
+  private tlsTimer: NodeJS.Timeout | undefined;
+  /** Loss reported once rather than counted (a TLS target not captured), waiting to be sent. */
+  private readonly oneOffLosses: Loss[] = [];
 
   private constructor(
     private readonly native: NativeSensor | null,
@@ -89,6 +103,7 @@ export class Sensor {
     const native = new addon.Sensor(
       { selfTgid: process.pid, ...batchLimits, stallMs: faults.stallMs },
       (batch, records) => started.sensor?.take(batch, records),
+      (batch, records) => started.sensor?.take(batch, records, true),
     );
     const sensor = (started.sensor = new Sensor(native, { status: 'running', message: null }, router));
     try {
@@ -102,11 +117,34 @@ export class Sensor {
     if (report.status !== 'running') log('warn', 'the sensor runs degraded', { message: report.message });
     sensor.lossTimer = setInterval(() => void sensor.reportLoss(), lossReportMs);
     sensor.lossTimer.unref();
+    if (report.probes['tls_write']?.attached === true) sensor.startTls(native);
     return sensor;
   }
 
-  /** One batch from the ring reader, sent on to the router unless too many are in flight. */
-  private take(batch: ArrayBuffer, records: number): void {
+  /** Starts the TLS pool and the search for TLS targets; the first scan goes on in the background. */
+  private startTls(native: NativeSensor): void {
+    this.tlsPool = new TlsPool();
+    this.tlsTargets = new TlsTargets((binary, probes) => native.attachUprobes(binary, probes));
+    void this.tlsTargets.start();
+    this.tlsTimer = setInterval(() => void this.flushTls(false), tlsFlushMs);
+    this.tlsTimer.unref();
+  }
+
+  /** Ends the TLS streams left idle (every stream, when `final`), and stores what that completes. */
+  private flushTls(final: boolean): Promise<void> {
+    if (this.tlsPool === null) return Promise.resolve();
+    return this.track(
+      this.tlsPool.flush(final).then((result) => this.storeTls(result)),
+      0,
+      0,
+    );
+  }
+
+  /**
+   * One batch from the ring reader, sent on to the router (`tls`: through the TLS pool first) unless
+   * too many are in flight.
+   */
+  private take(batch: ArrayBuffer, records: number, tls = false): void {
     this.deliveredBatches++;
     this.deliveredRecords += records;
     if (this.stopped) {
@@ -118,9 +156,21 @@ export class Sensor {
       this.backpressureDropped += records;
       return;
     }
-    const bytes = batch.byteLength;
+    const bytes = new Uint8Array(batch);
+    const stored =
+      tls && this.tlsPool !== null
+        ? this.tlsPool.take(bytes).then((result) => this.storeTls(result))
+        : this.router.ingestSensorBatch(bytes);
+    void this.track(stored, records, batch.byteLength);
+  }
+
+  /**
+   * Follows a batch to the store: `work` stores it; its `records` are counted lost if it fails, its
+   * `bytes` count toward the bound on what is in flight until it is done.
+   */
+  private track(work: Promise<unknown>, records: number, bytes: number): Promise<void> {
     this.bytesInFlight += bytes;
-    const stored: Promise<void> = this.router.ingestSensorBatch(new Uint8Array(batch)).then(
+    const stored: Promise<void> = work.then(
       () => undefined,
       (error: unknown) => {
         this.commitFailedDropped += records;
@@ -134,6 +184,13 @@ export class Sensor {
       this.inFlight.delete(stored);
       this.bytesInFlight -= bytes;
     });
+    return stored;
+  }
+
+  /** What the TLS pool made of a batch: its messages and losses go to the store like any batch. */
+  private async storeTls(result: TlsTaskResult): Promise<void> {
+    this.tlsStats = result.stats;
+    if (result.batch.length > batchHeaderBytes) await this.router!.ingestSensorBatch(result.batch);
   }
 
   /** The capability report: status, each probe, and what was lost. */
@@ -145,8 +202,9 @@ export class Sensor {
       commit_failed: this.commitFailedDropped,
       malformed: 0,
     };
+    const tls = { targets: this.tlsTargets?.report() ?? [], reassembly: this.tlsStats };
     if (native === null)
-      return { status: this.why.status, message: this.why.message, probes: {}, records: 0, dropped };
+      return { status: this.why.status, message: this.why.message, probes: {}, records: 0, dropped, tls };
     const stats = native.stats();
     dropped.handoff = stats.droppedRecords + this.undelivered;
     dropped.malformed = stats.malformedRecords;
@@ -158,7 +216,7 @@ export class Sensor {
       : missing.length > 0
         ? `required probes did not attach: ${missing.join(', ')}`
         : stats.note;
-    return { status, message, probes, records: stats.records, dropped };
+    return { status, message, probes, records: stats.records, dropped, tls };
   }
 
   /**
@@ -188,7 +246,8 @@ export class Sensor {
 
   private async sendLoss(current: Map<string, number>): Promise<void> {
     if (this.router === undefined) return;
-    const losses: Loss[] = [];
+    this.oneOffLosses.push(...(this.tlsTargets?.takeLosses() ?? []));
+    const losses: Loss[] = [...this.oneOffLosses];
     for (const [key, total] of current) {
       const count = total - (this.reportedLoss.get(key) ?? 0);
       const [kind, probe] = key.split(' ') as [LossKind, string];
@@ -197,6 +256,7 @@ export class Sensor {
     if (losses.length === 0) return;
     try {
       await this.router.ingestSensorBatch(encodeLossBatch(losses, BigInt(Date.now()) * 1_000_000n));
+      this.oneOffLosses.splice(0);
       for (const [key, total] of current) this.reportedLoss.set(key, total);
     } catch (error) {
       log('warn', 'sensor loss was not recorded; it is sent again with the next report', {
@@ -209,10 +269,14 @@ export class Sensor {
   async stop(): Promise<void> {
     if (this.native === null) return;
     clearInterval(this.lossTimer);
+    clearInterval(this.tlsTimer);
+    this.tlsTargets?.stop();
     const final = lossTotals(this.report()); // the kernel's counters go with its programs
     await this.native.close();
     await this.awaitDelivery();
     await Promise.all(this.inFlight);
+    await this.flushTls(true); // streams still open: what runs to the end completes, the rest is counted
+    await this.tlsPool?.close();
     this.stopped = true;
     for (const [key, total] of lossTotals(this.report()))
       final.set(key, Math.max(final.get(key) ?? 0, total));

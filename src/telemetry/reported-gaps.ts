@@ -24,6 +24,10 @@ const gapKinds: Readonly<Record<string, string>> = {
   sensor_commit_failed: 'sensor_commit_failed',
   sensor_malformed: 'sensor_malformed',
   sensor_missed: 'sensor_missed',
+  sensor_tls_evicted: 'sensor_tls_evicted',
+  sensor_tls_unparsed: 'sensor_tls_unparsed',
+  sensor_tls_unsupported: 'sensor_tls_unsupported',
+  sensor_tls_over_budget: 'sensor_tls_over_budget',
 };
 
 /** One reported loss, as the worker hands it to the store. */

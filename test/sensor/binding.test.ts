@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { loadSensorAddon, type NativeSensor, type SensorAddon } from '../../src/sensor/binding.js';
 
 /** The methods binding.ts declares on NativeSensor: the addon must export exactly these. */
-const declared: (keyof NativeSensor)[] = ['close', 'loss', 'probes', 'start', 'stats'];
+const declared: (keyof NativeSensor)[] = ['attachUprobes', 'close', 'loss', 'probes', 'start', 'stats'];
 
 describe('the sensor addon binding', function () {
   let addon: SensorAddon;
@@ -20,6 +20,32 @@ describe('the sensor addon binding', function () {
       (name) => name !== 'constructor',
     );
     assert.deepEqual(methods.sort(), [...declared].sort());
+  });
+
+  it('refuses uprobe requests of the wrong shape, and attaches none before the TLS object is loaded', async function () {
+    const sensor = new addon.Sensor(
+      { selfTgid: process.pid, batchRecords: 1, batchBytes: 1, flushMs: 1 },
+      () => {},
+    );
+    const attach = sensor.attachUprobes.bind(sensor) as (...args: unknown[]) => unknown;
+    assert.throws(() => attach('/bin/true'), /binary must be a string and requests an array/);
+    assert.throws(
+      () => attach('/bin/true', [{ program: 'p' }]),
+      /each request needs a string program and symbol/,
+    );
+    assert.throws(() => attach('/bin/true', [7]), /each request must be an object/);
+    const reports = await sensor.attachUprobes('/bin/true', [
+      { program: 'provd_ssl_write_enter', symbol: 'SSL_write', retprobe: false },
+    ]);
+    assert.deepEqual(reports, [
+      {
+        program: 'tls',
+        probe: 'provd_ssl_write_enter',
+        attached: false,
+        error: 'the TLS object is not loaded',
+      },
+    ]);
+    await sensor.close();
   });
 
   it('refuses options of the wrong type, naming the option', function () {

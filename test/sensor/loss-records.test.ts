@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
-import { encodeLossBatch, lossReport } from '../../src/sensor/loss-records.js';
+import { encodeLossBatch, lossKinds, lossReport } from '../../src/sensor/loss-records.js';
 import { batchHeaderBytes } from '../../src/sensor/records.js';
 import { reportedGap } from '../../src/telemetry/reported-gaps.js';
 
@@ -82,6 +82,35 @@ describe('sensor loss reports', function () {
     });
     assert.equal(reportedGap(truncated!, 'b1.1')?.kind, 'sensor_truncated');
     assert.equal(reportedGap(truncated!, 'b1.1')?.lostEvents, null, 'a cut record is kept, not lost');
+  });
+
+  it('carries every kind the sensor counts to a coverage gap of its own kind', function () {
+    const { events, errors } = decodeSensorBatch(
+      encodeLossBatch(
+        lossKinds.map((kind) => ({ kind, probe: 'p', count: 1 })),
+        nowNs,
+      ),
+    );
+    assert.deepEqual(errors, []);
+    assert.deepEqual(
+      events.map((event, index) => reportedGap(event, `b1.${index}`)?.kind),
+      lossKinds.map((kind) => `sensor_${kind}`),
+    );
+  });
+
+  it('keeps what a report says was lost when a probe and a count do not say it', function () {
+    const [event] = decodeSensorBatch(
+      encodeLossBatch(
+        [{ kind: 'tls_unsupported', probe: 'tls_go', count: 1, detail: '/usr/bin/app: Go 1.19' }],
+        nowNs,
+      ),
+    ).events;
+    assert.deepEqual(event?.attrs, {
+      loss: 'sensor_tls_unsupported',
+      probe: 'tls_go',
+      detail: '/usr/bin/app: Go 1.19',
+      lost_events: 1,
+    });
   });
 
   it('rejects a report of a kind it does not know instead of guessing', function () {

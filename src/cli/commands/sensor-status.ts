@@ -55,6 +55,14 @@ function formatReport(report: CaptureReport): string {
   return (
     summary +
     formatTable(header, rows, new Set([3, 4, 5, 6])) +
-    `records read: ${report.records}; dropped on the way to the store: ${dropped}\n`
+    `records read: ${report.records}; dropped on the way to the store: ${dropped}\n` +
+    formatTlsTargets(report.tls.targets)
   );
+}
+
+/** The TLS libraries and binaries found, and whether their plaintext is captured. */
+function formatTlsTargets(targets: CaptureReport['tls']['targets']): string {
+  if (targets.length === 0) return 'TLS targets: none found yet\n';
+  const rows = targets.map((target) => [target.path, target.kind, target.status, target.reason ?? '']);
+  return '\n' + formatTable(['TLS TARGET', 'KIND', 'STATUS', 'REASON'], rows);
 }

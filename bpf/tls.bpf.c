@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TLS plaintext at OpenSSL's API: SSL_write, SSL_read and their _ex forms, in libssl or in a binary
+ * that links OpenSSL statically (node). The entry keeps the call's buffer per thread; the return
+ * sends what the call really moved, in chunks. These programs attach per target (a library or a
+ * binary), from src/sensor/tls-targets.ts, never on their own.
+ */
+#define RING_BYTES (8 * 1024 * 1024)
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "emit.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct tls_chunk_event *unused_tls_chunk_event __attribute__((unused));
+
+/* probe numbers, for provd_loss: must match src/sensor/probes.ts */
+enum { PROBE_TLS_WRITE = 0, PROBE_TLS_READ = 1 };
+
+/* a call in flight: the SSL object, its buffer, and where an _ex form writes the bytes it moved */
+struct tls_call {
+	__u64 ssl;
+	__u64 buffer;
+	__u64 moved; /* size_t *, 0 for SSL_write and SSL_read, which return the count */
+};
+
+/*
+ * LRU, unlike the syscall pairs (pending.h): a process killed while blocked in SSL_read never
+ * returns from it, and its entry would stay in a plain hash for good.
+ */
+#define TLS_CALLS_MAX 8192
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TLS_CALLS_MAX);
+	__type(key, __u64);
+	__type(value, struct tls_call);
+} tls_writes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TLS_CALLS_MAX);
+	__type(key, __u64);
+	__type(value, struct tls_call);
+} tls_reads SEC(".maps");
+
+/* room to build one chunk off the 512-byte stack */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tls_chunk_event);
+} tls_scratch SEC(".maps");
+
+static __always_inline int keep_call(void *calls, __u32 probe, void *ssl, const void *buffer, void *moved)
+{
+	if (is_self())
+		return 0;
+	__u64 id = bpf_get_current_pid_tgid();
+	struct tls_call call = { .ssl = (__u64)ssl, .buffer = (__u64)buffer, .moved = (__u64)moved };
+	if (bpf_map_update_elem(calls, &id, &call, BPF_ANY) != 0)
+		count_pending_full(probe);
+	return 0;
+}
+
+/* at the call's return: sends the plaintext it moved, `ret` as the call returned it */
+static __always_inline int send_call(void *calls, __u32 probe, __u16 direction, int ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct tls_call *kept = bpf_map_lookup_elem(calls, &id);
+	if (!kept)
+		return 0;
+	struct tls_call call = *kept;
+	bpf_map_delete_elem(calls, &id);
+
+	__u64 size = ret > 0 ? ret : 0; /* an int: a negative one is an error, never a count */
+	if (call.moved) { /* the _ex forms return 1 and write the count */
+		if (ret != 1 || bpf_probe_read_user(&size, sizeof(size), (void *)call.moved) != 0)
+			return 0;
+	}
+	if (size == 0)
+		return 0;
+
+	__u32 zero = 0;
+	struct tls_chunk_event *chunk = bpf_map_lookup_elem(&tls_scratch, &zero);
+	if (!chunk)
+		return 0;
+	fill_header(&chunk->header, OP_TLS_CHUNK, 0);
+	chunk->conn = call.ssl;
+	chunk->call_size = size > 0xffffffff ? 0xffffffff : (__u32)size;
+	chunk->direction = direction;
+	if (size > (__u64)TLS_CHUNK_BYTES * TLS_CHUNKS_PER_CALL) {
+		chunk->header.flags |= RECORD_TRUNCATED;
+		count_truncated(probe);
+	}
+
+	for (__u32 i = 0; i < TLS_CHUNKS_PER_CALL; i++) {
+		__u64 offset = (__u64)i * TLS_CHUNK_BYTES;
+		if (offset >= size)
+			break;
+		__u32 length = size - offset > TLS_CHUNK_BYTES ? TLS_CHUNK_BYTES : size - offset;
+		chunk->offset = offset;
+		chunk->unreadable = bpf_probe_read_user(chunk->data, length, (void *)(call.buffer + offset)) != 0;
+		if (chunk->unreadable)
+			length = 0;
+		chunk->data_size = length;
+		__u32 bytes = offsetof(struct tls_chunk_event, data) + length;
+		chunk->header.size = bytes;
+		if (bpf_ringbuf_output(&provd_ring, chunk, bytes, 0) != 0)
+			count_ring_full(probe);
+	}
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(provd_ssl_write_enter, void *ssl, const void *buffer)
+{
+	return keep_call(&tls_writes, PROBE_TLS_WRITE, ssl, buffer, 0);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(provd_ssl_write_exit, int ret)
+{
+	return send_call(&tls_writes, PROBE_TLS_WRITE, TLS_WRITE, ret);
+}
+
+/* int SSL_write_ex(SSL *s, const void *buf, size_t num, size_t *written) */
+SEC("uprobe")
+int BPF_KPROBE(provd_ssl_write_ex_enter, void *ssl, const void *buffer, size_t num, size_t *written)
+{
+	return keep_call(&tls_writes, PROBE_TLS_WRITE, ssl, buffer, written);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(provd_ssl_write_ex_exit, int ret)
+{
+	return send_call(&tls_writes, PROBE_TLS_WRITE, TLS_WRITE, ret);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(provd_ssl_read_enter, void *ssl, void *buffer)
+{
+	return keep_call(&tls_reads, PROBE_TLS_READ, ssl, buffer, 0);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(provd_ssl_read_exit, int ret)
+{
+	return send_call(&tls_reads, PROBE_TLS_READ, TLS_READ, ret);
+}
+
+/* int SSL_read_ex(SSL *s, void *buf, size_t num, size_t *readbytes) */
+SEC("uprobe")
+int BPF_KPROBE(provd_ssl_read_ex_enter, void *ssl, void *buffer, size_t num, size_t *read)
+{
+	return keep_call(&tls_reads, PROBE_TLS_READ, ssl, buffer, read);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(provd_ssl_read_ex_exit, int ret)
+{
+	return send_call(&tls_reads, PROBE_TLS_READ, TLS_READ, ret);
+}

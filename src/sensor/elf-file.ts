@@ -1,0 +1,143 @@
+/**
+ * Just enough of an ELF file for TLS target discovery: whether it defines the functions the TLS
+ * probes attach to, whether it keeps its full symbol table, and, for a Go binary, the toolchain
+ * version from its build info. Reads at offsets: a file is never read whole (node is ~100 MB).
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+
+export interface ElfFacts {
+  /** Of the names asked for, the functions the file defines (in .symtab or .dynsym). */
+  symbols: Set<string>;
+  /** It keeps .symtab (a stripped file keeps only .dynsym, if anything). */
+  hasSymtab: boolean;
+  /** The Go toolchain of a Go binary (`go1.19.8`), from .go.buildinfo; null for any other file. */
+  goVersion: string | null;
+}
+
+interface Section {
+  name: number;
+  type: number;
+  offset: number;
+  size: number;
+  link: number;
+  entsize: number;
+}
+
+const shtSymtab = 2;
+const shtDynsym = 11;
+const sttFunc = 2;
+const symbolBytes = 24;
+/** A string or symbol table larger than this is not read (node's .strtab is ~7 MB). */
+const maxTableBytes = 64 * 1024 * 1024;
+const buildInfoMagic = Buffer.from('\xff Go buildinf:', 'latin1');
+
+/** The facts of an ELF64 little-endian file; throws, naming the file, for anything else. */
+export async function readElfFacts(path: string, names: readonly string[]): Promise<ElfFacts> {
+  const file = await open(path, 'r');
+  try {
+    const header = await readAt(file, 0, 64, path);
+    if (header.readUInt32BE(0) !== 0x7f454c46) throw new Error(`${path} is not an ELF file`);
+    if (header[4] !== 2 || header[5] !== 1) throw new Error(`${path} is not a 64-bit little-endian ELF file`);
+    const sections = await readSections(file, header, path);
+    const names_ = await readAt(
+      file,
+      sections[header.readUInt16LE(62)]?.offset ?? 0,
+      sections[header.readUInt16LE(62)]?.size ?? 0,
+      path,
+    );
+    const sectionName = (section: Section): string => cString(names_, section.name);
+    const wanted = new Set(names);
+    const symbols = new Set<string>();
+    for (const table of sections.filter(
+      (section) => section.type === shtSymtab || section.type === shtDynsym,
+    )) {
+      const strings = sections[table.link];
+      if (strings !== undefined) await findSymbols(file, table, strings, wanted, symbols, path);
+    }
+    const buildInfo = sections.find((section) => sectionName(section) === '.go.buildinfo');
+    return {
+      symbols,
+      hasSymtab: sections.some((section) => section.type === shtSymtab),
+      goVersion: buildInfo === undefined ? null : await readGoVersion(file, buildInfo, path),
+    };
+  } finally {
+    await file.close();
+  }
+}
+
+/** 19 for `go1.19.8`, 23 for `go1.23rc1`; null for what is not a Go 1 version. */
+export function goMinor(version: string): number | null {
+  const minor = /^go1\.(\d+)/.exec(version);
+  return minor === null ? null : Number(minor[1]);
+}
+
+async function readSections(file: FileHandle, header: Buffer, path: string): Promise<Section[]> {
+  const offset = Number(header.readBigUInt64LE(40));
+  const entry = header.readUInt16LE(58);
+  const count = header.readUInt16LE(60);
+  if (count === 0) return [];
+  if (entry < 64) throw new Error(`${path}: section headers of ${entry} bytes`);
+  const table = await readAt(file, offset, entry * count, path);
+  return Array.from({ length: count }, (_, index) => {
+    const at = index * entry;
+    return {
+      name: table.readUInt32LE(at),
+      type: table.readUInt32LE(at + 4),
+      offset: Number(table.readBigUInt64LE(at + 24)),
+      size: Number(table.readBigUInt64LE(at + 32)),
+      link: table.readUInt32LE(at + 40),
+      entsize: Number(table.readBigUInt64LE(at + 56)),
+    };
+  });
+}
+
+/** Adds to `found` each function of `wanted` that `table` defines. */
+async function findSymbols(
+  file: FileHandle,
+  table: Section,
+  strings: Section,
+  wanted: ReadonlySet<string>,
+  found: Set<string>,
+  path: string,
+): Promise<void> {
+  if (table.entsize !== symbolBytes || table.size > maxTableBytes || strings.size > maxTableBytes)
+    throw new Error(
+      `${path}: a symbol table of ${table.size} bytes (entries of ${table.entsize}) is not read`,
+    );
+  const text = await readAt(file, strings.offset, strings.size, path);
+  const symbols = await readAt(file, table.offset, table.size, path);
+  for (let at = 0; at + symbolBytes <= symbols.length; at += symbolBytes) {
+    const defined = symbols.readUInt16LE(at + 6) !== 0; // st_shndx: SHN_UNDEF is an import
+    if (!defined || (symbols[at + 4]! & 0xf) !== sttFunc) continue;
+    const name = cString(text, symbols.readUInt32LE(at));
+    if (wanted.has(name)) found.add(name);
+  }
+}
+
+/** The version string of .go.buildinfo: inline since Go 1.18 (flags bit 2), behind pointers before. */
+async function readGoVersion(file: FileHandle, section: Section, path: string): Promise<string | null> {
+  const info = await readAt(file, section.offset, Math.min(section.size, 64 + 1024), path);
+  if (!info.subarray(0, buildInfoMagic.length).equals(buildInfoMagic)) return null;
+  if ((info[15]! & 2) === 0) return 'go1.17-or-older';
+  let length = 0;
+  let at = 32;
+  for (let shift = 0; at < info.length; shift += 7) {
+    const byte = info[at++]!;
+    length |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) === 0) break;
+  }
+  return info.subarray(at, at + length).toString('utf8');
+}
+
+async function readAt(file: FileHandle, offset: number, length: number, path: string): Promise<Buffer> {
+  const bytes = Buffer.alloc(length);
+  const { bytesRead } = await file.read(bytes, 0, length, offset);
+  if (bytesRead < length)
+    throw new Error(`${path} is cut short: ${length} bytes at ${offset} are not all there`);
+  return bytes;
+}
+
+function cString(bytes: Buffer, at: number): string {
+  const end = bytes.indexOf(0, at);
+  return bytes.toString('latin1', at, end === -1 ? bytes.length : end);
+}

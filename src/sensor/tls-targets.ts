@@ -1,0 +1,218 @@
+/**
+ * Finds the TLS libraries and binaries processes run (libssl, a binary that links OpenSSL
+ * statically such as node, a Go binary) and attaches the TLS probes to each. A uprobe belongs to a
+ * file, not a process: one attach covers every process that maps the file, now or later. Scans
+ * read only processes not seen before, are coalesced (one at a time, one more queued at most) and
+ * rate-limited, and stay within a process and a target budget. A target whose plaintext cannot be
+ * captured (a Go version outside the supported range, a stripped Go binary, one past the budget) is
+ * reported, and counted as a coverage gap once.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { log } from '../shared/log.js';
+import type { NativeUprobe, NativeUprobeReport } from './binding.js';
+import { goMinor, readElfFacts, type ElfFacts } from './elf-file.js';
+import type { Loss } from './loss-records.js';
+
+export interface TlsBudgets {
+  /** Targets attached or reported, in all. */
+  maxTargets: number;
+  /** New processes read per scan; the others wait for the next. */
+  maxProcessesPerScan: number;
+  /** Files examined (ELF read) per scan. */
+  maxFilesPerScan: number;
+  /** Least time between two scans. */
+  minScanIntervalMs: number;
+}
+
+export const defaultTlsBudgets: TlsBudgets = {
+  maxTargets: 64,
+  maxProcessesPerScan: 512,
+  maxFilesPerScan: 64,
+  minScanIntervalMs: 2000,
+};
+
+/** One target in the capability report. */
+export interface TlsTargetReport {
+  path: string;
+  kind: 'openssl' | 'go';
+  status: 'attached' | 'degraded';
+  /** Why not attached, or what is missing. */
+  reason: string | null;
+  go_version: string | null;
+}
+
+/** The Go versions whose ABIInternal register use the Go probes are written for. */
+const supportedGo = { min: 23, max: 26 };
+
+const openSslFunctions = ['SSL_write', 'SSL_read', 'SSL_write_ex', 'SSL_read_ex'] as const;
+const goFunctions = ['crypto/tls.(*Conn).Write', 'crypto/tls.(*Conn).Read'] as const;
+
+/** The uprobes of one OpenSSL function: its entry keeps the call, its return sends the plaintext. */
+function openSslProbes(symbol: string): NativeUprobe[] {
+  const program = `provd_${symbol.toLowerCase()}`;
+  return [
+    { program: `${program}_enter`, symbol, retprobe: false },
+    { program: `${program}_exit`, symbol, retprobe: true },
+  ];
+}
+
+type Attach = (binary: string, probes: NativeUprobe[]) => Promise<NativeUprobeReport[]>;
+
+export class TlsTargets {
+  /** By file (device and inode): its report, or null when it is no TLS target. */
+  private readonly files = new Map<string, TlsTargetReport | null>();
+  private readonly seenPids = new Set<number>();
+  private readonly losses: Loss[] = [];
+  private running: Promise<void> | null = null;
+  private again = false;
+  private lastScanMs = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly attach: Attach,
+    private readonly budgets: TlsBudgets = defaultTlsBudgets,
+    private readonly procRoot = '/proc',
+  ) {}
+
+  /** Scans now, then every minScanIntervalMs for new processes, until stop(). */
+  start(): Promise<void> {
+    this.timer = setInterval(() => void this.scan(), this.budgets.minScanIntervalMs);
+    this.timer.unref();
+    return this.scan();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Scans the processes not seen yet; a scan asked for while one runs runs once after it. */
+  scan(): Promise<void> {
+    if (this.running !== null) {
+      this.again = true;
+      return this.running;
+    }
+    const wait = Math.max(0, this.lastScanMs + this.budgets.minScanIntervalMs - Date.now());
+    this.running = new Promise((resolve) => setTimeout(resolve, this.lastScanMs === 0 ? 0 : wait))
+      .then(() => this.scanOnce())
+      .catch((error: unknown) => log('warn', 'a TLS target scan failed', { error: String(error) }))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          void this.scan();
+        }
+      });
+    return this.running;
+  }
+
+  report(): TlsTargetReport[] {
+    return [...this.files.values()].filter((target): target is TlsTargetReport => target !== null);
+  }
+
+  /** Targets reported degraded since the last call, as losses (coverage gaps): each one once. */
+  takeLosses(): Loss[] {
+    return this.losses.splice(0);
+  }
+
+  private async scanOnce(): Promise<void> {
+    this.lastScanMs = Date.now();
+    const pids = (await readdir(this.procRoot)).filter((name) => /^\d+$/.test(name)).map(Number);
+    const alive = new Set(pids);
+    for (const pid of this.seenPids) if (!alive.has(pid)) this.seenPids.delete(pid);
+    const fresh = pids.filter((pid) => !this.seenPids.has(pid)).slice(0, this.budgets.maxProcessesPerScan);
+    let examined = 0;
+    for (const pid of fresh) {
+      this.seenPids.add(pid);
+      for (const [key, path] of await this.mappedFiles(pid)) {
+        if (this.files.has(key)) continue;
+        // through the process's root: a file of another mount namespace (a container) is found too
+        const file = `${this.procRoot}/${pid}/root${path}`;
+        if (examined++ >= this.budgets.maxFilesPerScan) {
+          this.seenPids.delete(pid); // read again next scan
+          return;
+        }
+        this.files.set(key, null);
+        this.files.set(key, await this.examine(file, path));
+      }
+    }
+  }
+
+  /** The files a process maps executable (its binary and libraries), by device and inode. */
+  private async mappedFiles(pid: number): Promise<Map<string, string>> {
+    const files = new Map<string, string>();
+    let maps: string;
+    try {
+      maps = await readFile(`${this.procRoot}/${pid}/maps`, 'utf8');
+    } catch {
+      return files; // gone, or a kernel thread
+    }
+    for (const line of maps.split('\n')) {
+      // address perms offset dev inode path
+      const fields = line.split(/\s+/);
+      const path = fields.slice(5).join(' ');
+      if (fields[1]?.[2] === 'x' && path.startsWith('/') && !path.endsWith(' (deleted)'))
+        files.set(`${fields[3]}:${fields[4]}`, path);
+    }
+    return files;
+  }
+
+  /** Whether a file is a TLS target, and what attaching to it gave. */
+  private async examine(file: string, path: string): Promise<TlsTargetReport | null> {
+    let facts: ElfFacts;
+    try {
+      facts = await readElfFacts(file, [...openSslFunctions, ...goFunctions]);
+    } catch {
+      return null; // not an ELF file we can read: no target
+    }
+    const go = facts.goVersion;
+    const openssl = facts.symbols.has('SSL_write') && facts.symbols.has('SSL_read');
+    if (!openssl && go === null) return null;
+    if (!openssl && go !== null && !facts.symbols.has(goFunctions[0]) && facts.hasSymtab) return null; // no crypto/tls
+    const target: TlsTargetReport = {
+      path,
+      kind: openssl ? 'openssl' : 'go',
+      status: 'degraded',
+      reason: null,
+      go_version: go,
+    };
+    if (this.report().length >= this.budgets.maxTargets) {
+      target.reason = `over the budget of ${this.budgets.maxTargets} TLS targets`;
+      this.losses.push({
+        kind: 'tls_over_budget',
+        probe: `tls_${target.kind}`,
+        count: 1,
+        detail: `${path}: ${target.reason}`,
+      });
+      return target;
+    }
+    target.reason = openssl ? await this.attachOpenSsl(file, facts) : goUnsupported(facts);
+    if (target.reason === null) target.status = 'attached';
+    else
+      this.losses.push({
+        kind: 'tls_unsupported',
+        probe: `tls_${target.kind}`,
+        count: 1,
+        detail: `${path}: ${target.reason}`,
+      });
+    return target;
+  }
+
+  /** Attaches the OpenSSL probes; null when every function the file has is probed, else why not. */
+  private async attachOpenSsl(file: string, facts: ElfFacts): Promise<string | null> {
+    const probes = openSslFunctions.filter((symbol) => facts.symbols.has(symbol)).flatMap(openSslProbes);
+    const reports = await this.attach(file, probes);
+    const failed = reports.filter((report) => !report.attached);
+    return failed.length === 0 ? null : failed.map((report) => report.error).join('; ');
+  }
+}
+
+/** Why a Go binary's TLS is not captured. */
+function goUnsupported(facts: ElfFacts): string {
+  const version = facts.goVersion!;
+  if (!facts.hasSymtab && !facts.symbols.has(goFunctions[0]))
+    return `a stripped Go binary (${version}): crypto/tls cannot be found without its symbols`;
+  const minor = goMinor(version);
+  if (minor === null || minor < supportedGo.min || minor > supportedGo.max)
+    return `${version} is outside the supported Go range 1.${supportedGo.min} to 1.${supportedGo.max}`;
+  return `Go TLS capture is not built yet (${version})`;
+}

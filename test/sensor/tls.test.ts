@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sensorUnavailable } from '../../src/sensor/host-support.js';
+import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
+import { runCli } from '../support/cli.js';
+import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { request } from '../support/http.js';
+
+const token = 'tls-test-token';
+const auth = { authorization: `Bearer ${token}` };
+const fixtures = fileURLToPath(new URL('../../../test/fixtures/sensor/', import.meta.url));
+
+interface Target {
+  path: string;
+  kind: string;
+  status: string;
+  reason: string | null;
+  go_version: string | null;
+}
+
+interface StoredEvent {
+  type: string;
+  comm: string;
+  tool_call_id: string | null;
+  correlation: { evidence_level: string };
+  attrs: { http?: Record<string, unknown>; [name: string]: unknown };
+}
+
+/** Whether `command` runs here. */
+function has(command: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `read` every 200 ms until it gives a value, for at most 30 s. */
+async function awaitValue<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
+  for (let attempt = 0; attempt < 150; attempt++) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`waited 30 s for ${what}`);
+}
+
+async function targets(daemon: RunningDaemon): Promise<Target[]> {
+  const capture = (await request(daemon.url, '/v1/health')).body['native_capture'] as {
+    tls?: { targets: Target[] };
+  };
+  return capture.tls?.targets ?? [];
+}
+
+describe('TLS plaintext capture by the eBPF sensor', function () {
+  const fixture = useDaemonFixture();
+  let work = '';
+  let server: ChildProcess | undefined;
+  let url = '';
+
+  before(async function () {
+    const why =
+      sensorUnavailable() ??
+      ['curl', 'openssl', 'python3']
+        .filter((command) => !has(command))
+        .map((command) => `${command} is not installed`)[0];
+    if (why !== undefined) {
+      process.stderr.write(`      skipped: ${why}\n`);
+      this.skip();
+    }
+    work = mkdtempSync(join(tmpdir(), 'provd-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(work, 'key.pem'),
+        '-out',
+        join(work, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    // the server runs outside any recorded command: its side of each exchange is captured unattributed
+    server = spawn(
+      'python3',
+      [join(fixtures, 'https_server.py'), join(work, 'cert.pem'), join(work, 'key.pem')],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const port = await new Promise<string>((resolve) =>
+      server!.stdout!.once('data', (line) => resolve(String(line).trim())),
+    );
+    url = `https://127.0.0.1:${port}`;
+  });
+
+  after(function () {
+    server?.kill();
+    if (work !== '') rmSync(work, { recursive: true, force: true });
+  });
+
+  it('finds libssl and node (OpenSSL linked statically) among running processes and probes them', async function () {
+    const daemon = await fixture.start({ sensor: true });
+    const found = await awaitValue('libssl and node as attached targets', async () => {
+      const all = await targets(daemon);
+      const libssl = all.find((target) => /\/libssl\.so\.3$/.test(target.path));
+      const node = all.find((target) => target.path === process.execPath);
+      return libssl !== undefined && node !== undefined ? { libssl, node } : undefined;
+    });
+    for (const target of [found.libssl, found.node])
+      assert.deepEqual(target, {
+        ...target,
+        kind: 'openssl',
+        status: 'attached',
+        reason: null,
+        go_version: null,
+      });
+    const status = await runCli(['sensor', 'status', '--url', daemon.url]);
+    assert.match(status.stdout, new RegExp(`^${process.execPath} +openssl +attached *$`, 'm'));
+  });
+
+  it('captures the HTTPS requests and responses of curl (libssl) and node in a recorded command, kernel-correlated', async function () {
+    const cgroups = probeRecordCgroupRoot();
+    if (cgroups.status !== 'ok') {
+      process.stderr.write(`      skipped: ${cgroups.message}\n`);
+      this.skip();
+    }
+    const daemon = await fixture.start({ sensor: true, authToken: token });
+    await awaitValue('node attached', async () =>
+      (await targets(daemon)).some(
+        (target) => target.path === process.execPath && target.status === 'attached',
+      )
+        ? true
+        : undefined,
+    );
+    const fetchChunked = `process.env.NODE_TLS_REJECT_UNAUTHORIZED='0'; process.emitWarning=()=>{}; fetch('${url}/chunked').then((r) => r.text())`;
+    const recorded = await request(daemon.url, '/v1/record', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        run_id: 'run-tls',
+        tool_call_id: 'tc-tls',
+        command: 'sh',
+        args: [
+          '-c',
+          `curl -sk -o /dev/null -H 'content-type: application/json' -H 'authorization: Bearer sk-test' -d '{"model":"m"}' ${url}/v1/messages && ${process.execPath} -e "${fetchChunked}"`,
+        ],
+        cwd: work,
+      }),
+    });
+    assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
+    assert.equal(recorded.body['exit_code'], 0, JSON.stringify(recorded.body['stderr']));
+    const tls = await awaitValue('four TLS events of the run', async () => {
+      const { body } = await request(daemon.url, '/v1/telemetry/events?run=run-tls&limit=1000', {
+        headers: auth,
+      });
+      const events = (body['events'] as StoredEvent[]).filter((event) => event.type.startsWith('tls_'));
+      return events.length >= 4 ? events : undefined;
+    });
+    const summary = tls
+      .map((event) => [
+        event.type,
+        event.comm,
+        event.attrs.http?.['method'] ?? event.attrs.http?.['status'],
+        event.attrs.http?.['path'] ?? null,
+      ])
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    assert.deepEqual(summary, [
+      ['tls_read', 'curl', 200, null],
+      ['tls_read', 'node', 200, null],
+      ['tls_write', 'curl', 'POST', '/v1/messages'],
+      ['tls_write', 'node', 'GET', '/chunked'],
+    ]);
+    for (const event of tls) {
+      assert.equal(event.correlation.evidence_level, 'kernel_correlated');
+      assert.equal(event.tool_call_id, 'tc-tls');
+    }
+    const curlRead = tls.find((event) => event.type === 'tls_read' && event.comm === 'curl')!;
+    assert.equal(
+      curlRead.attrs.http?.['body'],
+      '{"id":"msg_1","usage":{"input_tokens":12,"output_tokens":34}}',
+    );
+    const curlWrite = tls.find((event) => event.type === 'tls_write' && event.comm === 'curl')!;
+    assert.deepEqual(
+      [curlWrite.attrs.http?.['host'], curlWrite.attrs.http?.['body']],
+      [url.slice('https://'.length), '{"model":"m"}'],
+    );
+    assert.doesNotMatch(JSON.stringify(tls), /sk-test/, 'the authorization header is never kept');
+    const nodeRead = tls.find((event) => event.type === 'tls_read' && event.comm === 'node')!;
+    assert.deepEqual(
+      [nodeRead.attrs.http?.['body'], nodeRead.attrs.http?.['ended_by']],
+      ['first,second,third', 'chunked'],
+    );
+  });
+
+  it('reports a Go binary outside the supported Go range as degraded TLS coverage, with a coverage gap', async function () {
+    if (!has('go')) {
+      process.stderr.write(
+        '      skipped: go is not installed (.ci/setup --for-tests installs golang-go as root)\n',
+      );
+      this.skip();
+    }
+    this.timeout(240_000);
+    const binary = join(work, 'go-tls-client');
+    execFileSync('go', ['build', '-o', binary, join(fixtures, 'go-tls-client', 'main.go')], {
+      cwd: work,
+      env: {
+        ...process.env,
+        GOCACHE: join(work, 'gocache'),
+        GOPATH: join(work, 'gopath'),
+        GOFLAGS: '-mod=mod',
+      },
+      stdio: 'ignore',
+    });
+    const version = execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' }).trim();
+    const daemon = await fixture.start({ sensor: true, authToken: token });
+    const client = spawn(binary, [`${url}/chunked`, '60'], { stdio: 'ignore' });
+    try {
+      const target = await awaitValue('the Go client as a target', async () =>
+        (await targets(daemon)).find((found) => found.path === binary),
+      );
+      const minor = Number(/^go1\.(\d+)/.exec(version)?.[1]);
+      if (minor >= 23 && minor <= 26) return; // a supported Go: its capture is another test's
+      assert.deepEqual(target, {
+        path: binary,
+        kind: 'go',
+        status: 'degraded',
+        reason: `${version} is outside the supported Go range 1.23 to 1.26`,
+        go_version: version,
+      });
+      const gaps = await awaitValue('a sensor_tls_unsupported gap', async () => {
+        const { body } = await request(daemon.url, '/v1/telemetry/producer-health', { headers: auth });
+        const recorded = (body['coverage_gaps'] as Record<string, { gaps: number }>)[
+          'sensor_tls_unsupported'
+        ];
+        return recorded?.gaps === 1 ? recorded : undefined;
+      });
+      assert.equal(gaps.gaps, 1);
+    } finally {
+      client.kill();
+    }
+  });
+});
