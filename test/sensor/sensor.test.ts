@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
@@ -48,6 +48,28 @@ async function listEvents(daemon: RunningDaemon, run: string): Promise<StoredEve
     cursor = (body['next_cursor'] as string | null) ?? '';
   } while (cursor !== '');
   return events;
+}
+
+/** Why the classified trigger cannot have a network namespace of its own here, or undefined when it can. */
+function netnsUnavailable(): string | undefined {
+  if (process.getuid?.() !== 0) return 'creating a network namespace needs root';
+  if (!isOnPath('unshare'))
+    return 'unshare (util-linux) is not installed: it gives the trigger its namespace';
+  if (!isOnPath('ip')) return 'ip (iproute2) is not installed: the trigger gives lo its addresses with it';
+  return undefined;
+}
+
+/** Whether `command` is an executable on PATH, where the recorded command and the trigger look for it. */
+function isOnPath(command: string): boolean {
+  const dirs = (process.env['PATH'] ?? '').split(delimiter).filter((dir) => dir !== '');
+  return dirs.some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 describe('the eBPF sensor in the daemon', function () {
@@ -122,9 +144,10 @@ describe('the eBPF sensor in the daemon', function () {
     assert.equal(shellExit['comm'], 'sh');
   });
 
-  /** Runs trigger.py CATEGORY ARGS as a recorded command; its run's sensor events once `done` holds. */
-  async function recordTrigger(
+  /** Runs `command ARGS` as a recorded command; its run's sensor events once `done` holds. */
+  async function recordCommand(
     run: string,
+    command: string,
     args: string[],
     done: (events: StoredEvent[]) => boolean,
     daemon?: RunningDaemon,
@@ -135,13 +158,7 @@ describe('the eBPF sensor in the daemon', function () {
     const recorded = await request(daemon.url, '/v1/record', {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({
-        run_id: run,
-        tool_call_id: `${run}-call`,
-        command: 'python3',
-        args: [trigger, ...args],
-        cwd: work,
-      }),
+      body: JSON.stringify({ run_id: run, tool_call_id: `${run}-call`, command, args, cwd: work }),
     });
     assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
     assert.equal(recorded.body['exit_code'], 0, JSON.stringify(recorded.body['stderr']));
@@ -150,6 +167,16 @@ describe('the eBPF sensor in the daemon', function () {
     const events = sensed(await awaitEvents(daemon, run, (all) => done(sensed(all))));
     for (const event of events) assert.equal(event.correlation.evidence_level, 'kernel_correlated');
     return events;
+  }
+
+  /** Runs trigger.py CATEGORY ARGS as a recorded command; its run's sensor events once `done` holds. */
+  async function recordTrigger(
+    run: string,
+    args: string[],
+    done: (events: StoredEvent[]) => boolean,
+    daemon?: RunningDaemon,
+  ): Promise<StoredEvent[]> {
+    return recordCommand(run, 'python3', [trigger, ...args], done, daemon);
   }
 
   it('captures opens, a write, a rename, an unlink and a failed open, with paths and results', async function () {
@@ -193,6 +220,53 @@ describe('the eBPF sensor in the daemon', function () {
       ]);
     } finally {
       server.close();
+    }
+  });
+
+  it('classifies IPv4 connects to a metadata address as metadata_ip and to RFC 1918 as private_cidr', async function () {
+    // every address is one the trigger gives to lo in a network namespace of its own: nothing leaves the host
+    const why = netnsUnavailable();
+    if (why !== undefined) {
+      process.stderr.write(`      skipped: ${why}\n`);
+      this.skip();
+    }
+    const daemon = await fixture.start({ sensor: true, authToken: token });
+    const port = 8077; // any: the namespace is new, nothing else listens in it
+    const isClassified = (event: StoredEvent): boolean =>
+      event.type === 'metadata_ip' || event.type === 'private_cidr';
+    const events = await recordCommand(
+      'run-classified',
+      'unshare',
+      ['--net', 'python3', trigger, 'classified', String(port)],
+      (all) => all.filter(isClassified).length >= 3,
+      daemon,
+    );
+    const connects = events
+      .filter(isClassified)
+      .sort((a, b) => String(a['time']).localeCompare(String(b['time'])))
+      .map((event) => [
+        event.type,
+        event.attrs['observed_type'],
+        event.attrs['dst_ip'],
+        event.attrs['dst_port'],
+        event.attrs['result'],
+        event.correlation.evidence_level,
+      ]);
+    assert.deepEqual(connects, [
+      ['metadata_ip', 'network_connect', '169.254.169.254', port, 0, 'kernel_correlated'],
+      ['private_cidr', 'network_connect', '10.77.0.1', port, 0, 'kernel_correlated'],
+      ['private_cidr', 'network_connect', '192.168.77.1', port, 0, 'kernel_correlated'],
+    ]);
+    // the type filter of the events API finds them under their class
+    for (const [type, ips] of [
+      ['metadata_ip', ['169.254.169.254']],
+      ['private_cidr', ['10.77.0.1', '192.168.77.1']],
+    ] as const) {
+      const page = `/v1/telemetry/events?run=run-classified&type=${type}`;
+      const { status, body } = await request(daemon.url, page, { headers: auth });
+      assert.equal(status, 200, JSON.stringify(body));
+      const found = (body['events'] as StoredEvent[]).map((event) => event.attrs['dst_ip']).sort();
+      assert.deepEqual(found, [...ips], `${page}: ${JSON.stringify(body)}`);
     }
   });
 
