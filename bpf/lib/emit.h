@@ -103,6 +103,11 @@ static __always_inline __u32 read_user_path(struct event_header *header, char *f
 	long read = bpf_probe_read_user_str(field, PATH_MAX_BYTES, from);
 	if (read == PATH_MAX_BYTES)
 		header->flags |= RECORD_TRUNCATED; /* full: the path may go on */
+	if (read < 0) {
+		/* a page not faulted in yet cannot be read here: the path is lost, and counted as cut */
+		header->flags |= RECORD_UNREADABLE | RECORD_TRUNCATED;
+		field[0] = 0;
+	}
 	return read > 0 ? read - 1 : 0;
 }
 

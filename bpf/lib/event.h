@@ -24,6 +24,8 @@ enum record_op {
 
 /* header.flags */
 #define RECORD_TRUNCATED 1 /* a bounded field (path, argv) was cut */
+#define RECORD_BASE_CUT 2  /* a relative path's directory could not be read whole */
+#define RECORD_UNREADABLE 4 /* a path could not be read from the caller's memory (not paged in) */
 
 /* the start of every record */
 struct event_header {
@@ -43,6 +45,7 @@ struct event_header {
 
 #define PATH_MAX_BYTES 256
 #define ARGV_MAX_BYTES 1024
+#define BASE_BYTES 256 /* a relative path's directory: its components, leaf first, NUL-terminated */
 
 /* OP_EXEC, from sched_process_exec: the new image and its argv, NUL-separated */
 struct exec_event {
@@ -60,23 +63,33 @@ struct exit_event {
 	__s32 signal;		/* the signal that ended it, 0 when none */
 };
 
-/* OP_FILE_OPEN, from the open syscalls: the path as the caller gave it, and the result */
+/*
+ * OP_FILE_OPEN, from the open syscalls: the path as the caller gave it, the directory a relative
+ * one is relative to, and the result
+ */
 struct file_open_event {
 	struct event_header header;
 	__s32 result;		/* the file descriptor, or -errno */
 	__u32 flags;		/* the open's O_* flags */
 	__u32 mode;		/* the mode asked for a file it creates */
 	__u32 path_size;	/* bytes of path, without its NUL */
+	__u32 base_size;	/* bytes of base: 0 for an absolute path */
+	__u32 reserved;
+	char base[BASE_BYTES];
 	char path[PATH_MAX_BYTES];
 };
 
-/* OP_FILE_RENAME, from the rename syscalls: the paths as the caller gave them, and the result */
+/* OP_FILE_RENAME, from the rename syscalls: the paths as the caller gave them, their directories, and the result */
 struct file_rename_event {
 	struct event_header header;
 	__s32 result;		/* 0, or -errno */
 	__u32 flags;		/* renameat2's RENAME_* flags */
 	__u32 old_size;
 	__u32 new_size;
+	__u32 old_base_size;
+	__u32 new_base_size;
+	char old_base[BASE_BYTES];
+	char new_base[BASE_BYTES];
 	char old_path[PATH_MAX_BYTES];
 	char new_path[PATH_MAX_BYTES];
 };
@@ -87,7 +100,8 @@ struct file_unlink_event {
 	__s32 result;
 	__u32 flags;		/* unlinkat's AT_REMOVEDIR */
 	__u32 path_size;
-	__u32 reserved;
+	__u32 base_size;
+	char base[BASE_BYTES];
 	char path[PATH_MAX_BYTES];
 };
 

@@ -26,11 +26,17 @@ export const RecordOp = {
 
 /** header.flags: a bounded field (path, argv, payload) was cut. */
 export const recordTruncated = 1;
+/** header.flags: the directory of a relative path could not be read whole. */
+export const recordBaseCut = 2;
+/** header.flags: a path could not be read from the caller's memory. */
+export const recordUnreadable = 4;
 
 /** Bytes of the fixed fields: PATH_MAX_BYTES, ARGV_MAX_BYTES, DNS_MAX_BYTES. */
 export const pathBytes = 256;
 export const argvBytes = 1024;
 export const dnsBytes = 256;
+/** BASE_BYTES: a relative path's directory, its components leaf first, each NUL-terminated. */
+export const baseBytes = 256;
 export const commBytes = 16;
 /** TLS_CHUNK_BYTES: the most plaintext one chunk record holds. */
 export const tlsChunkBytes = 16384;
@@ -66,16 +72,38 @@ export const layouts = {
   },
   exit_event: { size: 72, fields: { header: 0, exit_code: 64, signal: 68 } },
   file_open_event: {
-    size: 336,
-    fields: { header: 0, result: 64, flags: 68, mode: 72, path_size: 76, path: 80 },
+    size: 600,
+    fields: {
+      header: 0,
+      result: 64,
+      flags: 68,
+      mode: 72,
+      path_size: 76,
+      base_size: 80,
+      reserved: 84,
+      base: 88,
+      path: 344,
+    },
   },
   file_rename_event: {
-    size: 592,
-    fields: { header: 0, result: 64, flags: 68, old_size: 72, new_size: 76, old_path: 80, new_path: 336 },
+    size: 1112,
+    fields: {
+      header: 0,
+      result: 64,
+      flags: 68,
+      old_size: 72,
+      new_size: 76,
+      old_base_size: 80,
+      new_base_size: 84,
+      old_base: 88,
+      new_base: 344,
+      old_path: 600,
+      new_path: 856,
+    },
   },
   file_unlink_event: {
-    size: 336,
-    fields: { header: 0, result: 64, flags: 68, path_size: 72, reserved: 76, path: 80 },
+    size: 592,
+    fields: { header: 0, result: 64, flags: 68, path_size: 72, base_size: 76, base: 80, path: 336 },
   },
   connect_event: { size: 88, fields: { header: 0, result: 64, family: 68, port: 70, addr: 72 } },
   dns_event: {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
-import { header, layouts, RecordOp } from '../../src/sensor/records.js';
+import {
+  header,
+  layouts,
+  recordBaseCut,
+  RecordOp,
+  recordTruncated,
+  recordUnreadable,
+} from '../../src/sensor/records.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
 
 /**
@@ -146,11 +153,15 @@ describe('decodeSensorBatch', function () {
       new Uint8Array(readFileSync(new URL('../../../test/fixtures/sensor/categories.bin', import.meta.url))),
     );
     assert.equal(rejected, 0);
-    const ofTrigger = (event: ParsedEvent): boolean =>
-      /trigger-file|missing-file/.test(String(event.attrs['path']));
-    const fileEvents = events.filter(ofTrigger).map((event) => [event.type, event.attrs]);
-    const directory = String(events.find(ofTrigger)!.attrs['path']).replace(/\/[^/]+$/, '');
+    const ofTrigger = (event: ParsedEvent): boolean => /provd-fixture-/.test(String(event.attrs['path']));
+    const fileEvents = events
+      .filter((event) => event.type !== 'execve' && ofTrigger(event))
+      .map((event) => [event.type, event.attrs]);
+    const directory = String(
+      events.find((event) => /trigger-file/.test(String(event.attrs['path'])))!.attrs['path'],
+    ).replace(/\/[^/]+$/, '');
     const path = `${directory}/trigger-file.txt`;
+    const credentials = `${directory}/.aws/credentials`;
     const strip = ({ tid: _tid, gid: _gid, ...attrs }: Record<string, unknown>): Record<string, unknown> =>
       attrs;
     assert.deepEqual(
@@ -168,6 +179,49 @@ describe('decodeSensorBatch', function () {
             result: -2,
             failed: true,
             error: 'ENOENT',
+          },
+        ],
+        // relative paths, from DIR/.aws: made absolute with the directory the kernel side read
+        [
+          'file_write',
+          {
+            path: credentials,
+            given_path: 'credentials',
+            relative: true,
+            flags: 'O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC',
+            mode: 0o666,
+            result: 3,
+          },
+        ],
+        [
+          'secret_path',
+          {
+            path: credentials,
+            given_path: 'credentials',
+            relative: true,
+            flags: 'O_RDONLY|O_CLOEXEC',
+            result: 3,
+            observed_type: 'file_open',
+          },
+        ],
+        [
+          'file_rename',
+          {
+            path: credentials,
+            given_path: 'credentials',
+            relative: true,
+            new_path: `${directory}/relative-moved.txt`,
+            given_new_path: '../relative-moved.txt',
+            result: 0,
+          },
+        ],
+        [
+          'file_unlink',
+          {
+            path: `${directory}/relative-moved.txt`,
+            given_path: '../relative-moved.txt',
+            relative: true,
+            result: 0,
           },
         ],
       ],
@@ -232,7 +286,7 @@ describe('decodeSensorBatch', function () {
     );
   });
 
-  it('marks a relative path and names a failure it has no name for by its errno', function () {
+  it('keeps a relative path as given when its directory could not be read, and names an unknown errno', function () {
     const batch = new Uint8Array(
       readFileSync(new URL('../../../test/fixtures/sensor/categories.bin', import.meta.url)),
     );
@@ -244,17 +298,66 @@ describe('decodeSensorBatch', function () {
     const relative = new TextEncoder().encode('gone.txt\0');
     batch.set(relative, pathAt);
     view.setUint32(unlink + layouts.file_unlink_event.fields.path_size, relative.length - 1, true);
+    view.setUint32(unlink + header.flags, recordBaseCut, true);
     view.setInt32(unlink + layouts.file_unlink_event.fields.result, -200, true);
     const event = decodeSensorBatch(batch).events.find((found) => found.type === 'file_unlink')!;
-    assert.deepEqual(
-      {
-        path: event.attrs['path'],
-        relative: event.attrs['relative'],
-        failed: event.attrs['failed'],
-        error: event.attrs['error'],
-      },
-      { path: 'gone.txt', relative: true, failed: true, error: 'errno 200' },
+    const { tid: _tid, gid: _gid, ...attrs } = event.attrs;
+    assert.deepEqual(attrs, {
+      path: 'gone.txt',
+      given_path: 'gone.txt',
+      relative: true,
+      path_unresolved: true,
+      result: -200,
+      failed: true,
+      error: 'errno 200',
+    });
+  });
+
+  it('says a path could not be read rather than store an empty one, and takes an opened file path instead', function () {
+    const batch = new Uint8Array(
+      readFileSync(new URL('../../../test/fixtures/sensor/categories.bin', import.meta.url)),
     );
+    const view = new DataView(batch.buffer);
+    const opens = recordOffsets(batch).filter(
+      (at) => view.getUint16(at + header.op, true) === RecordOp.fileOpen,
+    );
+    const fields = layouts.file_open_event.fields;
+    // a failed open whose path was not paged in: nothing to recover it from
+    const failed = opens.find((at) => view.getInt32(at + fields.result, true) < 0)!;
+    view.setUint32(failed + header.flags, recordUnreadable | recordTruncated, true);
+    view.setUint32(failed + fields.path_size, 0, true);
+    // an open that succeeded: the kernel side wrote the opened file path into its base
+    const opened = opens.find((at) => view.getInt32(at + fields.result, true) >= 0)!;
+    view.setUint32(opened + header.flags, recordUnreadable, true);
+    view.setUint32(opened + fields.path_size, 0, true);
+    const components = new TextEncoder().encode('passwd\0etc\0');
+    batch.set(components, opened + fields.base);
+    view.setUint32(opened + fields.base_size, components.length, true);
+    const events = decodeSensorBatch(batch).events.filter((event) => event.type.startsWith('file_'));
+    const read = (at: number): Record<string, unknown> => {
+      const { tid: _tid, gid: _gid, flags: _flags, mode: _mode, ...attrs } = events[opensIndex(at)]!.attrs;
+      return attrs;
+    };
+    const opensIndex = (at: number): number =>
+      recordOffsets(batch)
+        .filter((offset) =>
+          [RecordOp.fileOpen, RecordOp.fileRename, RecordOp.fileUnlink].includes(
+            view.getUint16(offset + header.op, true) as 3,
+          ),
+        )
+        .indexOf(at);
+    assert.deepEqual(read(failed), {
+      path: null,
+      path_unreadable: true,
+      truncated: true,
+      result: -2,
+      failed: true,
+      error: 'ENOENT',
+    });
+    assert.deepEqual(read(opened), {
+      path: '/etc/passwd',
+      result: view.getInt32(opened + fields.result, true),
+    });
   });
 
   it('finds nothing in an empty batch or one holding only its clock offset', function () {

@@ -179,11 +179,11 @@ describe('the eBPF sensor in the daemon', function () {
     return recordCommand(run, 'python3', [trigger, ...args], done, daemon);
   }
 
-  it('captures opens, a write, a rename, an unlink and a failed open, with paths and results', async function () {
+  it('captures opens, a write, a rename, an unlink and a failed open, with absolute paths and results', async function () {
     const path = join(work, 'trigger-file.txt');
     const ofWork = (all: StoredEvent[]): StoredEvent[] =>
       all.filter((event) => String(event.attrs['path']).startsWith(work));
-    const events = await recordTrigger('run-files', ['files', work], (all) => ofWork(all).length >= 5);
+    const events = await recordTrigger('run-files', ['files', work], (all) => ofWork(all).length >= 9);
     const touched = ofWork(events).map((event) => [
       event.type,
       event.attrs['path'],
@@ -196,6 +196,11 @@ describe('the eBPF sensor in the daemon', function () {
       ['file_rename', path, `${path}.moved`, 0],
       ['file_unlink', `${path}.moved`, null, 0],
       ['file_open', join(work, 'missing-file.txt'), null, -2],
+      // by relative paths from work/.aws: made absolute, so the read of credentials is a secret read
+      ['file_write', join(work, '.aws/credentials'), null, 3],
+      ['secret_path', join(work, '.aws/credentials'), null, 3],
+      ['file_rename', join(work, '.aws/credentials'), join(work, 'relative-moved.txt'), 0],
+      ['file_unlink', join(work, 'relative-moved.txt'), null, 0],
     ]);
   });
 
