@@ -39,13 +39,8 @@ export async function readElfFacts(path: string, names: readonly string[]): Prom
     if (header.readUInt32BE(0) !== 0x7f454c46) throw new Error(`${path} is not an ELF file`);
     if (header[4] !== 2 || header[5] !== 1) throw new Error(`${path} is not a 64-bit little-endian ELF file`);
     const sections = await readSections(file, header, path);
-    const names_ = await readAt(
-      file,
-      sections[header.readUInt16LE(62)]?.offset ?? 0,
-      sections[header.readUInt16LE(62)]?.size ?? 0,
-      path,
-    );
-    const sectionName = (section: Section): string => cString(names_, section.name);
+    const sectionNames = await readTable(file, sections[header.readUInt16LE(62)], path);
+    const sectionName = (section: Section): string => cString(sectionNames, section.name);
     const wanted = new Set(names);
     const symbols = new Set<string>();
     for (const table of sections.filter(
@@ -77,6 +72,7 @@ async function readSections(file: FileHandle, header: Buffer, path: string): Pro
   const count = header.readUInt16LE(60);
   if (count === 0) return [];
   if (entry < 64) throw new Error(`${path}: section headers of ${entry} bytes`);
+  if (entry * count > maxTableBytes) throw new Error(`${path}: ${count} section headers are not read`);
   const table = await readAt(file, offset, entry * count, path);
   return Array.from({ length: count }, (_, index) => {
     const at = index * entry;
@@ -104,8 +100,8 @@ async function findSymbols(
     throw new Error(
       `${path}: a symbol table of ${table.size} bytes (entries of ${table.entsize}) is not read`,
     );
-  const text = await readAt(file, strings.offset, strings.size, path);
-  const symbols = await readAt(file, table.offset, table.size, path);
+  const text = await readTable(file, strings, path);
+  const symbols = await readTable(file, table, path);
   for (let at = 0; at + symbolBytes <= symbols.length; at += symbolBytes) {
     const defined = symbols.readUInt16LE(at + 6) !== 0; // st_shndx: SHN_UNDEF is an import
     if (!defined || (symbols[at + 4]! & 0xf) !== sttFunc) continue;
@@ -116,7 +112,10 @@ async function findSymbols(
 
 /** The version string of .go.buildinfo: inline since Go 1.18 (flags bit 2), behind pointers before. */
 async function readGoVersion(file: FileHandle, section: Section, path: string): Promise<string | null> {
-  const info = await readAt(file, section.offset, Math.min(section.size, 64 + 1024), path);
+  const wanted = Math.min(section.size, 64 + 1024); // the magic, then a version string at 32
+  const info = Buffer.alloc(wanted);
+  const { bytesRead } = await file.read(info, 0, wanted, section.offset);
+  if (bytesRead < 33) throw new Error(`${path} is cut short: its .go.buildinfo is not all there`);
   if (!info.subarray(0, buildInfoMagic.length).equals(buildInfoMagic)) return null;
   if ((info[15]! & 2) === 0) return 'go1.17-or-older';
   let length = 0;
@@ -127,6 +126,14 @@ async function readGoVersion(file: FileHandle, section: Section, path: string): 
     if ((byte & 0x80) === 0) break;
   }
   return info.subarray(at, at + length).toString('utf8');
+}
+
+/** A section's bytes (none for no section), refusing one past maxTableBytes: a file may lie. */
+async function readTable(file: FileHandle, section: Section | undefined, path: string): Promise<Buffer> {
+  if (section === undefined) return Buffer.alloc(0);
+  if (section.size > maxTableBytes)
+    throw new Error(`${path}: a section of ${section.size} bytes is not read`);
+  return readAt(file, section.offset, section.size, path);
 }
 
 async function readAt(file: FileHandle, offset: number, length: number, path: string): Promise<Buffer> {

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { goMinor, readElfFacts } from '../../src/sensor/elf-file.js';
+
+const openSsl = ['SSL_write', 'SSL_read', 'SSL_write_ex', 'SSL_read_ex'];
+const libssl = '/usr/lib/x86_64-linux-gnu/libssl.so.3';
+
+/** A minimal ELF64 file with a .go.buildinfo section holding `info`. */
+function goElf(info: Buffer): Buffer {
+  const names = Buffer.from('\0.shstrtab\0.go.buildinfo\0', 'latin1');
+  const file = Buffer.alloc(64 + 32 + 64 + 3 * 64);
+  file.write('\x7fELF', 0, 'latin1');
+  file[4] = 2; // 64-bit
+  file[5] = 1; // little-endian
+  file[6] = 1;
+  file.writeBigUInt64LE(160n, 40); // e_shoff
+  file.writeUInt16LE(64, 58); // e_shentsize
+  file.writeUInt16LE(3, 60); // e_shnum
+  file.writeUInt16LE(1, 62); // e_shstrndx
+  names.copy(file, 64);
+  info.copy(file, 96);
+  const section = (index: number, name: number, offset: number, size: number): void => {
+    const at = 160 + index * 64;
+    file.writeUInt32LE(name, at);
+    file.writeUInt32LE(1, at + 4); // SHT_PROGBITS (the string table's type does not matter here)
+    file.writeBigUInt64LE(BigInt(offset), at + 24);
+    file.writeBigUInt64LE(BigInt(size), at + 32);
+  };
+  section(1, 1, 64, names.length);
+  section(2, 11, 96, info.length);
+  return file;
+}
+
+/** The start of .go.buildinfo: its magic, pointer size 8, `flags`, then (Go 1.18+) the version at 32. */
+function buildInfo(flags: number, version: string): Buffer {
+  const info = Buffer.alloc(64);
+  info.write('\xff Go buildinf:', 0, 'latin1');
+  info[14] = 8;
+  info[15] = flags;
+  info[32] = version.length;
+  info.write(version, 33, 'latin1');
+  return info;
+}
+
+describe('readElfFacts (what TLS target discovery reads of a file)', function () {
+  let work = '';
+  before(function () {
+    work = mkdtempSync(join(tmpdir(), 'provd-elf-'));
+  });
+  after(function () {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('finds the OpenSSL functions libssl exports, in its dynamic symbols', async function () {
+    if (!existsSync(libssl)) {
+      process.stderr.write(`      skipped: ${libssl} is not installed\n`);
+      this.skip();
+    }
+    const facts = await readElfFacts(libssl, [...openSsl, 'SSL_no_such_function']);
+    assert.deepEqual([...facts.symbols].sort(), [...openSsl].sort());
+    assert.equal(facts.goVersion, null);
+  });
+
+  it('finds them in node, which links OpenSSL statically, and none in a binary without TLS', async function () {
+    const node = await readElfFacts(process.execPath, openSsl);
+    assert.deepEqual([...node.symbols].sort(), [...openSsl].sort());
+    assert.deepEqual([...(await readElfFacts('/bin/true', openSsl)).symbols], []);
+  });
+
+  it('reads the Go version a Go binary was built with, inline (Go 1.18+) or not', async function () {
+    writeFileSync(join(work, 'go-new'), goElf(buildInfo(2, 'go1.24.1')));
+    writeFileSync(join(work, 'go-old'), goElf(buildInfo(0, '')));
+    const modern = await readElfFacts(join(work, 'go-new'), ['crypto/tls.(*Conn).Write']);
+    assert.deepEqual([modern.goVersion, modern.hasSymtab, [...modern.symbols]], ['go1.24.1', false, []]);
+    assert.equal((await readElfFacts(join(work, 'go-old'), [])).goVersion, 'go1.17-or-older');
+  });
+
+  it('refuses a file that is not ELF, is empty, or is cut short, naming it', async function () {
+    const cases: [string, Buffer, RegExp][] = [
+      [
+        'text',
+        Buffer.from('#!/bin/sh\necho not elf, but long enough to hold a header of sixty-four bytes\n'),
+        /is not an ELF file/,
+      ],
+      ['empty', Buffer.alloc(0), /is cut short/],
+      ['cut', goElf(buildInfo(2, 'go1.24.1')).subarray(0, 100), /is cut short/],
+      [
+        '32-bit',
+        Buffer.concat([Buffer.from('\x7fELF\x01\x01\x01', 'latin1'), Buffer.alloc(60)]),
+        /is not a 64-bit little-endian ELF file/,
+      ],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const path = join(work, name);
+      writeFileSync(path, bytes);
+      await assert.rejects(readElfFacts(path, openSsl), (error: Error) => {
+        assert.match(error.message, message, name);
+        assert.ok(error.message.includes(path), `the message names ${path}`);
+        return true;
+      });
+    }
+  });
+
+  it('refuses a file whose headers claim more than it reads, rather than allocate what they say', async function () {
+    const huge = goElf(buildInfo(2, 'go1.24.1'));
+    huge.writeBigUInt64LE(1n << 40n, 160 + 2 * 64 + 32); // .go.buildinfo claims a terabyte
+    writeFileSync(join(work, 'huge-section'), huge);
+    // the version is read from the section's first bytes only: a lying size costs nothing
+    assert.equal((await readElfFacts(join(work, 'huge-section'), [])).goVersion, 'go1.24.1');
+    const names = goElf(buildInfo(2, 'go1.24.1'));
+    names.writeBigUInt64LE(1n << 40n, 160 + 64 + 32); // the section names claim a terabyte
+    writeFileSync(join(work, 'huge-names'), names);
+    await assert.rejects(
+      readElfFacts(join(work, 'huge-names'), []),
+      /a section of 1099511627776 bytes is not read/,
+    );
+  });
+
+  it('reads the minor version of a Go toolchain, and nothing of what is not one', function () {
+    const cases: [string, number | null][] = [
+      ['go1.19.8', 19],
+      ['go1.23rc1', 23],
+      ['go1.26', 26],
+      ['go1.17-or-older', 17],
+      ['devel go1.24-abc', null],
+      ['go2.0', null],
+    ];
+    for (const [version, minor] of cases) assert.equal(goMinor(version), minor, version);
+  });
+});
