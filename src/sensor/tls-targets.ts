@@ -7,7 +7,8 @@
  * captured (a Go version outside the supported range, a stripped Go binary, one past the budget) is
  * reported, and counted as a coverage gap once.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { arch } from 'node:os';
 import { log } from '../shared/log.js';
 import type { NativeUprobe, NativeUprobeReport } from './binding.js';
 import { goMinor, readElfFacts, type ElfFacts } from './elf-file.js';
@@ -40,6 +41,16 @@ export interface TlsTargetReport {
   reason: string | null;
   go_version: string | null;
 }
+
+/**
+ * Where the system's libssl is looked for at start, before any process maps it: probed then, it
+ * covers the first call of a process that starts later and ends before a scan would find it.
+ */
+const libraryDirs = ['/lib', '/lib64', '/usr/lib', '/usr/lib64', '/usr/local/lib'].flatMap((dir) => [
+  dir,
+  `${dir}/${arch() === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`,
+]);
+const libssl = /^libssl\.so(\.\d+)*$/;
 
 /** The Go versions whose ABIInternal register use the Go probes are written for. */
 const supportedGo = { min: 23, max: 26 };
@@ -74,8 +85,17 @@ export class TlsTargets {
     private readonly procRoot = '/proc',
   ) {}
 
-  /** Scans now, then every minScanIntervalMs for new processes, until stop(). */
-  start(): Promise<void> {
+  /**
+   * Probes the system's libssl and node (this process's binary), then scans processes now and every
+   * minScanIntervalMs for new ones, until stop().
+   */
+  async start(): Promise<void> {
+    for (const path of [process.execPath, ...(await systemLibssl())]) {
+      const key = await fileKey(path);
+      if (key === null || this.files.has(key)) continue;
+      this.files.set(key, null);
+      this.files.set(key, await this.examine(path, path));
+    }
     this.timer = setInterval(() => void this.scan(), this.budgets.minScanIntervalMs);
     this.timer.unref();
     return this.scan();
@@ -215,4 +235,30 @@ function goUnsupported(facts: ElfFacts): string {
   if (minor === null || minor < supportedGo.min || minor > supportedGo.max)
     return `${version} is outside the supported Go range 1.${supportedGo.min} to 1.${supportedGo.max}`;
   return `Go TLS capture is not built yet (${version})`;
+}
+
+/** The libssl files of the system's library directories, by their real paths. */
+async function systemLibssl(): Promise<string[]> {
+  const found: string[] = [];
+  for (const dir of libraryDirs) {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names.filter((name) => libssl.test(name)))
+      found.push(await realpath(`${dir}/${name}`).catch(() => `${dir}/${name}`)); // as processes map it
+  }
+  return [...new Set(found)];
+}
+
+/** A file's key as /proc/PID/maps writes it (device major:minor in hex, then inode); null for no file. */
+async function fileKey(path: string): Promise<string | null> {
+  try {
+    const found = await stat(path);
+    if (!found.isFile()) return null;
+    // Linux's dev_t: the minor in bits 0-7 and 20-31, the major in bits 8-19 and 32 up
+    const major = ((found.dev >> 8) & 0xfff) | (Math.floor(found.dev / 2 ** 32) & ~0xfff);
+    const minor = (found.dev & 0xff) | ((found.dev >> 12) & ~0xff & 0xfffff);
+    const hex = (value: number): string => value.toString(16).padStart(2, '0');
+    return `${hex(major)}:${hex(minor)}:${found.ino}`;
+  } catch {
+    return null;
+  }
 }

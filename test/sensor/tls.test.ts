@@ -112,7 +112,7 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
     if (work !== '') rmSync(work, { recursive: true, force: true });
   });
 
-  it('finds libssl and node (OpenSSL linked statically) among running processes and probes them', async function () {
+  it('probes the system libssl and node (OpenSSL linked statically) as TLS targets, and lists them', async function () {
     const daemon = await fixture.start({ sensor: true });
     const found = await awaitValue('libssl and node as attached targets', async () => {
       const all = await targets(daemon);
