@@ -138,12 +138,16 @@ export class Http1Stream {
       this.origin = { wallNs: chunk.wallNs, identity: chunk.identity };
     }
     const searchFrom = Math.max(0, this.headBuffer.length - 3);
-    const buffered = concat(this.headBuffer, data);
+    // a head that starts in this chunk is searched in place: most are whole in one call
+    const fresh = this.headBuffer.length === 0;
+    const buffered = fresh
+      ? Buffer.from(data.buffer, data.byteOffset, data.length)
+      : concat(this.headBuffer, data);
     const end = buffered.indexOf('\r\n\r\n', searchFrom);
     if (end === -1) {
       if (buffered.length > this.bounds.maxHeadBytes)
         this.desync(`a head over ${this.bounds.maxHeadBytes} bytes`, out);
-      else this.headBuffer = buffered; // a copy: the chunk's bytes belong to its batch
+      else this.headBuffer = fresh ? Buffer.from(buffered) : buffered; // a copy: the chunk's bytes belong to its batch
       return new Uint8Array(0);
     }
     const rest = data.subarray(end + 4 - this.headBuffer.length);
