@@ -28,7 +28,8 @@ struct tls_call {
 
 /*
  * LRU, unlike the syscall pairs (pending.h): a process killed while blocked in SSL_read never
- * returns from it, and its entry would stay in a plain hash for good.
+ * returns from it, and its entry would stay in a plain hash for good. A live call evicted is
+ * counted when it returns (pending_full).
  */
 #define TLS_CALLS_MAX 8192
 
@@ -70,8 +71,11 @@ static __always_inline int send_call(void *calls, __u32 probe, __u16 direction, 
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct tls_call *kept = bpf_map_lookup_elem(calls, &id);
-	if (!kept)
+	if (!kept) {
+		/* its entry was kept once (a uretprobe fires only for calls its entry saw): evicted */
+		count_pending_full(probe);
 		return 0;
+	}
 	struct tls_call call = *kept;
 	bpf_map_delete_elem(calls, &id);
 
