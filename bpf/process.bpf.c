@@ -5,6 +5,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "emit.h"
+#include "dir-path.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -29,6 +30,15 @@ int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
 					      (void *)ctx + filename_at);
 	event->filename_size = read > 0 ? read - 1 : 0;
 	bool truncated = read == sizeof(event->filename); /* full: the name may go on */
+	event->header.flags = 0;
+	event->reserved = 0;
+	event->base_size = 0;
+	/* a relative name (./tool) says little: the file the new image runs from says which */
+	if (event->filename[0] != '/') {
+		struct task_struct *current = (struct task_struct *)bpf_get_current_task();
+		struct file *exe = BPF_CORE_READ(current, mm, exe_file);
+		event->base_size = read_path(&event->header, event->base, exe ? (struct path *)&exe->f_path : 0);
+	}
 
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	unsigned long arg_start = BPF_CORE_READ(task, mm, arg_start);
@@ -42,8 +52,10 @@ int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
 		argv_size = 0;
 	event->argv_size = argv_size;
 
+	__u32 flags = event->header.flags; /* read_path's, which fill_header resets */
 	fill_header(&event->header, OP_EXEC,
 		    offsetof(struct exec_event, argv) + event->argv_size);
+	event->header.flags |= flags;
 	if (truncated)
 		event->header.flags |= RECORD_TRUNCATED;
 	submit_record(&event->header, PROBE_EXEC);

@@ -35,12 +35,11 @@ static __always_inline struct path *dir_of(int dirfd)
 }
 
 /*
- * Writes the directory `dirfd` names into `base` (BASE_BYTES), leaf first; its length. A directory
- * deeper than BASE_DEPTH or longer than BASE_BYTES is flagged RECORD_BASE_CUT.
+ * Writes the path `at` into `base` (BASE_BYTES), leaf first; its length. A path deeper than
+ * BASE_DEPTH or longer than BASE_BYTES, or none, is flagged RECORD_BASE_CUT.
  */
-static __always_inline __u32 read_dir_path(struct event_header *header, char *base, int dirfd)
+static __always_inline __u32 read_path(struct event_header *header, char *base, struct path *at)
 {
-	struct path *at = dir_of(dirfd);
 	if (!at) {
 		header->flags |= RECORD_BASE_CUT;
 		return 0;
@@ -75,6 +74,12 @@ static __always_inline __u32 read_dir_path(struct event_header *header, char *ba
 	}
 	header->flags |= RECORD_BASE_CUT;
 	return size > BASE_BYTES ? BASE_BYTES : size;
+}
+
+/* the directory `dirfd` names (the working directory for AT_FDCWD), as read_path writes it */
+static __always_inline __u32 read_dir_path(struct event_header *header, char *base, int dirfd)
+{
+	return read_path(header, base, dir_of(dirfd));
 }
 
 /* `base` and its size when `path` (as read from the caller) is relative, else nothing */

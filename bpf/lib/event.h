@@ -47,12 +47,18 @@ struct event_header {
 #define ARGV_MAX_BYTES 1024
 #define BASE_BYTES 256 /* a relative path's directory: its components, leaf first, NUL-terminated */
 
-/* OP_EXEC, from sched_process_exec: the new image and its argv, NUL-separated */
+/*
+ * OP_EXEC, from sched_process_exec: the new image as execve was given it, the path of the file it
+ * runs when that name was relative, and its argv, NUL-separated
+ */
 struct exec_event {
 	struct event_header header;
 	__u32 filename_size;	/* bytes of filename, without its NUL */
 	__u32 argv_size;	/* bytes of argv kept */
+	__u32 base_size;	/* bytes of base: 0 unless filename is relative */
+	__u32 reserved;
 	char filename[PATH_MAX_BYTES];
+	char base[BASE_BYTES];	/* the executable's own path, leaf first (as dir-path.h writes it) */
 	char argv[ARGV_MAX_BYTES];
 };
 

@@ -1,19 +1,30 @@
 /** Decoders of the process records (bpf/process.bpf.c): exec and exit. */
 import type { ParsedEvent } from '../telemetry/event.js';
+import { readBase } from './dir-path.js';
 import type { RecordView } from './record-view.js';
-import { argvBytes, layouts, pathBytes } from './records.js';
+import { argvBytes, header, layouts, pathBytes, recordBaseCut } from './records.js';
 
 const exec = layouts.exec_event.fields;
 const exit = layouts.exit_event.fields;
 
-/** An exec: the new image's path and its argv (NUL-separated, the last one NUL-terminated unless cut). */
+/**
+ * An exec: the new image's path (for a relative name, the path of the file it runs, with the name
+ * in `given_path`) and its argv (NUL-separated, the last one NUL-terminated unless cut).
+ */
 export function decodeExec(record: RecordView, event: ParsedEvent): string | undefined {
   const filenameSize = Math.min(record.u32(exec.filename_size), pathBytes);
   const argvSize = Math.min(record.u32(exec.argv_size), argvBytes);
   if (!record.holds(exec.argv, argvSize))
     return `exec record of ${record.size} bytes holds no argv of ${argvSize}`;
   event.type = 'execve';
-  event.attrs.path = record.text(exec.filename, filenameSize, 'path');
+  const given = record.text(exec.filename, filenameSize, 'path');
+  event.attrs.path = given;
+  if (!given.startsWith('/')) {
+    event.attrs.given_path = given;
+    event.attrs.relative = true;
+    if ((record.u32(header.flags) & recordBaseCut) !== 0) event.attrs.path_unresolved = true;
+    else event.attrs.path = readBase(record, exec.base, record.u32(exec.base_size), 'path_base');
+  }
   const args = record.text(exec.argv, argvSize, 'argv').split('\0');
   if (args[args.length - 1] === '') args.pop();
   event.attrs.argv = args;

@@ -67,8 +67,17 @@ const headerFields = {
 export const layouts = {
   event_header: { size: 64, fields: headerFields },
   exec_event: {
-    size: 1352,
-    fields: { header: 0, filename_size: 64, argv_size: 68, filename: 72, argv: 328 },
+    size: 1616,
+    fields: {
+      header: 0,
+      filename_size: 64,
+      argv_size: 68,
+      base_size: 72,
+      reserved: 76,
+      filename: 80,
+      base: 336,
+      argv: 592,
+    },
   },
   exit_event: { size: 72, fields: { header: 0, exit_code: 64, signal: 68 } },
   file_open_event: {

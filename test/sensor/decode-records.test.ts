@@ -45,10 +45,20 @@ describe('decodeSensorBatch', function () {
         ['process_exit', 'sh', null, 3],
         ['execve', 'true', '/bin/true', null],
         ['process_exit', 'true', null, 0],
+        ['execve', 'echo', '/usr/bin/echo', null],
+        ['process_exit', 'echo', null, 0],
       ],
     );
     assert.deepEqual(events[0]!.attrs['argv'], ['/bin/echo', 'provd-fixture', 'two words']);
     assert.deepEqual(events[2]!.attrs['argv'], ['/bin/sh', '-c', 'exit 3']);
+    // run by a relative name from /usr/bin: the path is the file the new image runs from
+    const { tid: _tid, gid: _gid, ...relative } = events[6]!.attrs;
+    assert.deepEqual(relative, {
+      path: '/usr/bin/echo',
+      given_path: './echo',
+      relative: true,
+      argv: ['./echo', 'relative-exec'],
+    });
     for (const event of events) {
       assert.equal(event.source, 'provd_sensor');
       assert.equal(event.pid, event.tgid);
@@ -122,7 +132,7 @@ describe('decodeSensorBatch', function () {
       code: 'unknown_type',
       message: 'record 1: op 77 is not a record the sensor writes',
     });
-    assert.equal(events.length, 5);
+    assert.equal(events.length, 7);
     assert.equal(events[0]!.type, 'process_exit');
   });
 
@@ -140,9 +150,9 @@ describe('decodeSensorBatch', function () {
     const view = new DataView(batch.buffer);
     const first = recordOffsets(batch)[0]!;
     assert.equal(view.getUint16(first + header.op, true), RecordOp.exec);
-    view.setUint32(first + 68, 1024, true); // argv_size, beyond the bytes the record holds
+    view.setUint32(first + layouts.exec_event.fields.argv_size, 1024, true); // beyond the bytes the record holds
     const { events, errors } = decodeSensorBatch(batch);
-    assert.equal(events.length, 5);
+    assert.equal(events.length, 7);
     assert.match(errors[0]!.message, /record 1: exec record of \d+ bytes holds no argv of 1024/);
   });
 

@@ -115,7 +115,7 @@ describe('the eBPF sensor in the daemon', function () {
         run_id: 'run-sensed',
         tool_call_id: 'tc-sensed',
         command: 'sh',
-        args: ['-c', '/bin/echo sensed-marker "two words" > /dev/null; exit 7'],
+        args: ['-c', '/bin/echo sensed-marker "two words" > /dev/null; cd /usr/bin && ./true; exit 7'],
         cwd: work, // an empty directory: its file effects are looked for there
       }),
     });
@@ -142,6 +142,11 @@ describe('the eBPF sensor in the daemon', function () {
     );
     assert.ok(shellExit, 'the shell exit with status 7 was captured');
     assert.equal(shellExit['comm'], 'sh');
+    // run by a relative name: the path of the file it runs, and the name as given
+    const relative = sensed(events).find(
+      (event) => event.type === 'execve' && event.attrs['given_path'] === './true',
+    );
+    assert.deepEqual([relative?.attrs['path'], relative?.attrs['relative']], ['/usr/bin/true', true]);
   });
 
   /** Runs `command ARGS` as a recorded command; its run's sensor events once `done` holds. */
