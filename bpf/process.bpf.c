@@ -16,6 +16,17 @@ struct exit_event *unused_exit_event __attribute__((unused));
 /* probe numbers, for provd_loss: must match src/sensor/probes.ts */
 enum { PROBE_EXEC = 0, PROBE_EXIT = 1 };
 
+/* whether an exec's name does not say which file runs: relative, or a file descriptor's */
+static __always_inline bool names_no_file(const char *name)
+{
+	if (name[0] != '/')
+		return true;
+	bool dev_fd = name[1] == 'd' && name[2] == 'e' && name[3] == 'v' && name[4] == '/' && name[5] == 'f' &&
+		      name[6] == 'd' && name[7] == '/';
+	bool proc = name[1] == 'p' && name[2] == 'r' && name[3] == 'o' && name[4] == 'c' && name[5] == '/';
+	return dev_fd || proc;
+}
+
 /* sched_process_exec fires once the new image is in place: its argv is in the new mm already */
 SEC("tp/sched/sched_process_exec")
 int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
@@ -33,8 +44,12 @@ int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
 	event->header.flags = 0;
 	event->reserved = 0;
 	event->base_size = 0;
-	/* a relative name (./tool) says little: the file the new image runs from says which */
-	if (event->filename[0] != '/') {
+	/*
+	 * A relative name (./tool) says little, and a descriptor's name (/dev/fd/3 of fexecve, or
+	 * /proc/self/fd/3) hides the file, as a memfd payload does: the file the new image runs from
+	 * says which.
+	 */
+	if (names_no_file(event->filename)) {
 		struct task_struct *current = (struct task_struct *)bpf_get_current_task();
 		struct file *exe = BPF_CORE_READ(current, mm, exe_file);
 		event->base_size = read_path(&event->header, event->base, exe ? (struct path *)&exe->f_path : 0);

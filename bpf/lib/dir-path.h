@@ -59,8 +59,6 @@ static __always_inline __u32 read_path(struct event_header *header, char *base, 
 			continue;
 		}
 		struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
-		if (dentry == parent)
-			return size; /* a filesystem's root that is no mount's top (unlinked, or another namespace's) */
 		if (size >= BASE_BYTES)
 			break;
 		__u32 at = size;
@@ -70,6 +68,12 @@ static __always_inline __u32 read_path(struct event_header *header, char *base, 
 		if (read <= 0)
 			break;
 		size = at + (__u32)read;
+		/*
+		 * its own parent, yet no mount's top: a file of an internal mount (a memfd, whose name was
+		 * just read), or a filesystem root another namespace mounted
+		 */
+		if (dentry == parent)
+			return size;
 		dentry = parent;
 	}
 	header->flags |= RECORD_BASE_CUT;

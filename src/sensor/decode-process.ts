@@ -8,8 +8,9 @@ const exec = layouts.exec_event.fields;
 const exit = layouts.exit_event.fields;
 
 /**
- * An exec: the new image's path (for a relative name, the path of the file it runs, with the name
- * in `given_path`) and its argv (NUL-separated, the last one NUL-terminated unless cut).
+ * An exec: the new image's path (for a relative or a descriptor's name, the path of the file it
+ * runs, with the name in `given_path`) and its argv (NUL-separated, the last one NUL-terminated
+ * unless cut).
  */
 export function decodeExec(record: RecordView, event: ParsedEvent): string | undefined {
   const filenameSize = Math.min(record.u32(exec.filename_size), pathBytes);
@@ -19,11 +20,14 @@ export function decodeExec(record: RecordView, event: ParsedEvent): string | und
   event.type = 'execve';
   const given = record.text(exec.filename, filenameSize, 'path');
   event.attrs.path = given;
-  if (!given.startsWith('/')) {
+  // the kernel side read the file that runs when the name does not say (relative, /dev/fd/N)
+  const baseSize = record.u32(exec.base_size);
+  const unresolved = (record.u32(header.flags) & recordBaseCut) !== 0;
+  if (baseSize > 0 || unresolved) {
     event.attrs.given_path = given;
-    event.attrs.relative = true;
-    if ((record.u32(header.flags) & recordBaseCut) !== 0) event.attrs.path_unresolved = true;
-    else event.attrs.path = readBase(record, exec.base, record.u32(exec.base_size), 'path_base');
+    if (!given.startsWith('/')) event.attrs.relative = true;
+    if (unresolved) event.attrs.path_unresolved = true;
+    else event.attrs.path = readBase(record, exec.base, baseSize, 'path_base');
   }
   const args = record.text(exec.argv, argvSize, 'argv').split('\0');
   if (args[args.length - 1] === '') args.pop();

@@ -11,7 +11,7 @@ export function readBase(record: RecordView, offset: number, size: number, name:
   const components = record
     .text(offset, Math.min(size, baseBytes), name)
     .split('\0')
-    .filter((component) => component !== '');
+    .filter((component) => component !== '' && component !== '/'); // a filesystem root names itself /
   return '/' + components.reverse().join('/');
 }
 

@@ -47,6 +47,9 @@ describe('decodeSensorBatch', function () {
         ['process_exit', 'true', null, 0],
         ['execve', 'echo', '/usr/bin/echo', null],
         ['process_exit', 'echo', null, 0],
+        ['execve', 'python3', '/usr/bin/python3', null],
+        ['execve', 'memfd:payload', '/memfd:payload', null],
+        ['process_exit', 'memfd:payload', null, 0],
       ],
     );
     assert.deepEqual(events[0]!.attrs['argv'], ['/bin/echo', 'provd-fixture', 'two words']);
@@ -59,6 +62,11 @@ describe('decodeSensorBatch', function () {
       relative: true,
       argv: ['./echo', 'relative-exec'],
     });
+    // a payload run from memory (fexecve of a memfd): the name says only /dev/fd/3
+    assert.deepEqual(
+      [events[9]!.attrs['path'], events[9]!.attrs['given_path']],
+      ['/memfd:payload', '/dev/fd/3'],
+    );
     for (const event of events) {
       assert.equal(event.source, 'provd_sensor');
       assert.equal(event.pid, event.tgid);
@@ -132,7 +140,7 @@ describe('decodeSensorBatch', function () {
       code: 'unknown_type',
       message: 'record 1: op 77 is not a record the sensor writes',
     });
-    assert.equal(events.length, 7);
+    assert.equal(events.length, 10);
     assert.equal(events[0]!.type, 'process_exit');
   });
 
@@ -152,7 +160,7 @@ describe('decodeSensorBatch', function () {
     assert.equal(view.getUint16(first + header.op, true), RecordOp.exec);
     view.setUint32(first + layouts.exec_event.fields.argv_size, 1024, true); // beyond the bytes the record holds
     const { events, errors } = decodeSensorBatch(batch);
-    assert.equal(events.length, 7);
+    assert.equal(events.length, 10);
     assert.match(errors[0]!.message, /record 1: exec record of \d+ bytes holds no argv of 1024/);
   });
 
