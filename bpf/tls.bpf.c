@@ -47,6 +47,36 @@ struct {
 	__type(value, struct tls_call);
 } tls_reads SEC(".maps");
 
+/* a stream: one direction of one SSL object in one process */
+struct tls_stream {
+	__u64 ssl;
+	__u32 tgid;
+	__u32 direction;
+};
+
+/*
+ * The next chunk number of each stream. A chunk the ring had no room for still takes its number,
+ * so the TLS pool sees the hole in its stream (src/sensor/tls/http1-stream.ts). Evicted, a
+ * stream's numbers start again from 0, which the pool takes as a restart, not as loss.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct tls_stream);
+	__type(value, __u64);
+} tls_seqs SEC(".maps");
+
+static __always_inline __u64 next_seq(__u64 ssl, __u16 direction)
+{
+	struct tls_stream stream = { .ssl = ssl, .tgid = bpf_get_current_pid_tgid() >> 32, .direction = direction };
+	__u64 *next = bpf_map_lookup_elem(&tls_seqs, &stream);
+	if (next)
+		return __sync_fetch_and_add(next, 1);
+	__u64 first = 1;
+	bpf_map_update_elem(&tls_seqs, &stream, &first, BPF_ANY);
+	return 0;
+}
+
 /* room to build one chunk off the 512-byte stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -110,6 +140,7 @@ static __always_inline int send_call(void *calls, __u32 probe, __u16 direction, 
 		if (chunk->unreadable)
 			length = 0;
 		chunk->data_size = length;
+		chunk->seq = next_seq(call.ssl, direction);
 		__u32 bytes = offsetof(struct tls_chunk_event, data) + length;
 		chunk->header.size = bytes;
 		if (bpf_ringbuf_output(&provd_ring, chunk, bytes, 0) != 0)

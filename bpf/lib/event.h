@@ -168,6 +168,7 @@ struct tls_chunk_event {
 	__u32 data_size;	/* bytes of data in this chunk */
 	__u16 direction;	/* TLS_WRITE or TLS_READ */
 	__u16 unreadable;	/* 1: the library's buffer could not be read, data_size is 0 */
+	__u64 seq;		/* this chunk's number in its (process, conn, direction) stream, from 0 */
 	__u8 data[TLS_CHUNK_BYTES];
 };
 

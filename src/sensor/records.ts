@@ -131,7 +131,7 @@ export const layouts = {
   setid_event: { size: 72, fields: { header: 0, result: 64, target: 68 } },
   ptrace_event: { size: 80, fields: { header: 0, result: 64, target_pid: 68, request: 72 } },
   tls_chunk_event: {
-    size: 16472,
+    size: 16480,
     fields: {
       header: 0,
       conn: 64,
@@ -140,7 +140,8 @@ export const layouts = {
       data_size: 80,
       direction: 84,
       unreadable: 86,
-      data: 88,
+      seq: 88,
+      data: 96,
     },
   },
   loss_counts: { size: 24, fields: { ring_full: 0, truncated: 8, pending_full: 16 } },

@@ -225,6 +225,26 @@ describe('TLS reassembly into HTTP/1.x messages', function () {
     );
   });
 
+  it('loses the message under way when the kernel dropped chunks of its stream, and reads the next', function () {
+    const head = 'POST /x HTTP/1.1\r\nContent-Length: 30\r\n\r\n';
+    const events = reassemble([
+      { data: head + '0123456789', conn: 9n, seq: 10 },
+      // seq 11 (the next ten bytes) never came: the ring had no room for it
+      { data: '0123456789', conn: 9n, seq: 12 },
+      { data: 'GET /next HTTP/1.1\r\n\r\n', conn: 9n, seq: 13 },
+      // numbers that start again (the kernel side forgot the stream) are no loss
+      { data: 'GET /again HTTP/1.1\r\n\r\n', conn: 9n, seq: 0 },
+    ]);
+    assert.deepEqual(
+      events.map((event) => [event.attrs['loss'] ?? http(event)['path'], event.attrs['detail'] ?? null]),
+      [
+        ['sensor_tls_unparsed', '1 chunks of plaintext were dropped in the kernel (its ring was full)'],
+        ['/next', null],
+        ['/again', null],
+      ],
+    );
+  });
+
   it('keeps a bounded body but hashes all of it, and never keeps credentials', function () {
     const body = 'y'.repeat(100);
     const events = reassemble(

@@ -17,7 +17,11 @@ export interface ChunkSpec {
   truncated?: boolean;
   unreadable?: boolean;
   comm?: string;
+  /** Its number in its stream; by default the next of its (tgid, conn, direction) in this process. */
+  seq?: number;
 }
+
+const nextSeqs = new Map<string, number>();
 
 export function chunkRecord(spec: ChunkSpec): Uint8Array {
   const data = typeof spec.data === 'string' ? Buffer.from(spec.data, 'latin1') : spec.data;
@@ -37,6 +41,10 @@ export function chunkRecord(spec: ChunkSpec): Uint8Array {
   view.setUint32(fields.data_size, spec.unreadable === true ? 0 : data.length, true);
   view.setUint16(fields.direction, spec.direction === 'read' ? 2 : 1, true);
   view.setUint16(fields.unreadable, spec.unreadable === true ? 1 : 0, true);
+  const stream = `${spec.tgid ?? 4242}:${spec.conn ?? 0x7f00_1000n}:${spec.direction ?? 'write'}`;
+  const seq = spec.seq ?? nextSeqs.get(stream) ?? 0;
+  nextSeqs.set(stream, seq + 1);
+  view.setBigUint64(fields.seq, BigInt(seq), true);
   if (spec.unreadable !== true) record.set(data, fields.data);
   return record;
 }

@@ -32,6 +32,8 @@ export interface TlsChunk {
   identity: Uint8Array;
   /** Where this chunk starts within its call's plaintext: 0 starts a call. */
   offset: number;
+  /** Its number in its stream: a hole means the kernel ring had no room for the chunks between. */
+  seq: number;
   data: Uint8Array;
   /** Bytes of the call that follow this chunk and no record holds: unreadable, or past the cut. */
   missing: number;
@@ -80,6 +82,7 @@ function readChunk(record: RecordView, offsetNs: bigint): TlsChunk | undefined {
     wallNs: record.u64(header.ktime_ns) + offsetNs,
     identity: record.raw(0, headerBytes).slice(),
     offset,
+    seq: Number(record.u64(chunk.seq)),
     data: record.raw(chunk.data, dataSize),
     missing,
   };

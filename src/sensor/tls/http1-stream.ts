@@ -66,6 +66,8 @@ export class Http1Stream {
   /** When the stream was last fed, wall clock. */
   lastFedNs = 0n;
   private phase: Phase = 'head';
+  /** The seq the next chunk should carry; null before the first. */
+  private nextSeq: number | null = null;
   private protocol: OpaqueData['protocol'] = 'unknown';
   private headBuffer: Uint8Array = new Uint8Array(0);
   private origin: Origin | null = null;
@@ -94,6 +96,9 @@ export class Http1Stream {
 
   feed(chunk: TlsChunk, out: StreamOutput[]): void {
     this.lastFedNs = chunk.wallNs;
+    // a hole in the numbers: the kernel ring had no room for those chunks (it counted them)
+    if (this.nextSeq !== null && chunk.seq > this.nextSeq) this.lostChunks(chunk.seq - this.nextSeq, out);
+    this.nextSeq = chunk.seq + 1; // lower than expected: the kernel side started the stream again
     if (this.phase === 'resync') {
       if (chunk.offset !== 0 || !startsLikeHttp1(chunk.data)) return; // still not where a message starts
       this.phase = 'head';
@@ -109,6 +114,14 @@ export class Http1Stream {
     // a head may switch the stream away from HTTP/1.x (TS narrowed phase before the calls above)
     if ((this.phase as Phase) === 'opaque' && data.length > 0) this.opaque(chunk, data, out);
     if (chunk.missing > 0) this.skipMissing(chunk.missing, out);
+  }
+
+  /** Chunks the kernel dropped: the message under way is lost, and the stream waits for the next. */
+  private lostChunks(chunks: number, out: StreamOutput[]): void {
+    if (this.phase === 'opaque') return; // opaque chunks stand alone
+    if (this.midMessage)
+      this.desync(`${chunks} chunks of plaintext were dropped in the kernel (its ring was full)`, out);
+    else this.reset('resync');
   }
 
   /** The stream ends (idle, evicted, or the sensor stops): a body that runs to the end is complete. */
