@@ -16,11 +16,9 @@ struct exit_event *unused_exit_event __attribute__((unused));
 /* probe numbers, for provd_loss: must match src/sensor/probes.ts */
 enum { PROBE_EXEC = 0, PROBE_EXIT = 1 };
 
-/* whether an exec's name does not say which file runs: relative, or a file descriptor's */
-static __always_inline bool names_no_file(const char *name)
+/* whether an absolute exec name is a file descriptor's, which does not say which file runs */
+static __always_inline bool names_descriptor(const char *name)
 {
-	if (name[0] != '/')
-		return true;
 	bool dev_fd = name[1] == 'd' && name[2] == 'e' && name[3] == 'v' && name[4] == '/' && name[5] == 'f' &&
 		      name[6] == 'd' && name[7] == '/';
 	bool proc = name[1] == 'p' && name[2] == 'r' && name[3] == 'o' && name[4] == 'c' && name[5] == '/';
@@ -45,11 +43,14 @@ int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
 	event->reserved = 0;
 	event->base_size = 0;
 	/*
-	 * A relative name (./tool) says little, and a descriptor's name (/dev/fd/3 of fexecve, or
-	 * /proc/self/fd/3) hides the file, as a memfd payload does: the file the new image runs from
-	 * says which.
+	 * A relative name (./tool) is relative to the working directory, which exec keeps: its base is
+	 * that directory (not the new image's file: for a script, that is its interpreter). A
+	 * descriptor's name (/dev/fd/3 of fexecve, or /proc/self/fd/3) hides the file, as a memfd payload
+	 * does: its base is the file the new image runs from.
 	 */
-	if (names_no_file(event->filename)) {
+	if (event->filename[0] != '/') {
+		event->base_size = read_dir_path(&event->header, event->base, AT_FDCWD_VALUE);
+	} else if (names_descriptor(event->filename)) {
 		struct task_struct *current = (struct task_struct *)bpf_get_current_task();
 		struct file *exe = BPF_CORE_READ(current, mm, exe_file);
 		event->base_size = read_path(&event->header, event->base, exe ? (struct path *)&exe->f_path : 0);

@@ -1,6 +1,6 @@
 /** Decoders of the process records (bpf/process.bpf.c): exec and exit. */
 import type { ParsedEvent } from '../telemetry/event.js';
-import { readBase } from './dir-path.js';
+import { joinPath, readBase } from './dir-path.js';
 import type { RecordView } from './record-view.js';
 import { argvBytes, header, layouts, pathBytes, recordBaseCut } from './records.js';
 
@@ -8,9 +8,9 @@ const exec = layouts.exec_event.fields;
 const exit = layouts.exit_event.fields;
 
 /**
- * An exec: the new image's path (for a relative or a descriptor's name, the path of the file it
- * runs, with the name in `given_path`) and its argv (NUL-separated, the last one NUL-terminated
- * unless cut).
+ * An exec: the new image's path (a relative name made absolute with the working directory; for a
+ * descriptor's name, the path of the file it runs; the name as given in `given_path`) and its argv
+ * (NUL-separated, the last one NUL-terminated unless cut).
  */
 export function decodeExec(record: RecordView, event: ParsedEvent): string | undefined {
   const filenameSize = Math.min(record.u32(exec.filename_size), pathBytes);
@@ -20,14 +20,17 @@ export function decodeExec(record: RecordView, event: ParsedEvent): string | und
   event.type = 'execve';
   const given = record.text(exec.filename, filenameSize, 'path');
   event.attrs.path = given;
-  // the kernel side read the file that runs when the name does not say (relative, /dev/fd/N)
+  // when the name does not say which file runs, the kernel side read the working directory (for a
+  // relative name) or the file itself (for a descriptor's name, /dev/fd/N)
   const baseSize = record.u32(exec.base_size);
   const unresolved = (record.u32(header.flags) & recordBaseCut) !== 0;
-  if (baseSize > 0 || unresolved) {
+  const relative = !given.startsWith('/');
+  if (baseSize > 0 || unresolved || relative) {
     event.attrs.given_path = given;
-    if (!given.startsWith('/')) event.attrs.relative = true;
+    if (relative) event.attrs.relative = true;
+    const base = readBase(record, exec.base, baseSize, 'path_base');
     if (unresolved) event.attrs.path_unresolved = true;
-    else event.attrs.path = readBase(record, exec.base, baseSize, 'path_base');
+    else event.attrs.path = relative ? joinPath(base, given) : base;
   }
   const args = record.text(exec.argv, argvSize, 'argv').split('\0');
   if (args[args.length - 1] === '') args.pop();

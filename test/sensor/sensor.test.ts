@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -108,6 +108,10 @@ describe('the eBPF sensor in the daemon', function () {
       this.skip();
     }
     const daemon = await fixture.start({ sensor: true, authToken: token });
+    // a script run by a relative name: its path is the script's, not its interpreter's
+    const tools = join(work, 'tools'); // work is removed after each test
+    mkdirSync(tools);
+    writeFileSync(join(tools, 'tool.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     const recorded = await request(daemon.url, '/v1/record', {
       method: 'POST',
       headers: auth,
@@ -115,8 +119,11 @@ describe('the eBPF sensor in the daemon', function () {
         run_id: 'run-sensed',
         tool_call_id: 'tc-sensed',
         command: 'sh',
-        args: ['-c', '/bin/echo sensed-marker "two words" > /dev/null; cd /usr/bin && ./true; exit 7'],
-        cwd: work, // an empty directory: its file effects are looked for there
+        args: [
+          '-c',
+          `/bin/echo sensed-marker "two words" > /dev/null; cd /usr/bin && ./true; cd ${tools} && ./tool.sh; exit 7`,
+        ],
+        cwd: work, // its file effects are looked for there
       }),
     });
     assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
@@ -143,10 +150,13 @@ describe('the eBPF sensor in the daemon', function () {
     assert.ok(shellExit, 'the shell exit with status 7 was captured');
     assert.equal(shellExit['comm'], 'sh');
     // run by a relative name: the path of the file it runs, and the name as given
-    const relative = sensed(events).find(
-      (event) => event.type === 'execve' && event.attrs['given_path'] === './true',
+    const relative = (name: string): StoredEvent | undefined =>
+      sensed(events).find((event) => event.type === 'execve' && event.attrs['given_path'] === name);
+    assert.deepEqual(
+      [relative('./true')?.attrs['path'], relative('./true')?.attrs['relative']],
+      ['/usr/bin/true', true],
     );
-    assert.deepEqual([relative?.attrs['path'], relative?.attrs['relative']], ['/usr/bin/true', true]);
+    assert.equal(relative('./tool.sh')?.attrs['path'], join(tools, 'tool.sh'));
   });
 
   /** Runs `command ARGS` as a recorded command; its run's sensor events once `done` holds. */
