@@ -111,9 +111,11 @@ std::vector<ProbeReport> attachUprobes(LoadedObject& object, const std::string& 
     options.func_name = request.symbol.c_str();
     takeLibbpfLog();
     // pid -1: every process that maps the file, now or later (a uprobe belongs to the inode)
-    bpf_link* link = bpf_program__attach_uprobe_opts(program, -1, binary.c_str(), 0, &options);
+    // with func_name, libbpf takes the offset as relative to the function
+    bpf_link* link = bpf_program__attach_uprobe_opts(program, -1, binary.c_str(), request.offset, &options);
     if (link == nullptr) {
-      report.error = "failed to attach at " + request.symbol + ": " + reason(errno, takeLibbpfLog());
+      std::string where = request.symbol + (request.offset == 0 ? "" : "+" + std::to_string(request.offset));
+      report.error = "failed to attach at " + where + ": " + reason(errno, takeLibbpfLog());
     } else {
       object.links.push_back(link);
       report.attached = true;

@@ -40,11 +40,13 @@ struct LoadResult {
 // Opens, loads and attaches every object; `selfTgid`'s own events are skipped in the kernel.
 LoadResult loadPrograms(uint32_t selfTgid);
 
-// One uprobe to attach: a program of a per-target object at a function of a binary or library.
+// One uprobe to attach: a program of a per-target object at a function of a binary or library,
+// at its first byte or `offset` bytes into it (which must be an instruction's first byte).
 struct UprobeRequest {
   std::string program;
   std::string symbol;
   bool retprobe = false;
+  uint64_t offset = 0;
 };
 
 // Attaches `requests` in `binary` for every process that maps it; each request's report says

@@ -162,8 +162,13 @@ Napi::Value Sensor::AttachUprobes(const Napi::CallbackInfo& info) {
     Napi::Object request = item.As<Napi::Object>();
     if (!request.Get("program").IsString() || !request.Get("symbol").IsString())
       throw Napi::TypeError::New(env, "attachUprobes: each request needs a string program and symbol");
+    Napi::Value offset = request.Get("offset");
+    if (!offset.IsUndefined() && (!offset.IsNumber() || offset.As<Napi::Number>().DoubleValue() < 0 ||
+                                  offset.As<Napi::Number>().DoubleValue() > 0xffffffff))
+      throw Napi::TypeError::New(env, "attachUprobes: a request's offset must be a number from 0 to 2^32 - 1");
     requests.push_back({request.Get("program").As<Napi::String>(), request.Get("symbol").As<Napi::String>(),
-                        request.Get("retprobe").ToBoolean()});
+                        request.Get("retprobe").ToBoolean(),
+                        offset.IsUndefined() ? 0 : static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value())});
   }
   auto* worker = new AttachWorker(env, this, info[0].As<Napi::String>(), std::move(requests));
   Napi::Promise promise = worker->promise();

@@ -49,11 +49,15 @@ export interface NativeSensorOptions {
   stallMs?: number;
 }
 
-/** A uprobe to attach: a program of the TLS object at a function of a binary or library. */
+/**
+ * A uprobe to attach: a program of the TLS object at a function of a binary or library, at its
+ * first byte or `offset` bytes into it (an instruction's first byte: x86-instructions.ts).
+ */
 export interface NativeUprobe {
   program: string;
   symbol: string;
   retprobe: boolean;
+  offset?: number;
 }
 
 /** Whether one uprobe attached, and why not. */

@@ -7,16 +7,25 @@ import { open, type FileHandle } from 'node:fs/promises';
 
 export interface ElfFacts {
   /** Of the names asked for, the functions the file defines (in .symtab or .dynsym). */
-  symbols: Set<string>;
+  symbols: Map<string, ElfFunction>;
   /** It keeps .symtab (a stripped file keeps only .dynsym, if anything). */
   hasSymtab: boolean;
   /** The Go toolchain of a Go binary (`go1.19.8`), from .go.buildinfo; null for any other file. */
   goVersion: string | null;
 }
 
+/** Where a function's code is in the file. */
+export interface ElfFunction {
+  /** Its first byte's offset in the file. */
+  offset: number;
+  /** Its length in bytes, as its symbol says (0 when the symbol does not say). */
+  size: number;
+}
+
 interface Section {
   name: number;
   type: number;
+  address: number;
   offset: number;
   size: number;
   link: number;
@@ -42,12 +51,12 @@ export async function readElfFacts(path: string, names: readonly string[]): Prom
     const sectionNames = await readTable(file, sections[header.readUInt16LE(62)], path);
     const sectionName = (section: Section): string => cString(sectionNames, section.name);
     const wanted = new Set(names);
-    const symbols = new Set<string>();
+    const symbols = new Map<string, ElfFunction>();
     for (const table of sections.filter(
       (section) => section.type === shtSymtab || section.type === shtDynsym,
     )) {
       const strings = sections[table.link];
-      if (strings !== undefined) await findSymbols(file, table, strings, wanted, symbols, path);
+      if (strings !== undefined) await findSymbols(file, sections, table, strings, wanted, symbols, path);
     }
     const buildInfo = sections.find((section) => sectionName(section) === '.go.buildinfo');
     return {
@@ -55,6 +64,18 @@ export async function readElfFacts(path: string, names: readonly string[]): Prom
       hasSymtab: sections.some((section) => section.type === shtSymtab),
       goVersion: buildInfo === undefined ? null : await readGoVersion(file, buildInfo, path),
     };
+  } finally {
+    await file.close();
+  }
+}
+
+/** A function's code, as its symbol bounds it; refuses one without a size or past `maxBytes`. */
+export async function readFunctionCode(path: string, code: ElfFunction, maxBytes: number): Promise<Buffer> {
+  if (code.size === 0 || code.size > maxBytes)
+    throw new Error(`${path}: a function of ${code.size} bytes is not read (at most ${maxBytes})`);
+  const file = await open(path, 'r');
+  try {
+    return await readAt(file, code.offset, code.size, path);
   } finally {
     await file.close();
   }
@@ -79,6 +100,7 @@ async function readSections(file: FileHandle, header: Buffer, path: string): Pro
     return {
       name: table.readUInt32LE(at),
       type: table.readUInt32LE(at + 4),
+      address: Number(table.readBigUInt64LE(at + 16)),
       offset: Number(table.readBigUInt64LE(at + 24)),
       size: Number(table.readBigUInt64LE(at + 32)),
       link: table.readUInt32LE(at + 40),
@@ -87,13 +109,14 @@ async function readSections(file: FileHandle, header: Buffer, path: string): Pro
   });
 }
 
-/** Adds to `found` each function of `wanted` that `table` defines. */
+/** Adds to `found` each function of `wanted` that `table` defines, with where its code is. */
 async function findSymbols(
   file: FileHandle,
+  sections: readonly Section[],
   table: Section,
   strings: Section,
   wanted: ReadonlySet<string>,
-  found: Set<string>,
+  found: Map<string, ElfFunction>,
   path: string,
 ): Promise<void> {
   if (table.entsize !== symbolBytes || table.size > maxTableBytes || strings.size > maxTableBytes)
@@ -103,10 +126,14 @@ async function findSymbols(
   const text = await readTable(file, strings, path);
   const symbols = await readTable(file, table, path);
   for (let at = 0; at + symbolBytes <= symbols.length; at += symbolBytes) {
-    const defined = symbols.readUInt16LE(at + 6) !== 0; // st_shndx: SHN_UNDEF is an import
-    if (!defined || (symbols[at + 4]! & 0xf) !== sttFunc) continue;
+    const index = symbols.readUInt16LE(at + 6); // st_shndx: 0 (SHN_UNDEF) is an import
+    const code = index === 0 ? undefined : sections[index];
+    if (code === undefined || (symbols[at + 4]! & 0xf) !== sttFunc) continue;
     const name = cString(text, symbols.readUInt32LE(at));
-    if (wanted.has(name)) found.add(name);
+    if (!wanted.has(name) || found.has(name)) continue;
+    const address = Number(symbols.readBigUInt64LE(at + 8));
+    const size = Number(symbols.readBigUInt64LE(at + 16));
+    found.set(name, { offset: code.offset + (address - code.address), size });
   }
 }
 

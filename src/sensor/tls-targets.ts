@@ -11,8 +11,9 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { arch } from 'node:os';
 import { log } from '../shared/log.js';
 import type { NativeUprobe, NativeUprobeReport } from './binding.js';
-import { goMinor, readElfFacts, type ElfFacts } from './elf-file.js';
+import { goMinor, readElfFacts, readFunctionCode, type ElfFacts } from './elf-file.js';
 import type { Loss } from './loss-records.js';
+import { decodeFunction } from './x86-instructions.js';
 
 export interface TlsBudgets {
   /** Targets attached or reported, in all. */
@@ -56,7 +57,14 @@ const libssl = /^libssl\.so(\.\d+)*$/;
 const supportedGo = { min: 23, max: 26 };
 
 const openSslFunctions = ['SSL_write', 'SSL_read', 'SSL_write_ex', 'SSL_read_ex'] as const;
-const goFunctions = ['crypto/tls.(*Conn).Write', 'crypto/tls.(*Conn).Read'] as const;
+/** Go's TLS functions, and the programs of each (`_enter` at its entry, `_return` at each RET). */
+const goFunctions = new Map([
+  ['crypto/tls.(*Conn).Write', 'provd_go_tls_write'],
+  ['crypto/tls.(*Conn).Read', 'provd_go_tls_read'],
+]);
+const goWrite = 'crypto/tls.(*Conn).Write';
+/** A Go function is read whole to find its returns; a larger one is refused (Read is ~1 KiB). */
+const maxGoFunctionBytes = 64 * 1024;
 
 /** The uprobes of one OpenSSL function: its entry keeps the call, its return sends the plaintext. */
 function openSslProbes(symbol: string): NativeUprobe[] {
@@ -180,14 +188,14 @@ export class TlsTargets {
   private async examine(file: string, path: string): Promise<TlsTargetReport | null> {
     let facts: ElfFacts;
     try {
-      facts = await readElfFacts(file, [...openSslFunctions, ...goFunctions]);
+      facts = await readElfFacts(file, [...openSslFunctions, ...goFunctions.keys()]);
     } catch {
       return null; // not an ELF file we can read: no target
     }
     const go = facts.goVersion;
     const openssl = facts.symbols.has('SSL_write') && facts.symbols.has('SSL_read');
     if (!openssl && go === null) return null;
-    if (!openssl && go !== null && !facts.symbols.has(goFunctions[0]) && facts.hasSymtab) return null; // no crypto/tls
+    if (!openssl && go !== null && !facts.symbols.has(goWrite) && facts.hasSymtab) return null; // no crypto/tls
     const target: TlsTargetReport = {
       path,
       kind: openssl ? 'openssl' : 'go',
@@ -205,7 +213,7 @@ export class TlsTargets {
       });
       return target;
     }
-    target.reason = openssl ? await this.attachOpenSsl(file, facts) : goUnsupported(facts);
+    target.reason = openssl ? await this.attachOpenSsl(file, facts) : await this.attachGo(file, facts);
     if (target.reason === null) target.status = 'attached';
     else
       this.losses.push({
@@ -220,21 +228,54 @@ export class TlsTargets {
   /** Attaches the OpenSSL probes; null when every function the file has is probed, else why not. */
   private async attachOpenSsl(file: string, facts: ElfFacts): Promise<string | null> {
     const probes = openSslFunctions.filter((symbol) => facts.symbols.has(symbol)).flatMap(openSslProbes);
+    return this.attachAll(file, probes);
+  }
+
+  /**
+   * Attaches the Go probes: each function's entry, and each of its RET instructions, found by
+   * decoding its code (a probe off an instruction's first byte would corrupt the program, so a
+   * function that does not decode is not probed). Null when all attached, else why not.
+   */
+  private async attachGo(file: string, facts: ElfFacts): Promise<string | null> {
+    const unsupported = goUnsupported(facts);
+    if (unsupported !== null) return unsupported;
+    const probes: NativeUprobe[] = [];
+    for (const [symbol, program] of goFunctions) {
+      const code = facts.symbols.get(symbol);
+      if (code === undefined) continue;
+      let returns: number[];
+      try {
+        returns = decodeFunction(await readFunctionCode(file, code, maxGoFunctionBytes)).returns;
+      } catch (error) {
+        return `${symbol}: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      if (returns.length === 0) return `${symbol} has no RET instruction to probe`;
+      probes.push(
+        { program: `${program}_enter`, symbol, retprobe: false },
+        ...returns.map((offset) => ({ program: `${program}_return`, symbol, retprobe: false, offset })),
+      );
+    }
+    return this.attachAll(file, probes);
+  }
+
+  /** Null when every probe attached, else the errors of those that did not. */
+  private async attachAll(file: string, probes: NativeUprobe[]): Promise<string | null> {
     const reports = await this.attach(file, probes);
     const failed = reports.filter((report) => !report.attached);
     return failed.length === 0 ? null : failed.map((report) => report.error).join('; ');
   }
 }
 
-/** Why a Go binary's TLS is not captured. */
-function goUnsupported(facts: ElfFacts): string {
+/** Why a Go binary's TLS cannot be captured; null when it can. */
+function goUnsupported(facts: ElfFacts): string | null {
   const version = facts.goVersion!;
-  if (!facts.hasSymtab && !facts.symbols.has(goFunctions[0]))
+  if (!facts.hasSymtab && !facts.symbols.has(goWrite))
     return `a stripped Go binary (${version}): crypto/tls cannot be found without its symbols`;
   const minor = goMinor(version);
   if (minor === null || minor < supportedGo.min || minor > supportedGo.max)
     return `${version} is outside the supported Go range 1.${supportedGo.min} to 1.${supportedGo.max}`;
-  return `Go TLS capture is not built yet (${version})`;
+  if (arch() !== 'x64') return `Go TLS capture is built for amd64 only, not ${arch()}`;
+  return null;
 }
 
 /** The libssl files of the system's library directories, by their real paths. */

@@ -34,6 +34,11 @@ describe('the sensor addon binding', function () {
       /each request needs a string program and symbol/,
     );
     assert.throws(() => attach('/bin/true', [7]), /each request must be an object/);
+    for (const offset of [-1, '8', 2 ** 33])
+      assert.throws(
+        () => attach('/bin/true', [{ program: 'p', symbol: 's', retprobe: false, offset }]),
+        /a request's offset must be a number from 0 to 2\^32 - 1/,
+      );
     const reports = await sensor.attachUprobes('/bin/true', [
       { program: 'provd_ssl_write_enter', symbol: 'SSL_write', retprobe: false },
     ]);

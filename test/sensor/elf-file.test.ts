@@ -59,21 +59,24 @@ describe('readElfFacts (what TLS target discovery reads of a file)', function ()
       this.skip();
     }
     const facts = await readElfFacts(libssl, [...openSsl, 'SSL_no_such_function']);
-    assert.deepEqual([...facts.symbols].sort(), [...openSsl].sort());
+    assert.deepEqual([...facts.symbols.keys()].sort(), [...openSsl].sort());
     assert.equal(facts.goVersion, null);
   });
 
   it('finds them in node, which links OpenSSL statically, and none in a binary without TLS', async function () {
     const node = await readElfFacts(process.execPath, openSsl);
-    assert.deepEqual([...node.symbols].sort(), [...openSsl].sort());
-    assert.deepEqual([...(await readElfFacts('/bin/true', openSsl)).symbols], []);
+    assert.deepEqual([...node.symbols.keys()].sort(), [...openSsl].sort());
+    assert.deepEqual([...(await readElfFacts('/bin/true', openSsl)).symbols.keys()], []);
   });
 
   it('reads the Go version a Go binary was built with, inline (Go 1.18+) or not', async function () {
     writeFileSync(join(work, 'go-new'), goElf(buildInfo(2, 'go1.24.1')));
     writeFileSync(join(work, 'go-old'), goElf(buildInfo(0, '')));
     const modern = await readElfFacts(join(work, 'go-new'), ['crypto/tls.(*Conn).Write']);
-    assert.deepEqual([modern.goVersion, modern.hasSymtab, [...modern.symbols]], ['go1.24.1', false, []]);
+    assert.deepEqual(
+      [modern.goVersion, modern.hasSymtab, [...modern.symbols.keys()]],
+      ['go1.24.1', false, []],
+    );
     assert.equal((await readElfFacts(join(work, 'go-old'), [])).goVersion, 'go1.17-or-older');
   });
 

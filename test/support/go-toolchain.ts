@@ -1,0 +1,48 @@
+/**
+ * The Go toolchains the sensor's tests build Go programs with: the system's `go` (Debian 12: 1.19,
+ * outside the range whose TLS is captured) and Go 1.23 (inside it), which .ci/fetch-go puts in
+ * .cache/ as root.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The Go 1.23 toolchain's `go`, if .ci/fetch-go fetched it. */
+export const supportedGo = fileURLToPath(
+  new URL('../../../.cache/go-1.23/usr/lib/go-1.23/bin/go', import.meta.url),
+);
+
+/** The system's `go`, if installed. */
+export function systemGo(): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', 'command -v go'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function hasSupportedGo(): boolean {
+  return existsSync(supportedGo);
+}
+
+/**
+ * Builds the Go program `source` (one file, standard library only) into `output` with `go`, its
+ * caches under `work`, never fetching a toolchain or module. Returns the toolchain's version.
+ */
+export function buildGo(go: string, source: string, output: string, work: string): string {
+  const env = {
+    ...process.env,
+    GOCACHE: join(work, 'gocache'),
+    GOPATH: join(work, 'gopath'),
+    GOTOOLCHAIN: 'local',
+    GOFLAGS: '-mod=mod',
+    GOPROXY: 'off',
+  };
+  execFileSync(go, ['build', '-o', output, source], {
+    cwd: work,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return execFileSync(go, ['env', 'GOVERSION'], { env, encoding: 'utf8' }).trim();
+}
