@@ -38,7 +38,7 @@ const opensPerRound = 4;
 const rounds = isShort ? 1 : 3;
 const deadlineMs = isShort ? 120_000 : 900_000;
 const overheadTarget = 1.03;
-/** The guard: an order-of-magnitude regression, not noise (the sensor costs ~1.8x here today). */
+/** The guard: an order-of-magnitude regression, not noise (the sensor costs ~1.5x here today). */
 const guardOverhead = 4;
 /** A port nothing listens on: every connect is refused, on loopback only. */
 const refusedPort = 9;

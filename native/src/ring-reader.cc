@@ -17,7 +17,9 @@ namespace {
 
 // batches JS has not taken yet; past it a new batch is dropped and counted
 constexpr size_t maxQueuedBatches = 32;
-constexpr int pollMs = 50;
+// The kernel side wakes the reader only once a ring fills up (bpf/lib/emit.h, wakeup_flag): in
+// between, it reads what the rings hold at this interval.
+constexpr int pollMs = 10;
 
 uint64_t clockNs(clockid_t clock) {
   timespec now{};
@@ -99,6 +101,12 @@ void RingReader::run() {
     int polled = ring_buffer__poll(rings_, pollMs);
     if (polled < 0 && polled != -EINTR) {
       failure_ = std::string("failed to poll the ring buffers: ") + strerror(-polled);
+      break;
+    }
+    // every ring, each poll: records sent without a wakeup, in a ring that did not wake it
+    if (polled >= 0) polled = ring_buffer__consume(rings_);
+    if (polled < 0 && polled != -EINTR) {
+      failure_ = std::string("failed to read the ring buffers: ") + strerror(-polled);
       break;
     }
     if (batchRecords_ > 0 && clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs) flush();
