@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { runCli } from '../support/cli.js';
-import { buildGo, hasSupportedGo, supportedGo, systemGo } from '../support/go-toolchain.js';
+import {
+  buildGo,
+  hasSupportedGo,
+  supportedGo,
+  supportedGoVersions,
+  systemGo,
+} from '../support/go-toolchain.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
@@ -250,85 +256,92 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
     }
   });
 
-  it('captures the HTTPS requests and responses of a Go 1.23 client (crypto/tls) in a recorded command, kernel-correlated', async function () {
-    if (!hasSupportedGo()) {
-      process.stderr.write(
-        `      skipped: no Go 1.23 toolchain at ${supportedGo} (as root, .ci/fetch-go fetches it; npm test runs it)\n`,
+  for (const goVersion of supportedGoVersions)
+    it(`captures the HTTPS requests and responses of a Go ${goVersion} client (crypto/tls) in a recorded command, kernel-correlated`, async function () {
+      if (!hasSupportedGo(goVersion)) {
+        process.stderr.write(
+          `      skipped: no Go ${goVersion} toolchain at ${supportedGo(goVersion)} (as root, .ci/fetch-go fetches it; npm test runs it)\n`,
+        );
+        this.skip();
+      }
+      const cgroups = probeRecordCgroupRoot();
+      if (cgroups.status !== 'ok') {
+        process.stderr.write(`      skipped: ${cgroups.message}\n`);
+        this.skip();
+      }
+      this.timeout(240_000);
+      const name = `go${goVersion.replace('.', '')}-client`;
+      const binary = join(work, name);
+      const version = buildGo(
+        supportedGo(goVersion),
+        join(fixtures, 'go-tls-client', 'main.go'),
+        binary,
+        work,
       );
-      this.skip();
-    }
-    const cgroups = probeRecordCgroupRoot();
-    if (cgroups.status !== 'ok') {
-      process.stderr.write(`      skipped: ${cgroups.message}\n`);
-      this.skip();
-    }
-    this.timeout(240_000);
-    const binary = join(work, 'go123-client');
-    const version = buildGo(supportedGo, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
-    const daemon = await fixture.start({ sensor: true, authToken: token });
-    const start = join(work, 'go123-start');
-    // the client waits for `start`, made once the sensor has attached to it: a uprobe is per file
-    const recorded = request(daemon.url, '/v1/record', {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({
-        run_id: 'run-go-tls',
-        tool_call_id: 'tc-go-tls',
-        command: binary,
-        args: [url, start],
-        cwd: work,
-      }),
-    });
-    const target = await awaitValue('the Go 1.23 client attached', async () =>
-      (await targets(daemon)).find((found) => found.path === binary),
-    );
-    assert.deepEqual(target, {
-      path: binary,
-      kind: 'go',
-      status: 'attached',
-      reason: null,
-      go_version: version,
-    });
-    writeFileSync(start, '');
-    const { status, body } = await recorded;
-    assert.equal(status, 200, JSON.stringify(body));
-    assert.equal(body['exit_code'], 0, JSON.stringify(body['stderr']));
-
-    const tls = await awaitValue('four TLS events of the run', async () => {
-      const { body } = await request(daemon.url, '/v1/telemetry/events?run=run-go-tls&limit=1000', {
+      const daemon = await fixture.start({ sensor: true, authToken: token });
+      const start = join(work, `${name}-start`);
+      // the client waits for `start`, made once the sensor has attached to it: a uprobe is per file
+      const recorded = request(daemon.url, '/v1/record', {
+        method: 'POST',
         headers: auth,
+        body: JSON.stringify({
+          run_id: `run-${name}`,
+          tool_call_id: `tc-${name}`,
+          command: binary,
+          args: [url, start],
+          cwd: work,
+        }),
       });
-      const events = (body['events'] as StoredEvent[]).filter((event) => event.type.startsWith('tls_'));
-      return events.length >= 4 ? events : undefined;
+      const target = await awaitValue(`the Go ${goVersion} client attached`, async () =>
+        (await targets(daemon)).find((found) => found.path === binary),
+      );
+      assert.deepEqual(target, {
+        path: binary,
+        kind: 'go',
+        status: 'attached',
+        reason: null,
+        go_version: version,
+      });
+      writeFileSync(start, '');
+      const { status, body } = await recorded;
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.equal(body['exit_code'], 0, JSON.stringify(body['stderr']));
+
+      const tls = await awaitValue('four TLS events of the run', async () => {
+        const { body } = await request(daemon.url, `/v1/telemetry/events?run=run-${name}&limit=1000`, {
+          headers: auth,
+        });
+        const events = (body['events'] as StoredEvent[]).filter((event) => event.type.startsWith('tls_'));
+        return events.length >= 4 ? events : undefined;
+      });
+      const http = (event: StoredEvent): Record<string, unknown> => event.attrs.http ?? {};
+      assert.deepEqual(
+        tls.map((event) => [
+          event.type,
+          http(event)['method'] ?? http(event)['status'],
+          http(event)['path'] ?? null,
+          http(event)['body'],
+          http(event)['ended_by'],
+        ]),
+        [
+          ['tls_write', 'POST', '/v1/messages', '{"model":"go"}', 'length'],
+          ['tls_read', 200, null, '{"id":"msg_1","usage":{"input_tokens":12,"output_tokens":34}}', 'length'],
+          ['tls_write', 'GET', '/chunked', '', 'length'],
+          ['tls_read', 200, null, 'first,second,third', 'chunked'],
+        ],
+      );
+      for (const event of tls) {
+        assert.equal(event.comm, name);
+        assert.equal(event.correlation.evidence_level, 'kernel_correlated');
+        assert.equal(event.tool_call_id, `tc-${name}`);
+      }
+      const health = (await request(daemon.url, '/v1/health')).body['native_capture'] as {
+        probes: Record<string, { pending_full: number }>;
+      };
+      assert.deepEqual(
+        [health.probes['tls_write']?.pending_full, health.probes['tls_read']?.pending_full],
+        [0, 0],
+        'every return of a Go call found the call its entry kept',
+      );
     });
-    const http = (event: StoredEvent): Record<string, unknown> => event.attrs.http ?? {};
-    assert.deepEqual(
-      tls.map((event) => [
-        event.type,
-        http(event)['method'] ?? http(event)['status'],
-        http(event)['path'] ?? null,
-        http(event)['body'],
-        http(event)['ended_by'],
-      ]),
-      [
-        ['tls_write', 'POST', '/v1/messages', '{"model":"go"}', 'length'],
-        ['tls_read', 200, null, '{"id":"msg_1","usage":{"input_tokens":12,"output_tokens":34}}', 'length'],
-        ['tls_write', 'GET', '/chunked', '', 'length'],
-        ['tls_read', 200, null, 'first,second,third', 'chunked'],
-      ],
-    );
-    for (const event of tls) {
-      assert.equal(event.comm, 'go123-client');
-      assert.equal(event.correlation.evidence_level, 'kernel_correlated');
-      assert.equal(event.tool_call_id, 'tc-go-tls');
-    }
-    const health = (await request(daemon.url, '/v1/health')).body['native_capture'] as {
-      probes: Record<string, { pending_full: number }>;
-    };
-    assert.deepEqual(
-      [health.probes['tls_write']?.pending_full, health.probes['tls_read']?.pending_full],
-      [0, 0],
-      'every return of a Go call found the call its entry kept',
-    );
-  });
 });

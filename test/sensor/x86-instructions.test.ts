@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readElfFacts, readFunctionCode } from '../../src/sensor/elf-file.js';
 import { decodeFunction, UndecodableInstruction } from '../../src/sensor/x86-instructions.js';
-import { buildGo, hasSupportedGo, supportedGo, systemGo } from '../support/go-toolchain.js';
+import {
+  buildGo,
+  hasSupportedGo,
+  supportedGo,
+  supportedGoVersions,
+  systemGo,
+} from '../support/go-toolchain.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/sensor/', import.meta.url));
 
@@ -44,6 +50,46 @@ function objdumpStarts(binary: string): Map<string, number[]> {
     }
   }
   return functions;
+}
+
+function hasObjdump(): boolean {
+  try {
+    execFileSync('objdump', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Decodes every function of `binary` it can; each one decoded must match objdump's instructions. */
+async function compareWithObjdump(binary: string): Promise<void> {
+  const expected = objdumpStarts(binary);
+  const facts = await readElfFacts(binary, [...expected.keys()]);
+  const agreed: string[] = [];
+  let refused = 0;
+  for (const [name, code] of facts.symbols) {
+    if (code.size === 0 || !expected.has(name)) continue;
+    let starts: number[];
+    try {
+      starts = decodeFunction(await readFunctionCode(binary, code, 1 << 24)).starts;
+    } catch (error) {
+      assert.ok(error instanceof UndecodableInstruction, String(error));
+      refused++;
+      continue;
+    }
+    assert.deepEqual(
+      starts,
+      expected.get(name)!.filter((start) => start < code.size),
+      name,
+    );
+    agreed.push(name);
+  }
+  for (const name of ['crypto/tls.(*Conn).Read', 'crypto/tls.(*Conn).Write'])
+    assert.ok(agreed.includes(name), name);
+  assert.ok(
+    agreed.length > 1000 && refused < agreed.length / 100,
+    `${agreed.length} agreed, ${refused} refused`,
+  );
 }
 
 describe('x86-64 instruction decoding (where the Go TLS return probes go)', function () {
@@ -105,60 +151,30 @@ describe('x86-64 instruction decoding (where the Go TLS return probes go)', func
     );
   });
 
-  it('agrees with objdump on every function of a Go binary it decodes, crypto/tls among them', async function () {
-    const go = hasSupportedGo() ? supportedGo : systemGo();
-    const objdump = (() => {
+  const toolchains = supportedGoVersions
+    .filter(hasSupportedGo)
+    .map((version) => ({ version, go: supportedGo(version) }));
+  const system = systemGo();
+  if (toolchains.length === 0 && system !== undefined) toolchains.push({ version: 'the system', go: system });
+  for (const { version, go } of toolchains)
+    it(`agrees with objdump on every function it decodes of a binary built by Go ${version}, crypto/tls among them`, async function () {
+      if (!hasObjdump()) {
+        process.stderr.write('      skipped: objdump (binutils) is not installed\n');
+        this.skip();
+      }
+      this.timeout(300_000);
+      const work = mkdtempSync(join(tmpdir(), 'provd-x86-'));
       try {
-        execFileSync('objdump', ['--version'], { stdio: 'ignore' });
-        return true;
-      } catch {
-        return false;
+        const binary = join(work, 'client');
+        buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
+        await compareWithObjdump(binary);
+      } finally {
+        rmSync(work, { recursive: true, force: true });
       }
-    })();
-    if (go === undefined || !objdump) {
-      process.stderr.write(
-        `      skipped: ${go === undefined ? 'no Go toolchain' : 'objdump (binutils) is not installed'}\n`,
-      );
+    });
+  if (toolchains.length === 0)
+    it('agrees with objdump on the functions of a Go binary', function () {
+      process.stderr.write('      skipped: no Go toolchain (.ci/setup --for-tests installs one as root)\n');
       this.skip();
-    }
-    this.timeout(300_000);
-    const work = mkdtempSync(join(tmpdir(), 'provd-x86-'));
-    try {
-      const binary = join(work, 'client');
-      buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
-      await compare(binary);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-
-    async function compare(binary: string): Promise<void> {
-      const expected = objdumpStarts(binary);
-      const facts = await readElfFacts(binary, [...expected.keys()]);
-      const agreed: string[] = [];
-      let refused = 0;
-      for (const [name, code] of facts.symbols) {
-        if (code.size === 0 || !expected.has(name)) continue;
-        let starts: number[];
-        try {
-          starts = decodeFunction(await readFunctionCode(binary, code, 1 << 24)).starts;
-        } catch (error) {
-          assert.ok(error instanceof UndecodableInstruction, String(error));
-          refused++;
-          continue;
-        }
-        assert.deepEqual(
-          starts,
-          expected.get(name)!.filter((start) => start < code.size),
-          name,
-        );
-        agreed.push(name);
-      }
-      for (const name of ['crypto/tls.(*Conn).Read', 'crypto/tls.(*Conn).Write'])
-        assert.ok(agreed.includes(name), name);
-      assert.ok(
-        agreed.length > 1000 && refused < agreed.length / 100,
-        `${agreed.length} agreed, ${refused} refused`,
-      );
-    }
-  });
+    });
 });

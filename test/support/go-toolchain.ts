@@ -1,17 +1,27 @@
 /**
  * The Go toolchains the sensor's tests build Go programs with: the system's `go` (Debian 12: 1.19,
- * outside the range whose TLS is captured) and Go 1.23 (inside it), which .ci/fetch-go puts in
- * .cache/ as root.
+ * outside the range whose TLS is captured) and those inside it (1.23, 1.24), which .ci/fetch-go
+ * puts in .cache/ as root.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The Go 1.23 toolchain's `go`, if .ci/fetch-go fetched it. */
-export const supportedGo = fileURLToPath(
-  new URL('../../../.cache/go-1.23/usr/lib/go-1.23/bin/go', import.meta.url),
-);
+/** The Go versions inside the supported range that .ci/fetch-go fetches. */
+export const supportedGoVersions = ['1.23', '1.24'];
+
+/** Where .ci/fetch-go puts the `go` of `version`. */
+export function supportedGo(version: string): string {
+  return fileURLToPath(
+    new URL(`../../../.cache/go-${version}/usr/lib/go-${version}/bin/go`, import.meta.url),
+  );
+}
+
+/** Whether .ci/fetch-go fetched `version`. */
+export function hasSupportedGo(version: string): boolean {
+  return existsSync(supportedGo(version));
+}
 
 /** The system's `go`, if installed. */
 export function systemGo(): string | undefined {
@@ -20,10 +30,6 @@ export function systemGo(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function hasSupportedGo(): boolean {
-  return existsSync(supportedGo);
 }
 
 /**
