@@ -108,14 +108,11 @@ std::vector<ProbeReport> attachUprobes(LoadedObject& object, const std::string& 
     bpf_uprobe_opts options{};
     options.sz = sizeof(options);
     options.retprobe = request.retprobe;
-    options.func_name = request.symbol.c_str();
     takeLibbpfLog();
     // pid -1: every process that maps the file, now or later (a uprobe belongs to the inode)
-    // with func_name, libbpf takes the offset as relative to the function
     bpf_link* link = bpf_program__attach_uprobe_opts(program, -1, binary.c_str(), request.offset, &options);
     if (link == nullptr) {
-      std::string where = request.symbol + (request.offset == 0 ? "" : "+" + std::to_string(request.offset));
-      report.error = "failed to attach at " + where + ": " + reason(errno, takeLibbpfLog());
+      report.error = "failed to attach at " + request.where + ": " + reason(errno, takeLibbpfLog());
     } else {
       object.links.push_back(link);
       report.attached = true;

@@ -40,11 +40,11 @@ struct LoadResult {
 // Opens, loads and attaches every object; `selfTgid`'s own events are skipped in the kernel.
 LoadResult loadPrograms(uint32_t selfTgid);
 
-// One uprobe to attach: a program of a per-target object at a function of a binary or library,
-// at its first byte or `offset` bytes into it (which must be an instruction's first byte).
+// One uprobe to attach: a program of a per-target object at `offset` in a binary or library's file
+// (an instruction's first byte: src/sensor/tls-targets.ts finds it), `where` naming it in errors.
 struct UprobeRequest {
   std::string program;
-  std::string symbol;
+  std::string where;
   bool retprobe = false;
   uint64_t offset = 0;
 };

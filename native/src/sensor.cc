@@ -160,15 +160,14 @@ Napi::Value Sensor::AttachUprobes(const Napi::CallbackInfo& info) {
     Napi::Value item = given.Get(i);
     if (!item.IsObject()) throw Napi::TypeError::New(env, "attachUprobes: each request must be an object");
     Napi::Object request = item.As<Napi::Object>();
-    if (!request.Get("program").IsString() || !request.Get("symbol").IsString())
-      throw Napi::TypeError::New(env, "attachUprobes: each request needs a string program and symbol");
+    if (!request.Get("program").IsString() || !request.Get("where").IsString())
+      throw Napi::TypeError::New(env, "attachUprobes: each request needs a string program and where");
     Napi::Value offset = request.Get("offset");
-    if (!offset.IsUndefined() && (!offset.IsNumber() || offset.As<Napi::Number>().DoubleValue() < 0 ||
-                                  offset.As<Napi::Number>().DoubleValue() > 0xffffffff))
-      throw Napi::TypeError::New(env, "attachUprobes: a request's offset must be a number from 0 to 2^32 - 1");
-    requests.push_back({request.Get("program").As<Napi::String>(), request.Get("symbol").As<Napi::String>(),
-                        request.Get("retprobe").ToBoolean(),
-                        offset.IsUndefined() ? 0 : static_cast<uint64_t>(offset.As<Napi::Number>().Int64Value())});
+    double at = offset.IsNumber() ? offset.As<Napi::Number>().DoubleValue() : -1;
+    if (!(at >= 0 && at <= 0xffffffffffff && at == static_cast<double>(static_cast<uint64_t>(at))))
+      throw Napi::TypeError::New(env, "attachUprobes: a request's offset must be a file offset, an integer from 0 to 2^48 - 1");
+    requests.push_back({request.Get("program").As<Napi::String>(), request.Get("where").As<Napi::String>(),
+                        request.Get("retprobe").ToBoolean(), static_cast<uint64_t>(at)});
   }
   auto* worker = new AttachWorker(env, this, info[0].As<Napi::String>(), std::move(requests));
   Napi::Promise promise = worker->promise();

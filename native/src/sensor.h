@@ -23,7 +23,7 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
  private:
   // start(): Promise<void>: loads and attaches every program off the JS thread, then reads the rings
   Napi::Value Start(const Napi::CallbackInfo& info);
-  // attachUprobes(binary, [{ program, symbol, retprobe, offset? }]): Promise<{ program, probe, attached, error }[]>:
+  // attachUprobes(binary, [{ program, where, offset, retprobe }]): Promise<{ program, probe, attached, error }[]>:
   // attaches programs of the TLS object at functions of a binary or library, off the JS thread
   Napi::Value AttachUprobes(const Napi::CallbackInfo& info);
   // probes(): { program, probe, attached, error, missed }[]

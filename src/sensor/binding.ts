@@ -50,14 +50,15 @@ export interface NativeSensorOptions {
 }
 
 /**
- * A uprobe to attach: a program of the TLS object at a function of a binary or library, at its
- * first byte or `offset` bytes into it (an instruction's first byte: x86-instructions.ts).
+ * A uprobe to attach: a program of the TLS object at `offset` in a binary or library's file, the
+ * first byte of an instruction (a function's, or a RET's: x86-instructions.ts); `where` names the
+ * place in errors (`SSL_write`, `crypto/tls.(*Conn).Read+0xed`).
  */
 export interface NativeUprobe {
   program: string;
-  symbol: string;
+  where: string;
+  offset: number;
   retprobe: boolean;
-  offset?: number;
 }
 
 /** Whether one uprobe attached, and why not. */

@@ -25,6 +25,7 @@ export interface ElfFunction {
 interface Section {
   name: number;
   type: number;
+  flags: number;
   address: number;
   offset: number;
   size: number;
@@ -32,7 +33,9 @@ interface Section {
   entsize: number;
 }
 
+const shtProgbits = 1;
 const shtSymtab = 2;
+const shfExecinstr = 4;
 const shtDynsym = 11;
 const sttFunc = 2;
 const symbolBytes = 24;
@@ -52,11 +55,14 @@ export async function readElfFacts(path: string, names: readonly string[]): Prom
     const sectionName = (section: Section): string => cString(sectionNames, section.name);
     const wanted = new Set(names);
     const symbols = new Map<string, ElfFunction>();
+    const code = sections.filter(
+      (section) => section.type === shtProgbits && (section.flags & shfExecinstr) !== 0,
+    );
     for (const table of sections.filter(
       (section) => section.type === shtSymtab || section.type === shtDynsym,
     )) {
       const strings = sections[table.link];
-      if (strings !== undefined) await findSymbols(file, sections, table, strings, wanted, symbols, path);
+      if (strings !== undefined) await findSymbols(file, code, table, strings, wanted, symbols, path);
     }
     const buildInfo = sections.find((section) => sectionName(section) === '.go.buildinfo');
     return {
@@ -100,6 +106,7 @@ async function readSections(file: FileHandle, header: Buffer, path: string): Pro
     return {
       name: table.readUInt32LE(at),
       type: table.readUInt32LE(at + 4),
+      flags: Number(table.readBigUInt64LE(at + 8)),
       address: Number(table.readBigUInt64LE(at + 16)),
       offset: Number(table.readBigUInt64LE(at + 24)),
       size: Number(table.readBigUInt64LE(at + 32)),
@@ -109,10 +116,15 @@ async function readSections(file: FileHandle, header: Buffer, path: string): Pro
   });
 }
 
-/** Adds to `found` each function of `wanted` that `table` defines, with where its code is. */
+/**
+ * Adds to `found` each function of `wanted` that `table` defines, with where its code is in the
+ * file: found by its address in the code sections (`code`), not by the section index the symbol
+ * names, which a linker can get wrong (Go 1.26 gives .dynsym's crosscall2 the index of .tbss). A
+ * function whose code is not all inside one code section is left out.
+ */
 async function findSymbols(
   file: FileHandle,
-  sections: readonly Section[],
+  code: readonly Section[],
   table: Section,
   strings: Section,
   wanted: ReadonlySet<string>,
@@ -126,14 +138,17 @@ async function findSymbols(
   const text = await readTable(file, strings, path);
   const symbols = await readTable(file, table, path);
   for (let at = 0; at + symbolBytes <= symbols.length; at += symbolBytes) {
-    const index = symbols.readUInt16LE(at + 6); // st_shndx: 0 (SHN_UNDEF) is an import
-    const code = index === 0 ? undefined : sections[index];
-    if (code === undefined || (symbols[at + 4]! & 0xf) !== sttFunc) continue;
+    const defined = symbols.readUInt16LE(at + 6) !== 0; // st_shndx: SHN_UNDEF (0) is an import
+    if (!defined || (symbols[at + 4]! & 0xf) !== sttFunc) continue;
     const name = cString(text, symbols.readUInt32LE(at));
     if (!wanted.has(name) || found.has(name)) continue;
     const address = Number(symbols.readBigUInt64LE(at + 8));
     const size = Number(symbols.readBigUInt64LE(at + 16));
-    found.set(name, { offset: code.offset + (address - code.address), size });
+    const section = code.find(
+      (candidate) => address >= candidate.address && address + size <= candidate.address + candidate.size,
+    );
+    if (section !== undefined)
+      found.set(name, { offset: section.offset + (address - section.address), size });
   }
 }
 

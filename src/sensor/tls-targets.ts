@@ -67,11 +67,11 @@ const goWrite = 'crypto/tls.(*Conn).Write';
 const maxGoFunctionBytes = 64 * 1024;
 
 /** The uprobes of one OpenSSL function: its entry keeps the call, its return sends the plaintext. */
-function openSslProbes(symbol: string): NativeUprobe[] {
+function openSslProbes(symbol: string, offset: number): NativeUprobe[] {
   const program = `provd_${symbol.toLowerCase()}`;
   return [
-    { program: `${program}_enter`, symbol, retprobe: false },
-    { program: `${program}_exit`, symbol, retprobe: true },
+    { program: `${program}_enter`, where: symbol, offset, retprobe: false },
+    { program: `${program}_exit`, where: symbol, offset, retprobe: true },
   ];
 }
 
@@ -227,7 +227,10 @@ export class TlsTargets {
 
   /** Attaches the OpenSSL probes; null when every function the file has is probed, else why not. */
   private async attachOpenSsl(file: string, facts: ElfFacts): Promise<string | null> {
-    const probes = openSslFunctions.filter((symbol) => facts.symbols.has(symbol)).flatMap(openSslProbes);
+    const probes = openSslFunctions.flatMap((symbol) => {
+      const code = facts.symbols.get(symbol);
+      return code === undefined ? [] : openSslProbes(symbol, code.offset);
+    });
     return this.attachAll(file, probes);
   }
 
@@ -251,8 +254,13 @@ export class TlsTargets {
       }
       if (returns.length === 0) return `${symbol} has no RET instruction to probe`;
       probes.push(
-        { program: `${program}_enter`, symbol, retprobe: false },
-        ...returns.map((offset) => ({ program: `${program}_return`, symbol, retprobe: false, offset })),
+        { program: `${program}_enter`, where: symbol, offset: code.offset, retprobe: false },
+        ...returns.map((at) => ({
+          program: `${program}_return`,
+          where: `${symbol}+0x${at.toString(16)}`,
+          offset: code.offset + at,
+          retprobe: false,
+        })),
       );
     }
     return this.attachAll(file, probes);

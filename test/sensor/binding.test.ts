@@ -30,17 +30,17 @@ describe('the sensor addon binding', function () {
     const attach = sensor.attachUprobes.bind(sensor) as (...args: unknown[]) => unknown;
     assert.throws(() => attach('/bin/true'), /binary must be a string and requests an array/);
     assert.throws(
-      () => attach('/bin/true', [{ program: 'p' }]),
-      /each request needs a string program and symbol/,
+      () => attach('/bin/true', [{ program: 'p', offset: 0 }]),
+      /each request needs a string program and where/,
     );
     assert.throws(() => attach('/bin/true', [7]), /each request must be an object/);
-    for (const offset of [-1, '8', 2 ** 33])
+    for (const offset of [undefined, -1, '8', 1.5, 2 ** 49])
       assert.throws(
-        () => attach('/bin/true', [{ program: 'p', symbol: 's', retprobe: false, offset }]),
-        /a request's offset must be a number from 0 to 2\^32 - 1/,
+        () => attach('/bin/true', [{ program: 'p', where: 's', retprobe: false, offset }]),
+        /a request's offset must be a file offset, an integer from 0 to 2\^48 - 1/,
       );
     const reports = await sensor.attachUprobes('/bin/true', [
-      { program: 'provd_ssl_write_enter', symbol: 'SSL_write', retprobe: false },
+      { program: 'provd_ssl_write_enter', where: 'SSL_write', offset: 0, retprobe: false },
     ]);
     assert.deepEqual(reports, [
       {

@@ -44,6 +44,56 @@ function buildInfo(flags: number, version: string): Buffer {
   return info;
 }
 
+/**
+ * A minimal ELF64 file with code at file offset 0x200 (.text, at address 0x401000) and a .symtab of
+ * `symbols`: each a function at `address` of `size` bytes, naming section `shndx`.
+ */
+function codeElf(symbols: { name: string; address: number; size: number; shndx: number }[]): Buffer {
+  const sectionNames = Buffer.from('\0.shstrtab\0.text\0.tbss\0.strtab\0.symtab\0', 'latin1');
+  const strings = Buffer.from(`\0${symbols.map((symbol) => `${symbol.name}\0`).join('')}`, 'latin1');
+  const table = Buffer.alloc(24 * (symbols.length + 1));
+  let name = 1;
+  symbols.forEach((symbol, index) => {
+    const at = 24 * (index + 1);
+    table.writeUInt32LE(name, at);
+    table[at + 4] = 0x12; // STB_GLOBAL, STT_FUNC
+    table.writeUInt16LE(symbol.shndx, at + 6);
+    table.writeBigUInt64LE(BigInt(symbol.address), at + 8);
+    table.writeBigUInt64LE(BigInt(symbol.size), at + 16);
+    name += symbol.name.length + 1;
+  });
+  const file = Buffer.alloc(0x1000);
+  file.write('\x7fELF', 0, 'latin1');
+  file[4] = 2;
+  file[5] = 1;
+  file[6] = 1;
+  file.writeBigUInt64LE(0x800n, 40); // e_shoff
+  file.writeUInt16LE(64, 58);
+  file.writeUInt16LE(6, 60);
+  file.writeUInt16LE(1, 62);
+  sectionNames.copy(file, 0x40);
+  strings.copy(file, 0x400);
+  table.copy(file, 0x600);
+  const section = (index: number, fields: number[]): void => {
+    const [nameAt, type, flags, address, offset, size, link, entsize] = fields as [number, ...number[]];
+    const at = 0x800 + index * 64;
+    file.writeUInt32LE(nameAt, at);
+    file.writeUInt32LE(type!, at + 4);
+    file.writeBigUInt64LE(BigInt(flags!), at + 8);
+    file.writeBigUInt64LE(BigInt(address!), at + 16);
+    file.writeBigUInt64LE(BigInt(offset!), at + 24);
+    file.writeBigUInt64LE(BigInt(size!), at + 32);
+    file.writeUInt32LE(link!, at + 40);
+    file.writeBigUInt64LE(BigInt(entsize!), at + 56);
+  };
+  section(1, [1, 3, 0, 0, 0x40, sectionNames.length, 0, 0]); // .shstrtab
+  section(2, [11, 1, 6, 0x401000, 0x200, 0x100, 0, 0]); // .text: SHF_ALLOC | SHF_EXECINSTR
+  section(3, [17, 8, 0x403, 0, 0, 8, 0, 0]); // .tbss, at address 0
+  section(4, [23, 3, 0, 0, 0x400, strings.length, 0, 0]); // .strtab
+  section(5, [31, 2, 0, 0, 0x600, table.length, 4, 24]); // .symtab
+  return file;
+}
+
 describe('readElfFacts (what TLS target discovery reads of a file)', function () {
   let work = '';
   before(function () {
@@ -78,6 +128,24 @@ describe('readElfFacts (what TLS target discovery reads of a file)', function ()
       ['go1.24.1', false, []],
     );
     assert.equal((await readElfFacts(join(work, 'go-old'), [])).goVersion, 'go1.17-or-older');
+  });
+
+  it('places a function by its address in the code, not by the section its symbol names (which a linker can get wrong)', async function () {
+    writeFileSync(
+      join(work, 'code'),
+      codeElf([
+        { name: 'right', address: 0x401010, size: 0x20, shndx: 2 },
+        { name: 'wrong_index', address: 0x401040, size: 0x10, shndx: 3 }, // names .tbss, as Go 1.26 does
+        { name: 'outside', address: 0x402000, size: 0x10, shndx: 2 }, // in no code section
+        { name: 'overruns', address: 0x4010f8, size: 0x10, shndx: 2 }, // past the end of .text
+      ]),
+    );
+    const facts = await readElfFacts(join(work, 'code'), ['right', 'wrong_index', 'outside', 'overruns']);
+    assert.deepEqual(Object.fromEntries(facts.symbols), {
+      right: { offset: 0x210, size: 0x20 },
+      wrong_index: { offset: 0x240, size: 0x10 },
+    });
+    assert.equal(facts.hasSymtab, true);
   });
 
   it('refuses a file that is not ELF, is empty, or is cut short, naming it', async function () {

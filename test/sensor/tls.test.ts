@@ -9,8 +9,9 @@ import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.j
 import { runCli } from '../support/cli.js';
 import {
   buildGo,
-  hasSupportedGo,
-  supportedGo,
+  hasFetchedGo,
+  fetchedGo,
+  newerGoVersion,
   supportedGoVersions,
   systemGo,
 } from '../support/go-toolchain.js';
@@ -213,54 +214,67 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
     );
   });
 
-  it('reports a Go binary outside the supported Go range as degraded TLS coverage, with a coverage gap', async function () {
-    const go = systemGo();
-    if (go === undefined) {
-      process.stderr.write(
-        '      skipped: go is not installed (.ci/setup --for-tests installs golang-go as root)\n',
-      );
-      this.skip();
-    }
-    this.timeout(240_000);
-    const binary = join(work, 'go-tls-client');
-    const version = buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
-    const minor = Number(/^go1\.(\d+)/.exec(version)?.[1]);
-    if (minor >= 23 && minor <= 26) {
-      process.stderr.write(`      skipped: the system's ${version} is inside the supported range\n`);
-      this.skip();
-    }
-    const daemon = await fixture.start({ sensor: true, authToken: token });
-    // waits for a start file that never comes: it only has to run until discovery finds it
-    const client = spawn(binary, [url, join(work, 'never')], { stdio: 'ignore' });
-    try {
-      const target = await awaitValue('the Go client as a target', async () =>
-        (await targets(daemon)).find((found) => found.path === binary),
-      );
-      assert.deepEqual(target, {
-        path: binary,
-        kind: 'go',
-        status: 'degraded',
-        reason: `${version} is outside the supported Go range 1.23 to 1.26`,
-        go_version: version,
-      });
-      const gaps = await awaitValue('a sensor_tls_unsupported gap', async () => {
-        const { body } = await request(daemon.url, '/v1/telemetry/producer-health', { headers: auth });
-        const recorded = (body['coverage_gaps'] as Record<string, { gaps: number }>)[
-          'sensor_tls_unsupported'
-        ];
-        return recorded?.gaps === 1 ? recorded : undefined;
-      });
-      assert.equal(gaps.gaps, 1);
-    } finally {
-      client.kill();
-    }
-  });
+  const outsideRange = [
+    {
+      which: 'older (the system Go)',
+      name: 'go-old-client',
+      go: systemGo,
+      install: '.ci/setup --for-tests installs golang-go',
+    },
+    {
+      which: `newer (Go ${newerGoVersion})`,
+      name: 'go-new-client',
+      go: () => (hasFetchedGo(newerGoVersion) ? fetchedGo(newerGoVersion) : undefined),
+      install: '.ci/fetch-go fetches it',
+    },
+  ];
+  for (const { which, name, go: findGo, install } of outsideRange)
+    it(`reports a Go binary ${which} than the supported range as degraded TLS coverage, with a coverage gap`, async function () {
+      const go = findGo();
+      if (go === undefined) {
+        process.stderr.write(`      skipped: no such Go toolchain here (as root, ${install})\n`);
+        this.skip();
+      }
+      this.timeout(240_000);
+      const binary = join(work, name);
+      const version = buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
+      const minor = Number(/^go1\.(\d+)/.exec(version)?.[1]);
+      if (minor >= 23 && minor <= 26) {
+        process.stderr.write(`      skipped: the system's ${version} is inside the supported range\n`);
+        this.skip();
+      }
+      const daemon = await fixture.start({ sensor: true, authToken: token });
+      // waits for a start file that never comes: it only has to run until discovery finds it
+      const client = spawn(binary, [url, join(work, 'never')], { stdio: 'ignore' });
+      try {
+        const target = await awaitValue('the Go client as a target', async () =>
+          (await targets(daemon)).find((found) => found.path === binary),
+        );
+        assert.deepEqual(target, {
+          path: binary,
+          kind: 'go',
+          status: 'degraded',
+          reason: `${version} is outside the supported Go range 1.23 to 1.26`,
+          go_version: version,
+        });
+        const gaps = await awaitValue('a sensor_tls_unsupported gap', async () => {
+          const { body } = await request(daemon.url, '/v1/telemetry/producer-health', { headers: auth });
+          const recorded = (body['coverage_gaps'] as Record<string, { gaps: number }>)[
+            'sensor_tls_unsupported'
+          ];
+          return recorded?.gaps === 1 ? recorded : undefined;
+        });
+        assert.equal(gaps.gaps, 1);
+      } finally {
+        client.kill();
+      }
+    });
 
   for (const goVersion of supportedGoVersions)
     it(`captures the HTTPS requests and responses of a Go ${goVersion} client (crypto/tls) in a recorded command, kernel-correlated`, async function () {
-      if (!hasSupportedGo(goVersion)) {
+      if (!hasFetchedGo(goVersion)) {
         process.stderr.write(
-          `      skipped: no Go ${goVersion} toolchain at ${supportedGo(goVersion)} (as root, .ci/fetch-go fetches it; npm test runs it)\n`,
+          `      skipped: no Go ${goVersion} toolchain at ${fetchedGo(goVersion)} (as root, .ci/fetch-go fetches it; npm test runs it)\n`,
         );
         this.skip();
       }
@@ -272,12 +286,7 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       this.timeout(240_000);
       const name = `go${goVersion.replace('.', '')}-client`;
       const binary = join(work, name);
-      const version = buildGo(
-        supportedGo(goVersion),
-        join(fixtures, 'go-tls-client', 'main.go'),
-        binary,
-        work,
-      );
+      const version = buildGo(fetchedGo(goVersion), join(fixtures, 'go-tls-client', 'main.go'), binary, work);
       const daemon = await fixture.start({ sensor: true, authToken: token });
       const start = join(work, `${name}-start`);
       // the client waits for `start`, made once the sensor has attached to it: a uprobe is per file

@@ -6,13 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readElfFacts, readFunctionCode } from '../../src/sensor/elf-file.js';
 import { decodeFunction, UndecodableInstruction } from '../../src/sensor/x86-instructions.js';
-import {
-  buildGo,
-  hasSupportedGo,
-  supportedGo,
-  supportedGoVersions,
-  systemGo,
-} from '../support/go-toolchain.js';
+import { buildGo, hasFetchedGo, fetchedGo, supportedGoVersions, systemGo } from '../support/go-toolchain.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/sensor/', import.meta.url));
 
@@ -152,8 +146,8 @@ describe('x86-64 instruction decoding (where the Go TLS return probes go)', func
   });
 
   const toolchains = supportedGoVersions
-    .filter(hasSupportedGo)
-    .map((version) => ({ version, go: supportedGo(version) }));
+    .filter(hasFetchedGo)
+    .map((version) => ({ version, go: fetchedGo(version) }));
   const system = systemGo();
   if (toolchains.length === 0 && system !== undefined) toolchains.push({ version: 'the system', go: system });
   for (const { version, go } of toolchains)

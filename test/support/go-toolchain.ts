@@ -1,26 +1,29 @@
 /**
  * The Go toolchains the sensor's tests build Go programs with: the system's `go` (Debian 12: 1.19,
- * outside the range whose TLS is captured) and those inside it (1.23, 1.24), which .ci/fetch-go
- * puts in .cache/ as root.
+ * older than the range whose TLS is captured), each version inside it (1.23 to 1.26), and 1.27,
+ * newer than it; .ci/fetch-go puts all but the system's in .cache/ as root.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The Go versions inside the supported range that .ci/fetch-go fetches. */
-export const supportedGoVersions = ['1.23', '1.24'];
+/** The Go versions inside the supported range, each of which .ci/fetch-go fetches. */
+export const supportedGoVersions = ['1.23', '1.24', '1.25', '1.26'];
+
+/** A Go version newer than the supported range, which .ci/fetch-go fetches too. */
+export const newerGoVersion = '1.27';
 
 /** Where .ci/fetch-go puts the `go` of `version`. */
-export function supportedGo(version: string): string {
+export function fetchedGo(version: string): string {
   return fileURLToPath(
     new URL(`../../../.cache/go-${version}/usr/lib/go-${version}/bin/go`, import.meta.url),
   );
 }
 
 /** Whether .ci/fetch-go fetched `version`. */
-export function hasSupportedGo(version: string): boolean {
-  return existsSync(supportedGo(version));
+export function hasFetchedGo(version: string): boolean {
+  return existsSync(fetchedGo(version));
 }
 
 /** The system's `go`, if installed. */
