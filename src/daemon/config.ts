@@ -29,6 +29,8 @@ export interface DaemonConfig {
   spool: SpoolLimits;
   /** Whether to run the eBPF sensor where the host allows it (`--no-sensor`: never). */
   sensor: boolean;
+  /** The rules file given with --policy; undefined: the built-in policy. */
+  policyFile: string | undefined;
   faults: Faults;
 }
 
@@ -60,6 +62,7 @@ export interface DaemonFlags {
   spoolMaxEvents?: string | undefined;
   spoolMaxBytes?: string | undefined;
   sensor?: boolean | undefined;
+  policy?: string | undefined;
 }
 
 export const defaultListen = '127.0.0.1:8574';
@@ -104,6 +107,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       defaultIngestLimits.commitDeadlineMs,
     ),
     sensor: flags.sensor ?? true,
+    policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
     faults: {
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
       commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),

@@ -20,6 +20,9 @@ import { Sensor } from '../sensor/sensor.js';
 import { noSealingCheck, ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
 import { buildHandlers } from './handlers.js';
+import { defaultPolicy } from '../security/policy/default-policy.js';
+import { PolicyEngine } from '../security/policy/policy-engine.js';
+import { loadPolicyFile, PolicyFileError } from '../security/policy/policy-file.js';
 import { HttpServer } from './http-server.js';
 import { Router } from './router.js';
 import { startStoreThread } from './store-thread.js';
@@ -39,6 +42,8 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   // checked here, so a bad key stops the start with a message naming the option
   const signingKeyFile = config.signingKeyFile ?? ensureDefaultKey(config.dataDir);
   loadSigningKey(signingKeyFile, config.signingKeyFile === undefined ? 'signing key' : '--signing-key');
+  const policy = await loadPolicy(config.policyFile);
+  log('info', 'policy', { source: policy.policy.source, rules: policy.policy.rules.length });
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
   const { client: store, state } = await startStoreThread(
@@ -112,6 +117,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         bindingLog,
         recordCgroupRoot,
         authConfigured: auth !== undefined,
+        policy,
       }),
     ),
     bodyBudgets: { ingest: ingest.budget },
@@ -200,4 +206,15 @@ function forceExit(signal: NodeJS.Signals): void {
   log('warn', 'second signal: exiting without a clean shutdown', { signal });
   // not process.exit: it joins every thread, and a thread busy in DuckDB can hold it forever
   process.kill(process.pid, 'SIGKILL');
+}
+
+/** The built-in policy, or the rules file given with --policy: a bad file stops the start, saying why. */
+async function loadPolicy(file: string | undefined): Promise<PolicyEngine> {
+  if (file === undefined) return new PolicyEngine(defaultPolicy);
+  try {
+    return await loadPolicyFile(file);
+  } catch (error) {
+    if (error instanceof PolicyFileError) throw new ProvdError('invalid_argument', error.message);
+    throw error;
+  }
 }

@@ -175,6 +175,17 @@ export const endpoints = [
     served: false,
   },
   {
+    method: 'POST',
+    path: '/v1/security/evaluate',
+    operationId: 'evaluate_action',
+    summary: 'Policy preflight: the decision for a proposed action',
+    description:
+      "Evaluates a proposed action with the policy (built-in, or the rules file given with --policy) and answers one decision: allow, deny, quarantine or kill, with the rule and the reason. It executes nothing, blocks nothing, stores nothing and reads no runtime evidence: enforcement is the caller's duty, and a decision is no proof of what later ran.",
+    schema: 'gate',
+    body: 'application/json',
+    served: true,
+  },
+  {
     method: 'GET',
     path: '/v1/security/deviations',
     operationId: 'list_deviations',

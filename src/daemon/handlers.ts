@@ -8,6 +8,8 @@ import { checkpointRoute, graphKeysRoute } from '../provenance/graph-keys.route.
 import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { recordRoute } from '../provenance/record/record.route.js';
 import { verifyRoute } from '../provenance/verify.route.js';
+import { gateRoute } from '../security/gate.route.js';
+import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
 import { jsonReply } from '../shared/http/http-reply.js';
 import type { RouteHandler } from '../shared/http/route.js';
@@ -40,6 +42,8 @@ export interface HandlerDeps {
   recordCgroupRoot: RecordCgroupRoot;
   /** The daemon checks a bearer token (POST /v1/record executes only then). */
   authConfigured: boolean;
+  /** The policy the gate evaluates with. */
+  policy: PolicyEngine;
 }
 
 /** One handler per served operationId. */
@@ -80,5 +84,6 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     graph_keys: graphKeysRoute(store),
     graph_checkpoint: checkpointRoute(store),
     record,
+    evaluate_action: gateRoute(deps.policy),
   };
 }

@@ -14,6 +14,7 @@ import type { GraphKeys } from '../provenance/keys.query.js';
 import type { RecordAnswer } from '../provenance/record/record-answer.js';
 import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
+import type { GateAnswer, GateRequest } from '../security/gate.route.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
 import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
@@ -52,6 +53,8 @@ const generated = typia.json.schemas<
     RecordRequest,
     RecordAnswer,
     ExplainResult,
+    GateRequest,
+    GateAnswer,
   ],
   '3.1'
 >();

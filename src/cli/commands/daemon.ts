@@ -53,6 +53,11 @@ export class DaemonCommand extends Command {
     description: 'most bytes the spool holds (default 256 MiB)',
   });
 
+  policy = Option.String('--policy', {
+    description:
+      'the policy rules file (YAML or JSON) the gate and ingest decide with; checked at start (default: the built-in policy)',
+  });
+
   sensor = Option.Boolean('--sensor', true, {
     description: 'run the eBPF sensor where the host allows it (root, BTF); --no-sensor turns it off',
   });

@@ -1,0 +1,70 @@
+/**
+ * POST /v1/security/evaluate: the policy preflight (`evaluate_action`). It evaluates a proposed
+ * action with the daemon's policy and answers one decision. It runs nothing, blocks nothing, stores
+ * nothing and reads no evidence (interface spec, "Policy preflight"): enforcement is the caller's.
+ */
+import typia, { type tags } from 'typia';
+import { errorReply, jsonReply } from '../shared/http/http-reply.js';
+import { parseJsonObject } from '../shared/http/json-body.js';
+import type { RouteHandler } from '../shared/http/route.js';
+import { SchemaContract } from '../shared/schema/schema-contract.js';
+import type { IntegerIn } from '../shared/schema/wire-types.js';
+import type { ArgText } from '../provenance/record/record-request.js';
+import type { EventType } from '../telemetry/event.js';
+import type { Decision, PolicyDecision } from './policy/policy.js';
+import type { PolicyEngine } from './policy/policy-engine.js';
+
+/** A proposed action: what the caller is about to do. Give the fields its type has. */
+export interface GateRequest {
+  /** The action's type, one of the event type identifiers (`execve`, `file_open`, `network_connect`, ...). */
+  event_type: EventType;
+  /** The program to run (a path or a name). */
+  command?: (ArgText & tags.MinLength<1>) | null;
+  /** Its arguments. */
+  args?: (ArgText[] & tags.MaxItems<4096>) | null;
+  /** The destination address of a connection. */
+  dst_ip?: (string & tags.MinLength<1> & tags.MaxLength<64>) | null;
+  /** The file the action reads, writes, renames or removes. */
+  path?: (string & tags.MinLength<1> & tags.MaxLength<4096> & tags.Pattern<'^[^\\u0000]*$'>) | null;
+  /** The user or group id a setuid or setgid asks for. */
+  target_id?: IntegerIn<0, 4294967295> | null;
+}
+
+/** GateRequest's schema and validator: unknown fields are refused. */
+export const gateRequest = new SchemaContract<GateRequest>(
+  typia.json.schema<GateRequest, '3.1'>(),
+  typia.createValidateEquals<GateRequest>(),
+  'evaluate body',
+);
+
+/** The answer of POST /v1/security/evaluate (`provenance.gate/v1`). */
+export interface GateAnswer {
+  schema_version: 'provenance.gate/v1';
+  /** Exactly one of the four decisions. */
+  decision: Decision;
+  /** The rule that decided: `default_allow` when none matched. */
+  rule_id: string;
+  reason: string;
+  severity: PolicyDecision['severity'];
+  /** A detect-only rule that matched: the decision it would have made. */
+  advisory: { rule_id: string; decision: Decision; reason: string } | null;
+  /** Which policy decided: `built-in`, or the rules file given with --policy. */
+  policy: string;
+  /** Always false: the gate runs and blocks nothing; enforcement is the caller's duty. */
+  enforced: false;
+}
+
+export function gateRoute(policy: PolicyEngine): RouteHandler {
+  return (request) => {
+    const checked = gateRequest.check(parseJsonObject(request.body));
+    if (!checked.ok) return errorReply('invalid_argument', checked.failure.message);
+    const decided = policy.evaluate(checked.value);
+    const answer: GateAnswer = {
+      schema_version: 'provenance.gate/v1',
+      ...decided,
+      policy: policy.policy.source,
+      enforced: false,
+    };
+    return jsonReply(200, answer);
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The built-in policy: exactly the contract's table, first match wins, `default_allow` after it.
+ * A rules file may replace a rule by its id, or leave these out (`include_default_rules: false`).
+ */
+import { metadataAddresses } from '../../telemetry/classify.js';
+import type { Policy, PolicyRule } from './policy.js';
+
+const privateBlocks = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'];
+
+export const defaultRules: readonly PolicyRule[] = [
+  {
+    id: 'metadata_ip',
+    description: 'A connection to a cloud instance metadata address, or a command that names one',
+    decision: 'quarantine',
+    severity: 'high',
+    mode: 'enforce',
+    reason: 'reaches a cloud instance metadata endpoint, where instance credentials are served',
+    match: [
+      { event_types: ['metadata_ip'] },
+      { dst_ips: metadataAddresses },
+      { args_mention_ips: metadataAddresses },
+    ],
+  },
+  {
+    id: 'secret_path',
+    description: 'A path that names credentials, keys, tokens, .env or /etc/shadow',
+    decision: 'kill',
+    severity: 'critical',
+    mode: 'enforce',
+    reason: 'touches a file that holds credentials, keys or tokens',
+    match: [{ event_types: ['secret_path'] }, { secret_paths: true }],
+  },
+  {
+    id: 'private_cidr',
+    description: 'A connection into RFC 1918 private address space',
+    decision: 'deny',
+    severity: 'medium',
+    mode: 'enforce',
+    reason: 'connects into private network space (RFC 1918)',
+    match: [{ event_types: ['private_cidr'] }, { dst_ips: privateBlocks }],
+  },
+  {
+    id: 'privilege_escalation',
+    description: 'A setuid or setgid to root',
+    decision: 'quarantine',
+    severity: 'high',
+    mode: 'enforce',
+    reason: 'asks for root through setuid or setgid',
+    match: [{ event_types: ['setuid', 'setgid'], target_ids: [0] }],
+  },
+  {
+    id: 'ptrace',
+    description: 'A ptrace attempt',
+    decision: 'quarantine',
+    severity: 'high',
+    mode: 'enforce',
+    reason: 'attempts to trace or inject into another process (ptrace)',
+    match: [{ event_types: ['ptrace'] }],
+  },
+];
+
+export const defaultPolicy: Policy = { source: 'built-in', rules: [...defaultRules] };

@@ -1,0 +1,126 @@
+/**
+ * The policy engine: a policy compiled once (address sets, path globs), then asked about actions
+ * and events, first matching rule wins. Pure and synchronous, so the gate and the normalize workers
+ * run the same code; it reads no evidence and stores nothing.
+ */
+import { posix } from 'node:path';
+import { isSecretPath } from '../../telemetry/secret-path.js';
+import { AddressSet } from './address-set.js';
+import { compileGlob, normalizedPath } from './path-glob.js';
+import {
+  defaultAllowRule,
+  type Policy,
+  type PolicyDecision,
+  type PolicyRule,
+  type PolicySubject,
+  type RuleMatch,
+} from './policy.js';
+
+/** A subject read once: its path normalized, the program's base name, its command line as words. */
+interface Subject {
+  eventType: string;
+  path: string | null;
+  dstIp: string | null;
+  program: string | null;
+  words: readonly string[];
+  targetId: number | null;
+}
+
+type Condition = (subject: Subject) => boolean;
+
+interface CompiledRule {
+  rule: PolicyRule;
+  /** One list of conditions per match block: the rule matches when every condition of any block holds. */
+  blocks: Condition[][];
+}
+
+const allowAll: PolicyDecision = {
+  decision: 'allow',
+  rule_id: defaultAllowRule,
+  reason: 'no rule of the policy matches',
+  severity: 'info',
+  advisory: null,
+};
+
+export class PolicyEngine {
+  private readonly rules: CompiledRule[];
+
+  /** Compiles `policy`; throws, naming the rule, for a value it cannot compile. */
+  constructor(readonly policy: Policy) {
+    this.rules = policy.rules.map((rule) => {
+      try {
+        return { rule, blocks: rule.match.map(compileBlock) };
+      } catch (error) {
+        throw new Error(`rule "${rule.id}": ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+  }
+
+  /** The decision of the first rule that matches `subject`; `default_allow` when none does. */
+  evaluate(subject: PolicySubject): PolicyDecision {
+    const read = readSubject(subject);
+    for (const { rule, blocks } of this.rules) {
+      if (!blocks.some((conditions) => conditions.every((condition) => condition(read)))) continue;
+      if (rule.mode === 'detect')
+        return {
+          ...allowAll,
+          reason: `detect-only rule ${rule.id} matched; allowed`,
+          advisory: { rule_id: rule.id, decision: rule.decision, reason: rule.reason },
+        };
+      return {
+        decision: rule.decision,
+        rule_id: rule.id,
+        reason: rule.reason,
+        severity: rule.severity,
+        advisory: null,
+      };
+    }
+    return allowAll;
+  }
+}
+
+function readSubject(subject: PolicySubject): Subject {
+  const command = subject.command ?? null;
+  return {
+    eventType: subject.event_type,
+    path: normalizedPath(subject.path),
+    dstIp: subject.dst_ip ?? null,
+    program: command === null || command === '' ? null : posix.basename(command),
+    words: [...(command === null ? [] : [command]), ...(subject.args ?? [])],
+    targetId: subject.target_id ?? null,
+  };
+}
+
+function compileBlock(match: RuleMatch): Condition[] {
+  const conditions: Condition[] = [];
+  if (match.event_types !== undefined) {
+    const types = new Set(match.event_types);
+    conditions.push((subject) => types.has(subject.eventType));
+  }
+  if (match.dst_ips !== undefined) {
+    const addresses = AddressSet.parse(match.dst_ips);
+    conditions.push((subject) => subject.dstIp !== null && addresses.has(subject.dstIp));
+  }
+  if (match.args_mention_ips !== undefined) {
+    const addresses = AddressSet.parse(match.args_mention_ips);
+    conditions.push((subject) => addresses.isMentionedIn(subject.words));
+  }
+  if (match.paths !== undefined) {
+    const globs = match.paths.map(compileGlob);
+    conditions.push((subject) => subject.path !== null && globs.some((glob) => glob.test(subject.path!)));
+  }
+  if (match.secret_paths !== undefined) {
+    const wanted = match.secret_paths;
+    conditions.push((subject) => subject.path !== null && isSecretPath(subject.path) === wanted);
+  }
+  if (match.commands !== undefined) {
+    const programs = new Set(match.commands);
+    conditions.push((subject) => subject.program !== null && programs.has(subject.program));
+  }
+  if (match.target_ids !== undefined) {
+    const ids = new Set(match.target_ids);
+    conditions.push((subject) => subject.targetId !== null && ids.has(subject.targetId));
+  }
+  if (conditions.length === 0) throw new Error('a match block with no condition would match everything');
+  return conditions;
+}

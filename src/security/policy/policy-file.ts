@@ -1,0 +1,217 @@
+/**
+ * A rules file (`provd daemon --policy FILE`): YAML (`.yaml`, `.yml`) or JSON (`.json`), read and
+ * checked once at start. Every mistake is refused with a message that names the rule and the field,
+ * and the daemon does not start: a policy that half-loads would decide what nobody wrote.
+ *
+ *   include_default_rules: true     # optional (true): the built-in rules follow the file's
+ *   rules:
+ *     - id: no-netcat               # letters, digits, _ . -; unique; `default_allow` is reserved
+ *       decision: deny              # allow | deny | quarantine | kill
+ *       severity: high              # optional (medium): info | low | medium | high | critical
+ *       mode: enforce               # optional (enforce): detect answers allow, with an advisory
+ *       description: netcat         # optional
+ *       reason: opens raw sockets   # optional (the description, else "rule ID matched")
+ *       match:                      # a block, or a list of blocks (any one matching is enough)
+ *         commands: [nc, ncat]
+ *
+ * A file rule with the id of a built-in rule replaces it; the other built-in rules follow the
+ * file's, in the contract's order, unless `include_default_rules: false`.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseDocument } from 'yaml';
+import { eventTypes } from '../../telemetry/event.js';
+import { defaultRules } from './default-policy.js';
+import {
+  decisions,
+  defaultAllowRule,
+  ruleModes,
+  severities,
+  type Policy,
+  type PolicyRule,
+  type RuleMatch,
+} from './policy.js';
+import { PolicyEngine } from './policy-engine.js';
+
+/** A rules file larger than this is refused: a policy is a few hundred rules at most. */
+const maxFileBytes = 1024 * 1024;
+
+const fileKeys = ['include_default_rules', 'rules'];
+const ruleKeys = ['id', 'description', 'decision', 'severity', 'mode', 'reason', 'match'];
+const matchKeys: (keyof RuleMatch)[] = [
+  'event_types',
+  'dst_ips',
+  'args_mention_ips',
+  'paths',
+  'secret_paths',
+  'commands',
+  'target_ids',
+];
+const ruleId = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export class PolicyFileError extends Error {}
+
+/** Reads, checks and compiles the rules file at `path`; throws PolicyFileError saying what is wrong. */
+export async function loadPolicyFile(path: string): Promise<PolicyEngine> {
+  const fail = (message: string): never => {
+    throw new PolicyFileError(`policy ${path}: ${message}`);
+  };
+  const format = /\.json$/i.test(path)
+    ? 'json'
+    : /\.ya?ml$/i.test(path)
+      ? 'yaml'
+      : fail('the file name must end in .json, .yaml or .yml');
+  let text: string;
+  try {
+    const bytes = await readFile(path);
+    if (bytes.length > maxFileBytes) fail(`the file holds ${bytes.length} bytes, more than ${maxFileBytes}`);
+    text = bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof PolicyFileError) throw error;
+    return fail(`cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const policy = parsePolicy(format === 'json' ? parseJson(text, fail) : parseYaml(text, fail), path, fail);
+  try {
+    return new PolicyEngine(policy);
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function parseJson(text: string, fail: (message: string) => never): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    return fail(`not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function parseYaml(text: string, fail: (message: string) => never): unknown {
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (document.errors.length > 0) fail(`not valid YAML: ${document.errors[0]!.message}`);
+  return document.toJS({ maxAliasCount: 100 }) as unknown;
+}
+
+/** The file's policy: its rules, then the built-in ones it does not replace (unless left out). */
+export function parsePolicy(value: unknown, source: string, fail: (message: string) => never): Policy {
+  const file = objectWith(value, fileKeys, 'the file', fail);
+  const include = file['include_default_rules'] ?? true;
+  if (typeof include !== 'boolean')
+    fail(`include_default_rules must be true or false, not ${describe(include)}`);
+  const rules = file['rules'] ?? [];
+  if (!Array.isArray(rules)) fail(`rules must be a list of rules, not ${describe(rules)}`);
+  const parsed = (rules as unknown[]).map((rule, index) => parseRule(rule, `rules[${index}]`, fail));
+  const ids = new Set<string>();
+  for (const rule of parsed) {
+    if (ids.has(rule.id)) fail(`rule id "${rule.id}" is given twice`);
+    ids.add(rule.id);
+  }
+  const kept = include === true ? defaultRules.filter((rule) => !ids.has(rule.id)) : [];
+  return { source, rules: [...parsed, ...kept] };
+}
+
+function parseRule(value: unknown, at: string, fail: (message: string) => never): PolicyRule {
+  const rule = objectWith(value, ruleKeys, at, fail);
+  const id = rule['id'];
+  if (typeof id !== 'string' || !ruleId.test(id))
+    fail(`${at}: id must be 1 to 64 letters, digits, "_", "." or "-", not ${describe(id)}`);
+  const where = `${at} (${String(id)})`;
+  if (id === defaultAllowRule)
+    fail(`${where}: the id ${defaultAllowRule} is reserved for the rule that answers when none matches`);
+  const decision = oneOf(rule['decision'], decisions, `${where}: decision`, fail);
+  const severity =
+    rule['severity'] === undefined
+      ? 'medium'
+      : oneOf(rule['severity'], severities, `${where}: severity`, fail);
+  const mode =
+    rule['mode'] === undefined ? 'enforce' : oneOf(rule['mode'], ruleModes, `${where}: mode`, fail);
+  const description = optionalText(rule['description'], `${where}: description`, fail) ?? '';
+  const reason =
+    optionalText(rule['reason'], `${where}: reason`, fail) ??
+    (description !== '' ? description : `rule ${String(id)} matched`);
+  const given = rule['match'];
+  if (given === undefined) fail(`${where}: match is missing: a rule needs at least one condition`);
+  const blocks = Array.isArray(given) ? (given as unknown[]) : [given];
+  if (blocks.length === 0) fail(`${where}: match is an empty list: the rule would never match`);
+  const match = blocks.map((block, index) =>
+    parseMatch(block, `${where}: match${Array.isArray(given) ? `[${index}]` : ''}`, fail),
+  );
+  return { id: id, description, decision, severity, mode, reason, match };
+}
+
+function parseMatch(value: unknown, at: string, fail: (message: string) => never): RuleMatch {
+  const block = objectWith(value, matchKeys, at, fail);
+  const match: RuleMatch = {};
+  if (block['event_types'] !== undefined) {
+    match.event_types = texts(block['event_types'], `${at}.event_types`, fail);
+    for (const [index, type] of match.event_types.entries())
+      if (!(eventTypes as readonly string[]).includes(type))
+        fail(`${at}.event_types[${index}]: "${type}" is not an event type (${eventTypes.join(', ')})`);
+  }
+  for (const key of ['dst_ips', 'args_mention_ips', 'paths', 'commands'] as const)
+    if (block[key] !== undefined) match[key] = texts(block[key], `${at}.${key}`, fail);
+  if (block['secret_paths'] !== undefined) {
+    if (typeof block['secret_paths'] !== 'boolean')
+      fail(`${at}.secret_paths must be true or false, not ${describe(block['secret_paths'])}`);
+    match.secret_paths = block['secret_paths'];
+  }
+  if (block['target_ids'] !== undefined) {
+    const ids = block['target_ids'];
+    if (
+      !Array.isArray(ids) ||
+      ids.length === 0 ||
+      !ids.every((id) => Number.isInteger(id) && (id as number) >= 0 && (id as number) <= 0xffffffff)
+    )
+      fail(`${at}.target_ids must be a non-empty list of user or group ids (integers from 0 to 4294967295)`);
+    match.target_ids = ids as number[];
+  }
+  if (Object.keys(match).length === 0)
+    fail(`${at}: a match block needs at least one condition (${matchKeys.join(', ')})`);
+  return match;
+}
+
+/** `value` as an object with no key outside `allowed`. */
+function objectWith(
+  value: unknown,
+  allowed: readonly string[],
+  at: string,
+  fail: (message: string) => never,
+): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return fail(`${at} must be an object, not ${describe(value)}`);
+  for (const key of Object.keys(value))
+    if (!allowed.includes(key)) fail(`${at}: unknown field "${key}" (known: ${allowed.join(', ')})`);
+  return value as Record<string, unknown>;
+}
+
+function texts(value: unknown, at: string, fail: (message: string) => never): string[] {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((item) => typeof item === 'string' && item !== '')
+  )
+    return fail(`${at} must be a non-empty list of non-empty strings, not ${describe(value)}`);
+  return value as string[];
+}
+
+function oneOf<T extends string>(
+  value: unknown,
+  allowed: readonly T[],
+  at: string,
+  fail: (message: string) => never,
+): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value))
+    return fail(`${at} must be one of ${allowed.join(', ')}, not ${describe(value)}`);
+  return value as T;
+}
+
+function optionalText(value: unknown, at: string, fail: (message: string) => never): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') return fail(`${at} must be a string, not ${describe(value)}`);
+  return value;
+}
+
+/** A value as a message shows it: JSON, cut at 60 characters. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
+  return (JSON.stringify(value) as string | undefined)?.slice(0, 60) ?? typeof value;
+}
