@@ -36,13 +36,19 @@ export function systemGo(): string | undefined {
 }
 
 /**
- * Builds the Go program `source` (one file, standard library only) into `output` with `go`, its
- * caches under `work`, never fetching a toolchain or module. Returns the toolchain's version.
+ * One build cache for every test and toolchain (its keys hold the toolchain's version): built once,
+ * the standard library is not compiled again by the next test.
+ */
+const goCache = fileURLToPath(new URL('../../../.cache/gocache', import.meta.url));
+
+/**
+ * Builds the Go program `source` (one file, standard library only) into `output` with `go`, in
+ * `work`, never fetching a toolchain or module. Returns the toolchain's version.
  */
 export function buildGo(go: string, source: string, output: string, work: string): string {
   const env = {
     ...process.env,
-    GOCACHE: join(work, 'gocache'),
+    GOCACHE: goCache,
     GOPATH: join(work, 'gopath'),
     GOTOOLCHAIN: 'local',
     GOFLAGS: '-mod=mod',
