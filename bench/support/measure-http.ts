@@ -13,6 +13,13 @@ export interface LoadPlan {
   connections: number;
 }
 
+/** The request each connection sends: GET without a body unless given. */
+export interface LoadRequest {
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
 /** What one measured run observed, in the units of the benchmark's JSON lines. */
 export interface HttpLoad {
   requests_per_sec: number;
@@ -27,10 +34,14 @@ export interface HttpLoad {
 }
 
 /** Warms `url` up, then loads it for `plan.durationS` seconds and summarises the measured run. */
-export async function measureHttp(url: string, plan: LoadPlan): Promise<HttpLoad> {
-  await runAutocannon(url, plan.connections, plan.warmupS, createHistogram());
+export async function measureHttp(
+  url: string,
+  plan: LoadPlan,
+  request: LoadRequest = { method: 'GET' },
+): Promise<HttpLoad> {
+  await runAutocannon(url, request, plan.connections, plan.warmupS, createHistogram());
   const latencyUs = createHistogram();
-  const result = await runAutocannon(url, plan.connections, plan.durationS, latencyUs);
+  const result = await runAutocannon(url, request, plan.connections, plan.durationS, latencyUs);
   return {
     requests_per_sec: Math.round(result.requests.average),
     p50_ms: latencyUs.count > 0 ? latencyUs.percentile(50) / 1000 : 0,
@@ -49,13 +60,14 @@ export async function measureHttp(url: string, plan: LoadPlan): Promise<HttpLoad
  */
 function runAutocannon(
   url: string,
+  request: LoadRequest,
   connections: number,
   durationS: number,
   latencyUs: RecordableHistogram,
 ): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     // a request unanswered for 2 s counts as an error instead of stretching the run
-    const options = { url, connections, pipelining: 1, duration: durationS, timeout: 2 };
+    const options = { url, ...request, connections, pipelining: 1, duration: durationS, timeout: 2 };
     const instance = autocannon(options, (error: unknown, result) => {
       if (error) reject(error instanceof Error ? error : new Error('autocannon failed', { cause: error }));
       else resolve(result);

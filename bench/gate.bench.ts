@@ -1,0 +1,138 @@
+/**
+ * Gate benchmark (`npm run bench:gate`; `npm run bench:guard` runs it with --short --guard): the
+ * policy preflight in process and over HTTP. Prints one JSON line per result:
+ *
+ * - `gate.in_process`: evaluations per second and the p50/p99 of one evaluation with the built-in
+ *   policy, over a mix of proposed actions (most allowed, each rule hit), beside JSON.parse of the
+ *   same actions (the least a caller pays to hand the engine its input) as the baseline;
+ * - `gate.http`: POST /v1/security/evaluate on the real daemon under autocannon, beside a bare
+ *   uWebSockets.js hello server measured in the same run.
+ *
+ * `--guard` fails on an order-of-magnitude regression only: the engine under 0.1x the JSON.parse
+ * rate, or the HTTP gate under 0.05x the bare server's rate, or any error or non-2xx answer.
+ */
+import { fileURLToPath } from 'node:url';
+import { defaultPolicy } from '../src/security/policy/default-policy.js';
+import type { PolicySubject } from '../src/security/policy/policy.js';
+import { PolicyEngine } from '../src/security/policy/policy-engine.js';
+import { makeDataDir, removeDir, spawnServer, startDaemon } from '../test/support/daemon.js';
+import { benchMain } from './support/bench-main.js';
+import { describeHost } from './support/host.js';
+import { measureHttp, type LoadPlan } from './support/measure-http.js';
+import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
+
+const args = new Set(process.argv.slice(2));
+const isShort = args.has('--short');
+const isGuard = args.has('--guard');
+const evaluations = isShort ? 200_000 : 2_000_000;
+const plan: LoadPlan = { warmupS: isShort ? 1 : 2, durationS: isShort ? 2 : 10, connections: 50 };
+const deadlineMs = isShort ? 60_000 : 180_000;
+const helloPath = fileURLToPath(new URL('./uws-hello.js', import.meta.url));
+const guardInProcess = 0.1;
+const guardHttp = 0.05;
+const host = describeHost();
+const dataDir = makeDataDir();
+
+/** Proposed actions as agents send them: mostly ordinary, some for each rule. */
+const actions: PolicySubject[] = [
+  { event_type: 'execve', command: 'ls', args: ['-la', '/work/src'] },
+  { event_type: 'execve', command: '/usr/bin/git', args: ['status', '--porcelain'] },
+  { event_type: 'execve', command: 'npm', args: ['test', '--', '--grep', 'policy'] },
+  { event_type: 'file_open', path: '/work/src/index.ts' },
+  { event_type: 'file_write', path: '/work/dist/index.js' },
+  { event_type: 'network_connect', dst_ip: '104.16.0.1' },
+  { event_type: 'dns_query' },
+  { event_type: 'execve', command: 'curl', args: ['-s', 'https://registry.npmjs.org/yaml'] },
+  { event_type: 'execve', command: 'curl', args: ['http://169.254.169.254/latest/meta-data/'] },
+  { event_type: 'file_open', path: '/home/agent/.aws/credentials' },
+  { event_type: 'network_connect', dst_ip: '10.0.3.7' },
+  { event_type: 'setuid', target_id: 0 },
+  { event_type: 'ptrace' },
+];
+
+/** Evaluations per second and one evaluation's p50/p99, against JSON.parse of the same actions. */
+function measureInProcess(): Record<string, unknown> {
+  const engine = new PolicyEngine(defaultPolicy);
+  const texts = actions.map((action) => JSON.stringify(action));
+  let sink = 0;
+  for (let i = 0; i < 50_000; i++) sink += engine.evaluate(actions[i % actions.length]!).rule_id.length; // warm-up
+  let started = process.hrtime.bigint();
+  for (let i = 0; i < evaluations; i++) sink += engine.evaluate(actions[i % actions.length]!).rule_id.length;
+  const engineNs = Number(process.hrtime.bigint() - started);
+  started = process.hrtime.bigint();
+  for (let i = 0; i < evaluations; i++)
+    sink += (JSON.parse(texts[i % texts.length]!) as PolicySubject).event_type.length;
+  const parseNs = Number(process.hrtime.bigint() - started);
+  // one evaluation at a time for the percentiles (each timed: the timer's own cost is in them)
+  const samples = new Float64Array(Math.min(evaluations, 200_000));
+  for (let i = 0; i < samples.length; i++) {
+    const at = process.hrtime.bigint();
+    sink += engine.evaluate(actions[i % actions.length]!).rule_id.length;
+    samples[i] = Number(process.hrtime.bigint() - at) / 1e6;
+  }
+  samples.sort();
+  const perSecond = Math.round(evaluations / (engineNs / 1e9));
+  const baseline = Math.round(evaluations / (parseNs / 1e9));
+  return {
+    name: 'gate.in_process',
+    evaluations,
+    evaluations_per_sec: perSecond,
+    p50_ms: Number(samples[Math.floor(samples.length * 0.5)]!.toFixed(6)),
+    p99_ms: Number(samples[Math.floor(samples.length * 0.99)]!.toFixed(6)),
+    baseline: { name: 'json.parse_action', per_sec: baseline },
+    ratio_to_baseline: Number((perSecond / baseline).toFixed(3)),
+    peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+    checksum: sink % 1000,
+  };
+}
+
+async function runBench(): Promise<string[]> {
+  const failures: string[] = [];
+  const inProcess = measureInProcess();
+  process.stdout.write(`${JSON.stringify({ ...inProcess, ...host })}\n`);
+  if ((inProcess['ratio_to_baseline'] as number) < guardInProcess)
+    failures.push(
+      `gate.in_process: ${String(inProcess['ratio_to_baseline'])}x JSON.parse, below ${guardInProcess}x`,
+    );
+
+  const hello = await spawnServer(helloPath);
+  const baseline = await measureHttp(`${hello.url}/`, plan).finally(() => hello.stop());
+  const daemon = await startDaemon({ dataDir });
+  try {
+    const pid = daemon.child.pid!;
+    resetPeakRss(pid);
+    const body = JSON.stringify({ event_type: 'execve', command: 'curl', args: ['http://169.254.169.254/'] });
+    const load = await measureHttp(`${daemon.url}/v1/security/evaluate`, plan, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const ratio = Number((load.requests_per_sec / Math.max(1, baseline.requests_per_sec)).toFixed(3));
+    const result = {
+      name: 'gate.http',
+      ...load,
+      baseline: {
+        name: 'http.uws_hello',
+        requests_per_sec: baseline.requests_per_sec,
+        p99_ms: baseline.p99_ms,
+      },
+      ratio_to_baseline: ratio,
+      peak_rss_bytes: readPeakRssBytes(pid),
+    };
+    process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
+    if (load.errors > 0 || load.non2xx > 0)
+      failures.push(`gate.http: ${load.errors} errors and ${load.non2xx} non-2xx answers`);
+    if (ratio < guardHttp) failures.push(`gate.http: ${ratio}x the bare server's rate, below ${guardHttp}x`);
+  } finally {
+    await daemon.stop();
+  }
+  return failures;
+}
+
+await benchMain({
+  name: 'gate.bench',
+  deadlineMs,
+  isGuard,
+  run: runBench,
+  cleanup: () => removeDir(dataDir),
+});
