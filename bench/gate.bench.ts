@@ -6,17 +6,25 @@
  *   policy, over a mix of proposed actions (most allowed, each rule hit), beside JSON.parse of the
  *   same actions (the least a caller pays to hand the engine its input) as the baseline;
  * - `gate.http`: POST /v1/security/evaluate on the real daemon under autocannon, beside a bare
- *   uWebSockets.js hello server measured in the same run.
+ *   uWebSockets.js hello server measured in the same run;
+ * - `gate.ingest`: the ingest benchmark's native workload posted to a daemon that judges every
+ *   event with the built-in policy, beside one whose policy has no rule (the baseline), in
+ *   alternating rounds (target: >= 0.9x).
  *
  * `--guard` fails on an order-of-magnitude regression only: the engine under 0.1x the JSON.parse
- * rate, or the HTTP gate under 0.05x the bare server's rate, or any error or non-2xx answer.
+ * rate, the HTTP gate under 0.05x the bare server's rate, ingest with the policy under 0.5x ingest
+ * without it, or any error or non-2xx answer.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultPolicy } from '../src/security/policy/default-policy.js';
 import type { PolicySubject } from '../src/security/policy/policy.js';
 import { PolicyEngine } from '../src/security/policy/policy-engine.js';
 import { makeDataDir, removeDir, spawnServer, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
+import { bindRuns, HttpClient, postBodies } from './support/ingest-http.js';
+import { renderChunks, workloadEpochS, workloadRuns } from './support/ingest-workload.js';
 import { describeHost } from './support/host.js';
 import { measureHttp, type LoadPlan } from './support/measure-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
@@ -30,6 +38,10 @@ const deadlineMs = isShort ? 60_000 : 180_000;
 const helloPath = fileURLToPath(new URL('./uws-hello.js', import.meta.url));
 const guardInProcess = 0.1;
 const guardHttp = 0.05;
+const guardIngest = 0.5;
+const ingestTarget = 0.9;
+const ingestEvents = isShort ? 100_000 : 400_000;
+const ingestRounds = isShort ? 1 : 3;
 const host = describeHost();
 const dataDir = makeDataDir();
 
@@ -126,6 +138,62 @@ async function runBench(): Promise<string[]> {
   } finally {
     await daemon.stop();
   }
+  failures.push(...(await measureIngest()));
+  return failures;
+}
+
+/** Ingest events/s with the built-in policy and with a policy of no rule, in alternating rounds. */
+async function measureIngest(): Promise<string[]> {
+  const noRules = join(dataDir, 'no-rules.json');
+  writeFileSync(noRules, JSON.stringify({ include_default_rules: false, rules: [] }));
+  const runs = workloadRuns(50, 45);
+  const chunks = [
+    ...renderChunks(
+      runs,
+      { seed: 1, events: ingestEvents, startS: workloadEpochS, spanS: 3600 },
+      4 * 1024 * 1024,
+    ),
+  ];
+  const rates: { on: number[]; off: number[] } = { on: [], off: [] };
+  const failures: string[] = [];
+  for (let round = 0; round < ingestRounds; round++) {
+    for (const arm of ['off', 'on'] as const) {
+      const daemon = await startDaemon({
+        dataDir: join(dataDir, `ingest-${arm}-${round}`),
+        args: arm === 'off' ? ['--policy', noRules] : [],
+      });
+      try {
+        const client = new HttpClient(daemon.url, 4);
+        await bindRuns(client, runs);
+        const run = await postBodies(client, '/v1/telemetry/ingest?format=native', chunks.values(), 3);
+        if (run.failures.length > 0) failures.push(`gate.ingest (${arm}): ${run.failures[0]}`);
+        rates[arm].push(Math.round((run.accepted * 1000) / run.elapsedMs));
+      } finally {
+        await daemon.stop();
+      }
+    }
+  }
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const ratio = Number((median(rates.on) / median(rates.off)).toFixed(3));
+  const result = {
+    name: 'gate.ingest',
+    events: ingestEvents,
+    rounds: ingestRounds,
+    events_per_sec: median(rates.on),
+    rounds_events_per_sec: rates.on,
+    baseline: {
+      name: 'ingest.policy_without_rules',
+      events_per_sec: median(rates.off),
+      rounds_events_per_sec: rates.off,
+    },
+    ratio_to_baseline: ratio,
+    target: { ratio_to_baseline: ingestTarget },
+    target_met: ratio >= ingestTarget,
+  };
+  process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
+  if (ratio < guardIngest)
+    failures.push(`gate.ingest: ${ratio}x ingest without the policy, below ${guardIngest}x`);
   return failures;
 }
 

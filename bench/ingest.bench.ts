@@ -34,6 +34,7 @@ import { describeHost } from './support/host.js';
 import { benchMain } from './support/bench-main.js';
 import { measureBaselines, type BaselineRun } from './support/ingest-baselines.js';
 import {
+  bindRuns,
   HttpClient,
   percentileMs,
   postBodies,
@@ -269,17 +270,6 @@ function postFields(run: PostRun, cost: ProcessCost): Record<string, unknown> {
     failures: run.failures.length,
     ...(run.failures.length > 0 && { first_failure: run.failures[0] }),
   };
-}
-
-/** Binds every bound run's cgroup, as a harness would before the tool call runs. */
-async function bindRuns(client: HttpClient, runs: readonly WorkloadRun[]): Promise<void> {
-  for (const run of runs.filter((candidate) => candidate.bound)) {
-    await client.postJson('/v1/telemetry/bind', {
-      run_id: run.runId,
-      tool_call_id: run.toolCallId,
-      cgroup_id: run.cgroupId,
-    });
-  }
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { WorkloadRun } from './ingest-workload.js';
 
 /** One answer, body included. */
 export interface HttpAnswer {
@@ -198,4 +199,15 @@ export function percentileMs(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
   return Number(sorted[rank - 1]!.toFixed(3));
+}
+
+/** Binds every bound run's cgroup, as a harness would before the tool call runs. */
+export async function bindRuns(client: HttpClient, runs: readonly WorkloadRun[]): Promise<void> {
+  for (const run of runs.filter((candidate) => candidate.bound)) {
+    await client.postJson('/v1/telemetry/bind', {
+      run_id: run.runId,
+      tool_call_id: run.toolCallId,
+      cgroup_id: run.cgroupId,
+    });
+  }
 }

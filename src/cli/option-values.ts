@@ -11,6 +11,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--max-ingest-queue-bytes': 'BYTES',
   '--max-memory-bytes': 'BYTES',
   '--signing-key': 'FILE',
+  '--policy': 'FILE',
   '--ingest-timeout': 'DURATION',
   '--spool-ttl': 'DURATION',
   '--spool-max-events': 'COUNT',

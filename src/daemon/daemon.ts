@@ -88,7 +88,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     () => ({ ...sensor.report() }),
   );
   const bindingLog = await loadBindingLog(store, state.status === 'ready');
-  const pool = createNormalizePool(bindingLog);
+  const pool = createNormalizePool(bindingLog, policy.policy);
   const ingest = new IngestRouter(pool, store, config.spoolDir, {
     ...defaultIngestLimits,
     maxInFlightBytes: config.maxIngestQueueBytes,

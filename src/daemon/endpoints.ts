@@ -5,6 +5,7 @@
  */
 import { ingestHeaders, ingestQuery } from '../ingest/ingest.route.js';
 import { runQuery } from '../provenance/run-query.js';
+import { risksQuery } from '../security/risks.route.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
@@ -161,9 +162,11 @@ export const endpoints = [
     path: '/v1/security/risks',
     operationId: 'list_risks',
     summary: 'Security risks of a run',
+    description:
+      "One page of the run's risks, in the order of their events: each a decision of the policy on one of the run's events that was not a plain allow (deny, quarantine or kill, or allow with a detect-only advisory), with that event as its evidence and its evidence level.",
     schema: 'security_risks',
-    query: [run()],
-    served: false,
+    query: risksQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',

@@ -9,6 +9,8 @@ import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { recordRoute } from '../provenance/record/record.route.js';
 import { verifyRoute } from '../provenance/verify.route.js';
 import { gateRoute } from '../security/gate.route.js';
+import { risksRoute } from '../security/risks.route.js';
+import type { SecurityQueries } from '../security/security-queries.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
 import { jsonReply } from '../shared/http/http-reply.js';
@@ -33,7 +35,7 @@ import { openapiBytes } from './openapi.js';
 
 /** The daemon's long-lived parts that handlers are built from. */
 export interface HandlerDeps {
-  store: QueryClient<TelemetryQueries & ProvenanceQueries>;
+  store: QueryClient<TelemetryQueries & ProvenanceQueries & SecurityQueries>;
   readiness: ReadinessCheck;
   ingest: IngestRouter;
   /** Bindings for the normalize workers; the bind route appends to it. */
@@ -85,5 +87,6 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     graph_checkpoint: checkpointRoute(store),
     record,
     evaluate_action: gateRoute(deps.policy),
+    list_risks: risksRoute(store),
   };
 }

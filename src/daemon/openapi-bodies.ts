@@ -15,6 +15,7 @@ import type { RecordAnswer } from '../provenance/record/record-answer.js';
 import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
 import type { GateAnswer, GateRequest } from '../security/gate.route.js';
+import type { SecurityRisks } from '../security/risks.query.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
 import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
@@ -55,6 +56,7 @@ const generated = typia.json.schemas<
     ExplainResult,
     GateRequest,
     GateAnswer,
+    SecurityRisks,
   ],
   '3.1'
 >();

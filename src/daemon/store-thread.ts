@@ -3,6 +3,7 @@
  * kinds its modules answer, so the main thread's client is typed by every domain's list.
  */
 import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
+import type { SecurityQueries } from '../security/security-queries.js';
 import type { ProvenanceStoreInit } from '../provenance/provenance-store.js';
 import type { ProvdError } from '../shared/errors.js';
 import type { StoreOpenState } from '../shared/store-protocol.js';
@@ -20,7 +21,7 @@ export interface StoreThreadData {
 }
 
 /** Every query kind the store thread answers. */
-export type DaemonQueries = StoreQueries & TelemetryQueries & ProvenanceQueries;
+export type DaemonQueries = StoreQueries & TelemetryQueries & ProvenanceQueries & SecurityQueries;
 
 /** Starts the store thread; resolves once it opened (or failed to open) the database. */
 export function startStoreThread(

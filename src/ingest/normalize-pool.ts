@@ -1,6 +1,7 @@
 /** The normalize pool: piscina threads running workers/normalize.task.ts. */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import type { Policy } from '../security/policy/policy.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
 
 const taskFile = new URL('../../workers/normalize.task.js', import.meta.url).href;
@@ -20,13 +21,17 @@ const workerExecArgv = [...process.execArgv, '--no-experimental-require-module']
  * so V8's memory reducer runs there and gives back the 60-80 MB a thread's heap grows to under a
  * flood (tasks are 1 MiB slices: the faster wake-up of Atomics is not measurable at that size).
  */
-export function createNormalizePool(bindingLog: BindingLog, threads = availableParallelism()): Piscina {
+export function createNormalizePool(
+  bindingLog: BindingLog,
+  policy: Policy,
+  threads = availableParallelism(),
+): Piscina {
   return new Piscina({
     filename: taskFile,
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 2 ** 31 - 1,
-    workerData: { bindingLog: bindingLog.buffer },
+    workerData: { bindingLog: bindingLog.buffer, policy },
     execArgv: workerExecArgv,
     atomics: 'disabled',
   });

@@ -16,6 +16,9 @@ import type { CounterDelta } from '../telemetry/producer-counters.js';
 import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.js';
 import { estimateRowBytes } from '../telemetry/spool.js';
 import { decodeSensorBatch } from '../sensor/decode-records.js';
+import type { EventVerdict } from '../shared/event-verdict.js';
+import { eventSubject } from '../security/policy/event-subject.js';
+import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import { parseNdjson } from './parse-ndjson.js';
 import { RowsFile } from './rows-file.js';
 import { ProducerTally } from './producer-tally.js';
@@ -64,11 +67,17 @@ export interface NormalizeResult {
   counters: CounterDelta[];
   /** Loss the producers reported about themselves (capture_loss events). */
   gaps: ReportedGap[];
+  /** The policy's decisions on the events it did not simply allow. */
+  verdicts: EventVerdict[];
   ingestedNs: bigint;
 }
 
-/** Runs one task against a binding replica. */
-export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): NormalizeResult {
+/** Runs one task against a binding replica, judging each event with `policy`. */
+export function normalizeBatch(
+  task: NormalizeTask,
+  replica: BindingReplica,
+  policy: PolicyEngine,
+): NormalizeResult {
   const { events, errors, rejected, rejectedByCode } =
     task.format === 'sensor' ? decodeSensorBatch(task.bytes) : parseNdjson(task.bytes, task.format, 1);
   const deltas = new WindowDeltas();
@@ -76,6 +85,7 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
   const rows = new RowsFile(task.file);
   const tally = new ProducerTally();
   const gaps: ReportedGap[] = [];
+  const verdicts: EventVerdict[] = [];
   let pending = 0;
   let pendingBytes = 0;
   try {
@@ -105,6 +115,8 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
         tally.count(event.source, 'spooled');
       }
       deltas.add(record);
+      const verdict = judge(policy, record);
+      if (verdict !== null) verdicts.push(verdict);
       const runHashes = hashesByRun.get(record.runId);
       if (runHashes === undefined) hashesByRun.set(record.runId, [hash]);
       else runHashes.push(hash);
@@ -132,7 +144,31 @@ export function normalizeBatch(task: NormalizeTask, replica: BindingReplica): No
     bindingVersion: replica.version,
     counters: tally.rejections(rejectedByCode).list(),
     gaps,
+    verdicts,
     ingestedNs: task.ingestedNs,
+  };
+}
+
+/** The policy's decision on a stored event, or null when the policy simply allows it. */
+function judge(policy: PolicyEngine, record: EventRecord): EventVerdict | null {
+  const decided = policy.evaluate(eventSubject(record.type, record.attrs));
+  if (decided.decision === 'allow' && decided.advisory === null) return null;
+  return {
+    eventId: record.id,
+    eventHash: record.hash,
+    decision: decided.decision,
+    ruleId: decided.rule_id,
+    severity: decided.severity,
+    reason: decided.reason,
+    advisory:
+      decided.advisory === null
+        ? null
+        : {
+            ruleId: decided.advisory.rule_id,
+            decision: decided.advisory.decision,
+            reason: decided.advisory.reason,
+          },
+    policy: policy.policy.source,
   };
 }
 

@@ -27,6 +27,7 @@ export const requiredTables = [
   'timeline_processes',
   'timeline_process_types',
   'timeline_rollup_mark',
+  'policy_decisions',
 ] as const;
 
 /** What a database is, relative to this build. */

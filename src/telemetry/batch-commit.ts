@@ -3,6 +3,7 @@
  * commits: one whole ingest request, all of its slices or none of them.
  */
 import type { tags } from 'typia';
+import type { EventVerdict } from '../shared/event-verdict.js';
 import type { Count } from '../shared/schema/wire-types.js';
 import type { LineError } from './event.js';
 import type { CounterDelta } from './producer-counters.js';
@@ -29,6 +30,8 @@ export interface BatchCommit {
   counters: CounterDelta[];
   /** Loss the producers reported, recorded as coverage gaps with the events. */
   gaps: ReportedGap[];
+  /** The policy's decisions on events of the batch, stored with them. */
+  verdicts: EventVerdict[];
   /** The worker replica's binding count; the store re-checks pending rows if it holds more. */
   bindingVersion: number;
   /** When the request was received: spooled rows are given up as unclaimed a TTL after it. */

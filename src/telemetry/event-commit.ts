@@ -16,6 +16,7 @@ import { log } from '../shared/log.js';
 import { classifyStoreError } from '../store/store-error.js';
 import { execute, inTransaction, list, raw, sql, type Statement } from '../store/sql.js';
 import type { WriteQueue } from '../store/write-queue.js';
+import type { EventVerdict } from '../shared/event-verdict.js';
 import type { BatchCommit, IngestAnswer, IngestCommit, IngestCommitResult } from './batch-commit.js';
 import { eventRowColumns, eventRowsSource } from './event-row.js';
 import type { IngestLedger } from './ingest-ledger.js';
@@ -47,6 +48,8 @@ export interface CommitHooks {
   settleLagging(batches: readonly BatchCommit[], fromSeq: bigint): Promise<Map<string, number>>;
   /** After COMMIT: the batches and what stays pending of each. */
   committed(batches: readonly BatchCommit[], settled: ReadonlyMap<string, number>): Promise<void>;
+  /** Inside the transaction: stores the policy's decisions on the batches' events (the security domain). */
+  recordVerdicts(verdicts: readonly EventVerdict[]): Promise<void>;
 }
 
 /** Fault injection for tests (PROVD_FAULT_*): a slow commit, and a crash between COMMIT and the answer. */
@@ -225,6 +228,7 @@ export class EventCommitter {
       this.connection,
       batches.flatMap((batch) => batch.gaps),
     );
+    await this.hooks.recordVerdicts(batches.flatMap((batch) => batch.verdicts));
     const settled = await this.hooks.settleLagging(batches, seqBase);
     const claims = [];
     for (const unit of fresh) {

@@ -4,6 +4,8 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { EventVerdict } from '../shared/event-verdict.js';
 import { log } from '../shared/log.js';
 import { readRows, sql } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
@@ -32,6 +34,12 @@ export interface TelemetryStoreInit {
   faults: CommitFaults;
 }
 
+/** What other domains lend the telemetry module, wired by the store worker. */
+export interface TelemetryDeps {
+  /** Stores the policy's decisions on committed events, in their transaction (the security domain). */
+  recordVerdicts: (connection: DuckDBConnection, verdicts: readonly EventVerdict[]) => Promise<void>;
+}
+
 /** How often keys past retention are forgotten. */
 const ledgerPurgeMs = 60_000;
 
@@ -39,6 +47,7 @@ const ledgerPurgeMs = 60_000;
 export async function startTelemetryStore(
   context: StoreContext,
   init: TelemetryStoreInit,
+  deps: TelemetryDeps,
 ): Promise<StoreModule> {
   const { writer, writes } = context;
   // row files left by a crash belong to requests that were never answered: nothing to recover
@@ -59,6 +68,7 @@ export async function startTelemetryStore(
     ledger,
     {
       settleLagging: (batches, fromSeq) => bindings.settleLagging(batches, fromSeq),
+      recordVerdicts: (verdicts) => deps.recordVerdicts(writer, verdicts),
       async committed(batches, settled) {
         for (const batch of batches) {
           const stillPending = batch.pending - (settled.get(batch.batchId) ?? 0);

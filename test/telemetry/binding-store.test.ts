@@ -26,6 +26,7 @@ function batch(batchId: string, pending: number, bindingVersion: number): BatchC
     digests: [],
     counters: [],
     gaps: [],
+    verdicts: [],
     bindingVersion,
     ingestedNs: 0n,
   };

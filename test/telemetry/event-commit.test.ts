@@ -18,6 +18,7 @@ describe('EventCommitter', function () {
   const quietHooks: CommitHooks = {
     settleLagging: () => Promise.resolve(new Map()),
     committed: () => Promise.resolve(),
+    recordVerdicts: () => Promise.resolve(),
   };
 
   function committer(hooks: CommitHooks = quietHooks): EventCommitter {
@@ -46,6 +47,7 @@ describe('EventCommitter', function () {
           digests: [],
           counters: [],
           gaps: [],
+          verdicts: [],
           bindingVersion: 0,
           ingestedNs: 0n,
         },

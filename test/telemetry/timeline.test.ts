@@ -510,7 +510,8 @@ describe('GET /v1/timeline', function () {
     // store format 7: the rollup without its JSON column
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (db) => {
       await db.run('ALTER TABLE timeline_processes DROP COLUMN first_listed');
-      await db.run('DELETE FROM store_format WHERE version = 8');
+      await db.run('DROP TABLE policy_decisions'); // 009, which a format-7 store had not met either
+      await db.run('DELETE FROM store_format WHERE version >= 8');
     });
     const upgraded = await fixture.start();
     const after = await timeline(upgraded.url, `run=${run}&view=causality`);

@@ -6,6 +6,11 @@ import { metadataAddresses } from '../../telemetry/classify.js';
 import type { Policy, PolicyRule } from './policy.js';
 
 const privateBlocks = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'];
+/**
+ * The types a path of which is a file touched. An exec's path is the program it runs, and a DNS
+ * query's destination its resolver (often in 10/8 on a cloud VPC): neither is what these rules mean.
+ */
+const fileTypes = ['file_open', 'file_read', 'file_write', 'file_rename', 'file_unlink'];
 
 export const defaultRules: readonly PolicyRule[] = [
   {
@@ -17,8 +22,8 @@ export const defaultRules: readonly PolicyRule[] = [
     reason: 'reaches a cloud instance metadata endpoint, where instance credentials are served',
     match: [
       { event_types: ['metadata_ip'] },
-      { dst_ips: metadataAddresses },
-      { args_mention_ips: metadataAddresses },
+      { event_types: ['network_connect'], dst_ips: metadataAddresses },
+      { event_types: ['execve'], args_mention_ips: metadataAddresses },
     ],
   },
   {
@@ -28,7 +33,7 @@ export const defaultRules: readonly PolicyRule[] = [
     severity: 'critical',
     mode: 'enforce',
     reason: 'touches a file that holds credentials, keys or tokens',
-    match: [{ event_types: ['secret_path'] }, { secret_paths: true }],
+    match: [{ event_types: ['secret_path'] }, { event_types: fileTypes, secret_paths: true }],
   },
   {
     id: 'private_cidr',
@@ -37,7 +42,7 @@ export const defaultRules: readonly PolicyRule[] = [
     severity: 'medium',
     mode: 'enforce',
     reason: 'connects into private network space (RFC 1918)',
-    match: [{ event_types: ['private_cidr'] }, { dst_ips: privateBlocks }],
+    match: [{ event_types: ['private_cidr'] }, { event_types: ['network_connect'], dst_ips: privateBlocks }],
   },
   {
     id: 'privilege_escalation',

@@ -1,0 +1,17 @@
+-- 009: the policy's decisions on stored events (src/security/): one row per event the policy did
+-- not simply allow (deny, quarantine or kill, or allow with a detect-only advisory). A risk is a
+-- decision with its event. `event_hash` is the event's hash when it was judged.
+
+CREATE TABLE policy_decisions (
+  event_id VARCHAR PRIMARY KEY,
+  event_hash VARCHAR NOT NULL,
+  decision VARCHAR NOT NULL,
+  rule_id VARCHAR NOT NULL,
+  severity VARCHAR NOT NULL,
+  reason VARCHAR NOT NULL,
+  advisory_rule_id VARCHAR,
+  advisory_decision VARCHAR,
+  advisory_reason VARCHAR,
+  policy VARCHAR NOT NULL,
+  decided_ns BIGINT NOT NULL
+);

@@ -1,0 +1,170 @@
+/**
+ * GET /v1/security/risks in the store actor: one keyset page of a run's risks. A risk is a policy
+ * decision on one of the run's events (not a plain allow), with the event as its evidence: its
+ * level is the event's own, never above it.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { requireRun } from '../provenance/run-exists.js';
+import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
+import { readRows, sql, unnested } from '../store/sql.js';
+import { VARCHAR } from '@duckdb/node-api';
+import type { EventVerdict } from '../shared/event-verdict.js';
+import { evidenceName, typeName, type EvidenceLevel } from '../telemetry/codes.js';
+import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../telemetry/cursor.js';
+import type { EventType } from '../telemetry/event.js';
+import type { PageLimit } from '../telemetry/paging.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
+import type { Decision, Severity } from './policy/policy.js';
+
+/** Validated parameters of one page request. */
+export interface RisksParams {
+  run: string;
+  limit: number;
+  cursor: string | null;
+}
+
+/** One risk: what the policy decided on an event of the run, and the event it decided on. */
+export interface SecurityRisk {
+  /** `risk_` and the event's id: one risk per judged event. */
+  risk_id: string;
+  rule_id: string;
+  severity: Severity;
+  /** What the policy decided; `allow` only with an advisory (a detect-only rule matched). */
+  decision: Decision;
+  reason: string;
+  advisory: { rule_id: string; decision: Decision; reason: string } | null;
+  /** The policy that decided: `built-in`, or its rules file. */
+  policy: string;
+  tool_call_id: string | null;
+  /** The weakest evidence level of the risk's evidence: here, its one event's. */
+  evidence_level: EvidenceLevel;
+  evidence: {
+    event_id: string;
+    type: EventType;
+    time: DateTimeText;
+    evidence_level: EvidenceLevel;
+    /** The event's hash when it was judged. */
+    hash: string;
+  }[];
+  detected_at: DateTimeText;
+}
+
+/** One page of a run's risks (`provenance.security_risks/v1`), in the order of their events. */
+export interface SecurityRisks {
+  schema_version: 'provenance.security_risks/v1';
+  run_id: string;
+  limit: PageLimit;
+  count: Count;
+  has_more: boolean;
+  next_cursor: CursorToken | null;
+  risks: SecurityRisk[];
+}
+
+interface RiskRow {
+  seq: bigint;
+  event_id: string;
+  event_hash: string;
+  decision: string;
+  rule_id: string;
+  severity: string;
+  reason: string;
+  advisory_rule_id: string | null;
+  advisory_decision: string | null;
+  advisory_reason: string | null;
+  policy: string;
+  decided_ns: bigint;
+  type: number;
+  time: string;
+  tool_call_id: string | null;
+  evidence_level: number;
+}
+
+export async function listRisks(
+  connection: DuckDBConnection,
+  params: RisksParams,
+  formatVersion: number,
+): Promise<SecurityRisks> {
+  await requireRun(connection, params.run);
+  const digest = filterDigest(['risks', params.run]);
+  const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
+  const rows = await readRows<RiskRow>(
+    connection,
+    sql`SELECT e.seq, d.event_id, d.event_hash, d.decision, d.rule_id, d.severity, d.reason,
+          d.advisory_rule_id, d.advisory_decision, d.advisory_reason, d.policy, d.decided_ns,
+          e.type, e.time, e.tool_call_id, e.evidence_level
+        FROM policy_decisions d JOIN events e ON e.id = d.event_id
+        WHERE e.run_id = ${params.run} AND e.seq > ${after}
+        ORDER BY e.seq LIMIT ${params.limit + 1}`,
+  );
+  const page = rows.slice(0, params.limit);
+  const hasMore = rows.length > params.limit;
+  return {
+    schema_version: 'provenance.security_risks/v1',
+    run_id: params.run,
+    limit: params.limit,
+    count: page.length,
+    has_more: hasMore,
+    next_cursor: hasMore ? encodeCursor(formatVersion, digest, [page.at(-1)!.seq]) : null,
+    risks: page.map(riskOf),
+  };
+}
+
+function riskOf(row: RiskRow): SecurityRisk {
+  const level = evidenceName(row.evidence_level);
+  return {
+    risk_id: `risk_${row.event_id}`,
+    rule_id: row.rule_id,
+    severity: row.severity as Severity,
+    decision: row.decision as Decision,
+    reason: row.reason,
+    advisory:
+      row.advisory_rule_id === null
+        ? null
+        : {
+            rule_id: row.advisory_rule_id,
+            decision: row.advisory_decision as Decision,
+            reason: row.advisory_reason ?? '',
+          },
+    policy: row.policy,
+    tool_call_id: row.tool_call_id,
+    evidence_level: level,
+    evidence: [
+      {
+        event_id: row.event_id,
+        type: typeName(row.type),
+        time: row.time,
+        evidence_level: level,
+        hash: row.event_hash,
+      },
+    ],
+    detected_at: formatRfc3339Nanos(row.decided_ns),
+  };
+}
+
+/** Stores the verdicts of a commit, in its transaction. */
+export async function insertVerdicts(
+  connection: DuckDBConnection,
+  verdicts: readonly EventVerdict[],
+): Promise<void> {
+  if (verdicts.length === 0) return;
+  const decidedNs = BigInt(Date.now()) * 1_000_000n;
+  const column = (read: (verdict: EventVerdict) => string | null): [(string | null)[], typeof VARCHAR] => [
+    verdicts.map(read),
+    VARCHAR,
+  ];
+  await readRows(
+    connection,
+    sql`INSERT INTO policy_decisions SELECT ${unnested(
+      column((verdict) => verdict.eventId),
+      column((verdict) => verdict.eventHash),
+      column((verdict) => verdict.decision),
+      column((verdict) => verdict.ruleId),
+      column((verdict) => verdict.severity),
+      column((verdict) => verdict.reason),
+      column((verdict) => verdict.advisory?.ruleId ?? null),
+      column((verdict) => verdict.advisory?.decision ?? null),
+      column((verdict) => verdict.advisory?.reason ?? null),
+      column((verdict) => verdict.policy),
+    )}, ${decidedNs}`,
+  );
+}
