@@ -1,9 +1,10 @@
 -- 009: the policy's decisions on stored events (src/security/): one row per event the policy did
 -- not simply allow (deny, quarantine or kill, or allow with a detect-only advisory). A risk is a
--- decision with its event. `event_hash` is the event's hash when it was judged.
+-- decision with its event. `event_hash` is the event's hash when it was judged. No key: event ids
+-- are unique already, and an index costs every commit (risks are read through the events' run).
 
 CREATE TABLE policy_decisions (
-  event_id VARCHAR PRIMARY KEY,
+  event_id VARCHAR NOT NULL,
   event_hash VARCHAR NOT NULL,
   decision VARCHAR NOT NULL,
   rule_id VARCHAR NOT NULL,

@@ -81,6 +81,8 @@ function inBlock(groups: Uint16Array, block: Block): boolean {
  * inet_aton accepts, or as `host:port`.
  */
 function* mentionedAddresses(word: string): Generator<Uint16Array> {
+  // every IPv4 form holds a digit and every IPv6 literal a colon: most words hold neither
+  if (!/[0-9:]/.test(word)) return;
   for (const piece of word.split(/[^0-9A-Za-z.:]+/)) {
     if (piece === '') continue;
     if (piece.includes(':')) {
@@ -91,6 +93,8 @@ function* mentionedAddresses(word: string): Generator<Uint16Array> {
       }
     }
     for (const part of piece.split(':')) {
+      const first = part.charCodeAt(0);
+      if (!(first >= 48 && first <= 57)) continue; // inet_aton's forms all start with a digit
       const v4 = inetAton(part);
       if (v4 >= 0) yield mapped(v4);
     }

@@ -16,14 +16,41 @@ import {
   type RuleMatch,
 } from './policy.js';
 
-/** A subject read once: its path normalized, the program's base name, its command line as words. */
-interface Subject {
-  eventType: string;
-  path: string | null;
-  dstIp: string | null;
-  program: string | null;
-  words: readonly string[];
-  targetId: number | null;
+/**
+ * A subject as the conditions read it: its path normalized, the program's base name and its command
+ * line as words, each worked out only when a condition first asks (most events reach no condition
+ * past their type: the policy runs for every stored event).
+ */
+class Subject {
+  readonly eventType: string;
+  readonly dstIp: string | null;
+  readonly targetId: number | null;
+  private normalized: string | null | undefined;
+  private base: string | null | undefined;
+
+  constructor(private readonly given: PolicySubject) {
+    this.eventType = given.event_type;
+    this.dstIp = given.dst_ip ?? null;
+    this.targetId = given.target_id ?? null;
+  }
+
+  get path(): string | null {
+    if (this.normalized === undefined) this.normalized = normalizedPath(this.given.path);
+    return this.normalized;
+  }
+
+  get program(): string | null {
+    if (this.base === undefined) {
+      const command = this.given.command ?? null;
+      this.base = command === null || command === '' ? null : posix.basename(command);
+    }
+    return this.base;
+  }
+
+  get words(): readonly string[] {
+    const command = this.given.command ?? null;
+    return [...(command === null ? [] : [command]), ...(this.given.args ?? [])];
+  }
 }
 
 type Condition = (subject: Subject) => boolean;
@@ -58,7 +85,7 @@ export class PolicyEngine {
 
   /** The decision of the first rule that matches `subject`; `default_allow` when none does. */
   evaluate(subject: PolicySubject): PolicyDecision {
-    const read = readSubject(subject);
+    const read = new Subject(subject);
     for (const { rule, blocks } of this.rules) {
       if (!blocks.some((conditions) => conditions.every((condition) => condition(read)))) continue;
       if (rule.mode === 'detect')
@@ -77,18 +104,6 @@ export class PolicyEngine {
     }
     return allowAll;
   }
-}
-
-function readSubject(subject: PolicySubject): Subject {
-  const command = subject.command ?? null;
-  return {
-    eventType: subject.event_type,
-    path: normalizedPath(subject.path),
-    dstIp: subject.dst_ip ?? null,
-    program: command === null || command === '' ? null : posix.basename(command),
-    words: [...(command === null ? [] : [command]), ...(subject.args ?? [])],
-    targetId: subject.target_id ?? null,
-  };
 }
 
 function compileBlock(match: RuleMatch): Condition[] {
