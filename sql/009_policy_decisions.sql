@@ -16,3 +16,7 @@ CREATE TABLE policy_decisions (
   policy VARCHAR NOT NULL,
   decided_ns BIGINT NOT NULL
 );
+
+-- the events the policy judged, so a run's risks are found by probing its events in seq ranges as
+-- its events page does, not by joining every decision of the store
+ALTER TABLE events ADD COLUMN judged BOOLEAN DEFAULT false;

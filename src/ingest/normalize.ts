@@ -100,6 +100,11 @@ export function normalizeBatch(
       const match = replica.index.correlate(event);
       const record = eventRecord(event, `${task.batchId}.${i}`, match, task.ingestedNs, hash);
       if (unstorableComm !== undefined && event.comm === unstorableComm) record.pid = -1;
+      const verdict = judge(policy, record);
+      if (verdict !== null) {
+        verdicts.push(verdict);
+        record.judged = true;
+      }
       const row = encodeEventRow(i, record, attrsJson);
       rows.append(row);
       tally.count(event.source, 'accepted');
@@ -115,8 +120,6 @@ export function normalizeBatch(
         tally.count(event.source, 'spooled');
       }
       deltas.add(record);
-      const verdict = judge(policy, record);
-      if (verdict !== null) verdicts.push(verdict);
       const runHashes = hashesByRun.get(record.runId);
       if (runHashes === undefined) hashesByRun.set(record.runId, [hash]);
       else runHashes.push(hash);
@@ -206,6 +209,7 @@ export function eventRecord(
     hash,
     risky: isRisky(event.type, event.attrs),
     bytes: eventBytes(event.attrs),
+    judged: false,
   };
 }
 

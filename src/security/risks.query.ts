@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { requireRun } from '../provenance/run-exists.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
-import { readRows, sql, unnested } from '../store/sql.js';
+import { list, readRows, sql, unnested } from '../store/sql.js';
 import { VARCHAR } from '@duckdb/node-api';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import { evidenceName, typeName, type EvidenceLevel } from '../telemetry/codes.js';
@@ -60,8 +60,18 @@ export interface SecurityRisks {
   risks: SecurityRisk[];
 }
 
-interface RiskRow {
+/** A judged event of the page. */
+interface JudgedEvent {
   seq: bigint;
+  id: string;
+  type: number;
+  time: string;
+  tool_call_id: string | null;
+  evidence_level: number;
+}
+
+/** Its decision. */
+interface DecisionRow {
   event_id: string;
   event_hash: string;
   decision: string;
@@ -73,11 +83,10 @@ interface RiskRow {
   advisory_reason: string | null;
   policy: string;
   decided_ns: bigint;
-  type: number;
-  time: string;
-  tool_call_id: string | null;
-  evidence_level: number;
 }
+
+// First probe width, in positions; each further probe is 8 times wider (as the events page).
+const firstProbe = 65_536n;
 
 export async function listRisks(
   connection: DuckDBConnection,
@@ -87,17 +96,36 @@ export async function listRisks(
   await requireRun(connection, params.run);
   const digest = filterDigest(['risks', params.run]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  const rows = await readRows<RiskRow>(
+  // the run's judged events, in seq ranges that widen until the page is full or the store ends:
+  // seq grows with the table's row order, so zone maps keep a bounded range cheap
+  const [last] = await readRows<{ last: bigint }>(
     connection,
-    sql`SELECT e.seq, d.event_id, d.event_hash, d.decision, d.rule_id, d.severity, d.reason,
-          d.advisory_rule_id, d.advisory_decision, d.advisory_reason, d.policy, d.decided_ns,
-          e.type, e.time, e.tool_call_id, e.evidence_level
-        FROM policy_decisions d JOIN events e ON e.id = d.event_id
-        WHERE e.run_id = ${params.run} AND e.seq > ${after}
-        ORDER BY e.seq LIMIT ${params.limit + 1}`,
+    sql`SELECT coalesce(max(seq), -1) AS last FROM events`,
   );
+  let rows: JudgedEvent[] = [];
+  for (let width = firstProbe; ; width *= 8n) {
+    const upper = after + width;
+    rows = await readRows<JudgedEvent>(
+      connection,
+      sql`SELECT seq, id, type, time, tool_call_id, evidence_level FROM events
+          WHERE run_id = ${params.run} AND judged AND seq > ${after} AND seq <= ${upper}
+          ORDER BY seq LIMIT ${params.limit + 1}`,
+    );
+    if (rows.length > params.limit || upper >= last!.last) break;
+  }
   const page = rows.slice(0, params.limit);
   const hasMore = rows.length > params.limit;
+  const decisions = new Map(
+    (
+      await readRows<DecisionRow>(
+        connection,
+        sql`SELECT * FROM policy_decisions WHERE event_id IN (SELECT unnest(${list(
+          page.map((event) => event.id),
+          VARCHAR,
+        )}))`,
+      )
+    ).map((row) => [row.event_id, row]),
+  );
   return {
     schema_version: 'provenance.security_risks/v1',
     run_id: params.run,
@@ -105,12 +133,15 @@ export async function listRisks(
     count: page.length,
     has_more: hasMore,
     next_cursor: hasMore ? encodeCursor(formatVersion, digest, [page.at(-1)!.seq]) : null,
-    risks: page.map(riskOf),
+    risks: page.flatMap((event) => {
+      const decision = decisions.get(event.id);
+      return decision === undefined ? [] : [riskOf(event, decision)];
+    }),
   };
 }
 
-function riskOf(row: RiskRow): SecurityRisk {
-  const level = evidenceName(row.evidence_level);
+function riskOf(event: JudgedEvent, row: DecisionRow): SecurityRisk {
+  const level = evidenceName(event.evidence_level);
   return {
     risk_id: `risk_${row.event_id}`,
     rule_id: row.rule_id,
@@ -126,13 +157,13 @@ function riskOf(row: RiskRow): SecurityRisk {
             reason: row.advisory_reason ?? '',
           },
     policy: row.policy,
-    tool_call_id: row.tool_call_id,
+    tool_call_id: event.tool_call_id,
     evidence_level: level,
     evidence: [
       {
-        event_id: row.event_id,
-        type: typeName(row.type),
-        time: row.time,
+        event_id: event.id,
+        type: typeName(event.type),
+        time: event.time,
         evidence_level: level,
         hash: row.event_hash,
       },

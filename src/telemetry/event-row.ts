@@ -24,6 +24,8 @@ export interface EventRecord extends ParsedEvent {
   /** What windows count of it (window-deltas.ts: isRisky, eventBytes), stored for late settlement. */
   risky: boolean;
   bytes: number;
+  /** The policy stored a decision on it (src/security/): the risks page finds it by this. */
+  judged: boolean;
 }
 
 /** Columns of a row file in file order, with their DuckDB types; `idx` is the row's index in its file. */
@@ -53,6 +55,7 @@ export const eventRowColumns = [
   ['hash', 'VARCHAR'],
   ['risky', 'BOOLEAN'],
   ['bytes', 'BIGINT'],
+  ['judged', 'BOOLEAN'],
 ] as const;
 
 const readOptions =
@@ -75,7 +78,7 @@ export function encodeEventRow(idx: number, event: EventRecord, attrsJson: strin
     `${int(event.ppid)},${int(event.uid)},${text(event.comm)},${text(event.cgroupId)},` +
     `${text(event.containerId)},${text(event.toolCallId)},${text(event.bindingId)},` +
     `${methodCode(event.method)},${int(event.confidence)},${evidenceCode(event.evidenceLevel)},` +
-    `${spoolCode(event.spoolState)},${text(attrsJson)},${text(event.hash)},${event.risky},${event.bytes}\n`
+    `${spoolCode(event.spoolState)},${text(attrsJson)},${text(event.hash)},${event.risky},${event.bytes},${event.judged}\n`
   );
 }
 
