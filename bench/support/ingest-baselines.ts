@@ -150,6 +150,7 @@ function appendRow(appender: DuckDBAppender, { record, attrsJson }: BuiltRow, se
   appender.appendVarchar(record.hash);
   appender.appendBoolean(record.risky);
   appender.appendBigInt(BigInt(record.bytes));
+  appender.appendBoolean(record.judged);
   appender.endRow();
 }
 
