@@ -30,7 +30,12 @@ async function risksOf(daemon: RunningDaemon, run: string, limit = 100): Promise
       `/v1/security/risks?run=${run}&limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`,
     );
     assert.equal(status, 200, JSON.stringify(body));
-    risks.push(...(body['risks'] as Risk[]));
+    const page = body['risks'] as Risk[];
+    // a page counts its risks only, and is full whenever more follow: events the policy allowed
+    // are never in it, not even as holes
+    assert.equal(body['count'], page.length);
+    if (body['has_more'] === true) assert.equal(page.length, limit);
+    risks.push(...page);
     cursor = body['next_cursor'] as string | null;
   } while (cursor !== null);
   return risks;
