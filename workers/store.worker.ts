@@ -14,14 +14,17 @@ import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
 const data = workerData as StoreThreadData;
-await serveStoreActor(parentPort, data.store, async (context) => [
-  await startTelemetryStore(context, data.telemetry, { recordVerdicts: insertVerdicts }),
-  await startProvenanceStore(context, data.provenance, {
-    eventRecheck: {
-      columns: storedEventColumns,
-      contentSql: storedEventContentSql,
-      rehash: rehashStoredEvent,
-    },
-  }),
-  startSecurityStore(context),
-]);
+await serveStoreActor(parentPort, data.store, async (context) => {
+  const telemetry = await startTelemetryStore(context, data.telemetry, { recordVerdicts: insertVerdicts });
+  return [
+    telemetry,
+    await startProvenanceStore(context, data.provenance, {
+      eventRecheck: {
+        columns: storedEventColumns,
+        contentSql: storedEventContentSql,
+        rehash: rehashStoredEvent,
+      },
+    }),
+    await startSecurityStore(context, { endSeq: () => telemetry.endSeq() }),
+  ];
+});

@@ -5,6 +5,8 @@
  */
 import { ingestHeaders, ingestQuery } from '../ingest/ingest.route.js';
 import { runQuery } from '../provenance/run-query.js';
+import { baselineQuery, baselinesQuery } from '../security/baseline/baselines.route.js';
+import { deviationsQuery } from '../security/baseline/deviations.route.js';
 import { risksQuery } from '../security/risks.route.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
@@ -193,9 +195,42 @@ export const endpoints = [
     path: '/v1/security/deviations',
     operationId: 'list_deviations',
     summary: 'Deviations from the behaviour baseline',
+    description:
+      "One page of what the run did outside a learned baseline version, the most severe first: binaries it executed, path prefixes it read or wrote, destinations it connected to and DNS names it looked up that the baseline does not hold, and event types whose busiest window held more than the baseline's threshold. Each names the measure, the observed and expected values, the baseline's name and version, a severity (high when the policy flagged one of its events) and its basis: how many events, and the first event ids. Without `baseline`, the name of the most recently learned baseline is used, and the answer says so; with no baseline learned at all, `status` is `no_baseline`, `baseline` is null and the list is empty.",
     schema: 'security_deviations',
-    query: [run()],
-    served: false,
+    query: deviationsQuery.parameters,
+    served: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1/security/baselines',
+    operationId: 'learn_baseline',
+    summary: 'Learn a new version of a behaviour baseline from a set of runs (provd extension)',
+    description:
+      'Learns what the named identity (an agent or a tool) does from 1..1000 known runs: the binaries they executed, the path prefixes (the first two directories of the directory holding a path) they read and wrote, the destinations (`ip:port`) they connected to, the DNS names they looked up, each with how many runs and events showed it (at most 1,000 values per measure, the most common; `truncated` says when a set was cut), and per event type the most events in one 10 s (or 60 s) window. Each learning makes the next version of the name (1, 2, 3, ...); older versions stay. The profile is stored as canonical JSON, and `profile_sha256` tells versions apart. An unknown run is 404 run_not_found naming it.',
+    schema: 'baseline',
+    body: 'application/json',
+    served: true,
+  },
+  {
+    method: 'GET',
+    path: '/v1/security/baselines',
+    operationId: 'list_baselines',
+    summary: 'One page of the learned baselines, by name, the newest version first (provd extension)',
+    schema: 'baselines',
+    query: baselinesQuery.parameters,
+    served: true,
+  },
+  {
+    method: 'GET',
+    path: '/v1/security/baseline',
+    operationId: 'get_baseline',
+    summary: 'One version of a learned baseline, with its whole profile (provd extension)',
+    description:
+      'The version named, or the latest of the name; a name or version never learned is 404 run_not_found saying which.',
+    schema: 'baseline',
+    query: baselineQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',

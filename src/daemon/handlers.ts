@@ -9,6 +9,8 @@ import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { recordRoute } from '../provenance/record/record.route.js';
 import { verifyRoute } from '../provenance/verify.route.js';
 import { gateRoute } from '../security/gate.route.js';
+import { baselineRoute, baselinesRoute, learnBaselineRoute } from '../security/baseline/baselines.route.js';
+import { deviationsRoute } from '../security/baseline/deviations.route.js';
 import { risksRoute } from '../security/risks.route.js';
 import type { SecurityQueries } from '../security/security-queries.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
@@ -88,5 +90,9 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     record,
     evaluate_action: gateRoute(deps.policy),
     list_risks: risksRoute(store),
+    list_deviations: deviationsRoute(store),
+    learn_baseline: learnBaselineRoute(store),
+    list_baselines: baselinesRoute(store),
+    get_baseline: baselineRoute(store),
   };
 }

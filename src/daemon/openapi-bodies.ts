@@ -15,6 +15,9 @@ import type { RecordAnswer } from '../provenance/record/record-answer.js';
 import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
 import type { GateAnswer, GateRequest } from '../security/gate.route.js';
+import type { Baseline, BaselineList } from '../security/baseline/baseline.js';
+import type { BaselineRequest } from '../security/baseline/baseline-request.js';
+import type { SecurityDeviations } from '../security/baseline/deviation.js';
 import type { SecurityRisks } from '../security/risks.query.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
@@ -57,6 +60,10 @@ const generated = typia.json.schemas<
     GateRequest,
     GateAnswer,
     SecurityRisks,
+    BaselineRequest,
+    Baseline,
+    BaselineList,
+    SecurityDeviations,
   ],
   '3.1'
 >();

@@ -40,7 +40,14 @@ function parameter({ name, in: location, required, description, schema }: Reques
 }
 
 // request bodies with an exact schema, by operationId; the rest are documented by media type only
-const requestSchemas: Record<string, string> = { bind: 'BindRequest', record: 'RecordRequest' };
+const requestSchemas: Record<string, string> = {
+  bind: 'BindRequest',
+  record: 'RecordRequest',
+  learn_baseline: 'BaselineRequest',
+};
+
+// operations that answer 404 for an id they name beyond `run` (a run in a body, a baseline)
+const namesStoredIds = new Set(['learn_baseline', 'get_baseline']);
 
 function requestSchema({ body, operationId }: Endpoint): JsonObject {
   if (body === 'application/x-ndjson') return { type: 'string', description: 'one JSON object a line' };
@@ -117,7 +124,8 @@ function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
   if (served && (query.length > 0 || endpoint.body)) responses['400'] = responseRef('BadRequest');
   if (!endpoint.public) responses['401'] = responseRef('Unauthorized');
   // every query naming a run checks it first; correlations also answers 404 for an unknown event
-  if (served && query.some((param) => param.name === 'run')) responses['404'] = responseRef('NotFound');
+  if (served && (query.some((param) => param.name === 'run') || namesStoredIds.has(endpoint.operationId)))
+    responses['404'] = responseRef('NotFound');
   if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
   if (served && endpoint.operationId === 'ingest') {
     responses['422'] = responseRef('KeyReused');

@@ -3,8 +3,16 @@
  * StoreClient, security-store.ts answers them on the store thread.
  */
 import type { QuerySpec } from '../shared/store-protocol.js';
+import type { Baseline, BaselineList } from './baseline/baseline.js';
+import type { BaselineParams, BaselinesParams, LearnParams } from './baseline/baselines.query.js';
+import type { SecurityDeviations } from './baseline/deviation.js';
+import type { DeviationsParams } from './baseline/deviations.query.js';
 import type { RisksParams, SecurityRisks } from './risks.query.js';
 
 export type SecurityQueries = {
   risks: QuerySpec<RisksParams, SecurityRisks>;
+  learn_baseline: QuerySpec<LearnParams, Baseline>;
+  baselines: QuerySpec<BaselinesParams, BaselineList>;
+  baseline: QuerySpec<BaselineParams, Baseline>;
+  deviations: QuerySpec<DeviationsParams, SecurityDeviations>;
 };

@@ -28,6 +28,9 @@ export const requiredTables = [
   'timeline_process_types',
   'timeline_rollup_mark',
   'policy_decisions',
+  'run_behaviour',
+  'run_behaviour_mark',
+  'baselines',
 ] as const;
 
 /** What a database is, relative to this build. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import { log } from '../shared/log.js';
+import { PositionRollup } from '../store/position-rollup.js';
 import { readRows, sql } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
@@ -21,7 +22,7 @@ import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
-import { ProcessRollup } from './timeline/process-rollup.js';
+import { processRollup } from './timeline/process-rollup.js';
 import { timelineCausality } from './timeline/timeline-causality.query.js';
 import { listTimeline } from './timeline/timeline-table.query.js';
 import { listWindows } from './windows.query.js';
@@ -40,6 +41,12 @@ export interface TelemetryDeps {
   recordVerdicts: (connection: DuckDBConnection, verdicts: readonly EventVerdict[]) => Promise<void>;
 }
 
+/** The telemetry module, and what it lends other domains of the store thread. */
+export interface TelemetryModule extends StoreModule {
+  /** The next event position to be handed out: every one before it is committed or never used. */
+  endSeq(): bigint;
+}
+
 /** How often keys past retention are forgotten. */
 const ledgerPurgeMs = 60_000;
 
@@ -48,7 +55,7 @@ export async function startTelemetryStore(
   context: StoreContext,
   init: TelemetryStoreInit,
   deps: TelemetryDeps,
-): Promise<StoreModule> {
+): Promise<TelemetryModule> {
   const { writer, writes } = context;
   // row files left by a crash belong to requests that were never answered: nothing to recover
   mkdirSync(init.spoolDir, { recursive: true, mode: 0o700 });
@@ -84,11 +91,12 @@ export async function startTelemetryStore(
     init.faults,
   );
   await bindings.load();
-  const rollup = new ProcessRollup(
+  const rollup = new PositionRollup(
     writer,
     writes,
     () => committer.endSeq,
     () => context.activeQueries(),
+    processRollup,
   );
   await rollup.start();
   await spool.start();
@@ -132,6 +140,7 @@ export async function startTelemetryStore(
   return {
     name: 'telemetry',
     queries,
+    endSeq: () => committer.endSeq,
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);
       return { spool: spool.stats, events_seen: seen.length > 0 };

@@ -513,6 +513,9 @@ describe('GET /v1/timeline', function () {
       // 009, which a format-7 store had not met either
       await db.run('DROP TABLE policy_decisions');
       await db.run('ALTER TABLE events DROP COLUMN judged');
+      // and 011's baselines
+      for (const table of ['baselines', 'run_behaviour', 'run_behaviour_mark'])
+        await db.run(`DROP TABLE ${table}`);
       await db.run('DELETE FROM store_format WHERE version >= 8');
     });
     const upgraded = await fixture.start();

@@ -31,6 +31,7 @@ function ruleWords(schema: JsonObject): string {
   if (type === 'integer') return integerWords(schema);
   if (type === 'number') return numberWords(schema);
   if (type === 'boolean') return 'true or false';
+  if (type === 'array') return arrayWords(schema);
   return `a JSON ${type}`;
 }
 
@@ -55,6 +56,16 @@ function integerWords(schema: JsonObject): string {
   if (min !== undefined) return `an integer of at least ${min}`;
   if (max !== undefined) return `an integer of at most ${max}`;
   return 'an integer';
+}
+
+function arrayWords(schema: JsonObject): string {
+  const min = schema['minItems'] as number | undefined;
+  const max = schema['maxItems'] as number | undefined;
+  const items = schema['uniqueItems'] === true ? 'distinct items' : 'items';
+  if (min !== undefined && max !== undefined) return `a JSON array of ${min}..${max} ${items}`;
+  if (max !== undefined) return `a JSON array of at most ${max} ${items}`;
+  if (min !== undefined) return `a JSON array of at least ${min} ${items}`;
+  return schema['uniqueItems'] === true ? `a JSON array of ${items}` : 'a JSON array';
 }
 
 function numberWords(schema: JsonObject): string {

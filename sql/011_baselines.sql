@@ -1,0 +1,32 @@
+-- 011: behaviour baselines and what deviations are measured against (src/security/baseline/).
+
+-- Each run's behaviour, one row per measure and value: the binaries it executed, the path prefixes
+-- it read and wrote, the destinations it connected to, the DNS names it looked up. Folded in behind
+-- the commits like the process rollup (behaviour-rollup.ts), so learning a baseline and listing a
+-- run's deviations read one row per distinct value, never the run's events. Rows merge: events that
+-- join a run late fold into it as if they had come first.
+CREATE TABLE run_behaviour (
+  run_id          VARCHAR NOT NULL,
+  measure         UTINYINT NOT NULL,   -- position in setMeasures (baseline-measures.ts)
+  value           VARCHAR NOT NULL,
+  events          BIGINT NOT NULL,
+  flagged         BIGINT NOT NULL,     -- of them, events the policy did not simply allow (events.judged)
+  first_events    STRUCT(seq BIGINT, id VARCHAR)[] NOT NULL,  -- the first few, by position
+  PRIMARY KEY (run_id, measure, value)
+);
+
+-- Positions below through_seq are folded into run_behaviour; one row. A store from before this
+-- format starts at 0 and is folded in whole, in the background.
+CREATE TABLE run_behaviour_mark (through_seq BIGINT NOT NULL);
+INSERT INTO run_behaviour_mark VALUES (0);
+
+-- Learned baselines: one row per version of a name; a version is never changed or removed.
+CREATE TABLE baselines (
+  name            VARCHAR NOT NULL,    -- the identity it describes: an agent, or a tool
+  version         BIGINT NOT NULL,     -- 1, 2, 3... per name
+  runs            VARCHAR[] NOT NULL,  -- the runs it was learned from, sorted
+  profile         VARCHAR NOT NULL,    -- canonical JSON (RFC 8785) of the profile
+  profile_sha256  VARCHAR NOT NULL,    -- sha256:<hex> of those bytes
+  created_ns      BIGINT NOT NULL,
+  PRIMARY KEY (name, version)
+);

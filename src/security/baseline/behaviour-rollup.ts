@@ -1,0 +1,109 @@
+/**
+ * Each run's behaviour (sql/011_baselines.sql run_behaviour), folded in behind the commits by a
+ * PositionRollup: per run, measure and value, how many events showed it, how many of them the policy
+ * flagged, and the first few by position. Learning a baseline and listing deviations read these
+ * rows, one per distinct value, never a run's events: at 10,000,000 events a run's scan would take
+ * seconds. Every part of a row merges (sums, the first events of two lists), so events that join a
+ * run late fold in as if they had come first.
+ *
+ * What an event shows, by type:
+ * - `execve`: `binary`, its path as recorded;
+ * - `file_read`, and `file_open` / `secret_path` whose flags name no write: `read_prefix`;
+ * - `file_write`, `file_rename` (its new path), `file_unlink`, and opens with write flags: `write_prefix`;
+ * - `network_connect`, `metadata_ip`, `private_cidr`: `destination`, `ip:port` (`[v6]:port`);
+ * - `dns_query`: `dns_name`, lower case, without a trailing dot.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { rebuildRollup, type RollupSpec } from '../../store/position-rollup.js';
+import { execute, raw, sql, type Statement } from '../../store/sql.js';
+import { typeCode } from '../../telemetry/codes.js';
+import type { EventType } from '../../telemetry/event.js';
+import { maxBasisEvents, measureCode, pathDepth, type SetMeasure } from './baseline-measures.js';
+
+const codes = (...types: EventType[]): string => types.map(typeCode).join(', ');
+const code = (measure: SetMeasure): string => String(measureCode(measure));
+
+// open flags that make an open a write; must match ingest/falco-syscall.ts openWriteFlags. As an
+// integer (native lines may send one): O_WRONLY 1, O_RDWR 2, O_CREAT 0o100, O_TRUNC 0o1000, O_APPEND 0o2000
+const writeFlagNames = 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND';
+const writeFlagBits = 1 | 2 | 0o100 | 0o1000 | 0o2000;
+
+// the attrs an event's value is read from, parsed once per event: a[1] path, a[2] new_path,
+// a[3] flags, a[4] dst_ip, a[5] dst_port, a[6] query
+const attrPaths = `['$.path', '$.new_path', '$.flags', '$.dst_ip', '$.dst_port', '$.query']`;
+const writesFlags = `(CASE WHEN regexp_full_match(a[3], '[0-9]+') THEN (TRY_CAST(a[3] AS UBIGINT) & ${writeFlagBits}) <> 0
+  ELSE regexp_matches(coalesce(a[3], ''), '(^|[^A-Z_])(${writeFlagNames})($|[^A-Z_])') END)`;
+const measure = `CASE
+  WHEN type = ${typeCode('execve')} THEN ${code('binary')}
+  WHEN type IN (${codes('file_write', 'file_rename', 'file_unlink')}) THEN ${code('write_prefix')}
+  WHEN type IN (${codes('file_open', 'secret_path')}) AND ${writesFlags} THEN ${code('write_prefix')}
+  WHEN type IN (${codes('file_open', 'secret_path', 'file_read')}) THEN ${code('read_prefix')}
+  WHEN type IN (${codes('network_connect', 'metadata_ip', 'private_cidr')}) THEN ${code('destination')}
+  ELSE ${code('dns_name')} END`;
+const folded = codes(
+  'execve',
+  'file_open',
+  'file_read',
+  'secret_path',
+  'file_write',
+  'file_rename',
+  'file_unlink',
+  'network_connect',
+  'metadata_ip',
+  'private_cidr',
+  'dns_query',
+);
+
+/**
+ * `p` with `.` and empty segments dropped and `..` resolved (never above its start), only where it
+ * has one: a prefix is cut from the resolved path, so `/work/a/../../root/.ssh/x` is under `/root/.ssh`.
+ */
+const resolved = (p: string): string => `CASE WHEN regexp_matches(${p}, '(^|/)\\.\\.?(/|$)|//')
+  THEN (CASE WHEN starts_with(${p}, '/') THEN '/' ELSE '' END) || ltrim(list_reduce(list_prepend('', string_split(${p}, '/')),
+    (acc, s) -> CASE WHEN s = '..' THEN regexp_replace(acc, '/[^/]*$', '') WHEN s IN ('', '.') THEN acc
+      ELSE acc || '/' || s END), '/')
+  ELSE ${p} END`;
+/** The first pathDepth directories of the directory holding `p` (`/` or `.` when it has none); null without `p`. */
+const prefix = (p: string): string => `CASE WHEN ${p} IS NOT NULL THEN coalesce(nullif(regexp_extract(
+  regexp_replace(${resolved(p)}, '/?[^/]*$', ''), '^/?[^/]+${'(/[^/]+)?'.repeat(pathDepth - 1)}', 0), ''),
+  CASE WHEN starts_with(${p}, '/') THEN '/' ELSE '.' END) END`;
+const value = `CASE m
+  WHEN ${code('binary')} THEN a[1]
+  WHEN ${code('dns_name')} THEN nullif(lower(rtrim(a[6], '.')), '')
+  WHEN ${code('destination')} THEN CASE WHEN contains(a[4], ':') THEN '[' || a[4] || ']' ELSE a[4] END || coalesce(':' || a[5], '')
+  WHEN ${code('write_prefix')} THEN ${prefix(`coalesce(CASE WHEN type = ${typeCode('file_rename')} THEN a[2] END, a[1])`)}
+  ELSE ${prefix('a[1]')} END`;
+
+/** Folds the run events selected by `where` (over `events`) into run_behaviour. */
+async function foldBehaviour(connection: DuckDBConnection, where: Statement): Promise<void> {
+  await execute(
+    connection,
+    sql`INSERT INTO run_behaviour
+        SELECT run_id, m, v, count(*), count(*) FILTER (WHERE judged),
+          min_by(struct_pack(seq, id), seq, ${raw(String(maxBasisEvents))})
+        FROM (SELECT run_id, m, seq, id, judged, ${raw(value)} AS v
+              FROM (SELECT run_id, type, seq, id, coalesce(judged, false) AS judged, a, ${raw(measure)} AS m
+                    FROM (SELECT *, json_extract_string(attrs, ${raw(attrPaths)}) AS a FROM events
+                          WHERE run_id IS NOT NULL AND type IN (${raw(folded)}) AND ${where})))
+        WHERE v IS NOT NULL AND v <> ''
+        GROUP BY run_id, m, v
+        ON CONFLICT (run_id, measure, value) DO UPDATE SET
+          events = events + excluded.events, flagged = flagged + excluded.flagged,
+          first_events = list_slice(list_sort(list_concat(first_events, excluded.first_events)), 1,
+            ${raw(String(maxBasisEvents))})`,
+  );
+}
+
+/** The behaviour rollup, kept by a PositionRollup: a chunk's rows are a few per distinct value. */
+export const behaviourRollup: RollupSpec = {
+  name: 'behaviour rollup',
+  markTable: 'run_behaviour_mark',
+  tables: ['run_behaviour'],
+  chunk: 100_000n,
+  fold: foldBehaviour,
+};
+
+/** Folds every run event in again from scratch, in one transaction (a store grown in SQL). */
+export function rebuildBehaviourRollup(connection: DuckDBConnection): Promise<void> {
+  return rebuildRollup(connection, behaviourRollup);
+}

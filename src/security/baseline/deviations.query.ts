@@ -1,0 +1,187 @@
+/**
+ * GET /v1/security/deviations in the store actor: one keyset page of what a run did outside a
+ * baseline version. Set deviations are the run's behaviour rows (one per distinct value) whose value
+ * the baseline does not hold; rate deviations are the run's window counts over their threshold. One
+ * statement selects and orders both, the most severe first; the rates of the page then read the
+ * first events of their busiest window.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, UTINYINT, VARCHAR } from '@duckdb/node-api';
+import { requireRun } from '../../provenance/run-exists.js';
+import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
+import { list, raw, readRows, sql } from '../../store/sql.js';
+import { typeCode } from '../../telemetry/codes.js';
+import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../../telemetry/cursor.js';
+import { eventTypes, type EventType } from '../../telemetry/event.js';
+import { severities, type Severity } from '../policy/policy.js';
+import {
+  maxBasisEvents,
+  rateCode,
+  rateFactor,
+  rateSeverity,
+  rateSlack,
+  setMeasures,
+  setSeverity,
+} from './baseline-measures.js';
+import type { BaselineProfile } from './baseline-profile.query.js';
+import { findMostRecentBaseline, requireBaseline } from './baselines.query.js';
+import type { BaselineRow } from './baseline.js';
+import {
+  deviationOf,
+  type DeviationBaseline,
+  type DeviationRow,
+  type SecurityDeviations,
+} from './deviation.js';
+
+/** Validated parameters of one page request. */
+export interface DeviationsParams {
+  run: string;
+  /** The baseline's name; null: the most recently learned baseline's. */
+  baseline: string | null;
+  /** Its version; null: the name's latest. */
+  version: number | null;
+  limit: number;
+  cursor: string | null;
+}
+
+const rank = (severity: Severity): number => severities.indexOf(severity);
+const flaggedRank = rank('high');
+// a set deviation's rank by measure code, from setSeverity
+const setRank = `CASE measure ${setMeasures.map((m, code) => `WHEN ${code} THEN ${rank(setSeverity[m])}`).join(' ')} END`;
+
+export async function listDeviations(
+  connection: DuckDBConnection,
+  params: DeviationsParams,
+  formatVersion: number,
+): Promise<SecurityDeviations> {
+  await requireRun(connection, params.run);
+  const row =
+    params.baseline === null
+      ? await findMostRecentBaseline(connection, params.version)
+      : await requireBaseline(connection, { name: params.baseline, version: params.version });
+  const empty = { limit: params.limit, count: 0, has_more: false, next_cursor: null, deviations: [] };
+  if (row === null)
+    return {
+      schema_version: 'provenance.security_deviations/v1',
+      run_id: params.run,
+      status: 'no_baseline',
+      baseline: null,
+      ...empty,
+    };
+  const profile = JSON.parse(row.profile) as BaselineProfile;
+  const digest = filterDigest(['deviations', params.run, row.name, Number(row.version)]);
+  const after = params.cursor === null ? null : decodeCursorKey(params.cursor, formatVersion, digest, 3);
+  const rows = await selectPage(connection, params, profile, after);
+  const hasMore = rows.length > params.limit;
+  const page = await withRateBases(connection, params.run, profile, rows.slice(0, params.limit));
+  const baseline = { name: row.name, version: Number(row.version) };
+  const last = page.at(-1);
+  return {
+    schema_version: 'provenance.security_deviations/v1',
+    run_id: params.run,
+    status: 'compared',
+    baseline: measuredAgainst(row, params),
+    limit: params.limit,
+    count: page.length,
+    has_more: hasMore,
+    next_cursor:
+      hasMore && last !== undefined
+        ? encodeCursor(formatVersion, digest, [last.rank, last.code, last.value])
+        : null,
+    deviations: page.map((deviation) =>
+      deviationOf(deviation, profile, baseline, severities[deviation.rank]!),
+    ),
+  };
+}
+
+/** The page's rows (one more than the limit), the most severe first, then by measure and value. */
+async function selectPage(
+  connection: DuckDBConnection,
+  params: DeviationsParams,
+  profile: BaselineProfile,
+  after: string[] | null,
+): Promise<DeviationRow[]> {
+  const expected = setMeasures.flatMap((measure, code) =>
+    profile[measure].values.map((v) => [code, v.value] as const),
+  );
+  const peaks = profile.rates.peaks;
+  const position =
+    after === null
+      ? sql`TRUE`
+      : sql`(rank < ${integerPart(after[0]!)} OR (rank = ${integerPart(after[0]!)} AND (code > ${integerPart(after[1]!)}
+          OR (code = ${integerPart(after[1]!)} AND value > ${after[2]!}))))`;
+  return readRows<DeviationRow>(
+    connection,
+    sql`WITH expected AS (SELECT unnest(${list(
+      expected.map(([code]) => code),
+      UTINYINT,
+    )}) AS measure,
+                                 unnest(${list(
+                                   expected.map(([, value]) => value),
+                                   VARCHAR,
+                                 )}) AS value),
+          peaks AS (SELECT unnest(${list(
+            peaks.map((p) => typeCode(p.type)),
+            UTINYINT,
+          )}) AS type,
+                           unnest(${list(
+                             peaks.map((p) => BigInt(p.events)),
+                             BIGINT,
+                           )}) AS peak),
+          found AS (
+            SELECT CASE WHEN flagged > 0 THEN ${flaggedRank} ELSE ${raw(setRank)} END AS rank, measure AS code, value,
+              events, flagged, list_transform(first_events, e -> e.id) AS event_ids, NULL::BIGINT AS peak,
+              NULL::BIGINT AS at_ns
+            FROM run_behaviour r WHERE run_id = ${params.run}
+              AND NOT EXISTS (SELECT 1 FROM expected e WHERE e.measure = r.measure AND e.value = r.value)
+            UNION ALL
+            SELECT CASE WHEN peak = 0 THEN ${rank('medium')} ELSE ${rank(rateSeverity)} END, ${rateCode},
+              ${list([...eventTypes], VARCHAR)}[type + 1], observed, 0, [], peak, at_ns
+            FROM (SELECT w.type, max(w.events) AS observed, coalesce(any_value(p.peak), 0) AS peak,
+                    arg_min(w.bucket_ns, struct_pack(n := -w.events, b := w.bucket_ns)) AS at_ns
+                  FROM windows w LEFT JOIN peaks p ON p.type = w.type
+                  WHERE w.run_id = ${params.run} AND w.window_s = ${profile.rates.window_s} GROUP BY w.type)
+            WHERE observed > greatest(${rateFactor} * peak, peak + ${rateSlack}))
+        SELECT * FROM found WHERE ${position} ORDER BY rank DESC, code, value LIMIT ${params.limit + 1}`,
+  );
+}
+
+/**
+ * The page's rows with each rate's basis read from its busiest window: the first events of the type
+ * there, and how many of them the policy flagged. One query per rate on the page (at most one per type).
+ */
+async function withRateBases(
+  connection: DuckDBConnection,
+  run: string,
+  profile: BaselineProfile,
+  page: readonly DeviationRow[],
+): Promise<DeviationRow[]> {
+  const windowNs = BigInt(profile.rates.window_s) * 1_000_000_000n;
+  const rows: DeviationRow[] = [];
+  for (const row of page) {
+    if (row.code !== rateCode || row.at_ns === null) {
+      rows.push(row);
+      continue;
+    }
+    const [basis] = await readRows<{ flagged: bigint; ids: string[] | null }>(
+      connection,
+      sql`SELECT count(*) FILTER (WHERE judged) AS flagged, min_by(id, seq, ${maxBasisEvents}) AS ids FROM events
+          WHERE run_id = ${run} AND type = ${typeCode(row.value as EventType)}
+            AND time_ns >= ${row.at_ns} AND time_ns < ${row.at_ns + windowNs}`,
+    );
+    rows.push({ ...row, flagged: basis?.flagged ?? 0n, event_ids: basis?.ids ?? [] });
+  }
+  return rows;
+}
+
+/** The baseline the run was measured against, as the answer names it. */
+function measuredAgainst(row: BaselineRow, params: DeviationsParams): DeviationBaseline {
+  return {
+    name: row.name,
+    version: Number(row.version),
+    profile_sha256: row.profile_sha256,
+    created_at: formatRfc3339Nanos(row.created_ns),
+    selection: params.baseline === null ? 'most_recent' : 'requested',
+    learned_from_run: row.runs.includes(params.run),
+  };
+}
