@@ -30,3 +30,14 @@ CREATE TABLE baselines (
   created_ns      BIGINT NOT NULL,
   PRIMARY KEY (name, version)
 );
+
+-- Each version's set values, one row per measure and value, written with its baselines row from
+-- the same profile: deviations join a run's behaviour against them instead of binding up to 5,000
+-- values to every query.
+CREATE TABLE baseline_values (
+  name            VARCHAR NOT NULL,
+  version         BIGINT NOT NULL,
+  measure         UTINYINT NOT NULL,   -- position in setMeasures
+  rank            BIGINT NOT NULL,     -- position in the profile's list of the measure, from 1
+  value           VARCHAR NOT NULL
+);

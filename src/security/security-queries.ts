@@ -4,7 +4,8 @@
  */
 import type { QuerySpec } from '../shared/store-protocol.js';
 import type { Baseline, BaselineList } from './baseline/baseline.js';
-import type { BaselineParams, BaselinesParams, LearnParams } from './baseline/baselines.query.js';
+import type { BaselinesParams } from './baseline/baseline-list.query.js';
+import type { BaselineParams, LearnParams } from './baseline/baselines.query.js';
 import type { SecurityDeviations } from './baseline/deviation.js';
 import type { DeviationsParams } from './baseline/deviations.query.js';
 import type { RisksParams, SecurityRisks } from './risks.query.js';

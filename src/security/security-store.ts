@@ -7,7 +7,8 @@
 import { PositionRollup } from '../store/position-rollup.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import { behaviourRollup } from './baseline/behaviour-rollup.js';
-import { getBaseline, learnBaseline, listBaselines } from './baseline/baselines.query.js';
+import { listBaselines } from './baseline/baseline-list.query.js';
+import { getBaseline, learnBaseline } from './baseline/baselines.query.js';
 import { listDeviations } from './baseline/deviations.query.js';
 import { listRisks } from './risks.query.js';
 import type { SecurityQueries } from './security-queries.js';

@@ -31,6 +31,7 @@ export const requiredTables = [
   'run_behaviour',
   'run_behaviour_mark',
   'baselines',
+  'baseline_values',
 ] as const;
 
 /** What a database is, relative to this build. */

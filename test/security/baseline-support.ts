@@ -85,3 +85,12 @@ export const usualWork: Record<string, unknown>[] = [
   { event_type: 'dns_query', query: 'registry.npmjs.org.' },
   { event_type: 'network_connect', dst_ip: '104.16.0.35', dst_port: 443 },
 ];
+
+/** Two runs of the usual work learned as baseline `agent`, version 1. */
+export async function learnUsual(daemon: RunningDaemon): Promise<Record<string, unknown>> {
+  await seedRun(daemon, 'learn-b', '201', usualWork);
+  await seedRun(daemon, 'learn-a', '202', [...usualWork, ...usualWork]);
+  const learned = await learn(daemon, { name: 'agent', runs: ['learn-b', 'learn-a'] });
+  assert.equal(learned.status, 200, JSON.stringify(learned.body));
+  return learned.body;
+}

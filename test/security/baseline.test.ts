@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../src/provenance/canonical-json.js';
-import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
-import { pageAll } from '../support/telemetry.js';
-import { deviationsOf, ingestInto, learn, seedRun, usualWork } from './baseline-support.js';
-
-/** Two runs of the usual work learned as baseline `agent`, version 1. */
-async function learnUsual(daemon: RunningDaemon): Promise<Record<string, unknown>> {
-  await seedRun(daemon, 'learn-b', '201', usualWork);
-  await seedRun(daemon, 'learn-a', '202', [...usualWork, ...usualWork]);
-  const learned = await learn(daemon, { name: 'agent', runs: ['learn-b', 'learn-a'] });
-  assert.equal(learned.status, 200, JSON.stringify(learned.body));
-  return learned.body;
-}
+import { bind, pageAll } from '../support/telemetry.js';
+import { deviationsOf, ingestInto, learnUsual, seedRun, usualWork } from './baseline-support.js';
 
 describe('behaviour baselines and GET /v1/security/deviations', function () {
   const daemons = useDaemonFixture();
@@ -70,6 +61,9 @@ describe('behaviour baselines and GET /v1/security/deviations', function () {
       { event_type: 'file_open', path: '/root/.ssh/id_rsa', flags: 'O_RDONLY' },
       { event_type: 'network_connect', dst_ip: '198.51.100.7', dst_port: 8443 },
     ]);
+    // an event that waited in the spool joins the run when a binding claims it
+    await ingestInto(daemon, '309', [{ event_type: 'dns_query', query: 'exfil.example.net' }]);
+    await bind(daemon.url, { run_id: 'odd', tool_call_id: 'tc-late', cgroup_id: '309' });
     // a second request of the same run: its rows merge with the first's
     await ingestInto(daemon, '300', [
       { event_type: 'file_open', path: '/work/src/../../root/.ssh/id_rsa', flags: 'O_RDONLY' },
@@ -94,6 +88,7 @@ describe('behaviour baselines and GET /v1/security/deviations', function () {
         // the policy judged both reads (secret_path, kill): the deviation is high
         ['read_prefix', '/root/.ssh', 'high', 2],
         ['destination', '198.51.100.7:8443', 'medium', 1],
+        ['dns_name', 'exfil.example.net', 'low', 1],
       ],
     );
     const events = new Map(

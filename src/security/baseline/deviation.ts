@@ -11,7 +11,7 @@ import type { PageLimit } from '../../telemetry/paging.js';
 import type { WindowLength } from '../../telemetry/window-deltas.js';
 import type { Severity } from '../policy/policy.js';
 import type { BaselineVersion } from './baseline.js';
-import { maxExpectedShown, rateThreshold, setMeasures, type SetMeasure } from './baseline-measures.js';
+import { maxProfileValues, rateThreshold, setMeasures, type SetMeasure } from './baseline-measures.js';
 import type { BaselineProfile } from './baseline-profile.query.js';
 
 /** What a deviation measures: a set measure, or the rate of one event type (`rate:file_open`). */
@@ -86,6 +86,18 @@ export interface SecurityDeviations {
   deviations: SecurityDeviation[];
 }
 
+/** What a version's deviations are measured against, and what their answers show of it. */
+export interface Expectation {
+  name: string;
+  version: number;
+  runs: string[];
+  profile_sha256: string;
+  created_ns: bigint;
+  rates: BaselineProfile['rates'];
+  /** Per set measure: its most common values (at most 10), how many it holds, and whether it was cut. */
+  sets: Record<SetMeasure, ExpectedValues>;
+}
+
 /** A deviation as the query selects it; rates carry their type in `value` and their window. */
 export interface DeviationRow {
   rank: number;
@@ -106,15 +118,15 @@ const verbs: Readonly<Record<SetMeasure, string>> = {
   dns_name: 'looked up',
 };
 
-/** The wire deviation of a row, measured against `profile`; rows of rates carry their peak. */
+/** The wire deviation of a row, measured against `expectation`; rows of rates carry their peak. */
 export function deviationOf(
   row: DeviationRow,
-  profile: BaselineProfile,
-  baseline: { name: string; version: number },
+  expectation: Expectation,
   severity: Severity,
 ): SecurityDeviation {
   const flagged = Number(row.flagged);
   const policy = flagged > 0 ? `; the policy flagged ${flagged} of its ${row.events} events` : '';
+  const baseline = { name: expectation.name, version: expectation.version };
   const basis = {
     events: Number(row.events),
     flagged_events: flagged,
@@ -125,30 +137,27 @@ export function deviationOf(
   if (measure === undefined) {
     const peak = Number(row.peak ?? 0n);
     const threshold = rateThreshold(peak);
-    const windowS = profile.rates.window_s;
+    const windowS = expectation.rates.window_s;
     return {
       measure: `rate:${row.value as EventType}`,
       severity,
-      reason: `${row.events} ${row.value} events in one ${windowS} s window; the learned runs' busiest held ${peak} (threshold ${threshold})${policy}`,
+      reason: `${row.events} ${row.value} events in one ${windowS} s window; the learned runs' busiest held ${peak}, the threshold is ${threshold}${policy}`,
       observed: basis.events,
       expected: { kind: 'rate', window_s: windowS, peak, threshold },
       baseline,
       basis,
     };
   }
-  const values = profile[measure];
-  const none = values.truncated ? `none of the ${values.values.length} most common values` : 'no learned run';
+  const expected = expectation.sets[measure];
+  const none = expected.truncated
+    ? `is not among the ${maxProfileValues} most common of the baseline's ${expected.distinct}`
+    : 'no learned run of the baseline did';
   return {
     measure,
     severity,
-    reason: `${verbs[measure]} ${row.value}, which ${none} of the baseline showed${policy}`,
+    reason: `${verbs[measure]} ${row.value}, which ${none}${policy}`,
     observed: row.value,
-    expected: {
-      kind: 'values',
-      values: values.values.slice(0, maxExpectedShown).map((entry) => entry.value),
-      distinct: values.distinct,
-      truncated: values.truncated,
-    },
+    expected,
     baseline,
     basis,
   };

@@ -14,24 +14,17 @@ import { typeCode } from '../../telemetry/codes.js';
 import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../../telemetry/cursor.js';
 import { eventTypes, type EventType } from '../../telemetry/event.js';
 import { severities, type Severity } from '../policy/policy.js';
-import {
-  maxBasisEvents,
-  rateCode,
-  rateFactor,
-  rateSeverity,
-  rateSlack,
-  setMeasures,
-  setSeverity,
-} from './baseline-measures.js';
+import { maxBasisEvents, rateCode, rateSeverity, setMeasures, setSeverity } from './baseline-measures.js';
 import type { BaselineProfile } from './baseline-profile.query.js';
-import { findMostRecentBaseline, requireBaseline } from './baselines.query.js';
-import type { BaselineRow } from './baseline.js';
+import { requireBaseline, requireMostRecentBaseline, type BaselineKey } from './baselines.query.js';
 import {
   deviationOf,
   type DeviationBaseline,
   type DeviationRow,
+  type Expectation,
   type SecurityDeviations,
 } from './deviation.js';
+import { readExpectation } from './expectation.query.js';
 
 /** Validated parameters of one page request. */
 export interface DeviationsParams {
@@ -55,42 +48,48 @@ export async function listDeviations(
   formatVersion: number,
 ): Promise<SecurityDeviations> {
   await requireRun(connection, params.run);
-  const row =
+  const key =
     params.baseline === null
-      ? await findMostRecentBaseline(connection, params.version)
+      ? await requireMostRecentBaseline(connection, params.version)
       : await requireBaseline(connection, { name: params.baseline, version: params.version });
-  const empty = { limit: params.limit, count: 0, has_more: false, next_cursor: null, deviations: [] };
-  if (row === null)
-    return {
-      schema_version: 'provenance.security_deviations/v1',
-      run_id: params.run,
-      status: 'no_baseline',
-      baseline: null,
-      ...empty,
-    };
-  const profile = JSON.parse(row.profile) as BaselineProfile;
-  const digest = filterDigest(['deviations', params.run, row.name, Number(row.version)]);
-  const after = params.cursor === null ? null : decodeCursorKey(params.cursor, formatVersion, digest, 3);
-  const rows = await selectPage(connection, params, profile, after);
-  const hasMore = rows.length > params.limit;
-  const page = await withRateBases(connection, params.run, profile, rows.slice(0, params.limit));
-  const baseline = { name: row.name, version: Number(row.version) };
-  const last = page.at(-1);
-  return {
+  const answer = {
     schema_version: 'provenance.security_deviations/v1',
     run_id: params.run,
-    status: 'compared',
-    baseline: measuredAgainst(row, params),
     limit: params.limit,
+  } as const;
+  if (key === null)
+    return {
+      ...answer,
+      status: 'no_baseline',
+      baseline: null,
+      count: 0,
+      has_more: false,
+      next_cursor: null,
+      deviations: [],
+    };
+  const expectation = await readExpectation(connection, key);
+  const digest = filterDigest(['deviations', params.run, key.name, Number(key.version)]);
+  const after = params.cursor === null ? null : decodeCursorKey(params.cursor, formatVersion, digest, 3);
+  const rows = await selectPage(connection, params, key, expectation.rates, after);
+  const hasMore = rows.length > params.limit;
+  const page = await withRateBases(
+    connection,
+    params.run,
+    expectation.rates.window_s,
+    rows.slice(0, params.limit),
+  );
+  const last = page.at(-1);
+  return {
+    ...answer,
+    status: 'compared',
+    baseline: measuredAgainst(expectation, params),
     count: page.length,
     has_more: hasMore,
     next_cursor:
       hasMore && last !== undefined
         ? encodeCursor(formatVersion, digest, [last.rank, last.code, last.value])
         : null,
-    deviations: page.map((deviation) =>
-      deviationOf(deviation, profile, baseline, severities[deviation.rank]!),
-    ),
+    deviations: page.map((row) => deviationOf(row, expectation, severities[row.rank]!)),
   };
 }
 
@@ -98,13 +97,10 @@ export async function listDeviations(
 async function selectPage(
   connection: DuckDBConnection,
   params: DeviationsParams,
-  profile: BaselineProfile,
+  key: BaselineKey,
+  rates: BaselineProfile['rates'],
   after: string[] | null,
 ): Promise<DeviationRow[]> {
-  const expected = setMeasures.flatMap((measure, code) =>
-    profile[measure].values.map((v) => [code, v.value] as const),
-  );
-  const peaks = profile.rates.peaks;
   const position =
     after === null
       ? sql`TRUE`
@@ -112,36 +108,29 @@ async function selectPage(
           OR (code = ${integerPart(after[1]!)} AND value > ${after[2]!}))))`;
   return readRows<DeviationRow>(
     connection,
-    sql`WITH expected AS (SELECT unnest(${list(
-      expected.map(([code]) => code),
-      UTINYINT,
-    )}) AS measure,
-                                 unnest(${list(
-                                   expected.map(([, value]) => value),
-                                   VARCHAR,
-                                 )}) AS value),
+    sql`WITH expected AS (SELECT measure, value FROM baseline_values WHERE name = ${key.name} AND version = ${key.version}),
           peaks AS (SELECT unnest(${list(
-            peaks.map((p) => typeCode(p.type)),
+            rates.peaks.map((p) => typeCode(p.type)),
             UTINYINT,
           )}) AS type,
                            unnest(${list(
-                             peaks.map((p) => BigInt(p.events)),
+                             rates.peaks.map((p) => BigInt(p.events)),
                              BIGINT,
                            )}) AS peak),
           found AS (
             SELECT CASE WHEN flagged > 0 THEN ${flaggedRank} ELSE ${raw(setRank)} END AS rank, measure AS code, value,
               events, flagged, list_transform(first_events, e -> e.id) AS event_ids, NULL::BIGINT AS peak,
               NULL::BIGINT AS at_ns
-            FROM run_behaviour r WHERE run_id = ${params.run}
-              AND NOT EXISTS (SELECT 1 FROM expected e WHERE e.measure = r.measure AND e.value = r.value)
+            FROM run_behaviour r ANTI JOIN expected e ON e.measure = r.measure AND e.value = r.value
+            WHERE r.run_id = ${params.run}
             UNION ALL
             SELECT CASE WHEN peak = 0 THEN ${rank('medium')} ELSE ${rank(rateSeverity)} END, ${rateCode},
               ${list([...eventTypes], VARCHAR)}[type + 1], observed, 0, [], peak, at_ns
             FROM (SELECT w.type, max(w.events) AS observed, coalesce(any_value(p.peak), 0) AS peak,
                     arg_min(w.bucket_ns, struct_pack(n := -w.events, b := w.bucket_ns)) AS at_ns
                   FROM windows w LEFT JOIN peaks p ON p.type = w.type
-                  WHERE w.run_id = ${params.run} AND w.window_s = ${profile.rates.window_s} GROUP BY w.type)
-            WHERE observed > greatest(${rateFactor} * peak, peak + ${rateSlack}))
+                  WHERE w.run_id = ${params.run} AND w.window_s = ${rates.window_s} GROUP BY w.type)
+            WHERE observed > greatest(${rates.factor} * peak, peak + ${rates.slack}))
         SELECT * FROM found WHERE ${position} ORDER BY rank DESC, code, value LIMIT ${params.limit + 1}`,
   );
 }
@@ -153,10 +142,10 @@ async function selectPage(
 async function withRateBases(
   connection: DuckDBConnection,
   run: string,
-  profile: BaselineProfile,
+  windowS: number,
   page: readonly DeviationRow[],
 ): Promise<DeviationRow[]> {
-  const windowNs = BigInt(profile.rates.window_s) * 1_000_000_000n;
+  const windowNs = BigInt(windowS) * 1_000_000_000n;
   const rows: DeviationRow[] = [];
   for (const row of page) {
     if (row.code !== rateCode || row.at_ns === null) {
@@ -175,13 +164,13 @@ async function withRateBases(
 }
 
 /** The baseline the run was measured against, as the answer names it. */
-function measuredAgainst(row: BaselineRow, params: DeviationsParams): DeviationBaseline {
+function measuredAgainst(expectation: Expectation, params: DeviationsParams): DeviationBaseline {
   return {
-    name: row.name,
-    version: Number(row.version),
-    profile_sha256: row.profile_sha256,
-    created_at: formatRfc3339Nanos(row.created_ns),
+    name: expectation.name,
+    version: expectation.version,
+    profile_sha256: expectation.profile_sha256,
+    created_at: formatRfc3339Nanos(expectation.created_ns),
     selection: params.baseline === null ? 'most_recent' : 'requested',
-    learned_from_run: row.runs.includes(params.run),
+    learned_from_run: expectation.runs.includes(params.run),
   };
 }
