@@ -71,6 +71,11 @@ describe('baseline versions and rates', function () {
       ],
       ['tool:pytest', 'most_recent'],
     );
+    const missing = await request(daemon.url, '/v1/security/deviations?run=odd&version=7');
+    assert.deepEqual(
+      [missing.status, (missing.body['error'] as { message: string }).message],
+      [404, 'baseline "tool:pytest" has no version 7'],
+    );
   });
 
   it('reports a type whose busiest window holds more than the threshold, with the events of that window', async function () {

@@ -91,23 +91,6 @@ export async function requireBaseline(
   return key;
 }
 
-/**
- * The version of the most recently learned baseline's name (its latest without one), or null when
- * no baseline is learned and no version was asked for.
- */
-export async function requireMostRecentBaseline(
-  connection: DuckDBConnection,
-  version: number | null,
-): Promise<BaselineKey | null> {
-  const [latest] = await readRows<{ name: string }>(
-    connection,
-    sql`SELECT name FROM baselines ORDER BY created_ns DESC, name, version DESC LIMIT 1`,
-  );
-  if (latest !== undefined) return requireBaseline(connection, { name: latest.name, version });
-  if (version === null) return null;
-  throw new ProvdError('run_not_found', `no baseline is learned, so it has no version ${version}`);
-}
-
 /** GET /v1/security/baseline: one version, whole. */
 export async function getBaseline(connection: DuckDBConnection, params: BaselineParams): Promise<Baseline> {
   const key = await requireBaseline(connection, params);
@@ -119,7 +102,7 @@ export async function getBaseline(connection: DuckDBConnection, params: Baseline
 }
 
 /** The 404 for a baseline name, or a version of it, that was never learned. */
-function noSuchBaseline(name: string, version: number | null): ProvdError {
+export function noSuchBaseline(name: string, version: number | null): ProvdError {
   return new ProvdError(
     'run_not_found',
     version === null ? `no baseline "${name}" is learned` : `baseline "${name}" has no version ${version}`,

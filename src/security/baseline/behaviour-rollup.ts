@@ -3,8 +3,9 @@
  * PositionRollup: per run, measure and value, how many events showed it, how many of them the policy
  * flagged, and the first few by position. Learning a baseline and listing deviations read these
  * rows, one per distinct value, never a run's events: at 10,000,000 events a run's scan would take
- * seconds. Every part of a row merges (sums, the first events of two lists), so events that join a
- * run late fold in as if they had come first.
+ * seconds. A row merges across chunks (sums; the first events by position), so it is the same
+ * however its events were chunked; events a binding claims from the spool later get later positions
+ * and fold in then.
  *
  * What an event shows, by type:
  * - `execve`: `binary`, its path as recorded;
@@ -79,11 +80,12 @@ const isFile = `m IN (${code('read_prefix')}, ${code('write_prefix')})`;
 
 /**
  * Folds the run events selected by `where` (over `events`) into run_behaviour. The chunk is
- * aggregated once into a temporary table (events that show no value make a row of value null,
- * left there: a filter on the value would be pushed below the aggregate and compute it twice); then the counts of rows the run has are added (an UPDATE
- * of a list column rewrites it, which made an upsert of whole rows 10x slower), the first events
- * of rows that hold fewer than they keep are extended (folds go in position order, so a chunk's
- * events all come after what a row holds), and new rows are inserted.
+ * aggregated once into a temporary table (events that show no value make rows of value null, left
+ * out at the end: a filter on the value is pushed below the aggregate and computed it twice). Then
+ * the counts of the rows a run already has are added (updating a list column rewrites it: an upsert
+ * of whole rows took 10x longer), the first events of rows holding fewer than they keep are
+ * extended (folds go in position order, so a chunk's events come after what a row holds), and the
+ * new rows are inserted.
  */
 async function foldBehaviour(connection: DuckDBConnection, where: Statement): Promise<void> {
   const same = raw('r.run_id = c.run_id AND r.measure = c.measure AND r.value = c.value');

@@ -6,7 +6,7 @@
  * first events of their busiest window.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, UTINYINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, UTINYINT } from '@duckdb/node-api';
 import { requireRun } from '../../provenance/run-exists.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { list, raw, readRows, sql } from '../../store/sql.js';
@@ -16,7 +16,7 @@ import { eventTypes, type EventType } from '../../telemetry/event.js';
 import { severities, type Severity } from '../policy/policy.js';
 import { maxBasisEvents, rateCode, rateSeverity, setMeasures, setSeverity } from './baseline-measures.js';
 import type { BaselineProfile } from './baseline-profile.query.js';
-import { requireBaseline, requireMostRecentBaseline, type BaselineKey } from './baselines.query.js';
+import type { BaselineKey } from './baselines.query.js';
 import {
   deviationOf,
   type DeviationBaseline,
@@ -39,25 +39,25 @@ export interface DeviationsParams {
 
 const rank = (severity: Severity): number => severities.indexOf(severity);
 const flaggedRank = rank('high');
+// type names by code, for a rate's value (its cursor key and its measure)
+const typeNames = raw(`[${eventTypes.map((type) => `'${type}'`).join(', ')}]`);
 // a set deviation's rank by measure code, from setSeverity
 const setRank = `CASE measure ${setMeasures.map((m, code) => `WHEN ${code} THEN ${rank(setSeverity[m])}`).join(' ')} END`;
 
+/** One page of a run's deviations from the version `params` name (see DeviationsParams), or no_baseline. */
 export async function listDeviations(
   connection: DuckDBConnection,
   params: DeviationsParams,
   formatVersion: number,
 ): Promise<SecurityDeviations> {
   await requireRun(connection, params.run);
-  const key =
-    params.baseline === null
-      ? await requireMostRecentBaseline(connection, params.version)
-      : await requireBaseline(connection, { name: params.baseline, version: params.version });
+  const expectation = await readExpectation(connection, params.baseline, params.version);
   const answer = {
     schema_version: 'provenance.security_deviations/v1',
     run_id: params.run,
     limit: params.limit,
   } as const;
-  if (key === null)
+  if (expectation === null)
     return {
       ...answer,
       status: 'no_baseline',
@@ -67,7 +67,7 @@ export async function listDeviations(
       next_cursor: null,
       deviations: [],
     };
-  const expectation = await readExpectation(connection, key);
+  const key = { name: expectation.name, version: BigInt(expectation.version) };
   const digest = filterDigest(['deviations', params.run, key.name, Number(key.version)]);
   const after = params.cursor === null ? null : decodeCursorKey(params.cursor, formatVersion, digest, 3);
   const rows = await selectPage(connection, params, key, expectation.rates, after);
@@ -101,22 +101,24 @@ async function selectPage(
   rates: BaselineProfile['rates'],
   after: string[] | null,
 ): Promise<DeviationRow[]> {
+  const [afterRank, afterCode] = after === null ? [] : [integerPart(after[0]!), integerPart(after[1]!)];
   const position =
     after === null
       ? sql`TRUE`
-      : sql`(rank < ${integerPart(after[0]!)} OR (rank = ${integerPart(after[0]!)} AND (code > ${integerPart(after[1]!)}
-          OR (code = ${integerPart(after[1]!)} AND value > ${after[2]!}))))`;
+      : sql`(rank < ${afterRank!} OR (rank = ${afterRank!} AND (code > ${afterCode!}
+          OR (code = ${afterCode!} AND value > ${after[2]!}))))`;
+  const peakTypes = list(
+    rates.peaks.map((peak) => typeCode(peak.type)),
+    UTINYINT,
+  );
+  const peakEvents = list(
+    rates.peaks.map((peak) => BigInt(peak.events)),
+    BIGINT,
+  );
   return readRows<DeviationRow>(
     connection,
     sql`WITH expected AS (SELECT measure, value FROM baseline_values WHERE name = ${key.name} AND version = ${key.version}),
-          peaks AS (SELECT unnest(${list(
-            rates.peaks.map((p) => typeCode(p.type)),
-            UTINYINT,
-          )}) AS type,
-                           unnest(${list(
-                             rates.peaks.map((p) => BigInt(p.events)),
-                             BIGINT,
-                           )}) AS peak),
+          peaks AS (SELECT unnest(${peakTypes}) AS type, unnest(${peakEvents}) AS peak),
           found AS (
             SELECT CASE WHEN flagged > 0 THEN ${flaggedRank} ELSE ${raw(setRank)} END AS rank, measure AS code, value,
               events, flagged, list_transform(first_events, e -> e.id) AS event_ids, NULL::BIGINT AS peak,
@@ -124,8 +126,9 @@ async function selectPage(
             FROM run_behaviour r ANTI JOIN expected e ON e.measure = r.measure AND e.value = r.value
             WHERE r.run_id = ${params.run}
             UNION ALL
+            -- a type's busiest window (the earliest of equals) against its threshold
             SELECT CASE WHEN peak = 0 THEN ${rank('medium')} ELSE ${rank(rateSeverity)} END, ${rateCode},
-              ${list([...eventTypes], VARCHAR)}[type + 1], observed, 0, [], peak, at_ns
+              ${typeNames}[type + 1], observed, 0, [], peak, at_ns
             FROM (SELECT w.type, max(w.events) AS observed, coalesce(any_value(p.peak), 0) AS peak,
                     arg_min(w.bucket_ns, struct_pack(n := -w.events, b := w.bucket_ns)) AS at_ns
                   FROM windows w LEFT JOIN peaks p ON p.type = w.type
