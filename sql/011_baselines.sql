@@ -11,7 +11,7 @@ CREATE TABLE run_behaviour (
   value           VARCHAR NOT NULL,
   events          BIGINT NOT NULL,
   flagged         BIGINT NOT NULL,     -- of them, events the policy did not simply allow (events.judged)
-  first_events    STRUCT(seq BIGINT, id VARCHAR)[] NOT NULL,  -- the first few, by position
+  first_ids       VARCHAR[] NOT NULL,  -- ids of its first few events, by position
   PRIMARY KEY (run_id, measure, value)
 );
 
@@ -27,6 +27,8 @@ CREATE TABLE baselines (
   runs            VARCHAR[] NOT NULL,  -- the runs it was learned from, sorted
   profile         VARCHAR NOT NULL,    -- canonical JSON (RFC 8785) of the profile
   profile_sha256  VARCHAR NOT NULL,    -- sha256:<hex> of those bytes
+  expected        VARCHAR NOT NULL,    -- what deviations show of it (JSON): per measure its 10 most common
+                                       -- values, how many it holds and whether it was cut; its rates
   created_ns      BIGINT NOT NULL,
   PRIMARY KEY (name, version)
 );

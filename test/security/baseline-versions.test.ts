@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { pageAll } from '../support/telemetry.js';
-import { deviationsOf, learn, learnUsual, seedRun, usualWork } from './baseline-support.js';
+import { deviationsOf, ingestInto, learn, learnUsual, seedRun, usualWork } from './baseline-support.js';
 
 describe('baseline versions and rates', function () {
   const daemons = useDaemonFixture();
@@ -92,9 +92,23 @@ describe('baseline versions and rates', function () {
       ...Array.from({ length: 3 }, (_v, i) => open(`early${i}`, '2026-01-01T00:00:02Z')),
       ...Array.from({ length: 40 }, (_v, i) => open(`f${i}`, `2026-01-01T00:00:2${i % 10}.5Z`)),
     ]);
+    // a new binary (medium) and a new DNS name (low) beside it: the rate (low) comes after both
+    await ingestInto(daemon, '601', [
+      { event_type: 'execve', path: '/opt/fetch' },
+      { event_type: 'dns_query', query: 'burst.example.org' },
+    ]);
     const { deviations } = await deviationsOf(daemon, 'burst', '&baseline=reader');
-    assert.equal(deviations.length, 1, JSON.stringify(deviations));
-    const [rate] = deviations;
+    assert.deepEqual(
+      deviations.map((deviation) => [deviation.measure, deviation.severity]),
+      [
+        ['binary', 'medium'],
+        ['dns_name', 'low'],
+        ['rate:file_open', 'low'],
+      ],
+    );
+    // one at a time, pages merge the rate into the same order
+    assert.deepEqual((await deviationsOf(daemon, 'burst', '&baseline=reader', 1)).deviations, deviations);
+    const rate = deviations[2];
     assert.deepEqual(
       [
         rate!.measure,

@@ -37,8 +37,9 @@ export const maxBasisEvents = 5;
 export const rateFactor = 2;
 export const rateSlack = 10;
 
-/** The threshold a rate is measured against, from the learned peak. */
-export const rateThreshold = (peak: number): number => Math.max(rateFactor * peak, peak + rateSlack);
+/** The threshold a rate is measured against, from the learned peak and the factor and slack learned with it. */
+export const rateThreshold = (peak: number, rule: { factor: number; slack: number }): number =>
+  Math.max(rule.factor * peak, peak + rule.slack);
 
 /** A set deviation's severity when the policy flagged none of its events (else `high`). */
 export const setSeverity: Readonly<Record<SetMeasure, Severity>> = {

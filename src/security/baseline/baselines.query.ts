@@ -14,6 +14,7 @@ import type { WindowLength } from '../../telemetry/window-deltas.js';
 import { setMeasures } from './baseline-measures.js';
 import { learnProfile, type BaselineProfile } from './baseline-profile.query.js';
 import { baselineOf, type Baseline, type BaselineRow } from './baseline.js';
+import { summarizeProfile } from './deviation.js';
 
 /** Validated parameters of POST /v1/security/baselines. */
 export interface LearnParams {
@@ -52,6 +53,7 @@ export async function learnBaseline(connection: DuckDBConnection, params: LearnP
   const profile: BaselineProfile = await learnProfile(connection, runs, params.window_s);
   const text = canonicalJson(profile);
   const hash = 'sha256:' + createHash('sha256').update(text).digest('hex');
+  const expected = JSON.stringify(summarizeProfile(profile));
   const createdNs = BigInt(Date.now()) * 1_000_000n;
   const values = setMeasures.flatMap((measure, code) =>
     profile[measure].values.map((entry, index) => [code, BigInt(index + 1), entry.value] as const),
@@ -60,7 +62,7 @@ export async function learnBaseline(connection: DuckDBConnection, params: LearnP
     const [row] = await readRows<BaselineRow>(
       connection,
       sql`INSERT INTO baselines
-          SELECT ${params.name}, coalesce(max(version), 0) + 1, ${runList}, ${text}, ${hash}, ${createdNs}
+          SELECT ${params.name}, coalesce(max(version), 0) + 1, ${runList}, ${text}, ${hash}, ${expected}, ${createdNs}
           FROM baselines WHERE name = ${params.name}
           RETURNING *`,
     );

@@ -93,7 +93,7 @@ async function foldBehaviour(connection: DuckDBConnection, where: Statement): Pr
     connection,
     sql`CREATE OR REPLACE TEMP TABLE behaviour_chunk AS
         SELECT run_id, m AS measure, v AS value, count(*) AS events, count(*) FILTER (WHERE judged) AS flagged,
-          min_by(struct_pack(seq, id), seq, ${raw(String(maxBasisEvents))}) AS first_events
+          min_by(id, seq, ${raw(String(maxBasisEvents))}) AS first_ids
         FROM (SELECT run_id, m, seq, id, judged, ${raw(value)} AS v
               FROM (SELECT *, CASE WHEN ${raw(isFile)} THEN ${raw(segments('p'))} END AS s
                     FROM (SELECT *, ${raw(measure)} AS m,
@@ -111,8 +111,8 @@ async function foldBehaviour(connection: DuckDBConnection, where: Statement): Pr
   await execute(
     connection,
     sql`UPDATE run_behaviour r
-        SET first_events = list_slice(list_concat(r.first_events, c.first_events), 1, ${raw(String(maxBasisEvents))})
-        FROM behaviour_chunk c WHERE ${same} AND len(r.first_events) < ${raw(String(maxBasisEvents))}`,
+        SET first_ids = list_slice(list_concat(r.first_ids, c.first_ids), 1, ${raw(String(maxBasisEvents))})
+        FROM behaviour_chunk c WHERE ${same} AND len(r.first_ids) < ${raw(String(maxBasisEvents))}`,
   );
   await execute(
     connection,

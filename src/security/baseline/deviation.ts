@@ -11,7 +11,13 @@ import type { PageLimit } from '../../telemetry/paging.js';
 import type { WindowLength } from '../../telemetry/window-deltas.js';
 import type { Severity } from '../policy/policy.js';
 import type { BaselineVersion } from './baseline.js';
-import { maxProfileValues, rateThreshold, setMeasures, type SetMeasure } from './baseline-measures.js';
+import {
+  maxExpectedShown,
+  maxProfileValues,
+  rateThreshold,
+  setMeasures,
+  type SetMeasure,
+} from './baseline-measures.js';
 import type { BaselineProfile } from './baseline-profile.query.js';
 
 /** What a deviation measures: a set measure, or the rate of one event type (`rate:file_open`). */
@@ -86,16 +92,31 @@ export interface SecurityDeviations {
   deviations: SecurityDeviation[];
 }
 
+/** What deviations show of a version: per set measure its most common values, and its rates. */
+export interface ExpectedSummary {
+  sets: Record<SetMeasure, ExpectedValues>;
+  rates: BaselineProfile['rates'];
+}
+
 /** What a version's deviations are measured against, and what their answers show of it. */
-export interface Expectation {
+export interface Expectation extends ExpectedSummary {
   name: string;
   version: number;
   runs: string[];
   profile_sha256: string;
   created_ns: bigint;
-  rates: BaselineProfile['rates'];
-  /** Per set measure: its most common values (at most 10), how many it holds, and whether it was cut. */
-  sets: Record<SetMeasure, ExpectedValues>;
+}
+
+/** The summary of a profile that deviations show, stored with the version when it is learned. */
+export function summarizeProfile(profile: BaselineProfile): ExpectedSummary {
+  const sets = Object.fromEntries(
+    setMeasures.map((measure) => {
+      const { values, distinct, truncated } = profile[measure];
+      const shown = values.slice(0, maxExpectedShown).map((entry) => entry.value);
+      return [measure, { kind: 'values', values: shown, distinct, truncated } satisfies ExpectedValues];
+    }),
+  ) as Record<SetMeasure, ExpectedValues>;
+  return { sets, rates: profile.rates };
 }
 
 /** A deviation as the query selects it; rates carry their type in `value` and their window. */
@@ -106,6 +127,7 @@ export interface DeviationRow {
   events: bigint;
   flagged: bigint;
   event_ids: string[];
+  /** For a rate: the learned peak, and where the run's busiest window starts. */
   peak: bigint | null;
   at_ns: bigint | null;
 }
@@ -136,7 +158,7 @@ export function deviationOf(
   const measure = setMeasures[row.code];
   if (measure === undefined) {
     const peak = Number(row.peak ?? 0n);
-    const threshold = rateThreshold(peak);
+    const threshold = rateThreshold(peak, expectation.rates);
     const windowS = expectation.rates.window_s;
     return {
       measure: `rate:${row.value as EventType}`,

@@ -1,22 +1,26 @@
 /**
  * GET /v1/security/deviations in the store actor: one keyset page of what a run did outside a
- * baseline version. Set deviations are the run's behaviour rows (one per distinct value) whose value
- * the baseline does not hold; rate deviations are the run's window counts over their threshold. One
- * statement selects and orders both, the most severe first; the rates of the page then read the
- * first events of their busiest window.
+ * baseline version, the most severe first. Set deviations are the run's behaviour rows (one per
+ * distinct value) that the version's values do not hold, paged in SQL; rate deviations are the
+ * run's busiest windows over their threshold, at most one per event type, merged into the page
+ * here. The rates on a page then read the first events of their window.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, UTINYINT } from '@duckdb/node-api';
 import { requireRun } from '../../provenance/run-exists.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { list, raw, readRows, sql } from '../../store/sql.js';
-import { typeCode } from '../../telemetry/codes.js';
+import { raw, readRows, sql } from '../../store/sql.js';
+import { typeCode, typeName } from '../../telemetry/codes.js';
 import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../../telemetry/cursor.js';
-import { eventTypes, type EventType } from '../../telemetry/event.js';
+import type { EventType } from '../../telemetry/event.js';
 import { severities, type Severity } from '../policy/policy.js';
-import { maxBasisEvents, rateCode, rateSeverity, setMeasures, setSeverity } from './baseline-measures.js';
-import type { BaselineProfile } from './baseline-profile.query.js';
-import type { BaselineKey } from './baselines.query.js';
+import {
+  maxBasisEvents,
+  rateCode,
+  rateSeverity,
+  rateThreshold,
+  setMeasures,
+  setSeverity,
+} from './baseline-measures.js';
 import {
   deviationOf,
   type DeviationBaseline,
@@ -37,12 +41,20 @@ export interface DeviationsParams {
   cursor: string | null;
 }
 
+/** A deviation's place in the list: severity rank (descending), measure code, value. */
+interface Position {
+  rank: number;
+  code: number;
+  value: string;
+}
+
 const rank = (severity: Severity): number => severities.indexOf(severity);
-const flaggedRank = rank('high');
-// type names by code, for a rate's value (its cursor key and its measure)
-const typeNames = raw(`[${eventTypes.map((type) => `'${type}'`).join(', ')}]`);
-// a set deviation's rank by measure code, from setSeverity
-const setRank = `CASE measure ${setMeasures.map((m, code) => `WHEN ${code} THEN ${rank(setSeverity[m])}`).join(' ')} END`;
+// a set deviation's rank: high when the policy flagged one of its events, else by measure
+const setRank = raw(
+  `CASE WHEN flagged > 0 THEN ${rank('high')} ELSE CASE measure ${setMeasures
+    .map((measure, code) => `WHEN ${code} THEN ${rank(setSeverity[measure])}`)
+    .join(' ')} END END`,
+);
 
 /** One page of a run's deviations from the version `params` name (see DeviationsParams), or no_baseline. */
 export async function listDeviations(
@@ -57,27 +69,21 @@ export async function listDeviations(
     run_id: params.run,
     limit: params.limit,
   } as const;
-  if (expectation === null)
-    return {
-      ...answer,
-      status: 'no_baseline',
-      baseline: null,
-      count: 0,
-      has_more: false,
-      next_cursor: null,
-      deviations: [],
-    };
-  const key = { name: expectation.name, version: BigInt(expectation.version) };
-  const digest = filterDigest(['deviations', params.run, key.name, Number(key.version)]);
-  const after = params.cursor === null ? null : decodeCursorKey(params.cursor, formatVersion, digest, 3);
-  const rows = await selectPage(connection, params, key, expectation.rates, after);
-  const hasMore = rows.length > params.limit;
-  const page = await withRateBases(
-    connection,
-    params.run,
-    expectation.rates.window_s,
-    rows.slice(0, params.limit),
+  if (expectation === null) {
+    const none = { count: 0, has_more: false, next_cursor: null, deviations: [] };
+    return { ...answer, status: 'no_baseline', baseline: null, ...none };
+  }
+  const digest = filterDigest(['deviations', params.run, expectation.name, expectation.version]);
+  const key = params.cursor === null ? null : decodeCursorKey(params.cursor, formatVersion, digest, 3);
+  const after = key === null ? null : { rank: num(key[0]!), code: num(key[1]!), value: key[2]! };
+  const sets = await selectSets(connection, params, expectation, after);
+  const rates = (await selectRates(connection, params.run, expectation)).filter(
+    (row) => after === null || isAfter(row, after),
   );
+  // sets come back in the store's order; within a rank every set comes before every rate (code 5)
+  const rows = [...sets, ...rates].sort(byPosition).slice(0, params.limit + 1);
+  const hasMore = rows.length > params.limit;
+  const page = await withRateBases(connection, params.run, expectation, rows.slice(0, params.limit));
   const last = page.at(-1);
   return {
     ...answer,
@@ -93,49 +99,75 @@ export async function listDeviations(
   };
 }
 
-/** The page's rows (one more than the limit), the most severe first, then by measure and value. */
-async function selectPage(
+/** The first limit + 1 set deviations after `after`, the most severe first, then by measure and value. */
+function selectSets(
   connection: DuckDBConnection,
   params: DeviationsParams,
-  key: BaselineKey,
-  rates: BaselineProfile['rates'],
-  after: string[] | null,
+  expectation: Expectation,
+  after: Position | null,
 ): Promise<DeviationRow[]> {
-  const [afterRank, afterCode] = after === null ? [] : [integerPart(after[0]!), integerPart(after[1]!)];
   const position =
     after === null
       ? sql`TRUE`
-      : sql`(rank < ${afterRank!} OR (rank = ${afterRank!} AND (code > ${afterCode!}
-          OR (code = ${afterCode!} AND value > ${after[2]!}))))`;
-  const peakTypes = list(
-    rates.peaks.map((peak) => typeCode(peak.type)),
-    UTINYINT,
-  );
-  const peakEvents = list(
-    rates.peaks.map((peak) => BigInt(peak.events)),
-    BIGINT,
-  );
+      : sql`(rank < ${after.rank} OR (rank = ${after.rank} AND (code > ${after.code}
+          OR (code = ${after.code} AND value > ${after.value}))))`;
   return readRows<DeviationRow>(
     connection,
-    sql`WITH expected AS (SELECT measure, value FROM baseline_values WHERE name = ${key.name} AND version = ${key.version}),
-          peaks AS (SELECT unnest(${peakTypes}) AS type, unnest(${peakEvents}) AS peak),
-          found AS (
-            SELECT CASE WHEN flagged > 0 THEN ${flaggedRank} ELSE ${raw(setRank)} END AS rank, measure AS code, value,
-              events, flagged, list_transform(first_events, e -> e.id) AS event_ids, NULL::BIGINT AS peak,
-              NULL::BIGINT AS at_ns
-            FROM run_behaviour r ANTI JOIN expected e ON e.measure = r.measure AND e.value = r.value
-            WHERE r.run_id = ${params.run}
-            UNION ALL
-            -- a type's busiest window (the earliest of equals) against its threshold
-            SELECT CASE WHEN peak = 0 THEN ${rank('medium')} ELSE ${rank(rateSeverity)} END, ${rateCode},
-              ${typeNames}[type + 1], observed, 0, [], peak, at_ns
-            FROM (SELECT w.type, max(w.events) AS observed, coalesce(any_value(p.peak), 0) AS peak,
-                    arg_min(w.bucket_ns, struct_pack(n := -w.events, b := w.bucket_ns)) AS at_ns
-                  FROM windows w LEFT JOIN peaks p ON p.type = w.type
-                  WHERE w.run_id = ${params.run} AND w.window_s = ${rates.window_s} GROUP BY w.type)
-            WHERE observed > greatest(${rates.factor} * peak, peak + ${rates.slack}))
-        SELECT * FROM found WHERE ${position} ORDER BY rank DESC, code, value LIMIT ${params.limit + 1}`,
+    sql`SELECT * FROM (
+          SELECT ${setRank} AS rank, measure AS code, value, events, flagged, first_ids AS event_ids,
+            NULL AS peak, NULL AS at_ns
+          FROM run_behaviour r ANTI JOIN (SELECT measure, value FROM baseline_values
+                                          WHERE name = ${expectation.name} AND version = ${expectation.version}) e
+            ON e.measure = r.measure AND e.value = r.value
+          WHERE r.run_id = ${params.run})
+        WHERE ${position} ORDER BY rank DESC, code, value LIMIT ${params.limit + 1}`,
   );
+}
+
+/** The run's event types whose busiest window holds more than the threshold (the earliest of equal windows). */
+async function selectRates(
+  connection: DuckDBConnection,
+  run: string,
+  expectation: Expectation,
+): Promise<DeviationRow[]> {
+  const peaks = new Map(expectation.rates.peaks.map((peak) => [peak.type, peak.events]));
+  const busiest = await readRows<{ type: number; observed: bigint; at_ns: bigint }>(
+    connection,
+    sql`SELECT type, max(events) AS observed, arg_min(bucket_ns, struct_pack(n := -events, b := bucket_ns)) AS at_ns
+        FROM windows WHERE run_id = ${run} AND window_s = ${expectation.rates.window_s} GROUP BY type`,
+  );
+  return busiest.flatMap(({ type, observed, at_ns: atNs }) => {
+    const peak = peaks.get(typeName(type)) ?? 0;
+    if (Number(observed) <= rateThreshold(peak, expectation.rates)) return [];
+    const severity = peak === 0 ? 'medium' : rateSeverity;
+    return [
+      {
+        rank: rank(severity),
+        code: rateCode,
+        value: typeName(type),
+        events: observed,
+        flagged: 0n,
+        event_ids: [],
+        peak: BigInt(peak),
+        at_ns: atNs,
+      },
+    ];
+  });
+}
+
+/** True when `row` (a rate: code 5, a type name as value) comes after `after` in the list. */
+function isAfter(row: DeviationRow, after: Position): boolean {
+  if (row.rank !== after.rank) return row.rank < after.rank;
+  if (row.code !== after.code) return row.code > after.code;
+  return row.value > after.value;
+}
+
+/** List order; set rows of one rank and measure keep the store's order (the sort is stable). */
+function byPosition(a: DeviationRow, b: DeviationRow): number {
+  if (a.rank !== b.rank) return b.rank - a.rank;
+  if (a.code !== b.code) return a.code - b.code;
+  // only rates are compared by value here: type names are ASCII, ordered alike everywhere
+  return a.code === rateCode ? (a.value < b.value ? -1 : a.value > b.value ? 1 : 0) : 0;
 }
 
 /**
@@ -145,10 +177,10 @@ async function selectPage(
 async function withRateBases(
   connection: DuckDBConnection,
   run: string,
-  windowS: number,
+  expectation: Expectation,
   page: readonly DeviationRow[],
 ): Promise<DeviationRow[]> {
-  const windowNs = BigInt(windowS) * 1_000_000_000n;
+  const windowNs = BigInt(expectation.rates.window_s) * 1_000_000_000n;
   const rows: DeviationRow[] = [];
   for (const row of page) {
     if (row.code !== rateCode || row.at_ns === null) {
@@ -176,4 +208,9 @@ function measuredAgainst(expectation: Expectation, params: DeviationsParams): De
     selection: params.baseline === null ? 'most_recent' : 'requested',
     learned_from_run: expectation.runs.includes(params.run),
   };
+}
+
+/** A cursor key's integer part as a number (ranks and codes are small). */
+function num(part: string): number {
+  return Number(integerPart(part));
 }
