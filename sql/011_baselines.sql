@@ -15,7 +15,18 @@ CREATE TABLE run_behaviour (
   PRIMARY KEY (run_id, measure, value)
 );
 
--- Positions below through_seq are folded into run_behaviour; one row. A store from before this
+-- Each run's busiest window per window length and event type, folded in with run_behaviour from the
+-- windows its folded events fall in: a window's count only grows, so the busiest only moves up.
+CREATE TABLE run_rates (
+  run_id          VARCHAR NOT NULL,
+  window_s        UTINYINT NOT NULL,   -- 10 or 60
+  type            UTINYINT NOT NULL,
+  peak            BIGINT NOT NULL,     -- the most events of the type in one window
+  peak_ns         BIGINT NOT NULL,     -- the start of the earliest window holding that many
+  PRIMARY KEY (run_id, window_s, type)
+);
+
+-- Positions below through_seq are folded into run_behaviour and run_rates; one row. A store from before this
 -- format starts at 0 and is folded in whole, in the background.
 CREATE TABLE run_behaviour_mark (through_seq BIGINT NOT NULL);
 INSERT INTO run_behaviour_mark VALUES (0);

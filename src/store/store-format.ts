@@ -29,6 +29,7 @@ export const requiredTables = [
   'timeline_rollup_mark',
   'policy_decisions',
   'run_behaviour',
+  'run_rates',
   'run_behaviour_mark',
   'baselines',
   'baseline_values',

@@ -514,7 +514,7 @@ describe('GET /v1/timeline', function () {
       await db.run('DROP TABLE policy_decisions');
       await db.run('ALTER TABLE events DROP COLUMN judged');
       // and 011's baselines
-      for (const table of ['baselines', 'baseline_values', 'run_behaviour', 'run_behaviour_mark'])
+      for (const table of ['baselines', 'baseline_values', 'run_behaviour', 'run_rates', 'run_behaviour_mark'])
         await db.run(`DROP TABLE ${table}`);
       await db.run('DELETE FROM store_format WHERE version >= 8');
     });

@@ -39,7 +39,7 @@ export async function listBaselines(
   const filter = params.name === null ? sql`TRUE` : sql`name = ${params.name}`;
   const rows = await readRows<SummaryRow>(
     connection,
-    sql`SELECT name, version, len(runs) AS run_count, CAST(profile ->> '$.rates.window_s' AS UTINYINT) AS window_s,
+    sql`SELECT name, version, len(runs) AS run_count, CAST(expected ->> '$.rates.window_s' AS UTINYINT) AS window_s,
           profile_sha256, created_ns FROM baselines
         WHERE ${filter} AND ${position} ORDER BY name, version DESC LIMIT ${params.limit + 1}`,
   );

@@ -1,7 +1,7 @@
 /**
  * A behaviour profile learned from a set of runs, in the store actor: per set measure the values
- * the runs showed (from the behaviour rollup, one row per run and value), and per event type the
- * busiest window of any of the runs (from the windows table). Two queries, aggregated in DuckDB.
+ * the runs showed (run_behaviour, one row per run and value), and per event type the busiest window
+ * of any of the runs (run_rates, one row per run and type). Two queries, aggregated in DuckDB.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
@@ -75,7 +75,7 @@ export async function learnProfile(
   );
   const peaks = await readRows<{ type: number; peak: bigint }>(
     connection,
-    sql`SELECT type, max(events) AS peak FROM windows
+    sql`SELECT type, max(peak) AS peak FROM run_rates
         WHERE run_id IN (SELECT unnest(${runList})) AND window_s = ${windowS} GROUP BY type`,
   );
   const measureValues = (code: number): MeasureValues => {

@@ -1,11 +1,12 @@
 /**
- * Each run's behaviour (sql/011_baselines.sql run_behaviour), folded in behind the commits by a
- * PositionRollup: per run, measure and value, how many events showed it, how many of them the policy
- * flagged, and the first few by position. Learning a baseline and listing deviations read these
- * rows, one per distinct value, never a run's events: at 10,000,000 events a run's scan would take
- * seconds. A row merges across chunks (sums; the first events by position), so it is the same
- * however its events were chunked; events a binding claims from the spool later get later positions
- * and fold in then.
+ * Each run's behaviour (sql/011_baselines.sql), folded in behind the commits by a PositionRollup: in
+ * run_behaviour, per run, measure and value, how many events showed it, how many of them the policy
+ * flagged, and the first few by position; in run_rates, per run, window length and event type, its
+ * busiest window. Learning a baseline and listing deviations read these rows, one per distinct value
+ * or type, never a run's events or windows: at 10,000,000 events a run's scan takes seconds, and
+ * even its windows take milliseconds. A row merges across chunks (sums; the first events by
+ * position; the busier window), so it is the same however its events were chunked; events a binding
+ * claims from the spool later get later positions and fold in then.
  *
  * What an event shows, by type:
  * - `execve`: `binary`, its path as recorded;
@@ -16,9 +17,10 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { rebuildRollup, type RollupSpec } from '../../store/position-rollup.js';
-import { execute, raw, sql, type Statement } from '../../store/sql.js';
+import { execute, join, raw, sql, type Statement } from '../../store/sql.js';
 import { typeCode } from '../../telemetry/codes.js';
 import type { EventType } from '../../telemetry/event.js';
+import { windowLengths } from '../../telemetry/window-deltas.js';
 import { maxBasisEvents, measureCode, pathDepth, type SetMeasure } from './baseline-measures.js';
 
 const codes = (...types: EventType[]): string => types.map(typeCode).join(', ');
@@ -122,13 +124,50 @@ async function foldBehaviour(connection: DuckDBConnection, where: Statement): Pr
   await execute(connection, sql`DROP TABLE behaviour_chunk`);
 }
 
-/** The behaviour rollup, kept by a PositionRollup: a chunk's rows are a few per distinct value. */
+/**
+ * Folds the busiest windows of the runs and types of the events selected by `where` into run_rates:
+ * the windows those events fall in are read as they are now (with every event counted so far), and
+ * a run's row moves to one that holds more (or as many, earlier).
+ */
+async function foldRates(connection: DuckDBConnection, where: Statement): Promise<void> {
+  const same = raw('r.run_id = c.run_id AND r.window_s = c.window_s AND r.type = c.type');
+  // the start of the window of each length an event falls in, as window-deltas.ts counts it
+  const touched = windowLengths.map((windowS) => {
+    const ns = raw(String(BigInt(windowS) * 1_000_000_000n));
+    return sql`SELECT DISTINCT run_id, type, ${windowS} AS window_s, time_ns - ((time_ns % ${ns}) + ${ns}) % ${ns}
+                 AS bucket_ns FROM events WHERE run_id IS NOT NULL AND ${where}`;
+  });
+  await execute(
+    connection,
+    sql`CREATE OR REPLACE TEMP TABLE rates_chunk AS
+        SELECT w.run_id, w.window_s, w.type, max(w.events) AS peak,
+          arg_min(w.bucket_ns, struct_pack(n := -w.events, b := w.bucket_ns)) AS peak_ns
+        FROM windows w SEMI JOIN (${join(touched, ' UNION ALL ')}) t
+          ON w.run_id = t.run_id AND w.window_s = t.window_s AND w.type = t.type AND w.bucket_ns = t.bucket_ns
+        GROUP BY ALL`,
+  );
+  await execute(
+    connection,
+    sql`UPDATE run_rates r SET peak = c.peak, peak_ns = c.peak_ns FROM rates_chunk c
+        WHERE ${same} AND (c.peak > r.peak OR (c.peak = r.peak AND c.peak_ns < r.peak_ns))`,
+  );
+  await execute(
+    connection,
+    sql`INSERT INTO run_rates SELECT c.* FROM rates_chunk c ANTI JOIN run_rates r ON ${same}`,
+  );
+  await execute(connection, sql`DROP TABLE rates_chunk`);
+}
+
+/** The behaviour rollup, kept by a PositionRollup: a chunk's rows are a few per distinct value and per type. */
 export const behaviourRollup: RollupSpec = {
   name: 'behaviour rollup',
   markTable: 'run_behaviour_mark',
-  tables: ['run_behaviour'],
+  tables: ['run_behaviour', 'run_rates'],
   chunk: 100_000n,
-  fold: foldBehaviour,
+  async fold(connection, where) {
+    await foldBehaviour(connection, where);
+    await foldRates(connection, where);
+  },
 };
 
 /** Folds every run event in again from scratch, in one transaction (a store grown in SQL). */

@@ -2,8 +2,8 @@
  * GET /v1/security/deviations in the store actor: one keyset page of what a run did outside a
  * baseline version, the most severe first. Set deviations are the run's behaviour rows (one per
  * distinct value) that the version's values do not hold, paged in SQL; rate deviations are the
- * run's busiest windows over their threshold, at most one per event type, merged into the page
- * here. The rates on a page then read the first events of their window.
+ * run's busiest windows (run_rates) over their threshold, at most one per event type, merged into
+ * the page here. The rates on a page then read the first events of their window.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { requireRun } from '../../provenance/run-exists.js';
@@ -133,8 +133,8 @@ async function selectRates(
   const peaks = new Map(expectation.rates.peaks.map((peak) => [peak.type, peak.events]));
   const busiest = await readRows<{ type: number; observed: bigint; at_ns: bigint }>(
     connection,
-    sql`SELECT type, max(events) AS observed, arg_min(bucket_ns, struct_pack(n := -events, b := bucket_ns)) AS at_ns
-        FROM windows WHERE run_id = ${run} AND window_s = ${expectation.rates.window_s} GROUP BY type`,
+    sql`SELECT type, peak AS observed, peak_ns AS at_ns FROM run_rates
+        WHERE run_id = ${run} AND window_s = ${expectation.rates.window_s}`,
   );
   return busiest.flatMap(({ type, observed, at_ns: atNs }) => {
     const peak = peaks.get(typeName(type)) ?? 0;
