@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreThreadData } from '../src/daemon/store-thread.js';
 import { startProvenanceStore } from '../src/provenance/provenance-store.js';
-import { insertVerdicts, startSecurityStore } from '../src/security/security-store.js';
+import { insertVerdicts, startSecurityStore, verifyPolicyLinks } from '../src/security/security-store.js';
 import { serveStoreActor } from '../src/store/store-actor.js';
 import {
   rehashStoredEvent,
@@ -22,6 +22,7 @@ await serveStoreActor(parentPort, data.store, async (context) => [
       contentSql: storedEventContentSql,
       rehash: rehashStoredEvent,
     },
+    runChecks: [verifyPolicyLinks],
   }),
   startSecurityStore(context),
 ]);

@@ -10,6 +10,9 @@ import { recordRoute } from '../provenance/record/record.route.js';
 import { verifyRoute } from '../provenance/verify.route.js';
 import { gateRoute } from '../security/gate.route.js';
 import { risksRoute } from '../security/risks.route.js';
+import { auditAssociationsRoute } from '../security/audit/audit-associations.route.js';
+import type { KillSwitch } from '../security/responses/kill-switch.js';
+import { responsesRoute } from '../security/responses/responses.route.js';
 import type { SecurityQueries } from '../security/security-queries.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
@@ -46,6 +49,8 @@ export interface HandlerDeps {
   authConfigured: boolean;
   /** The policy the gate evaluates with. */
   policy: PolicyEngine;
+  /** Kills the commands POST /v1/record runs when the policy decides `kill` on their events. */
+  killSwitch: KillSwitch;
 }
 
 /** One handler per served operationId. */
@@ -57,6 +62,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     cgroupRoot: deps.recordCgroupRoot,
     authConfigured: deps.authConfigured,
     defaultCwd: process.cwd(),
+    watchKills: deps.killSwitch.watch,
   });
   const health: RouteHandler = async () => {
     const { status, health } = await readiness.run();
@@ -64,6 +70,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     // not ready: the check runs again (and a lost store is reopened) at the next probe
     return status === 503 ? { ...reply, headers: { 'retry-after': '5' } } : reply;
   };
+  const auditAssociations = auditAssociationsRoute(store);
   return {
     liveness: () => livenessReply,
     readiness: health,
@@ -88,5 +95,8 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     record,
     evaluate_action: gateRoute(deps.policy),
     list_risks: risksRoute(store),
+    list_responses: responsesRoute(store),
+    get_audit_associations: auditAssociations,
+    api_audit_associations: auditAssociations,
   };
 }

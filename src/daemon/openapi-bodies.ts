@@ -16,6 +16,8 @@ import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
 import type { GateAnswer, GateRequest } from '../security/gate.route.js';
 import type { SecurityRisks } from '../security/risks.query.js';
+import type { AuditAssociations } from '../security/audit/audit-associations.query.js';
+import type { SecurityResponses } from '../security/responses/responses.query.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
 import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
@@ -57,6 +59,8 @@ const generated = typia.json.schemas<
     GateRequest,
     GateAnswer,
     SecurityRisks,
+    SecurityResponses,
+    AuditAssociations,
   ],
   '3.1'
 >();

@@ -16,7 +16,7 @@ import type { CounterDelta } from '../telemetry/producer-counters.js';
 import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.js';
 import { estimateRowBytes } from '../telemetry/spool.js';
 import { decodeSensorBatch } from '../sensor/decode-records.js';
-import type { EventVerdict } from '../shared/event-verdict.js';
+import type { EventVerdict, KillVerdict } from '../shared/event-verdict.js';
 import { eventSubject } from '../security/policy/event-subject.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import { parseNdjson } from './parse-ndjson.js';
@@ -69,6 +69,8 @@ export interface NormalizeResult {
   gaps: ReportedGap[];
   /** The policy's decisions on the events it did not simply allow. */
   verdicts: EventVerdict[];
+  /** Its kill decisions on events a binding claimed: the main thread enforces those of commands provd runs. */
+  kills: KillVerdict[];
   ingestedNs: bigint;
 }
 
@@ -86,6 +88,7 @@ export function normalizeBatch(
   const tally = new ProducerTally();
   const gaps: ReportedGap[] = [];
   const verdicts: EventVerdict[] = [];
+  const kills: KillVerdict[] = [];
   let pending = 0;
   let pendingBytes = 0;
   try {
@@ -104,6 +107,7 @@ export function normalizeBatch(
       if (verdict !== null) {
         verdicts.push(verdict);
         record.judged = true;
+        if (verdict.decision === 'kill' && match !== undefined) kills.push(killOf(verdict, match));
       }
       const row = encodeEventRow(i, record, attrsJson);
       rows.append(row);
@@ -148,6 +152,7 @@ export function normalizeBatch(
     counters: tally.rejections(rejectedByCode).list(),
     gaps,
     verdicts,
+    kills,
     ingestedNs: task.ingestedNs,
   };
 }
@@ -159,6 +164,7 @@ function judge(policy: PolicyEngine, record: EventRecord): EventVerdict | null {
   return {
     eventId: record.id,
     eventHash: record.hash,
+    runId: record.runId,
     decision: decided.decision,
     ruleId: decided.rule_id,
     severity: decided.severity,
@@ -172,6 +178,17 @@ function judge(policy: PolicyEngine, record: EventRecord): EventVerdict | null {
             reason: decided.advisory.reason,
           },
     policy: policy.policy.source,
+  };
+}
+
+function killOf(verdict: EventVerdict, match: Correlation): KillVerdict {
+  return {
+    eventId: verdict.eventId,
+    bindingId: match.binding.binding_id,
+    runId: match.binding.run_id,
+    toolCallId: match.binding.tool_call_id,
+    ruleId: verdict.ruleId,
+    reason: verdict.reason,
   };
 }
 

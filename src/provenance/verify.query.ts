@@ -13,6 +13,9 @@ import { VerifyIssues } from './verify-issues.js';
 import { verifyObjects, type ObjectRow } from './verify-objects.js';
 import type { VerifyResult } from './verify-result.js';
 
+/** A check another domain adds to verify (the security domain's policy links): it reports into `issues`. */
+export type RunCheck = (connection: DuckDBConnection, runId: string, issues: VerifyIssues) => Promise<void>;
+
 /** The params of the `verify` store query. */
 export interface VerifyParams {
   run: string;
@@ -23,6 +26,7 @@ export async function verifyRun(
   connection: DuckDBConnection,
   params: VerifyParams,
   recheck: EventRecheck,
+  runChecks: readonly RunCheck[] = [],
 ): Promise<VerifyResult> {
   const runId = params.run;
   await requireRun(connection, runId);
@@ -56,6 +60,7 @@ export async function verifyRun(
   }
   await verifyEvents(connection, runId, batches, recheck, issues);
   await verifyArtifacts(connection, objects, issues);
+  for (const check of runChecks) await check(connection, runId, issues);
   const checkpoints = await readRows<CheckpointRow>(
     connection,
     sql`SELECT hash, envelope, key_id FROM checkpoints WHERE run_id = ${runId}`,

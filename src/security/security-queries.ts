@@ -3,8 +3,15 @@
  * StoreClient, security-store.ts answers them on the store thread.
  */
 import type { QuerySpec } from '../shared/store-protocol.js';
+import type { AuditAssociations, AuditAssociationsParams } from './audit/audit-associations.query.js';
+import type { Enforcement } from './responses/enforcement.js';
+import type { ResponsesParams, SecurityResponses } from './responses/responses.query.js';
 import type { RisksParams, SecurityRisks } from './risks.query.js';
 
 export type SecurityQueries = {
   risks: QuerySpec<RisksParams, SecurityRisks>;
+  responses: QuerySpec<ResponsesParams, SecurityResponses>;
+  auditAssociations: QuerySpec<AuditAssociationsParams, AuditAssociations>;
+  /** Records a kill provd carried out (a write). */
+  enforce: QuerySpec<Enforcement, Record<string, never>>;
 };

@@ -1,6 +1,7 @@
 /** The answer to POST /v1/record (`provenance.record/v1`): the tool call as stored, with its evidence. */
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import type { FileEffect } from './file-effects.js';
+import type { PolicyKill } from './kill-watch.js';
 
 /** How a recorded tool call ended; `asserted` when nothing ran (execute:false). */
 export type ToolCallStatus = 'asserted' | 'completed' | 'failed' | 'timeout' | 'error';
@@ -79,4 +80,6 @@ export interface RecordAnswer extends RecordedToolCall {
   file_effects_omitted: Count;
   /** Processes of the tree still alive when the command exited, then killed; null without a cgroup. */
   leftover_processes_killed: Count | null;
+  /** What provd did when the policy decided `kill` on one of the command's events; null when it did not. */
+  policy_kill: PolicyKill | null;
 }
