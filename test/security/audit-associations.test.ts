@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
-import { request } from '../support/http.js';
+import { assertErrors, pageItems, request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 
 interface Association {
@@ -19,25 +19,13 @@ interface Association {
 }
 
 /** Every association under `path` (with `query`), page by page. */
-async function associationsOf(
+function associationsOf(
   daemon: RunningDaemon,
   path: string,
   query: string,
   limit = 100,
 ): Promise<Association[]> {
-  const all: Association[] = [];
-  let cursor: string | null = null;
-  do {
-    const { status, body }: { status: number; body: Record<string, unknown> } = await request(
-      daemon.url,
-      `${path}?${query}&limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`,
-    );
-    assert.equal(status, 200, JSON.stringify(body));
-    all.push(...(body['associations'] as Association[]));
-    if (body['has_more'] === true) assert.equal((body['associations'] as unknown[]).length, limit);
-    cursor = body['next_cursor'] as string | null;
-  } while (cursor !== null);
-  return all;
+  return pageItems<Association>(daemon.url, `${path}?${query}`, 'associations', limit);
 }
 
 const risky = [
@@ -121,14 +109,7 @@ describe('audit associations (GET /v1/telemetry/audit-associations, /api/audit/a
       ['/api/audit/associations?cursor=%%%', 400, 'invalid_cursor'],
       [`/v1/telemetry/audit-associations?run=run-a&cursor=${cursor}`, 400, 'invalid_cursor'],
     ];
-    for (const [path, status, code] of cases) {
-      const answer = await request(daemon.url, path);
-      assert.deepEqual(
-        [answer.status, (answer.body['error'] as { code: string }).code],
-        [status, code],
-        path,
-      );
-    }
+    await assertErrors(daemon.url, cases);
   });
 
   describe('verify checks the policy links', function () {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
-import { request, type JsonAnswer } from '../support/http.js';
+import { assertErrors, pageItems, request, type JsonAnswer } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
 
 const token = 'responses-test-token';
@@ -28,23 +28,8 @@ interface Response {
 }
 
 /** Every response of a run, page by page (each page checked against the OpenAPI document). */
-async function responsesOf(daemon: RunningDaemon, run: string, limit = 100): Promise<Response[]> {
-  const responses: Response[] = [];
-  let cursor: string | null = null;
-  do {
-    const { status, body }: { status: number; body: Record<string, unknown> } = await request(
-      daemon.url,
-      `/v1/security/responses?run=${run}&limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`,
-      { headers: auth },
-    );
-    assert.equal(status, 200, JSON.stringify(body));
-    const page = body['responses'] as Response[];
-    assert.equal(body['count'], page.length);
-    if (body['has_more'] === true) assert.equal(page.length, limit);
-    responses.push(...page);
-    cursor = body['next_cursor'] as string | null;
-  } while (cursor !== null);
-  return responses;
+function responsesOf(daemon: RunningDaemon, run: string, limit = 100): Promise<Response[]> {
+  return pageItems<Response>(daemon.url, `/v1/security/responses?run=${run}`, 'responses', limit, auth);
 }
 
 /**
@@ -168,39 +153,40 @@ describe('GET /v1/security/responses (what provd did or recommends for each risk
         [`/v1/security/responses?run=run-e&cursor=${cursor}`, 400, 'invalid_cursor'],
         [`/v1/security/responses?run=run-d&cursor=${risksCursor}`, 400, 'invalid_cursor'],
       ];
-      for (const [path, status, code] of cases) {
-        const answer = await request(daemon.url, path);
-        assert.deepEqual(
-          [answer.status, (answer.body['error'] as { code: string }).code],
-          [status, code],
-          path,
-        );
-      }
+      await assertErrors(daemon.url, cases);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('kills a command it runs as soon as the policy decides kill on an event of its cgroup, and records it', async function () {
+  /**
+   * Starts recording `sleep SECONDS` as run `run`'s tool call `tc-<run>` (skipping the test where
+   * recorded commands get no cgroup); its answer to come, and its cgroup's id once it runs.
+   */
+  async function recordSleep(
+    test: Mocha.Context,
+    daemon: RunningDaemon,
+    run: string,
+    seconds: string,
+  ): Promise<{ recording: Promise<JsonAnswer>; cgroup: string }> {
     const cgroups = probeRecordCgroupRoot();
     if (cgroups.status !== 'ok') {
       process.stderr.write(`      skipped: recorded commands get no cgroup here: ${cgroups.message}\n`);
-      this.skip();
+      test.skip();
     }
-    const daemon = await daemons.start({ authToken: token });
+    const body = { run_id: run, tool_call_id: `tc-${run}`, command: 'sleep', args: [seconds] };
+    // in an empty dir, the file-effect snapshots cost nothing
     const recording = request(daemon.url, '/v1/record', {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({
-        run_id: 'run-k',
-        tool_call_id: 'tc-k',
-        command: 'sleep',
-        args: ['60'],
-        timeout_ms: 50_000,
-        cwd: empty, // the file-effect snapshots of an empty dir cost nothing
-      }),
+      body: JSON.stringify({ ...body, timeout_ms: 50_000, cwd: empty }),
     });
-    const cgroup = await recordCgroupId(cgroups.path, 'tc-k');
+    return { recording, cgroup: await recordCgroupId(cgroups.path, `tc-${run}`) };
+  }
+
+  it('kills a command it runs as soon as the policy decides kill on an event of its cgroup, and records it', async function () {
+    const daemon = await daemons.start({ authToken: token });
+    const { recording, cgroup } = await recordSleep(this, daemon, 'run-k', '60');
     // another sensor saw the command read a secret: its event claims the command's cgroup
     const lines = [
       nativeLine({ event_type: 'execve', path: '/usr/bin/sleep', cgroup_id: cgroup, timestamp: now() }),
@@ -246,24 +232,8 @@ describe('GET /v1/security/responses (what provd did or recommends for each risk
   });
 
   it('says a kill decision came too late when the command it ran had already ended', async function () {
-    const cgroups = probeRecordCgroupRoot();
-    if (cgroups.status !== 'ok') {
-      process.stderr.write(`      skipped: recorded commands get no cgroup here: ${cgroups.message}\n`);
-      this.skip();
-    }
     const daemon = await daemons.start({ authToken: token });
-    const recording = request(daemon.url, '/v1/record', {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({
-        run_id: 'run-late',
-        tool_call_id: 'tc-late',
-        command: 'sleep',
-        args: ['0.5'],
-        cwd: empty,
-      }),
-    });
-    const cgroup = await recordCgroupId(cgroups.path, 'tc-late');
+    const { recording, cgroup } = await recordSleep(this, daemon, 'run-late', '0.5');
     const started = now();
     const recorded = await recording;
     assert.equal(recorded.body['exit_code'], 0);
