@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
+import { runCli } from '../support/cli.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request, type JsonAnswer } from '../support/http.js';
 import { awaitEvents, netnsUnavailable, trigger, type StoredEvent } from '../support/sensor-events.js';
@@ -113,6 +114,18 @@ describe('the policy on the eBPF sensor’s own events', function () {
     );
     const verified = await get(daemon, '/v1/graph/verify?run=run-kill');
     assert.equal(verified.body['status'], 'ok', JSON.stringify(verified.body));
+  });
+
+  it('provd record exits 137 and names the rule when the policy killed the command', async function () {
+    const daemon = await fixture.start({ sensor: true, authToken: token });
+    writeFileSync(join(work, '.env'), 'API_KEY=x\n');
+    const env = { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: token };
+    const ran = await runCli(
+      ['record', '--run', 'run-cli-kill', '--', 'sh', '-c', 'cat .env > /dev/null; sleep 60'],
+      { env, cwd: work },
+    );
+    assert.equal(ran.code, 128 + 9, ran.stderr);
+    assert.match(ran.stderr, /failed, SIGKILL, .*; policy rule secret_path killed it \(event [^)]+\)\n$/);
   });
 
   it('turns the ptrace, setuid-to-root and classified-connect rules on sensed events into risks', async function () {
