@@ -21,3 +21,8 @@ CREATE TABLE enforcements (
 -- finds a decision whose event has gone missing
 ALTER TABLE policy_decisions ADD COLUMN run_id VARCHAR;
 UPDATE policy_decisions SET run_id = events.run_id FROM events WHERE events.id = policy_decisions.event_id;
+
+-- the policy's decisions on a batch's events of a run, sealed with it: how many, and a Merkle root
+-- over their leaves (src/provenance/decision-leaf.ts) in event order; null for batches made before
+ALTER TABLE event_batches ADD COLUMN judged BIGINT;
+ALTER TABLE event_batches ADD COLUMN judgment_root VARCHAR;

@@ -3,7 +3,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreThreadData } from '../src/daemon/store-thread.js';
 import { startProvenanceStore } from '../src/provenance/provenance-store.js';
-import { insertVerdicts, startSecurityStore, verifyPolicyLinks } from '../src/security/security-store.js';
+import {
+  insertVerdicts,
+  settleDecisions,
+  startSecurityStore,
+  verifyPolicyLinks,
+} from '../src/security/security-store.js';
 import { serveStoreActor } from '../src/store/store-actor.js';
 import {
   rehashStoredEvent,
@@ -15,7 +20,10 @@ import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
 const data = workerData as StoreThreadData;
 await serveStoreActor(parentPort, data.store, async (context) => [
-  await startTelemetryStore(context, data.telemetry, { recordVerdicts: insertVerdicts }),
+  await startTelemetryStore(context, data.telemetry, {
+    recordVerdicts: insertVerdicts,
+    settleDecisions,
+  }),
   await startProvenanceStore(context, data.provenance, {
     eventRecheck: {
       columns: storedEventColumns,

@@ -4,6 +4,7 @@
  * data: counts, errors, window deltas and per-run digests.
  */
 import { canonicalJson } from '../provenance/canonical-json.js';
+import { decisionLeaf } from '../provenance/decision-leaf.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import type { BindingReplica } from '../telemetry/binding-replica.js';
 import type { Correlation } from '../telemetry/binding-index.js';
@@ -84,6 +85,7 @@ export function normalizeBatch(
     task.format === 'sensor' ? decodeSensorBatch(task.bytes) : parseNdjson(task.bytes, task.format, 1);
   const deltas = new WindowDeltas();
   const hashesByRun = new Map<string | null, string[]>();
+  const leavesByRun = new Map<string | null, string[]>();
   const rows = new RowsFile(task.file);
   const tally = new ProducerTally();
   const gaps: ReportedGap[] = [];
@@ -107,6 +109,9 @@ export function normalizeBatch(
       if (verdict !== null) {
         verdicts.push(verdict);
         record.judged = true;
+        const leaves = leavesByRun.get(record.runId);
+        if (leaves === undefined) leavesByRun.set(record.runId, [verdictLeaf(verdict)]);
+        else leaves.push(verdictLeaf(verdict));
         if (verdict.decision === 'kill' && match !== undefined) kills.push(killOf(verdict, match));
       }
       const row = encodeEventRow(i, record, attrsJson);
@@ -143,11 +148,16 @@ export function normalizeBatch(
     pendingBytes,
     errors,
     windows: deltas.list(),
-    digests: [...hashesByRun].map(([runId, hashes]) => ({
-      runId,
-      events: hashes.length,
-      merkleRoot: merkleRoot(hashes),
-    })),
+    digests: [...hashesByRun].map(([runId, hashes]) => {
+      const leaves = leavesByRun.get(runId) ?? [];
+      return {
+        runId,
+        events: hashes.length,
+        merkleRoot: merkleRoot(hashes),
+        judged: leaves.length,
+        judgmentRoot: merkleRoot(leaves),
+      };
+    }),
     bindingVersion: replica.version,
     counters: tally.rejections(rejectedByCode).list(),
     gaps,
@@ -179,6 +189,22 @@ function judge(policy: PolicyEngine, record: EventRecord): EventVerdict | null {
           },
     policy: policy.policy.source,
   };
+}
+
+/** The leaf of a verdict in its batch's judgment tree. */
+function verdictLeaf(verdict: EventVerdict): string {
+  return decisionLeaf({
+    event_id: verdict.eventId,
+    event_hash: verdict.eventHash,
+    decision: verdict.decision,
+    rule_id: verdict.ruleId,
+    severity: verdict.severity,
+    reason: verdict.reason,
+    advisory_rule_id: verdict.advisory?.ruleId ?? null,
+    advisory_decision: verdict.advisory?.decision ?? null,
+    advisory_reason: verdict.advisory?.reason ?? null,
+    policy: verdict.policy,
+  });
 }
 
 function killOf(verdict: EventVerdict, match: Correlation): KillVerdict {

@@ -30,6 +30,8 @@ export const verifyIssueKinds = {
   decision_event_altered:
     'the event a policy decision judged is no longer the event it judged (its hash or its run changed)',
   decision_missing: 'an event the policy judged has no stored decision',
+  judgment_root_mismatch:
+    "the policy's decisions on a batch's events are not those its sealed object records (one was added, removed or rewritten)",
   enforcement_decision_missing: 'a kill provd recorded names an event with no kill decision',
 } as const;
 export type VerifyIssueKind = keyof typeof verifyIssueKinds;

@@ -6,9 +6,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { requireRun } from '../provenance/run-exists.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
-import { readRows, sql, unnested } from '../store/sql.js';
-import { VARCHAR } from '@duckdb/node-api';
-import type { EventVerdict } from '../shared/event-verdict.js';
 import { evidenceName, typeName, type EvidenceLevel } from '../telemetry/codes.js';
 import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../telemetry/cursor.js';
 import type { EventType } from '../telemetry/event.js';
@@ -117,32 +114,4 @@ export function riskOf({ event, decision: row }: Judged): SecurityRisk {
 /** The id of the risk of a judged event. */
 export function riskId(eventId: string): string {
   return `risk_${eventId}`;
-}
-
-/** Stores the verdicts of a commit, in its transaction. */
-export async function insertVerdicts(
-  connection: DuckDBConnection,
-  verdicts: readonly EventVerdict[],
-): Promise<void> {
-  if (verdicts.length === 0) return;
-  const decidedNs = BigInt(Date.now()) * 1_000_000n;
-  const column = (read: (verdict: EventVerdict) => string | null): [(string | null)[], typeof VARCHAR] => [
-    verdicts.map(read),
-    VARCHAR,
-  ];
-  await readRows(
-    connection,
-    sql`INSERT INTO policy_decisions SELECT ${unnested(
-      column((verdict) => verdict.eventId),
-      column((verdict) => verdict.eventHash),
-      column((verdict) => verdict.decision),
-      column((verdict) => verdict.ruleId),
-      column((verdict) => verdict.severity),
-      column((verdict) => verdict.reason),
-      column((verdict) => verdict.advisory?.ruleId ?? null),
-      column((verdict) => verdict.advisory?.decision ?? null),
-      column((verdict) => verdict.advisory?.reason ?? null),
-      column((verdict) => verdict.policy),
-    )}, ${decidedNs}, ${unnested(column((verdict) => verdict.runId))}`,
-  );
 }

@@ -1,7 +1,7 @@
 /**
  * The security domain on the store thread: its queries, registered with the store actor as one
  * module. The policy's decisions are written by the telemetry commits, in the transaction of
- * their events (insertVerdicts, lent to the telemetry module by the store worker); verify checks
+ * their events (decisions.ts, lent to the telemetry module by the store worker); verify checks
  * them (verifyPolicyLinks, lent to the provenance module).
  */
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
@@ -11,7 +11,7 @@ import { listResponses } from './responses/responses.query.js';
 import { listRisks } from './risks.query.js';
 import type { SecurityQueries } from './security-queries.js';
 
-export { insertVerdicts } from './risks.query.js';
+export { insertVerdicts, settleDecisions } from './decisions.js';
 export { verifyPolicyLinks } from './audit/verify-policy-links.js';
 
 export function startSecurityStore(context: StoreContext): StoreModule {

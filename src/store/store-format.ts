@@ -28,6 +28,7 @@ export const requiredTables = [
   'timeline_process_types',
   'timeline_rollup_mark',
   'policy_decisions',
+  'enforcements',
 ] as const;
 
 /** What a database is, relative to this build. */

@@ -38,6 +38,12 @@ export interface TelemetryStoreInit {
 export interface TelemetryDeps {
   /** Stores the policy's decisions on committed events, in their transaction (the security domain). */
   recordVerdicts: (connection: DuckDBConnection, verdicts: readonly EventVerdict[]) => Promise<void>;
+  /** Gives the decisions of spooled events that joined a run that run; returns their leaves by event id. */
+  settleDecisions: (
+    connection: DuckDBConnection,
+    runId: string,
+    eventIds: readonly string[],
+  ) => Promise<Map<string, string>>;
 }
 
 /** How often keys past retention are forgotten. */
@@ -58,7 +64,11 @@ export async function startTelemetryStore(
     writer,
     sql`SELECT coalesce(max(seq) + 1, 0) AS next FROM events`,
   );
-  const bindings: BindingStore = new BindingStore(writer, (count) => committer.allocateSeq(count));
+  const bindings: BindingStore = new BindingStore(
+    writer,
+    (count) => committer.allocateSeq(count),
+    (runId, eventIds) => deps.settleDecisions(writer, runId, eventIds),
+  );
   const spool = new Spool(writer, writes, init.spool);
   const ledger = new IngestLedger(writer);
   const committer: EventCommitter = new EventCommitter(

@@ -156,7 +156,48 @@ describe('audit associations (GET /v1/telemetry/audit-associations, /api/audit/a
       const kinds = await kindsAfter(async (db) => {
         await db.run(`DELETE FROM policy_decisions WHERE event_id = '${await secretOf(db)}'`);
       });
-      assert.deepEqual(kinds, ['decision_missing']);
+      assert.deepEqual(kinds, ['decision_missing', 'judgment_root_mismatch']);
+    });
+
+    it("fails when a decision is deleted with its event's judged flag: the sealed batch counted it", async function () {
+      const kinds = await kindsAfter(async (db) => {
+        const id = await secretOf(db);
+        await db.run(`DELETE FROM policy_decisions WHERE event_id = '${id}'`);
+        await db.run(`UPDATE events SET judged = false WHERE id = '${id}'`);
+      });
+      assert.deepEqual(kinds, ['judgment_root_mismatch']);
+    });
+
+    it('fails when a decision is rewritten from kill to allow', async function () {
+      const kinds = await kindsAfter(async (db) => {
+        await db.run(
+          `UPDATE policy_decisions SET decision = 'allow', rule_id = 'default_allow' WHERE event_id = '${await secretOf(db)}'`,
+        );
+      });
+      assert.deepEqual(kinds, ['judgment_root_mismatch']);
+    });
+
+    it('seals the decisions of events that waited in the spool once a run claims them', async function () {
+      const daemon = await fixture.start();
+      const line = nativeLine({ event_type: 'ptrace', cgroup_id: '990' });
+      assert.equal((await ingest(daemon.url, `${line}\n`, 'native')).status, 200);
+      await bind(daemon.url, { run_id: 'run-late', tool_call_id: 'tc', cgroup_id: '990' });
+      // verify seals what is due first
+      const verified = await request(daemon.url, '/v1/graph/verify?run=run-late');
+      assert.equal(verified.body['status'], 'ok', JSON.stringify(verified.body));
+      const [association] = await associationsOf(daemon, '/v1/telemetry/audit-associations', 'run=run-late');
+      assert.equal(association?.policy_decision.rule_id, 'ptrace');
+      assert.match(association?.event_batch?.object_hash ?? '', /^sha256:/);
+      await assertStopsCleanly(daemon);
+      await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) =>
+        db.run(`UPDATE policy_decisions SET reason = 'nothing to see' WHERE run_id = 'run-late'`),
+      );
+      const again = await fixture.start();
+      const tampered = await request(again.url, '/v1/graph/verify?run=run-late');
+      assert.deepEqual(
+        (tampered.body['issues'] as { kind: string }[]).map((issue) => issue.kind),
+        ['judgment_root_mismatch'],
+      );
     });
 
     it('fails when a kill is recorded for an event the policy did not decide to kill', async function () {

@@ -513,6 +513,10 @@ describe('GET /v1/timeline', function () {
       // 009, which a format-7 store had not met either
       await db.run('DROP TABLE policy_decisions');
       await db.run('ALTER TABLE events DROP COLUMN judged');
+      // and 010
+      await db.run('DROP TABLE enforcements');
+      await db.run('ALTER TABLE event_batches DROP COLUMN judged');
+      await db.run('ALTER TABLE event_batches DROP COLUMN judgment_root');
       await db.run('DELETE FROM store_format WHERE version >= 8');
     });
     const upgraded = await fixture.start();

@@ -1,10 +1,14 @@
 /**
  * verify's check of the policy's links (interface spec: verification covers "the association
- * from policy to signal"): every decision of the run still names a stored event of the run with
- * the hash it judged, every judged event still has its decision, and every kill provd recorded
- * rests on a kill decision. Only what disagrees leaves DuckDB.
+ * from policy to signal"): the decisions on each sealed batch's events are those its signed object
+ * records, every decision of the run still names a stored event of the run with the hash it
+ * judged, every judged event still has its decision, and every kill provd recorded rests on a
+ * kill decision.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { decisionLeaf, type DecisionFacts } from '../../provenance/decision-leaf.js';
+import { merkleRoot } from '../../provenance/merkle.js';
+import type { SealedBatch } from '../../provenance/verify-events.js';
 import type { VerifyIssues } from '../../provenance/verify-issues.js';
 import { readRows, sql } from '../../store/sql.js';
 
@@ -14,8 +18,10 @@ const listed = 100;
 export async function verifyPolicyLinks(
   connection: DuckDBConnection,
   runId: string,
+  batches: readonly SealedBatch[],
   issues: VerifyIssues,
 ): Promise<void> {
+  await verifyJudgmentRoots(connection, runId, batches, issues);
   const missing = await readRows<{ event_id: string; total: bigint }>(
     connection,
     sql`SELECT event_id, count(*) OVER () AS total FROM policy_decisions d
@@ -77,4 +83,58 @@ function report(
     Number(rows[0]!.total),
     rows.map((row) => ({ id: row.event_id, message: message(row.event_id) })),
   );
+}
+
+/**
+ * Recomputes each sealed batch's judgment root over the decisions on the run's events it seals, in
+ * event order: a decision added, removed (its event's `judged` flag with it) or rewritten fails.
+ */
+async function verifyJudgmentRoots(
+  connection: DuckDBConnection,
+  runId: string,
+  batches: readonly SealedBatch[],
+  issues: VerifyIssues,
+): Promise<void> {
+  const sealing = batches
+    .filter((batch) => batch.judged !== null)
+    .sort((a, b) => (a.seqFrom < b.seqFrom ? -1 : 1));
+  if (sealing.length === 0) return;
+  const rows = await readRows<DecisionFacts & { seq: bigint }>(
+    connection,
+    sql`SELECT e.seq, d.event_id, d.event_hash, d.decision, d.rule_id, d.severity, d.reason,
+          d.advisory_rule_id, d.advisory_decision, d.advisory_reason, d.policy
+        FROM events e JOIN policy_decisions d ON d.event_id = e.id
+        WHERE e.run_id = ${runId} AND e.judged ORDER BY e.seq`,
+  );
+  const leaves = new Map<SealedBatch, string[]>(sealing.map((batch) => [batch, []]));
+  for (const row of rows) {
+    const batch = batchOf(sealing, row.seq);
+    if (batch !== undefined) leaves.get(batch)!.push(decisionLeaf(row));
+  }
+  const broken = sealing.filter((batch) => {
+    const found = leaves.get(batch)!;
+    return found.length !== batch.judged || merkleRoot(found) !== batch.judgmentRoot;
+  });
+  issues.errorMany(
+    'judgment_root_mismatch',
+    broken.length,
+    broken.slice(0, listed).map((batch) => ({
+      id: batch.hash,
+      message: `the batch records ${batch.judged} decisions on its events; ${leaves.get(batch)!.length} are stored, or they differ`,
+    })),
+  );
+}
+
+/** The batch (sorted by seqFrom, disjoint) whose [seqFrom, seqTo) holds `seq`. */
+function batchOf(sorted: readonly SealedBatch[], seq: bigint): SealedBatch | undefined {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const batch = sorted[middle]!;
+    if (seq < batch.seqFrom) high = middle - 1;
+    else if (seq >= batch.seqTo) low = middle + 1;
+    else return batch;
+  }
+  return undefined;
 }
