@@ -62,7 +62,7 @@ export async function verifyRun(
       events: Number(events),
       merkleRoot: String(merkle_root),
       judged: judged === undefined ? null : Number(judged),
-      judgmentRoot: judgment_root === undefined ? null : String(judgment_root),
+      judgmentRoot: typeof judgment_root === 'string' ? judgment_root : null,
     });
   }
   await verifyEvents(connection, runId, batches, recheck, issues);

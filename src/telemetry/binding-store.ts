@@ -38,7 +38,7 @@ export class BindingStore {
     /** Hands out keyset positions for events that join a run now. */
     private readonly allocateSeq: (count: number) => bigint,
     /** Gives judged events that join a run now their decisions' run, and returns their leaves by event id. */
-    private readonly settleDecisions: SettleDecisions = () => Promise.resolve(new Map()),
+    private readonly settleDecisions: SettleDecisions = () => Promise.resolve(new Map<string, string>()),
   ) {}
 
   get version(): number {
