@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreThreadData } from '../src/daemon/store-thread.js';
 import { startProvenanceStore } from '../src/provenance/provenance-store.js';
-import { insertVerdicts, startSecurityStore } from '../src/security/security-store.js';
+import { insertVerdicts, signalFolds, startSecurityStore } from '../src/security/security-store.js';
 import { serveStoreActor } from '../src/store/store-actor.js';
 import {
   rehashStoredEvent,
@@ -14,14 +14,20 @@ import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
 const data = workerData as StoreThreadData;
-await serveStoreActor(parentPort, data.store, async (context) => [
-  await startTelemetryStore(context, data.telemetry, { recordVerdicts: insertVerdicts }),
-  await startProvenanceStore(context, data.provenance, {
-    eventRecheck: {
-      columns: storedEventColumns,
-      contentSql: storedEventContentSql,
-      rehash: rehashStoredEvent,
-    },
-  }),
-  startSecurityStore(context),
-]);
+await serveStoreActor(parentPort, data.store, async (context) => {
+  const telemetry = await startTelemetryStore(context, data.telemetry, {
+    recordVerdicts: insertVerdicts,
+    rollupFolds: signalFolds,
+  });
+  return [
+    telemetry,
+    await startProvenanceStore(context, data.provenance, {
+      eventRecheck: {
+        columns: storedEventColumns,
+        contentSql: storedEventContentSql,
+        rehash: rehashStoredEvent,
+      },
+    }),
+    startSecurityStore(context, { catchUpRollup: () => telemetry.catchUpRollup() }),
+  ];
+});

@@ -10,6 +10,7 @@ import { recordRoute } from '../provenance/record/record.route.js';
 import { verifyRoute } from '../provenance/verify.route.js';
 import { gateRoute } from '../security/gate.route.js';
 import { risksRoute } from '../security/risks.route.js';
+import { signalsRoute } from '../security/signals/signals.route.js';
 import type { SecurityQueries } from '../security/security-queries.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
@@ -88,5 +89,6 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     record,
     evaluate_action: gateRoute(deps.policy),
     list_risks: risksRoute(store),
+    get_signals: signalsRoute(store),
   };
 }

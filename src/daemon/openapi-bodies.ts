@@ -16,6 +16,7 @@ import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
 import type { GateAnswer, GateRequest } from '../security/gate.route.js';
 import type { SecurityRisks } from '../security/risks.query.js';
+import type { Signals } from '../security/signals/signals.query.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
 import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
@@ -57,6 +58,7 @@ const generated = typia.json.schemas<
     GateRequest,
     GateAnswer,
     SecurityRisks,
+    Signals,
   ],
   '3.1'
 >();

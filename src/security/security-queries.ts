@@ -4,7 +4,9 @@
  */
 import type { QuerySpec } from '../shared/store-protocol.js';
 import type { RisksParams, SecurityRisks } from './risks.query.js';
+import type { Signals, SignalsParams } from './signals/signals.query.js';
 
 export type SecurityQueries = {
   risks: QuerySpec<RisksParams, SecurityRisks>;
+  signals: QuerySpec<SignalsParams, Signals>;
 };

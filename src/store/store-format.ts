@@ -28,6 +28,8 @@ export const requiredTables = [
   'timeline_process_types',
   'timeline_rollup_mark',
   'policy_decisions',
+  'run_signal_values',
+  'run_llm_usage',
 ] as const;
 
 /** What a database is, relative to this build. */

@@ -21,7 +21,7 @@ import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
-import { ProcessRollup } from './timeline/process-rollup.js';
+import { ProcessRollup, type RollupFold } from './timeline/process-rollup.js';
 import { timelineCausality } from './timeline/timeline-causality.query.js';
 import { listTimeline } from './timeline/timeline-table.query.js';
 import { listWindows } from './windows.query.js';
@@ -38,6 +38,14 @@ export interface TelemetryStoreInit {
 export interface TelemetryDeps {
   /** Stores the policy's decisions on committed events, in their transaction (the security domain). */
   recordVerdicts: (connection: DuckDBConnection, verdicts: readonly EventVerdict[]) => Promise<void>;
+  /** Per-run tables folded in with the process rollup (the security domain's signal values). */
+  rollupFolds: readonly RollupFold[];
+}
+
+/** The telemetry module, and what it lends other domains once started. */
+export interface TelemetryStoreModule extends StoreModule {
+  /** Folds every committed event into the rollup (and its folds); call before reading them. */
+  catchUpRollup(): Promise<void>;
 }
 
 /** How often keys past retention are forgotten. */
@@ -48,7 +56,7 @@ export async function startTelemetryStore(
   context: StoreContext,
   init: TelemetryStoreInit,
   deps: TelemetryDeps,
-): Promise<StoreModule> {
+): Promise<TelemetryStoreModule> {
   const { writer, writes } = context;
   // row files left by a crash belong to requests that were never answered: nothing to recover
   mkdirSync(init.spoolDir, { recursive: true, mode: 0o700 });
@@ -89,6 +97,7 @@ export async function startTelemetryStore(
     writes,
     () => committer.endSeq,
     () => context.activeQueries(),
+    deps.rollupFolds,
   );
   await rollup.start();
   await spool.start();
@@ -132,6 +141,7 @@ export async function startTelemetryStore(
   return {
     name: 'telemetry',
     queries,
+    catchUpRollup: () => rollup.catchUp(),
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);
       return { spool: spool.stats, events_seen: seen.length > 0 };

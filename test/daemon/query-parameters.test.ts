@@ -89,6 +89,7 @@ describe('query parameters', function () {
       'GET /v1/observe/summary',
       'GET /v1/runs',
       'GET /v1/security/risks',
+      'GET /v1/signals',
       'GET /v1/telemetry/correlations',
       'GET /v1/telemetry/events',
       'GET /v1/telemetry/producer-health',
