@@ -8,13 +8,13 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
-import { typeName } from '../../telemetry/codes.js';
 import type { EventType } from '../../telemetry/event.js';
 import { readBinaries, type BinarySignals } from './binaries.query.js';
 import { basis, type CountSignal, type SignalBasis } from './signal-basis.js';
 import type { RunSpan } from './run-span.query.js';
 import type { SignalValueKind } from './signal-values.js';
 import type { KindTotals } from './value-counts.query.js';
+import type { WindowCounts } from './window-counts.query.js';
 
 /** What the run did, how much and how fast. */
 export interface BehaviourSignals {
@@ -58,27 +58,17 @@ export interface FanOutSignals {
 export async function readBehaviour(
   connection: DuckDBConnection,
   run: string,
-  span: RunSpan,
-  totals: ReadonlyMap<SignalValueKind, KindTotals>,
+  facts: { span: RunSpan; windows: WindowCounts; totals: ReadonlyMap<SignalValueKind, KindTotals> },
 ): Promise<BehaviourSignals> {
-  const types = await readRows<{ type: number; events: bigint; peak: bigint }>(
-    connection,
-    sql`SELECT type, sum(events) AS events, max(events) AS peak FROM windows
-        WHERE run_id = ${run} AND window_s = 10 GROUP BY type ORDER BY events DESC, type`,
-  );
-  const [peak] = await readRows<{ bucket_ns: bigint; events: bigint; windows: bigint }>(
-    connection,
-    sql`SELECT bucket_ns, sum(events) AS events, count(*) OVER () AS windows FROM windows
-        WHERE run_id = ${run} AND window_s = 10 GROUP BY bucket_ns ORDER BY events DESC, bucket_ns LIMIT 1`,
-  );
+  const { span, windows, totals } = facts;
   const minutes = span.seconds > 0 ? span.seconds / 60 : null;
   const rate = (events: number): number | null =>
     minutes === null ? null : Math.round((events / minutes) * 1000) / 1000;
-  const byType = types.map((row) => ({
-    type: typeName(row.type),
-    events: Number(row.events),
-    per_minute: rate(Number(row.events)),
-    peak_10s: Number(row.peak),
+  const byType = windows.types.map((row) => ({
+    type: row.type,
+    events: row.events,
+    per_minute: rate(row.events),
+    peak_10s: row.peak,
   }));
   const events = byType.reduce((sum, row) => sum + row.events, 0);
   const execs = byType.find((row) => row.type === 'execve')?.events ?? 0;
@@ -87,11 +77,11 @@ export async function readBehaviour(
     per_minute: rate(events),
     by_type: byType,
     peak_10s: {
-      events: peak === undefined ? 0 : Number(peak.events),
-      start: peak === undefined ? null : formatRfc3339Nanos(peak.bucket_ns),
+      events: windows.peak?.events ?? 0,
+      start: windows.peak === null ? null : formatRfc3339Nanos(windows.peak.startNs),
       basis: basis(
         ['windows'],
-        `the largest sum of events over types of the run's ${peak?.windows ?? 0} 10 s windows with events`,
+        `the largest sum of events over types of the run's ${windows.windows} 10 s windows with events`,
       ),
     },
     binaries: await readBinaries(connection, run, execs),

@@ -9,7 +9,6 @@ import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
 import { raw, readRows, sql } from '../../store/sql.js';
 import { retriedCommands, type Retries } from './retries.query.js';
 import { basis, signalBounds, type CountSignal, type SignalBasis } from './signal-basis.js';
-import { typeCode } from '../../telemetry/codes.js';
 import { kindCode } from './signal-values.js';
 
 /** How well the run's work went. */
@@ -50,8 +49,12 @@ const failing = raw("status IN ('failed', 'error')");
 const ids = raw(String(signalBounds.basis_ids));
 const listItems = raw(String(signalBounds.list_items));
 
-/** The quality signals of the run. */
-export async function readQuality(connection: DuckDBConnection, run: string): Promise<QualitySignals> {
+/** The quality signals of the run; `exits` counts its process_exit events. */
+export async function readQuality(
+  connection: DuckDBConnection,
+  run: string,
+  exits: number,
+): Promise<QualitySignals> {
   const [calls] = await readRows<{
     recorded: bigint;
     statuses: { status: ToolCallStatus; n: bigint }[] | null;
@@ -100,13 +103,12 @@ export async function readQuality(connection: DuckDBConnection, run: string): Pr
       ),
       retries: await retriedCommands(connection, run),
     },
-    process_exits: await readExits(connection, run),
+    process_exits: await readExits(connection, run, exits),
   };
 }
 
-async function readExits(connection: DuckDBConnection, run: string): Promise<ExitQuality> {
+async function readExits(connection: DuckDBConnection, run: string, exits: number): Promise<ExitQuality> {
   const [row] = await readRows<{
-    exits: bigint | null;
     with_code: bigint | null;
     non_zero: bigint | null;
     non_zero_ids: string[] | null;
@@ -115,9 +117,7 @@ async function readExits(connection: DuckDBConnection, run: string): Promise<Exi
     signaled_ids: string[] | null;
   }>(
     connection,
-    sql`SELECT (SELECT sum(events) FROM windows WHERE run_id = ${run} AND window_s = 10
-            AND type = ${typeCode('process_exit')}) AS exits,
-          sum(events) FILTER (WHERE kind = ${kindCode('exit_code')}) AS with_code,
+    sql`SELECT sum(events) FILTER (WHERE kind = ${kindCode('exit_code')}) AS with_code,
           sum(events) FILTER (WHERE kind = ${kindCode('exit_code')} AND value <> '0') AS non_zero,
           max_by(first_event.id, events, ${ids}) FILTER (WHERE kind = ${kindCode('exit_code')} AND value <> '0') AS non_zero_ids,
           max_by(struct_pack(code := value, exits := events, first_id := first_event.id), events, ${listItems})
@@ -136,7 +136,6 @@ async function readExits(connection: DuckDBConnection, run: string): Promise<Exi
     }))
     .filter((code) => Number.isSafeInteger(code.exit_code))
     .sort((a, b) => b.exits - a.exits || a.exit_code - b.exit_code);
-  const exits = Number(row?.exits ?? 0);
   return {
     exits,
     non_zero: {

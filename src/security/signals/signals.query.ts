@@ -13,6 +13,7 @@ import { readRunSpan, spanSignal, type SignalSpan } from './run-span.query.js';
 import { readSecurity, type SecuritySignals } from './security-signals.query.js';
 import { signalBounds, type SignalBounds } from './signal-basis.js';
 import { readValueTotals } from './value-counts.query.js';
+import { readWindowCounts } from './window-counts.query.js';
 
 /** The params of the `signals` store query. */
 export interface SignalsParams {
@@ -46,19 +47,22 @@ export async function readSignals(store: SignalsStore, params: SignalsParams): P
   const [one, two] = store.readers;
   await requireRun(one, run);
   await store.catchUpRollup();
-  const [span, totals] = await Promise.all([
-    readRunSpan(one, run),
+  const [[span, windows], totals] = await Promise.all([
+    Promise.resolve().then(
+      async () => [await readRunSpan(one, run), await readWindowCounts(one, run)] as const,
+    ),
     readValueTotals(two, run, ['file', 'destination', 'dns_name']),
   ]);
+  const exits = windows.types.find((row) => row.type === 'process_exit')?.events ?? 0;
   // each connection answers one statement at a time: the groups go two by two
   const [[behaviour, security], [cost, quality]] = await Promise.all([
     Promise.resolve().then(async () => {
-      const behaviour = await readBehaviour(one, run, span, totals);
+      const behaviour = await readBehaviour(one, run, { span, windows, totals });
       return [behaviour, await readSecurity(one, run, span)] as const;
     }),
     Promise.resolve().then(async () => {
       const cost = await readCost(two, run);
-      return [cost, await readQuality(two, run)] as const;
+      return [cost, await readQuality(two, run, exits)] as const;
     }),
   ]);
   const answer: Signals = {
