@@ -24,6 +24,7 @@ export interface SecurityDeps {
   catchUpRollup(): Promise<void>;
 }
 
+/** Starts the security module; its signals query borrows the telemetry module's catch-up. */
 export function startSecurityStore(context: StoreContext, deps: SecurityDeps): StoreModule {
   const queries: QueryHandlers<SecurityQueries> = {
     risks: async (params) => JSON.stringify(await listRisks(context.reader(), params, context.formatVersion)),

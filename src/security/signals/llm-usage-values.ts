@@ -12,8 +12,11 @@ import type { RollupFold } from '../../telemetry/timeline/process-rollup.js';
 import { httpBodyText } from './http-body.js';
 import { readLlmUsage, type LlmUsage } from './llm-usage.js';
 
-/** Bodies read per statement: each up to 64 KiB of attrs, so a page stays a few MiB. */
-const pageRows = 256;
+/**
+ * Bodies read per statement: the sensor's attrs hold up to 64 KiB, an ingested line up to 1 MiB,
+ * so a page holds a few MiB, 64 MiB at worst.
+ */
+const pageRows = 64;
 
 interface ResponseRow {
   seq: bigint;

@@ -30,7 +30,7 @@ export interface RetriedCommand {
 
 interface RetryRow {
   command: string;
-  args: string;
+  args: string | null;
   attempts: bigint;
   last_status: ToolCallStatus;
   ids: string[];
@@ -51,7 +51,7 @@ export async function retriedCommands(connection: DuckDBConnection, run: string)
   );
   const commands = rows.map((row) => ({
     command: row.command,
-    args: JSON.parse(row.args) as string[],
+    args: row.args === null ? [] : (JSON.parse(row.args) as string[]),
     attempts: Number(row.attempts),
     last_status: row.last_status,
     tool_call_ids: row.ids,

@@ -24,6 +24,7 @@ export const signalValueKinds = [
   'risk_rule',
 ] as const;
 
+/** One of signalValueKinds. */
 export type SignalValueKind = (typeof signalValueKinds)[number];
 
 /** The stored code of a kind. */
