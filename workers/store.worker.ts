@@ -6,6 +6,7 @@ import { startProvenanceStore } from '../src/provenance/provenance-store.js';
 import {
   insertVerdicts,
   settleDecisions,
+  signalFolds,
   startSecurityStore,
   verifyPolicyLinks,
 } from '../src/security/security-store.js';
@@ -19,18 +20,22 @@ import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
 const data = workerData as StoreThreadData;
-await serveStoreActor(parentPort, data.store, async (context) => [
-  await startTelemetryStore(context, data.telemetry, {
+await serveStoreActor(parentPort, data.store, async (context) => {
+  const telemetry = await startTelemetryStore(context, data.telemetry, {
     recordVerdicts: insertVerdicts,
     settleDecisions,
-  }),
-  await startProvenanceStore(context, data.provenance, {
-    eventRecheck: {
-      columns: storedEventColumns,
-      contentSql: storedEventContentSql,
-      rehash: rehashStoredEvent,
-    },
-    runChecks: [verifyPolicyLinks],
-  }),
-  startSecurityStore(context),
-]);
+    rollupFolds: signalFolds,
+  });
+  return [
+    telemetry,
+    await startProvenanceStore(context, data.provenance, {
+      eventRecheck: {
+        columns: storedEventColumns,
+        contentSql: storedEventContentSql,
+        rehash: rehashStoredEvent,
+      },
+      runChecks: [verifyPolicyLinks],
+    }),
+    startSecurityStore(context, { catchUpRollup: () => telemetry.catchUpRollup() }),
+  ];
+});

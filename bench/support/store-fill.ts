@@ -4,12 +4,13 @@
  * past every existing position and `time_ns` past the whole existing time range (by whole minutes,
  * so 10 s and 60 s window buckets line up), and gets fresh ids; the windows rows are copied with the
  * same shift, so window queries see what ingesting the copies would have produced, and so are the
- * spool's settled ranges (copies get ids `<batch>~<k>.<index>`) and the policy's decisions; the timeline's process rollup is
- * rebuilt over every copy. The `time` text
+ * spool's settled ranges (copies get ids `<batch>~<k>.<index>`) and the policy's decisions; the
+ * timeline's process rollup and the signals' values folded with it are rebuilt over every copy. The `time` text
  * and `event_batches` digests are left as they were: query latency does not read them.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execute, inTransaction, join, raw, sql } from '../../src/store/sql.js';
+import { signalFolds } from '../../src/security/security-store.js';
 import { rebuildProcessRollup } from '../../src/telemetry/timeline/process-rollup.js';
 
 /** What a fill did. */
@@ -80,8 +81,8 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
               advisory_reason, policy, decided_ns, run_id FROM policy_decisions, range(1, ${copies + 1}) r(k)`,
         );
       });
-      // the copies join their processes' rows, as ingesting them would have
-      await rebuildProcessRollup(connection);
+      // the copies join their processes' rows and the signals' values, as ingesting them would have
+      await rebuildProcessRollup(connection, signalFolds);
       await connection.run('CHECKPOINT');
     }
     return {

@@ -8,6 +8,7 @@ import { runQuery } from '../provenance/run-query.js';
 import { auditAssociationsQuery } from '../security/audit/audit-associations.route.js';
 import { responsesQuery } from '../security/responses/responses.route.js';
 import { risksQuery } from '../security/risks.route.js';
+import { signalsDescription, signalsQuery } from '../security/signals/signals.route.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
@@ -130,10 +131,11 @@ export const endpoints = [
     method: 'GET',
     path: '/v1/signals',
     operationId: 'get_signals',
-    summary: 'Behaviour, cost, quality and security signals',
+    summary: 'Behaviour, cost, quality and security signals of a run, each with its basis',
+    description: signalsDescription,
     schema: 'signals',
-    query: [run()],
-    served: false,
+    query: signalsQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',

@@ -13,6 +13,7 @@ import { risksRoute } from '../security/risks.route.js';
 import { auditAssociationsRoute } from '../security/audit/audit-associations.route.js';
 import type { KillSwitch } from '../security/responses/kill-switch.js';
 import { responsesRoute } from '../security/responses/responses.route.js';
+import { signalsRoute } from '../security/signals/signals.route.js';
 import type { SecurityQueries } from '../security/security-queries.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
@@ -98,5 +99,6 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     list_responses: responsesRoute(store),
     get_audit_associations: auditAssociations,
     api_audit_associations: auditAssociations,
+    get_signals: signalsRoute(store),
   };
 }

@@ -18,6 +18,7 @@ import type { GateAnswer, GateRequest } from '../security/gate.route.js';
 import type { SecurityRisks } from '../security/risks.query.js';
 import type { AuditAssociations } from '../security/audit/audit-associations.query.js';
 import type { SecurityResponses } from '../security/responses/responses.query.js';
+import type { Signals } from '../security/signals/signals.query.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
 import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
@@ -61,6 +62,7 @@ const generated = typia.json.schemas<
     SecurityRisks,
     SecurityResponses,
     AuditAssociations,
+    Signals,
   ],
   '3.1'
 >();

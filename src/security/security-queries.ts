@@ -7,6 +7,7 @@ import type { AuditAssociations, AuditAssociationsParams } from './audit/audit-a
 import type { Enforcement } from './responses/enforcement.js';
 import type { ResponsesParams, SecurityResponses } from './responses/responses.query.js';
 import type { RisksParams, SecurityRisks } from './risks.query.js';
+import type { Signals, SignalsParams } from './signals/signals.query.js';
 
 export type SecurityQueries = {
   risks: QuerySpec<RisksParams, SecurityRisks>;
@@ -14,4 +15,5 @@ export type SecurityQueries = {
   auditAssociations: QuerySpec<AuditAssociationsParams, AuditAssociations>;
   /** Records a kill provd carried out (a write). */
   enforce: QuerySpec<Enforcement, Record<string, never>>;
+  signals: QuerySpec<SignalsParams, Signals>;
 };

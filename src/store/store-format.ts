@@ -29,6 +29,8 @@ export const requiredTables = [
   'timeline_rollup_mark',
   'policy_decisions',
   'enforcements',
+  'run_signal_values',
+  'run_llm_usage',
 ] as const;
 
 /** What a database is, relative to this build. */

@@ -21,7 +21,7 @@ import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
-import { ProcessRollup } from './timeline/process-rollup.js';
+import { ProcessRollup, type RollupFold } from './timeline/process-rollup.js';
 import { timelineCausality } from './timeline/timeline-causality.query.js';
 import { listTimeline } from './timeline/timeline-table.query.js';
 import { listWindows } from './windows.query.js';
@@ -44,6 +44,14 @@ export interface TelemetryDeps {
     runId: string,
     eventIds: readonly string[],
   ) => Promise<Map<string, string>>;
+  /** Per-run tables folded in with the process rollup (the security domain's signal values). */
+  rollupFolds: readonly RollupFold[];
+}
+
+/** The telemetry module, and what it lends other domains once started. */
+export interface TelemetryStoreModule extends StoreModule {
+  /** Folds every committed event into the rollup (and its folds); call before reading them. */
+  catchUpRollup(): Promise<void>;
 }
 
 /** How often keys past retention are forgotten. */
@@ -54,7 +62,7 @@ export async function startTelemetryStore(
   context: StoreContext,
   init: TelemetryStoreInit,
   deps: TelemetryDeps,
-): Promise<StoreModule> {
+): Promise<TelemetryStoreModule> {
   const { writer, writes } = context;
   // row files left by a crash belong to requests that were never answered: nothing to recover
   mkdirSync(init.spoolDir, { recursive: true, mode: 0o700 });
@@ -99,6 +107,7 @@ export async function startTelemetryStore(
     writes,
     () => committer.endSeq,
     () => context.activeQueries(),
+    deps.rollupFolds,
   );
   await rollup.start();
   await spool.start();
@@ -142,6 +151,7 @@ export async function startTelemetryStore(
   return {
     name: 'telemetry',
     queries,
+    catchUpRollup: () => rollup.catchUp(),
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);
       return { spool: spool.stats, events_seen: seen.length > 0 };

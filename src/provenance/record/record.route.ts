@@ -224,6 +224,7 @@ function asserted(plan: RecordPlan): Pending {
     error: null,
     cgroup: { status: 'not_run', path: null, id: null, removed: null, message: null },
     binding_id: null,
+    llm_usage: plan.llmUsage,
     file_effects_complete: true,
     file_effects_incomplete_reason: null,
     file_effects_omitted: 0,

@@ -39,11 +39,19 @@ export interface AuditAssociation {
     unchanged: boolean;
   };
   risk_id: string;
-  response: Pick<SecurityResponse, 'response_id' | 'action' | 'status' | 'actor'>;
+  response: ResponseSummary;
   tool_call: { tool_call_id: string; object_hash: string | null } | null;
   binding: { binding_id: string; object_hash: string | null } | null;
   /** The sealed event_batch object whose Merkle root covers the event; null until it is sealed. */
   event_batch: { object_hash: string } | null;
+}
+
+/** The response to the decision's risk, in short (GET /v1/security/responses has it whole). */
+export interface ResponseSummary {
+  response_id: string;
+  action: SecurityResponse['action'];
+  status: SecurityResponse['status'];
+  actor: SecurityResponse['actor'];
 }
 
 /** What graphLinks found for a page: object hashes by tool call (`run\0id`) and binding, and batches. */

@@ -17,6 +17,17 @@ import type { WriteQueue } from '../../store/write-queue.js';
 import { typeCode } from '../codes.js';
 import { eventJsonColumns } from '../event-json.js';
 
+/**
+ * Another per-run table folded in with the rollup, in its transactions and under its mark (the
+ * security domain's signal values): the workers' store modules hand these in explicitly.
+ */
+export interface RollupFold {
+  /** Folds in the run events that `where` selects (over `events`). */
+  fold(connection: DuckDBConnection, where: Statement): Promise<void>;
+  /** Empties what it folded in, before a rebuild. */
+  clear(connection: DuckDBConnection): Promise<void>;
+}
+
 /** How many first events a process row keeps: the view's events_per_process. */
 export const rolledUpEvents = 20;
 
@@ -104,6 +115,8 @@ export class ProcessRollup {
     private readonly endSeq: () => bigint,
     /** Queries being answered: a chunk's merges take memory a verify beside them needs. */
     private readonly activeQueries: () => number,
+    /** Folded in with every chunk, after the process rows. */
+    private readonly folds: readonly RollupFold[] = [],
   ) {}
 
   /** Reads the mark, then catches up a chunk each second in which nothing was committed or asked. */
@@ -159,19 +172,26 @@ export class ProcessRollup {
     if (to <= this.mark) return;
     const from = this.mark;
     await inTransaction(this.connection, async () => {
-      await rollUp(this.connection, sql`seq >= ${from} AND seq < ${to}`);
+      const where = sql`seq >= ${from} AND seq < ${to}`;
+      await rollUp(this.connection, where);
+      for (const fold of this.folds) await fold.fold(this.connection, where);
       await execute(this.connection, sql`UPDATE timeline_rollup_mark SET through_seq = ${to}`);
     });
     this.mark = to;
   }
 }
 
-/** Rolls up every run event again from scratch, in one transaction (a store grown in SQL). */
-export async function rebuildProcessRollup(connection: DuckDBConnection): Promise<void> {
+/** Rolls up every run event again from scratch, with `folds`, in one transaction (a store grown in SQL). */
+export async function rebuildProcessRollup(
+  connection: DuckDBConnection,
+  folds: readonly RollupFold[] = [],
+): Promise<void> {
   await inTransaction(connection, async () => {
     await execute(connection, sql`DELETE FROM timeline_processes`);
     await execute(connection, sql`DELETE FROM timeline_process_types`);
+    for (const fold of folds) await fold.clear(connection);
     await rollUp(connection, sql`TRUE`);
+    for (const fold of folds) await fold.fold(connection, sql`TRUE`);
     await execute(
       connection,
       sql`UPDATE timeline_rollup_mark SET through_seq = (SELECT coalesce(max(seq) + 1, 0) FROM events)`,
