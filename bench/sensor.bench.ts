@@ -17,7 +17,7 @@
  * action neither stored nor counted as lost.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -84,6 +84,10 @@ async function startBpftrace(file: string): Promise<ChildProcess | undefined> {
     tracepoint:sched:sched_process_exec /comm == "true"/ { @execs = count(); }
     tracepoint:syscalls:sys_enter_openat /comm == "sensor-workload" && str(args->filename) == "${file}"/ { @opens = count(); }
     tracepoint:syscalls:sys_enter_connect /comm == "sensor-workload"/ { @connects = count(); }`;
+  // bpftrace finds tracepoints through tracefs, which a fresh host may not have mounted yet (the
+  // sensor mounts it when it loads, but the arm without the sensor runs first)
+  if (!existsSync('/sys/kernel/tracing/events') && process.getuid?.() === 0)
+    execFileSync('mount', ['-t', 'tracefs', 'tracefs', '/sys/kernel/tracing'], { stdio: 'inherit' });
   const child = spawn('bpftrace', ['-e', program], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { describeHost } from './support/host.js';
-import { percentileMs } from './support/ingest-http.js';
+import { deepCursor, measureGet, type Latency } from './support/query-latency.js';
 import { fillStoreBySql } from './support/store-fill.js';
 
 const args = new Set(process.argv.slice(2));
@@ -64,32 +64,9 @@ async function seed(daemon: RunningDaemon): Promise<void> {
   await post('/v1/telemetry/ingest?format=native', lines.join('\n'));
 }
 
-/** p50 and p99 of `times` GETs of `path` (after `warmup` untimed ones); fails unless every answer is 200. */
-async function measure(
-  daemon: RunningDaemon,
-  path: string,
-): Promise<{ p50: number; p99: number; bytes: number }> {
-  const ms: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < warmup + repeats; i++) {
-    const started = performance.now();
-    const answer = await fetch(daemon.url + path);
-    bytes = (await answer.arrayBuffer()).byteLength;
-    if (i >= warmup) ms.push(performance.now() - started);
-    if (answer.status !== 200) throw new Error(`${path} answered HTTP ${answer.status}`);
-  }
-  return { p50: percentileMs(ms, 50), p99: percentileMs(ms, 99), bytes };
-}
-
-/** The cursor `pages` pages of 1,000 into a paged list. */
-async function deepCursor(daemon: RunningDaemon, path: string, pages: number): Promise<string> {
-  let cursor = '';
-  for (let i = 0; i < pages; i++) {
-    const answer = await fetch(`${daemon.url}${path}&limit=1000${cursor === '' ? '' : `&cursor=${cursor}`}`);
-    cursor = String(((await answer.json()) as { next_cursor: string | null }).next_cursor);
-  }
-  return cursor;
-}
+/** p50 and p99 of the series of `path`. */
+const measure = (daemon: RunningDaemon, path: string): Promise<Latency> =>
+  measureGet(daemon, path, repeats, warmup);
 
 async function run(): Promise<string[]> {
   let daemon = await startDaemon({ dataDir });

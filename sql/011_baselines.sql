@@ -1,10 +1,9 @@
 -- 011: behaviour baselines and what deviations are measured against (src/security/baseline/).
 
 -- Each run's behaviour, one row per measure and value: the binaries it executed, the path prefixes
--- it read and wrote, the destinations it connected to, the DNS names it looked up. Folded in behind
--- the commits like the process rollup (behaviour-rollup.ts), so learning a baseline and listing a
--- run's deviations read one row per distinct value, never the run's events. Rows merge: events that
--- join a run late fold into it as if they had come first.
+-- it read and wrote, the destinations it connected to, the DNS names it looked up. Folded in with
+-- the process rollup, behind the commits and under its mark (behaviour-rollup.ts), so learning a
+-- baseline and listing a run's deviations read one row per distinct value, never the run's events.
 CREATE TABLE run_behaviour (
   run_id          VARCHAR NOT NULL,
   measure         UTINYINT NOT NULL,   -- position in setMeasures (baseline-measures.ts)
@@ -25,11 +24,6 @@ CREATE TABLE run_rates (
   peak_ns         BIGINT NOT NULL,     -- the start of the earliest window holding that many
   PRIMARY KEY (run_id, window_s, type)
 );
-
--- Positions below through_seq are folded into run_behaviour and run_rates; one row. A store from before this
--- format starts at 0 and is folded in whole, in the background.
-CREATE TABLE run_behaviour_mark (through_seq BIGINT NOT NULL);
-INSERT INTO run_behaviour_mark VALUES (0);
 
 -- Learned baselines: one row per version of a name; a version is never changed or removed.
 CREATE TABLE baselines (
@@ -54,3 +48,8 @@ CREATE TABLE baseline_values (
   rank            BIGINT NOT NULL,     -- position in the profile's list of the measure, from 1
   value           VARCHAR NOT NULL
 );
+
+-- the events folded in before this format are not in run_behaviour and run_rates: fold every event in again
+DELETE FROM timeline_processes;
+DELETE FROM timeline_process_types;
+UPDATE timeline_rollup_mark SET through_seq = 0;

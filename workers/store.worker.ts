@@ -3,7 +3,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreThreadData } from '../src/daemon/store-thread.js';
 import { startProvenanceStore } from '../src/provenance/provenance-store.js';
-import { insertVerdicts, startSecurityStore } from '../src/security/security-store.js';
+import {
+  insertVerdicts,
+  settleDecisions,
+  rollupFolds,
+  startSecurityStore,
+  verifyPolicyLinks,
+} from '../src/security/security-store.js';
 import { serveStoreActor } from '../src/store/store-actor.js';
 import {
   rehashStoredEvent,
@@ -15,7 +21,11 @@ import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
 const data = workerData as StoreThreadData;
 await serveStoreActor(parentPort, data.store, async (context) => {
-  const telemetry = await startTelemetryStore(context, data.telemetry, { recordVerdicts: insertVerdicts });
+  const telemetry = await startTelemetryStore(context, data.telemetry, {
+    recordVerdicts: insertVerdicts,
+    settleDecisions,
+    rollupFolds,
+  });
   return [
     telemetry,
     await startProvenanceStore(context, data.provenance, {
@@ -24,7 +34,8 @@ await serveStoreActor(parentPort, data.store, async (context) => {
         contentSql: storedEventContentSql,
         rehash: rehashStoredEvent,
       },
+      runChecks: [verifyPolicyLinks],
     }),
-    await startSecurityStore(context, { endSeq: () => telemetry.endSeq() }),
+    startSecurityStore(context, { catchUpRollup: () => telemetry.catchUpRollup() }),
   ];
 });

@@ -4,13 +4,14 @@
  * past every existing position and `time_ns` past the whole existing time range (by whole minutes,
  * so 10 s and 60 s window buckets line up), and gets fresh ids; the windows rows are copied with the
  * same shift, so window queries see what ingesting the copies would have produced, and so are the
- * spool's settled ranges (copies get ids `<batch>~<k>.<index>`); the timeline's process rollup and
- * the runs' behaviour rollup are rebuilt over every copy. The `time` text
- * and `event_batches` digests are left as they were: query latency does not read them.
+ * spool's settled ranges (copies get ids `<batch>~<k>.<index>`) and the policy's decisions; the
+ * timeline's process rollup and what is folded with it (the signals' values, the runs' behaviour)
+ * are rebuilt over every copy. The `time` text and `event_batches` digests are left as they were:
+ * query latency does not read them.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execute, inTransaction, join, raw, sql } from '../../src/store/sql.js';
-import { rebuildBehaviourRollup } from '../../src/security/baseline/behaviour-rollup.js';
+import { rollupFolds } from '../../src/security/security-store.js';
 import { rebuildProcessRollup } from '../../src/telemetry/timeline/process-rollup.js';
 
 /** What a fill did. */
@@ -73,10 +74,16 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
           sql`INSERT INTO settled_ranges SELECT batch_id || '~' || r.k, time_from_ns + r.k * ${shiftNs},
               time_to_ns + r.k * ${shiftNs} FROM settled_ranges, range(1, ${copies + 1}) r(k)`,
         );
+        // each copy of a judged event has its decision, under the copy's id
+        await execute(
+          connection,
+          sql`INSERT INTO policy_decisions SELECT regexp_replace(event_id, '\\.([0-9]+)$', '~' || r.k || '.\\1'),
+              event_hash, decision, rule_id, severity, reason, advisory_rule_id, advisory_decision,
+              advisory_reason, policy, decided_ns, run_id FROM policy_decisions, range(1, ${copies + 1}) r(k)`,
+        );
       });
-      // the copies join their processes' and runs' rollup rows, as ingesting them would have
-      await rebuildProcessRollup(connection);
-      await rebuildBehaviourRollup(connection);
+      // the copies join their processes' rows and the signals' values, as ingesting them would have
+      await rebuildProcessRollup(connection, rollupFolds);
       await connection.run('CHECKPOINT');
     }
     return {

@@ -22,6 +22,7 @@ import { endpoints } from './endpoints.js';
 import { buildHandlers } from './handlers.js';
 import { defaultPolicy } from '../security/policy/default-policy.js';
 import { PolicyEngine } from '../security/policy/policy-engine.js';
+import { KillSwitch } from '../security/responses/kill-switch.js';
 import { loadPolicyFile, PolicyFileError } from '../security/policy/policy-file.js';
 import { HttpServer } from './http-server.js';
 import { Router } from './router.js';
@@ -89,12 +90,19 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   );
   const bindingLog = await loadBindingLog(store, state.status === 'ready');
   const pool = createNormalizePool(bindingLog, policy.policy);
-  const ingest = new IngestRouter(pool, store, config.spoolDir, {
-    ...defaultIngestLimits,
-    maxInFlightBytes: config.maxIngestQueueBytes,
-    maxResidentBytes: config.maxMemoryBytes,
-    commitDeadlineMs: config.ingestTimeoutMs,
-  });
+  const killSwitch = new KillSwitch(store);
+  const ingest = new IngestRouter(
+    pool,
+    store,
+    config.spoolDir,
+    {
+      ...defaultIngestLimits,
+      maxInFlightBytes: config.maxIngestQueueBytes,
+      maxResidentBytes: config.maxMemoryBytes,
+      commitDeadlineMs: config.ingestTimeoutMs,
+    },
+    (kills) => killSwitch.enforce(kills),
+  );
   sensor = config.sensor
     ? await Sensor.start(ingest, { stallMs: config.faults.sensorStallMs })
     : Sensor.off('off', 'turned off with --no-sensor');
@@ -118,6 +126,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         recordCgroupRoot,
         authConfigured: auth !== undefined,
         policy,
+        killSwitch,
       }),
     ),
     bodyBudgets: { ingest: ingest.budget },

@@ -5,9 +5,12 @@
  */
 import { ingestHeaders, ingestQuery } from '../ingest/ingest.route.js';
 import { runQuery } from '../provenance/run-query.js';
+import { auditAssociationsQuery } from '../security/audit/audit-associations.route.js';
 import { baselineQuery, baselinesQuery } from '../security/baseline/baselines.route.js';
 import { deviationsQuery } from '../security/baseline/deviations.route.js';
+import { responsesQuery } from '../security/responses/responses.route.js';
 import { risksQuery } from '../security/risks.route.js';
+import { signalsDescription, signalsQuery } from '../security/signals/signals.route.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
@@ -38,22 +41,8 @@ export interface Endpoint {
   served: boolean;
 }
 
-// parameters of the paths not served yet, as the specification lists them
-const text = { type: 'string' };
-const run = (): RequestParam => ({
-  name: 'run',
-  in: 'query',
-  required: true,
-  description: 'run identifier',
-  schema: text,
-});
-const optional = (name: string, description: string): RequestParam => ({
-  name,
-  in: 'query',
-  required: false,
-  description,
-  schema: text,
-});
+const auditDescription =
+  'One page of policy decisions with what each ties together: the event judged (its hash when judged and now), the risk and the response derived from it, the tool call and binding that attributed the event, and the sealed event_batch object whose Merkle root covers it. Of one run, or without `run` of every run, in event order. GET /v1/graph/verify checks these links.';
 
 /** The whole interface, in the order of the specification. */
 export const endpoints = [
@@ -134,10 +123,11 @@ export const endpoints = [
     method: 'GET',
     path: '/v1/signals',
     operationId: 'get_signals',
-    summary: 'Behaviour, cost, quality and security signals',
+    summary: 'Behaviour, cost, quality and security signals of a run, each with its basis',
+    description: signalsDescription,
     schema: 'signals',
-    query: [run()],
-    served: false,
+    query: signalsQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',
@@ -175,9 +165,11 @@ export const endpoints = [
     path: '/v1/security/responses',
     operationId: 'list_responses',
     summary: 'Response actions taken for a run',
+    description:
+      "One page of the run's responses, one per risk, in the order of their events: what provd did about the risk or what the caller should do. provd enforces only kill, and only on commands it runs itself (POST /v1/record): it kills the command's cgroup as soon as the decision is made (status enforced, with the outcome). Every other deny, quarantine or kill is recommended to the caller, aimed at the narrowest target the event names (cgroup, process, container, tool call); a detect-only advisory needs none.",
     schema: 'security_responses',
-    query: [run()],
-    served: false,
+    query: responsesQuery.parameters,
+    served: true,
   },
   {
     method: 'POST',
@@ -273,18 +265,21 @@ export const endpoints = [
     path: '/v1/telemetry/audit-associations',
     operationId: 'get_audit_associations',
     summary: 'Audit associations of a run',
+    description: auditDescription,
     schema: 'audit_associations',
-    query: [optional('run', 'run identifier')],
-    served: false,
+    query: auditAssociationsQuery.parameters,
+    served: true,
   },
 
   {
     method: 'GET',
     path: '/api/audit/associations',
     operationId: 'api_audit_associations',
-    summary: 'Audit associations',
-    schema: 'api_audit_associations',
-    served: false,
+    summary: 'Audit associations (the unversioned alias of /v1/telemetry/audit-associations)',
+    description: auditDescription,
+    schema: 'audit_associations',
+    query: auditAssociationsQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',

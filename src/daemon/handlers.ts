@@ -12,6 +12,10 @@ import { gateRoute } from '../security/gate.route.js';
 import { baselineRoute, baselinesRoute, learnBaselineRoute } from '../security/baseline/baselines.route.js';
 import { deviationsRoute } from '../security/baseline/deviations.route.js';
 import { risksRoute } from '../security/risks.route.js';
+import { auditAssociationsRoute } from '../security/audit/audit-associations.route.js';
+import type { KillSwitch } from '../security/responses/kill-switch.js';
+import { responsesRoute } from '../security/responses/responses.route.js';
+import { signalsRoute } from '../security/signals/signals.route.js';
 import type { SecurityQueries } from '../security/security-queries.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
@@ -48,6 +52,8 @@ export interface HandlerDeps {
   authConfigured: boolean;
   /** The policy the gate evaluates with. */
   policy: PolicyEngine;
+  /** Kills the commands POST /v1/record runs when the policy decides `kill` on their events. */
+  killSwitch: KillSwitch;
 }
 
 /** One handler per served operationId. */
@@ -59,6 +65,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     cgroupRoot: deps.recordCgroupRoot,
     authConfigured: deps.authConfigured,
     defaultCwd: process.cwd(),
+    watchKills: deps.killSwitch.watch,
   });
   const health: RouteHandler = async () => {
     const { status, health } = await readiness.run();
@@ -66,6 +73,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     // not ready: the check runs again (and a lost store is reopened) at the next probe
     return status === 503 ? { ...reply, headers: { 'retry-after': '5' } } : reply;
   };
+  const auditAssociations = auditAssociationsRoute(store);
   return {
     liveness: () => livenessReply,
     readiness: health,
@@ -90,6 +98,10 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     record,
     evaluate_action: gateRoute(deps.policy),
     list_risks: risksRoute(store),
+    list_responses: responsesRoute(store),
+    get_audit_associations: auditAssociations,
+    api_audit_associations: auditAssociations,
+    get_signals: signalsRoute(store),
     list_deviations: deviationsRoute(store),
     learn_baseline: learnBaselineRoute(store),
     list_baselines: baselinesRoute(store),

@@ -19,6 +19,9 @@ import type { Baseline, BaselineList } from '../security/baseline/baseline.js';
 import type { BaselineRequest } from '../security/baseline/baseline-request.js';
 import type { SecurityDeviations } from '../security/baseline/deviation.js';
 import type { SecurityRisks } from '../security/risks.query.js';
+import type { AuditAssociations } from '../security/audit/audit-associations.query.js';
+import type { SecurityResponses } from '../security/responses/responses.query.js';
+import type { Signals } from '../security/signals/signals.query.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';
 import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
@@ -60,6 +63,9 @@ const generated = typia.json.schemas<
     GateRequest,
     GateAnswer,
     SecurityRisks,
+    SecurityResponses,
+    AuditAssociations,
+    Signals,
     BaselineRequest,
     Baseline,
     BaselineList,

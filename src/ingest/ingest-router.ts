@@ -20,7 +20,11 @@ import {
 } from '../telemetry/batch-commit.js';
 import type { IngestFormat, LineError } from '../telemetry/event.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
+import type { KillVerdict } from '../shared/event-verdict.js';
 import type { NormalizeResult, NormalizeTask, TaskFormat } from './normalize.js';
+
+/** Takes the kill decisions of normalized slices, before their commit (the security domain enforces them). */
+export type KillListener = (kills: readonly KillVerdict[]) => void;
 
 export interface IngestLimits {
   /** Bytes of request bodies in memory, from their first byte until answered; past it, 429. */
@@ -58,6 +62,7 @@ export class IngestRouter {
     private readonly store: QueryClient<TelemetryQueries>,
     private readonly spoolDir: string,
     private readonly limits: IngestLimits = defaultIngestLimits,
+    private readonly onKills: KillListener = () => undefined,
   ) {
     this.budget = new ByteBudget({
       heldBytes: limits.maxInFlightBytes,
@@ -121,6 +126,9 @@ export class IngestRouter {
         }) as Promise<NormalizeResult>;
       }),
     );
+    // before the commit: a command provd runs is stopped as soon as its kill decision is known
+    const kills = results.flatMap((result) => result.kills);
+    if (kills.length > 0) this.onKills(kills);
     const commit = {
       batches: results.map(toBatchCommit),
       answer: summarize(batchId, results),
@@ -174,7 +182,7 @@ async function settleAll(tasks: Promise<NormalizeResult>[]): Promise<NormalizeRe
 
 /** What the store needs of a task's result (everything but what only the answer uses). */
 function toBatchCommit(result: NormalizeResult): BatchCommit {
-  const { lines: _lines, rejected: _rejected, errors: _errors, ...batch } = result;
+  const { lines: _lines, rejected: _rejected, errors: _errors, kills: _kills, ...batch } = result;
   return batch;
 }
 

@@ -132,6 +132,9 @@ export function parseNativeLine(value: Record<string, unknown>): ParsedEvent | L
   }
   const timeNs = time === null ? 0n : parseRfc3339(time);
   if (timeNs === undefined) return rejectTime(timeKey);
+  if ((type === 'setuid' || type === 'setgid') && attrs.producer === agentprovSensor) {
+    uid = readAgentprovTarget(type, uid, attrs);
+  }
   return {
     type,
     source: 'native_jsonl',
@@ -146,6 +149,29 @@ export function parseNativeLine(value: Record<string, unknown>): ParsedEvent | L
     containerId,
     attrs,
   };
+}
+
+/** The `source` of AgentProvenance's native sensor (agentprov-sensor) lines. */
+const agentprovSensor = 'agentprov_ebpf';
+
+/**
+ * AgentProvenance's sensor writes the id a setuid asks for as `uid` and a setgid's as `gid`, and
+ * never the caller's uid: on its setuid/setgid lines without `target_uid`/`target_gid`, these are
+ * the target. Returns the caller's uid: unknown when `uid` was the target.
+ */
+function readAgentprovTarget(
+  type: 'setuid' | 'setgid',
+  uid: number | null,
+  attrs: Record<string, unknown>,
+): number | null {
+  if (type === 'setuid') {
+    if (uid === null || (attrs.target_uid ?? null) !== null) return uid;
+    attrs.target_uid = uid;
+    return null;
+  }
+  const gid = readUint32(attrs.gid);
+  if (typeof gid === 'number' && (attrs.target_gid ?? null) === null) attrs.target_gid = gid;
+  return uid;
 }
 
 /** Checks a type-specific attribute; undefined when it is acceptable (unknown keys always are). */

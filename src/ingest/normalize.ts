@@ -4,6 +4,7 @@
  * data: counts, errors, window deltas and per-run digests.
  */
 import { canonicalJson } from '../provenance/canonical-json.js';
+import { decisionLeaf } from '../provenance/decision-leaf.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import type { BindingReplica } from '../telemetry/binding-replica.js';
 import type { Correlation } from '../telemetry/binding-index.js';
@@ -16,7 +17,7 @@ import type { CounterDelta } from '../telemetry/producer-counters.js';
 import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.js';
 import { estimateRowBytes } from '../telemetry/spool.js';
 import { decodeSensorBatch } from '../sensor/decode-records.js';
-import type { EventVerdict } from '../shared/event-verdict.js';
+import type { EventVerdict, KillVerdict } from '../shared/event-verdict.js';
 import { eventSubject } from '../security/policy/event-subject.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import { parseNdjson } from './parse-ndjson.js';
@@ -69,6 +70,8 @@ export interface NormalizeResult {
   gaps: ReportedGap[];
   /** The policy's decisions on the events it did not simply allow. */
   verdicts: EventVerdict[];
+  /** Its kill decisions on events a binding claimed: the main thread enforces those of commands provd runs. */
+  kills: KillVerdict[];
   ingestedNs: bigint;
 }
 
@@ -82,10 +85,12 @@ export function normalizeBatch(
     task.format === 'sensor' ? decodeSensorBatch(task.bytes) : parseNdjson(task.bytes, task.format, 1);
   const deltas = new WindowDeltas();
   const hashesByRun = new Map<string | null, string[]>();
+  const leavesByRun = new Map<string | null, string[]>();
   const rows = new RowsFile(task.file);
   const tally = new ProducerTally();
   const gaps: ReportedGap[] = [];
   const verdicts: EventVerdict[] = [];
+  const kills: KillVerdict[] = [];
   let pending = 0;
   let pendingBytes = 0;
   try {
@@ -104,6 +109,10 @@ export function normalizeBatch(
       if (verdict !== null) {
         verdicts.push(verdict);
         record.judged = true;
+        const leaves = leavesByRun.get(record.runId);
+        if (leaves === undefined) leavesByRun.set(record.runId, [verdictLeaf(verdict)]);
+        else leaves.push(verdictLeaf(verdict));
+        if (verdict.decision === 'kill' && match !== undefined) kills.push(killOf(verdict, match));
       }
       const row = encodeEventRow(i, record, attrsJson);
       rows.append(row);
@@ -139,15 +148,21 @@ export function normalizeBatch(
     pendingBytes,
     errors,
     windows: deltas.list(),
-    digests: [...hashesByRun].map(([runId, hashes]) => ({
-      runId,
-      events: hashes.length,
-      merkleRoot: merkleRoot(hashes),
-    })),
+    digests: [...hashesByRun].map(([runId, hashes]) => {
+      const leaves = leavesByRun.get(runId) ?? [];
+      return {
+        runId,
+        events: hashes.length,
+        merkleRoot: merkleRoot(hashes),
+        judged: leaves.length,
+        judgmentRoot: merkleRoot(leaves),
+      };
+    }),
     bindingVersion: replica.version,
     counters: tally.rejections(rejectedByCode).list(),
     gaps,
     verdicts,
+    kills,
     ingestedNs: task.ingestedNs,
   };
 }
@@ -159,6 +174,7 @@ function judge(policy: PolicyEngine, record: EventRecord): EventVerdict | null {
   return {
     eventId: record.id,
     eventHash: record.hash,
+    runId: record.runId,
     decision: decided.decision,
     ruleId: decided.rule_id,
     severity: decided.severity,
@@ -172,6 +188,33 @@ function judge(policy: PolicyEngine, record: EventRecord): EventVerdict | null {
             reason: decided.advisory.reason,
           },
     policy: policy.policy.source,
+  };
+}
+
+/** The leaf of a verdict in its batch's judgment tree. */
+function verdictLeaf(verdict: EventVerdict): string {
+  return decisionLeaf({
+    event_id: verdict.eventId,
+    event_hash: verdict.eventHash,
+    decision: verdict.decision,
+    rule_id: verdict.ruleId,
+    severity: verdict.severity,
+    reason: verdict.reason,
+    advisory_rule_id: verdict.advisory?.ruleId ?? null,
+    advisory_decision: verdict.advisory?.decision ?? null,
+    advisory_reason: verdict.advisory?.reason ?? null,
+    policy: verdict.policy,
+  });
+}
+
+function killOf(verdict: EventVerdict, match: Correlation): KillVerdict {
+  return {
+    eventId: verdict.eventId,
+    bindingId: match.binding.binding_id,
+    runId: match.binding.run_id,
+    toolCallId: match.binding.tool_call_id,
+    ruleId: verdict.ruleId,
+    reason: verdict.reason,
   };
 }
 

@@ -13,7 +13,7 @@ import { stopSealing } from './seal-batches.js';
 import { sealLegacyRuns } from './seal-legacy.js';
 import { loadSigningKey } from './signing-key.js';
 import type { EventRecheck } from './verify-events.js';
-import { keepVerifyResult, verifyRun } from './verify.query.js';
+import { keepVerifyResult, verifyRun, type RunCheck } from './verify.query.js';
 import { log } from '../shared/log.js';
 import { classifyStoreError } from '../store/store-error.js';
 
@@ -29,6 +29,8 @@ export interface ProvenanceStoreInit {
 export interface ProvenanceDeps {
   /** Recomputes an event's hash from its stored row (the telemetry domain owns the event format). */
   eventRecheck: EventRecheck;
+  /** Checks of what other domains tie to the run's events (the policy's decisions and kills). */
+  runChecks: readonly RunCheck[];
 }
 
 /** Starts the provenance module on an open, migrated store. */
@@ -52,7 +54,7 @@ export async function startProvenanceStore(
   const queries: QueryHandlers<ProvenanceQueries> = {
     verify: async (params) => {
       await checkpointFirst(params.run);
-      const result = await verifyRun(context.reader(), params, deps.eventRecheck);
+      const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks);
       // kept for the summary; failing to keep it does not fail the verify
       await writes
         .run(() => keepVerifyResult(writer, result))

@@ -21,6 +21,9 @@ export interface DigestRow {
   merkleRoot: string;
   seqFrom: bigint;
   seqTo: bigint;
+  /** The policy's decisions on the events and their root; null where unknown (batches made before format 10). */
+  judged: number | null;
+  judgmentRoot: string | null;
 }
 
 /** Off only under PROVD_FAULT_NO_SEALING (one store thread per process: set once at its start). */
@@ -36,7 +39,8 @@ export async function insertDigests(connection: DuckDBConnection, rows: readonly
   if (rows.length === 0) return;
   await execute(
     connection,
-    sql`INSERT INTO event_batches (batch_id, run_id, events, merkle_root, committed_ns, seq_from, seq_to, object_hash)
+    sql`INSERT INTO event_batches (batch_id, run_id, events, merkle_root, committed_ns, seq_from, seq_to,
+          object_hash, judged, judgment_root)
         SELECT ${unnested(
           [rows.map((row) => row.batchId), VARCHAR],
           [rows.map((row) => row.runId), VARCHAR],
@@ -45,7 +49,10 @@ export async function insertDigests(connection: DuckDBConnection, rows: readonly
         )}, ${BigInt(Date.now()) * 1_000_000n}, ${unnested(
           [rows.map((row) => row.seqFrom), BIGINT],
           [rows.map((row) => row.seqTo), BIGINT],
-        )}, NULL`,
+        )}, NULL, ${unnested(
+          [rows.map((row) => (row.judged === null ? null : BigInt(row.judged))), BIGINT],
+          [rows.map((row) => row.judgmentRoot), VARCHAR],
+        )}`,
   );
 }
 
@@ -71,9 +78,11 @@ export async function sealPendingBatches(connection: DuckDBConnection): Promise<
     merkle_root: string;
     seq_from: bigint;
     seq_to: bigint;
+    judged: bigint | null;
+    judgment_root: string | null;
   }>(
     connection,
-    sql`SELECT batch_id, run_id, events, merkle_root, seq_from, seq_to FROM event_batches
+    sql`SELECT batch_id, run_id, events, merkle_root, seq_from, seq_to, judged, judgment_root FROM event_batches
         WHERE seq_from >= ${from} AND object_hash IS NULL AND run_id IS NOT NULL AND events > 0
         ORDER BY seq_from, batch_id, run_id`,
   );
@@ -94,6 +103,8 @@ export async function sealPendingBatches(connection: DuckDBConnection): Promise<
           merkle_root: row.merkle_root,
           seq_from: row.seq_from.toString(),
           seq_to: row.seq_to.toString(),
+          // the policy's decisions on these events, signed with them (absent before format 10)
+          ...(row.judged !== null && { judged: Number(row.judged), judgment_root: row.judgment_root }),
         },
       }),
     })),

@@ -41,6 +41,8 @@ export async function sealLegacyRuns(connection: DuckDBConnection, writes: Write
               merkleRoot: merkleRoot(rows.map((row) => row.hash)),
               seqFrom,
               seqTo,
+              judged: null, // stored before the policy judged events
+              judgmentRoot: null,
             },
           ]);
           from = seqTo - 1n;

@@ -28,6 +28,9 @@ export interface SealedBatch {
   seqTo: bigint;
   events: number;
   merkleRoot: string;
+  /** The policy's decisions it seals and their root; null in batches sealed before format 10. */
+  judged: number | null;
+  judgmentRoot: string | null;
 }
 
 /** Issues listed per kind; the rest are counted (VerifyIssues lists at most 100 of a kind). */

@@ -26,6 +26,13 @@ export const verifyIssueKinds = {
   checkpoint_key_unknown: 'a checkpoint is signed by no key this store knows (GET /v1/graph/keys)',
   checkpoint_signature_invalid: 'a checkpoint signature does not verify under its key',
   checkpoint_stale: 'the last checkpoint does not name the current head of a chain',
+  decision_event_missing: 'a policy decision names an event of the run that is not stored',
+  decision_event_altered:
+    'the event a policy decision judged is no longer the event it judged (its hash or its run changed)',
+  decision_missing: 'an event the policy judged has no stored decision',
+  judgment_root_mismatch:
+    "the policy's decisions on a batch's events are not those its sealed object records (one was added, removed or rewritten)",
+  enforcement_decision_missing: 'a kill provd recorded names an event with no kill decision',
 } as const;
 export type VerifyIssueKind = keyof typeof verifyIssueKinds;
 

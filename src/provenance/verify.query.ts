@@ -13,6 +13,14 @@ import { VerifyIssues } from './verify-issues.js';
 import { verifyObjects, type ObjectRow } from './verify-objects.js';
 import type { VerifyResult } from './verify-result.js';
 
+/** A check another domain adds to verify (the security domain's policy links): it reports into `issues`. */
+export type RunCheck = (
+  connection: DuckDBConnection,
+  runId: string,
+  batches: readonly SealedBatch[],
+  issues: VerifyIssues,
+) => Promise<void>;
+
 /** The params of the `verify` store query. */
 export interface VerifyParams {
   run: string;
@@ -23,6 +31,7 @@ export async function verifyRun(
   connection: DuckDBConnection,
   params: VerifyParams,
   recheck: EventRecheck,
+  runChecks: readonly RunCheck[] = [],
 ): Promise<VerifyResult> {
   const runId = params.run;
   await requireRun(connection, runId);
@@ -45,17 +54,20 @@ export async function verifyRun(
   const batches: SealedBatch[] = [];
   for (const { hash, object } of objects.values()) {
     if (object.kind !== 'event_batch') continue;
-    const { seq_from, seq_to, events, merkle_root } = object.payload;
+    const { seq_from, seq_to, events, merkle_root, judged, judgment_root } = object.payload;
     batches.push({
       hash,
       seqFrom: BigInt(String(seq_from)),
       seqTo: BigInt(String(seq_to)),
       events: Number(events),
       merkleRoot: String(merkle_root),
+      judged: judged === undefined ? null : Number(judged),
+      judgmentRoot: typeof judgment_root === 'string' ? judgment_root : null,
     });
   }
   await verifyEvents(connection, runId, batches, recheck, issues);
   await verifyArtifacts(connection, objects, issues);
+  for (const check of runChecks) await check(connection, runId, batches, issues);
   const checkpoints = await readRows<CheckpointRow>(
     connection,
     sql`SELECT hash, envelope, key_id FROM checkpoints WHERE run_id = ${runId}`,

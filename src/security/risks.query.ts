@@ -6,13 +6,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { requireRun } from '../provenance/run-exists.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
-import { list, readRows, sql, unnested } from '../store/sql.js';
-import { VARCHAR } from '@duckdb/node-api';
-import type { EventVerdict } from '../shared/event-verdict.js';
 import { evidenceName, typeName, type EvidenceLevel } from '../telemetry/codes.js';
 import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../telemetry/cursor.js';
 import type { EventType } from '../telemetry/event.js';
 import type { PageLimit } from '../telemetry/paging.js';
+import { pageJudgedEvents, type Judged } from './judged-events.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { Decision, Severity } from './policy/policy.js';
 
@@ -60,34 +58,6 @@ export interface SecurityRisks {
   risks: SecurityRisk[];
 }
 
-/** A judged event of the page. */
-interface JudgedEvent {
-  seq: bigint;
-  id: string;
-  type: number;
-  time: string;
-  tool_call_id: string | null;
-  evidence_level: number;
-}
-
-/** Its decision. */
-interface DecisionRow {
-  event_id: string;
-  event_hash: string;
-  decision: string;
-  rule_id: string;
-  severity: string;
-  reason: string;
-  advisory_rule_id: string | null;
-  advisory_decision: string | null;
-  advisory_reason: string | null;
-  policy: string;
-  decided_ns: bigint;
-}
-
-// First probe width, in positions; each further probe is 8 times wider (as the events page).
-const firstProbe = 65_536n;
-
 export async function listRisks(
   connection: DuckDBConnection,
   params: RisksParams,
@@ -96,54 +66,23 @@ export async function listRisks(
   await requireRun(connection, params.run);
   const digest = filterDigest(['risks', params.run]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  // the run's judged events, in seq ranges that widen until the page is full or the store ends:
-  // seq grows with the table's row order, so zone maps keep a bounded range cheap
-  const [last] = await readRows<{ last: bigint }>(
-    connection,
-    sql`SELECT coalesce(max(seq), -1) AS last FROM events`,
-  );
-  let rows: JudgedEvent[] = [];
-  for (let width = firstProbe; ; width *= 8n) {
-    const upper = after + width;
-    rows = await readRows<JudgedEvent>(
-      connection,
-      sql`SELECT seq, id, type, time, tool_call_id, evidence_level FROM events
-          WHERE run_id = ${params.run} AND judged AND seq > ${after} AND seq <= ${upper}
-          ORDER BY seq LIMIT ${params.limit + 1}`,
-    );
-    if (rows.length > params.limit || upper >= last!.last) break;
-  }
-  const page = rows.slice(0, params.limit);
-  const hasMore = rows.length > params.limit;
-  const decisions = new Map(
-    (
-      await readRows<DecisionRow>(
-        connection,
-        sql`SELECT * FROM policy_decisions WHERE event_id IN (SELECT unnest(${list(
-          page.map((event) => event.id),
-          VARCHAR,
-        )}))`,
-      )
-    ).map((row) => [row.event_id, row]),
-  );
+  const page = await pageJudgedEvents(connection, params.run, after, params.limit);
   return {
     schema_version: 'provenance.security_risks/v1',
     run_id: params.run,
     limit: params.limit,
-    count: page.length,
-    has_more: hasMore,
-    next_cursor: hasMore ? encodeCursor(formatVersion, digest, [page.at(-1)!.seq]) : null,
-    risks: page.flatMap((event) => {
-      const decision = decisions.get(event.id);
-      return decision === undefined ? [] : [riskOf(event, decision)];
-    }),
+    count: page.judged.length,
+    has_more: page.hasMore,
+    next_cursor: page.hasMore ? encodeCursor(formatVersion, digest, [page.lastSeq!]) : null,
+    risks: page.judged.map(riskOf),
   };
 }
 
-function riskOf(event: JudgedEvent, row: DecisionRow): SecurityRisk {
+/** The risk of one judged event. */
+export function riskOf({ event, decision: row }: Judged): SecurityRisk {
   const level = evidenceName(event.evidence_level);
   return {
-    risk_id: `risk_${row.event_id}`,
+    risk_id: riskId(row.event_id),
     rule_id: row.rule_id,
     severity: row.severity as Severity,
     decision: row.decision as Decision,
@@ -172,30 +111,7 @@ function riskOf(event: JudgedEvent, row: DecisionRow): SecurityRisk {
   };
 }
 
-/** Stores the verdicts of a commit, in its transaction. */
-export async function insertVerdicts(
-  connection: DuckDBConnection,
-  verdicts: readonly EventVerdict[],
-): Promise<void> {
-  if (verdicts.length === 0) return;
-  const decidedNs = BigInt(Date.now()) * 1_000_000n;
-  const column = (read: (verdict: EventVerdict) => string | null): [(string | null)[], typeof VARCHAR] => [
-    verdicts.map(read),
-    VARCHAR,
-  ];
-  await readRows(
-    connection,
-    sql`INSERT INTO policy_decisions SELECT ${unnested(
-      column((verdict) => verdict.eventId),
-      column((verdict) => verdict.eventHash),
-      column((verdict) => verdict.decision),
-      column((verdict) => verdict.ruleId),
-      column((verdict) => verdict.severity),
-      column((verdict) => verdict.reason),
-      column((verdict) => verdict.advisory?.ruleId ?? null),
-      column((verdict) => verdict.advisory?.decision ?? null),
-      column((verdict) => verdict.advisory?.reason ?? null),
-      column((verdict) => verdict.policy),
-    )}, ${decidedNs}`,
-  );
+/** The id of the risk of a judged event. */
+export function riskId(eventId: string): string {
+  return `risk_${eventId}`;
 }

@@ -1,49 +1,65 @@
 /**
- * The security domain on the store thread: the risk, baseline and deviation queries, registered
- * with the store actor as one module, and the behaviour rollup those read. The policy's decisions
- * are written by the telemetry commits, in the transaction of their events (insertVerdicts, lent to
- * the telemetry module by the store worker).
+ * The security domain on the store thread: its queries, registered with the store actor as one
+ * module. The policy's decisions are written by the telemetry commits, in the transaction of
+ * their events (decisions.ts, lent to the telemetry module by the store worker); verify checks
+ * them (verifyPolicyLinks, lent to the provenance module); the values the signals count and the
+ * behaviour the baselines measure are folded in with the telemetry module's process rollup
+ * (rollupFolds, lent to it the same way), which lends back its catch-up.
  */
-import { PositionRollup } from '../store/position-rollup.js';
+import type { RollupFold } from '../telemetry/timeline/process-rollup.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
-import { behaviourRollup } from './baseline/behaviour-rollup.js';
+import { listAuditAssociations } from './audit/audit-associations.query.js';
 import { listBaselines } from './baseline/baseline-list.query.js';
 import { getBaseline, learnBaseline } from './baseline/baselines.query.js';
+import { behaviourFold } from './baseline/behaviour-rollup.js';
 import { listDeviations } from './baseline/deviations.query.js';
+import { insertEnforcement } from './responses/enforcement.js';
+import { listResponses } from './responses/responses.query.js';
 import { listRisks } from './risks.query.js';
 import type { SecurityQueries } from './security-queries.js';
+import { llmUsageFold } from './signals/llm-usage-values.js';
+import { signalValuesFold } from './signals/signal-values.js';
+import { readSignals } from './signals/signals.query.js';
 
-export { insertVerdicts } from './risks.query.js';
+export { insertVerdicts, settleDecisions } from './decisions.js';
+export { verifyPolicyLinks } from './audit/verify-policy-links.js';
 
-/** What other domains lend the security module, wired by the store worker. */
+/** The per-run tables the signals and the baselines read, folded in with the process rollup. */
+export const rollupFolds: readonly RollupFold[] = [signalValuesFold, llmUsageFold, behaviourFold];
+
+/** What the security module borrows from the telemetry module. */
 export interface SecurityDeps {
-  /** The next event position to be handed out (the telemetry module's). */
-  endSeq: () => bigint;
+  /** Folds every committed event into the process rollup and rollupFolds. */
+  catchUpRollup(): Promise<void>;
 }
 
-export async function startSecurityStore(context: StoreContext, deps: SecurityDeps): Promise<StoreModule> {
-  const { writer, writes, formatVersion } = context;
-  const rollup = new PositionRollup(
-    writer,
-    writes,
-    deps.endSeq,
-    () => context.activeQueries(),
-    behaviourRollup,
-  );
-  await rollup.start();
+/** Starts the security module; its signals, baseline and deviations queries borrow the telemetry module's catch-up. */
+export function startSecurityStore(context: StoreContext, deps: SecurityDeps): StoreModule {
+  const { formatVersion, writer, writes } = context;
   const json = async <T>(answer: Promise<T>): Promise<string> => JSON.stringify(await answer);
   const queries: QueryHandlers<SecurityQueries> = {
     risks: (params) => json(listRisks(context.reader(), params, formatVersion)),
-    learn_baseline: async (params) => {
-      await rollup.catchUp();
+    responses: (params) => json(listResponses(context.reader(), params, formatVersion)),
+    auditAssociations: (params) => json(listAuditAssociations(context.reader(), params, formatVersion)),
+    enforce: async (params) => {
+      await writes.run(() => insertEnforcement(writer, params));
+      return '{}';
+    },
+    signals: (params) =>
+      readSignals(
+        { readers: [context.reader(), context.reader()], catchUpRollup: () => deps.catchUpRollup() },
+        params,
+      ),
+    learnBaseline: async (params) => {
+      await deps.catchUpRollup();
       return json(writes.run(() => learnBaseline(writer, params)));
     },
     baselines: (params) => json(listBaselines(context.reader(), params, formatVersion)),
     baseline: (params) => json(getBaseline(context.reader(), params)),
     deviations: async (params) => {
-      await rollup.catchUp();
+      await deps.catchUpRollup();
       return json(listDeviations(context.reader(), params, formatVersion));
     },
   };
-  return { name: 'security', queries, stop: () => rollup.stop() };
+  return { name: 'security', queries };
 }

@@ -7,6 +7,8 @@ export interface EventVerdict {
   eventId: string;
   /** The event's hash when it was judged: verify checks the event is still there and unchanged. */
   eventHash: string;
+  /** The event's run when it was judged; null while it waits in the spool for a binding. */
+  runId: string | null;
   decision: string;
   ruleId: string;
   severity: string;
@@ -15,4 +17,17 @@ export interface EventVerdict {
   advisory: { ruleId: string; decision: string; reason: string } | null;
   /** The policy that decided: `built-in`, or its rules file. */
   policy: string;
+}
+
+/**
+ * A `kill` decision on an event a binding claimed, as the normalize worker hands it to the main
+ * thread: provd enforces it when that binding is of a command provd itself runs (POST /v1/record).
+ */
+export interface KillVerdict {
+  eventId: string;
+  bindingId: string;
+  runId: string;
+  toolCallId: string;
+  ruleId: string;
+  reason: string;
 }

@@ -28,11 +28,13 @@ export const requiredTables = [
   'timeline_process_types',
   'timeline_rollup_mark',
   'policy_decisions',
+  'enforcements',
   'run_behaviour',
   'run_rates',
-  'run_behaviour_mark',
   'baselines',
   'baseline_values',
+  'run_signal_values',
+  'run_llm_usage',
 ] as const;
 
 /** What a database is, relative to this build. */

@@ -15,6 +15,9 @@ export interface BatchDigest {
   runId: string | null;
   events: number;
   merkleRoot: string;
+  /** The policy's decisions on those events, and the Merkle root over their leaves (decision-leaf.ts). */
+  judged: number;
+  judgmentRoot: string;
 }
 
 /** One normalized slice, ready to commit: its rows file and what it adds to windows, digests and counters. */

@@ -37,6 +37,8 @@ export class BindingStore {
     private readonly connection: DuckDBConnection,
     /** Hands out keyset positions for events that join a run now. */
     private readonly allocateSeq: (count: number) => bigint,
+    /** Gives judged events that join a run now their decisions' run, and returns their leaves by event id. */
+    private readonly settleDecisions: SettleDecisions = () => Promise.resolve(new Map<string, string>()),
   ) {}
 
   get version(): number {
@@ -166,10 +168,11 @@ export class BindingStore {
       const to = from + BigInt(settleChunkRows) < end ? from + BigInt(settleChunkRows) : end;
       const rows = await readRows<SettledRow>(
         this.connection,
-        sql`SELECT run_id, type, time_ns, evidence_level, risky, bytes, hash FROM events
+        sql`SELECT id, run_id, type, time_ns, evidence_level, risky, bytes, hash, judged FROM events
             WHERE seq >= ${from} AND seq < ${to} ORDER BY seq`,
       );
       const hashesByRun = new Map<string, string[]>();
+      const judgedByRun = new Map<string, string[]>();
       for (const row of rows) {
         deltas.add({
           runId: row.run_id,
@@ -183,18 +186,30 @@ export class BindingStore {
         const hashes = hashesByRun.get(row.run_id) ?? [];
         hashes.push(row.hash);
         hashesByRun.set(row.run_id, hashes);
+        if (row.judged === true) {
+          const judged = judgedByRun.get(row.run_id);
+          if (judged === undefined) judgedByRun.set(row.run_id, [row.id]);
+          else judged.push(row.id);
+        }
       }
-      await insertDigests(
-        this.connection,
-        [...hashesByRun].map(([runId, hashes]) => ({
+      const digests = [];
+      for (const [runId, hashes] of hashesByRun) {
+        const judged = judgedByRun.get(runId) ?? [];
+        const leaves = await this.settleDecisions(runId, judged);
+        // in event order; a judged event whose decision is missing has no leaf (verify reports it)
+        const roots = judged.flatMap((id) => leaves.get(id) ?? []);
+        digests.push({
           batchId: `spool-${from}`,
           runId,
           events: hashes.length,
           merkleRoot: merkleRoot(hashes),
           seqFrom: from,
           seqTo: to,
-        })),
-      );
+          judged: roots.length,
+          judgmentRoot: merkleRoot(roots),
+        });
+      }
+      await insertDigests(this.connection, digests);
     }
     // each ingest batch's settled events, by their time span: explain finds an id there
     await execute(
@@ -208,8 +223,13 @@ export class BindingStore {
   }
 }
 
+/** Gives judged events that joined `runId` their decisions' run; their decision leaves by event id. */
+export type SettleDecisions = (runId: string, eventIds: readonly string[]) => Promise<Map<string, string>>;
+
 /** A settled row as `account` reads it back. */
 interface SettledRow {
+  id: string;
+  judged: boolean | null;
   run_id: string;
   type: number;
   time_ns: bigint;

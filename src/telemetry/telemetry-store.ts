@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import { log } from '../shared/log.js';
-import { PositionRollup } from '../store/position-rollup.js';
 import { readRows, sql } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
@@ -22,7 +21,7 @@ import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
-import { processRollup } from './timeline/process-rollup.js';
+import { ProcessRollup, type RollupFold } from './timeline/process-rollup.js';
 import { timelineCausality } from './timeline/timeline-causality.query.js';
 import { listTimeline } from './timeline/timeline-table.query.js';
 import { listWindows } from './windows.query.js';
@@ -39,12 +38,20 @@ export interface TelemetryStoreInit {
 export interface TelemetryDeps {
   /** Stores the policy's decisions on committed events, in their transaction (the security domain). */
   recordVerdicts: (connection: DuckDBConnection, verdicts: readonly EventVerdict[]) => Promise<void>;
+  /** Gives the decisions of spooled events that joined a run that run; returns their leaves by event id. */
+  settleDecisions: (
+    connection: DuckDBConnection,
+    runId: string,
+    eventIds: readonly string[],
+  ) => Promise<Map<string, string>>;
+  /** Per-run tables folded in with the process rollup (the security domain's signal values). */
+  rollupFolds: readonly RollupFold[];
 }
 
-/** The telemetry module, and what it lends other domains of the store thread. */
-export interface TelemetryModule extends StoreModule {
-  /** The next event position to be handed out: every one before it is committed or never used. */
-  endSeq(): bigint;
+/** The telemetry module, and what it lends other domains once started. */
+export interface TelemetryStoreModule extends StoreModule {
+  /** Folds every committed event into the rollup (and its folds); call before reading them. */
+  catchUpRollup(): Promise<void>;
 }
 
 /** How often keys past retention are forgotten. */
@@ -55,7 +62,7 @@ export async function startTelemetryStore(
   context: StoreContext,
   init: TelemetryStoreInit,
   deps: TelemetryDeps,
-): Promise<TelemetryModule> {
+): Promise<TelemetryStoreModule> {
   const { writer, writes } = context;
   // row files left by a crash belong to requests that were never answered: nothing to recover
   mkdirSync(init.spoolDir, { recursive: true, mode: 0o700 });
@@ -65,7 +72,11 @@ export async function startTelemetryStore(
     writer,
     sql`SELECT coalesce(max(seq) + 1, 0) AS next FROM events`,
   );
-  const bindings: BindingStore = new BindingStore(writer, (count) => committer.allocateSeq(count));
+  const bindings: BindingStore = new BindingStore(
+    writer,
+    (count) => committer.allocateSeq(count),
+    (runId, eventIds) => deps.settleDecisions(writer, runId, eventIds),
+  );
   const spool = new Spool(writer, writes, init.spool);
   const ledger = new IngestLedger(writer);
   const committer: EventCommitter = new EventCommitter(
@@ -91,12 +102,12 @@ export async function startTelemetryStore(
     init.faults,
   );
   await bindings.load();
-  const rollup = new PositionRollup(
+  const rollup = new ProcessRollup(
     writer,
     writes,
     () => committer.endSeq,
     () => context.activeQueries(),
-    processRollup,
+    deps.rollupFolds,
   );
   await rollup.start();
   await spool.start();
@@ -140,7 +151,7 @@ export async function startTelemetryStore(
   return {
     name: 'telemetry',
     queries,
-    endSeq: () => committer.endSeq,
+    catchUpRollup: () => rollup.catchUp(),
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);
       return { spool: spool.stats, events_seen: seen.length > 0 };

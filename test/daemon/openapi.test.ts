@@ -358,7 +358,10 @@ describe('openapi document', function () {
 
   it('rejects an error body when its code is not a wire error code', function () {
     const body = { schema_version: 'provenance.error/v1', error: { code: 'teapot', message: 'no' } };
-    assert.notDeepEqual(validateResponse({ method: 'GET', path: '/v1/signals', status: 501, body }), []);
+    assert.notDeepEqual(
+      validateResponse({ method: 'GET', path: '/v1/security/risks', status: 400, body }),
+      [],
+    );
     assert.notDeepEqual(validateResponse({ method: 'GET', path: '/no/such/path', status: 404, body }), []);
     const known = { ...body, error: { code: 'method_not_allowed', message: 'use GET' } };
     assert.deepEqual(
@@ -368,13 +371,19 @@ describe('openapi document', function () {
   });
 
   it('rejects an envelope body when its schema_version names another format', function () {
-    const body = { schema_version: 'provenance.signals/v1', signals: [] };
-    assert.deepEqual(validateResponse({ method: 'GET', path: '/v1/signals', status: 200, body }), []);
+    const path = '/v1/security/risks';
+    const body = {
+      schema_version: 'provenance.security_risks/v1',
+      run_id: 'r',
+      limit: 100,
+      count: 0,
+      has_more: false,
+      next_cursor: null,
+      risks: [],
+    };
+    assert.deepEqual(validateResponse({ method: 'GET', path, status: 200, body }), []);
     const wrong = { ...body, schema_version: 'provenance.timeline/v1' };
-    assert.notDeepEqual(
-      validateResponse({ method: 'GET', path: '/v1/signals', status: 200, body: wrong }),
-      [],
-    );
+    assert.notDeepEqual(validateResponse({ method: 'GET', path, status: 200, body: wrong }), []);
   });
 
   it('accepts a telemetry body of each endpoint when it has the shape the code builds', function () {

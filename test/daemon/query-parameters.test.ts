@@ -83,6 +83,7 @@ describe('query parameters', function () {
   it('finds the parameters of every served endpoint that reads a query string', function () {
     const operations = new Set(servedParameters().map(({ method, path }) => `${method} ${path}`));
     assert.deepEqual([...operations].sort(), [
+      'GET /api/audit/associations',
       'GET /v1/graph/checkpoint',
       'GET /v1/graph/explain',
       'GET /v1/graph/verify',
@@ -91,7 +92,10 @@ describe('query parameters', function () {
       'GET /v1/security/baseline',
       'GET /v1/security/baselines',
       'GET /v1/security/deviations',
+      'GET /v1/security/responses',
       'GET /v1/security/risks',
+      'GET /v1/signals',
+      'GET /v1/telemetry/audit-associations',
       'GET /v1/telemetry/correlations',
       'GET /v1/telemetry/events',
       'GET /v1/telemetry/producer-health',

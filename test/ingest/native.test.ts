@@ -51,6 +51,22 @@ describe('parseNativeLine', function () {
     });
   });
 
+  it('reads the id an AgentProvenance sensor setuid/setgid asks for (its uid/gid) as the target', function () {
+    // internal/sensor/sensor_linux.go of AgentProvenance: no caller uid, the new id as `uid` / `gid`
+    const sensor = { source: 'agentprov_ebpf', pid: 4242, cgroup_id: '12345', timestamp: base.timestamp };
+    const setuid = parsed({ ...sensor, event_type: 'setuid', uid: 0 });
+    assert.deepEqual([setuid.uid, setuid.attrs.target_uid], [null, 0]);
+    const setgid = parsed({ ...sensor, event_type: 'setgid', gid: 0 });
+    assert.deepEqual([setgid.uid, setgid.attrs.target_gid, setgid.attrs.gid], [null, 0, 0]);
+    // an explicit target wins; other producers' uid is always the caller's
+    const both = parsed({ ...sensor, event_type: 'setuid', uid: 1000, target_uid: 0 });
+    assert.deepEqual([both.uid, both.attrs.target_uid], [1000, 0]);
+    const other = parsed({ ...base, event_type: 'setuid', uid: 0 });
+    assert.deepEqual([other.uid, other.attrs.target_uid], [0, undefined]);
+    const exec = parsed({ ...sensor, event_type: 'execve', uid: 0 });
+    assert.deepEqual([exec.uid, exec.attrs.target_uid], [0, undefined]);
+  });
+
   it('maps each alias onto its contract type', function () {
     const aliases = {
       exec: 'execve',

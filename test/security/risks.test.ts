@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
-import { request } from '../support/http.js';
+import { assertErrors, pageItems, request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 
 /** A real sample from another system (test/fixtures: copied byte for byte from shared/data). */
@@ -21,24 +21,12 @@ interface Risk {
   evidence: { event_id: string; type: string; evidence_level: string; hash: string }[];
 }
 
-async function risksOf(daemon: RunningDaemon, run: string, limit = 100): Promise<Risk[]> {
-  const risks: Risk[] = [];
-  let cursor: string | null = null;
-  do {
-    const { status, body }: { status: number; body: Record<string, unknown> } = await request(
-      daemon.url,
-      `/v1/security/risks?run=${run}&limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`,
-    );
-    assert.equal(status, 200, JSON.stringify(body));
-    const page = body['risks'] as Risk[];
-    // a page counts its risks only, and is full whenever more follow: events the policy allowed
-    // are never in it, not even as holes
-    assert.equal(body['count'], page.length);
-    if (body['has_more'] === true) assert.equal(page.length, limit);
-    risks.push(...page);
-    cursor = body['next_cursor'] as string | null;
-  } while (cursor !== null);
-  return risks;
+/**
+ * Every risk of a run, page by page: a page counts its risks only, and is full whenever more
+ * follow: events the policy allowed are never in it, not even as holes.
+ */
+function risksOf(daemon: RunningDaemon, run: string, limit = 100): Promise<Risk[]> {
+  return pageItems<Risk>(daemon.url, `/v1/security/risks?run=${run}`, 'risks', limit);
 }
 
 describe('GET /v1/security/risks (the policy judging every stored event)', function () {
@@ -212,13 +200,6 @@ describe('GET /v1/security/risks (the policy judging every stored event)', funct
       [`/v1/security/risks?run=run-b&cursor=${cursor}`, 400, 'invalid_cursor'],
       ['/v1/security/risks?run=run-a&limit=0', 400, 'invalid_argument'],
     ];
-    for (const [path, status, code] of cases) {
-      const answer = await request(daemon.url, path);
-      assert.deepEqual(
-        [answer.status, (answer.body['error'] as { code: string }).code],
-        [status, code],
-        path,
-      );
-    }
+    await assertErrors(daemon.url, cases);
   });
 });

@@ -1,76 +1,29 @@
 import assert from 'node:assert/strict';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { runCli } from '../support/cli.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
+import {
+  awaitEvents as awaitRunEvents,
+  netnsUnavailable,
+  trigger,
+  type StoredEvent,
+} from '../support/sensor-events.js';
 
 const token = 'sensor-test-token';
-const trigger = fileURLToPath(new URL('../../../test/fixtures/sensor/trigger.py', import.meta.url));
 const auth = { authorization: `Bearer ${token}` };
 
-interface StoredEvent {
-  type: string;
-  source: string;
-  tool_call_id: string | null;
-  correlation: { method: string; evidence_level: string };
-  attrs: Record<string, unknown>;
-  [field: string]: unknown;
-}
-
-/** The run's events, once one matches `wanted` (they reach the store within a batch's flush and commit). */
-async function awaitEvents(
+/** The run's events, once `wanted` holds. */
+const awaitEvents = (
   daemon: RunningDaemon,
   run: string,
   wanted: (events: StoredEvent[]) => boolean,
-): Promise<StoredEvent[]> {
-  for (let attempt = 0; ; attempt++) {
-    const events = await listEvents(daemon, run);
-    if (wanted(events) || attempt === 100) return events;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Every event of the run, page after page. */
-async function listEvents(daemon: RunningDaemon, run: string): Promise<StoredEvent[]> {
-  const events: StoredEvent[] = [];
-  let cursor = '';
-  do {
-    const page = `/v1/telemetry/events?run=${run}&limit=1000${cursor === '' ? '' : `&cursor=${cursor}`}`;
-    const { status, body } = await request(daemon.url, page, { headers: auth });
-    assert.equal(status, 200, JSON.stringify(body));
-    events.push(...(body['events'] as StoredEvent[]));
-    cursor = (body['next_cursor'] as string | null) ?? '';
-  } while (cursor !== '');
-  return events;
-}
-
-/** Why the classified trigger cannot have a network namespace of its own here, or undefined when it can. */
-function netnsUnavailable(): string | undefined {
-  if (process.getuid?.() !== 0) return 'creating a network namespace needs root';
-  if (!isOnPath('unshare'))
-    return 'unshare (util-linux) is not installed: it gives the trigger its namespace';
-  if (!isOnPath('ip')) return 'ip (iproute2) is not installed: the trigger gives lo its addresses with it';
-  return undefined;
-}
-
-/** Whether `command` is an executable on PATH, where the recorded command and the trigger look for it. */
-function isOnPath(command: string): boolean {
-  const dirs = (process.env['PATH'] ?? '').split(delimiter).filter((dir) => dir !== '');
-  return dirs.some((dir) => {
-    try {
-      accessSync(join(dir, command), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+): Promise<StoredEvent[]> => awaitRunEvents(daemon, run, auth, wanted);
 
 describe('the eBPF sensor in the daemon', function () {
   const fixture = useDaemonFixture();
@@ -198,7 +151,22 @@ describe('the eBPF sensor in the daemon', function () {
     const path = join(work, 'trigger-file.txt');
     const ofWork = (all: StoredEvent[]): StoredEvent[] =>
       all.filter((event) => String(event.attrs['path']).startsWith(work));
-    const events = await recordTrigger('run-files', ['files', work], (all) => ofWork(all).length >= 9);
+    // the trigger writes and reads a credentials file: the built-in policy would kill it for that
+    // (test/sensor/sensor-policy.test.ts), so here secret_path only flags it
+    const policy = join(work, 'detect-secrets.json');
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        rules: [{ id: 'secret_path', decision: 'kill', mode: 'detect', match: { secret_paths: true } }],
+      }),
+    );
+    const daemon = await fixture.start({ sensor: true, authToken: token, args: ['--policy', policy] });
+    const events = await recordTrigger(
+      'run-files',
+      ['files', work],
+      (all) => ofWork(all).length >= 9,
+      daemon,
+    );
     const touched = ofWork(events).map((event) => [
       event.type,
       event.attrs['path'],

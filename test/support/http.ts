@@ -1,4 +1,5 @@
 /** A real HTTP client for the tests: fetch, with the JSON body parsed and checked against OpenAPI. */
+import assert from 'node:assert/strict';
 import { assertValidResponse } from './openapi-validator.js';
 
 export interface JsonAnswer {
@@ -20,4 +21,48 @@ export async function request(
   const pathOnly = path.split('?')[0] ?? path;
   assertValidResponse({ method, path: pathOnly, status: response.status, body });
   return { status: response.status, headers: response.headers, body };
+}
+
+/** Asserts each `[path, status, code]`: a GET of the path answers that status with that error code. */
+export async function assertErrors(
+  baseUrl: string,
+  cases: readonly (readonly [path: string, status: number, code: string])[],
+  headers: Record<string, string> = {},
+): Promise<void> {
+  for (const [path, status, code] of cases) {
+    const answer = await request(baseUrl, path, { headers });
+    assert.deepEqual(
+      [answer.status, (answer.body['error'] as { code: string } | undefined)?.code],
+      [status, code],
+      path,
+    );
+  }
+}
+
+/**
+ * Every item of a paged list (`key` holds a page's items), following next_cursor from the first
+ * page: each page counts its items, and is full whenever more follow.
+ */
+export async function pageItems<Item>(
+  baseUrl: string,
+  path: string,
+  key: string,
+  limit: number,
+  headers: Record<string, string> = {},
+): Promise<Item[]> {
+  const items: Item[] = [];
+  const joiner = path.includes('?') ? '&' : '?';
+  let cursor: string | null = null;
+  do {
+    const page: string = `${path}${joiner}limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`;
+    const { status, body } = await request(baseUrl, page, { headers });
+    assert.equal(status, 200, JSON.stringify(body));
+    const found = body[key] as Item[];
+    assert.equal(body['count'], found.length, page);
+    if (body['has_more'] === true) assert.equal(found.length, limit, page);
+    assert.equal(body['has_more'], body['next_cursor'] !== null, page);
+    items.push(...found);
+    cursor = body['next_cursor'] as string | null;
+  } while (cursor !== null);
+  return items;
 }

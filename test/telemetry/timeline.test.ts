@@ -510,12 +510,19 @@ describe('GET /v1/timeline', function () {
     // store format 7: the rollup without its JSON column
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (db) => {
       await db.run('ALTER TABLE timeline_processes DROP COLUMN first_listed');
-      // 009, which a format-7 store had not met either
+      // 009 to 012, which a format-7 store had not met either
       await db.run('DROP TABLE policy_decisions');
       await db.run('ALTER TABLE events DROP COLUMN judged');
-      // and 011's baselines
-      for (const table of ['baselines', 'baseline_values', 'run_behaviour', 'run_rates', 'run_behaviour_mark'])
+      // and 010
+      await db.run('DROP TABLE enforcements');
+      await db.run('ALTER TABLE event_batches DROP COLUMN judged');
+      await db.run('ALTER TABLE event_batches DROP COLUMN judgment_root');
+      // 011
+      for (const table of ['baselines', 'baseline_values', 'run_behaviour', 'run_rates'])
         await db.run(`DROP TABLE ${table}`);
+      // 012
+      await db.run('DROP TABLE run_signal_values');
+      await db.run('DROP TABLE run_llm_usage');
       await db.run('DELETE FROM store_format WHERE version >= 8');
     });
     const upgraded = await fixture.start();

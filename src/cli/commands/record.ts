@@ -120,9 +120,14 @@ function summary(record: RecordAnswer): string {
           : `${record.status}, exit ${record.exit_code}`;
   const effects = record.file_effects.length + record.file_effects_omitted;
   const cgroup = record.cgroup.status === 'unavailable' ? `; ${record.cgroup.message}` : '';
+  const kill = record.policy_kill;
+  const killed =
+    kill === null
+      ? ''
+      : `; policy rule ${kill.rule_id} ${kill.outcome === 'killed' ? 'killed it' : `kill: ${kill.outcome}`} (event ${kill.event_id})`;
   return (
     `recorded tool call ${record.tool_call_id} of run ${record.run_id}: ${fate}, ` +
-    `${effects} file effect${effects === 1 ? '' : 's'} (${record.object_hash})${cgroup}`
+    `${effects} file effect${effects === 1 ? '' : 's'} (${record.object_hash})${cgroup}${killed}`
   );
 }
 

@@ -1,6 +1,8 @@
 /** The answer to POST /v1/record (`provenance.record/v1`): the tool call as stored, with its evidence. */
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import type { FileEffect } from './file-effects.js';
+import type { PolicyKill } from './kill-watch.js';
+import type { RecordedLlmUsage } from './record-request.js';
 
 /** How a recorded tool call ended; `asserted` when nothing ran (execute:false). */
 export type ToolCallStatus = 'asserted' | 'completed' | 'failed' | 'timeout' | 'error';
@@ -68,6 +70,8 @@ export interface RecordAnswer extends RecordedToolCall {
   run_id: string;
   /** `self_observed` for what the daemon saw itself; `context_asserted` for an asserted call. */
   evidence_level: 'self_observed' | 'context_asserted';
+  /** LLM token usage the caller asserted for the tool call, by model (`[]`: none); never observed by provd. */
+  llm_usage: RecordedLlmUsage[];
   cgroup: RecordCgroupReport;
   stdout: RecordArtifact | null;
   stderr: RecordArtifact | null;
@@ -79,4 +83,6 @@ export interface RecordAnswer extends RecordedToolCall {
   file_effects_omitted: Count;
   /** Processes of the tree still alive when the command exited, then killed; null without a cgroup. */
   leftover_processes_killed: Count | null;
+  /** What provd did when the policy decided `kill` on one of the command's events; null when it did not. */
+  policy_kill: PolicyKill | null;
 }

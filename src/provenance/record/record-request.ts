@@ -7,11 +7,36 @@ import { isAbsolute } from 'node:path';
 import typia, { type tags } from 'typia';
 import { randomId } from '../../shared/random-id.js';
 import { SchemaContract, type FieldFailure } from '../../shared/schema/schema-contract.js';
-import type { Identifier, IntegerIn } from '../../shared/schema/wire-types.js';
+import type { CleanText, Identifier, IntegerIn } from '../../shared/schema/wire-types.js';
 import { isWellFormedText } from '../../shared/well-formed.js';
 
 /** An argv element: any text but NUL (exec cannot pass one), at most 128 KiB (Linux MAX_ARG_STRLEN). */
 export type ArgText = string & tags.MaxLength<131072> & tags.Pattern<'^[^\\u0000]*$'>;
+
+/** A token count a harness asserts: a JSON-safe integer. */
+type TokenCount = IntegerIn<0, 9007199254740991>;
+
+/**
+ * LLM token usage a harness asserts for a tool call (the model requests it made for it, or, with
+ * execute:false, the request the tool call stands for): the cost signals count it apart from the
+ * usage provd reads in TLS bodies.
+ */
+export interface AssertedLlmUsage {
+  /** The model as the provider named it in its answer (`gpt-4.1-2025-04-14`, `claude-sonnet-4-5-20250929`). */
+  model: CleanText<1, 256>;
+  /** Requests this usage sums; 1 when absent. */
+  requests?: IntegerIn<1, 1000000000> | null;
+  /** Prompt tokens, cached and cache-written ones included. */
+  input_tokens: TokenCount;
+  output_tokens: TokenCount;
+  /** Of input_tokens, those read from the prompt cache; 0 when absent. */
+  cached_input_tokens?: TokenCount | null;
+  /** Of input_tokens, those written to the prompt cache; 0 when absent. */
+  cache_write_tokens?: TokenCount | null;
+}
+
+/** An asserted usage as the record keeps it: every count given. */
+export type RecordedLlmUsage = { [key in keyof AssertedLlmUsage]-?: NonNullable<AssertedLlmUsage[key]> };
 
 /** A command to run and record, or (execute:false) a tool call to assert. */
 export interface RecordRequest {
@@ -29,6 +54,8 @@ export interface RecordRequest {
   timeout_ms?: IntegerIn<1, 86400000> | null;
   /** False: store the tool call as `asserted` and run nothing. */
   execute?: boolean | null;
+  /** LLM token usage the caller asserts for this tool call, by model. */
+  llm_usage?: (AssertedLlmUsage[] & tags.MaxItems<64>) | null;
 }
 
 /** RecordRequest's schema and validator: unknown fields are refused. */
@@ -47,6 +74,7 @@ export interface RecordPlan {
   cwd: string;
   timeoutMs: number;
   execute: boolean;
+  llmUsage: RecordedLlmUsage[];
 }
 
 export const defaultRecordTimeoutMs = 600_000;
@@ -62,11 +90,31 @@ export function parseRecordRequest(body: unknown, defaultCwd: string): RecordPla
     ['command', request.command],
     ['cwd', request.cwd],
     ...(request.args ?? []).map((arg, index): [string, string] => [`args[${index}]`, arg]),
+    ...(request.llm_usage ?? []).map((usage, index): [string, string] => [
+      `llm_usage[${index}].model`,
+      usage.model,
+    ]),
   ];
   for (const [field, text] of texts) {
     if (typeof text === 'string' && !isWellFormedText(text))
       return { field, message: `${field} must not hold unpaired surrogates` };
   }
+  const llmUsage = (request.llm_usage ?? []).map((usage) => ({
+    model: usage.model,
+    requests: usage.requests ?? 1,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cached_input_tokens: usage.cached_input_tokens ?? 0,
+    cache_write_tokens: usage.cache_write_tokens ?? 0,
+  }));
+  const overfull = llmUsage.findIndex(
+    (usage) => usage.cached_input_tokens + usage.cache_write_tokens > usage.input_tokens,
+  );
+  if (overfull !== -1)
+    return {
+      field: `llm_usage[${overfull}]`,
+      message: `llm_usage[${overfull}]: cached_input_tokens and cache_write_tokens are part of input_tokens, so cannot sum to more`,
+    };
   const cwd = request.cwd ?? defaultCwd;
   if (!isAbsolute(cwd)) return { field: 'cwd', message: 'cwd must be an absolute path' };
   return {
@@ -77,6 +125,7 @@ export function parseRecordRequest(body: unknown, defaultCwd: string): RecordPla
     cwd,
     timeoutMs: request.timeout_ms ?? defaultRecordTimeoutMs,
     execute: request.execute ?? true,
+    llmUsage,
   };
 }
 

@@ -18,6 +18,7 @@ import type { RecordCgroupRoot } from './cgroup-root.js';
 import { CommandCgroup } from './command-cgroup.js';
 import { findProgram } from './command-path.js';
 import { compareSnapshots, defaultSnapshotLimits, snapshot, type FileEffects } from './file-effects.js';
+import type { KillTarget, KillWatch, PolicyKill } from './kill-watch.js';
 import type { RecordAnswer, RecordArtifact, RecordCgroupReport, ToolCallStatus } from './record-answer.js';
 import { isRecordRefusal, parseRecordRequest, type RecordPlan } from './record-request.js';
 import type { RecordWrite, RecordWritten } from './record-store.js';
@@ -41,6 +42,8 @@ export interface RecordDeps {
   authConfigured: boolean;
   /** cwd of a request that names none. */
   defaultCwd: string;
+  /** Stops the command when the policy decides `kill` on one of its events. */
+  watchKills: KillWatch;
 }
 
 /** Commands recorded at once; more answer 429. */
@@ -99,16 +102,21 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
   const { cgroupRoot } = deps;
   const cgroup =
     cgroupRoot.status === 'ok' ? await CommandCgroup.create(cgroupRoot.path, plan.toolCallId) : null;
+  const watching: { end: (() => Promise<PolicyKill | null>) | null } = { end: null };
   try {
     const scope = {
       runId: plan.runId,
       toolCallId: plan.toolCallId,
       startedNs: BigInt(Date.now()) * 1_000_000n,
     };
-    // with a cgroup, bound before the command exists; without, by its pid as soon as it has one
+    // with a cgroup, bound (and watched for kill decisions) before the command exists; without,
+    // by its pid as soon as it has one
     let binding: Promise<string> | null =
       cgroup === null ? null : deps.bind({ ...scope, cgroupId: cgroup.id, rootPid: null });
-    if (binding !== null) await binding;
+    const watch = (bindingId: string, target: KillTarget): void => {
+      watching.end = deps.watchKills({ bindingId, runId: plan.runId, toolCallId: plan.toolCallId }, target);
+    };
+    if (cgroup !== null) watch(await binding!, cgroupTarget(cgroup));
     const outcome = await runCommand({
       command: program.path,
       args: plan.args,
@@ -118,12 +126,14 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       maxOutputBytes,
       cgroup,
       onStart: (pid) => {
-        binding ??= deps.bind({ ...scope, cgroupId: null, rootPid: pid });
+        if (binding !== null) return;
+        binding = deps.bind({ ...scope, cgroupId: null, rootPid: pid });
         // awaited once the command ends; until then a failure must not count as unhandled
-        binding.catch(() => undefined);
+        binding.then((bindingId) => watch(bindingId, processGroupTarget(pid))).catch(() => undefined);
       },
     });
     const bindingId = binding === null ? null : await binding;
+    const policyKill = (await watching.end?.()) ?? null;
     const effects = compareSnapshots(
       before,
       await snapshot(plan.cwd, defaultSnapshotLimits),
@@ -140,11 +150,33 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
             message: unavailableMessage(cgroupRoot),
           }
         : { status: 'used', path: cgroup.path, id: cgroup.id, removed, message: null };
-    return store(deps, executed(plan, outcome, effects, report, bindingId));
+    return store(deps, executed(plan, outcome, effects, report, bindingId, policyKill));
   } catch (error) {
+    await watching.end?.();
     await cgroup?.remove();
     throw error;
   }
+}
+
+/** The command's own cgroup: every process of its tree. */
+function cgroupTarget(cgroup: CommandCgroup): KillTarget {
+  return { kind: 'cgroup', id: cgroup.id, kill: () => cgroup.killAll() };
+}
+
+/** Without a cgroup, the command's process group (it runs detached, so its group is its pid). */
+function processGroupTarget(pid: number): KillTarget {
+  return {
+    kind: 'process_group',
+    id: String(pid),
+    kill: () => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+        return Promise.resolve(null);
+      } catch {
+        return Promise.resolve(0); // the group is gone
+      }
+    },
+  };
 }
 
 /** The minimal environment: a fixed PATH, the daemon's HOME, UTF-8, and the ids of the call. */
@@ -192,10 +224,12 @@ function asserted(plan: RecordPlan): Pending {
     error: null,
     cgroup: { status: 'not_run', path: null, id: null, removed: null, message: null },
     binding_id: null,
+    llm_usage: plan.llmUsage,
     file_effects_complete: true,
     file_effects_incomplete_reason: null,
     file_effects_omitted: 0,
     leftover_processes_killed: null,
+    policy_kill: null,
   };
   return { write: writeOf(answer, nowNs, null, [], []), answer, outputs: [] };
 }
@@ -218,6 +252,7 @@ function executed(
   effects: FileEffects,
   cgroup: RecordCgroupReport,
   bindingId: string | null,
+  policyKill: PolicyKill | null,
 ): Pending {
   const status: ToolCallStatus =
     outcome.startError !== null
@@ -245,6 +280,7 @@ function executed(
     file_effects_incomplete_reason: effects.incomplete_reason,
     file_effects_omitted: effects.omitted,
     leftover_processes_killed: outcome.leftoverKilled,
+    policy_kill: policyKill,
   };
   const outputs = [outcome.stdout, outcome.stderr];
   const write = writeOf(answer, outcome.startedNs, outcome.endedNs, outputs, effects.effects);

@@ -52,7 +52,7 @@ export function learnBaselineRoute(store: QueryClient<SecurityQueries>): RouteHa
     const params = { name, runs, window_s: windowS ?? 10 };
     return {
       status: 200,
-      body: await store.query('learn_baseline', params, { deadlineMs: learnDeadlineMs }),
+      body: await store.query('learnBaseline', params, { deadlineMs: learnDeadlineMs }),
     };
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Each run's behaviour (sql/011_baselines.sql), folded in behind the commits by a PositionRollup: in
+ * Each run's behaviour (sql/011_baselines.sql), folded in with the process rollup
+ * (telemetry/timeline/process-rollup.ts), behind the commits, a chunk of positions at a time: in
  * run_behaviour, per run, measure and value, how many events showed it, how many of them the policy
  * flagged, and the first few by position; in run_rates, per run, window length and event type, its
  * busiest window. Learning a baseline and listing deviations read these rows, one per distinct value
@@ -16,10 +17,10 @@
  * - `dns_query`: `dns_name`, lower case, without a trailing dot.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { rebuildRollup, type RollupSpec } from '../../store/position-rollup.js';
 import { execute, join, raw, sql, type Statement } from '../../store/sql.js';
 import { typeCode } from '../../telemetry/codes.js';
 import type { EventType } from '../../telemetry/event.js';
+import type { RollupFold } from '../../telemetry/timeline/process-rollup.js';
 import { windowLengths } from '../../telemetry/window-deltas.js';
 import { maxBasisEvents, measureCode, pathDepth, type SetMeasure } from './baseline-measures.js';
 
@@ -158,19 +159,14 @@ async function foldRates(connection: DuckDBConnection, where: Statement): Promis
   await execute(connection, sql`DROP TABLE rates_chunk`);
 }
 
-/** The behaviour rollup, kept by a PositionRollup: a chunk's rows are a few per distinct value and per type. */
-export const behaviourRollup: RollupSpec = {
-  name: 'behaviour rollup',
-  markTable: 'run_behaviour_mark',
-  tables: ['run_behaviour', 'run_rates'],
-  chunk: 100_000n,
+/** The fold of run_behaviour and run_rates, for the process rollup. */
+export const behaviourFold: RollupFold = {
   async fold(connection, where) {
     await foldBehaviour(connection, where);
     await foldRates(connection, where);
   },
+  async clear(connection) {
+    await execute(connection, sql`DELETE FROM run_behaviour`);
+    await execute(connection, sql`DELETE FROM run_rates`);
+  },
 };
-
-/** Folds every run event in again from scratch, in one transaction (a store grown in SQL). */
-export function rebuildBehaviourRollup(connection: DuckDBConnection): Promise<void> {
-  return rebuildRollup(connection, behaviourRollup);
-}

@@ -1,15 +1,32 @@
 /**
- * The causality view's process rollup (sql/007_timeline_processes.sql), folded in behind the commits
- * by a PositionRollup (store/position-rollup.ts), and whole before the view reads it.
+ * The causality view's process rollup (sql/007_timeline_processes.sql), folded in by the store actor
+ * behind the commits, never inside them: ingest is the hot path. A persisted mark says up to which
+ * position the run events are folded in; positions are handed out once and in order (a late-claimed
+ * event gets a new one when it joins its run), so every event is folded exactly once. The rollup
+ * catches up while ingest is idle, a bounded chunk per second, and whole (chunk by chunk) before the
+ * view reads it.
  * Every part of a row merges (sums, earliest by (time_ns, seq), the first events of two lists), so
  * events that join a run late, at any time, fold into their process's row exactly as if they had
  * come first; the view then reads one row per process, never the run's events.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { rebuildRollup, type RollupSpec } from '../../store/position-rollup.js';
-import { execute, raw, sql, type Statement } from '../../store/sql.js';
+import { log } from '../../shared/log.js';
+import { execute, inTransaction, raw, readRows, sql, type Statement } from '../../store/sql.js';
+import { classifyStoreError } from '../../store/store-error.js';
+import type { WriteQueue } from '../../store/write-queue.js';
 import { typeCode } from '../codes.js';
 import { eventJsonColumns } from '../event-json.js';
+
+/**
+ * Another per-run table folded in with the rollup, in its transactions and under its mark (the
+ * security domain's signal values): the workers' store modules hand these in explicitly.
+ */
+export interface RollupFold {
+  /** Folds in the run events that `where` selects (over `events`). */
+  fold(connection: DuckDBConnection, where: Statement): Promise<void>;
+  /** Empties what it folded in, before a rebuild. */
+  clear(connection: DuckDBConnection): Promise<void>;
+}
 
 /** How many first events a process row keeps: the view's events_per_process. */
 export const rolledUpEvents = 20;
@@ -79,18 +96,105 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
 }
 
 /**
- * The process rollup, kept by a PositionRollup. A chunk's first events per process are whole
+ * Positions folded per transaction: bounded memory. A chunk's first events per process are whole
  * events: chunks of 50,000 ran the store out of its 256 MB on a run that reuses its pids.
  */
-export const processRollup: RollupSpec = {
-  name: 'process rollup',
-  markTable: 'timeline_rollup_mark',
-  tables: ['timeline_processes', 'timeline_process_types'],
-  chunk: 10_000n,
-  fold: rollUp,
-};
+const chunk = 10_000n;
+const tickMs = 1000;
 
-/** Rolls up every run event again from scratch, in one transaction (a store grown in SQL). */
-export function rebuildProcessRollup(connection: DuckDBConnection): Promise<void> {
-  return rebuildRollup(connection, processRollup);
+/** Keeps the rollup caught up with the events committed before `endSeq()`. */
+export class ProcessRollup {
+  private mark = 0n;
+  private endAtLastTick = -1n;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly writes: WriteQueue,
+    /** The next position to be handed out: every one before it is committed or never used. */
+    private readonly endSeq: () => bigint,
+    /** Queries being answered: a chunk's merges take memory a verify beside them needs. */
+    private readonly activeQueries: () => number,
+    /** Folded in with every chunk, after the process rows. */
+    private readonly folds: readonly RollupFold[] = [],
+  ) {}
+
+  /** Reads the mark, then catches up a chunk each second in which nothing was committed or asked. */
+  async start(): Promise<void> {
+    const [row] = await readRows<{ through_seq: bigint }>(
+      this.connection,
+      sql`SELECT through_seq FROM timeline_rollup_mark`,
+    );
+    this.mark = row?.through_seq ?? 0n;
+    const tick = (): Promise<unknown> =>
+      this.writes
+        .run(async () => {
+          const end = this.endSeq();
+          const idle = end === this.endAtLastTick && this.activeQueries() === 0;
+          this.endAtLastTick = end;
+          if (idle) await this.foldChunk(end);
+        })
+        .catch((error: unknown) => {
+          log('warn', 'folding events into the process rollup failed; it runs again in a second', {
+            error: classifyStoreError(error),
+          });
+        });
+    this.timer = setInterval(() => void tick(), tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /**
+   * The first position whose events may not be folded in yet, or null when every committed event
+   * is: a reader looks at events from there on apart. The mark moves only after its fold commits,
+   * so events below it are in the rollup for any read that starts later.
+   */
+  unfoldedFrom(): bigint | null {
+    return this.mark < this.endSeq() ? this.mark : null;
+  }
+
+  /** Folds in every event committed before now, a chunk per turn in the write queue; call before reading. */
+  async catchUp(): Promise<void> {
+    const end = this.endSeq();
+    while (this.mark < end) await this.writes.run(() => this.foldChunk(end));
+  }
+
+  /** Folds the next chunk of positions before `end` in; call in the write queue. */
+  private foldChunk(end: bigint): Promise<void> {
+    return this.foldUpTo(end < this.mark + chunk ? end : this.mark + chunk);
+  }
+
+  /** Folds positions [mark, to) in, and moves the mark, in one transaction. */
+  private async foldUpTo(to: bigint): Promise<void> {
+    if (to <= this.mark) return;
+    const from = this.mark;
+    await inTransaction(this.connection, async () => {
+      const where = sql`seq >= ${from} AND seq < ${to}`;
+      await rollUp(this.connection, where);
+      for (const fold of this.folds) await fold.fold(this.connection, where);
+      await execute(this.connection, sql`UPDATE timeline_rollup_mark SET through_seq = ${to}`);
+    });
+    this.mark = to;
+  }
+}
+
+/** Rolls up every run event again from scratch, with `folds`, in one transaction (a store grown in SQL). */
+export async function rebuildProcessRollup(
+  connection: DuckDBConnection,
+  folds: readonly RollupFold[] = [],
+): Promise<void> {
+  await inTransaction(connection, async () => {
+    await execute(connection, sql`DELETE FROM timeline_processes`);
+    await execute(connection, sql`DELETE FROM timeline_process_types`);
+    for (const fold of folds) await fold.clear(connection);
+    await rollUp(connection, sql`TRUE`);
+    for (const fold of folds) await fold.fold(connection, sql`TRUE`);
+    await execute(
+      connection,
+      sql`UPDATE timeline_rollup_mark SET through_seq = (SELECT coalesce(max(seq) + 1, 0) FROM events)`,
+    );
+  });
 }

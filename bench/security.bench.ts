@@ -1,0 +1,144 @@
+/**
+ * Security queries benchmark (`npm run bench:security`; `npm run bench:guard` runs it with --short
+ * --guard): the security answers of one run holding 10,000,000 events (100,000 with --short), 5% of
+ * them judged risky by the built-in policy, each with p50 and p99: the first and a deep page of its
+ * risks, its responses, its audit associations and every run's, and a sparse run whose few risks sit
+ * behind all of those events. The baseline, in the same run, is the first page of GET
+ * /v1/telemetry/events of the same run: one keyset page over the same rows.
+ *
+ * `--guard` fails the run when an answer's p50 is more than 10x the baseline's.
+ */
+import { join } from 'node:path';
+import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
+import { benchMain } from './support/bench-main.js';
+import { describeHost } from './support/host.js';
+import { deepCursor, measureGet, type Latency } from './support/query-latency.js';
+import { fillStoreBySql } from './support/store-fill.js';
+
+const args = new Set(process.argv.slice(2));
+const isShort = args.has('--short');
+const isGuard = args.has('--guard');
+const events = isShort ? 100_000 : 10_000_000;
+const deadlineMs = isShort ? 180_000 : 1_800_000;
+/** Timed requests per series (see timeline.bench.ts: fewer make p99 only the maximum). */
+const repeats = isShort ? 100 : 500;
+/** Untimed requests before each timed series: the first after a start pay for JIT and cold buffers. */
+const warmup = 3;
+const maxRatio = 10;
+const host = describeHost();
+const dataDir = makeDataDir();
+const runId = 'security-run';
+const sparseRun = 'sparse-run';
+const seeded = 10_000;
+
+async function post(daemon: RunningDaemon, path: string, body: string): Promise<void> {
+  const answer = await fetch(daemon.url + path, { method: 'POST', body });
+  if (answer.status !== 200) throw new Error(`seeding: ${path} answered HTTP ${answer.status}`);
+}
+
+/** `seeded` events of one cgroup over six minutes, one in 20 a risk (a secret read, a private connect, a ptrace). */
+function eventLines(cgroup: string, count: number, everyRisky: number): string[] {
+  const start = Date.UTC(2026, 0, 1);
+  return Array.from({ length: count }, (_v, i) => {
+    const base = {
+      timestamp: new Date(start + 1000 + i * 37).toISOString(),
+      pid: 5000 + (i % 50),
+      tgid: 5000 + (i % 50),
+      ppid: 5000 + Math.floor((i % 50) / 2),
+      comm: 'worker',
+      cgroup_id: cgroup,
+    };
+    if (i % everyRisky !== everyRisky - 1)
+      return JSON.stringify({
+        ...base,
+        event_type: i % 5 === 0 ? 'execve' : 'file_open',
+        path: `/work/${i}`,
+      });
+    const risky = [
+      { event_type: 'file_open', path: `/home/agent/.aws/credentials` },
+      { event_type: 'network_connect', dst_ip: '10.0.0.7', dst_port: 5432 },
+      { event_type: 'ptrace', request: 'PTRACE_ATTACH', target_pid: 1 },
+    ][Math.floor(i / everyRisky) % 3]!;
+    return JSON.stringify({ ...base, ...risky });
+  });
+}
+
+/** The dense run, bound to its cgroup, with `seeded` events: what the fill copies. */
+async function seed(daemon: RunningDaemon): Promise<void> {
+  const bind = { run_id: runId, tool_call_id: 'tc', cgroup_id: '4242', started_at: '2026-01-01T00:00:00Z' };
+  await post(daemon, '/v1/telemetry/bind', JSON.stringify(bind));
+  await post(daemon, '/v1/telemetry/ingest?format=native', eventLines('4242', seeded, 20).join('\n'));
+}
+
+/** A run whose 30 events (3 risky) are the last of the store, after every copy. */
+async function seedSparse(daemon: RunningDaemon): Promise<void> {
+  const bind = {
+    run_id: sparseRun,
+    tool_call_id: 'tc',
+    cgroup_id: '5151',
+    started_at: '2026-01-01T00:00:00Z',
+  };
+  await post(daemon, '/v1/telemetry/bind', JSON.stringify(bind));
+  await post(daemon, '/v1/telemetry/ingest?format=native', eventLines('5151', 30, 10).join('\n'));
+}
+
+/** p50 and p99 of the series of `path`. */
+const measure = (daemon: RunningDaemon, path: string): Promise<Latency> =>
+  measureGet(daemon, path, repeats, warmup);
+
+async function run(): Promise<string[]> {
+  let daemon = await startDaemon({ dataDir });
+  await seed(daemon);
+  await daemon.stop();
+  await fillStoreBySql(join(dataDir, 'provd.duckdb'), events);
+  daemon = await startDaemon({ dataDir });
+  const failures: string[] = [];
+  try {
+    await seedSparse(daemon);
+    const risks = `/v1/security/risks?run=${runId}`;
+    const deepRisks = await deepCursor(daemon, risks, isShort ? 2 : 50);
+    const cases = [
+      { name: 'risks.first_page', path: risks },
+      { name: 'risks.deep_page', path: `${risks}&cursor=${deepRisks}` },
+      { name: 'risks.sparse_run', path: `/v1/security/risks?run=${sparseRun}` },
+      { name: 'responses.first_page', path: `/v1/security/responses?run=${runId}` },
+      { name: 'audit_associations.run', path: `/v1/telemetry/audit-associations?run=${runId}` },
+      { name: 'audit_associations.every_run', path: '/v1/telemetry/audit-associations?limit=100' },
+    ];
+    const base = await measure(daemon, `/v1/telemetry/events?run=${runId}`);
+    process.stdout.write(
+      JSON.stringify({
+        name: 'security.baseline.events_page',
+        events,
+        p50_ms: base.p50,
+        p99_ms: base.p99,
+        ...host,
+      }) + '\n',
+    );
+    for (const { name, path } of cases) {
+      const answer = await measure(daemon, path);
+      const ratio = answer.p50 / base.p50;
+      const result = {
+        name: `security.${name}`,
+        events,
+        limit: 100,
+        p50_ms: answer.p50,
+        p99_ms: answer.p99,
+        answer_bytes: answer.bytes,
+        baseline_events_page_p50_ms: base.p50,
+        ratio_to_baseline: Math.round(ratio * 1000) / 1000,
+        repeats,
+        warmup_requests: warmup,
+        ...host,
+      };
+      process.stdout.write(JSON.stringify(result) + '\n');
+      if (ratio > maxRatio)
+        failures.push(`${name} took ${result.ratio_to_baseline}x the events page (> ${maxRatio}x)`);
+    }
+  } finally {
+    await daemon.stop();
+  }
+  return failures;
+}
+
+await benchMain({ name: 'security.bench', deadlineMs, isGuard, run, cleanup: () => removeDir(dataDir) });

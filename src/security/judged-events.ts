@@ -1,0 +1,117 @@
+/**
+ * One keyset page of the events the policy judged, with their decisions: what risks, responses
+ * and audit associations are read from, in event order. Events are probed in seq ranges that widen
+ * until the page is full or the store ends: seq grows with the table's row order, so zone maps keep
+ * a bounded range cheap, and the run's other events are never joined.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { VARCHAR } from '@duckdb/node-api';
+import { list, raw, readRows, sql } from '../store/sql.js';
+
+/** A judged event: the columns its risk, response and associations read. */
+export interface JudgedEvent {
+  seq: bigint;
+  id: string;
+  run_id: string;
+  type: number;
+  time: string;
+  pid: number | null;
+  cgroup_id: string | null;
+  container_id: string | null;
+  tool_call_id: string | null;
+  binding_id: string | null;
+  evidence_level: number;
+  /** The event's stored hash now. */
+  hash: string;
+}
+
+/** The decision on a judged event, as stored (sql/009_policy_decisions.sql). */
+export interface DecisionRow {
+  event_id: string;
+  event_hash: string;
+  decision: string;
+  rule_id: string;
+  severity: string;
+  reason: string;
+  advisory_rule_id: string | null;
+  advisory_decision: string | null;
+  advisory_reason: string | null;
+  policy: string;
+  decided_ns: bigint;
+}
+
+/** A judged event with its decision. */
+export interface Judged {
+  event: JudgedEvent;
+  decision: DecisionRow;
+}
+
+/** A page of judged events after a position. */
+export interface JudgedPage {
+  judged: Judged[];
+  hasMore: boolean;
+  /** The seq of the page's last event: the next page's position. */
+  lastSeq: bigint | null;
+}
+
+// First probe width, in positions; each further probe is 8 times wider (as the events page).
+const firstProbe = 65_536n;
+
+const columns =
+  'seq, id, run_id, type, time, pid, cgroup_id, container_id, tool_call_id, binding_id, evidence_level, hash';
+
+/**
+ * The judged events after seq `after` of `run`, or of every run when null, with their decisions.
+ * An event whose decision row is gone is skipped here (verify reports it).
+ */
+export async function pageJudgedEvents(
+  connection: DuckDBConnection,
+  run: string | null,
+  after: bigint,
+  limit: number,
+): Promise<JudgedPage> {
+  const [last] = await readRows<{ last: bigint }>(
+    connection,
+    sql`SELECT coalesce(max(seq), -1) AS last FROM events`,
+  );
+  const ofRun = run === null ? sql`run_id IS NOT NULL` : sql`run_id = ${run}`;
+  let rows: JudgedEvent[] = [];
+  for (let width = firstProbe; ; width *= 8n) {
+    const upper = after + width;
+    rows = await readRows<JudgedEvent>(
+      connection,
+      sql`SELECT ${raw(columns)} FROM events
+          WHERE ${ofRun} AND judged AND seq > ${after} AND seq <= ${upper}
+          ORDER BY seq LIMIT ${limit + 1}`,
+    );
+    if (rows.length > limit || upper >= last!.last) break;
+  }
+  const page = rows.slice(0, limit);
+  const decisions = await decisionsOf(
+    connection,
+    page.map((event) => event.id),
+  );
+  return {
+    judged: page.flatMap((event) => {
+      const decision = decisions.get(event.id);
+      return decision === undefined ? [] : [{ event, decision }];
+    }),
+    hasMore: rows.length > limit,
+    lastSeq: page.at(-1)?.seq ?? null,
+  };
+}
+
+/** The decisions on the given events, by event id. */
+async function decisionsOf(
+  connection: DuckDBConnection,
+  ids: readonly string[],
+): Promise<Map<string, DecisionRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await readRows<DecisionRow>(
+    connection,
+    sql`SELECT event_id, event_hash, decision, rule_id, severity, reason, advisory_rule_id,
+          advisory_decision, advisory_reason, policy, decided_ns
+        FROM policy_decisions WHERE event_id IN (SELECT unnest(${list(ids, VARCHAR)}))`,
+  );
+  return new Map(rows.map((row) => [row.event_id, row]));
+}

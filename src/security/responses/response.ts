@@ -1,0 +1,165 @@
+/**
+ * The response to one risk: what provd did about it, or what the caller should do. Derived when
+ * read from the risk's decision, its event and the facts of the command provd ran (if it ran it),
+ * so it never disagrees with them.
+ */
+import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
+import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
+import { evidenceName, type EvidenceLevel } from '../../telemetry/codes.js';
+import type { Judged } from '../judged-events.js';
+import type { Decision } from '../policy/policy.js';
+import { riskId } from '../risks.query.js';
+
+/** What a response's action is aimed at. */
+export interface ResponseTarget {
+  kind: 'cgroup' | 'process_group' | 'process' | 'container' | 'tool_call' | 'run';
+  id: string;
+}
+
+/** A kill provd carried out on a command it ran. */
+export interface ResponseEnforcement {
+  /** The event whose kill decision triggered it: this risk's, or an earlier one of the same tool call. */
+  event_id: string;
+  outcome: 'killed' | 'ended' | 'failed';
+  processes_killed: Count | null;
+  message: string;
+  enforced_at: DateTimeText;
+}
+
+/** One risk's response. */
+export interface SecurityResponse {
+  /** `response_` and the event's id: one response per risk. */
+  response_id: string;
+  risk_id: string;
+  event_id: string;
+  rule_id: string;
+  decision: Decision;
+  /** What the decision calls for; `none` for a detect-only advisory. */
+  action: 'kill' | 'quarantine' | 'deny' | 'none';
+  /**
+   * `enforced`: provd killed the command; `not_enforced`: provd ran the command but did not kill
+   * it (`reason` says why); `recommended`: the caller must carry the action out; `not_required`:
+   * a detect-only rule only flagged it.
+   */
+  status: 'enforced' | 'not_enforced' | 'recommended' | 'not_required';
+  /** Who carries the action out. */
+  actor: 'provd' | 'caller' | 'none';
+  target: ResponseTarget;
+  tool_call_id: string | null;
+  /** The risk's evidence level. */
+  evidence_level: EvidenceLevel;
+  reason: string;
+  enforcement: ResponseEnforcement | null;
+}
+
+/** A row of `enforcements`, as the responses read it. */
+export interface EnforcementRow {
+  event_id: string;
+  outcome: ResponseEnforcement['outcome'];
+  target_kind: 'cgroup' | 'process_group';
+  target_id: string;
+  processes_killed: number | null;
+  message: string;
+  enforced_ns: bigint;
+}
+
+/** A tool call provd executed: when it ended (null while it runs) and its kill, if any. */
+export interface CommandFacts {
+  endedAt: DateTimeText | null;
+  endedNs: bigint | null;
+  kill: EnforcementRow | null;
+}
+
+/** The response to a judged event's risk; `command` when provd ran its tool call. */
+export function respond(judged: Judged, command: CommandFacts | null): SecurityResponse {
+  const { event, decision } = judged;
+  const action = decision.decision === 'allow' ? 'none' : (decision.decision as SecurityResponse['action']);
+  const base = {
+    response_id: `response_${event.id}`,
+    risk_id: riskId(event.id),
+    event_id: event.id,
+    rule_id: decision.rule_id,
+    decision: decision.decision as Decision,
+    action,
+    tool_call_id: event.tool_call_id,
+    evidence_level: evidenceName(event.evidence_level),
+  };
+  const target = targetOf(judged, action);
+  if (action === 'none')
+    return {
+      ...base,
+      status: 'not_required',
+      actor: 'none',
+      target,
+      reason: `detect-only rule ${decision.advisory_rule_id ?? decision.rule_id} flagged the action; the policy allowed it`,
+      enforcement: null,
+    };
+  if (action !== 'kill' || command === null)
+    return {
+      ...base,
+      status: 'recommended',
+      actor: 'caller',
+      target,
+      reason:
+        command === null
+          ? `provd did not run this process: ${action} is the caller's to carry out`
+          : `provd enforces only kill on the commands it runs: ${action} is the caller's to carry out`,
+      enforcement: null,
+    };
+  const kill = command.kill;
+  if (kill === null)
+    return {
+      ...base,
+      status: 'not_enforced',
+      actor: 'provd',
+      target,
+      reason:
+        command.endedNs !== null && decision.decided_ns >= command.endedNs
+          ? `the command had ended (${command.endedAt}) before provd judged this event`
+          : 'provd ran the command but did not kill it',
+      enforcement: null,
+    };
+  const enforcement: ResponseEnforcement = {
+    event_id: kill.event_id,
+    outcome: kill.outcome,
+    processes_killed: kill.processes_killed,
+    message: kill.message,
+    enforced_at: formatRfc3339Nanos(kill.enforced_ns),
+  };
+  return {
+    ...base,
+    status: kill.outcome === 'killed' ? 'enforced' : 'not_enforced',
+    actor: 'provd',
+    target: { kind: kill.target_kind, id: kill.target_id },
+    reason:
+      kill.event_id === event.id
+        ? kill.message
+        : `killed for event ${kill.event_id} of the same tool call: ${kill.message}`,
+    enforcement,
+  };
+}
+
+/** Where the caller should aim the action: the narrowest thing the event names that the action fits. */
+function targetOf({ event }: Judged, action: SecurityResponse['action']): ResponseTarget {
+  const options: [ResponseTarget['kind'], string | number | null][] =
+    action === 'kill'
+      ? [
+          ['cgroup', event.cgroup_id],
+          ['process', event.pid],
+          ['container', event.container_id],
+          ['tool_call', event.tool_call_id],
+        ]
+      : action === 'quarantine'
+        ? [
+            ['container', event.container_id],
+            ['cgroup', event.cgroup_id],
+            ['tool_call', event.tool_call_id],
+            ['process', event.pid],
+          ]
+        : [
+            ['tool_call', event.tool_call_id],
+            ['process', event.pid],
+          ];
+  for (const [kind, id] of options) if (id !== null) return { kind, id: String(id) };
+  return { kind: 'run', id: event.run_id };
+}

@@ -1,0 +1,42 @@
+/** GET /v1/signals on the main thread: check `run`, forward the store's bytes. */
+import typia from 'typia';
+import { ParamContract } from '../../shared/http/param-contract.js';
+import type { RouteHandler } from '../../shared/http/route.js';
+import type { Identifier } from '../../shared/schema/wire-types.js';
+import type { QueryClient } from '../../shared/store-protocol.js';
+import type { SecurityQueries } from '../security-queries.js';
+
+/** The query string of GET /v1/signals. */
+export interface SignalsQuery {
+  /** run identifier */
+  run: Identifier;
+}
+
+/** How the route reads `run`, and its OpenAPI parameter. */
+export const signalsQuery = new ParamContract<SignalsQuery>(
+  typia.json.schema<SignalsQuery, '3.1'>(),
+  typia.createValidate<SignalsQuery>(),
+);
+
+/** What the answer holds, for the endpoint's description. */
+export const signalsDescription =
+  'Four groups of signals of one run, each signal with its `basis`: the tables it was computed from, ' +
+  'how, and the first events (`event_ids`, for /v1/graph/explain?event=) or tool calls it rests on. ' +
+  '`behaviour`: events by type with rates per minute and the busiest 10 s window, binaries executed ' +
+  'and those no earlier run of the store executed, fan-out (processes, children of one parent, files, ' +
+  'destinations, DNS names). `cost`: LLM tokens per model and an estimated price, `observed` in the ' +
+  "bodies of the run's TLS responses and `asserted` by the harness in tool-call records (`llm_usage`), " +
+  'kept apart. `quality`: tool-call failures, timeouts, non-zero exits and retries; process exits by ' +
+  'code. `security`: risks by severity, decision and rule; coverage gaps of the run and gaps of no run ' +
+  'during its span. Lists are bounded as `bounds` says.';
+
+// the signals read the process rollup caught up first: after a burst of ingest that takes a while
+const deadlineMs = 60_000;
+
+/** A run's signals. */
+export function signalsRoute(store: QueryClient<SecurityQueries>): RouteHandler {
+  return async ({ query }) => {
+    const { run } = signalsQuery.parse(query);
+    return { status: 200, body: await store.query('signals', { run }, { deadlineMs }) };
+  };
+}
