@@ -3,6 +3,8 @@
  * the endpoint list: an endpoint marked served without a handler here fails the build.
  */
 import { ingestRoute } from '../ingest/ingest.route.js';
+import { apiRoutes } from '../provenance/api/api.route.js';
+import { contextRoutes } from '../provenance/context/context.route.js';
 import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
 import { checkpointRoute, graphKeysRoute } from '../provenance/graph-keys.route.js';
 import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
@@ -88,5 +90,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     record,
     evaluate_action: gateRoute(deps.policy),
     list_risks: risksRoute(store),
+    ...contextRoutes(store),
+    ...apiRoutes(store),
   };
 }

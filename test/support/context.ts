@@ -1,0 +1,80 @@
+/** Helpers for the application-context tests: authorized GETs and recorded tool calls. */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { RunningDaemon } from './daemon.js';
+import { request, type JsonAnswer } from './http.js';
+
+/** The token the context tests start their daemons with (executing a record needs one). */
+export const contextToken = 'context-test-token';
+const auth = { authorization: `Bearer ${contextToken}` };
+
+/** `sha256:<hex>` of a text's UTF-8 bytes (or of bytes). */
+export const sha = (data: string | Uint8Array): string =>
+  'sha256:' + createHash('sha256').update(data).digest('hex');
+
+/** GETs a path with the token; the answer is checked against the OpenAPI document. */
+export function get(daemon: RunningDaemon, path: string): Promise<JsonAnswer> {
+  return request(daemon.url, path, { headers: auth });
+}
+
+/** GETs a path and asserts a 200. */
+export async function getOk(daemon: RunningDaemon, path: string): Promise<Record<string, unknown>> {
+  const { status, body } = await get(daemon, path);
+  assert.equal(status, 200, `${path}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** POSTs a record body with the token and asserts it was stored. */
+export async function recordCall(
+  daemon: RunningDaemon,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const answer = await request(daemon.url, '/v1/record', {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify(body),
+  });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body;
+}
+
+/** POSTs a bind body with the token and asserts it was accepted. */
+export async function bindCall(daemon: RunningDaemon, body: Record<string, unknown>): Promise<void> {
+  const answer = await request(daemon.url, '/v1/telemetry/bind', {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify(body),
+  });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+}
+
+/** Asserts each path answers the status and error code given. */
+export async function assertErrors(
+  daemon: RunningDaemon,
+  cases: readonly [path: string, status: number, code: string][],
+): Promise<void> {
+  for (const [path, status, code] of cases) {
+    const answer = await get(daemon, path);
+    const error = answer.body['error'] as { code: string; message: string } | undefined;
+    assert.deepEqual([answer.status, error?.code], [status, code], `${path}: ${JSON.stringify(answer.body)}`);
+  }
+}
+
+/** Every item of a paged list, following next_cursor; asserts the paging fields agree. */
+export async function pageThrough(
+  daemon: RunningDaemon,
+  path: string,
+  items: string,
+): Promise<Record<string, unknown>[]> {
+  const all: Record<string, unknown>[] = [];
+  let cursor: string | null = null;
+  do {
+    const body = await getOk(daemon, `${path}${cursor === null ? '' : `&cursor=${cursor}`}`);
+    const page = body[items] as Record<string, unknown>[];
+    assert.equal(body['count'], page.length);
+    assert.equal(body['has_more'], body['next_cursor'] !== null);
+    all.push(...page);
+    cursor = body['next_cursor'] as string | null;
+  } while (cursor !== null);
+  return all;
+}
