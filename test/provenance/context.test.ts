@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   assertErrors,
   bindCall,
+  changingScript,
   contextToken,
   getOk,
   pageThrough,
   recordCall,
+  resetFiles,
   sha,
 } from '../support/context.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
@@ -31,9 +33,6 @@ interface Link {
 }
 
 const unknownHash = 'sha256:' + '0'.repeat(64);
-const script = (code: number): string =>
-  `printf out; printf err >&2; echo new > made.txt; echo changed > change.txt; rm gone.txt; exit ${code}`;
-
 describe("GET /v1/context/* (a run's application context)", function () {
   const fixture = useDaemonFixture();
   let work = '';
@@ -44,18 +43,11 @@ describe("GET /v1/context/* (a run's application context)", function () {
     rmSync(work, { recursive: true, force: true });
   });
 
-  /** The files the recorded script changes, as they were before it ran. */
-  function resetFiles(): void {
-    writeFileSync(join(work, 'change.txt'), 'old\n');
-    writeFileSync(join(work, 'gone.txt'), 'bye\n');
-    rmSync(join(work, 'made.txt'), { force: true });
-  }
-
   /** run-ctx: an executed tool call that fails (outputs, three file effects), an asserted one, an AI binding. */
   /** Returns when the first tool call started. */
   async function fillRun(daemon: RunningDaemon): Promise<string> {
-    resetFiles();
-    const args = ['-c', script(3)];
+    resetFiles(work);
+    const args = ['-c', changingScript(3)];
     const first = await recordCall(daemon, {
       run_id: 'run-ctx',
       tool_call_id: 't1',
@@ -227,62 +219,6 @@ describe("GET /v1/context/* (a run's application context)", function () {
     );
   });
 
-  it('compares two runs: tool calls paired by id, then by command line, and what differs', async function () {
-    const daemon = await fixture.start({ authToken: contextToken });
-    await fillRun(daemon);
-    resetFiles();
-    await recordCall(daemon, {
-      run_id: 'run-b',
-      tool_call_id: 't1',
-      command: 'sh',
-      args: ['-c', script(0)],
-      cwd: work,
-    });
-    await recordCall(daemon, {
-      run_id: 'run-b',
-      tool_call_id: 'tc-renamed',
-      command: 'make',
-      args: ['test'],
-      execute: false,
-    });
-    await recordCall(daemon, { run_id: 'run-b', tool_call_id: 'tc-extra', command: 'ls', execute: false });
-    const compared = await getOk(daemon, '/v1/context/compare?run=run-ctx&other-run=run-b');
-    assert.deepEqual(compared['counts'], {
-      run: 2,
-      other: 3,
-      matched: 2,
-      differing: 1,
-      only_in_run: 0,
-      only_in_other: 1,
-    });
-    assert.equal(compared['complete'], true);
-    type Pair = {
-      matched_by: string;
-      same: boolean;
-      differences: string[];
-      run: { tool_call_id: string };
-      other: { tool_call_id: string };
-    };
-    assert.deepEqual(
-      (compared['matched'] as Pair[]).map((pair) => [
-        pair.run.tool_call_id,
-        pair.other.tool_call_id,
-        pair.matched_by,
-        pair.same,
-        pair.differences,
-      ]),
-      [
-        ['t1', 't1', 'tool_call_id', false, ['args', 'status', 'exit_code']],
-        ['t2', 'tc-renamed', 'command', true, []],
-      ],
-    );
-    assert.deepEqual(
-      (compared['only_in_other'] as { tool_call_id: string }[]).map((call) => call.tool_call_id),
-      ['tc-extra'],
-    );
-    assert.deepEqual(compared['only_in_run'], []);
-  });
-
   it('refuses missing or malformed parameters, unknown runs and objects, and foreign cursors', async function () {
     const daemon = await fixture.start({ authToken: contextToken });
     await fillRun(daemon);
@@ -299,9 +235,6 @@ describe("GET /v1/context/* (a run's application context)", function () {
       [`/v1/context/content?hash=${unknownHash}`, 404, 'not_found'],
       ['/v1/context/links?hash=' + '0'.repeat(64), 400, 'invalid_argument'],
       [`/v1/context/links?hash=${unknownHash}`, 404, 'not_found'],
-      ['/v1/context/compare?run=run-ctx', 400, 'invalid_argument'],
-      ['/v1/context/compare?run=run-ctx&other-run=nope', 404, 'run_not_found'],
-      ['/v1/context/compare?run=nope&other-run=run-ctx', 404, 'run_not_found'],
     ]);
     const empty = await getOk(daemon, '/v1/context/entries?run=run-ctx&kind=artifact&limit=1000');
     assert.equal(empty['count'], 2);

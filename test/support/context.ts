@@ -1,6 +1,8 @@
 /** Helpers for the application-context tests: authorized GETs and recorded tool calls. */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunningDaemon } from './daemon.js';
 import { request, type JsonAnswer } from './http.js';
 
@@ -11,6 +13,17 @@ const auth = { authorization: `Bearer ${contextToken}` };
 /** `sha256:<hex>` of a text's UTF-8 bytes (or of bytes). */
 export const sha = (data: string | Uint8Array): string =>
   'sha256:' + createHash('sha256').update(data).digest('hex');
+
+/** A shell script that writes `out` and `err`, creates, modifies and deletes a file (see resetFiles), then exits with `code`. */
+export const changingScript = (code: number): string =>
+  `printf out; printf err >&2; echo new > made.txt; echo changed > change.txt; rm gone.txt; exit ${code}`;
+
+/** Puts the files changingScript changes in `dir` back as they were before it ran. */
+export function resetFiles(dir: string): void {
+  writeFileSync(join(dir, 'change.txt'), 'old\n');
+  writeFileSync(join(dir, 'gone.txt'), 'bye\n');
+  rmSync(join(dir, 'made.txt'), { force: true });
+}
 
 /** GETs a path with the token; the answer is checked against the OpenAPI document. */
 export function get(daemon: RunningDaemon, path: string): Promise<JsonAnswer> {
