@@ -4,27 +4,27 @@
  * endpoint's query parameters are those of the query type its route reads (`*.route.ts`).
  */
 import { ingestHeaders, ingestQuery } from '../ingest/ingest.route.js';
-import {
-  apiDescriptions,
-  artifactQuery,
-  compareRecordsQuery,
-  searchSourcesQuery,
-} from '../provenance/api/api.route.js';
+import { runQuery } from '../provenance/run-query.js';
+import { risksQuery } from '../security/risks.route.js';
+import type { RequestParam } from '../shared/http/param-contract.js';
 import {
   contextCompareQuery,
   contextDescriptions,
   contextEntriesQuery,
   contextObjectQuery,
   contextRunQuery,
-} from '../provenance/context/context.route.js';
-import { runQuery } from '../provenance/run-query.js';
-import { risksQuery } from '../security/risks.route.js';
-import type { RequestParam } from '../shared/http/param-contract.js';
+} from '../telemetry/context/context.route.js';
+import {
+  artifactQuery,
+  compareRecordsQuery,
+  recordsDescriptions,
+} from '../telemetry/context/records.route.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
 import { explainQuery } from '../telemetry/explain/explain.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { runsQuery } from '../telemetry/runs.route.js';
+import { searchDescription, searchSourcesQuery } from '../telemetry/search/search.route.js';
 import { timelineDescription, timelineQuery } from '../telemetry/timeline/timeline.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
 
@@ -269,7 +269,7 @@ export const endpoints = [
     path: '/api/compare/records',
     operationId: 'api_compare_records',
     summary: 'Two recorded tool calls compared field by field',
-    description: apiDescriptions.compareRecords,
+    description: recordsDescriptions.compareRecords,
     schema: 'compare_records',
     query: compareRecordsQuery.parameters,
     served: true,
@@ -279,7 +279,7 @@ export const endpoints = [
     path: '/api/search/sources',
     operationId: 'api_search_sources',
     summary: 'Where a text appears in the evidence: tool calls and events, paged, each page a bounded scan',
-    description: apiDescriptions.searchSources,
+    description: searchDescription,
     schema: 'search_sources',
     query: searchSourcesQuery.parameters,
     served: true,
@@ -289,7 +289,7 @@ export const endpoints = [
     path: '/api/artifact',
     operationId: 'api_artifact',
     summary: 'One stored artifact: metadata, who names it, and its bytes (bounded)',
-    description: apiDescriptions.artifact,
+    description: recordsDescriptions.artifact,
     schema: 'artifact',
     query: artifactQuery.parameters,
     served: true,

@@ -3,8 +3,6 @@
  * the endpoint list: an endpoint marked served without a handler here fails the build.
  */
 import { ingestRoute } from '../ingest/ingest.route.js';
-import { apiRoutes } from '../provenance/api/api.route.js';
-import { contextRoutes } from '../provenance/context/context.route.js';
 import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
 import { checkpointRoute, graphKeysRoute } from '../provenance/graph-keys.route.js';
 import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
@@ -20,12 +18,15 @@ import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindRoute } from '../telemetry/bind.route.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
+import { contextRoutes } from '../telemetry/context/context.route.js';
+import { recordsRoutes } from '../telemetry/context/records.route.js';
 import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
 import { explainRoute } from '../telemetry/explain/explain.route.js';
 import { recordBinder } from '../telemetry/record-binding.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
 import { runsRoute } from '../telemetry/runs.route.js';
+import { searchRoute } from '../telemetry/search/search.route.js';
 import { summaryRoute } from '../telemetry/summary.route.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { timelineRoute } from '../telemetry/timeline/timeline.route.js';
@@ -91,6 +92,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     evaluate_action: gateRoute(deps.policy),
     list_risks: risksRoute(store),
     ...contextRoutes(store),
-    ...apiRoutes(store),
+    ...recordsRoutes(store),
+    api_search_sources: searchRoute(store),
   };
 }

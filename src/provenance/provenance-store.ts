@@ -1,19 +1,10 @@
 /**
- * The provenance domain on the store thread: the graph's queries (verify, keys, checkpoints, the
- * application context and the /api paths over it) and the record writes, registered with the store
- * actor as one module. The telemetry commits store each batch's digest (seal-batches.ts); the
- * checkpoint rounds seal and sign them.
+ * The provenance domain on the store thread: the graph's queries (verify, and later explain,
+ * timeline, summary, records, keys), registered with the store actor as one module. The telemetry
+ * commits store each batch's digest (seal-batches.ts); the checkpoint rounds seal and sign them.
  */
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import type { ProvenanceQueries } from './provenance-queries.js';
-import { readArtifact } from './api/artifact.query.js';
-import { compareRecords } from './api/compare-records.query.js';
-import { searchSources } from './api/search-sources.query.js';
-import { compareContexts } from './context/context-compare.query.js';
-import { readContextContent } from './context/context-content.query.js';
-import { listContextEntries } from './context/context-entries.query.js';
-import { readContextLinks } from './context/context-links.query.js';
-import { overviewContext } from './context/context-overview.query.js';
 import { latestCheckpoint } from './checkpoint.query.js';
 import { Checkpointer } from './checkpoints.js';
 import { listKeys } from './keys.query.js';
@@ -75,17 +66,6 @@ export async function startProvenanceStore(
       await checkpointFirst(params.run);
       return latestCheckpoint(context.reader(), params);
     },
-    // the application context (/v1/context/*) and the /api/* paths over it
-    context_overview: async (params) => JSON.stringify(await overviewContext(context.reader(), params)),
-    context_entries: async (params) =>
-      JSON.stringify(await listContextEntries(context.reader(), params, context.formatVersion)),
-    context_content: async (params) => JSON.stringify(await readContextContent(context.reader(), params)),
-    context_compare: async (params) => JSON.stringify(await compareContexts(context.reader(), params)),
-    context_links: async (params) => JSON.stringify(await readContextLinks(context.reader(), params)),
-    compare_records: async (params) => JSON.stringify(await compareRecords(context.reader(), params)),
-    search_sources: async (params) =>
-      JSON.stringify(await searchSources(context.reader(), params, context.formatVersion)),
-    artifact: async (params) => JSON.stringify(await readArtifact(context.reader(), params)),
     recordFree: async (params) => {
       await assertToolCallFree(context.reader(), params);
       return '{}';

@@ -6,9 +6,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../../telemetry/cursor.js';
-import type { PageLimit } from '../../telemetry/paging.js';
-import { requireRun } from '../run-exists.js';
+import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../cursor.js';
+import type { PageLimit } from '../paging.js';
+import { requireRun } from '../../provenance/run-exists.js';
 import { describeObject, objectColumns, type ObjectBrief, type StoredObjectRow } from './context-object.js';
 
 /** The kinds of a run's application context: its root and what its `context` chain holds. */

@@ -8,11 +8,11 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
-import { defaultPageLimit, type PageQuery } from '../../telemetry/paging.js';
-import type { ObjectHashParam } from '../object-hash.js';
-import type { ProvenanceQueries } from '../provenance-queries.js';
+import { defaultPageLimit, type PageQuery } from '../paging.js';
+import type { ObjectHashParam } from '../../provenance/object-hash.js';
+import type { TelemetryQueries } from '../telemetry-queries.js';
 import type { ContextKind } from './context-entries.query.js';
-import { queryRoute } from './query-route.js';
+import { queryRoute } from '../query-route.js';
 
 /** `?run=R`. */
 export interface ContextRunQuery {
@@ -60,7 +60,7 @@ export const contextCompareQuery = new ParamContract<ContextCompareQuery>(
 );
 
 /** The five routes, by the operationIds of endpoints.ts. */
-export function contextRoutes(store: QueryClient<ProvenanceQueries>): {
+export function contextRoutes(store: QueryClient<TelemetryQueries>): {
   context_overview: RouteHandler;
   context_entries: RouteHandler;
   context_content: RouteHandler;

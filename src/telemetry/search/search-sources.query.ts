@@ -11,18 +11,12 @@ import { ProvdError } from '../../shared/errors.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
-import { evidenceName, sourceName, typeName } from '../../telemetry/codes.js';
-import {
-  decodeCursorKey,
-  encodeCursor,
-  filterDigest,
-  integerPart,
-  type CursorToken,
-} from '../../telemetry/cursor.js';
-import type { EventAttrs } from '../../telemetry/event-json.js';
-import type { PageLimit } from '../../telemetry/paging.js';
-import { toolCallOf } from '../../telemetry/timeline/context-records.js';
-import { requireRun } from '../run-exists.js';
+import { evidenceName, sourceName, typeName } from '../codes.js';
+import { decodeCursorKey, encodeCursor, filterDigest, integerPart, type CursorToken } from '../cursor.js';
+import type { EventAttrs } from '../event-json.js';
+import type { PageLimit } from '../paging.js';
+import { toolCallOf } from '../timeline/context-records.js';
+import { requireRun } from '../../provenance/run-exists.js';
 import { eventValue, toolCallValue, type SourceMatch, type ToolCallSourceMatch } from './source-match.js';
 
 /** Validated parameters of one page. */
@@ -68,19 +62,19 @@ interface EventRow {
   attrs: string;
 }
 
-/** One page of matches; 404 run_not_found for an unknown run, 400 invalid_cursor for a cursor not issued here. */
+/**
+ * One page of matches. `end` is the next position the store will hand out: nothing is stored at or
+ * beyond it. 404 run_not_found for an unknown run, 400 invalid_cursor for a cursor not issued here.
+ */
 export async function searchSources(
   connection: DuckDBConnection,
   params: SearchParams,
   formatVersion: number,
+  end: bigint,
 ): Promise<SearchSources> {
   if (params.run !== null) await requireRun(connection, params.run);
   const digest = filterDigest(['search_sources', params.q, params.run]);
   const resume = params.cursor === null ? null : readResume(params.cursor, formatVersion, digest);
-  const [{ end }] = (await readRows<{ end: bigint }>(
-    connection,
-    sql`SELECT coalesce(max(seq) + 1, 0) AS end FROM events`,
-  )) as [{ end: bigint }];
   const page = (matches: SourceMatch[], next: string[] | null, position: bigint): SearchSources => ({
     schema_version: 'provenance.search_sources/v1',
     q: params.q,

@@ -9,10 +9,10 @@ import { ProvdError } from '../../shared/errors.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { artifactOf, type TimelineArtifact } from '../../telemetry/timeline/context-records.js';
-import { objectColumns, type StoredObjectRow } from '../context/context-object.js';
-import { sha256 } from '../graph-object.js';
-import type { ObjectHash } from '../object-hash.js';
+import { artifactOf, type TimelineArtifact } from '../timeline/context-records.js';
+import { objectColumns, type StoredObjectRow } from './context-object.js';
+import { sha256 } from '../../provenance/graph-object.js';
+import type { ObjectHash } from '../../provenance/object-hash.js';
 
 /** Validated parameters: the artifact (its address, or an artifact object's) and how many bytes to show. */
 export interface ArtifactParams {

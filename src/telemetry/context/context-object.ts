@@ -5,20 +5,15 @@
  */
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
-import {
-  artifactOf,
-  bindingOf,
-  fileEffectOf,
-  type TimelineToolCall,
-} from '../../telemetry/timeline/context-records.js';
+import { artifactOf, bindingOf, fileEffectOf, type TimelineToolCall } from '../timeline/context-records.js';
 import {
   artifactSummary,
   bindingSummary,
   fileEffectSummary,
   toolCallSummary,
-} from '../../telemetry/timeline/entry-summary.js';
-import { parseObject, type GraphObject, type ObjectKind } from '../graph-object.js';
-import type { ObjectHash } from '../object-hash.js';
+} from '../timeline/entry-summary.js';
+import { parseObject, type GraphObject, type ObjectKind } from '../../provenance/graph-object.js';
+import type { ObjectHash } from '../../provenance/object-hash.js';
 
 /** The objects columns the context answers read. */
 export const objectColumns = 'hash, kind, run_id, chain_index, body, created_ns';

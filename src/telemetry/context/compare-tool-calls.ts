@@ -5,7 +5,7 @@
  * bindings and object hashes always differ between two calls: answers show them, never compare them.
  */
 import type { Count } from '../../shared/schema/wire-types.js';
-import type { TimelineArtifact, TimelineFileEffect } from '../../telemetry/timeline/context-records.js';
+import type { TimelineArtifact, TimelineFileEffect } from '../timeline/context-records.js';
 import type { ToolCallFacts } from './tool-call-facts.js';
 
 /** The record fields compared one by one, in answer order. */

@@ -13,7 +13,7 @@ import {
   type TimelineArtifact,
   type TimelineFileEffect,
   type TimelineToolCall,
-} from '../../telemetry/timeline/context-records.js';
+} from '../timeline/context-records.js';
 
 /** A recorded tool call, its outputs and its file effects. */
 export interface ToolCallFacts {

@@ -4,10 +4,10 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError } from '../../shared/errors.js';
-import type { TimelineToolCall } from '../../telemetry/timeline/context-records.js';
-import { compareToolCalls, type ToolCallComparison } from '../context/compare-tool-calls.js';
-import { readToolCalls, type ToolCallFacts } from '../context/tool-call-facts.js';
-import { requireRun } from '../run-exists.js';
+import type { TimelineToolCall } from '../timeline/context-records.js';
+import { compareToolCalls, type ToolCallComparison } from './compare-tool-calls.js';
+import { readToolCalls, type ToolCallFacts } from './tool-call-facts.js';
+import { requireRun } from '../../provenance/run-exists.js';
 
 /** Validated parameters: the two tool calls (the route fills the defaults). */
 export interface CompareRecordsParams {

@@ -8,8 +8,8 @@ import { VARCHAR } from '@duckdb/node-api';
 import { ProvdError } from '../../shared/errors.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, raw, readRows, sql } from '../../store/sql.js';
-import type { ObjectKind } from '../graph-object.js';
-import type { ObjectHash } from '../object-hash.js';
+import type { ObjectKind } from '../../provenance/graph-object.js';
+import type { ObjectHash } from '../../provenance/object-hash.js';
 import { describeObject, objectColumns, type ObjectBrief, type StoredObjectRow } from './context-object.js';
 
 /** Validated parameters: the object's address. */
