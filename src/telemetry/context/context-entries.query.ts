@@ -13,6 +13,7 @@ import { describeObject, objectColumns, type ObjectBrief, type StoredObjectRow }
 
 /** The kinds of a run's application context: its root and what its `context` chain holds. */
 export const contextKinds = ['run', 'binding', 'tool_call', 'artifact', 'file_effect'] as const;
+/** One of contextKinds. */
 export type ContextKind = (typeof contextKinds)[number];
 
 /** Validated parameters of one page. */

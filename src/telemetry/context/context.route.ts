@@ -42,18 +42,22 @@ export interface ContextCompareQuery {
   'other-run': Identifier;
 }
 
+/** How the overview route reads its query, and its OpenAPI parameters. */
 export const contextRunQuery = new ParamContract<ContextRunQuery>(
   typia.json.schema<ContextRunQuery, '3.1'>(),
   typia.createValidate<ContextRunQuery>(),
 );
+/** How the entries route reads its query, and its OpenAPI parameters. */
 export const contextEntriesQuery = new ParamContract<ContextEntriesQuery>(
   typia.json.schema<ContextEntriesQuery, '3.1'>(),
   typia.createValidate<ContextEntriesQuery>(),
 );
+/** How the content and links routes read their query, and their OpenAPI parameters. */
 export const contextObjectQuery = new ParamContract<ContextObjectQuery>(
   typia.json.schema<ContextObjectQuery, '3.1'>(),
   typia.createValidate<ContextObjectQuery>(),
 );
+/** How the compare route reads its query, and its OpenAPI parameters. */
 export const contextCompareQuery = new ParamContract<ContextCompareQuery>(
   typia.json.schema<ContextCompareQuery, '3.1'>(),
   typia.createValidate<ContextCompareQuery>(),

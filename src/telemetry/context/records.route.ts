@@ -34,10 +34,12 @@ export interface ArtifactQuery {
   'max-bytes'?: IntegerIn<1, typeof maxArtifactBytes> & tags.Default<typeof defaultArtifactBytes>;
 }
 
+/** How the compare-records route reads its query, and its OpenAPI parameters. */
 export const compareRecordsQuery = new ParamContract<CompareRecordsQuery>(
   typia.json.schema<CompareRecordsQuery, '3.1'>(),
   typia.createValidate<CompareRecordsQuery>(),
 );
+/** How the artifact route reads its query, and its OpenAPI parameters. */
 export const artifactQuery = new ParamContract<ArtifactQuery>(
   typia.json.schema<ArtifactQuery, '3.1'>(),
   typia.createValidate<ArtifactQuery>(),

@@ -20,6 +20,7 @@ export interface SearchSourcesQuery extends PageQuery {
   run?: Identifier;
 }
 
+/** How the search route reads its query, and its OpenAPI parameters. */
 export const searchSourcesQuery = new ParamContract<SearchSourcesQuery>(
   typia.json.schema<SearchSourcesQuery, '3.1'>(),
   typia.createValidate<SearchSourcesQuery>(),

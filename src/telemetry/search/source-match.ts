@@ -12,6 +12,7 @@ import type { ObjectHash } from '../../provenance/object-hash.js';
 
 /** The event values searched, in the order a match is named by. */
 export const eventFields = ['path', 'new_path', 'argv', 'dst_ip', 'query'] as const;
+/** One of eventFields. */
 export type EventField = (typeof eventFields)[number];
 
 /** The tool call values searched, in the order a match is named by. */
