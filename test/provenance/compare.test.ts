@@ -52,27 +52,29 @@ describe('comparing recorded tool calls (GET /v1/context/compare, GET /api/compa
     });
   }
 
-  /** Asserts a call that ran nothing. */
-  function assertCall(daemon: RunningDaemon, run: string, id: string, command: string): Promise<unknown> {
+  /** Records an asserted call (execute:false): `command test`, run nowhere. */
+  function assertedCall(daemon: RunningDaemon, run: string, id: string, command: string): Promise<unknown> {
     return recordCall(daemon, { run_id: run, tool_call_id: id, command, args: ['test'], execute: false });
   }
 
   it('pairs the tool calls of two runs by id, then by command line, and says what differs', async function () {
     const daemon = await fixture.start({ authToken: contextToken });
     await recordScript(daemon, 'run-a', 't1', changingScript(3));
-    await assertCall(daemon, 'run-a', 't2', 'make');
+    await assertedCall(daemon, 'run-a', 't2', 'make');
     await recordScript(daemon, 'run-b', 't1', changingScript(0));
-    await assertCall(daemon, 'run-b', 'tc-renamed', 'make');
-    await assertCall(daemon, 'run-b', 'tc-extra', 'ls');
+    await assertedCall(daemon, 'run-b', 'tc-renamed', 'make');
+    await assertedCall(daemon, 'run-b', 'tc-extra', 'ls');
     const compared = await getOk(daemon, '/v1/context/compare?run=run-a&other-run=run-b');
-    assert.deepEqual(compared['counts'], {
-      ...{ run: 2, other: 3, matched: 2, differing: 1, only_in_run: 0, only_in_other: 1 },
-    });
+    const counts = { run: 2, other: 3, matched: 2, differing: 1, only_in_run: 0, only_in_other: 1 };
+    assert.deepEqual(compared['counts'], counts);
     assert.equal(compared['complete'], true);
     assert.deepEqual(
       (compared['matched'] as Pair[]).map((pair) => [
-        ...[pair.run.tool_call_id, pair.other.tool_call_id],
-        ...[pair.matched_by, pair.same, pair.differences],
+        pair.run.tool_call_id,
+        pair.other.tool_call_id,
+        pair.matched_by,
+        pair.same,
+        pair.differences,
       ]),
       [
         ['t1', 't1', 'tool_call_id', false, ['args', 'status', 'exit_code']],
@@ -145,7 +147,7 @@ describe('comparing recorded tool calls (GET /v1/context/compare, GET /api/compa
   it('compares within one run by default, and a record with itself as the same', async function () {
     const daemon = await fixture.start({ authToken: contextToken });
     await recordScript(daemon, 'run-a', 't1', changingScript(0));
-    await assertCall(daemon, 'run-a', 't2', 'sh');
+    await assertedCall(daemon, 'run-a', 't2', 'sh');
     const itself = await getOk(daemon, '/api/compare/records?run=run-a&tool-call=t1');
     assert.deepEqual([itself['same'], itself['differences']], [true, []]);
     const asserted = await getOk(daemon, '/api/compare/records?run=run-a&tool-call=t1&other-tool-call=t2');

@@ -37,9 +37,13 @@ describe('GET /api/search/sources (where a text appears in the evidence)', funct
     const started_at = '2026-01-01T00:00:00Z';
     await bindCall(daemon, { run_id: 'run-s', tool_call_id: 'tc-1', cgroup_id: '777', started_at });
     await bindCall(daemon, { run_id: 'run-t', tool_call_id: 'tc-9', cgroup_id: '888', started_at });
+    const args = ['--host', 'example.com'];
     await recordCall(daemon, {
-      ...{ run_id: 'run-s', tool_call_id: 'tc-2', command: 'fetch' },
-      ...{ args: ['--host', 'example.com'], execute: false },
+      run_id: 'run-s',
+      tool_call_id: 'tc-2',
+      command: 'fetch',
+      args,
+      execute: false,
     });
     await ingestLines(daemon, [
       nativeLine({ event_type: 'execve', path: '/usr/bin/curl', argv: ['curl', 'http://169.254.169.254/x'] }),
