@@ -12,11 +12,24 @@ import { responsesQuery } from '../security/responses/responses.route.js';
 import { risksQuery } from '../security/risks.route.js';
 import { signalsDescription, signalsQuery } from '../security/signals/signals.route.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
+import {
+  contextCompareQuery,
+  contextDescriptions,
+  contextEntriesQuery,
+  contextObjectQuery,
+  contextRunQuery,
+} from '../telemetry/context/context.route.js';
+import {
+  artifactQuery,
+  compareRecordsQuery,
+  recordsDescriptions,
+} from '../telemetry/context/records.route.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
 import { explainQuery } from '../telemetry/explain/explain.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { runsQuery } from '../telemetry/runs.route.js';
+import { searchDescription, searchSourcesQuery } from '../telemetry/search/search.route.js';
 import { timelineDescription, timelineQuery } from '../telemetry/timeline/timeline.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
 
@@ -285,65 +298,81 @@ export const endpoints = [
     method: 'GET',
     path: '/api/compare/records',
     operationId: 'api_compare_records',
-    summary: 'Compare records',
+    summary: 'Two recorded tool calls compared field by field',
+    description: recordsDescriptions.compareRecords,
     schema: 'compare_records',
-    served: false,
+    query: compareRecordsQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',
     path: '/api/search/sources',
     operationId: 'api_search_sources',
-    summary: 'Search sources',
+    summary: 'Where a text appears in the evidence: tool calls and events, paged, each page a bounded scan',
+    description: searchDescription,
     schema: 'search_sources',
-    served: false,
+    query: searchSourcesQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',
     path: '/api/artifact',
     operationId: 'api_artifact',
-    summary: 'One artifact',
+    summary: 'One stored artifact: metadata, who names it, and its bytes (bounded)',
+    description: recordsDescriptions.artifact,
     schema: 'artifact',
-    served: false,
+    query: artifactQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',
     path: '/v1/context/overview',
     operationId: 'context_overview',
-    summary: 'Context overview',
+    summary: "A run's application context at a glance",
+    description: contextDescriptions.overview,
     schema: 'context_overview',
-    served: false,
+    query: contextRunQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',
     path: '/v1/context/entries',
     operationId: 'context_entries',
-    summary: 'Context entries',
+    summary: "One page of a run's context objects, in chain order",
+    description: contextDescriptions.entries,
     schema: 'context_entries',
-    served: false,
+    query: contextEntriesQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',
     path: '/v1/context/content',
     operationId: 'context_content',
-    summary: 'Context content',
+    summary: 'One object of the graph, its stored bytes and their hash recomputed',
+    description: contextDescriptions.content,
     schema: 'context_content',
-    served: false,
+    query: contextObjectQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',
     path: '/v1/context/compare',
     operationId: 'context_compare',
-    summary: 'Compare contexts',
+    summary: "Two runs' recorded tool calls side by side",
+    description: contextDescriptions.compare,
     schema: 'context_compare',
-    served: false,
+    query: contextCompareQuery.parameters,
+    served: true,
   },
   {
     method: 'GET',
     path: '/v1/context/links',
     operationId: 'context_links',
-    summary: 'Context links',
+    summary: "One object's parents and children in the graph",
+    description: contextDescriptions.links,
     schema: 'context_links',
-    served: false,
+    query: contextObjectQuery.parameters,
+    served: true,
   },
 
   {

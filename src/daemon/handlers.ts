@@ -24,12 +24,15 @@ import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindRoute } from '../telemetry/bind.route.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
+import { contextRoutes } from '../telemetry/context/context.route.js';
+import { recordsRoutes } from '../telemetry/context/records.route.js';
 import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
 import { explainRoute } from '../telemetry/explain/explain.route.js';
 import { recordBinder } from '../telemetry/record-binding.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
 import { runsRoute } from '../telemetry/runs.route.js';
+import { searchRoute } from '../telemetry/search/search.route.js';
 import { summaryRoute } from '../telemetry/summary.route.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { timelineRoute } from '../telemetry/timeline/timeline.route.js';
@@ -102,6 +105,9 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     get_audit_associations: auditAssociations,
     api_audit_associations: auditAssociations,
     get_signals: signalsRoute(store),
+    ...contextRoutes(store),
+    ...recordsRoutes(store),
+    api_search_sources: searchRoute(store),
     list_deviations: deviationsRoute(store),
     learn_baseline: learnBaselineRoute(store),
     list_baselines: baselinesRoute(store),

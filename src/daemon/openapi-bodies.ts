@@ -9,7 +9,15 @@ import type { ErrorBody } from '../shared/http/http-reply.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 import { isObjectSchema, tidySchema } from '../shared/schema/tidy-schema.js';
 import { indexBodyVersions } from './body-versions.js';
+import type { ArtifactAnswer } from '../telemetry/context/artifact.query.js';
+import type { CompareRecords } from '../telemetry/context/compare-records.query.js';
+import type { SearchSources } from '../telemetry/search/search-sources.query.js';
 import type { GraphCheckpoint } from '../provenance/checkpoint.query.js';
+import type { ContextCompare } from '../telemetry/context/context-compare.query.js';
+import type { ContextContent } from '../telemetry/context/context-content.query.js';
+import type { ContextEntries } from '../telemetry/context/context-entries.query.js';
+import type { ContextLinks } from '../telemetry/context/context-links.query.js';
+import type { ContextOverview } from '../telemetry/context/context-overview.query.js';
 import type { GraphKeys } from '../provenance/keys.query.js';
 import type { RecordAnswer } from '../provenance/record/record-answer.js';
 import type { RecordRequest } from '../provenance/record/record-request.js';
@@ -66,6 +74,14 @@ const generated = typia.json.schemas<
     SecurityResponses,
     AuditAssociations,
     Signals,
+    ContextOverview,
+    ContextEntries,
+    ContextContent,
+    ContextCompare,
+    ContextLinks,
+    CompareRecords,
+    SearchSources,
+    ArtifactAnswer,
     BaselineRequest,
     Baseline,
     BaselineList,

@@ -123,8 +123,12 @@ function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
   // any parameter can be malformed (enum, integer), and explain needs `run` with `file`
   if (served && (query.length > 0 || endpoint.body)) responses['400'] = responseRef('BadRequest');
   if (!endpoint.public) responses['401'] = responseRef('Unauthorized');
-  // every query naming a run checks it first; correlations also answers 404 for an unknown event
-  if (served && (query.some((param) => param.name === 'run') || namesStoredIds.has(endpoint.operationId)))
+  // every query naming a run or an object checks it first; correlations also answers 404 for an unknown event
+  if (
+    served &&
+    (query.some((param) => param.name === 'run' || param.name === 'hash') ||
+      namesStoredIds.has(endpoint.operationId))
+  )
     responses['404'] = responseRef('NotFound');
   if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
   if (served && endpoint.operationId === 'ingest') {

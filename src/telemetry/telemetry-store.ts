@@ -1,6 +1,7 @@
 /**
  * The telemetry domain on the store thread: event commits, bindings, the spool, the idempotency
- * ledger, and the telemetry queries, registered with the store actor as one module.
+ * ledger, and the queries over events and application context, registered with the store actor as
+ * one module.
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,13 @@ import { readRows, sql } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import { BindingStore } from './binding-store.js';
+import { readArtifact } from './context/artifact.query.js';
+import { compareRecords } from './context/compare-records.query.js';
+import { compareContexts } from './context/context-compare.query.js';
+import { readContextContent } from './context/context-content.query.js';
+import { listContextEntries } from './context/context-entries.query.js';
+import { readContextLinks } from './context/context-links.query.js';
+import { overviewContext } from './context/context-overview.query.js';
 import { explain } from './explain/explain.query.js';
 import { explainCorrelations } from './correlations.query.js';
 import { EventCommitter, type CommitFaults } from './event-commit.js';
@@ -19,6 +27,7 @@ import { IngestLedger } from './ingest-ledger.js';
 import { producerHealth } from './producer-health.query.js';
 import { listRuns } from './runs.query.js';
 import { Spool, type SpoolLimits } from './spool.js';
+import { searchSources } from './search/search-sources.query.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 import { ProcessRollup, type RollupFold } from './timeline/process-rollup.js';
@@ -147,6 +156,16 @@ export async function startTelemetryStore(
       await rollup.catchUp();
       return timelineCausality(context.reader(), context.reader(), params);
     },
+    context_overview: async (params) => JSON.stringify(await overviewContext(context.reader(), params)),
+    context_entries: async (params) =>
+      JSON.stringify(await listContextEntries(context.reader(), params, context.formatVersion)),
+    context_content: async (params) => JSON.stringify(await readContextContent(context.reader(), params)),
+    context_compare: async (params) => JSON.stringify(await compareContexts(context.reader(), params)),
+    context_links: async (params) => JSON.stringify(await readContextLinks(context.reader(), params)),
+    compare_records: async (params) => JSON.stringify(await compareRecords(context.reader(), params)),
+    artifact: async (params) => JSON.stringify(await readArtifact(context.reader(), params)),
+    search_sources: async (params) =>
+      JSON.stringify(await searchSources(context.reader(), params, context.formatVersion, committer.endSeq)),
   };
   return {
     name: 'telemetry',

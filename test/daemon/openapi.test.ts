@@ -308,8 +308,14 @@ describe('openapi document', function () {
   });
 
   it('requires run when the specification marks it required', function () {
-    // provd's own per-run paths beyond the specification
-    const extensionRunRequired = ['/v1/graph/checkpoint'];
+    // provd's own per-run paths beyond the specification, and the paths whose parameters it leaves open
+    const extensionRunRequired = [
+      '/v1/graph/checkpoint',
+      '/api/compare/records',
+      '/v1/context/overview',
+      '/v1/context/entries',
+      '/v1/context/compare',
+    ];
     for (const [path, item] of Object.entries(openapiDocument.paths)) {
       const run = item.get?.parameters?.find((parameter) => parameter['name'] === 'run');
       const required = specRunRequired.includes(path) || extensionRunRequired.includes(path);

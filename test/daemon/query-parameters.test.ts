@@ -63,6 +63,12 @@ function samples(schema: JsonObject): { good: string[]; bad: string[] } {
       bad: ['yesterday', '2026-13-01T00:00:00Z', ''],
     };
   }
+  // a pattern the document shows an example of (an object hash): the example passes, near misses fail
+  const examples = schema['examples'] as string[] | undefined;
+  if (schema['pattern'] !== undefined && examples !== undefined) {
+    const [example] = examples as [string];
+    return { good: examples, bad: ['', example.toUpperCase(), example.slice(0, -1), `${example}0`] };
+  }
   const max = schema['maxLength'] as number | undefined;
   // an opaque string (cursor) has no rule here: the store judges it
   if (max === undefined) return { good: [], bad: [] };
@@ -83,7 +89,15 @@ describe('query parameters', function () {
   it('finds the parameters of every served endpoint that reads a query string', function () {
     const operations = new Set(servedParameters().map(({ method, path }) => `${method} ${path}`));
     assert.deepEqual([...operations].sort(), [
+      'GET /api/artifact',
       'GET /api/audit/associations',
+      'GET /api/compare/records',
+      'GET /api/search/sources',
+      'GET /v1/context/compare',
+      'GET /v1/context/content',
+      'GET /v1/context/entries',
+      'GET /v1/context/links',
+      'GET /v1/context/overview',
       'GET /v1/graph/checkpoint',
       'GET /v1/graph/explain',
       'GET /v1/graph/verify',

@@ -1,0 +1,45 @@
+/**
+ * GET /api/search/sources on the main thread: checks its query string (typia, from the type below,
+ * which is also the endpoint's OpenAPI parameters) and forwards the store query. The path carries
+ * no version prefix; its body does.
+ */
+import typia from 'typia';
+import { ParamContract } from '../../shared/http/param-contract.js';
+import type { RouteHandler } from '../../shared/http/route.js';
+import type { CleanText, Identifier } from '../../shared/schema/wire-types.js';
+import type { QueryClient } from '../../shared/store-protocol.js';
+import { defaultPageLimit, type PageQuery } from '../paging.js';
+import { queryRoute } from '../query-route.js';
+import type { TelemetryQueries } from '../telemetry-queries.js';
+
+/** The query string of GET /api/search/sources. */
+export interface SearchSourcesQuery extends PageQuery {
+  /** the text to find: a case-sensitive substring of a value */
+  q: CleanText<1, 256>;
+  /** search only this run (else the whole store) */
+  run?: Identifier;
+}
+
+/** How the search route reads its query, and its OpenAPI parameters. */
+export const searchSourcesQuery = new ParamContract<SearchSourcesQuery>(
+  typia.json.schema<SearchSourcesQuery, '3.1'>(),
+  typia.createValidate<SearchSourcesQuery>(),
+);
+
+/** The route, for endpoints.ts. */
+export function searchRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
+  return queryRoute(store, 'search_sources', searchSourcesQuery, (query) => ({
+    q: query.q,
+    run: query.run ?? null,
+    limit: query.limit ?? defaultPageLimit,
+    cursor: query.cursor ?? null,
+  }));
+}
+
+/** What the path answers, for the endpoint's description in the OpenAPI document. */
+export const searchDescription =
+  "Where a text appears in the evidence, as a case-sensitive substring of one value: a recorded tool call's " +
+  "command, an argument or cwd; an event's path, rename target, an argv element, destination address or DNS " +
+  'name. Each match names its run, id, producer and evidence level. Tool calls come first, then events by ' +
+  'position. A page searches at most `scan.window` event positions, so it may hold fewer than `limit` matches, ' +
+  'even none, while `has_more` is true; `scan` says how far the search got. `run` keeps one run.';
