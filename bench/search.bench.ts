@@ -7,6 +7,7 @@
  * GET /v1/telemetry/events of the same run: each case reports its p50 as a ratio to it.
  *
  * `--store DIR` keeps the filled data dir in DIR (and reuses it when it holds one already).
+ * `--guard` fails the run when a case's p50 is more than 10x the baseline's.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ import { fillStoreBySql } from './support/store-fill.js';
 
 const argv = process.argv.slice(2);
 const isShort = argv.includes('--short');
+const isGuard = argv.includes('--guard');
+const maxRatio = 10;
 const storeArg = argv.indexOf('--store');
 const keptDir = storeArg < 0 ? null : argv[storeArg + 1]!;
 const events = isShort ? 100_000 : 10_000_000;
@@ -97,6 +100,7 @@ async function run(): Promise<string[]> {
     await fillStoreBySql(join(dataDir, 'provd.duckdb'), events);
   }
   const daemon = await startDaemon({ dataDir });
+  const failures: string[] = [];
   try {
     const absent = '/api/search/sources?q=appears-nowhere';
     // halfway through the store: each page of a text found nowhere moves one window on
@@ -125,17 +129,19 @@ async function run(): Promise<string[]> {
         ...host,
       };
       process.stdout.write(JSON.stringify(result) + '\n');
+      if (result.ratio_to_baseline > maxRatio)
+        failures.push(`${name} took ${result.ratio_to_baseline}x the events page (> ${maxRatio}x)`);
     }
   } finally {
     await daemon.stop();
   }
-  return [];
+  return failures;
 }
 
 await benchMain({
   name: 'search.bench',
   deadlineMs,
-  isGuard: false,
+  isGuard,
   run,
   cleanup: () => {
     if (keptDir === null) removeDir(dataDir);

@@ -1,15 +1,18 @@
 /**
  * Security queries benchmark (`npm run bench:security`; `npm run bench:guard` runs it with --short
- * --guard): the security answers of one run holding 10,000,000 events (100,000 with --short), 5% of
- * them judged risky by the built-in policy, each with p50 and p99: the first and a deep page of its
- * risks, its responses, its audit associations and every run's, and a sparse run whose few risks sit
- * behind all of those events. The baseline, in the same run, is the first page of GET
- * /v1/telemetry/events of the same run: one keyset page over the same rows.
+ * --guard): the security answers on a store of 10,000,000 events (100,000 with --short), each with
+ * p50 and p99. One run, 5% of its events judged risky by the built-in policy: the first and a deep
+ * page of its risks, its responses, its audit associations and every run's, its signals; a sparse
+ * run whose few risks sit behind all of those events; and the deviations of a run from a baseline
+ * learned from another (bench/support/baseline-workload.ts), with the time learning took. The
+ * baseline, in the same run, is the first page of GET /v1/telemetry/events of the dense run: one
+ * keyset page over the same rows.
  *
  * `--guard` fails the run when an answer's p50 is more than 10x the baseline's.
  */
 import { join } from 'node:path';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
+import { deviationsPaths, learnBaseline, seedBaselineRuns } from './support/baseline-workload.js';
 import { benchMain } from './support/bench-main.js';
 import { describeHost } from './support/host.js';
 import { deepCursor, measureGet, type Latency } from './support/query-latency.js';
@@ -89,14 +92,24 @@ const measure = (daemon: RunningDaemon, path: string): Promise<Latency> =>
 async function run(): Promise<string[]> {
   let daemon = await startDaemon({ dataDir });
   await seed(daemon);
+  await seedBaselineRuns(daemon.url);
   await daemon.stop();
   await fillStoreBySql(join(dataDir, 'provd.duckdb'), events);
   daemon = await startDaemon({ dataDir });
   const failures: string[] = [];
   try {
     await seedSparse(daemon);
+    const learned = await learnBaseline(daemon.url, 'bench-agent');
+    process.stdout.write(
+      JSON.stringify({
+        name: 'security.baseline.learn',
+        events,
+        ms: Math.round(learned.ms * 10) / 10,
+        ...host,
+      }) + '\n',
+    );
     const risks = `/v1/security/risks?run=${runId}`;
-    const deepRisks = await deepCursor(daemon, risks, isShort ? 2 : 50);
+    const deepRisks = await deepCursor(daemon, risks, isShort ? 1 : 50);
     const cases = [
       { name: 'risks.first_page', path: risks },
       { name: 'risks.deep_page', path: `${risks}&cursor=${deepRisks}` },
@@ -104,6 +117,8 @@ async function run(): Promise<string[]> {
       { name: 'responses.first_page', path: `/v1/security/responses?run=${runId}` },
       { name: 'audit_associations.run', path: `/v1/telemetry/audit-associations?run=${runId}` },
       { name: 'audit_associations.every_run', path: '/v1/telemetry/audit-associations?limit=100' },
+      { name: 'signals', path: `/v1/signals?run=${runId}` },
+      ...deviationsPaths('bench-agent'),
     ];
     const base = await measure(daemon, `/v1/telemetry/events?run=${runId}`);
     process.stdout.write(
