@@ -10,6 +10,7 @@
  *
  * `--guard` fails the run when an answer's p50 is more than 10x the baseline's.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { deviationsPaths, learnBaseline, seedBaselineRuns } from './support/baseline-workload.js';
@@ -18,9 +19,12 @@ import { describeHost } from './support/host.js';
 import { deepCursor, measureGet, type Latency } from './support/query-latency.js';
 import { fillStoreBySql } from './support/store-fill.js';
 
-const args = new Set(process.argv.slice(2));
-const isShort = args.has('--short');
-const isGuard = args.has('--guard');
+const argv = process.argv.slice(2);
+const isShort = argv.includes('--short');
+const isGuard = argv.includes('--guard');
+const storeArg = argv.indexOf('--store');
+/** `--store DIR`: keep the filled data dir in DIR, and reuse it when it holds one already. */
+const keptDir = storeArg < 0 ? null : argv[storeArg + 1]!;
 const events = isShort ? 100_000 : 10_000_000;
 const deadlineMs = isShort ? 180_000 : 1_800_000;
 /** Timed requests per series (see timeline.bench.ts: fewer make p99 only the maximum). */
@@ -29,7 +33,7 @@ const repeats = isShort ? 100 : 500;
 const warmup = 3;
 const maxRatio = 10;
 const host = describeHost();
-const dataDir = makeDataDir();
+const dataDir = keptDir ?? makeDataDir();
 const runId = 'security-run';
 const sparseRun = 'sparse-run';
 const seeded = 10_000;
@@ -90,15 +94,18 @@ const measure = (daemon: RunningDaemon, path: string): Promise<Latency> =>
   measureGet(daemon, path, repeats, warmup);
 
 async function run(): Promise<string[]> {
-  let daemon = await startDaemon({ dataDir });
-  await seed(daemon);
-  await seedBaselineRuns(daemon.url);
-  await daemon.stop();
-  await fillStoreBySql(join(dataDir, 'provd.duckdb'), events);
-  daemon = await startDaemon({ dataDir });
+  const filled = existsSync(join(dataDir, 'provd.duckdb'));
+  if (!filled) {
+    const seeding = await startDaemon({ dataDir });
+    await seed(seeding);
+    await seedBaselineRuns(seeding.url);
+    await seeding.stop();
+    await fillStoreBySql(join(dataDir, 'provd.duckdb'), events);
+  }
+  const daemon = await startDaemon({ dataDir });
   const failures: string[] = [];
   try {
-    await seedSparse(daemon);
+    if (!filled) await seedSparse(daemon);
     const learned = await learnBaseline(daemon.url, 'bench-agent');
     process.stdout.write(
       JSON.stringify({
@@ -156,4 +163,12 @@ async function run(): Promise<string[]> {
   return failures;
 }
 
-await benchMain({ name: 'security.bench', deadlineMs, isGuard, run, cleanup: () => removeDir(dataDir) });
+await benchMain({
+  name: 'security.bench',
+  deadlineMs,
+  isGuard,
+  run,
+  cleanup: () => {
+    if (keptDir === null) removeDir(dataDir);
+  },
+});

@@ -17,10 +17,13 @@ CREATE TABLE enforcements (
   enforced_ns       BIGINT NOT NULL
 );
 
--- the run of a decision's event when it was judged (null while it waited in the spool), so verify
--- finds a decision whose event has gone missing
+-- the run of a decision's event (null while it waits in the spool), so verify finds a decision whose
+-- event has gone missing; and its position, so a page of judged events finds its decisions through
+-- zone maps (decisions are written in their events' order) instead of a scan of every decision
 ALTER TABLE policy_decisions ADD COLUMN run_id VARCHAR;
-UPDATE policy_decisions SET run_id = events.run_id FROM events WHERE events.id = policy_decisions.event_id;
+ALTER TABLE policy_decisions ADD COLUMN seq BIGINT;
+UPDATE policy_decisions SET run_id = events.run_id, seq = events.seq
+  FROM events WHERE events.id = policy_decisions.event_id;
 
 -- the policy's decisions on a batch's events of a run, sealed with it: how many, and a Merkle root
 -- over their leaves (src/provenance/decision-leaf.ts) in event order; null for batches made before

@@ -79,7 +79,8 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
           connection,
           sql`INSERT INTO policy_decisions SELECT regexp_replace(event_id, '\\.([0-9]+)$', '~' || r.k || '.\\1'),
               event_hash, decision, rule_id, severity, reason, advisory_rule_id, advisory_decision,
-              advisory_reason, policy, decided_ns, run_id FROM policy_decisions, range(1, ${copies + 1}) r(k)`,
+              advisory_reason, policy, decided_ns, run_id, seq + r.k * ${stats.span}
+              FROM policy_decisions, range(1, ${copies + 1}) r(k) ORDER BY r.k, seq`,
         );
       });
       // the copies join their processes' rows and the signals' values, as ingesting them would have

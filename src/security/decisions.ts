@@ -4,15 +4,16 @@
  * a commit's verdicts with its events, and the decisions of spooled events when a run claims them.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { decisionLeaf, type DecisionFacts } from '../provenance/decision-leaf.js';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import { execute, list, readRows, sql, unnested } from '../store/sql.js';
 
-/** Stores the verdicts of a commit, in its transaction. */
+/** Stores the verdicts of a commit, in its transaction, each with its event's position. */
 export async function insertVerdicts(
   connection: DuckDBConnection,
   verdicts: readonly EventVerdict[],
+  seqs: readonly bigint[],
 ): Promise<void> {
   if (verdicts.length === 0) return;
   const decidedNs = BigInt(Date.now()) * 1_000_000n;
@@ -33,24 +34,35 @@ export async function insertVerdicts(
       column((verdict) => verdict.advisory?.decision ?? null),
       column((verdict) => verdict.advisory?.reason ?? null),
       column((verdict) => verdict.policy),
-    )}, ${decidedNs}, ${unnested(column((verdict) => verdict.runId))}`,
+    )}, ${decidedNs}, ${unnested(
+      column((verdict) => verdict.runId),
+      [seqs, BIGINT],
+    )}`,
   );
 }
 
 /**
- * The decisions on judged events that just joined `runId` out of the spool: each is given the run,
- * and its leaf is returned by event id, for the digests that seal them.
+ * The decisions on judged events that just joined `runId` out of the spool: each is given the run
+ * and its event's new position, and its leaf is returned by event id, for the digests that seal them.
  */
 export async function settleDecisions(
   connection: DuckDBConnection,
   runId: string,
-  eventIds: readonly string[],
+  events: readonly { id: string; seq: bigint }[],
 ): Promise<Map<string, string>> {
-  if (eventIds.length === 0) return new Map();
-  const ids = list(eventIds, VARCHAR);
+  if (events.length === 0) return new Map();
+  const ids = list(
+    events.map((event) => event.id),
+    VARCHAR,
+  );
   await execute(
     connection,
-    sql`UPDATE policy_decisions SET run_id = ${runId} WHERE event_id IN (SELECT unnest(${ids}))`,
+    sql`UPDATE policy_decisions SET run_id = ${runId}, seq = moved.seq
+        FROM (SELECT ${unnested(
+          [events.map((event) => event.id), VARCHAR],
+          [events.map((event) => event.seq), BIGINT],
+        )}) moved(event_id, seq)
+        WHERE policy_decisions.event_id = moved.event_id`,
   );
   const rows = await readRows<DecisionFacts>(
     connection,

@@ -6,6 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
+import type { DecisionFacts } from '../provenance/decision-leaf.js';
 import { list, raw, readRows, sql } from '../store/sql.js';
 
 /** A judged event: the columns its risk, response and associations read. */
@@ -26,17 +27,7 @@ export interface JudgedEvent {
 }
 
 /** The decision on a judged event, as stored (sql/009_policy_decisions.sql). */
-export interface DecisionRow {
-  event_id: string;
-  event_hash: string;
-  decision: string;
-  rule_id: string;
-  severity: string;
-  reason: string;
-  advisory_rule_id: string | null;
-  advisory_decision: string | null;
-  advisory_reason: string | null;
-  policy: string;
+export interface DecisionRow extends DecisionFacts {
   decided_ns: bigint;
 }
 

@@ -168,11 +168,11 @@ export class BindingStore {
       const to = from + BigInt(settleChunkRows) < end ? from + BigInt(settleChunkRows) : end;
       const rows = await readRows<SettledRow>(
         this.connection,
-        sql`SELECT id, run_id, type, time_ns, evidence_level, risky, bytes, hash, judged FROM events
+        sql`SELECT id, seq, run_id, type, time_ns, evidence_level, risky, bytes, hash, judged FROM events
             WHERE seq >= ${from} AND seq < ${to} ORDER BY seq`,
       );
       const hashesByRun = new Map<string, string[]>();
-      const judgedByRun = new Map<string, string[]>();
+      const judgedByRun = new Map<string, { id: string; seq: bigint }[]>();
       for (const row of rows) {
         deltas.add({
           runId: row.run_id,
@@ -188,8 +188,8 @@ export class BindingStore {
         hashesByRun.set(row.run_id, hashes);
         if (row.judged === true) {
           const judged = judgedByRun.get(row.run_id);
-          if (judged === undefined) judgedByRun.set(row.run_id, [row.id]);
-          else judged.push(row.id);
+          if (judged === undefined) judgedByRun.set(row.run_id, [{ id: row.id, seq: row.seq }]);
+          else judged.push({ id: row.id, seq: row.seq });
         }
       }
       const digests = [];
@@ -197,7 +197,7 @@ export class BindingStore {
         const judged = judgedByRun.get(runId) ?? [];
         const leaves = await this.settleDecisions(runId, judged);
         // in event order; a judged event whose decision is missing has no leaf (verify reports it)
-        const roots = judged.flatMap((id) => leaves.get(id) ?? []);
+        const roots = judged.flatMap(({ id }) => leaves.get(id) ?? []);
         digests.push({
           batchId: `spool-${from}`,
           runId,
@@ -223,12 +223,16 @@ export class BindingStore {
   }
 }
 
-/** Gives judged events that joined `runId` their decisions' run; their decision leaves by event id. */
-export type SettleDecisions = (runId: string, eventIds: readonly string[]) => Promise<Map<string, string>>;
+/** Gives the decisions of judged events that joined `runId` their run and position; their leaves by event id. */
+export type SettleDecisions = (
+  runId: string,
+  events: readonly { id: string; seq: bigint }[],
+) => Promise<Map<string, string>>;
 
 /** A settled row as `account` reads it back. */
 interface SettledRow {
   id: string;
+  seq: bigint;
   judged: boolean | null;
   run_id: string;
   type: number;

@@ -48,8 +48,11 @@ export interface CommitHooks {
   settleLagging(batches: readonly BatchCommit[], fromSeq: bigint): Promise<Map<string, number>>;
   /** After COMMIT: the batches and what stays pending of each. */
   committed(batches: readonly BatchCommit[], settled: ReadonlyMap<string, number>): Promise<void>;
-  /** Inside the transaction: stores the policy's decisions on the batches' events (the security domain). */
-  recordVerdicts(verdicts: readonly EventVerdict[]): Promise<void>;
+  /**
+   * Inside the transaction: stores the policy's decisions on the batches' events (the security
+   * domain), each with its event's position (`seqs[i]` is `verdicts[i]`'s).
+   */
+  recordVerdicts(verdicts: readonly EventVerdict[], seqs: readonly bigint[]): Promise<void>;
 }
 
 /** Fault injection for tests (PROVD_FAULT_*): a slow commit, and a crash between COMMIT and the answer. */
@@ -228,7 +231,16 @@ export class EventCommitter {
       this.connection,
       batches.flatMap((batch) => batch.gaps),
     );
-    await this.hooks.recordVerdicts(batches.flatMap((batch) => batch.verdicts));
+    // an event's id is `<batch id>.<index in batch>`, and its row sits at the batch's base + index
+    const judged = loads.flatMap((batch) =>
+      batch.verdicts.map((verdict) => ({ verdict, base: bases.get(batch)! })),
+    );
+    await this.hooks.recordVerdicts(
+      judged.map(({ verdict }) => verdict),
+      judged.map(
+        ({ verdict, base }) => base + BigInt(verdict.eventId.slice(verdict.eventId.lastIndexOf('.') + 1)),
+      ),
+    );
     const settled = await this.hooks.settleLagging(batches, seqBase);
     const claims = [];
     for (const unit of fresh) {

@@ -46,12 +46,16 @@ export interface TelemetryStoreInit {
 /** What other domains lend the telemetry module, wired by the store worker. */
 export interface TelemetryDeps {
   /** Stores the policy's decisions on committed events, in their transaction (the security domain). */
-  recordVerdicts: (connection: DuckDBConnection, verdicts: readonly EventVerdict[]) => Promise<void>;
+  recordVerdicts: (
+    connection: DuckDBConnection,
+    verdicts: readonly EventVerdict[],
+    seqs: readonly bigint[],
+  ) => Promise<void>;
   /** Gives the decisions of spooled events that joined a run that run; returns their leaves by event id. */
   settleDecisions: (
     connection: DuckDBConnection,
     runId: string,
-    eventIds: readonly string[],
+    events: readonly { id: string; seq: bigint }[],
   ) => Promise<Map<string, string>>;
   /** Per-run tables folded in with the process rollup (the security domain's signal values). */
   rollupFolds: readonly RollupFold[];
@@ -84,7 +88,7 @@ export async function startTelemetryStore(
   const bindings: BindingStore = new BindingStore(
     writer,
     (count) => committer.allocateSeq(count),
-    (runId, eventIds) => deps.settleDecisions(writer, runId, eventIds),
+    (runId, events) => deps.settleDecisions(writer, runId, events),
   );
   const spool = new Spool(writer, writes, init.spool);
   const ledger = new IngestLedger(writer);
@@ -95,7 +99,7 @@ export async function startTelemetryStore(
     ledger,
     {
       settleLagging: (batches, fromSeq) => bindings.settleLagging(batches, fromSeq),
-      recordVerdicts: (verdicts) => deps.recordVerdicts(writer, verdicts),
+      recordVerdicts: (verdicts, seqs) => deps.recordVerdicts(writer, verdicts, seqs),
       async committed(batches, settled) {
         for (const batch of batches) {
           const stillPending = batch.pending - (settled.get(batch.batchId) ?? 0);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useDaemonFixture } from '../support/daemon.js';
-import { request } from '../support/http.js';
+import { assertErrors, request } from '../support/http.js';
 import { bind } from '../support/telemetry.js';
 
 type Json = Record<string, unknown>;
@@ -122,10 +122,7 @@ describe('GET /v1/signals of recorded tool calls (quality, asserted cost, refusa
       ['/v1/signals?run=run-a&run=run-b', 400, 'invalid_argument'],
       ['/v1/signals?run=nope', 404, 'run_not_found'],
     ];
-    for (const [path, status, code] of cases) {
-      const answer = await request(daemon.url, path);
-      assert.deepEqual([answer.status, (answer.body['error'] as Json)['code']], [status, code], path);
-    }
+    await assertErrors(daemon.url, cases);
     const overfull = await request(daemon.url, '/v1/record', {
       method: 'POST',
       body: JSON.stringify({
