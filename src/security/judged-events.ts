@@ -78,10 +78,7 @@ export async function pageJudgedEvents(
     if (rows.length > limit || upper >= last!.last) break;
   }
   const page = rows.slice(0, limit);
-  const decisions = await decisionsOf(
-    connection,
-    page.map((event) => event.id),
-  );
+  const decisions = await decisionsOf(connection, page);
   return {
     judged: page.flatMap((event) => {
       const decision = decisions.get(event.id);
@@ -92,17 +89,26 @@ export async function pageJudgedEvents(
   };
 }
 
-/** The decisions on the given events, by event id. */
+/**
+ * The decisions on the given events (in seq order), by event id. A decision carries its event's
+ * position, and decisions are written in their events' order: the page's seq range prunes the
+ * table by its zone maps (3 ms at 10M events, where a match on the ids alone scans it: 10 ms).
+ */
 async function decisionsOf(
   connection: DuckDBConnection,
-  ids: readonly string[],
+  events: readonly JudgedEvent[],
 ): Promise<Map<string, DecisionRow>> {
-  if (ids.length === 0) return new Map();
+  if (events.length === 0) return new Map();
+  const ids = list(
+    events.map((event) => event.id),
+    VARCHAR,
+  );
   const rows = await readRows<DecisionRow>(
     connection,
     sql`SELECT event_id, event_hash, decision, rule_id, severity, reason, advisory_rule_id,
           advisory_decision, advisory_reason, policy, decided_ns
-        FROM policy_decisions WHERE event_id IN (SELECT unnest(${list(ids, VARCHAR)}))`,
+        FROM policy_decisions WHERE seq BETWEEN ${events[0]!.seq} AND ${events.at(-1)!.seq}
+          AND list_contains(${ids}, event_id)`,
   );
   return new Map(rows.map((row) => [row.event_id, row]));
 }
