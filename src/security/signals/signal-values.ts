@@ -69,8 +69,8 @@ const noSignal = raw(`kv.k = ${code('exit_signal')} AND kv.v IN ('0', '')`);
 /**
  * Folds the values of the run events `where` selects into run_signal_values. policy_decisions has
  * no index (it would cost every commit): the chunk's decisions are found by the range of its judged
- * events' ids, which zone maps narrow (ids start with their batch's, decisions are stored in commit
- * order), instead of probing every decision of the store (measured: 70-420 ms a chunk at 10M).
+ * events' positions, which zone maps narrow (a decision keeps its event's seq, and decisions are
+ * stored in commit order), instead of probing every decision of the store (70-420 ms a chunk at 10M).
  */
 async function foldValues(connection: DuckDBConnection, where: Statement): Promise<void> {
   await execute(
@@ -85,8 +85,8 @@ async function foldValues(connection: DuckDBConnection, where: Statement): Promi
             FROM events WHERE run_id IS NOT NULL AND type IN (${valueTypes}) AND ${where})
           UNION ALL
           SELECT e.run_id, e.seq, e.id, unnest(${decisionValues}) AS kv
-          FROM judged e JOIN policy_decisions d ON d.event_id = e.id
-          WHERE d.event_id BETWEEN (SELECT min(id) FROM judged) AND (SELECT max(id) FROM judged))
+          FROM judged e JOIN policy_decisions d ON d.seq = e.seq AND d.event_id = e.id
+          WHERE d.seq BETWEEN (SELECT min(seq) FROM judged) AND (SELECT max(seq) FROM judged))
         WHERE kv.v IS NOT NULL AND NOT (${noSignal})
         GROUP BY run_id, kv.k, md5_number(kv.v)
         ON CONFLICT (run_id, kind, value_key) DO UPDATE SET
