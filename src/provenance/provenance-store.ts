@@ -53,8 +53,9 @@ export async function startProvenanceStore(
     init.sealing ? writes.run(() => checkpointer.writeDue([run])) : Promise.resolve(0);
   const queries: QueryHandlers<ProvenanceQueries> = {
     verify: async (params) => {
+      const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
       await checkpointFirst(params.run);
-      const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks);
+      const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks, sealedAtNs);
       // kept for the summary; failing to keep it does not fail the verify
       await writes
         .run(() => keepVerifyResult(writer, result))

@@ -19,6 +19,8 @@ export const verifyIssueKinds = {
   batch_count_mismatch: 'a batch seals another number of events than it records',
   batch_root_mismatch: "the Merkle root over a batch's events differs from the one it records",
   unsealed_event: 'an event of the run is sealed by no batch',
+  event_pending_seal:
+    'a warning: events committed while verify ran are not sealed yet (their digest is stored, the next checkpoint seals it)',
   artifact_missing: 'an artifact object names bytes that are not stored',
   artifact_content_mismatch: "an artifact's stored bytes do not hash to the address its object names",
   checkpoint_missing: 'the run, or a checkpoint object of it, has no signed envelope',

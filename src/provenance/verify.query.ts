@@ -32,6 +32,8 @@ export async function verifyRun(
   params: VerifyParams,
   recheck: EventRecheck,
   runChecks: readonly RunCheck[] = [],
+  /** When the run's due batches were sealed for this verify (Unix ns): events committed later are pending. */
+  sealedAtNs: bigint = BigInt(Date.now()) * 1_000_000n,
 ): Promise<VerifyResult> {
   const runId = params.run;
   await requireRun(connection, runId);
@@ -65,7 +67,7 @@ export async function verifyRun(
       judgmentRoot: typeof judgment_root === 'string' ? judgment_root : null,
     });
   }
-  await verifyEvents(connection, runId, batches, recheck, issues);
+  await verifyEvents(connection, runId, batches, recheck, issues, sealedAtNs);
   await verifyArtifacts(connection, objects, issues);
   for (const check of runChecks) await check(connection, runId, batches, issues);
   const checkpoints = await readRows<CheckpointRow>(

@@ -216,6 +216,14 @@ describe('GET /v1/graph/verify', function () {
     // not even the verify signs a checkpoint
     const checkpoint = await request(daemon.url, `/v1/graph/checkpoint?run=${run}`);
     assert.equal(checkpoint.status, 404, JSON.stringify(checkpoint.body));
+    // a digest that claims to be committed in the future is no excuse for its events either: only
+    // one committed while verify ran makes its events pending (a warning) rather than unsealed
+    await assertStopsCleanly(daemon);
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), (db) =>
+      db.run('UPDATE event_batches SET committed_ns = committed_ns + 3600000000000'),
+    );
+    const again = await fixture.start({ env: { PROVD_FAULT_NO_SEALING: '1' } });
+    assert.deepEqual(kinds((await verify(again.url)).body), ['checkpoint_missing', 'unsealed_event']);
   });
 
   it('rehashes in DuckDB exactly as ingest hashed, for every real producer line and hostile text', async function () {
