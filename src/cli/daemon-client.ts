@@ -43,26 +43,42 @@ export async function fetchDaemon(
   stderr: Writable,
 ): Promise<{ status: number; body: unknown } | undefined> {
   try {
-    const response = await fetch(baseUrl + path, {
-      headers: authHeaders(),
-      signal: AbortSignal.timeout(requestTimeoutMs),
-    });
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      stderr.write(
-        `provd: ${baseUrl}${path} answered HTTP ${response.status} with a body that is not JSON\n`,
-      );
-      return undefined;
-    }
-    return { status: response.status, body };
+    const reply = await sendDaemon(baseUrl, { method: 'GET', path });
+    if (reply.body !== undefined) return reply;
+    stderr.write(`provd: ${baseUrl}${path} answered HTTP ${reply.status} with a body that is not JSON\n`);
   } catch (error) {
-    stderr.write(
-      `provd: PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${baseUrl}: ${fetchFailure(error)}\n`,
+    if (!(error instanceof ProvdError)) throw error;
+    stderr.write(`provd: ${error.code}: ${error.message}\n`);
+  }
+  return undefined;
+}
+
+/**
+ * Sends one JSON request with the configured token and resolves with the status and the parsed
+ * body (undefined when not JSON); rejects with PROVD_ERR_CLI_UNREACHABLE when no answer came
+ * within `timeoutMs`. The AI tools' dispatcher sends through this (ai/tool-dispatcher.ts).
+ */
+export async function sendDaemon(
+  baseUrl: string,
+  request: { method: 'GET' | 'POST'; path: string; body?: unknown },
+  timeoutMs = requestTimeoutMs,
+): Promise<{ status: number; body: unknown }> {
+  const headers: Record<string, string> = authHeaders();
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  try {
+    const response = await fetch(baseUrl + request.path, {
+      method: request.method,
+      headers,
+      ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return { status: response.status, body: parseJson(await response.text()) };
+  } catch (error) {
+    throw new ProvdError(
+      'PROVD_ERR_CLI_UNREACHABLE',
+      `cannot reach the daemon at ${baseUrl}: ${fetchFailure(error)}`,
+      { cause: error },
     );
-    return undefined;
   }
 }
 

@@ -3,6 +3,9 @@
 import { stripVTControlCharacters } from 'node:util';
 import { Builtins } from 'clipanion';
 import { provdVersion } from '../shared/package-root.js';
+import { AiCallCommand } from './commands/ai-call.js';
+import { AiMcpCommand } from './commands/ai-mcp.js';
+import { AiToolsCommand } from './commands/ai-tools.js';
 import { DaemonCommand } from './commands/daemon.js';
 import { HealthCommand } from './commands/health.js';
 import { IngestCommand } from './commands/ingest.js';
@@ -21,6 +24,9 @@ const cli = new ProvdCli({
 });
 cli.register(Builtins.HelpCommand);
 cli.register(Builtins.VersionCommand);
+cli.register(AiCallCommand);
+cli.register(AiMcpCommand);
+cli.register(AiToolsCommand);
 cli.register(DaemonCommand);
 cli.register(HealthCommand);
 cli.register(IngestCommand);

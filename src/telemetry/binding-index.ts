@@ -43,8 +43,14 @@ interface Entry {
   correlations: Record<MatchMethod, Correlation>;
 }
 
-/** True when `a` wins over `b` within a tier: later start, then later creation, then later add. */
+/**
+ * True when `a` wins over `b` within a tier: a system-side binding over an `ai_asserted` one (an
+ * agent's own assertion never takes events from a binding the control plane or a harness made:
+ * interface spec, trust boundary), then later start, then later creation, then later add.
+ */
 function isLater(a: Entry, b: Entry): boolean {
+  const aAsserted = a.binding.binding_source === 'ai_asserted';
+  if (aAsserted !== (b.binding.binding_source === 'ai_asserted')) return !aAsserted;
   if (a.start !== b.start) return a.start > b.start;
   if (a.binding.created_ns !== b.binding.created_ns) return a.binding.created_ns > b.binding.created_ns;
   return a.seq > b.seq;
@@ -83,7 +89,7 @@ function isSameContainer(a: string, b: string): boolean {
 
 /**
  * The bindings of one key as a partition of time into segments, each holding the binding that wins
- * there (the latest-starting one that covers it). A lookup is one binary search however many
+ * there (the latest-starting one that covers it, system-side before `ai_asserted`). A lookup is one binary search however many
  * bindings the key has accumulated, even between intervals or under a long open binding; an insert
  * splices the arrays, which is fine because bindings are rare next to events.
  */
@@ -104,7 +110,7 @@ class Timeline {
     this.merge(Math.max(first - 1, 0), Math.min(last + 1, winners.length - 1));
   }
 
-  /** The latest-starting entry whose interval holds `timeNs`. */
+  /** The winning entry (see isLater) whose interval holds `timeNs`. */
   find(timeNs: bigint): Entry | undefined {
     const at = this.segmentAt(timeNs);
     return at < 0 ? undefined : this.winners[at];

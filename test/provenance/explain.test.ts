@@ -141,6 +141,46 @@ describe('GET /v1/graph/explain', function () {
     assert.deepEqual(run.body['path'], []);
   });
 
+  it('explains a risk: the decision down to the event it judged, then that event up to its run', async function () {
+    await storeRun();
+    const secret = nativeLine({
+      event_type: 'file_open',
+      timestamp: '2026-01-01T00:00:04Z',
+      pid: 11,
+      tgid: 11,
+      ppid: 10,
+      comm: 'cat',
+      path: '/root/.ssh/id_ed25519',
+    });
+    assert.equal((await ingest(secret))['accepted'], 1);
+    const risks = (await request(daemon.url, '/v1/security/risks?run=run-e', { headers: auth })).body;
+    const [risk] = risks['risks'] as Record<string, unknown>[];
+    const riskId = String(risk!['risk_id']);
+    const { status, body } = await explain(daemon, `risk=${riskId}`);
+    assert.equal(status, 200, JSON.stringify(body));
+    const node = body['node'] as Record<string, unknown>;
+    assert.deepEqual(
+      [node['kind'], node['id'], node['run_id'], node['evidence_level']],
+      ['risk', riskId, 'run-e', 'kernel_correlated'],
+    );
+    assert.equal(
+      node['label'],
+      'critical kill by rule secret_path: touches a file that holds credentials, keys or tokens',
+    );
+    const eventId = String((risk!['evidence'] as Record<string, unknown>[])[0]!['event_id']);
+    assert.deepEqual(shape(body), [
+      `judged/policy:built-in -> event ${eventId}`,
+      'performed_by/process_identity -> process 11',
+      'child_of/exec_lineage -> process 10',
+      'attributed_to/cgroup -> tool_call tc-e',
+      'part_of/binding -> run run-e',
+    ]);
+    assert.equal(body['complete'], true);
+    // a risk id that names an event the policy allowed is no risk
+    const { status: allowed } = await explain(daemon, `risk=risk_${fileEventId}`);
+    assert.equal(allowed, 404);
+  });
+
   it('finds the same lineage whether the process rollup has folded the events in or not', async function () {
     await storeRun();
     const before = await explain(daemon, `event=${fileEventId}`);

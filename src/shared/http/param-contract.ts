@@ -47,6 +47,14 @@ export class ParamContract<T extends object> {
   }
 
   /**
+   * The same type as a JSON object's contract (an AI tool's input holds the parameters as JSON
+   * values): its fields and validator, with `subject` naming the input in messages.
+   */
+  asObject(subject: string): SchemaContract<T> {
+    return this.contract.withSubject(subject);
+  }
+
+  /**
    * The typed query, or 400 invalid_argument naming the parameter and its rule. Undeclared
    * parameters are ignored; a declared one given twice is refused.
    */

@@ -26,7 +26,7 @@ export class SchemaContract<T> {
 
   /** `subject` names the whole input in messages ("bind body", "query"). */
   constructor(
-    unit: IJsonSchemaUnit<'3.1', T>,
+    private readonly unit: IJsonSchemaUnit<'3.1', T>,
     private readonly validate: (input: unknown) => IValidation<T>,
     private readonly subject: string,
   ) {
@@ -51,6 +51,20 @@ export class SchemaContract<T> {
     // null counts as absent: for a required field, it is missing
     const absent = value === undefined || (value === null && this.required.has(field));
     return refuse(field, absent ? `${field} is required` : this.rule(field));
+  }
+
+  /** The same contract with `subject` naming the input in its messages ("explain input"). */
+  withSubject(subject: string): SchemaContract<T> {
+    return new SchemaContract(this.unit, this.validate, subject);
+  }
+
+  /** check(), also refusing fields the type does not declare when its validator ignores them. */
+  checkExact(input: unknown): Checked<T> {
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+      const unknown = Object.keys(input).filter((key) => !this.fields.has(key));
+      if (unknown.length > 0) return { ok: false, failure: this.unknownFields(unknown) };
+    }
+    return this.check(input);
   }
 
   /** "`field` must be ..." from its schema: also the message of checks a schema cannot state. */

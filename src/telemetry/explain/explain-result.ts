@@ -4,12 +4,13 @@ import type { EvidenceLevel } from '../codes.js';
 import type { TelemetryEvent } from '../event-json.js';
 
 /** What a node of the causal graph is. */
-export type ExplainNodeKind = 'run' | 'tool_call' | 'process' | 'event' | 'file' | 'artifact' | 'file_effect';
+export type ExplainNodeKind =
+  'run' | 'tool_call' | 'process' | 'event' | 'file' | 'artifact' | 'file_effect' | 'risk';
 
 /** One node: what it is, when, how well it is evidenced, and the graph object that records it. */
 export interface ExplainNode {
   kind: ExplainNodeKind;
-  /** Its id as explain takes it back: an event id, a process key (exec_id or tgid), a tool call id, a path, an object hash. */
+  /** Its id as explain takes it back: an event id, a process key (exec_id or tgid), a tool call id, a path, an object hash, a risk id. */
   id: string;
   /** Null for an event no binding has claimed. */
   run_id: string | null;
@@ -25,10 +26,17 @@ export interface ExplainNode {
 
 /** How a step's node follows from the node before it. */
 export interface ExplainBasis {
-  /** performed_by: event → its process; child_of: process → the process that started it (exec lineage); attributed_to: → the tool call, through a binding; part_of: tool call → run; output_of / effect_of: artifact or file effect → its tool call; touched_by: file → an event or effect on it. */
+  /** judged: risk → the event its policy decision judged; performed_by: event → its process; child_of: process → the process that started it (exec lineage); attributed_to: → the tool call, through a binding; part_of: tool call → run; output_of / effect_of: artifact or file effect → its tool call; touched_by: file → an event or effect on it. */
   relation:
-    'performed_by' | 'child_of' | 'attributed_to' | 'part_of' | 'output_of' | 'effect_of' | 'touched_by';
-  /** How the edge is known: `process_identity`, `exec_lineage`, a correlation tier (`process`, `cgroup`, `container`, `pid`), `binding`, `recorded` (the daemon's own record), `path`. */
+    | 'judged'
+    | 'performed_by'
+    | 'child_of'
+    | 'attributed_to'
+    | 'part_of'
+    | 'output_of'
+    | 'effect_of'
+    | 'touched_by';
+  /** How the edge is known: `policy:<policy>` (the policy that decided), `process_identity`, `exec_lineage`, a correlation tier (`process`, `cgroup`, `container`, `pid`), `binding`, `recorded` (the daemon's own record), `path`. */
   method: string;
   confidence: Ratio | null;
   evidence_level: EvidenceLevel | null;

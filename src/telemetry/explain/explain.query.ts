@@ -31,6 +31,7 @@ import {
   type SeenProcesses,
 } from './explain-reads.js';
 import type { ExplainBasis, ExplainNode, ExplainResult, ExplainStep } from './explain-result.js';
+import { readRiskDecision, riskStep } from './explain-risk.js';
 
 /** The node kinds explain takes, as its query parameters name them. */
 export type ExplainTarget = 'event' | 'process' | 'tool_call' | 'file' | 'risk' | 'artifact' | 'run';
@@ -131,9 +132,17 @@ async function explainTarget(source: Source, params: ExplainParams): Promise<Exp
     case 'file':
       return explainFile(source, params.run!, id);
     case 'risk':
-      // risks come with the policy engine; until then none is stored
-      return unknown('risk', id);
+      return explainRisk(source, id);
   }
+}
+
+/** risk → the event it judged → that event's path. */
+async function explainRisk(source: Source, id: string): Promise<Explained> {
+  const decision = (await readRiskDecision(source.connection, id)) ?? unknown('risk', id);
+  const row = (await readEvent(source.connection, decision.event_id)) ?? unknown('risk', id);
+  const { node: event, trail } = await fromEvent(source, row);
+  const { node, step } = riskStep(id, decision, event);
+  return { node, trail: { ...trail, path: [step, ...trail.path] } };
 }
 
 function unknown(kind: string, id: string): never {

@@ -1,0 +1,21 @@
+/** `explain`: GET /v1/graph/explain as a tool. */
+import { explainQuery } from '../../telemetry/explain/explain.route.js';
+import { queryTool } from '../query-tool.js';
+
+export const explain = queryTool({
+  name: 'explain',
+  title: 'Explain a node: its causal path and basis',
+  operationId: 'explain',
+  query: explainQuery,
+  description:
+    'Explains one node of the provenance graph: how it came about (the causal path: run, tool call, ' +
+    'process ancestry, the events around it) and the basis for each link (which binding attributed an ' +
+    'event, by which correlation method and confidence, at which evidence level). Give exactly one ' +
+    'node: `event`, `process`, `tool-call`, `risk` or `artifact` alone; `file` together with `run`; or ' +
+    '`run` alone for the run itself. Ids come from the other tools (list_events items, list_risks ' +
+    'items, get_timeline entries). Evidence levels say how much a link is worth: `kernel_correlated` ' +
+    '(the sensor saw it and a system-side binding attributed it) is independent evidence; ' +
+    '`context_asserted` and `self_observed` rest on what an agent or the daemon asserted; ' +
+    '`uncorrelated` was seen but tied to no tool call. An explanation shows what was recorded, not ' +
+    'what was missed.',
+});

@@ -1,0 +1,18 @@
+/** `get_timeline`: GET /v1/timeline as a tool. */
+import { timelineQuery } from '../../telemetry/timeline/timeline.route.js';
+import { queryTool } from '../query-tool.js';
+
+export const getTimeline = queryTool({
+  name: 'get_timeline',
+  title: "A run's timeline: context merged with telemetry",
+  operationId: 'get_timeline',
+  query: timelineQuery,
+  description:
+    'What happened in one run, in order: application context (tool calls, bindings, file effects, ' +
+    'artifacts) merged with the runtime events the sensor captured, each entry with its evidence ' +
+    'level. `view: "table"` (the default) is one chronological page: pass `next_cursor` back as ' +
+    '`cursor` for the next one (`limit` 1..1000, default 100). `view: "causality"` is a bounded tree ' +
+    '(run, tool calls, processes by parent, their first events) with what the bounds cut counted; it ' +
+    'takes no limit or cursor. Use it to tell the story of a run or to see which tool call did what. ' +
+    'Entries marked `context_asserted` are what an agent or harness claimed, not what the kernel saw.',
+});

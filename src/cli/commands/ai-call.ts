@@ -1,0 +1,103 @@
+/** `provd ai call TOOL --input JSON|-`: runs one AI tool through the same dispatcher as the MCP server. */
+import { Command, Option } from 'clipanion';
+import { findTool, toolNames } from '../../ai/catalog.js';
+import { ToolDispatcher } from '../../ai/tool-dispatcher.js';
+import { failureBody } from '../../ai/tool-outcome.js';
+import { ProvdError } from '../../shared/errors.js';
+import { sendDaemon } from '../daemon-client.js';
+import { DaemonClientCommand } from '../daemon-client-command.js';
+
+/** What a tool may take: verify and signals of a large run read a lot. */
+export const toolTimeoutMs = 120_000;
+
+export class AiCallCommand extends DaemonClientCommand {
+  static override paths = [['ai', 'call']];
+
+  static override usage = Command.Usage({
+    category: 'AI tools',
+    description: 'Run one AI tool against the daemon and print its result',
+    details: `
+      Checks INPUT (a JSON object, or \`-\` to read it from stdin) against TOOL's input schema,
+      sends the daemon the request the tool stands for, and prints the result as JSON: the same
+      path an MCP client takes through \`provd ai mcp\`, under the same trust boundary
+      (\`bind_scope\` writes \`ai_asserted\` bindings, \`record_tool_call\` never executes).
+      \`provd ai tools\` lists the tools.
+
+      Exit code 0 when the tool answered, 1 when it failed (the error's code and message on
+      stderr; with \`--json\`, the \`provenance.error/v1\` body on stdout), 2 when the daemon
+      cannot be reached or for bad usage (unknown tool, INPUT not a JSON object).
+    `,
+    examples: [
+      ['Verify a run', `$0 ai call verify_run --input '{"run":"run-42"}'`],
+      [
+        'Ask the gate',
+        `echo '{"event_type":"file_open","path":"/etc/shadow"}' | $0 ai call evaluate_action --input -`,
+      ],
+    ],
+  });
+
+  tool = Option.String({ name: 'TOOL' });
+  input = Option.String('--input', '{}', {
+    description: 'the input as a JSON object, or - for stdin (default {})',
+  });
+  json = Option.Boolean('--json', false, {
+    description: 'print one compact JSON line, the error body included when the tool fails',
+  });
+
+  protected async executeAt(baseUrl: string): Promise<number> {
+    const { stdout, stderr } = this.context;
+    const tool = findTool(this.tool);
+    if (tool === undefined)
+      return this.refuseUsage(
+        new ProvdError(
+          'PROVD_ERR_CONFIG_INVALID',
+          `unknown tool "${this.tool}"; the tools are ${toolNames.join(', ')}`,
+        ),
+      );
+    let input: unknown;
+    try {
+      input = await this.readInput();
+    } catch (error) {
+      return this.refuseUsage(error);
+    }
+    const dispatcher = new ToolDispatcher((request) => sendDaemon(baseUrl, request, toolTimeoutMs));
+    const outcome = await dispatcher.call(tool, input);
+    const print = (body: unknown): boolean =>
+      stdout.write(this.json ? JSON.stringify(body) + '\n' : JSON.stringify(body, null, 2) + '\n');
+    if (outcome.ok) {
+      print(outcome.body);
+      return 0;
+    }
+    const { code, message } = outcome.failure;
+    if (this.json) print(failureBody(outcome.failure));
+    else stderr.write(`provd: ${code}: ${message}\n`);
+    return code === 'PROVD_ERR_CLI_UNREACHABLE' ? 2 : 1;
+  }
+
+  /** `--input` parsed: a JSON object, from the option or (`-`) from stdin. */
+  private async readInput(): Promise<unknown> {
+    const text = this.input === '-' ? await readAll(this.context.stdin) : this.input;
+    const from = this.input === '-' ? 'stdin' : '--input';
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch (error) {
+      throw new ProvdError(
+        'PROVD_ERR_CONFIG_INVALID',
+        `${from} must be a JSON object: ${(error as Error).message}`,
+      );
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new ProvdError(
+        'PROVD_ERR_CONFIG_INVALID',
+        `${from} must be a JSON object, got ${JSON.stringify(input)?.slice(0, 40)}`,
+      );
+    return input;
+  }
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(typeof part === 'string' ? Buffer.from(part) : part);
+  return Buffer.concat(parts).toString('utf8');
+}

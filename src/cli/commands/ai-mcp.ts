@@ -1,0 +1,33 @@
+/** `provd ai mcp`: the MCP server of the AI tools, on stdin and stdout. */
+import { Command } from 'clipanion';
+import { serveMcpStdio } from '../../ai/mcp-server.js';
+import { ToolDispatcher } from '../../ai/tool-dispatcher.js';
+import { sendDaemon } from '../daemon-client.js';
+import { DaemonClientCommand } from '../daemon-client-command.js';
+import { toolTimeoutMs } from './ai-call.js';
+
+export class AiMcpCommand extends DaemonClientCommand {
+  static override paths = [['ai', 'mcp']];
+
+  static override usage = Command.Usage({
+    category: 'AI tools',
+    description: 'Serve the AI tools over MCP on stdin and stdout',
+    details: `
+      Speaks MCP (JSON-RPC 2.0 over stdio, protocol revision 2025-06-18) to the client that
+      spawned it: \`initialize\`, then \`tools/list\` (the nine tools of \`provd ai tools\`), then
+      \`tools/call\`. Each call goes to the daemon at \`--url\` with \`PROVD_AUTH_TOKEN\`; a result
+      holds the daemon's JSON as text and as \`structuredContent\`, a failure is an \`isError\`
+      result with the daemon's error code and message. Only JSON-RPC is written to stdout;
+      diagnostics go to stderr. It runs until the client closes stdin, and starts even when the
+      daemon is down (each call then says so).
+    `,
+    examples: [['In an MCP client configuration', '$0 ai mcp --url http://127.0.0.1:8574']],
+  });
+
+  protected async executeAt(baseUrl: string): Promise<number> {
+    const dispatcher = new ToolDispatcher((request) => sendDaemon(baseUrl, request, toolTimeoutMs));
+    const { stdin, stdout, stderr } = this.context;
+    await serveMcpStdio(dispatcher, { stdin, stdout, stderr, daemonUrl: baseUrl });
+    return 0;
+  }
+}

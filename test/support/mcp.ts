@@ -1,0 +1,75 @@
+/**
+ * A real MCP client for the tests: the SDK's own Client over stdio, spawning `provd ai mcp` as a
+ * user's MCP host would, with what the server wrote to stderr kept for assertions.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { JsonObject } from '../../src/shared/schema/json-object.js';
+import { cliPath } from './daemon.js';
+
+const Ajv2020 = Ajv2020Module.default;
+const addFormats = addFormatsModule.default;
+
+/** An SDK client connected to a `provd ai mcp` child. */
+export interface McpSession {
+  client: Client;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Spawns `provd ai mcp --url URL` with `env` (PROVD_AUTH_TOKEN, ...) and completes the handshake. */
+export async function connectMcp(url: string, env: Record<string, string> = {}): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, 'ai', 'mcp', '--url', url],
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'provd-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** A tool call's result as the tests read it: the parsed text block beside the structured content. */
+export interface ToolReply {
+  isError: boolean;
+  /** The first text block, parsed as JSON. */
+  json: Record<string, unknown>;
+  structured: Record<string, unknown> | undefined;
+}
+
+/** Calls a tool and parses its one text block. */
+export async function callTool(session: McpSession, name: string, args: unknown): Promise<ToolReply> {
+  const result = (await session.client.callTool({
+    name,
+    arguments: args as Record<string, unknown>,
+  })) as CallToolResult;
+  const [block, ...rest] = result.content;
+  if (block?.type !== 'text' || rest.length > 0) throw new Error(`${name}: not one text block`);
+  return {
+    isError: result.isError === true,
+    json: JSON.parse(block.text) as Record<string, unknown>,
+    structured: result.structuredContent,
+  };
+}
+
+/** The daemon error code an isError reply carries. */
+export function errorCode(reply: ToolReply): string | undefined {
+  return (reply.json['error'] as { code?: string } | undefined)?.code;
+}
+
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats(ajv);
+
+/** What is wrong with `value` against a tool's output (or input) schema; empty when it validates. */
+export function schemaErrors(schema: JsonObject, value: unknown): string[] {
+  const validate = ajv.compile(schema);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? ''}`);
+}
