@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ProvdError } from '../shared/errors.js';
 import { defaultIngestLimits } from '../ingest/ingest-router.js';
-import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool.js';
+import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {

@@ -19,7 +19,8 @@ import {
 import type { CountsByRejection, EventSource } from './event.js';
 import { unknownSource } from './producer-counters.js';
 import { requireRun } from '../provenance/run-exists.js';
-import type { SpoolLimits, SpoolStats } from './spool.js';
+import type { SpoolLimits } from './spool-limits.js';
+import type { SpoolStats } from './spool.js';
 
 export interface ProducerHealthParams {
   run: string | null;

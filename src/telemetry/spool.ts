@@ -19,19 +19,7 @@ import type { WriteQueue } from '../store/write-queue.js';
 import { spoolCode } from './codes.js';
 import type { ParsedEvent } from './event.js';
 import { addCounters } from './producer-counters.js';
-
-/** How long and how much the spool holds. */
-export interface SpoolLimits {
-  ttlMs: number;
-  maxEvents: number;
-  maxBytes: number;
-}
-
-export const defaultSpoolLimits: SpoolLimits = {
-  ttlMs: 120_000,
-  maxEvents: 1_000_000,
-  maxBytes: 256 * 1024 * 1024,
-};
+import type { SpoolLimits } from './spool-limits.js';
 
 /** What the spool holds now. */
 export interface SpoolStats {

@@ -2,31 +2,17 @@ import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
-import { callTool, connectMcp, errorCode, schemaErrors, type McpSession } from '../support/mcp.js';
-import { bind, ingest, nativeLine } from '../support/telemetry.js';
+import {
+  aiRun,
+  callTool,
+  connectMcp,
+  errorCode,
+  schemaErrors,
+  seedRun,
+  type McpSession,
+} from '../support/mcp.js';
 
-const run = 'run-ai';
-
-/** A run with a harness binding and events the default policy judges: an exec, a secret read, a private connect. */
-async function seedRun(url: string): Promise<void> {
-  await bind(url, { run_id: run, tool_call_id: 'tc-1', cgroup_id: '777', binding_source: 'harness' });
-  const lines = [
-    nativeLine({ argv: ['sh', '-c', 'cat ~/.ssh/id_rsa'] }),
-    nativeLine({
-      event_type: 'file_open',
-      path: '/home/agent/.ssh/id_rsa',
-      timestamp: '2026-01-01T00:00:02Z',
-    }),
-    nativeLine({
-      event_type: 'network_connect',
-      dst_ip: '10.0.0.5',
-      dst_port: 443,
-      timestamp: '2026-01-01T00:00:03Z',
-    }),
-  ];
-  const answer = await ingest(url, lines.join('\n'), 'native');
-  assert.equal(answer.body['accepted'], 3, JSON.stringify(answer.body));
-}
+const run = aiRun;
 
 describe('provd ai mcp (the SDK client over stdio)', function () {
   let daemon: RunningDaemon;

@@ -7,8 +7,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import assert from 'node:assert/strict';
 import type { JsonObject } from '../../src/shared/schema/json-object.js';
 import { cliPath } from './daemon.js';
+import { bind, ingest, nativeLine } from './telemetry.js';
 
 const Ajv2020 = Ajv2020Module.default;
 const addFormats = addFormatsModule.default;
@@ -72,4 +74,31 @@ export function schemaErrors(schema: JsonObject, value: unknown): string[] {
   const validate = ajv.compile(schema);
   if (validate(value)) return [];
   return (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message ?? ''}`);
+}
+
+/** The run seedRun stores. */
+export const aiRun = 'run-ai';
+
+/**
+ * A run with a harness binding and three events the default policy judges: an exec (allowed), a
+ * secret read (kill) and a connection to a private address (deny).
+ */
+export async function seedRun(url: string): Promise<void> {
+  await bind(url, { run_id: aiRun, tool_call_id: 'tc-1', cgroup_id: '777', binding_source: 'harness' });
+  const lines = [
+    nativeLine({ argv: ['sh', '-c', 'cat ~/.ssh/id_rsa'] }),
+    nativeLine({
+      event_type: 'file_open',
+      path: '/home/agent/.ssh/id_rsa',
+      timestamp: '2026-01-01T00:00:02Z',
+    }),
+    nativeLine({
+      event_type: 'network_connect',
+      dst_ip: '10.0.0.5',
+      dst_port: 443,
+      timestamp: '2026-01-01T00:00:03Z',
+    }),
+  ];
+  const answer = await ingest(url, lines.join('\n'), 'native');
+  assert.equal(answer.body['accepted'], 3, JSON.stringify(answer.body));
 }

@@ -1,7 +1,6 @@
 /** `provd daemon`: runs the daemon in the foreground. */
 import { Command, Option } from 'clipanion';
 import { resolveConfig } from '../../daemon/config.js';
-import { runDaemon } from '../../daemon/daemon.js';
 import { ProvdError } from '../../shared/errors.js';
 
 export class DaemonCommand extends Command {
@@ -65,6 +64,9 @@ export class DaemonCommand extends Command {
   async execute(): Promise<number> {
     try {
       const config = resolveConfig(this);
+      // loaded here, not at the top: every other command (the MCP server among them) is a thin HTTP
+      // client that must not map DuckDB and uWebSockets.js into its process
+      const { runDaemon } = await import('../../daemon/daemon.js');
       const code = await runDaemon(config);
       process.exit(code); // keep-alive client connections must not hold the process open
     } catch (error) {

@@ -20,10 +20,6 @@ export interface ArtifactParams {
   maxBytes: number;
 }
 
-/** Bytes of content an answer shows when the request names no bound. */
-export const defaultArtifactBytes = 65_536;
-/** The most it shows: an artifact stores at most 1 MiB. */
-export const maxArtifactBytes = 1_048_576;
 /** Most objects listed as naming the artifact (all are counted). */
 export const maxNamedBy = 100;
 

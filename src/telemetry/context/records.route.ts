@@ -12,7 +12,7 @@ import type { QueryClient } from '../../shared/store-protocol.js';
 import { queryRoute } from '../query-route.js';
 import type { ObjectHashParam } from '../../provenance/object-hash.js';
 import type { TelemetryQueries } from '../telemetry-queries.js';
-import { defaultArtifactBytes, type maxArtifactBytes } from './artifact.query.js';
+import { defaultArtifactBytes, type maxArtifactBytes } from './artifact-bounds.js';
 
 /** The query string of GET /api/compare/records: two recorded tool calls. */
 export interface CompareRecordsQuery {
