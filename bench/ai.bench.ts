@@ -1,0 +1,254 @@
+/**
+ * AI surface benchmark (`npm run bench:ai`; `npm run bench:guard` runs it with --short --guard):
+ * `tools/call` round trips through the MCP server (`provd ai mcp`, spawned over stdio by the
+ * SDK's own Client, which lists the tools first as a host does and so checks every
+ * structuredContent against its output schema) to a real daemon seeded over HTTP with one run of
+ * 5,000 events, 50 of them secret reads (risks). Prints one JSON line per tool and mode:
+ *
+ * - `ai.mcp.<tool>.sequential`: one call in flight, the latency a model sees; calls per second
+ *   and p50/p99 of one round trip;
+ * - `ai.mcp.<tool>.concurrent`: 8 calls in flight on the one session, the rate it sustains;
+ *
+ * for `list_events` (`{run, limit: 100}`), `list_risks` (`{run}`) and the gate `evaluate_action`
+ * (curl to the metadata address). The baseline, measured in the same run and mode just before,
+ * is the same request sent straight to the daemon with fetch (GET /v1/telemetry/events,
+ * GET /v1/security/risks, POST /v1/security/evaluate); `ratio_to_baseline` is the MCP rate over it.
+ * `peak_rss_bytes` is the MCP server child's, over the measured series.
+ *
+ * `--guard` fails on an order-of-magnitude regression only: an MCP rate under 0.05x its baseline,
+ * or any isError result, error or non-200 answer.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { cliPath, makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
+import { nativeLine } from '../test/support/telemetry.js';
+import { benchMain } from './support/bench-main.js';
+import { describeHost } from './support/host.js';
+import { percentileMs } from './support/ingest-http.js';
+import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
+
+const args = new Set(process.argv.slice(2));
+const isShort = args.has('--short');
+const isGuard = args.has('--guard');
+const warmupMs = isShort ? 200 : 1_000;
+const durationMs = isShort ? 1_000 : 5_000;
+const concurrency = 8;
+const seededEvents = 5_000;
+const riskEvery = 100;
+const guardRatio = 0.05;
+const deadlineMs = isShort ? 90_000 : 300_000;
+const host = describeHost();
+const dataDir = makeDataDir();
+const run = 'ai-bench-run';
+const gateAction = { event_type: 'execve', command: 'curl', args: ['http://169.254.169.254/'] };
+
+/** One measured tool: its MCP arguments and the HTTP request it stands for (a POST when it has a body). */
+interface Case {
+  tool: string;
+  arguments: Record<string, unknown>;
+  baseline: string;
+  path: string;
+  body?: string;
+}
+
+const cases: Case[] = [
+  {
+    tool: 'list_events',
+    arguments: { run, limit: 100 },
+    baseline: 'http.telemetry_events',
+    path: `/v1/telemetry/events?run=${run}&limit=100`,
+  },
+  {
+    tool: 'list_risks',
+    arguments: { run },
+    baseline: 'http.security_risks',
+    path: `/v1/security/risks?run=${run}`,
+  },
+  {
+    tool: 'evaluate_action',
+    arguments: gateAction,
+    baseline: 'http.security_evaluate',
+    path: '/v1/security/evaluate',
+    body: JSON.stringify(gateAction),
+  },
+];
+
+/** One call: resolves with why it failed, or undefined when it succeeded. */
+type Attempt = () => Promise<string | undefined>;
+
+/** What one timed series observed. */
+interface Series {
+  calls: number;
+  errors: number;
+  firstError: string | undefined;
+  duration_s: number;
+  calls_per_sec: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+
+/** Runs `attempt` with `inFlight` calls in flight for `ms` milliseconds, timing each call. */
+async function drive(attempt: Attempt, inFlight: number, ms: number): Promise<Series> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  const started = performance.now();
+  const endAt = started + ms;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < endAt) {
+      const at = performance.now();
+      const failure = await attempt().catch((error: unknown) =>
+        error instanceof Error ? error.message : String(error),
+      );
+      latencies.push(performance.now() - at);
+      if (failure !== undefined) {
+        errors++;
+        firstError ??= failure;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const elapsedS = (performance.now() - started) / 1000;
+  return {
+    calls: latencies.length,
+    errors,
+    firstError,
+    duration_s: Number(elapsedS.toFixed(3)),
+    calls_per_sec: Math.round(latencies.length / elapsedS),
+    p50_ms: percentileMs(latencies, 50),
+    p99_ms: percentileMs(latencies, 99),
+  };
+}
+
+/** A warm-up series whose numbers are thrown away, then the measured one. */
+async function measure(attempt: Attempt, inFlight: number, beforeTimed = (): void => {}): Promise<Series> {
+  await drive(attempt, inFlight, warmupMs);
+  beforeTimed();
+  return drive(attempt, inFlight, durationMs);
+}
+
+/** The run: bound to cgroup 777, `seededEvents` events over a few minutes, one in `riskEvery` a secret read. */
+async function seed(daemon: RunningDaemon): Promise<void> {
+  const post = async (path: string, body: string): Promise<Record<string, unknown>> => {
+    const answer = await fetch(daemon.url + path, { method: 'POST', body });
+    const json = (await answer.json()) as Record<string, unknown>;
+    if (answer.status !== 200) throw new Error(`seeding: ${path} answered HTTP ${answer.status}`);
+    return json;
+  };
+  await post('/v1/telemetry/bind', JSON.stringify({ run_id: run, tool_call_id: 'tc-1', cgroup_id: '777' }));
+  const start = Date.UTC(2026, 0, 1);
+  const lines = Array.from({ length: seededEvents }, (_v, i) => {
+    const pid = 5000 + (i % 40);
+    const at = { timestamp: new Date(start + 1000 + i * 37).toISOString(), pid, tgid: pid };
+    if (i % riskEvery === riskEvery - 1)
+      return nativeLine({ ...at, event_type: 'file_open', path: '/home/agent/.ssh/id_rsa' });
+    if (i % 5 === 0) return nativeLine({ ...at, argv: ['make', `step-${i}`] });
+    return nativeLine({ ...at, event_type: 'file_open', path: `/work/src/${i}.ts` });
+  });
+  const answer = await post('/v1/telemetry/ingest?format=native', lines.join('\n'));
+  if (answer['accepted'] !== seededEvents) throw new Error(`seeding: ${JSON.stringify(answer)}`);
+}
+
+/** Spawns `provd ai mcp --url URL` with the SDK's stdio transport, connects and lists the tools. */
+async function connectMcp(url: string): Promise<{ client: Client; pid: number; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, 'ai', 'mcp', '--url', url],
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
+  const client = new Client({ name: 'provd-bench', version: '1.0.0' });
+  await client.connect(transport);
+  const { tools } = await client.listTools(); // as a host does: the SDK then checks every output
+  for (const { tool } of cases)
+    if (!tools.some(({ name }) => name === tool)) throw new Error(`ai mcp lists no tool ${tool}`);
+  return { client, pid: transport.pid!, stderr: () => stderr };
+}
+
+/** One tools/call; a failure when it is an isError result or holds no structuredContent. */
+const mcpAttempt =
+  (client: Client, { tool, arguments: input }: Case): Attempt =>
+  async () => {
+    const result = (await client.callTool({ name: tool, arguments: input })) as CallToolResult;
+    const [block] = result.content;
+    if (result.isError === true) return `${tool}: isError ${block?.type === 'text' ? block.text : ''}`;
+    return result.structuredContent === undefined ? `${tool}: no structuredContent` : undefined;
+  };
+
+/** The same request sent straight to the daemon; its body read and parsed as the MCP server does. */
+const httpAttempt =
+  (url: string, { path, body }: Case): Attempt =>
+  async () => {
+    const init: RequestInit =
+      body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body };
+    const answer = await fetch(url + path, init);
+    JSON.parse(await answer.text());
+    return answer.status === 200 ? undefined : `${path}: HTTP ${answer.status}`;
+  };
+
+/** Seeds the daemon, then measures each case and mode, baseline first; returns the guard's failures. */
+async function runBench(): Promise<string[]> {
+  const failures: string[] = [];
+  const daemon = await startDaemon({ dataDir });
+  try {
+    await seed(daemon);
+    const mcp = await connectMcp(daemon.url);
+    try {
+      const gate = await mcp.client.callTool({ name: 'evaluate_action', arguments: gateAction });
+      const decision = (gate.structuredContent as { decision?: string } | undefined)?.decision;
+      if (decision !== 'quarantine')
+        failures.push(`ai.mcp.evaluate_action: decided ${decision}, not quarantine`);
+      for (const testCase of cases) {
+        for (const inFlight of [1, concurrency]) {
+          const mode = inFlight === 1 ? 'sequential' : 'concurrent';
+          const name = `ai.mcp.${testCase.tool}.${mode}`;
+          const base = await measure(httpAttempt(daemon.url, testCase), inFlight);
+          const load = await measure(mcpAttempt(mcp.client, testCase), inFlight, () => resetPeakRss(mcp.pid));
+          const ratio = Number((load.calls_per_sec / Math.max(1, base.calls_per_sec)).toFixed(3));
+          const { firstError, ...numbers } = load;
+          const result = {
+            name,
+            tool: testCase.tool,
+            in_flight: inFlight,
+            ...numbers,
+            baseline: {
+              name: `${testCase.baseline}.${mode}`,
+              calls_per_sec: base.calls_per_sec,
+              p50_ms: base.p50_ms,
+              p99_ms: base.p99_ms,
+              errors: base.errors,
+            },
+            ratio_to_baseline: ratio,
+            peak_rss_bytes: readPeakRssBytes(mcp.pid),
+          };
+          process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
+          if (load.errors > 0) failures.push(`${name}: ${load.errors} failed calls, first: ${firstError}`);
+          if (base.errors > 0)
+            failures.push(`${name} baseline: ${base.errors} failed, first: ${base.firstError}`);
+          if (ratio < guardRatio)
+            failures.push(`${name}: ${ratio}x the direct HTTP rate, below ${guardRatio}x`);
+        }
+      }
+    } catch (error) {
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}; ai mcp stderr: ${mcp.stderr()}`,
+      );
+    } finally {
+      await mcp.client.close();
+    }
+  } finally {
+    await daemon.stop();
+  }
+  return failures;
+}
+
+await benchMain({
+  name: 'ai.bench',
+  deadlineMs,
+  isGuard,
+  run: runBench,
+  cleanup: () => removeDir(dataDir),
+});
