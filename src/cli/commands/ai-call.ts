@@ -8,7 +8,12 @@ import { sendDaemon } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
 
 /** What a tool may take: verify and signals of a large run read a lot. */
-export const toolTimeoutMs = 120_000;
+const toolTimeoutMs = 120_000;
+
+/** The dispatcher of `provd ai call` and `provd ai mcp`: tools sent to the daemon at `baseUrl`. */
+export function daemonDispatcher(baseUrl: string): ToolDispatcher {
+  return new ToolDispatcher((request) => sendDaemon(baseUrl, request, toolTimeoutMs));
+}
 
 export class AiCallCommand extends DaemonClientCommand {
   static override paths = [['ai', 'call']];
@@ -60,8 +65,7 @@ export class AiCallCommand extends DaemonClientCommand {
     } catch (error) {
       return this.refuseUsage(error);
     }
-    const dispatcher = new ToolDispatcher((request) => sendDaemon(baseUrl, request, toolTimeoutMs));
-    const outcome = await dispatcher.call(tool, input);
+    const outcome = await daemonDispatcher(baseUrl).call(tool, input);
     const print = (body: unknown): boolean =>
       stdout.write(this.json ? JSON.stringify(body) + '\n' : JSON.stringify(body, null, 2) + '\n');
     if (outcome.ok) {

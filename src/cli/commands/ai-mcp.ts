@@ -1,10 +1,8 @@
 /** `provd ai mcp`: the MCP server of the AI tools, on stdin and stdout. */
 import { Command } from 'clipanion';
 import { serveMcpStdio } from '../../ai/mcp-server.js';
-import { ToolDispatcher } from '../../ai/tool-dispatcher.js';
-import { sendDaemon } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
-import { toolTimeoutMs } from './ai-call.js';
+import { daemonDispatcher } from './ai-call.js';
 
 export class AiMcpCommand extends DaemonClientCommand {
   static override paths = [['ai', 'mcp']];
@@ -25,9 +23,8 @@ export class AiMcpCommand extends DaemonClientCommand {
   });
 
   protected async executeAt(baseUrl: string): Promise<number> {
-    const dispatcher = new ToolDispatcher((request) => sendDaemon(baseUrl, request, toolTimeoutMs));
     const { stdin, stdout, stderr } = this.context;
-    await serveMcpStdio(dispatcher, { stdin, stdout, stderr, daemonUrl: baseUrl });
+    await serveMcpStdio(daemonDispatcher(baseUrl), { stdin, stdout, stderr, daemonUrl: baseUrl });
     return 0;
   }
 }
