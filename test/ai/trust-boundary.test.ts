@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
-import { callTool, connectMcp, type McpSession } from '../support/mcp.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { callTool, connectMcp, schemaErrors, type McpSession, type ToolReply } from '../support/mcp.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 
 /** The evidence levels of a run's stored events, read over HTTP (not through the tools). */
@@ -14,10 +15,16 @@ async function levels(url: string, run: string): Promise<string[]> {
 describe('AI tools: the trust boundary', function () {
   let daemon: RunningDaemon;
   let session: McpSession;
+  let tools: Tool[];
+
+  /** The errors of a reply's structuredContent against the tool's listed output schema. */
+  const outputErrors = (name: string, reply: ToolReply): string[] =>
+    schemaErrors(tools.find((tool) => tool.name === name)!.outputSchema!, reply.structured);
 
   before(async function () {
     daemon = await startDaemon();
     session = await connectMcp(daemon.url);
+    tools = (await session.client.listTools()).tools;
   });
 
   after(async function () {
@@ -39,6 +46,7 @@ describe('AI tools: the trust boundary', function () {
       [reply.json['schema_version'], reply.json['binding_source'], reply.json['confidence']],
       ['provenance.binding/v1', 'ai_asserted', 0.5],
     );
+    assert.deepEqual(outputErrors('bind_scope', reply), []);
     // a lower confidence is kept: the cap only lowers
     const low = await callTool(session, 'bind_scope', {
       run_id: 'run-claim',
@@ -73,6 +81,7 @@ describe('AI tools: the trust boundary', function () {
       [call['status'], call['executed'], call['pid'], call['exit_code'], call['evidence_level']],
       ['asserted', false, null, null, 'context_asserted'],
     );
+    assert.deepEqual(outputErrors('record_tool_call', reply), []);
     assert.equal(existsSync(marker), false, 'the command did not run');
     // the same id again is refused by the daemon, as an isError result
     const again = await callTool(session, 'record_tool_call', {

@@ -128,6 +128,21 @@ describe('BindingIndex', function () {
     assert.equal(index.correlate(event('2025-01-02T02:00:00Z', { cgroupId: '1' }))?.binding, unbounded);
   });
 
+  it('picks a system-side binding over an ai_asserted one whatever their starts', function () {
+    const harness = bind({ cgroup_id: '2', binding_source: 'harness', started_at: '2025-01-02T03:00:00Z' });
+    const claim = bind({ cgroup_id: '2', binding_source: 'ai_asserted', started_at: '2025-01-02T03:04:00Z' });
+    const earlier = bind({
+      cgroup_id: '2',
+      binding_source: 'ai_asserted',
+      started_at: '2025-01-02T02:00:00Z',
+    });
+    const index = indexOf(claim, harness, earlier);
+    // the later agent claim does not take the harness's events...
+    assert.equal(index.correlate(event(inside, { cgroupId: '2' }))?.binding, harness);
+    // ...but claims what no system-side binding covers
+    assert.equal(index.correlate(event('2025-01-02T02:30:00Z', { cgroupId: '2' }))?.binding, earlier);
+  });
+
   it('picks the later-created binding when two start at the same instant', function () {
     const first = bind({ pid: 7, started_at: '2025-01-02T03:00:00Z' });
     const second = bind({ pid: 7, started_at: '2025-01-02T03:00:00Z' });
@@ -263,12 +278,15 @@ describe('BindingIndex', function () {
     for (let i = 0; i < 300; i++) {
       const start = random(1000);
       const fields: Record<string, unknown> = { cgroup_id: String(random(10)) };
+      if (random(4) === 0) fields.binding_source = 'ai_asserted';
       if (random(20) > 0) fields.started_at = at(start);
       if (random(30) > 0) fields.ended_at = at(start + random(120));
       bindings.push(bind(fields));
     }
     const index = indexOf(...bindings);
-    const rank = (b: Binding): bigint => b.startNs ?? -(1n << 70n);
+    // a system-side binding outranks any ai_asserted one; then the latest start
+    const rank = (b: Binding): bigint =>
+      (b.binding_source === 'ai_asserted' ? 0n : 1n << 80n) + (b.startNs ?? -(1n << 70n));
     let matched = 0;
     for (let i = 0; i < 2000; i++) {
       const probe = event(at(random(1300) - 100), { cgroupId: String(random(10)) });
