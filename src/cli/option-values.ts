@@ -22,6 +22,11 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--concurrency': 'COUNT',
   '--limit': 'COUNT',
   '--cursor': 'CURSOR',
+  '--run': 'RUN',
+  '--tool-call': 'ID',
+  '--timeout-ms': 'MS',
+  '--input': 'JSON|-',
+  '--provider': 'PROVIDER',
 };
 
 /** Replaces clipanion's `--name #0` placeholders with the option's value name. */

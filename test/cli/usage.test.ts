@@ -8,7 +8,7 @@ import { usesColors } from '../../src/cli/provd-cli.js';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { runCli } from '../support/cli.js';
 
-const commands = ['daemon', 'health', 'ingest', 'runs'];
+const commands = ['daemon', 'health', 'ingest', 'runs', 'record', 'ai call', 'ai mcp', 'ai tools'];
 const sample = join(packageRoot, 'test', 'fixtures', 'native-ebpf-events.jsonl');
 // an ANSI escape sequence (CSI), as clipanion's colours write them
 const ansiEscape = new RegExp(String.fromCharCode(27) + '\\[');
@@ -25,11 +25,12 @@ async function closedUrl(): Promise<string> {
 
 describe('provd usage and option checks', function () {
   it('prints help without colour codes when stdout is a pipe, naming every option value', async function () {
-    for (const args of [['--help'], ...commands.map((command) => [command, '--help'])]) {
+    for (const args of [['--help'], ...commands.map((command) => [...command.split(' '), '--help'])]) {
       const { code, stdout } = await runCli(args);
       assert.equal(code, 0, args.join(' '));
       assert.doesNotMatch(stdout, ansiEscape, args.join(' '));
       assert.doesNotMatch(stdout, /#\d/, `${args.join(' ')} shows a value as #N`);
+      assert.doesNotMatch(stdout, / VALUE\b/, `${args.join(' ')} has an option value with no name`);
     }
     const { stdout } = await runCli(['daemon', '--help']);
     assert.match(stdout, /--listen HOST:PORT {2,}HOST:PORT to listen on/);
@@ -37,12 +38,14 @@ describe('provd usage and option checks', function () {
     const overview = (await runCli(['--help'])).stdout;
     assert.match(overview, /provd ingest \[--url URL\] \[--format FORMAT\]/);
     assert.match(overview, /provd runs \[--url URL\] \[--limit COUNT\] \[--cursor CURSOR\] \[--json\]/);
+    assert.match(overview, /provd ai call \[--url URL\] \[--input JSON\|-\] \[--json\] <TOOL>/);
+    assert.match(overview, /provd ai tools \[--provider PROVIDER\] \[--json\]/);
   });
 
   it('names the value of every option it registers', async function () {
-    const help = (await Promise.all(commands.map((command) => runCli([command, '--help'])))).map(
-      (run) => run.stdout,
-    );
+    const help = (
+      await Promise.all(commands.map((command) => runCli([...command.split(' '), '--help'])))
+    ).map((run) => run.stdout);
     const options = new Set(help.join('\n').match(/--[a-z][a-z-]+(?= [A-Z])/g));
     assert.ok(options.size > 10, [...options].join(' '));
     for (const option of options) assert.ok(Object.hasOwn(optionValueNames, option), option);
