@@ -70,8 +70,8 @@ describe('GET /v1/observe/summary', function () {
       private_cidr: 1, // a connect to 10.0.0.1, classified
       dns_query: 1,
     });
-    // the latest-starting binding wins: both bindings cover the cgroup; the ai_asserted one came last
-    assert.deepEqual(events['by_evidence_level'], { context_asserted: 6 });
+    // both bindings cover the cgroup: the system-side one wins over the later ai_asserted one
+    assert.deepEqual(events['by_evidence_level'], { kernel_correlated: 6 });
     assert.deepEqual(body['processes'], { distinct: 2, execs: 1 });
     assert.deepEqual(body['files'], {
       distinct: 3,
