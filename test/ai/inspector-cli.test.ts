@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { cliPath, removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import { cliPath, useSharedDaemon } from '../support/daemon.js';
 import { aiRun, schemaErrors, seedRun } from '../support/mcp.js';
 
 const run = promisify(execFile);
@@ -20,12 +20,12 @@ const inspector = join(
 );
 
 describe('provd ai mcp under the MCP Inspector CLI (@modelcontextprotocol/inspector --cli)', function () {
-  let daemon: RunningDaemon;
+  const shared = useSharedDaemon();
   let tools: Tool[] = [];
 
   /** Runs one Inspector method against `provd ai mcp`; its stdout parsed as JSON. */
   async function inspect(method: string, ...extra: string[]): Promise<Record<string, unknown>> {
-    const args = [inspector, '--cli', process.execPath, cliPath, 'ai', 'mcp', '--url', daemon.url];
+    const args = [inspector, '--cli', process.execPath, cliPath, 'ai', 'mcp', '--url', shared.daemon.url];
     const { stdout } = await run(process.execPath, [...args, '--method', method, ...extra], {
       timeout: 40_000,
     });
@@ -33,13 +33,7 @@ describe('provd ai mcp under the MCP Inspector CLI (@modelcontextprotocol/inspec
   }
 
   before(async function () {
-    daemon = await startDaemon();
-    await seedRun(daemon.url);
-  });
-
-  after(async function () {
-    await daemon?.stop();
-    if (daemon !== undefined) removeDir(daemon.dataDir);
+    await seedRun(shared.daemon.url);
   });
 
   it('lists the nine tools with their schemas and read-only hints', async function () {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import { useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import {
   aiRun,
@@ -15,21 +15,18 @@ import {
 const run = aiRun;
 
 describe('provd ai mcp (the SDK client over stdio)', function () {
-  let daemon: RunningDaemon;
+  const shared = useSharedDaemon();
   let session: McpSession;
   let tools: Tool[];
 
   before(async function () {
-    daemon = await startDaemon();
-    await seedRun(daemon.url);
-    session = await connectMcp(daemon.url);
+    await seedRun(shared.daemon.url);
+    session = await connectMcp(shared.daemon.url);
     tools = (await session.client.listTools()).tools;
   });
 
   after(async function () {
     await session?.close();
-    await daemon?.stop();
-    if (daemon !== undefined) removeDir(daemon.dataDir);
   });
 
   it('lists the nine tools with their annotations: only the two writes are not read-only', function () {
@@ -80,7 +77,7 @@ describe('provd ai mcp (the SDK client over stdio)', function () {
       assert.deepEqual(schemaErrors(schema, reply.structured), [], name);
     }
     // the same answers the daemon gives over HTTP
-    const direct = await request(daemon.url, `/v1/security/risks?run=${run}`);
+    const direct = await request(shared.daemon.url, `/v1/security/risks?run=${run}`);
     assert.deepEqual(risks.structured, direct.body);
     assert.deepEqual(
       (risks.structured?.['risks'] as { rule_id: string }[]).map(({ rule_id }) => rule_id),
@@ -99,7 +96,7 @@ describe('provd ai mcp (the SDK client over stdio)', function () {
   });
 
   it('returns the four gate decisions from the daemon engine, and the gate stores nothing', async function () {
-    const before = await request(daemon.url, `/v1/telemetry/events?run=${run}&limit=1000`);
+    const before = await request(shared.daemon.url, `/v1/telemetry/events?run=${run}&limit=1000`);
     const cases: [Record<string, unknown>, string, string][] = [
       [{ event_type: 'execve', command: 'ls', args: ['-la'] }, 'allow', 'default_allow'],
       [{ event_type: 'network_connect', dst_ip: '192.168.1.10' }, 'deny', 'private_cidr'],
@@ -120,7 +117,7 @@ describe('provd ai mcp (the SDK client over stdio)', function () {
       );
       assert.deepEqual(schemaErrors(schema, reply.structured), [], decision);
     }
-    const after = await request(daemon.url, `/v1/telemetry/events?run=${run}&limit=1000`);
+    const after = await request(shared.daemon.url, `/v1/telemetry/events?run=${run}&limit=1000`);
     assert.deepEqual(after.body, before.body);
   });
 

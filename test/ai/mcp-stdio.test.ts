@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import { cliPath, removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import { cliPath, useSharedDaemon } from '../support/daemon.js';
 import { callTool, connectMcp, errorCode } from '../support/mcp.js';
 
 type Message = Record<string, unknown>;
@@ -72,19 +72,10 @@ const initialize = {
 };
 
 describe('provd ai mcp on stdio (a hand-written JSON-RPC session)', function () {
-  let daemon: RunningDaemon;
-
-  before(async function () {
-    daemon = await startDaemon({ authToken: 'mcp-token' });
-  });
-
-  after(async function () {
-    await daemon?.stop();
-    if (daemon !== undefined) removeDir(daemon.dataDir);
-  });
+  const shared = useSharedDaemon({ authToken: 'mcp-token' });
 
   it('answers protocol revision 2025-06-18, writes nothing but JSON-RPC to stdout, and exits 0 when stdin closes', async function () {
-    const session = rawSession(daemon.url, { PROVD_AUTH_TOKEN: 'mcp-token' });
+    const session = rawSession(shared.daemon.url, { PROVD_AUTH_TOKEN: 'mcp-token' });
     const init = await session.request('initialize', initialize);
     const result = init['result'] as Message;
     assert.equal(result['protocolVersion'], '2025-06-18');
@@ -120,7 +111,7 @@ describe('provd ai mcp on stdio (a hand-written JSON-RPC session)', function () 
   });
 
   it('passes the token on: without PROVD_AUTH_TOKEN every tool answers unauthorized, with it the tools work', async function () {
-    const without = await connectMcp(daemon.url);
+    const without = await connectMcp(shared.daemon.url);
     try {
       const reply = await callTool(without, 'verify_run', { run: 'r' });
       assert.equal(reply.isError, true);
@@ -130,7 +121,7 @@ describe('provd ai mcp on stdio (a hand-written JSON-RPC session)', function () 
     } finally {
       await without.close();
     }
-    const withToken = await connectMcp(daemon.url, { PROVD_AUTH_TOKEN: 'mcp-token' });
+    const withToken = await connectMcp(shared.daemon.url, { PROVD_AUTH_TOKEN: 'mcp-token' });
     try {
       const reply = await callTool(withToken, 'verify_run', { run: 'r' });
       assert.equal(errorCode(reply), 'run_not_found', 'authorised: the daemon looked the run up');

@@ -4,7 +4,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { openapiDocument } from '../../src/daemon/openapi.js';
 import { runCli } from '../support/cli.js';
-import { removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import { useSharedDaemon } from '../support/daemon.js';
 import { connectMcp } from '../support/mcp.js';
 
 const Ajv2020 = Ajv2020Module.default;
@@ -19,22 +19,16 @@ async function printed(provider: string): Promise<Definition[]> {
 }
 
 describe('provd ai tools --provider (provider tool schemas)', function () {
-  let daemon: RunningDaemon;
+  const shared = useSharedDaemon();
   let listed: Tool[];
 
   before(async function () {
-    daemon = await startDaemon();
-    const session = await connectMcp(daemon.url);
+    const session = await connectMcp(shared.daemon.url);
     try {
       listed = (await session.client.listTools()).tools;
     } finally {
       await session.close();
     }
-  });
-
-  after(async function () {
-    await daemon?.stop();
-    if (daemon !== undefined) removeDir(daemon.dataDir);
   });
 
   it("prints the MCP server's own tools/list, tool for tool", async function () {

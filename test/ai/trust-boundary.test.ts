@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { removeDir, startDaemon, type RunningDaemon } from '../support/daemon.js';
+import { useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, connectMcp, schemaErrors, type McpSession, type ToolReply } from '../support/mcp.js';
@@ -13,7 +13,7 @@ async function levels(url: string, run: string): Promise<string[]> {
 }
 
 describe('AI tools: the trust boundary', function () {
-  let daemon: RunningDaemon;
+  const shared = useSharedDaemon();
   let session: McpSession;
   let tools: Tool[];
 
@@ -22,15 +22,12 @@ describe('AI tools: the trust boundary', function () {
     schemaErrors(tools.find((tool) => tool.name === name)!.outputSchema!, reply.structured);
 
   before(async function () {
-    daemon = await startDaemon();
-    session = await connectMcp(daemon.url);
+    session = await connectMcp(shared.daemon.url);
     tools = (await session.client.listTools()).tools;
   });
 
   after(async function () {
     await session?.close();
-    await daemon?.stop();
-    if (daemon !== undefined) removeDir(daemon.dataDir);
   });
 
   it('stores a bind_scope asking for control_plane and confidence 1 as ai_asserted with 0.5', async function () {
@@ -56,8 +53,8 @@ describe('AI tools: the trust boundary', function () {
     });
     assert.deepEqual([low.json['binding_source'], low.json['confidence']], ['ai_asserted', 0.2]);
     // events the sensor side reports for that cgroup are only context_asserted, at most 0.5
-    await ingest(daemon.url, [1, 2].map(() => nativeLine({ cgroup_id: '901' })).join('\n'), 'native');
-    const events = await pageAll(daemon.url, 'run=run-claim');
+    await ingest(shared.daemon.url, [1, 2].map(() => nativeLine({ cgroup_id: '901' })).join('\n'), 'native');
+    const events = await pageAll(shared.daemon.url, 'run=run-claim');
     assert.equal(events.length, 2);
     for (const event of events) {
       const correlation = event['correlation'] as { evidence_level: string; confidence: number };
@@ -94,7 +91,8 @@ describe('AI tools: the trust boundary', function () {
   });
 
   it('yields no kernel_correlated evidence through any tool path', async function () {
-    for (const level of await levels(daemon.url, 'run-claim')) assert.notEqual(level, 'kernel_correlated');
+    for (const level of await levels(shared.daemon.url, 'run-claim'))
+      assert.notEqual(level, 'kernel_correlated');
     const timeline = await callTool(session, 'get_timeline', { run: 'run-claim', limit: 1000 });
     const entries = timeline.json['entries'] as { evidence_level: string | null }[];
     assert.ok(entries.length >= 4, JSON.stringify(timeline.json).slice(0, 300));
@@ -102,7 +100,7 @@ describe('AI tools: the trust boundary', function () {
   });
 
   it('never takes events from a binding a harness made, even starting later', async function () {
-    await bind(daemon.url, {
+    await bind(shared.daemon.url, {
       run_id: 'run-real',
       tool_call_id: 'tc-real',
       cgroup_id: '902',
@@ -116,9 +114,13 @@ describe('AI tools: the trust boundary', function () {
       started_at: '2026-01-01T00:00:00.5Z',
     });
     assert.equal(claim.isError, false);
-    await ingest(daemon.url, nativeLine({ cgroup_id: '902', timestamp: '2026-01-01T00:00:01Z' }), 'native');
-    assert.deepEqual(await levels(daemon.url, 'run-real'), ['kernel_correlated']);
-    const decoy = await request(daemon.url, '/v1/telemetry/events?run=run-decoy');
+    await ingest(
+      shared.daemon.url,
+      nativeLine({ cgroup_id: '902', timestamp: '2026-01-01T00:00:01Z' }),
+      'native',
+    );
+    assert.deepEqual(await levels(shared.daemon.url, 'run-real'), ['kernel_correlated']);
+    const decoy = await request(shared.daemon.url, '/v1/telemetry/events?run=run-decoy');
     assert.deepEqual(decoy.body['events'], []);
   });
 

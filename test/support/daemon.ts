@@ -181,3 +181,28 @@ export function useDaemonFixture(): DaemonFixture {
     },
   };
 }
+
+/** One daemon for a whole describe block: started before its first test, stopped and removed after its last. */
+export interface SharedDaemon {
+  readonly daemon: RunningDaemon;
+}
+
+/** Registers mocha hooks (call it inside a describe) that share one daemon, with its own data dir, across the block. */
+export function useSharedDaemon(options: Omit<DaemonOptions, 'dataDir'> = {}): SharedDaemon {
+  let daemon: RunningDaemon | undefined;
+  before(async function () {
+    daemon = await startDaemon(options);
+  });
+  after(async function () {
+    if (daemon === undefined) return;
+    await daemon.stop();
+    removeDir(daemon.dataDir);
+  });
+  return {
+    get daemon() {
+      if (daemon === undefined)
+        throw new Error('the shared daemon is not started: use it inside a test or hook');
+      return daemon;
+    },
+  };
+}
