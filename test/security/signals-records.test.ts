@@ -123,26 +123,18 @@ describe('GET /v1/signals of recorded tool calls (quality, asserted cost, refusa
       ['/v1/signals?run=nope', 404, 'run_not_found'],
     ];
     await assertErrors(daemon.url, cases);
-    const overfull = await request(daemon.url, '/v1/record', {
-      method: 'POST',
-      body: JSON.stringify({
-        run_id: 'run-a',
-        command: 'llm',
-        execute: false,
-        llm_usage: [{ model: 'gpt-4.1', input_tokens: 10, output_tokens: 1, cached_input_tokens: 11 }],
-      }),
-    });
-    assert.equal(overfull.status, 400);
-    assert.match((overfull.body['error'] as Json)['message'] as string, /llm_usage\[0\]/);
-    const unknown = await request(daemon.url, '/v1/record', {
-      method: 'POST',
-      body: JSON.stringify({
-        run_id: 'run-a',
-        command: 'llm',
-        execute: false,
-        llm_usage: [{ model: 'gpt-4.1', input_tokens: 10, output_tokens: 1, dollars: 3 }],
-      }),
-    });
-    assert.equal(unknown.status, 400);
+    // cached tokens beyond the input, and a field the usage type does not have
+    const usages: [Json, RegExp][] = [
+      [{ model: 'gpt-4.1', input_tokens: 10, output_tokens: 1, cached_input_tokens: 11 }, /llm_usage\[0\]/],
+      [{ model: 'gpt-4.1', input_tokens: 10, output_tokens: 1, dollars: 3 }, /^llm_usage /],
+    ];
+    for (const [usage, message] of usages) {
+      const answer = await request(daemon.url, '/v1/record', {
+        method: 'POST',
+        body: JSON.stringify({ run_id: 'run-a', command: 'llm', execute: false, llm_usage: [usage] }),
+      });
+      assert.equal(answer.status, 400, JSON.stringify(usage));
+      assert.match((answer.body['error'] as Json)['message'] as string, message);
+    }
   });
 });
