@@ -22,6 +22,12 @@
  * Other options: `--events N`, `--in-flight N` (default 3), `--store-events N`, `--no-queries`,
  * `--fill auto|http|sql`, and `--cpu-prof DIR`, which runs the daemon under `node --cpu-prof` and
  * leaves one profile per thread in DIR.
+ *
+ * Every run prints where the HTTP phase's CPU went, through the folds and seals behind it
+ * (support/ingest-profile.ts): per thread (`ingest.profile.threads`) and per statement of the store's
+ * commits, folds and seals (`ingest.profile.store`). `--profile` adds the stages of each JS thread
+ * (`ingest.profile.stages`): it runs the daemon under V8's profiler (whose own threads then count
+ * under `other`) and skips the CLI and query phases.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, writeSync } from 'node:fs';
@@ -45,6 +51,7 @@ import {
 import { renderChunks, workloadEpochS, workloadRuns, type WorkloadRun } from './support/ingest-workload.js';
 import { meterProcess, type ProcessCost } from './support/process-meter.js';
 import { startProfiledDaemon } from './support/profiled-daemon.js';
+import { monotonicUs, profileLines, readThreadCpu, threadRoles } from './support/ingest-profile.js';
 import { fillStoreBySql } from './support/store-fill.js';
 
 const { values: flags } = parseArgs({
@@ -58,11 +65,13 @@ const { values: flags } = parseArgs({
     'store-events': { type: 'string' },
     fill: { type: 'string', default: 'auto' },
     'cpu-prof': { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
 const isShort = flags.short;
 const isGuard = flags.guard;
-const withQueries = !flags['no-queries'] && (flags.queries ?? !isShort);
+const isProfile = flags.profile;
+const withQueries = !isProfile && !flags['no-queries'] && (flags.queries ?? !isShort);
 const totalEvents = positiveInteger('--events', flags.events, isShort ? 100_000 : 1_000_000);
 const inFlight = positiveInteger('--in-flight', flags['in-flight'], 3);
 const storeEvents = positiveInteger('--store-events', flags['store-events'], 10_000_000);
@@ -89,12 +98,16 @@ const targets = {
 } as const;
 /** Longest a store fill through HTTP may take (estimated at the measured rate) before auto uses SQL. */
 const maxHttpFillS = 300;
+/** Longer than the store's seal round (src/provenance/checkpoints.ts), so the batches are sealed. */
+const sealRoundMs = 2_500;
 /** Hard bound on the whole run; past it the watchdog kills everything. */
 const deadlineMs = isShort ? 90_000 : 1_800_000;
 
 const host = describeHost();
 const dataDir = makeDataDir();
 const scratchDir = mkdtempSync(join(tmpdir(), 'provd-ingest-bench-'));
+const profileDir = flags['cpu-prof'] ?? (isProfile ? join(scratchDir, 'profiles') : undefined);
+const traceFile = join(scratchDir, 'steps.ndjson');
 
 /** What the guard looks at. */
 interface GuardInput {
@@ -148,6 +161,7 @@ async function runBench(): Promise<GuardInput> {
     if (warm.failures.length > 0) throw new Error(`warm-up ingest failed: ${warm.failures[0]}`);
 
     const meter = meterProcess(daemon.child.pid!);
+    const window = { startUs: monotonicUs(), cpuBefore: readThreadCpu(daemon.child.pid!) };
     const http = await postBodies(client, ingestPath, chunks.values(), inFlight);
     const httpRate = eventsPerSec(http.accepted, http.elapsedMs);
     const httpRatio = ratio(httpRate, appender.rate);
@@ -170,6 +184,18 @@ async function runBench(): Promise<GuardInput> {
         peakRss <= targets.ingest.peak_rss_bytes,
     });
     let stored = warm.accepted + http.accepted;
+    const folded = await catchUp(client, runs[0]!, meter, http.accepted);
+    emit({
+      name: 'ingest.http.folded',
+      ...folded,
+      note: 'daemon CPU through the folds and seals behind the ingest',
+    });
+    const profiled = { ...window, endUs: monotonicUs(), cpuAfter: readThreadCpu(daemon.child.pid!) };
+    const roles = threadRoles(daemon.logs);
+    if (isProfile) await stopDaemon(daemon); // the CPU profiles are written when the daemon exits
+    for (const line of profileLines({ ...profiled, roles, profileDir, traceFile, events: http.accepted }))
+      emit(line);
+    if (isProfile) return { http, expected: totalEvents, ratio: httpRatio };
 
     stored += await measureCli(daemon, chunks, httpRate);
 
@@ -195,8 +221,27 @@ async function runBench(): Promise<GuardInput> {
 
 /** Starts the daemon on the run's data dir, under --cpu-prof when asked. */
 function launchDaemon(): Promise<RunningServer> {
-  const profileDir = flags['cpu-prof'];
-  return profileDir === undefined ? startDaemon({ dataDir }) : startProfiledDaemon({ dataDir, profileDir });
+  const env = { PROVD_TRACE_STEPS: traceFile };
+  if (profileDir === undefined) return startDaemon({ dataDir, env });
+  return startProfiledDaemon({ dataDir, profileDir, env });
+}
+
+/**
+ * Has the daemon fold every committed event into its rollups (a causality timeline asks for that)
+ * and waits for the seal round behind it; returns the daemon's CPU per event from the meter's start.
+ */
+async function catchUp(
+  client: HttpClient,
+  run: WorkloadRun,
+  meter: (events: number) => ProcessCost,
+  events: number,
+): Promise<{ cpu_s: number | null; cpu_us_per_event: number | null }> {
+  const answer = await client.send('GET', `/v1/timeline?run=${encodeURIComponent(run.runId)}&view=causality`);
+  if (answer.status !== 200)
+    throw new Error(`catching up the folds: ${answer.status} ${answer.body.toString()}`);
+  await new Promise((resolve) => setTimeout(resolve, sealRoundMs));
+  const { cpu_s, cpu_us_per_event } = meter(events);
+  return { cpu_s, cpu_us_per_event };
 }
 
 /** Stops the daemon (idempotent); a non-zero exit is reported, not fatal. */

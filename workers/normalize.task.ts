@@ -5,7 +5,9 @@ import { BindingLog } from '../src/telemetry/binding-log.js';
 import type { Policy } from '../src/security/policy/policy.js';
 import { PolicyEngine } from '../src/security/policy/policy-engine.js';
 import { BindingReplica } from '../src/telemetry/binding-replica.js';
+import { announceThread } from '../src/shared/thread-id.js';
 
+announceThread('normalize');
 const data = workerData as { bindingLog: SharedArrayBuffer; policy: Policy };
 const log = new BindingLog(data.bindingLog);
 const replica = new BindingReplica();

@@ -11,6 +11,7 @@ import {
   verifyPolicyLinks,
 } from '../src/security/security-store.js';
 import { serveStoreActor } from '../src/store/store-actor.js';
+import { announceThread } from '../src/shared/thread-id.js';
 import {
   rehashStoredEvent,
   storedEventColumns,
@@ -19,6 +20,7 @@ import {
 import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
+announceThread('store');
 const data = workerData as StoreThreadData;
 await serveStoreActor(parentPort, data.store, async (context) => {
   const telemetry = await startTelemetryStore(context, data.telemetry, {

@@ -11,6 +11,8 @@ import { cliPath, spawnServer, type RunningDaemon } from '../../test/support/dae
 export async function startProfiledDaemon(options: {
   dataDir: string;
   profileDir: string;
+  /** More environment for the daemon (PROVD_TRACE_STEPS, say). */
+  env?: Record<string, string>;
 }): Promise<RunningDaemon> {
   const profileDir = resolve(options.profileDir);
   mkdirSync(profileDir, { recursive: true });
@@ -21,5 +23,5 @@ export async function startProfiledDaemon(options: {
   ];
   // as startDaemon: the caller's own token must not turn auth on
   const { PROVD_AUTH_TOKEN: _ignored, ...env } = process.env;
-  return { ...(await spawnServer('--cpu-prof', args, env)), dataDir: options.dataDir };
+  return { ...(await spawnServer('--cpu-prof', args, { ...env, ...options.env })), dataDir: options.dataDir };
 }

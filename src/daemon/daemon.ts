@@ -8,6 +8,7 @@ import { ProvdError, toErrorData } from '../shared/errors.js';
 import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
+import { announcePoolThreads, announceThread } from '../shared/thread-id.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindingFromJson } from '../telemetry/binding-json.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
@@ -34,6 +35,8 @@ const drainTimeoutMs = 10_000;
 /** Runs the daemon in the foreground until SIGINT/SIGTERM (exit 0) or a fatal failure (exit 1). */
 export async function runDaemon(config: DaemonConfig): Promise<number> {
   loadUws(); // refuse to start on the JS fallback before anything else happens
+  announceThread('main');
+  void announcePoolThreads();
   // Handlers go in before any step that takes time: a signal during startup still stops cleanly.
   const stopSignal = waitForSignal();
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });

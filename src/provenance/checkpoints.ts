@@ -14,6 +14,7 @@ import type { WriteQueue } from '../store/write-queue.js';
 import { checkpointPayloadType, signEnvelope } from './dsse.js';
 import { appendToChains } from './graph-chains.js';
 import { sealedEventCounts, sealPendingBatches } from './seal-batches.js';
+import { StepTrace } from '../store/step-trace.js';
 import type { SigningKey } from './signing-key.js';
 
 /** How often runs whose chains moved get a checkpoint, at most. */
@@ -38,6 +39,7 @@ export class Checkpointer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private keyStored = false;
+  private readonly trace = new StepTrace('seal');
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -52,7 +54,9 @@ export class Checkpointer {
       await this.writes
         .run(async () => {
           const started = performance.now();
-          await this.writeDue(null).finally(() => (workMs = performance.now() - started));
+          this.trace.begin();
+          const written = await this.writeDue(null).finally(() => (workMs = performance.now() - started));
+          this.trace.end({ checkpoints: written });
         })
         .catch((error: unknown) =>
           log('warn', 'writing checkpoints failed; they are written at the next round', {
@@ -79,7 +83,7 @@ export class Checkpointer {
    */
   async writeDue(runIds: readonly string[] | null): Promise<number> {
     const written = await inTransaction(this.connection, async () => {
-      await sealPendingBatches(this.connection);
+      await this.trace.time('seal_batches', () => sealPendingBatches(this.connection));
       const due = await this.dueRuns(runIds);
       if (due.size === 0) return 0;
       if (!this.keyStored)

@@ -14,6 +14,7 @@ import { applyMigrations, loadMigrations, type Migration } from './migrations.js
 import { classifyStoreError, isInvalidated } from './store-error.js';
 import type { HealthFacts, QueryHandler, StoreModule, StoreModuleFactory } from './store-module.js';
 import { inspectFormat, listTables } from './store-format.js';
+import { announceThreadsSince, listThreadIds } from '../shared/thread-id.js';
 import { WriteQueue } from './write-queue.js';
 
 /** What the store thread is given when it starts. */
@@ -278,7 +279,10 @@ export async function serveStoreActor(
   const actor = new StoreActor(init, startModules);
   const post = (message: StoreOutbound, transfer: ArrayBuffer[] = []): void =>
     port.postMessage(message, transfer);
-  post({ type: 'opened', state: await actor.open() });
+  const threadsBefore = listThreadIds();
+  const state = await actor.open();
+  announceThreadsSince(threadsBefore, 'duckdb');
+  post({ type: 'opened', state });
   port.on('message', (message: StoreInbound) => {
     if (message.type === 'cancel') return actor.cancel(message.id);
     if (message.type === 'close') {

@@ -19,11 +19,12 @@ import type { WriteQueue } from '../store/write-queue.js';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import type { BatchCommit, IngestAnswer, IngestCommit, IngestCommitResult } from './batch-commit.js';
 import { eventRowColumns, eventRowsSource } from './event-row.js';
-import type { IngestLedger } from './ingest-ledger.js';
+import type { IngestLedger, LedgerEntry } from './ingest-ledger.js';
 import { insertDigests } from '../provenance/seal-batches.js';
 import { addCounters } from './producer-counters.js';
 import { recordReportedGaps } from './reported-gaps.js';
 import { addWindows } from './window-upsert.js';
+import { StepTrace } from '../store/step-trace.js';
 
 /** One request waiting for, or in, a commit. */
 interface Unit {
@@ -68,6 +69,7 @@ const maxRowsPerCommit = 1_000_000;
 export class EventCommitter {
   private readonly waiting: Unit[] = [];
   private running = false;
+  private readonly trace = new StepTrace('commit');
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -176,6 +178,7 @@ export class EventCommitter {
     phase: { statements: boolean },
   ): Promise<{ outcomes: (Outcome | undefined)[]; deferred: Unit[] }> {
     const seqBase = this.nextSeq;
+    this.trace.begin();
     let done: Awaited<ReturnType<EventCommitter['writeGroup']>>;
     try {
       done = await inTransaction(this.connection, async () => {
@@ -191,64 +194,82 @@ export class EventCommitter {
       throw error;
     }
     // committed: what follows only updates totals in memory, and must never pass for a rollback
-    await this.hooks.committed(done.batches, done.settled).catch((error: unknown) =>
-      log('warn', 'after a commit, the spool totals could not be updated', {
-        error: classifyStoreError(error),
-      }),
-    );
+    await this.trace
+      .time('spool_totals', () => this.hooks.committed(done.batches, done.settled))
+      .catch((error: unknown) =>
+        log('warn', 'after a commit, the spool totals could not be updated', {
+          error: classifyStoreError(error),
+        }),
+      );
+    this.trace.end({
+      rows: done.batches.reduce((sum, batch) => sum + batch.accepted, 0),
+      requests: group.length,
+    });
     const deferred = group.filter((_unit, i) => done.outcomes[i] === undefined);
     return { outcomes: done.outcomes, deferred };
   }
 
   /** The statements of one group's transaction; throws when a unit was cancelled, so the caller rolls back. */
   private async writeGroup(group: readonly Unit[], seqBase: bigint) {
-    const { outcomes, fresh } = await this.claimKeys(group);
+    const trace = this.trace;
+    const { outcomes, fresh } = await trace.time('idempotency', () => this.claimKeys(group));
     const batches = fresh.flatMap((unit) => unit.commit.batches);
     const loads = batches.filter((batch) => batch.file !== null);
-    if (loads.length > 0) await execute(this.connection, insertEvents(loads, seqBase));
+    if (loads.length > 0)
+      await trace.time('insert', () => execute(this.connection, insertEvents(loads, seqBase)));
     // advance now: settling spooled rows later in this transaction takes positions after these
     this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
-    await addWindows(
-      this.connection,
-      batches.flatMap((batch) => batch.windows),
+    await trace.time('windows', () =>
+      addWindows(
+        this.connection,
+        batches.flatMap((batch) => batch.windows),
+      ),
     );
     // a batch's loaded rows sit at [base, base + accepted), in row order, as insertEvents placed them
     const loadBases = batchBases(loads, seqBase);
     const bases = new Map(loads.map((batch, i) => [batch, loadBases[i]!]));
-    await insertDigests(
-      this.connection,
-      batches.flatMap((batch) => {
-        const seqFrom = bases.get(batch) ?? seqBase;
-        const seqTo = seqFrom + BigInt(batch.file === null ? 0 : batch.accepted);
-        return batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId, seqFrom, seqTo }));
-      }),
+    await trace.time('digests', () =>
+      insertDigests(
+        this.connection,
+        batches.flatMap((batch) => {
+          const seqFrom = bases.get(batch) ?? seqBase;
+          const seqTo = seqFrom + BigInt(batch.file === null ? 0 : batch.accepted);
+          return batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId, seqFrom, seqTo }));
+        }),
+      ),
     );
-    await addCounters(
-      this.connection,
-      batches.flatMap((batch) => batch.counters),
+    await trace.time('counters', () =>
+      addCounters(
+        this.connection,
+        batches.flatMap((batch) => batch.counters),
+      ),
     );
-    await recordReportedGaps(
-      this.connection,
-      batches.flatMap((batch) => batch.gaps),
+    await trace.time('gaps', () =>
+      recordReportedGaps(
+        this.connection,
+        batches.flatMap((batch) => batch.gaps),
+      ),
     );
     // an event's id is `<batch id>.<index in batch>`, and its row sits at the batch's base + index
     const judged = loads.flatMap((batch) =>
       batch.verdicts.map((verdict) => ({ verdict, base: bases.get(batch)! })),
     );
-    await this.hooks.recordVerdicts(
-      judged.map(({ verdict }) => verdict),
-      judged.map(
-        ({ verdict, base }) => base + BigInt(verdict.eventId.slice(verdict.eventId.lastIndexOf('.') + 1)),
+    await trace.time('decisions', () =>
+      this.hooks.recordVerdicts(
+        judged.map(({ verdict }) => verdict),
+        judged.map(
+          ({ verdict, base }) => base + BigInt(verdict.eventId.slice(verdict.eventId.lastIndexOf('.') + 1)),
+        ),
       ),
     );
-    const settled = await this.hooks.settleLagging(batches, seqBase);
-    const claims = [];
+    const settled = await trace.time('settle_lagging', () => this.hooks.settleLagging(batches, seqBase));
+    const claims: LedgerEntry[] = [];
     for (const unit of fresh) {
       const answer = settledAnswer(unit.commit, settled);
       outcomes[group.indexOf(unit)] = { ok: { answer, replayed: false } };
       if (unit.commit.idempotency !== null) claims.push({ ...unit.commit.idempotency, answer });
     }
-    await this.ledger.record(claims);
+    await trace.time('idempotency', () => this.ledger.record(claims));
     if (this.faults.stallMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.stallMs));
     if (group.some((unit) => unit.signal.aborted)) throw notStored();
     return { outcomes, batches, settled };

@@ -161,6 +161,7 @@ async function foldRates(connection: DuckDBConnection, where: Statement): Promis
 
 /** The fold of run_behaviour and run_rates, for the process rollup. */
 export const behaviourFold: RollupFold = {
+  name: 'behaviour',
   async fold(connection, where) {
     await foldBehaviour(connection, where);
     await foldRates(connection, where);

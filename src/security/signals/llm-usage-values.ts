@@ -95,6 +95,7 @@ async function insertUsage(connection: DuckDBConnection, rows: readonly UsageRow
 
 /** The fold of run_llm_usage, for the process rollup. */
 export const llmUsageFold: RollupFold = {
+  name: 'llm_usage',
   fold: foldUsage,
   async clear(connection) {
     await execute(connection, sql`DELETE FROM run_llm_usage`);

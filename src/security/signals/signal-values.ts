@@ -96,6 +96,7 @@ async function foldValues(connection: DuckDBConnection, where: Statement): Promi
 
 /** The fold of run_signal_values, for the process rollup. */
 export const signalValuesFold: RollupFold = {
+  name: 'signal_values',
   fold: foldValues,
   async clear(connection) {
     await execute(connection, sql`DELETE FROM run_signal_values`);

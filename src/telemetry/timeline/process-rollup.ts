@@ -16,12 +16,15 @@ import { classifyStoreError } from '../../store/store-error.js';
 import type { WriteQueue } from '../../store/write-queue.js';
 import { typeCode } from '../codes.js';
 import { eventJsonColumns } from '../event-json.js';
+import { StepTrace } from '../../store/step-trace.js';
 
 /**
  * Another per-run table folded in with the rollup, in its transactions and under its mark (the
  * security domain's signal values): the workers' store modules hand these in explicitly.
  */
 export interface RollupFold {
+  /** Names it in traces (src/store/step-trace.ts). */
+  name: string;
   /** Folds in the run events that `where` selects (over `events`). */
   fold(connection: DuckDBConnection, where: Statement): Promise<void>;
   /** Empties what it folded in, before a rebuild. */
@@ -107,6 +110,7 @@ export class ProcessRollup {
   private mark = 0n;
   private endAtLastTick = -1n;
   private timer: NodeJS.Timeout | undefined;
+  private readonly trace = new StepTrace('fold');
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -171,13 +175,16 @@ export class ProcessRollup {
   private async foldUpTo(to: bigint): Promise<void> {
     if (to <= this.mark) return;
     const from = this.mark;
+    this.trace.begin();
     await inTransaction(this.connection, async () => {
       const where = sql`seq >= ${from} AND seq < ${to}`;
-      await rollUp(this.connection, where);
-      for (const fold of this.folds) await fold.fold(this.connection, where);
+      await this.trace.time('processes', () => rollUp(this.connection, where));
+      for (const fold of this.folds)
+        await this.trace.time(fold.name, () => fold.fold(this.connection, where));
       await execute(this.connection, sql`UPDATE timeline_rollup_mark SET through_seq = ${to}`);
     });
     this.mark = to;
+    this.trace.end({ positions: Number(to - from) });
   }
 }
 
