@@ -12,7 +12,6 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { sliceAtLines } from '../../src/ingest/ingest-router.js';
-import { eventRecord } from '../../src/ingest/normalize.js';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { canonicalJson } from '../../src/provenance/canonical-json.js';
 import { applyMigrations, loadMigrations } from '../../src/store/migrations.js';
@@ -22,7 +21,10 @@ import { BindingIndex } from '../../src/telemetry/binding-index.js';
 import { evidenceCode, methodCode, sourceCode, spoolCode, typeCode } from '../../src/telemetry/codes.js';
 import { insertEvents } from '../../src/telemetry/event-commit.js';
 import { hashEvent } from '../../src/telemetry/event-hash.js';
-import { encodeEventRow, eventRowColumns, type EventRecord } from '../../src/telemetry/event-row.js';
+import { encodeEventRow } from '../../src/telemetry/event-row.js';
+import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { Correlation } from '../../src/telemetry/binding-index.js';
+import { eventBytes, isRisky } from '../../src/telemetry/window-facts.js';
 import type { WorkloadRun } from './ingest-workload.js';
 
 /** One baseline's measurement. */
@@ -52,17 +54,20 @@ export const defaultBaselinePlan: BaselinePlan = {
   maxRowsPerLoad: 1_000_000,
 };
 
-/** The events table's columns in table order (sql/002_telemetry.sql); the appender fills them in this order. */
+/** The events table's columns in table order (sql/ migrations); the appender fills them in this order. */
 const tableColumns = [
-  'id',
-  'seq',
-  ...eventRowColumns.map(([name]) => name).filter((name) => name !== 'idx' && name !== 'id'),
+  ...['id', 'seq', 'run_id', 'type', 'source', 'time', 'time_ns', 'ingested_ns', 'pid', 'tgid', 'ppid'],
+  ...['uid', 'comm', 'cgroup_id', 'container_id', 'tool_call_id', 'binding_id', 'corr_method'],
+  ...['corr_confidence', 'evidence_level', 'spool_state', 'attrs', 'hash', 'risky', 'bytes', 'judged'],
 ];
 
-/** One built row: the record and its canonical attrs, exactly what encodeEventRow takes. */
+/** One built row: what encodeEventRow takes, and the id the commit gives it. */
 interface BuiltRow {
-  record: EventRecord;
+  id: string;
+  event: ParsedEvent;
   attrsJson: string;
+  hashHex: string;
+  match: Correlation | undefined;
 }
 
 /** A BindingIndex holding the bindings the daemon would get for the bound runs. */
@@ -81,15 +86,13 @@ export function bindingIndexFor(runs: readonly WorkloadRun[]): BindingIndex {
 }
 
 /** The rows the normalize task would build for one slice (same steps as src/ingest/normalize.ts). */
-function buildRows(slice: Uint8Array, index: BindingIndex, batchId: string, ingestedNs: bigint): BuiltRow[] {
+function buildRows(slice: Uint8Array, index: BindingIndex, batchId: string): BuiltRow[] {
   const { events, rejected } = parseNdjson(slice, 'native', 1);
   if (rejected > 0) throw new Error(`bench workload: ${rejected} lines rejected in ${batchId}`);
   return events.map((event, i) => {
     const attrsJson = canonicalJson(event.attrs);
-    const hash = hashEvent(event, attrsJson);
-    const match = index.correlate(event);
-    const record = eventRecord(event, `${batchId}.${i}`, match, ingestedNs, hash);
-    return { record, attrsJson };
+    const hashHex = hashEvent(event, attrsJson).slice('sha256:'.length);
+    return { id: `${batchId}.${i}`, event, attrsJson, hashHex, match: index.correlate(event) };
   });
 }
 
@@ -122,36 +125,44 @@ function appendUInt(appender: DuckDBAppender, value: number | null): void {
 }
 
 /** Appends one row in table column order, with the values the events table gets. */
-function appendRow(appender: DuckDBAppender, { record, attrsJson }: BuiltRow, seq: bigint): void {
-  appender.appendVarchar(record.id);
+function appendRow(appender: DuckDBAppender, row: BuiltRow, seq: bigint, ingestedNs: bigint): void {
+  const { event, match } = row;
+  appender.appendVarchar(row.id);
   appender.appendBigInt(seq);
-  appendText(appender, record.runId);
-  appender.appendUTinyInt(typeCode(record.type));
-  appender.appendUTinyInt(sourceCode(record.source));
-  appender.appendVarchar(record.time);
-  appender.appendBigInt(record.timeNs);
-  appender.appendBigInt(record.ingestedNs);
-  appendUInt(appender, record.pid);
-  appendUInt(appender, record.tgid);
-  appendUInt(appender, record.ppid);
-  if (record.uid === null) appender.appendNull();
-  else appender.appendBigInt(BigInt(record.uid));
-  appendText(appender, record.comm);
-  appendText(appender, record.cgroupId);
-  appendText(appender, record.containerId);
-  appendText(appender, record.toolCallId);
-  appendText(appender, record.bindingId);
-  appender.appendUTinyInt(methodCode(record.method));
-  if (record.confidence === null) appender.appendNull();
-  else appender.appendDouble(record.confidence);
-  appender.appendUTinyInt(evidenceCode(record.evidenceLevel));
-  appender.appendUTinyInt(spoolCode(record.spoolState));
-  appender.appendVarchar(attrsJson);
-  appender.appendVarchar(record.hash);
-  appender.appendBoolean(record.risky);
-  appender.appendBigInt(BigInt(record.bytes));
-  appender.appendBoolean(record.judged);
+  appendText(appender, match?.binding.run_id ?? null);
+  appender.appendUTinyInt(typeCode(event.type));
+  appender.appendUTinyInt(sourceCode(event.source));
+  appender.appendVarchar(event.time);
+  appender.appendBigInt(event.timeNs);
+  appender.appendBigInt(ingestedNs);
+  appendUInt(appender, event.pid);
+  appendUInt(appender, event.tgid);
+  appendUInt(appender, event.ppid);
+  if (event.uid === null) appender.appendNull();
+  else appender.appendBigInt(BigInt(event.uid));
+  appendText(appender, event.comm);
+  appendText(appender, event.cgroupId);
+  appendText(appender, event.containerId);
+  appendText(appender, match?.binding.tool_call_id ?? null);
+  appendText(appender, match?.binding.binding_id ?? null);
+  appender.appendUTinyInt(methodCode(match?.method ?? 'none'));
+  if (match === undefined) appender.appendNull();
+  else appender.appendDouble(match.confidence);
+  appender.appendUTinyInt(evidenceCode(match?.evidenceLevel ?? 'uncorrelated'));
+  appender.appendUTinyInt(spoolCode(match === undefined ? 'pending' : 'settled'));
+  appender.appendVarchar(row.attrsJson);
+  appender.appendVarchar(`sha256:${row.hashHex}`);
+  appender.appendBoolean(isRisky(event.type, event.attrs));
+  appender.appendBigInt(BigInt(eventBytes(event.attrs)));
+  appender.appendBoolean(false);
   appender.endRow();
+}
+
+/** A row file written for the CSV baseline. */
+interface RowFile {
+  path: string;
+  rows: number;
+  batchId: string;
 }
 
 /** Both baselines' results. */
@@ -172,7 +183,7 @@ export async function measureBaselines(
 ): Promise<Baselines> {
   const index = bindingIndexFor(runs);
   const ingestedNs = BigInt(Date.now()) * 1_000_000n;
-  const files: { path: string; rows: number }[] = [];
+  const files: RowFile[] = [];
   const appended: BaselineRun = { events: 0, elapsedMs: 0, cpuMs: 0, loads: 0 };
 
   const store = await openFreshStore(join(dir, 'appender.duckdb'));
@@ -183,11 +194,11 @@ export async function measureBaselines(
     for (const [c, chunk] of chunks.entries()) {
       for (const [s, slice] of sliceAtLines(chunk, plan.sliceBytes).entries()) {
         const batchId = `bench-${c}-${s}`;
-        const built = buildRows(slice, index, batchId, ingestedNs);
+        const built = buildRows(slice, index, batchId);
         const started = performance.now();
         const cpu = process.cpuUsage();
         for (const row of built) {
-          appendRow(appender, row, seq++);
+          appendRow(appender, row, seq++, ingestedNs);
           if (++unflushed >= plan.flushRows) {
             appender.flushSync();
             appended.loads++;
@@ -200,9 +211,11 @@ export async function measureBaselines(
         const path = join(dir, `${batchId}.csv`);
         writeFileSync(
           path,
-          built.map(({ record, attrsJson }, i) => encodeEventRow(i, record, attrsJson)).join(''),
+          built
+            .map((row, i) => encodeEventRow(i, row.event, row.attrsJson, row.hashHex, false, row.match))
+            .join(''),
         );
-        files.push({ path, rows: built.length });
+        files.push({ path, rows: built.length, batchId });
       }
     }
     const started = performance.now();
@@ -223,7 +236,7 @@ export async function measureBaselines(
 
 /** Loads row files into a fresh store, a group of up to `maxRows` rows per INSERT, as the committer does. */
 async function loadRowFiles(
-  files: readonly { path: string; rows: number }[],
+  files: readonly RowFile[],
   storePath: string,
   maxRows: number,
 ): Promise<BaselineRun> {
@@ -238,7 +251,7 @@ async function loadRowFiles(
         rows += files[last++]!.rows;
       const group = files.slice(first, last);
       const insert = insertEvents(
-        group.map(({ path, rows }) => ({ file: path, accepted: rows })),
+        group.map(({ path, rows, batchId }) => ({ file: path, accepted: rows, batchId, ingestedNs: 0n })),
         seqBase,
       );
       const started = performance.now();

@@ -8,6 +8,7 @@ import { ProvdError, toErrorData } from '../shared/errors.js';
 import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
+import { batchHashing } from '../provenance/batch-hash.js';
 import { announcePoolThreads, announceThread } from '../shared/thread-id.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindingFromJson } from '../telemetry/binding-json.js';
@@ -48,6 +49,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   loadSigningKey(signingKeyFile, config.signingKeyFile === undefined ? 'signing key' : '--signing-key');
   const policy = await loadPolicy(config.policyFile);
   log('info', 'policy', { source: policy.policy.source, rules: policy.policy.rules.length });
+  log('info', 'event hashing', { batch: batchHashing }); // native (native/hash) or js
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
   const { client: store, state } = await startStoreThread(

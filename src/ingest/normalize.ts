@@ -1,17 +1,19 @@
 /**
- * One normalize task (workers/normalize.task.ts): parse a slice of NDJSON, correlate each event with
- * the binding replica, hash it, and write the rows file the store actor will load. Returns only small
- * data: counts, errors, window deltas and per-run digests.
+ * One normalize task (workers/normalize.task.ts): parse a slice of NDJSON (or decode sensor records),
+ * hash the events (all of the slice's at once: batch-hash.ts), correlate each with the binding
+ * replica, judge it by the policy, and write the rows file the store actor will load. Returns only
+ * small data: counts, errors, per-run digests and the policy's decisions. The windows are counted
+ * by the commit, in SQL over the rows it inserted.
  */
-import { canonicalJson } from '../provenance/canonical-json.js';
+import { writeFileSync, rmSync } from 'node:fs';
+import { merkleRoots, sha256Lines } from '../provenance/batch-hash.js';
 import { decisionLeaf } from '../provenance/decision-leaf.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import type { BindingReplica } from '../telemetry/binding-replica.js';
 import type { Correlation } from '../telemetry/binding-index.js';
 import type { IngestFormat, LineError, ParsedEvent } from '../telemetry/event.js';
-import { hashEvent } from '../telemetry/event-hash.js';
-import { encodeEventRow, type EventRecord } from '../telemetry/event-row.js';
-import { eventBytes, isRisky, WindowDeltas, type WindowDelta } from '../telemetry/window-deltas.js';
+import { canonicalContent } from '../telemetry/event-hash.js';
+import { encodeEventRow } from '../telemetry/event-row.js';
 import type { BatchDigest } from '../telemetry/batch-commit.js';
 import type { CounterDelta } from '../telemetry/producer-counters.js';
 import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.js';
@@ -21,7 +23,6 @@ import type { EventVerdict, KillVerdict } from '../shared/event-verdict.js';
 import { eventSubject } from '../security/policy/event-subject.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import { parseNdjson } from './parse-ndjson.js';
-import { RowsFile } from './rows-file.js';
 import { ProducerTally } from './producer-tally.js';
 import { missingTime, stampReceived } from './received-time.js';
 
@@ -60,7 +61,6 @@ export interface NormalizeResult {
   pendingBytes: number;
   /** Errors with line numbers relative to the slice (1-based). */
   errors: LineError[];
-  windows: WindowDelta[];
   digests: BatchDigest[];
   /** The replica's version when correlating; the store re-checks pending rows if it has more bindings. */
   bindingVersion: number;
@@ -83,77 +83,81 @@ export function normalizeBatch(
 ): NormalizeResult {
   const { events, errors, rejected, rejectedByCode } =
     task.format === 'sensor' ? decodeSensorBatch(task.bytes) : parseNdjson(task.bytes, task.format, 1);
-  const deltas = new WindowDeltas();
-  const hashesByRun = new Map<string | null, string[]>();
-  const leavesByRun = new Map<string | null, string[]>();
-  const rows = new RowsFile(task.file);
   const tally = new ProducerTally();
+  const count = events.length;
+
+  // every event's canonical attrs and content first: the slice's contents are hashed in one call
+  const attrs: string[] = new Array<string>(count);
+  const contents: string[] = new Array<string>(count + 1);
+  for (let i = 0; i < count; i++) {
+    const event = events[i]!;
+    if (event.time === missingTime) {
+      stampReceived(event, task.ingestedNs);
+      tally.count(event.source, 'no_capture_time');
+    }
+    const canonical = canonicalContent(event);
+    attrs[i] = canonical.attrsJson;
+    contents[i] = canonical.content;
+  }
+  contents[count] = ''; // the last line's newline
+  // canonical JSON escapes every control character: no content holds a newline of its own
+  const digests = sha256Lines(Buffer.from(contents.join('\n')));
+  const hex = digests.toString('hex');
+
+  const runs = new RunGroups();
+  const groups = new Uint32Array(count);
+  const leavesByRun = new Map<string | null, string[]>();
+  const rows: string[] = new Array<string>(count);
   const gaps: ReportedGap[] = [];
   const verdicts: EventVerdict[] = [];
   const kills: KillVerdict[] = [];
   let pending = 0;
   let pendingBytes = 0;
-  try {
-    for (let i = 0; i < events.length; i++) {
-      const event = events[i]!;
-      if (event.time === missingTime) {
-        stampReceived(event, task.ingestedNs);
-        tally.count(event.source, 'no_capture_time');
-      }
-      const attrsJson = canonicalJson(event.attrs);
-      const hash = hashEvent(event, attrsJson);
-      const match = replica.index.correlate(event);
-      const record = eventRecord(event, `${task.batchId}.${i}`, match, task.ingestedNs, hash);
-      if (unstorableComm !== undefined && event.comm === unstorableComm) record.pid = -1;
-      const verdict = judge(policy, record);
-      if (verdict !== null) {
-        verdicts.push(verdict);
-        record.judged = true;
-        const leaves = leavesByRun.get(record.runId);
-        if (leaves === undefined) leavesByRun.set(record.runId, [verdictLeaf(verdict)]);
-        else leaves.push(verdictLeaf(verdict));
-        if (verdict.decision === 'kill' && match !== undefined) kills.push(killOf(verdict, match));
-      }
-      const row = encodeEventRow(i, record, attrsJson);
-      rows.append(row);
-      tally.count(event.source, 'accepted');
-      if (event.type === 'generic') tally.count(event.source, `generic:${String(event.attrs.kind)}`);
-      const gap = reportedGap(event, record.id);
-      if (gap !== undefined) {
-        gaps.push(gap);
-        tally.count(event.source, `capture_loss:${String(event.attrs.loss)}`);
-      }
-      if (match === undefined) {
-        pending++;
-        pendingBytes += estimateRowBytes(event, attrsJson);
-        tally.count(event.source, 'spooled');
-      }
-      deltas.add(record);
-      const runHashes = hashesByRun.get(record.runId);
-      if (runHashes === undefined) hashesByRun.set(record.runId, [hash]);
-      else runHashes.push(hash);
+  for (let i = 0; i < count; i++) {
+    const event = events[i]!;
+    const hashHex = hex.slice(i * 64, i * 64 + 64);
+    const match = replica.index.correlate(event);
+    const runId = match === undefined ? null : match.binding.run_id;
+    groups[i] = runs.groupOf(runId);
+    const verdict = judge(policy, event, `${task.batchId}.${i}`, hashHex, runId);
+    if (verdict !== null) {
+      verdicts.push(verdict);
+      const leaves = leavesByRun.get(runId);
+      if (leaves === undefined) leavesByRun.set(runId, [verdictLeaf(verdict)]);
+      else leaves.push(verdictLeaf(verdict));
+      if (verdict.decision === 'kill' && match !== undefined) kills.push(killOf(verdict, match));
     }
-  } catch (error) {
-    rows.discard(); // a failed task leaves no file and no open descriptor behind
-    throw error;
+    const pid = unstorableComm !== undefined && event.comm === unstorableComm ? -1 : event.pid;
+    rows[i] = encodeEventRow(i, event, attrs[i]!, hashHex, verdict !== null, match, pid);
+    tally.count(event.source, 'accepted');
+    if (event.type === 'generic') tally.count(event.source, `generic:${String(event.attrs.kind)}`);
+    if (event.type === 'capture_loss') {
+      gaps.push(reportedGap(event, `${task.batchId}.${i}`)!);
+      tally.count(event.source, `capture_loss:${String(event.attrs.loss)}`);
+    }
+    if (match === undefined) {
+      pending++;
+      pendingBytes += estimateRowBytes(event, attrs[i]!);
+      tally.count(event.source, 'spooled');
+    }
   }
-  rows.close();
+  if (count > 0) writeRowsFile(task.file, rows);
+  const roots = merkleRoots(digests, groups, runs.size);
   return {
     batchId: task.batchId,
-    file: events.length === 0 ? null : task.file,
+    file: count === 0 ? null : task.file,
     lines: countLines(task.bytes),
-    accepted: events.length,
+    accepted: count,
     rejected,
     pending,
     pendingBytes,
     errors,
-    windows: deltas.list(),
-    digests: [...hashesByRun].map(([runId, hashes]) => {
+    digests: runs.list().map(({ runId, events: runEvents }, group) => {
       const leaves = leavesByRun.get(runId) ?? [];
       return {
         runId,
-        events: hashes.length,
-        merkleRoot: merkleRoot(hashes),
+        events: runEvents,
+        merkleRoot: 'sha256:' + roots.toString('hex', group * 32, group * 32 + 32),
         judged: leaves.length,
         judgmentRoot: merkleRoot(leaves),
       };
@@ -167,14 +171,56 @@ export function normalizeBatch(
   };
 }
 
+/** The runs of a slice's events, numbered in order of first appearance (null: spooled), with their counts. */
+class RunGroups {
+  private readonly numbers = new Map<string | null, number>();
+  private readonly runs: { runId: string | null; events: number }[] = [];
+
+  get size(): number {
+    return this.runs.length;
+  }
+
+  groupOf(runId: string | null): number {
+    let group = this.numbers.get(runId);
+    if (group === undefined) {
+      group = this.runs.length;
+      this.numbers.set(runId, group);
+      this.runs.push({ runId, events: 0 });
+    }
+    this.runs[group]!.events++;
+    return group;
+  }
+
+  list(): readonly { runId: string | null; events: number }[] {
+    return this.runs;
+  }
+}
+
+/** Writes a slice's rows as one file, readable by the daemon's user only; removed when writing fails. */
+function writeRowsFile(file: string, rows: readonly string[]): void {
+  try {
+    writeFileSync(file, rows.join(''), { mode: 0o600 });
+  } catch (error) {
+    rmSync(file, { force: true }); // a failed task leaves no file behind
+    throw error;
+  }
+}
+
 /** The policy's decision on a stored event, or null when the policy simply allows it. */
-function judge(policy: PolicyEngine, record: EventRecord): EventVerdict | null {
-  const decided = policy.evaluate(eventSubject(record.type, record.attrs));
+function judge(
+  policy: PolicyEngine,
+  event: ParsedEvent,
+  eventId: string,
+  hashHex: string,
+  runId: string | null,
+): EventVerdict | null {
+  if (!policy.mayMatch(event.type)) return null;
+  const decided = policy.evaluate(eventSubject(event.type, event.attrs));
   if (decided.decision === 'allow' && decided.advisory === null) return null;
   return {
-    eventId: record.id,
-    eventHash: record.hash,
-    runId: record.runId,
+    eventId,
+    eventHash: 'sha256:' + hashHex,
+    runId,
     decision: decided.decision,
     ruleId: decided.rule_id,
     severity: decided.severity,
@@ -215,44 +261,6 @@ function killOf(verdict: EventVerdict, match: Correlation): KillVerdict {
     toolCallId: match.binding.tool_call_id,
     ruleId: verdict.ruleId,
     reason: verdict.reason,
-  };
-}
-
-/** An event with its id, correlation and hash: one row of the events table. */
-export function eventRecord(
-  event: ParsedEvent,
-  id: string,
-  match: Correlation | undefined,
-  ingestedNs: bigint,
-  hash: string,
-): EventRecord {
-  // an explicit literal, not a spread: spreading made dictionary-mode objects, 40x slower here
-  return {
-    type: event.type,
-    source: event.source,
-    time: event.time,
-    timeNs: event.timeNs,
-    pid: event.pid,
-    tgid: event.tgid,
-    ppid: event.ppid,
-    uid: event.uid,
-    comm: event.comm,
-    cgroupId: event.cgroupId,
-    containerId: event.containerId,
-    attrs: event.attrs,
-    id,
-    runId: match?.binding.run_id ?? null,
-    toolCallId: match?.binding.tool_call_id ?? null,
-    bindingId: match?.binding.binding_id ?? null,
-    method: match?.method ?? 'none',
-    confidence: match?.confidence ?? null,
-    evidenceLevel: match?.evidenceLevel ?? 'uncorrelated',
-    spoolState: match === undefined ? 'pending' : 'settled',
-    ingestedNs,
-    hash,
-    risky: isRisky(event.type, event.attrs),
-    bytes: eventBytes(event.attrs),
-    judged: false,
   };
 }
 

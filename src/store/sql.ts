@@ -46,16 +46,55 @@ export function list(items: readonly DuckDBValue[], itemType: DuckDBType): Typed
 }
 
 /**
- * Rows given as one list per column, selected back as a table's columns: `unnest($1), unnest($2)`.
+ * Rows given as one list per column, selected back as a table's columns: `unnest(...), unnest(...)`.
  * Equal-length lists unnest side by side, so one statement inserts or joins any number of rows.
+ * A column of a type JSON writes exactly is bound as one JSON text that DuckDB parses: binding a
+ * list binds each of its values from this thread, ~2 µs a value, 5x the cost of the text.
  */
 export function unnested(
   ...columns: readonly [items: readonly DuckDBValue[], itemType: DuckDBType][]
 ): Statement {
   return join(
-    columns.map(([items, itemType]) => sql`unnest(${list(items, itemType)})`),
+    columns.map(([items, itemType]) => {
+      const json = jsonColumn(items, itemType.toString());
+      return json === undefined
+        ? sql`unnest(${list(items, itemType)})`
+        : sql`unnest(from_json(${json}::VARCHAR, ${`["${itemType.toString()}"]`}))`;
+    }),
     ', ',
   );
+}
+
+/** Types whose values JSON.stringify writes as DuckDB reads them back. */
+const jsonTypes = new Set([
+  'VARCHAR',
+  'BOOLEAN',
+  'DOUBLE',
+  'UTINYINT',
+  'INTEGER',
+  'UINTEGER',
+  'BIGINT',
+  'UBIGINT',
+]);
+// a string with a lone surrogate: JSON escapes it, and DuckDB's parser would refuse the escape
+const loneSurrogate = /\\ud[89a-f]/i;
+
+/** A column as JSON text, or undefined when JSON cannot carry it exactly (the list binds it then). */
+function jsonColumn(items: readonly DuckDBValue[], type: string): string | undefined {
+  if (!jsonTypes.has(type)) return undefined;
+  let text = '[';
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (i > 0) text += ',';
+    if (item === null || item === undefined) text += 'null';
+    else if (typeof item === 'bigint') text += item.toString();
+    else if (typeof item === 'string') text += JSON.stringify(item);
+    else if (typeof item === 'boolean') text += String(item);
+    else if (typeof item === 'number' && Number.isFinite(item)) text += String(item);
+    else return undefined;
+  }
+  text += ']';
+  return type === 'VARCHAR' && loneSurrogate.test(text) ? undefined : text;
 }
 
 function isStatement(part: SqlPart): part is Statement {

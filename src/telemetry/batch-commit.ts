@@ -8,7 +8,6 @@ import type { Count } from '../shared/schema/wire-types.js';
 import type { LineError } from './event.js';
 import type { CounterDelta } from './producer-counters.js';
 import type { ReportedGap } from './reported-gaps.js';
-import type { WindowDelta } from './window-deltas.js';
 
 /** Digest of the events one batch adds to a run (null: the batch's spooled events). */
 export interface BatchDigest {
@@ -20,7 +19,7 @@ export interface BatchDigest {
   judgmentRoot: string;
 }
 
-/** One normalized slice, ready to commit: its rows file and what it adds to windows, digests and counters. */
+/** One normalized slice, ready to commit: its rows file and what it adds to digests, decisions and counters. */
 export interface BatchCommit {
   batchId: string;
   /** Rows file to load, or null when no line of the slice was accepted. */
@@ -28,7 +27,6 @@ export interface BatchCommit {
   accepted: number;
   pending: number;
   pendingBytes: number;
-  windows: WindowDelta[];
   digests: BatchDigest[];
   counters: CounterDelta[];
   /** Loss the producers reported, recorded as coverage gaps with the events. */

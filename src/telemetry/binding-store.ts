@@ -16,11 +16,10 @@ import { buildCorrelations, normalizeContainerId } from './binding-index.js';
 import { bindingFromJson, bindingToJson } from './binding-json.js';
 import { bindingMatch } from './binding-match.js';
 import { BindingReplica } from './binding-replica.js';
-import { evidenceCode, evidenceName, methodCode, typeName } from './codes.js';
+import { evidenceCode, methodCode } from './codes.js';
 import { addCounters } from './producer-counters.js';
 import { pendingRowColumns, recorrelate, type PendingRow, type SettledEvent } from './recorrelate.js';
-import { WindowDeltas } from './window-deltas.js';
-import { addWindows } from './window-upsert.js';
+import { countWindows } from './window-upsert.js';
 
 /**
  * Settled events read back at a time to count them into windows and digests. Between chunks the
@@ -158,31 +157,20 @@ export class BindingStore {
   }
 
   /**
-   * Counts events that just joined their runs at positions [seqBase, seqBase + count) into windows,
-   * digests (one per run and chunk) and the spool's `correlated` counter, a chunk at a time.
+   * Counts events that just joined their runs at positions [seqBase, seqBase + count) into windows
+   * (in SQL), digests (one per run and chunk, a chunk at a time) and the spool's `correlated` counter.
    */
   private async account(seqBase: bigint, count: number): Promise<void> {
-    const deltas = new WindowDeltas();
     const end = seqBase + BigInt(count);
     for (let from = seqBase; from < end; from += BigInt(settleChunkRows)) {
       const to = from + BigInt(settleChunkRows) < end ? from + BigInt(settleChunkRows) : end;
       const rows = await readRows<SettledRow>(
         this.connection,
-        sql`SELECT id, seq, run_id, type, time_ns, evidence_level, risky, bytes, hash, judged FROM events
-            WHERE seq >= ${from} AND seq < ${to} ORDER BY seq`,
+        sql`SELECT id, seq, run_id, hash, judged FROM events WHERE seq >= ${from} AND seq < ${to} ORDER BY seq`,
       );
       const hashesByRun = new Map<string, string[]>();
       const judgedByRun = new Map<string, { id: string; seq: bigint }[]>();
       for (const row of rows) {
-        deltas.add({
-          runId: row.run_id,
-          type: typeName(row.type),
-          timeNs: row.time_ns,
-          evidenceLevel: evidenceName(row.evidence_level),
-          // null for events stored before format 3
-          risky: row.risky === true,
-          bytes: row.bytes === null ? 0 : Number(row.bytes),
-        });
         const hashes = hashesByRun.get(row.run_id) ?? [];
         hashes.push(row.hash);
         hashesByRun.set(row.run_id, hashes);
@@ -218,7 +206,7 @@ export class BindingStore {
             SELECT regexp_extract(id, '^(.*)\\.[0-9]+$', 1) AS batch, time_ns FROM events
             WHERE seq >= ${seqBase} AND seq < ${end}) GROUP BY batch`,
     );
-    await addWindows(this.connection, deltas.list());
+    await countWindows(this.connection, seqBase, end);
     await addCounters(this.connection, [{ source: 'spool', counter: 'correlated', value: count }]);
   }
 }
@@ -235,11 +223,6 @@ interface SettledRow {
   seq: bigint;
   judged: boolean | null;
   run_id: string;
-  type: number;
-  time_ns: bigint;
-  evidence_level: number;
-  risky: boolean | null;
-  bytes: bigint | null;
   hash: string;
 }
 

@@ -23,7 +23,7 @@ import type { IngestLedger, LedgerEntry } from './ingest-ledger.js';
 import { insertDigests } from '../provenance/seal-batches.js';
 import { addCounters } from './producer-counters.js';
 import { recordReportedGaps } from './reported-gaps.js';
-import { addWindows } from './window-upsert.js';
+import { countWindows } from './window-upsert.js';
 import { StepTrace } from '../store/step-trace.js';
 
 /** One request waiting for, or in, a commit. */
@@ -219,12 +219,7 @@ export class EventCommitter {
       await trace.time('insert', () => execute(this.connection, insertEvents(loads, seqBase)));
     // advance now: settling spooled rows later in this transaction takes positions after these
     this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
-    await trace.time('windows', () =>
-      addWindows(
-        this.connection,
-        batches.flatMap((batch) => batch.windows),
-      ),
-    );
+    await trace.time('windows', () => countWindows(this.connection, seqBase, this.nextSeq));
     // a batch's loaded rows sit at [base, base + accepted), in row order, as insertEvents placed them
     const loadBases = batchBases(loads, seqBase);
     const bases = new Map(loads.map((batch, i) => [batch, loadBases[i]!]));
@@ -324,18 +319,36 @@ function settledAnswer(commit: IngestCommit, settled: ReadonlyMap<string, number
   return { ...commit.answer, pending: commit.answer.pending - placed };
 }
 
-/** One INSERT over every rows file; each file's `idx` is offset by where its batch starts. */
-export function insertEvents(
-  loads: readonly { file: string | null; accepted: number }[],
-  seqBase: bigint,
-): Statement {
+/** What the INSERT needs of a loaded batch: its rows file, how many rows, its id and when it came. */
+export interface RowsLoad {
+  file: string | null;
+  accepted: number;
+  batchId: string;
+  ingestedNs: bigint;
+}
+
+// the row file's columns that go into events as they are (idx and hash are rewritten)
+const copied = eventRowColumns.map(([name]) => name).filter((name) => name !== 'idx' && name !== 'hash');
+
+/**
+ * One INSERT over every rows file: each row's id is `<batch id>.<idx>`, its position the batch's
+ * base plus idx, and its hash the row's hex digest as `sha256:<hex>`.
+ */
+export function insertEvents(loads: readonly RowsLoad[], seqBase: bigint): Statement {
   const bases = batchBases(loads, seqBase);
-  const columns = eventRowColumns.map(([name]) => name).filter((name) => name !== 'idx' && name !== 'id');
   const files = loads.map((batch) => batch.file!);
-  return sql`INSERT INTO events (id, seq, ${raw(columns.join(', '))})
-    SELECT r.id, f.base + r.idx, ${raw(columns.map((name) => `r.${name}`).join(', '))}
+  return sql`INSERT INTO events (id, seq, ingested_ns, hash, ${raw(copied.join(', '))})
+    SELECT f.batch || '.' || r.idx, f.base + r.idx, f.ingested_ns, 'sha256:' || r.hash,
+      ${raw(copied.map((name) => `r.${name}`).join(', '))}
     FROM ${eventRowsSource(files)} r
-    JOIN (SELECT unnest(${list(files, VARCHAR)}) AS name, unnest(${list(bases, BIGINT)}) AS base) f
+    JOIN (SELECT unnest(${list(files, VARCHAR)}) AS name, unnest(${list(bases, BIGINT)}) AS base,
+            unnest(${list(
+              loads.map((batch) => batch.batchId),
+              VARCHAR,
+            )}) AS batch, unnest(${list(
+              loads.map((batch) => batch.ingestedNs),
+              BIGINT,
+            )}) AS ingested_ns) f
       ON r.filename = f.name`;
 }
 

@@ -3,6 +3,7 @@
  * Correlation is left out on purpose, so re-attributing a spooled event never changes its hash.
  */
 import { hash } from 'node:crypto';
+import { canonicalJson } from '../provenance/canonical-json.js';
 import type { ParsedEvent } from './event.js';
 
 /**
@@ -23,4 +24,102 @@ export function canonicalEventContent(event: ParsedEvent, attrsJson: string): st
 export function hashEvent(event: ParsedEvent, attrsJson: string): string {
   // one-shot crypto.hash: a third of createHash's cost for inputs this small
   return 'sha256:' + hash('sha256', canonicalEventContent(event, attrsJson), 'hex');
+}
+
+/** What canonicalOrder answers for a value JSON.stringify would not write as canonical JSON. */
+const notOrderable = Symbol('not orderable');
+
+/** A key V8 enumerates before every other key, in numeric order, whatever the insertion order. */
+const indexLike = /^[0-9]+$/;
+
+/**
+ * `value` with every object's keys in JCS order (UTF-16 code units), so that JSON.stringify writes
+ * its canonical JSON: the value itself when its keys are in that order already (the common case),
+ * else a copy. notOrderable when JSON.stringify would not write canonical JSON of it whatever the
+ * order: a non-finite number, a value JSON has no form for, an object that is not plain, or keys
+ * to reorder among which V8 would keep integer-like ones first.
+ */
+function canonicalOrder(value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined': // skipped in objects, null in arrays: as canonicalJson writes them
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : notOrderable;
+    case 'object':
+      break;
+    default:
+      return notOrderable;
+  }
+  if (value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const ordered = canonicalOrder(item);
+      if (ordered === notOrderable) return notOrderable;
+      if (ordered !== item) (copy ??= value.slice())[i] = ordered;
+    }
+    return copy ?? value;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return notOrderable;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let sorted = true;
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 && !(keys[i - 1]! < keys[i]!)) sorted = false;
+    if (keys[i] === '__proto__') return notOrderable; // a copy could not hold it as a plain key
+  }
+  if (!sorted && keys.some((key) => indexLike.test(key))) return notOrderable;
+  let copy: Record<string, unknown> | undefined;
+  if (!sorted) {
+    keys.sort();
+    copy = {};
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = record[key];
+    const ordered = canonicalOrder(item);
+    if (ordered === notOrderable) return notOrderable;
+    if (copy === undefined && ordered !== item) {
+      copy = {};
+      for (let j = 0; j < i; j++) copy[keys[j]!] = record[keys[j]!];
+    }
+    if (copy !== undefined) copy[key] = ordered;
+  }
+  return copy ?? record;
+}
+
+/** Where the attrs end in canonical content: the one `,"cgroup_id":` outside them is the last. */
+const afterAttrs = ',"cgroup_id":';
+
+/**
+ * An event's canonical content (canonicalEventContent) and its attrs' canonical JSON, made by one
+ * JSON.stringify of the facts with attrs in JCS order: a third of what the hand-written text cost.
+ * Values JSON.stringify would not write canonically (canonicalOrder) take canonicalJson's way.
+ * Inside the attrs every `"` of a string is escaped, and what follows them holds no key named
+ * cgroup_id, so the last `,"cgroup_id":` ends them.
+ */
+export function canonicalContent(event: ParsedEvent): { content: string; attrsJson: string } {
+  const attrs = canonicalOrder(event.attrs);
+  if (attrs === notOrderable) {
+    const attrsJson = canonicalJson(event.attrs);
+    return { content: canonicalEventContent(event, attrsJson), attrsJson };
+  }
+  const content = JSON.stringify({
+    attrs,
+    cgroup_id: event.cgroupId,
+    comm: event.comm,
+    container_id: event.containerId,
+    pid: event.pid,
+    ppid: event.ppid,
+    source: event.source,
+    tgid: event.tgid,
+    time: event.time,
+    type: event.type,
+    uid: event.uid,
+  });
+  return { content, attrsJson: content.slice(9, content.lastIndexOf(afterAttrs)) };
 }

@@ -1,51 +1,37 @@
-/** Window deltas into the windows table, in the store actor: one upsert per commit. */
+/**
+ * The windows table, in the store actor: the events that just joined their runs (at positions
+ * [from, to): a commit's rows, or spooled events a binding claimed) counted into their 10 s and 60 s
+ * windows, set-wise in one statement on DuckDB's threads. Positions are handed out once, so every
+ * event is counted once; pending rows (no run yet) are counted when they settle.
+ */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, UTINYINT, VARCHAR } from '@duckdb/node-api';
-import { execute, sql, unnested } from '../store/sql.js';
-import type { WindowDelta } from './window-deltas.js';
+import { execute, raw, sql } from '../store/sql.js';
+import { evidenceCode } from './codes.js';
+import { windowLengths } from './window-facts.js';
 
-/** Sums deltas that hit the same window row, since one statement may not update a row twice. */
-export function mergeWindows(deltas: readonly WindowDelta[]): WindowDelta[] {
-  const merged = new Map<string, WindowDelta>();
-  for (const delta of deltas) {
-    const key = `${delta.runId}\u0000${delta.windowS}\u0000${delta.bucketNs}\u0000${delta.type}`;
-    const row = merged.get(key);
-    if (row === undefined) merged.set(key, { ...delta });
-    else {
-      row.events += delta.events;
-      row.correlated += delta.correlated;
-      row.risky += delta.risky;
-      row.bytes += delta.bytes;
-    }
-  }
-  return [...merged.values()];
-}
+// each length with its span in ns; an event's window starts at the floor of its instant to the span
+const lengths = raw(
+  windowLengths.map((windowS) => `(${windowS}, ${BigInt(windowS) * 1_000_000_000n})`).join(', '),
+);
+const correlated = raw(String(evidenceCode('kernel_correlated')));
 
-/** Adds window deltas to their rows, creating rows as needed. */
-export async function addWindows(
-  connection: DuckDBConnection,
-  deltas: readonly WindowDelta[],
-): Promise<void> {
-  const rows = mergeWindows(deltas);
-  if (rows.length === 0) return;
-  const numbers = (pick: (row: WindowDelta) => number | bigint): [bigint[], typeof BIGINT] => [
-    rows.map((row) => BigInt(pick(row))),
-    BIGINT,
-  ];
+/** Adds the run events at positions [from, to) to their windows, creating rows as needed. */
+export async function countWindows(connection: DuckDBConnection, from: bigint, to: bigint): Promise<void> {
+  if (to <= from) return;
+  // MERGE: half the cost of INSERT ... ON CONFLICT DO UPDATE on the windows' key
   await execute(
     connection,
-    sql`INSERT INTO windows SELECT ${unnested(
-      [rows.map((row) => row.runId), VARCHAR],
-      [rows.map((row) => row.windowS), UTINYINT],
-      numbers((row) => row.bucketNs),
-      [rows.map((row) => row.type), UTINYINT],
-      numbers((row) => row.events),
-      numbers((row) => row.correlated),
-      numbers((row) => row.risky),
-      numbers((row) => row.bytes),
-    )}
-        ON CONFLICT (run_id, window_s, bucket_ns, type) DO UPDATE SET
-          events = events + excluded.events, correlated = correlated + excluded.correlated,
-          risky = risky + excluded.risky, bytes = bytes + excluded.bytes`,
+    sql`MERGE INTO windows w USING (
+          SELECT run_id, v.window_s, time_ns - ((time_ns % v.ns) + v.ns) % v.ns AS bucket_ns, type,
+            count(*) AS events, count(*) FILTER (WHERE evidence_level = ${correlated}) AS correlated,
+            count(*) FILTER (WHERE risky) AS risky, coalesce(sum(bytes), 0)::BIGINT AS bytes
+          FROM events, (VALUES ${lengths}) v(window_s, ns)
+          WHERE seq >= ${from} AND seq < ${to} AND run_id IS NOT NULL
+          GROUP BY ALL) c
+        ON w.run_id = c.run_id AND w.window_s = c.window_s AND w.bucket_ns = c.bucket_ns AND w.type = c.type
+        WHEN MATCHED THEN UPDATE SET events = w.events + c.events, correlated = w.correlated + c.correlated,
+          risky = w.risky + c.risky, bytes = w.bytes + c.bytes
+        WHEN NOT MATCHED THEN INSERT VALUES (c.run_id, c.window_s, c.bucket_ns, c.type, c.events, c.correlated,
+          c.risky, c.bytes)`,
   );
 }

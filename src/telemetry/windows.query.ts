@@ -7,7 +7,7 @@ import type { EventType } from './event.js';
 import type { PageLimit } from './paging.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { requireRun } from '../provenance/run-exists.js';
-import type { WindowLength } from './window-deltas.js';
+import type { WindowLength } from './window-facts.js';
 import { join, readRows, sql, type Statement } from '../store/sql.js';
 
 /** Validated parameters of a windows request; `from`/`to` select windows that overlap [from, to]. */

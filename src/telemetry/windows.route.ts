@@ -8,7 +8,7 @@ import type { QueryClient } from '../shared/store-protocol.js';
 import { defaultPageLimit, type RunPageQuery } from './paging.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
-import type { WindowLength } from './window-deltas.js';
+import type { WindowLength } from './window-facts.js';
 
 /** The query string of GET /v1/telemetry/windows. */
 export type WindowsQuery = RunPageQuery & {

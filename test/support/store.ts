@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { eventRecord } from '../../src/ingest/normalize.js';
 import { canonicalJson } from '../../src/provenance/canonical-json.js';
 import { applyMigrations, loadMigrations } from '../../src/store/migrations.js';
 import { execute, readRows, sql } from '../../src/store/sql.js';
@@ -23,8 +22,8 @@ export interface TestStore {
   /** Next keyset position, as the committer hands them out. */
   nextSeq: bigint;
   allocateSeq(count: number): bigint;
-  /** Writes the rows file of batch `batchId` (ids `<batchId>.<i>`), pending unless a correlation is given. */
-  writeRows(batchId: string, events: ParsedEvent[], match?: Correlation, ingestedNs?: bigint): string;
+  /** Writes the rows file of batch `batchId` (ids `<batchId>.<i>` once inserted), pending unless a correlation is given. */
+  writeRows(batchId: string, events: ParsedEvent[], match?: Correlation): string;
   /** Writes events as one batch and inserts them as the committer does. */
   insert(batchId: string, events: ParsedEvent[], match?: Correlation, ingestedNs?: bigint): Promise<void>;
   rows(where?: string): Promise<Record<string, unknown>[]>;
@@ -45,30 +44,22 @@ export async function openTestStore(): Promise<TestStore> {
       store.nextSeq += BigInt(count);
       return first;
     },
-    writeRows(batchId, events, match, ingestedNs = BigInt(Date.now()) * 1_000_000n) {
+    writeRows(batchId, events, match) {
       const file = join(dir, `${batchId}.csv`);
       const text = events
         .map((event, i) => {
           const attrsJson = canonicalJson(event.attrs);
-          const record = eventRecord(
-            event,
-            `${batchId}.${i}`,
-            match,
-            ingestedNs,
-            hashEvent(event, attrsJson),
-          );
-          return encodeEventRow(i, record, attrsJson);
+          const hashHex = hashEvent(event, attrsJson).slice('sha256:'.length);
+          return encodeEventRow(i, event, attrsJson, hashHex, false, match);
         })
         .join('');
       writeFileSync(file, text);
       return file;
     },
-    async insert(batchId, events, match, ingestedNs) {
-      const file = store.writeRows(batchId, events, match, ingestedNs);
-      await execute(
-        connection,
-        insertEvents([{ file, accepted: events.length }], store.allocateSeq(events.length)),
-      );
+    async insert(batchId, events, match, ingestedNs = BigInt(Date.now()) * 1_000_000n) {
+      const file = store.writeRows(batchId, events, match);
+      const load = { file, accepted: events.length, batchId, ingestedNs };
+      await execute(connection, insertEvents([load], store.allocateSeq(events.length)));
     },
     rows(where = 'true') {
       return readRows(

@@ -22,7 +22,6 @@ function batch(batchId: string, pending: number, bindingVersion: number): BatchC
     accepted: pending,
     pending,
     pendingBytes: 0,
-    windows: [],
     digests: [],
     counters: [],
     gaps: [],

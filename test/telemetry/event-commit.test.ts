@@ -43,7 +43,6 @@ describe('EventCommitter', function () {
           accepted: count,
           pending: count,
           pendingBytes: 0,
-          windows: [],
           digests: [],
           counters: [],
           gaps: [],

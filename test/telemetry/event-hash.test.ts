@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/shared/package-root.js';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { knownHash, knownLine, knownText } from '../support/known-event.js';
 import { canonicalJson } from '../../src/provenance/canonical-json.js';
-import { canonicalEventContent, hashEvent } from '../../src/telemetry/event-hash.js';
+import { canonicalContent, canonicalEventContent, hashEvent } from '../../src/telemetry/event-hash.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
 
 const event: ParsedEvent = {
@@ -53,5 +56,131 @@ describe('event hash', function () {
       'sha256:' + createHash('sha256').update(canonicalEventContent(event, attrsJson)).digest('hex');
     assert.equal(hashEvent(event, attrsJson), expected);
     assert.notEqual(hashEvent({ ...event, pid: 43 }, attrsJson), expected);
+  });
+
+  describe('canonical content by JSON.stringify', function () {
+    /** A deterministic pseudo-random generator (mulberry32), so a failure replays. */
+    function random(seed: number): () => number {
+      let state = seed >>> 0;
+      return () => {
+        state = (state + 0x6d2b79f5) >>> 0;
+        let t = Math.imul(state ^ (state >>> 15), state | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+      };
+    }
+    const keys = [
+      'a',
+      'b',
+      'Z',
+      '_',
+      'path',
+      '10',
+      '9',
+      '0',
+      '1',
+      '',
+      'é',
+      '\u00ff',
+      '\ud83d\ude00',
+      '\u2028',
+      'k"',
+      'k\\',
+      'k\n',
+      'toJSON',
+      'constructor',
+    ];
+    const numbers = [0, -0, 1, -1, 1.5, 1e21, 1e-7, 5e-324, 2 ** 53 - 1, 123456789.125];
+    const strings = [
+      '',
+      'x',
+      '"',
+      '\\',
+      '\n',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      '\u2028',
+      'é',
+      '😀',
+      '</script>',
+    ];
+
+    function value(next: () => number, depth: number): unknown {
+      const pick = next();
+      if (depth > 2 || pick < 0.5) {
+        const leaf = next();
+        if (leaf < 0.3) return numbers[Math.floor(next() * numbers.length)];
+        if (leaf < 0.7) return strings[Math.floor(next() * strings.length)];
+        if (leaf < 0.8) return next() < 0.5;
+        if (leaf < 0.9) return null;
+        return undefined;
+      }
+      if (pick < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => value(next, depth + 1));
+      const object: Record<string, unknown> = {};
+      for (let i = Math.floor(next() * 5); i > 0; i--)
+        object[keys[Math.floor(next() * keys.length)]!] = value(next, depth + 1);
+      return object;
+    }
+
+    it('writes the same content and attrs as canonicalJson for random attrs, key orders and values', function () {
+      const next = random(24);
+      for (let round = 0; round < 5000; round++) {
+        const attrs = value(next, 0);
+        const facts: ParsedEvent = {
+          ...event,
+          attrs:
+            typeof attrs === 'object' && attrs !== null && !Array.isArray(attrs)
+              ? (attrs as Record<string, unknown>)
+              : { attrs },
+        };
+        const attrsJson = canonicalJson(facts.attrs);
+        assert.deepEqual(
+          canonicalContent(facts),
+          { content: canonicalEventContent(facts, attrsJson), attrsJson },
+          attrsJson,
+        );
+      }
+    });
+
+    it("takes canonicalJson's way for values JSON.stringify would write otherwise", function () {
+      const proto: Record<string, unknown> = { z: 1 };
+      Object.defineProperty(proto, '__proto__', { value: 'x', enumerable: true });
+      const odd: Record<string, unknown>[] = [
+        { d: new Date(0) },
+        { b: 1, ['__proto__']: 2 },
+        proto,
+        { '10': 1, '9': 2, a: 3 },
+      ];
+      for (const attrs of odd) {
+        const facts = { ...event, attrs };
+        const attrsJson = canonicalJson(attrs);
+        const expected = { content: canonicalEventContent(facts, attrsJson), attrsJson };
+        assert.deepEqual(canonicalContent(facts), expected, attrsJson);
+      }
+      for (const attrs of [{ b: 1, a: NaN }, { n: Infinity }, { big: 1n }]) {
+        assert.throws(() => canonicalJson(attrs));
+        assert.throws(() => canonicalContent({ ...event, attrs }));
+      }
+    });
+
+    it('writes the content of every sample export as canonicalJson does', function () {
+      for (const name of [
+        'native-ebpf-events.jsonl',
+        'tetragon-docs-events.jsonl',
+        'falco-risk-events.jsonl',
+        'llm-causal-events.jsonl',
+      ]) {
+        for (const parsed of parseNdjson(readFileSync(join(packageRoot, 'test', 'fixtures', name)), 'auto', 1)
+          .events) {
+          const attrsJson = canonicalJson(parsed.attrs);
+          assert.deepEqual(
+            canonicalContent(parsed),
+            { content: canonicalEventContent(parsed, attrsJson), attrsJson },
+            name,
+          );
+        }
+      }
+    });
   });
 });

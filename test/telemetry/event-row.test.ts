@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { eventRecord } from '../../src/ingest/normalize.js';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { canonicalJson } from '../../src/provenance/canonical-json.js';
 import { packageRoot } from '../../src/shared/package-root.js';
@@ -30,10 +29,10 @@ async function roundTrip(
   writeFileSync(
     file,
     records
-      .map(({ event, id }, i) => {
+      .map(({ event }, i) => {
         const attrsJson = canonicalJson(event.attrs);
-        const record = eventRecord(event, id, undefined, 0n, hashEvent(event, attrsJson));
-        return encodeEventRow(i, record, attrsJson);
+        const hashHex = hashEvent(event, attrsJson).slice('sha256:'.length);
+        return encodeEventRow(i, event, attrsJson, hashHex, false, undefined);
       })
       .join(''),
   );
@@ -158,7 +157,11 @@ describe('event rows file', function () {
       const back = eventOfRow(row, events[i]!);
       const attrsJson = canonicalJson(back.attrs);
       assert.equal(attrsJson, row['attrs'], 'attrs are stored canonical');
-      assert.equal(hashEvent(back, attrsJson), row['hash'], canonicalEventContent(back, attrsJson));
+      assert.equal(
+        hashEvent(back, attrsJson),
+        `sha256:${row['hash'] as string}`,
+        canonicalEventContent(back, attrsJson),
+      );
     });
   });
 });

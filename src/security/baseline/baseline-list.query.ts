@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { readRows, sql } from '../../store/sql.js';
 import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../../telemetry/cursor.js';
-import type { WindowLength } from '../../telemetry/window-deltas.js';
+import type { WindowLength } from '../../telemetry/window-facts.js';
 import type { BaselineList } from './baseline.js';
 
 /** Validated parameters of one page of GET /v1/security/baselines. */

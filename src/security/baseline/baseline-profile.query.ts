@@ -9,7 +9,7 @@ import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
 import { typeName } from '../../telemetry/codes.js';
 import type { EventType } from '../../telemetry/event.js';
-import type { WindowLength } from '../../telemetry/window-deltas.js';
+import type { WindowLength } from '../../telemetry/window-facts.js';
 import { maxProfileValues, pathDepth, rateFactor, rateSlack, setMeasures } from './baseline-measures.js';
 
 /** One value of a set measure, with how many learned runs showed it and in how many events. */

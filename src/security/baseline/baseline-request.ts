@@ -5,7 +5,7 @@
 import typia, { type tags } from 'typia';
 import { SchemaContract } from '../../shared/schema/schema-contract.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
-import type { WindowLength } from '../../telemetry/window-deltas.js';
+import type { WindowLength } from '../../telemetry/window-facts.js';
 
 /** Most runs one baseline is learned from. */
 export const maxLearnedRuns = 1000;

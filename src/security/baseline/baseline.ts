@@ -7,7 +7,7 @@ import type { Count, DateTimeText, Identifier, IntegerIn } from '../../shared/sc
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { CursorToken } from '../../telemetry/cursor.js';
 import type { PageLimit } from '../../telemetry/paging.js';
-import type { WindowLength } from '../../telemetry/window-deltas.js';
+import type { WindowLength } from '../../telemetry/window-facts.js';
 import type { BaselineProfile } from './baseline-profile.query.js';
 
 /** A baseline's version: 1 for the first learned under a name, then 2, 3, ... */

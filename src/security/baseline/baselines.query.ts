@@ -10,7 +10,7 @@ import { canonicalJson } from '../../provenance/canonical-json.js';
 import { runNotFound } from '../../provenance/run-exists.js';
 import { ProvdError } from '../../shared/errors.js';
 import { execute, inTransaction, list, readRows, sql, unnested } from '../../store/sql.js';
-import type { WindowLength } from '../../telemetry/window-deltas.js';
+import type { WindowLength } from '../../telemetry/window-facts.js';
 import { setMeasures } from './baseline-measures.js';
 import { learnProfile, type BaselineProfile } from './baseline-profile.query.js';
 import { baselineOf, type Baseline, type BaselineRow } from './baseline.js';

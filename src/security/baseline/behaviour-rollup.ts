@@ -21,7 +21,7 @@ import { execute, join, raw, sql, type Statement } from '../../store/sql.js';
 import { typeCode } from '../../telemetry/codes.js';
 import type { EventType } from '../../telemetry/event.js';
 import type { RollupFold } from '../../telemetry/timeline/process-rollup.js';
-import { windowLengths } from '../../telemetry/window-deltas.js';
+import { windowLengths } from '../../telemetry/window-facts.js';
 import { maxBasisEvents, measureCode, pathDepth, type SetMeasure } from './baseline-measures.js';
 
 const codes = (...types: EventType[]): string => types.map(typeCode).join(', ');

@@ -8,7 +8,7 @@ import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { CursorToken } from '../../telemetry/cursor.js';
 import type { EventType } from '../../telemetry/event.js';
 import type { PageLimit } from '../../telemetry/paging.js';
-import type { WindowLength } from '../../telemetry/window-deltas.js';
+import type { WindowLength } from '../../telemetry/window-facts.js';
 import type { Severity } from '../policy/policy.js';
 import type { BaselineVersion } from './baseline.js';
 import {

@@ -55,11 +55,20 @@ class Subject {
 
 type Condition = (subject: Subject) => boolean;
 
+/** A match block: the event types it takes (undefined: any), and its other conditions. */
+interface CompiledBlock {
+  types: ReadonlySet<string> | undefined;
+  conditions: Condition[];
+}
+
 interface CompiledRule {
   rule: PolicyRule;
-  /** One list of conditions per match block: the rule matches when every condition of any block holds. */
-  blocks: Condition[][];
+  /** The rule matches when the type and every condition of any block hold. */
+  blocks: CompiledBlock[];
 }
+
+/** Most event types whose candidate rules are kept: the gate may be asked about any string. */
+const maxCachedTypes = 64;
 
 const allowAll: PolicyDecision = {
   decision: 'allow',
@@ -71,6 +80,8 @@ const allowAll: PolicyDecision = {
 
 export class PolicyEngine {
   private readonly rules: CompiledRule[];
+  /** Per event type, the rules with a block that takes it, each with only those blocks. */
+  private readonly byType = new Map<string, readonly CompiledRule[]>();
 
   /** Compiles `policy`; throws, naming the rule, for a value it cannot compile. */
   constructor(readonly policy: Policy) {
@@ -83,11 +94,21 @@ export class PolicyEngine {
     });
   }
 
+  /**
+   * True when some rule could match an event of `type`: ingest judges every stored event, and most
+   * types meet no rule, so the subject need not be built for them.
+   */
+  mayMatch(type: string): boolean {
+    return this.rulesFor(type).length > 0;
+  }
+
   /** The decision of the first rule that matches `subject`; `default_allow` when none does. */
   evaluate(subject: PolicySubject): PolicyDecision {
+    const rules = this.rulesFor(subject.event_type);
+    if (rules.length === 0) return allowAll;
     const read = new Subject(subject);
-    for (const { rule, blocks } of this.rules) {
-      if (!blocks.some((conditions) => conditions.every((condition) => condition(read)))) continue;
+    for (const { rule, blocks } of rules) {
+      if (!blocks.some((block) => block.conditions.every((condition) => condition(read)))) continue;
       if (rule.mode === 'detect')
         return {
           ...allowAll,
@@ -104,14 +125,22 @@ export class PolicyEngine {
     }
     return allowAll;
   }
+
+  private rulesFor(type: string): readonly CompiledRule[] {
+    const known = this.byType.get(type);
+    if (known !== undefined) return known;
+    const rules = this.rules.flatMap(({ rule, blocks }) => {
+      const taking = blocks.filter((block) => block.types === undefined || block.types.has(type));
+      return taking.length === 0 ? [] : [{ rule, blocks: taking }];
+    });
+    if (this.byType.size < maxCachedTypes) this.byType.set(type, rules);
+    return rules;
+  }
 }
 
-function compileBlock(match: RuleMatch): Condition[] {
+function compileBlock(match: RuleMatch): CompiledBlock {
   const conditions: Condition[] = [];
-  if (match.event_types !== undefined) {
-    const types = new Set(match.event_types);
-    conditions.push((subject) => types.has(subject.eventType));
-  }
+  const types = match.event_types === undefined ? undefined : new Set<string>(match.event_types);
   if (match.dst_ips !== undefined) {
     const addresses = AddressSet.parse(match.dst_ips);
     conditions.push((subject) => subject.dstIp !== null && addresses.has(subject.dstIp));
@@ -136,6 +165,7 @@ function compileBlock(match: RuleMatch): Condition[] {
     const ids = new Set(match.target_ids);
     conditions.push((subject) => subject.targetId !== null && ids.has(subject.targetId));
   }
-  if (conditions.length === 0) throw new Error('a match block with no condition would match everything');
-  return conditions;
+  if (types === undefined && conditions.length === 0)
+    throw new Error('a match block with no condition would match everything');
+  return { types, conditions };
 }

@@ -1,0 +1,94 @@
+/**
+ * SHA-256 over a whole slice of events at once: their content hashes, and the Merkle roots over
+ * them (merkle.ts's tree), in one call each. The native addon (native/hash, OpenSSL as Node
+ * exports it) does it when .ci/setup built it; otherwise the same functions run here in
+ * JavaScript, byte for byte the same (test/provenance/batch-hash.test.ts holds both to that).
+ * Measured on the ingest workload: a call per event into node:crypto cost ~0.6 µs of it.
+ */
+import { hash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { packageRoot } from '../shared/package-root.js';
+
+/** What native/hash/hash.cc exports. */
+interface HashAddon {
+  sha256Lines(input: Uint8Array): Buffer;
+  merkleRoots(digests: Uint8Array, groups: Uint32Array, groupCount: number): Buffer;
+}
+
+/** Where .ci/setup builds the addon. */
+export const hashAddonPath = join(packageRoot, 'native', 'hash', 'build', 'Release', 'provd_hash.node');
+
+function loadAddon(): HashAddon | null {
+  if (process.env['PROVD_NO_NATIVE_HASH'] === '1' || !existsSync(hashAddonPath)) return null;
+  try {
+    return createRequire(import.meta.url)(hashAddonPath) as HashAddon;
+  } catch {
+    return null; // a build for another Node: the JavaScript functions answer the same
+  }
+}
+
+const addon = loadAddon();
+
+/** Which implementation hashes here: `native` (the addon) or `js`. */
+export const batchHashing: 'native' | 'js' = addon === null ? 'js' : 'native';
+
+const digestBytes = 32;
+const nodePrefix = Buffer.from([1]);
+
+/** SHA-256 of each '\n'-terminated line of `input` (without the newline), 32 bytes per line, in order. */
+export function sha256Lines(input: Uint8Array): Buffer {
+  return addon === null ? sha256LinesJs(input) : addon.sha256Lines(input);
+}
+
+/**
+ * One Merkle root per group, 32 bytes each by group number: the leaves of group g are the digests
+ * (32 bytes each) whose `groups` entry is g, in order; interior nodes are sha256(0x01 || left ||
+ * right), an odd node is carried up, and a group without leaves hashes the empty string.
+ */
+export function merkleRoots(digests: Uint8Array, groups: Uint32Array, groupCount: number): Buffer {
+  return addon === null
+    ? merkleRootsJs(digests, groups, groupCount)
+    : addon.merkleRoots(digests, groups, groupCount);
+}
+
+export function sha256LinesJs(input: Uint8Array): Buffer {
+  const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const digests: Buffer[] = [];
+  for (let start = 0, end = bytes.indexOf(10); end !== -1; start = end + 1, end = bytes.indexOf(10, start))
+    digests.push(hash('sha256', bytes.subarray(start, end), 'buffer'));
+  return Buffer.concat(digests, digests.length * digestBytes);
+}
+
+export function merkleRootsJs(digests: Uint8Array, groups: Uint32Array, groupCount: number): Buffer {
+  if (digests.byteLength !== groups.length * digestBytes)
+    throw new RangeError('failed to build Merkle roots: one group per 32-byte digest');
+  const leaves: Buffer[][] = Array.from({ length: groupCount }, () => []);
+  const bytes = Buffer.from(digests.buffer, digests.byteOffset, digests.byteLength);
+  groups.forEach((group, i) => {
+    const leaf = leaves[group];
+    if (leaf === undefined)
+      throw new RangeError('failed to build Merkle roots: a group number past groupCount');
+    leaf.push(bytes.subarray(i * digestBytes, (i + 1) * digestBytes));
+  });
+  return Buffer.concat(leaves.map(rootOf), groupCount * digestBytes);
+}
+
+function rootOf(leaves: Buffer[]): Buffer {
+  if (leaves.length === 0) return hash('sha256', '', 'buffer');
+  let level = leaves;
+  while (level.length > 1) {
+    const next: Buffer[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const right = level[i + 1];
+      next.push(
+        right === undefined
+          ? level[i]!
+          : hash('sha256', Buffer.concat([nodePrefix, level[i]!, right]), 'buffer'),
+      );
+    }
+    level = next;
+  }
+  return level[0]!;
+}

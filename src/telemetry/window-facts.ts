@@ -1,0 +1,26 @@
+/**
+ * What the 10 s and 60 s windows count of an event, decided when it is normalized and stored with
+ * it (events.risky, events.bytes), so the commit counts windows in SQL (window-upsert.ts).
+ */
+import type { EventType } from './event.js';
+
+/** The window lengths, in seconds, that every event is counted in. */
+export const windowLengths = [10, 60] as const;
+
+export type WindowLength = (typeof windowLengths)[number];
+
+const riskyTypes = new Set(['secret_path', 'metadata_ip', 'private_cidr', 'ptrace']);
+
+/** True for events the default policy would not simply allow (stored with each event). */
+export function isRisky(type: EventType, attrs: Readonly<Record<string, unknown>>): boolean {
+  if (riskyTypes.has(type)) return true;
+  if (type === 'setuid' || type === 'credential_change') return attrs['target_uid'] === 0;
+  if (type === 'setgid') return attrs['target_gid'] === 0;
+  return false;
+}
+
+/** Bytes an event moved, when its attrs say (stored with each event). */
+export function eventBytes(attrs: Readonly<Record<string, unknown>>): number {
+  const bytes = attrs['bytes'] ?? attrs['length'];
+  return typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+}
