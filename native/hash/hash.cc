@@ -1,29 +1,21 @@
-// Batch SHA-256 for the normalize pool: the content hashes of a whole slice of events, and the
-// Merkle roots over them, in one call each. SHA-256 is OpenSSL's, as Node itself exports it (so
-// the CPU's SHA extensions are used); the addon links nothing of its own.
+// Batch work of the normalize pool, a slice of events per call: their content hashes, the Merkle
+// roots over them, and their rows file (rows.cc). SHA-256 is OpenSSL's, as Node itself exports it
+// (so the CPU's SHA extensions are used); the addon links nothing of its own.
 // Loaded by src/provenance/batch-hash.ts, which holds the same functions in JavaScript.
 #include <napi.h>
-#include <openssl/sha.h>
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include "rows.h"
+#include "sha256.h"
 
 namespace {
 
-constexpr size_t kDigest = SHA256_DIGEST_LENGTH;
-
-// OpenSSL 3's one-shot SHA256() looks the algorithm up on every call (~0.4 us); the low-level
-// functions go straight to the block function (SHA extensions included). Deprecated, still exported.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-void Sha256(const uint8_t* data, size_t size, uint8_t* digest) {
-  SHA256_CTX context;
-  SHA256_Init(&context);
-  SHA256_Update(&context, data, size);
-  SHA256_Final(digest, &context);
-}
-#pragma GCC diagnostic pop
+constexpr size_t kDigest = provd::kSha256Bytes;
+using provd::Sha256;
 
 // sha256Lines(input: Uint8Array): Buffer
 // The SHA-256 of each '\n'-terminated line of `input` (without its newline), 32 bytes per line in
@@ -102,9 +94,58 @@ Napi::Value MerkleRoots(const Napi::CallbackInfo& info) {
   return out;
 }
 
+template <typename Array>
+Array Column(const Napi::CallbackInfo& info, size_t index, size_t events, const char* name, napi_typedarray_type type) {
+  if (!info[index].IsTypedArray() || info[index].As<Napi::TypedArray>().TypedArrayType() != type)
+    throw Napi::TypeError::New(info.Env(), std::string("failed to write the rows file: ") + name + " is not the typed array it should be");
+  Array column = info[index].As<Array>();
+  if (column.ElementLength() != events)
+    throw Napi::RangeError::New(info.Env(), std::string("failed to write the rows file: ") + name + " has a length other than the events'");
+  return column;
+}
+
+// writeRows(path: string, contents: Uint8Array, type: Uint8Array, source: Uint8Array,
+//   timeNs: BigInt64Array, flags: Uint8Array, bytes: Float64Array, correlation: Uint32Array,
+//   correlations: string[]): Buffer
+// Writes the rows file of a slice (rows.cc) and returns its events' content hashes, 32 bytes each.
+Napi::Value WriteRows(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 9 || !info[0].IsString() || !info[8].IsArray())
+    throw Napi::TypeError::New(env, "failed to write the rows file: expected (path, contents, 6 columns, correlations)");
+  const std::string path = info[0].As<Napi::String>().Utf8Value();
+  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    throw Napi::TypeError::New(env, "failed to write the rows file: contents is not a Uint8Array");
+  auto contents = info[1].As<Napi::Uint8Array>();
+  if (!info[2].IsTypedArray()) throw Napi::TypeError::New(env, "failed to write the rows file: type is not a Uint8Array");
+  const size_t events = info[2].As<Napi::TypedArray>().ElementLength();
+  auto type = Column<Napi::Uint8Array>(info, 2, events, "type", napi_uint8_array);
+  auto source = Column<Napi::Uint8Array>(info, 3, events, "source", napi_uint8_array);
+  auto timeNs = Column<Napi::BigInt64Array>(info, 4, events, "timeNs", napi_bigint64_array);
+  auto flags = Column<Napi::Uint8Array>(info, 5, events, "flags", napi_uint8_array);
+  auto bytes = Column<Napi::Float64Array>(info, 6, events, "bytes", napi_float64_array);
+  auto correlation = Column<Napi::Uint32Array>(info, 7, events, "correlation", napi_uint32_array);
+  auto list = info[8].As<Napi::Array>();
+  std::vector<std::string> correlations(list.Length());
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    Napi::Value item = list.Get(i);
+    if (!item.IsString()) throw Napi::TypeError::New(env, "failed to write the rows file: a correlation is not a string");
+    correlations[i] = item.As<Napi::String>().Utf8Value();
+  }
+  for (size_t i = 0; i < events; i++)
+    if (correlation[i] >= correlations.size())
+      throw Napi::RangeError::New(env, "failed to write the rows file: a correlation index past the list");
+  const provd::RowColumns columns{type.Data(), source.Data(), timeNs.Data(), flags.Data(), bytes.Data(),
+                                  correlation.Data(), &correlations};
+  std::vector<uint8_t> digests;
+  const std::string failure = provd::WriteRows(path, contents.Data(), contents.ByteLength(), columns, events, &digests);
+  if (!failure.empty()) throw Napi::Error::New(env, failure);
+  return Napi::Buffer<uint8_t>::Copy(env, digests.data(), digests.size());
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sha256Lines", Napi::Function::New(env, Sha256Lines, "sha256Lines"));
   exports.Set("merkleRoots", Napi::Function::New(env, MerkleRoots, "merkleRoots"));
+  exports.Set("writeRows", Napi::Function::New(env, WriteRows, "writeRows"));
   return exports;
 }
 

@@ -5,15 +5,13 @@
  * small data: counts, errors, per-run digests and the policy's decisions. The windows are counted
  * by the commit, in SQL over the rows it inserted.
  */
-import { writeFileSync, rmSync } from 'node:fs';
-import { merkleRoots, sha256Lines } from '../provenance/batch-hash.js';
+import { merkleRoots } from '../provenance/batch-hash.js';
 import { decisionLeaf } from '../provenance/decision-leaf.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import type { BindingReplica } from '../telemetry/binding-replica.js';
 import type { Correlation } from '../telemetry/binding-index.js';
 import type { IngestFormat, LineError, ParsedEvent } from '../telemetry/event.js';
-import { canonicalContent } from '../telemetry/event-hash.js';
-import { encodeEventRow } from '../telemetry/event-row.js';
+import { attrsInContent, canonicalContent } from '../telemetry/event-hash.js';
 import type { BatchDigest } from '../telemetry/batch-commit.js';
 import type { CounterDelta } from '../telemetry/producer-counters.js';
 import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.js';
@@ -22,7 +20,9 @@ import { decodeSensorBatch } from '../sensor/decode-records.js';
 import type { EventVerdict, KillVerdict } from '../shared/event-verdict.js';
 import { eventSubject } from '../security/policy/event-subject.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
+import type { PolicyDecision } from '../security/policy/policy.js';
 import { parseNdjson } from './parse-ndjson.js';
+import { SliceRows } from './slice-rows.js';
 import { ProducerTally } from './producer-tally.js';
 import { missingTime, stampReceived } from './received-time.js';
 
@@ -85,50 +85,26 @@ export function normalizeBatch(
     task.format === 'sensor' ? decodeSensorBatch(task.bytes) : parseNdjson(task.bytes, task.format, 1);
   const tally = new ProducerTally();
   const count = events.length;
-
-  // every event's canonical attrs and content first: the slice's contents are hashed in one call
-  const attrs: string[] = new Array<string>(count);
-  const contents: string[] = new Array<string>(count + 1);
+  const rows = new SliceRows(count);
+  const runs = new RunGroups();
+  const groups = new Uint32Array(count);
+  const decided: { index: number; decision: PolicyDecision; match: Correlation | undefined }[] = [];
+  const gaps: ReportedGap[] = [];
+  let pending = 0;
+  let pendingBytes = 0;
   for (let i = 0; i < count; i++) {
     const event = events[i]!;
     if (event.time === missingTime) {
       stampReceived(event, task.ingestedNs);
       tally.count(event.source, 'no_capture_time');
     }
-    const canonical = canonicalContent(event);
-    attrs[i] = canonical.attrsJson;
-    contents[i] = canonical.content;
-  }
-  contents[count] = ''; // the last line's newline
-  // canonical JSON escapes every control character: no content holds a newline of its own
-  const digests = sha256Lines(Buffer.from(contents.join('\n')));
-  const hex = digests.toString('hex');
-
-  const runs = new RunGroups();
-  const groups = new Uint32Array(count);
-  const leavesByRun = new Map<string | null, string[]>();
-  const rows: string[] = new Array<string>(count);
-  const gaps: ReportedGap[] = [];
-  const verdicts: EventVerdict[] = [];
-  const kills: KillVerdict[] = [];
-  let pending = 0;
-  let pendingBytes = 0;
-  for (let i = 0; i < count; i++) {
-    const event = events[i]!;
-    const hashHex = hex.slice(i * 64, i * 64 + 64);
+    const content = canonicalContent(event);
     const match = replica.index.correlate(event);
-    const runId = match === undefined ? null : match.binding.run_id;
-    groups[i] = runs.groupOf(runId);
-    const verdict = judge(policy, event, `${task.batchId}.${i}`, hashHex, runId);
-    if (verdict !== null) {
-      verdicts.push(verdict);
-      const leaves = leavesByRun.get(runId);
-      if (leaves === undefined) leavesByRun.set(runId, [verdictLeaf(verdict)]);
-      else leaves.push(verdictLeaf(verdict));
-      if (verdict.decision === 'kill' && match !== undefined) kills.push(killOf(verdict, match));
-    }
-    const pid = unstorableComm !== undefined && event.comm === unstorableComm ? -1 : event.pid;
-    rows[i] = encodeEventRow(i, event, attrs[i]!, hashHex, verdict !== null, match, pid);
+    groups[i] = runs.groupOf(match === undefined ? null : match.binding.run_id);
+    const decision = decide(policy, event);
+    if (decision !== null) decided.push({ index: i, decision, match });
+    const unstorablePid = unstorableComm !== undefined && event.comm === unstorableComm;
+    rows.add(i, { event, content, match, judged: decision !== null, unstorablePid });
     tally.count(event.source, 'accepted');
     if (event.type === 'generic') tally.count(event.source, `generic:${String(event.attrs.kind)}`);
     if (event.type === 'capture_loss') {
@@ -137,11 +113,26 @@ export function normalizeBatch(
     }
     if (match === undefined) {
       pending++;
-      pendingBytes += estimateRowBytes(event, attrs[i]!);
+      pendingBytes += estimateRowBytes(event, attrsInContent(content));
       tally.count(event.source, 'spooled');
     }
   }
-  if (count > 0) writeRowsFile(task.file, rows);
+  const digests = count === 0 ? Buffer.alloc(0) : rows.write(task.file);
+
+  // the policy's decisions, with the hashes of the events they judged
+  const verdicts: EventVerdict[] = [];
+  const kills: KillVerdict[] = [];
+  const leavesByRun = new Map<string | null, string[]>();
+  for (const { index, decision, match } of decided) {
+    const runId = match === undefined ? null : match.binding.run_id;
+    const eventHash = 'sha256:' + digests.toString('hex', index * 32, index * 32 + 32);
+    const verdict = verdictOf(decision, `${task.batchId}.${index}`, eventHash, runId, policy);
+    verdicts.push(verdict);
+    const leaves = leavesByRun.get(runId);
+    if (leaves === undefined) leavesByRun.set(runId, [verdictLeaf(verdict)]);
+    else leaves.push(verdictLeaf(verdict));
+    if (verdict.decision === 'kill' && match !== undefined) kills.push(killOf(verdict, match));
+  }
   const roots = merkleRoots(digests, groups, runs.size);
   return {
     batchId: task.batchId,
@@ -196,30 +187,24 @@ class RunGroups {
   }
 }
 
-/** Writes a slice's rows as one file, readable by the daemon's user only; removed when writing fails. */
-function writeRowsFile(file: string, rows: readonly string[]): void {
-  try {
-    writeFileSync(file, rows.join(''), { mode: 0o600 });
-  } catch (error) {
-    rmSync(file, { force: true }); // a failed task leaves no file behind
-    throw error;
-  }
-}
-
 /** The policy's decision on a stored event, or null when the policy simply allows it. */
-function judge(
-  policy: PolicyEngine,
-  event: ParsedEvent,
-  eventId: string,
-  hashHex: string,
-  runId: string | null,
-): EventVerdict | null {
+function decide(policy: PolicyEngine, event: ParsedEvent): PolicyDecision | null {
   if (!policy.mayMatch(event.type)) return null;
   const decided = policy.evaluate(eventSubject(event.type, event.attrs));
-  if (decided.decision === 'allow' && decided.advisory === null) return null;
+  return decided.decision === 'allow' && decided.advisory === null ? null : decided;
+}
+
+/** A decision as stored with the event it judged. */
+function verdictOf(
+  decided: PolicyDecision,
+  eventId: string,
+  eventHash: string,
+  runId: string | null,
+  policy: PolicyEngine,
+): EventVerdict {
   return {
     eventId,
-    eventHash: 'sha256:' + hashHex,
+    eventHash,
     runId,
     decision: decided.decision,
     ruleId: decided.rule_id,

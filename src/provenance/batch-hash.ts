@@ -11,10 +11,35 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 
+/** The columns of a slice's rows that its events' canonical contents do not hold (native/hash/rows.h). */
+export interface RowColumns {
+  type: Uint8Array;
+  source: Uint8Array;
+  timeNs: BigInt64Array;
+  /** rowFlags of src/telemetry/event-row.ts */
+  flags: Uint8Array;
+  bytes: Float64Array;
+  /** Each row's index into `correlations`. */
+  correlation: Uint32Array;
+  /** A row's correlation columns with its newline (event-row.ts: correlationFields). */
+  correlations: string[];
+}
+
 /** What native/hash/hash.cc exports. */
 interface HashAddon {
   sha256Lines(input: Uint8Array): Buffer;
   merkleRoots(digests: Uint8Array, groups: Uint32Array, groupCount: number): Buffer;
+  writeRows(
+    path: string,
+    contents: Uint8Array,
+    type: Uint8Array,
+    source: Uint8Array,
+    timeNs: BigInt64Array,
+    flags: Uint8Array,
+    bytes: Float64Array,
+    correlation: Uint32Array,
+    correlations: string[],
+  ): Buffer;
 }
 
 /** Where .ci/setup builds the addon. */
@@ -52,6 +77,27 @@ export function merkleRoots(digests: Uint8Array, groups: Uint32Array, groupCount
     ? merkleRootsJs(digests, groups, groupCount)
     : addon.merkleRoots(digests, groups, groupCount);
 }
+
+/**
+ * The native row writer, or null without the addon: writes the rows file of a slice at `path` from
+ * its events' canonical contents ('\n'-terminated, in `contents`) and `columns`, as encodeEventRow
+ * writes each row, and returns their content hashes, 32 bytes each.
+ */
+export const writeRowsNative =
+  addon === null
+    ? null
+    : (path: string, contents: Uint8Array, columns: RowColumns): Buffer =>
+        addon.writeRows(
+          path,
+          contents,
+          columns.type,
+          columns.source,
+          columns.timeNs,
+          columns.flags,
+          columns.bytes,
+          columns.correlation,
+          columns.correlations,
+        );
 
 export function sha256LinesJs(input: Uint8Array): Buffer {
   const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);

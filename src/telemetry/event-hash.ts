@@ -96,19 +96,14 @@ function canonicalOrder(value: unknown): unknown {
 const afterAttrs = ',"cgroup_id":';
 
 /**
- * An event's canonical content (canonicalEventContent) and its attrs' canonical JSON, made by one
- * JSON.stringify of the facts with attrs in JCS order: a third of what the hand-written text cost.
- * Values JSON.stringify would not write canonically (canonicalOrder) take canonicalJson's way.
- * Inside the attrs every `"` of a string is escaped, and what follows them holds no key named
- * cgroup_id, so the last `,"cgroup_id":` ends them.
+ * An event's canonical content (canonicalEventContent), made by one JSON.stringify of the facts
+ * with attrs in JCS order: a third of what the hand-written text cost. Values JSON.stringify would
+ * not write canonically (canonicalOrder) take canonicalJson's way.
  */
-export function canonicalContent(event: ParsedEvent): { content: string; attrsJson: string } {
+export function canonicalContent(event: ParsedEvent): string {
   const attrs = canonicalOrder(event.attrs);
-  if (attrs === notOrderable) {
-    const attrsJson = canonicalJson(event.attrs);
-    return { content: canonicalEventContent(event, attrsJson), attrsJson };
-  }
-  const content = JSON.stringify({
+  if (attrs === notOrderable) return canonicalEventContent(event, canonicalJson(event.attrs));
+  return JSON.stringify({
     attrs,
     cgroup_id: event.cgroupId,
     comm: event.comm,
@@ -121,5 +116,13 @@ export function canonicalContent(event: ParsedEvent): { content: string; attrsJs
     type: event.type,
     uid: event.uid,
   });
-  return { content, attrsJson: content.slice(9, content.lastIndexOf(afterAttrs)) };
+}
+
+/**
+ * The canonical JSON of the attrs inside an event's canonical content. Inside the attrs every `"` of
+ * a string is escaped, and what follows them holds no key named cgroup_id, so the last
+ * `,"cgroup_id":` ends them.
+ */
+export function attrsInContent(content: string): string {
+  return content.slice(9, content.lastIndexOf(afterAttrs));
 }

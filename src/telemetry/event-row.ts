@@ -60,12 +60,15 @@ export function eventRowsSource(files: readonly string[]): Statement {
   return sql`read_csv(${list(files, VARCHAR)}, ${raw(readOptions)})`;
 }
 
+/** Flags of a row for the native writer (native/hash/rows.cc: kRisky, kJudged, kUnstorablePid). */
+export const rowFlags = { risky: 1, judged: 2, unstorablePid: 4 } as const;
+
 /** The row of an event the spool holds: no run yet. */
 const pendingFields = `,,,,${methodCode('none')},,${evidenceCode('uncorrelated')},${spoolCode('pending')}\n`;
 const correlationCache = new WeakMap<Correlation, string>();
 
 /** The correlation's columns of a row (with the newline), built once per binding and tier. */
-function correlationFields(match: Correlation | undefined): string {
+export function correlationFields(match: Correlation | undefined): string {
   if (match === undefined) return pendingFields;
   let fields = correlationCache.get(match);
   if (fields === undefined) {

@@ -19,8 +19,11 @@ export function isRisky(type: EventType, attrs: Readonly<Record<string, unknown>
   return false;
 }
 
-/** Bytes an event moved, when its attrs say (stored with each event). */
+/**
+ * Bytes an event moved, when its attrs say (stored with each event): a positive count a BIGINT
+ * holds exactly; any other value counts no bytes (its attrs keep it as sent).
+ */
 export function eventBytes(attrs: Readonly<Record<string, unknown>>): number {
   const bytes = attrs['bytes'] ?? attrs['length'];
-  return typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+  return typeof bytes === 'number' && Number.isSafeInteger(bytes) && bytes > 0 ? bytes : 0;
 }

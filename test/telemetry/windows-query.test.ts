@@ -109,6 +109,25 @@ describe('listWindows', function () {
     ]);
   });
 
+  it('counts an event before 1970 into the window that holds it, not the one after', async function () {
+    await commit([at(-1_767_225_605)]); // 1969-12-31T23:59:55Z
+    const ten = (await list({ fromNs: -100n * second, toNs: 0n }))['windows'] as {
+      start: string;
+      end: string;
+    }[];
+    assert.deepEqual(
+      ten.map((window) => [window.start, window.end]),
+      [['1969-12-31T23:59:50.000000000Z', '1970-01-01T00:00:00.000000000Z']],
+    );
+    const sixty = (await list({ window: 60, fromNs: -100n * second, toNs: 0n }))['windows'] as {
+      start: string;
+    }[];
+    assert.deepEqual(
+      sixty.map((window) => window.start),
+      ['1969-12-31T23:59:00.000000000Z'],
+    );
+  });
+
   it('refuses a cursor issued for other bounds', async function () {
     await commit([at(0), at(10)]);
     const first = await list({ limit: 1 });

@@ -102,7 +102,7 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
  * Positions folded per transaction: bounded memory. A chunk's first events per process are whole
  * events: chunks of 50,000 ran the store out of its 256 MB on a run that reuses its pids.
  */
-const chunk = 10_000n;
+const chunk = BigInt(process.env['PROVD_FOLD_CHUNK'] ?? 10_000);
 const tickMs = 1000;
 
 /** Keeps the rollup caught up with the events committed before `endSeq()`. */

@@ -1,0 +1,304 @@
+// The rows file of a slice, written from the events' canonical contents: each line of `contents`
+// is one event's canonical JSON (src/telemetry/event-hash.ts: canonicalContent), from which this
+// hashes the event and takes its stored facts, and the typed columns carry what the content does
+// not. The row format is src/telemetry/event-row.ts's (encodeEventRow writes the same bytes in
+// JavaScript; test/telemetry/event-row.test.ts holds the two to that).
+#include "rows.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sha256.h"
+
+namespace provd {
+namespace {
+
+constexpr char kQuote = '\x1e';  // must match event-row.ts: quote
+constexpr uint8_t kRisky = 1;    // must match event-row.ts: rowFlags
+constexpr uint8_t kJudged = 2;
+constexpr uint8_t kUnstorablePid = 4;
+
+// The canonical content's keys after attrs, in JCS order (event-hash.ts: canonicalEventContent).
+constexpr std::string_view kAfterAttrs = ",\"cgroup_id\":";
+
+// One JSON value of the content: a string (its escaped text, without quotes), null, or a number.
+struct Value {
+  bool null = true;
+  bool string = false;
+  std::string_view text;
+};
+
+class ContentReader {
+ public:
+  explicit ContentReader(std::string_view line) : line_(line) {}
+
+  // attrs: everything between `{"attrs":` and the last `,"cgroup_id":`
+  bool ReadAttrs(std::string_view* attrs) {
+    constexpr std::string_view open = "{\"attrs\":";
+    if (line_.substr(0, open.size()) != open) return false;
+    const size_t end = line_.rfind(kAfterAttrs);
+    if (end == std::string_view::npos || end < open.size()) return false;
+    *attrs = line_.substr(open.size(), end - open.size());
+    at_ = end;
+    return true;
+  }
+
+  // `,"<key>":<value>` at the reading position
+  bool ReadField(std::string_view key, Value* value) {
+    if (!Expect(",\"") || !Expect(key) || !Expect("\":")) return false;
+    if (Expect("null")) {
+      *value = Value{};
+      return true;
+    }
+    if (at_ < line_.size() && line_[at_] == '"') {
+      const size_t start = ++at_;
+      while (at_ < line_.size() && line_[at_] != '"') at_ += line_[at_] == '\\' ? 2 : 1;
+      if (at_ >= line_.size()) return false;
+      *value = Value{false, true, line_.substr(start, at_ - start)};
+      at_++;
+      return true;
+    }
+    const size_t start = at_;
+    while (at_ < line_.size() && line_[at_] != ',' && line_[at_] != '}') at_++;
+    if (at_ == start) return false;
+    *value = Value{false, false, line_.substr(start, at_ - start)};
+    return true;
+  }
+
+  bool AtEnd() { return Expect("}") && at_ == line_.size(); }
+
+ private:
+  bool Expect(std::string_view text) {
+    if (line_.substr(at_, text.size()) != text) return false;
+    at_ += text.size();
+    return true;
+  }
+
+  std::string_view line_;
+  size_t at_ = 0;
+};
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void AppendUtf8(std::string* out, uint32_t code) {
+  if (code < 0x80) {
+    out->push_back(static_cast<char>(code));
+  } else if (code < 0x800) {
+    out->push_back(static_cast<char>(0xc0 | (code >> 6)));
+    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
+  } else if (code < 0x10000) {
+    out->push_back(static_cast<char>(0xe0 | (code >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
+  } else {
+    out->push_back(static_cast<char>(0xf0 | (code >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
+  }
+}
+
+bool ReadHex4(std::string_view text, size_t at, uint32_t* code) {
+  if (at + 4 > text.size()) return false;
+  uint32_t value = 0;
+  for (size_t i = 0; i < 4; i++) {
+    const int digit = HexDigit(text[at + i]);
+    if (digit < 0) return false;
+    value = value * 16 + static_cast<uint32_t>(digit);
+  }
+  *code = value;
+  return true;
+}
+
+// The text a JSON string's escaped form stands for, as UTF-8; a lone surrogate becomes U+FFFD, as
+// JavaScript's UTF-8 encoder writes it.
+bool Unescape(std::string_view escaped, std::string* out) {
+  out->clear();
+  for (size_t at = 0; at < escaped.size(); at++) {
+    const char c = escaped[at];
+    if (c != '\\') {
+      out->push_back(c);
+      continue;
+    }
+    if (++at >= escaped.size()) return false;
+    switch (escaped[at]) {
+      case '"': out->push_back('"'); break;
+      case '\\': out->push_back('\\'); break;
+      case '/': out->push_back('/'); break;
+      case 'b': out->push_back('\b'); break;
+      case 'f': out->push_back('\f'); break;
+      case 'n': out->push_back('\n'); break;
+      case 'r': out->push_back('\r'); break;
+      case 't': out->push_back('\t'); break;
+      case 'u': {
+        uint32_t code;
+        if (!ReadHex4(escaped, at + 1, &code)) return false;
+        at += 4;
+        if (code >= 0xd800 && code <= 0xdbff && at + 6 < escaped.size() && escaped[at + 1] == '\\' &&
+            escaped[at + 2] == 'u') {
+          uint32_t low;
+          if (ReadHex4(escaped, at + 3, &low) && low >= 0xdc00 && low <= 0xdfff) {
+            code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+            at += 6;
+          }
+        }
+        AppendUtf8(out, code >= 0xd800 && code <= 0xdfff ? 0xfffd : code);
+        break;
+      }
+      default: return false;
+    }
+  }
+  return true;
+}
+
+// A CSV text field as event-row.ts: text() writes it: quoted with kQuote (doubled inside), with a
+// second U+FEFF in front of one that starts the value (DuckDB's reader drops one there).
+void AppendText(std::string* row, std::string_view text) {
+  row->push_back(kQuote);
+  if (text.substr(0, 3) == "\xef\xbb\xbf") row->append("\xef\xbb\xbf");
+  for (const char c : text) {
+    if (c == kQuote) row->push_back(kQuote);
+    row->push_back(c);
+  }
+  row->push_back(kQuote);
+}
+
+bool AppendStringField(std::string* row, const Value& value, std::string* scratch) {
+  if (value.null) return true;  // NULL: nothing between the commas
+  if (!value.string || !Unescape(value.text, scratch)) return false;
+  AppendText(row, *scratch);
+  return true;
+}
+
+bool AppendIntegerField(std::string* row, const Value& value) {
+  if (value.null) return true;
+  if (value.string) return false;
+  row->append(value.text);
+  return true;
+}
+
+void AppendInteger(std::string* row, long long value) {
+  char digits[24];
+  const int size = std::snprintf(digits, sizeof(digits), "%lld", value);
+  row->append(digits, static_cast<size_t>(size));
+}
+
+void AppendHex(std::string* row, const uint8_t* digest) {
+  static const char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < kSha256Bytes; i++) {
+    row->push_back(kHex[digest[i] >> 4]);
+    row->push_back(kHex[digest[i] & 15]);
+  }
+}
+
+// One event's row; false when its content is not canonical content as event-hash.ts writes it.
+bool AppendRow(std::string* out, size_t idx, std::string_view line, const uint8_t* digest, const RowColumns& columns,
+               std::string* scratch) {
+  ContentReader reader(line);
+  std::string_view attrs;
+  Value cgroup, comm, container, pid, ppid, source, tgid, time, type, uid;
+  if (!reader.ReadAttrs(&attrs) || !reader.ReadField("cgroup_id", &cgroup) || !reader.ReadField("comm", &comm) ||
+      !reader.ReadField("container_id", &container) || !reader.ReadField("pid", &pid) ||
+      !reader.ReadField("ppid", &ppid) || !reader.ReadField("source", &source) || !reader.ReadField("tgid", &tgid) ||
+      !reader.ReadField("time", &time) || !reader.ReadField("type", &type) || !reader.ReadField("uid", &uid) ||
+      !reader.AtEnd())
+    return false;
+  const uint8_t flags = columns.flags[idx];
+  AppendInteger(out, static_cast<long long>(idx));
+  out->push_back(',');
+  AppendInteger(out, columns.type[idx]);
+  out->push_back(',');
+  AppendInteger(out, columns.source[idx]);
+  out->push_back(',');
+  if (!AppendStringField(out, time, scratch)) return false;
+  out->push_back(',');
+  AppendInteger(out, static_cast<long long>(columns.time_ns[idx]));
+  out->push_back(',');
+  if (flags & kUnstorablePid) out->append("-1");
+  else if (!AppendIntegerField(out, pid)) return false;
+  out->push_back(',');
+  if (!AppendIntegerField(out, tgid)) return false;
+  out->push_back(',');
+  if (!AppendIntegerField(out, ppid)) return false;
+  out->push_back(',');
+  if (!AppendIntegerField(out, uid)) return false;
+  out->push_back(',');
+  if (!AppendStringField(out, comm, scratch)) return false;
+  out->push_back(',');
+  if (!AppendStringField(out, cgroup, scratch)) return false;
+  out->push_back(',');
+  if (!AppendStringField(out, container, scratch)) return false;
+  out->push_back(',');
+  out->push_back(kQuote);
+  out->append(attrs);  // canonical JSON escapes every control character: it holds no kQuote
+  out->push_back(kQuote);
+  out->push_back(',');
+  AppendHex(out, digest);
+  out->append(flags & kRisky ? ",true," : ",false,");
+  AppendInteger(out, static_cast<long long>(columns.bytes[idx]));
+  out->append(flags & kJudged ? ",true" : ",false");
+  out->append((*columns.correlations)[columns.correlation[idx]]);  // its own newline included
+  return true;
+}
+
+// The message of a failed write, naming the errno (ENOSPC: the caller reports a full disk).
+std::string Failure(int error) {
+  return "failed to write the rows file: " + std::string(strerrorname_np(error)) + " " + strerror(error);
+}
+
+}  // namespace
+
+std::string WriteRows(const std::string& path, const uint8_t* contents, size_t size, const RowColumns& columns,
+                      size_t events, std::vector<uint8_t>* digests) {
+  digests->resize(events * kSha256Bytes);
+  std::string out;
+  out.reserve(size * 2);
+  std::string scratch;
+  const uint8_t* start = contents;
+  const uint8_t* const end = contents + size;
+  for (size_t idx = 0; idx < events; idx++) {
+    const uint8_t* newline = static_cast<const uint8_t*>(memchr(start, '\n', end - start));
+    if (newline == nullptr) return "failed to write the rows file: fewer contents than events";
+    uint8_t* digest = digests->data() + idx * kSha256Bytes;
+    Sha256(start, newline - start, digest);
+    const std::string_view line(reinterpret_cast<const char*>(start), newline - start);
+    if (!AppendRow(&out, idx, line, digest, columns, &scratch))
+      return "failed to write the rows file: event " + std::to_string(idx) + " is not canonical content";
+    start = newline + 1;
+  }
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Failure(errno);
+  for (size_t written = 0; written < out.size();) {
+    const ssize_t n = write(fd, out.data() + written, out.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      close(fd);
+      unlink(path.c_str());
+      return Failure(error);
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0) {
+    const int error = errno;
+    unlink(path.c_str());
+    return Failure(error);
+  }
+  return "";
+}
+
+}  // namespace provd
