@@ -53,42 +53,69 @@ const listed = (list: string): string =>
      attrs := e.attrs))) AS VARCHAR)`;
 
 /**
- * Folds the run events selected by `where` (over `events`) into both rollup tables. A process row's
- * list of first events is merged only where the new events reach into it (it holds fewer than it
- * keeps, or they start before its last): most events come after their process's first ones, and a
- * merge rewrites the whole list.
+ * Folds the run events selected by `where` (over `events`) into both rollup tables. The chunk is
+ * first aggregated per process without its events' bodies (the positions of its first events
+ * only); whole events are read only for the processes whose list of first events the chunk
+ * reaches into: new processes, and those holding fewer than they keep or whose last comes after
+ * the chunk's first. Most events come after their process's first ones, and building a whole
+ * event for every one cost the fold most of its time (and its memory, with events of large attrs).
  */
 async function rollUp(connection: DuckDBConnection, where: Statement): Promise<void> {
-  const chunkFirst = raw(firstEvents(`min_by(${eventStruct}, struct_pack(time_ns, seq), ${rolledUpEvents})`));
+  const same = raw('p.run_id = c.run_id AND p.tool_call_id = c.tool_call_id AND p.tgid = c.tgid');
   await execute(
     connection,
-    sql`INSERT INTO timeline_processes
-        SELECT c.*, ${raw(listed('c.first_events'))} FROM (
-          SELECT ${key}, count(*), min(time_ns), max(time_ns),
-            min(struct_pack(time_ns, seq, ppid)) FILTER (WHERE ppid IS NOT NULL),
-            min(struct_pack(time_ns, seq, comm)) FILTER (WHERE comm IS NOT NULL),
-            min(struct_pack(time_ns, seq, comm)) FILTER (WHERE type = ${exec} AND comm IS NOT NULL),
-            min(struct_pack(time_ns, seq, attrs)) FILTER (WHERE type = ${exec}),
-            ${chunkFirst} AS first_events
-          FROM events WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3) c
-        ON CONFLICT (run_id, tool_call_id, tgid) DO UPDATE SET
-          events = events + excluded.events,
-          first_ns = least(first_ns, excluded.first_ns), last_ns = greatest(last_ns, excluded.last_ns),
-          ppid = least(ppid, excluded.ppid), comm = least(comm, excluded.comm),
-          exec_comm = least(exec_comm, excluded.exec_comm), exec = least(exec, excluded.exec)`,
+    sql`CREATE OR REPLACE TEMP TABLE rollup_chunk AS
+        SELECT ${key}, count(*) AS events, min(time_ns) AS first_ns, max(time_ns) AS last_ns,
+          min(struct_pack(time_ns, seq, ppid)) FILTER (WHERE ppid IS NOT NULL) AS ppid,
+          min(struct_pack(time_ns, seq, comm)) FILTER (WHERE comm IS NOT NULL) AS comm,
+          min(struct_pack(time_ns, seq, comm)) FILTER (WHERE type = ${exec} AND comm IS NOT NULL) AS exec_comm,
+          min(struct_pack(time_ns, seq)) FILTER (WHERE type = ${exec}) AS exec_key,
+          min_by(seq, struct_pack(time_ns, seq), ${rolledUpEvents}) AS first_seqs,
+          min(struct_pack(time_ns, seq)) AS first_key
+        FROM events WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3`,
   );
-  // rows just inserted hold exactly the chunk's first events: the condition leaves them alone
+  // whole events: the chunk's first ones of the processes it reaches into, and each one's first exec
+  await execute(
+    connection,
+    sql`CREATE OR REPLACE TEMP TABLE rollup_events AS
+        WITH wanted AS (
+          SELECT c.run_id, c.tool_call_id, c.tgid, unnest(c.first_seqs) AS w_seq, true AS first
+          FROM rollup_chunk c LEFT JOIN timeline_processes p ON ${same}
+          WHERE p.run_id IS NULL OR len(p.first_events) < ${rolledUpEvents}
+            OR c.first_key < struct_pack(time_ns := p.first_events[-1].time_ns, seq := p.first_events[-1].seq)
+          UNION ALL
+          SELECT run_id, tool_call_id, tgid, exec_key.seq, false FROM rollup_chunk WHERE exec_key IS NOT NULL)
+        SELECT w_run AS run_id, w_tool AS tool_call_id, w_tgid AS tgid,
+          ${raw(firstEvents(`list(${eventStruct}) FILTER (WHERE w_first)`))} AS first,
+          min(struct_pack(time_ns, seq, attrs)) FILTER (WHERE type = ${exec}) AS exec
+        FROM (SELECT w.run_id AS w_run, w.tool_call_id AS w_tool, w.tgid AS w_tgid, w.first AS w_first, e.*
+              FROM events e JOIN wanted w ON e.seq = w.w_seq WHERE e.run_id IS NOT NULL AND ${where})
+        GROUP BY 1, 2, 3`,
+  );
+  // processes the rollup holds already (updating a list column rewrites it: only where it changes)
+  await execute(
+    connection,
+    sql`UPDATE timeline_processes p SET events = p.events + c.events,
+          first_ns = least(p.first_ns, c.first_ns), last_ns = greatest(p.last_ns, c.last_ns),
+          ppid = least(p.ppid, c.ppid), comm = least(p.comm, c.comm), exec_comm = least(p.exec_comm, c.exec_comm),
+          exec = least(p.exec, c.exec)
+        FROM (SELECT * FROM rollup_chunk LEFT JOIN (SELECT run_id, tool_call_id, tgid, exec FROM rollup_events)
+              USING (run_id, tool_call_id, tgid)) c
+        WHERE ${same}`,
+  );
   const merged = firstEvents('list_concat(p.first_events, c.first)');
   await execute(
     connection,
     sql`UPDATE timeline_processes p SET first_events = ${raw(merged)}, first_listed = ${raw(listed(merged))}
-        FROM (SELECT ${key}, ${chunkFirst} AS first FROM events
-              WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3) c
-        WHERE p.run_id = c.run_id AND p.tool_call_id = c.tool_call_id AND p.tgid = c.tgid
-          AND NOT list_has_all(p.first_events, c.first)
-          AND (len(p.first_events) < ${rolledUpEvents}
-            OR struct_pack(time_ns := c.first[1].time_ns, seq := c.first[1].seq)
-              < struct_pack(time_ns := p.first_events[-1].time_ns, seq := p.first_events[-1].seq))`,
+        FROM rollup_events c WHERE ${same} AND c.first IS NOT NULL`,
+  );
+  await execute(
+    connection,
+    sql`INSERT INTO timeline_processes
+        SELECT c.run_id, c.tool_call_id, c.tgid, c.events, c.first_ns, c.last_ns, c.ppid, c.comm, c.exec_comm,
+          f.exec, f.first, ${raw(listed('f.first'))}
+        FROM rollup_chunk c JOIN rollup_events f USING (run_id, tool_call_id, tgid)
+        WHERE NOT EXISTS (SELECT 1 FROM timeline_processes p WHERE ${same})`,
   );
   await execute(
     connection,
@@ -96,13 +123,20 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
         SELECT ${key}, type, count(*) FROM events WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3, 4
         ON CONFLICT (run_id, tool_call_id, tgid, type) DO UPDATE SET events = events + excluded.events`,
   );
+  await execute(connection, sql`DROP TABLE rollup_chunk`);
+  await execute(connection, sql`DROP TABLE rollup_events`);
 }
 
 /**
- * Positions folded per transaction: bounded memory. A chunk's first events per process are whole
- * events: chunks of 50,000 ran the store out of its 256 MB on a run that reuses its pids.
+ * Positions folded per transaction, at most: a fold's statements cost much the same for 10,000
+ * events as for 100,000 (2.85 s of CPU for 200,000 events in chunks of 10,000, 1.5 s in chunks of
+ * 100,000), and a chunk holds the write queue for well under a second. The whole events a chunk
+ * reads (the first ones of new processes) are bounded by it: a fold that fails (out of memory on
+ * events with large attrs, say) is retried with half the chunk, down to minChunk, and the chunk
+ * grows back as folds succeed.
  */
-const chunk = BigInt(process.env['PROVD_FOLD_CHUNK'] ?? 10_000);
+const maxChunk = 100_000n;
+const minChunk = 1_000n;
 const tickMs = 1000;
 
 /** Keeps the rollup caught up with the events committed before `endSeq()`. */
@@ -110,6 +144,7 @@ export class ProcessRollup {
   private mark = 0n;
   private endAtLastTick = -1n;
   private timer: NodeJS.Timeout | undefined;
+  private chunk = maxChunk;
   private readonly trace = new StepTrace('fold');
 
   constructor(
@@ -168,7 +203,8 @@ export class ProcessRollup {
 
   /** Folds the next chunk of positions before `end` in; call in the write queue. */
   private foldChunk(end: bigint): Promise<void> {
-    return this.foldUpTo(end < this.mark + chunk ? end : this.mark + chunk);
+    const limit = this.mark + this.chunk;
+    return this.foldUpTo(end < limit ? end : limit);
   }
 
   /** Folds positions [mark, to) in, and moves the mark, in one transaction. */
@@ -176,14 +212,22 @@ export class ProcessRollup {
     if (to <= this.mark) return;
     const from = this.mark;
     this.trace.begin();
-    await inTransaction(this.connection, async () => {
-      const where = sql`seq >= ${from} AND seq < ${to}`;
-      await this.trace.time('processes', () => rollUp(this.connection, where));
-      for (const fold of this.folds)
-        await this.trace.time(fold.name, () => fold.fold(this.connection, where));
-      await execute(this.connection, sql`UPDATE timeline_rollup_mark SET through_seq = ${to}`);
-    });
+    try {
+      await inTransaction(this.connection, async () => {
+        const where = sql`seq >= ${from} AND seq < ${to}`;
+        await this.trace.time('processes', () => rollUp(this.connection, where));
+        for (const fold of this.folds)
+          await this.trace.time(fold.name, () => fold.fold(this.connection, where));
+        await execute(this.connection, sql`UPDATE timeline_rollup_mark SET through_seq = ${to}`);
+      });
+    } catch (error) {
+      const half = (to - from) / 2n;
+      this.chunk = half > minChunk ? half : minChunk;
+      throw error;
+    }
     this.mark = to;
+    if (to - from === this.chunk && this.chunk < maxChunk)
+      this.chunk = this.chunk * 2n < maxChunk ? this.chunk * 2n : maxChunk;
     this.trace.end({ positions: Number(to - from) });
   }
 }
