@@ -51,7 +51,13 @@ import {
 import { renderChunks, workloadEpochS, workloadRuns, type WorkloadRun } from './support/ingest-workload.js';
 import { meterProcess, type ProcessCost } from './support/process-meter.js';
 import { startProfiledDaemon } from './support/profiled-daemon.js';
-import { monotonicUs, profileLines, readThreadCpu, threadRoles } from './support/ingest-profile.js';
+import {
+  monotonicUs,
+  profileLines,
+  readThreadCpu,
+  threadLine,
+  threadRoles,
+} from './support/ingest-profile.js';
 import { fillStoreBySql } from './support/store-fill.js';
 
 const { values: flags } = parseArgs({
@@ -184,6 +190,8 @@ async function runBench(): Promise<GuardInput> {
         peakRss <= targets.ingest.peak_rss_bytes,
     });
     let stored = warm.accepted + http.accepted;
+    const answered = { ...window, endUs: monotonicUs(), cpuAfter: readThreadCpu(daemon.child.pid!) };
+    emit(threadLine('ingest', { ...answered, roles: threadRoles(daemon.logs), events: http.accepted }));
     const folded = await catchUp(client, runs[0]!, meter, http.accepted);
     emit({
       name: 'ingest.http.folded',

@@ -132,7 +132,7 @@ function perEvent(seconds: number, events: number): number {
 }
 
 /** CPU seconds per thread role over the window (`other`: V8's helpers and anything unnamed). */
-function cpuByRole(window: ProfileWindow): Map<string, number> {
+function cpuByRole(window: Omit<ProfileWindow, 'profileDir' | 'traceFile'>): Map<string, number> {
   const byRole = new Map<string, number>();
   for (const [tid, after] of window.cpuAfter) {
     const role = window.roles.get(tid) ?? 'other';
@@ -220,21 +220,31 @@ function stepTimes(
   return kinds;
 }
 
-/** The profile's result lines (name, then fields), ready to print. */
+/** The per-thread line of a window: `phase` says which (`ingest`: until the last answer). */
+export function threadLine(
+  phase: string,
+  window: Omit<ProfileWindow, 'profileDir' | 'traceFile'>,
+): Record<string, unknown> {
+  const roles = cpuByRole(window);
+  const totalS = [...roles.values()].reduce((sum, seconds) => sum + seconds, 0);
+  return {
+    name: 'ingest.profile.threads',
+    phase,
+    events: window.events,
+    window_s: Number(((window.endUs - window.startUs) / 1e6).toFixed(3)),
+    cpu_us_per_event: perEvent(totalS, window.events),
+    by_thread: Object.fromEntries(
+      [...roles].map(([role, seconds]) => [role, perEvent(seconds, window.events)]),
+    ),
+    note: "duckdb: its own threads; pool: libuv's, which runs DuckDB's calls (and async file I/O); other: V8's helper threads (concurrent GC, compilers)",
+  };
+}
+
+/** The profile's result lines (name, then fields) over the whole window, folds and seals included. */
 export function profileLines(window: ProfileWindow): Record<string, unknown>[] {
   const { events } = window;
   const roles = cpuByRole(window);
-  const totalS = [...roles.values()].reduce((sum, seconds) => sum + seconds, 0);
-  const lines: Record<string, unknown>[] = [
-    {
-      name: 'ingest.profile.threads',
-      events,
-      window_s: Number(((window.endUs - window.startUs) / 1e6).toFixed(3)),
-      cpu_us_per_event: perEvent(totalS, events),
-      by_thread: Object.fromEntries([...roles].map(([role, seconds]) => [role, perEvent(seconds, events)])),
-      note: "duckdb: its own threads; pool: libuv's, which runs DuckDB's calls (and async file I/O); other: V8's helper threads (concurrent GC, compilers)",
-    },
-  ];
+  const lines: Record<string, unknown>[] = [threadLine('through folds', window)];
 
   // JS threads: samples by stage, scaled to the role's measured CPU (threads of one role pooled)
   const samplesByThread = new Map<string, Map<string, number>>();

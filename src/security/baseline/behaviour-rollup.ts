@@ -17,10 +17,10 @@
  * - `dns_query`: `dns_name`, lower case, without a trailing dot.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { execute, join, raw, sql, type Statement } from '../../store/sql.js';
+import { execute, join, raw, sql, type RawSql } from '../../store/sql.js';
 import { typeCode } from '../../telemetry/codes.js';
 import type { EventType } from '../../telemetry/event.js';
-import type { RollupFold } from '../../telemetry/timeline/process-rollup.js';
+import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
 import { windowLengths } from '../../telemetry/window-facts.js';
 import { maxBasisEvents, measureCode, pathDepth, type SetMeasure } from './baseline-measures.js';
 
@@ -32,11 +32,10 @@ const code = (measure: SetMeasure): string => String(measureCode(measure));
 const writeFlagNames = 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND';
 const writeFlagBits = 1 | 2 | 0o100 | 0o1000 | 0o2000;
 
-// the attrs an event's value is read from, parsed once per event: a[1] path, a[2] new_path,
-// a[3] flags, a[4] dst_ip, a[5] dst_port, a[6] query
-const attrPaths = `['$.path', '$.new_path', '$.flags', '$.dst_ip', '$.dst_port', '$.query']`;
-const writesFlags = `(CASE WHEN regexp_full_match(a[3], '[0-9]+') THEN (TRY_CAST(a[3] AS UBIGINT) & ${writeFlagBits}) <> 0
-  ELSE regexp_matches(coalesce(a[3], ''), '(^|[^A-Z_])(${writeFlagNames})($|[^A-Z_])') END)`;
+/** The attrs an event's value is read from (extracted once per fold for every fold: FoldChunk). */
+const attrPaths = ['$.path', '$.new_path', '$.flags', '$.dst_ip', '$.dst_port', '$.query'];
+const writesFlags = `(CASE WHEN regexp_full_match(flags, '[0-9]+') THEN (TRY_CAST(flags AS UBIGINT) & ${writeFlagBits}) <> 0
+  ELSE regexp_matches(coalesce(flags, ''), '(^|[^A-Z_])(${writeFlagNames})($|[^A-Z_])') END)`;
 const measure = `CASE
   WHEN type = ${typeCode('execve')} THEN ${code('binary')}
   WHEN type IN (${codes('file_write', 'file_rename', 'file_unlink')}) THEN ${code('write_prefix')}
@@ -72,11 +71,11 @@ const segments = (p: string): string => `string_split(CASE WHEN regexp_matches($
 const prefix = (p: string, s: string): string => `coalesce(nullif(array_to_string(list_slice(${s}, 1,
   least(len(${s}) - 1, CASE WHEN starts_with(${p}, '/') THEN ${pathDepth + 1} ELSE ${pathDepth} END)), '/'), ''),
   CASE WHEN starts_with(${p}, '/') THEN '/' ELSE '.' END)`;
-// what an event shows, from its measure m, its attrs a, its path p (a rename's new path) and that path's segments s
+// what an event shows, from its measure m, its attrs, its path p (a rename's new path) and that path's segments s
 const value = `CASE m
   WHEN ${code('binary')} THEN p
-  WHEN ${code('dns_name')} THEN nullif(lower(rtrim(a[6], '.')), '')
-  WHEN ${code('destination')} THEN CASE WHEN contains(a[4], ':') THEN '[' || a[4] || ']' ELSE a[4] END || coalesce(':' || a[5], '')
+  WHEN ${code('dns_name')} THEN nullif(lower(rtrim(query, '.')), '')
+  WHEN ${code('destination')} THEN CASE WHEN contains(dst_ip, ':') THEN '[' || dst_ip || ']' ELSE dst_ip END || coalesce(':' || dst_port, '')
   WHEN ${code('read_prefix')} THEN ${prefix('p', 's')}
   WHEN ${code('write_prefix')} THEN ${prefix('p', 's')} END`;
 const isFile = `m IN (${code('read_prefix')}, ${code('write_prefix')})`;
@@ -90,7 +89,8 @@ const isFile = `m IN (${code('read_prefix')}, ${code('write_prefix')})`;
  * extended (folds go in position order, so a chunk's events come after what a row holds), and the
  * new rows are inserted.
  */
-async function foldBehaviour(connection: DuckDBConnection, where: Statement): Promise<void> {
+async function foldBehaviour(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
+  const attr = (path: string): RawSql => chunk.attr(path);
   const same = raw('r.run_id = c.run_id AND r.measure = c.measure AND r.value = c.value');
   await execute(
     connection,
@@ -100,10 +100,12 @@ async function foldBehaviour(connection: DuckDBConnection, where: Statement): Pr
         FROM (SELECT run_id, m, seq, id, judged, ${raw(value)} AS v
               FROM (SELECT *, CASE WHEN ${raw(isFile)} THEN ${raw(segments('p'))} END AS s
                     FROM (SELECT *, ${raw(measure)} AS m,
-                            nullif(CASE WHEN type = ${typeCode('file_rename')} THEN coalesce(a[2], a[1]) ELSE a[1] END, '') AS p
-                          FROM (SELECT run_id, type, seq, id, coalesce(judged, false) AS judged,
-                                  json_extract_string(attrs, ${raw(attrPaths)}) AS a
-                                FROM events WHERE run_id IS NOT NULL AND type IN (${raw(folded)}) AND ${where}))))
+                            nullif(CASE WHEN type = ${typeCode('file_rename')} THEN coalesce(new_path, path) ELSE path END, '') AS p
+                          FROM (SELECT run_id, type, seq, id, judged, ${attr('$.path')} AS path,
+                                  ${attr('$.new_path')} AS new_path, ${attr('$.flags')} AS flags,
+                                  ${attr('$.dst_ip')} AS dst_ip, ${attr('$.dst_port')} AS dst_port,
+                                  ${attr('$.query')} AS query
+                                FROM ${chunk.table} WHERE type IN (${raw(folded)})))))
         GROUP BY ALL`,
   );
   await execute(
@@ -130,13 +132,13 @@ async function foldBehaviour(connection: DuckDBConnection, where: Statement): Pr
  * the windows those events fall in are read as they are now (with every event counted so far), and
  * a run's row moves to one that holds more (or as many, earlier).
  */
-async function foldRates(connection: DuckDBConnection, where: Statement): Promise<void> {
+async function foldRates(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
   const same = raw('r.run_id = c.run_id AND r.window_s = c.window_s AND r.type = c.type');
   // the start of the window of each length an event falls in, as window-deltas.ts counts it
   const touched = windowLengths.map((windowS) => {
     const ns = raw(String(BigInt(windowS) * 1_000_000_000n));
     return sql`SELECT DISTINCT run_id, type, ${windowS} AS window_s, time_ns - ((time_ns % ${ns}) + ${ns}) % ${ns}
-                 AS bucket_ns FROM events WHERE run_id IS NOT NULL AND ${where}`;
+                 AS bucket_ns FROM ${chunk.table}`;
   });
   await execute(
     connection,
@@ -162,9 +164,10 @@ async function foldRates(connection: DuckDBConnection, where: Statement): Promis
 /** The fold of run_behaviour and run_rates, for the process rollup. */
 export const behaviourFold: RollupFold = {
   name: 'behaviour',
-  async fold(connection, where) {
-    await foldBehaviour(connection, where);
-    await foldRates(connection, where);
+  attrs: attrPaths,
+  async fold(connection, chunk) {
+    await foldBehaviour(connection, chunk);
+    await foldRates(connection, chunk);
   },
   async clear(connection) {
     await execute(connection, sql`DELETE FROM run_behaviour`);

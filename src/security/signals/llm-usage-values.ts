@@ -6,9 +6,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, BOOLEAN, VARCHAR } from '@duckdb/node-api';
-import { execute, readRows, sql, unnested, type Statement } from '../../store/sql.js';
+import { execute, readRows, sql, unnested } from '../../store/sql.js';
 import { typeCode } from '../../telemetry/codes.js';
-import type { RollupFold } from '../../telemetry/timeline/process-rollup.js';
+import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
 import { httpBodyText } from './http-body.js';
 import { readLlmUsage, type LlmUsage } from './llm-usage.js';
 
@@ -49,7 +49,7 @@ export function responseUsage(attrs: string): LlmUsage | null {
 }
 
 /** Folds the usage of the run's tls_read responses that `where` selects into run_llm_usage. */
-async function foldUsage(connection: DuckDBConnection, where: Statement): Promise<void> {
+async function foldUsage(connection: DuckDBConnection, { where }: FoldChunk): Promise<void> {
   // attrs are canonical JSON: a response's http object holds exactly this text
   const response = '"kind":"response"';
   for (let after = -1n; ;) {
@@ -96,6 +96,7 @@ async function insertUsage(connection: DuckDBConnection, rows: readonly UsageRow
 /** The fold of run_llm_usage, for the process rollup. */
 export const llmUsageFold: RollupFold = {
   name: 'llm_usage',
+  attrs: [],
   fold: foldUsage,
   async clear(connection) {
     await execute(connection, sql`DELETE FROM run_llm_usage`);

@@ -6,10 +6,10 @@
  * time, so a signals request reads a row per value, never the run's events.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { execute, raw, sql, type Statement } from '../../store/sql.js';
+import { execute, raw, sql } from '../../store/sql.js';
 import { typeCode } from '../../telemetry/codes.js';
 import type { EventType } from '../../telemetry/event.js';
-import type { RollupFold } from '../../telemetry/timeline/process-rollup.js';
+import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
 
 /** What a value is; its position is the stored `kind` code (append only). */
 export const signalValueKinds = [
@@ -49,13 +49,15 @@ const code = (kind: SignalValueKind): string => String(kindCode(kind));
 const pair = (kind: SignalValueKind, value: string): string =>
   `struct_pack(k := ${code(kind)}, v := ${value})`;
 
-// each event's values, from one parse of its attrs: j = [path, dst_ip, dst_port, query, exit_code, signal]
+/** The attrs an event's values are read from (extracted once per fold for every fold: FoldChunk). */
+const attrPaths = ['$.path', '$.dst_ip', '$.dst_port', '$.query', '$.exit_code', '$.signal'];
+// each event's values, from its attrs as the fold table holds them
 const eventValues = raw(`CASE
-    WHEN type = ${typeCode('execve')} THEN [${pair('binary', 'j[1]')}]
-    WHEN type IN (${codes(fileTypes)}) THEN [${pair('file', 'j[1]')}]
-    WHEN type IN (${codes(connectTypes)}) THEN [${pair('destination', "j[2] || ':' || coalesce(j[3], '')")}]
-    WHEN type = ${typeCode('dns_query')} THEN [${pair('dns_name', 'j[4]')}]
-    ELSE [${pair('exit_code', 'j[5]')}, ${pair('exit_signal', 'j[6]')}]
+    WHEN type = ${typeCode('execve')} THEN [${pair('binary', 'path')}]
+    WHEN type IN (${codes(fileTypes)}) THEN [${pair('file', 'path')}]
+    WHEN type IN (${codes(connectTypes)}) THEN [${pair('destination', "dst_ip || ':' || coalesce(dst_port, '')")}]
+    WHEN type = ${typeCode('dns_query')} THEN [${pair('dns_name', 'query')}]
+    ELSE [${pair('exit_code', 'exit_code')}, ${pair('exit_signal', 'signal')}]
   END`);
 const valueTypes = raw(
   codes(['execve', ...fileTypes, ...connectTypes, 'dns_query', 'process_exit'] as EventType[]),
@@ -72,31 +74,37 @@ const noSignal = raw(`kv.k = ${code('exit_signal')} AND kv.v IN ('0', '')`);
  * events' positions, which zone maps narrow (a decision keeps its event's seq, and decisions are
  * stored in commit order), instead of probing every decision of the store (70-420 ms a chunk at 10M).
  */
-async function foldValues(connection: DuckDBConnection, where: Statement): Promise<void> {
+async function foldValues(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
+  const attr = chunk.attr;
+  // MERGE: half the cost of INSERT ... ON CONFLICT DO UPDATE on the table's key
   await execute(
     connection,
-    sql`INSERT INTO run_signal_values
-        WITH judged AS MATERIALIZED (SELECT run_id, seq, id FROM events WHERE run_id IS NOT NULL AND judged AND ${where})
-        SELECT run_id, kv.k, md5_number(kv.v), any_value(kv.v), count(*), min(struct_pack(seq, id))
-        FROM (
-          SELECT run_id, seq, id, unnest(${eventValues}) AS kv FROM (
-            SELECT run_id, seq, id, type, json_extract_string(attrs,
-              ['$.path', '$.dst_ip', '$.dst_port', '$.query', '$.exit_code', '$.signal']) AS j
-            FROM events WHERE run_id IS NOT NULL AND type IN (${valueTypes}) AND ${where})
-          UNION ALL
-          SELECT e.run_id, e.seq, e.id, unnest(${decisionValues}) AS kv
-          FROM judged e JOIN policy_decisions d ON d.seq = e.seq AND d.event_id = e.id
-          WHERE d.seq BETWEEN (SELECT min(seq) FROM judged) AND (SELECT max(seq) FROM judged))
-        WHERE kv.v IS NOT NULL AND NOT (${noSignal})
-        GROUP BY run_id, kv.k, md5_number(kv.v)
-        ON CONFLICT (run_id, kind, value_key) DO UPDATE SET
-          events = events + excluded.events, first_event = least(first_event, excluded.first_event)`,
+    sql`MERGE INTO run_signal_values r USING (
+          WITH judged AS MATERIALIZED (SELECT run_id, seq, id FROM ${chunk.table} WHERE judged)
+          SELECT run_id, kv.k AS kind, md5_number(kv.v) AS value_key, any_value(kv.v) AS value, count(*) AS events,
+            min(struct_pack(seq, id)) AS first_event
+          FROM (
+            SELECT run_id, seq, id, unnest(${eventValues}) AS kv FROM (
+              SELECT run_id, seq, id, type, ${attr('$.path')} AS path, ${attr('$.dst_ip')} AS dst_ip,
+                ${attr('$.dst_port')} AS dst_port, ${attr('$.query')} AS query,
+                ${attr('$.exit_code')} AS exit_code, ${attr('$.signal')} AS signal
+              FROM ${chunk.table} WHERE type IN (${valueTypes}))
+            UNION ALL
+            SELECT e.run_id, e.seq, e.id, unnest(${decisionValues}) AS kv
+            FROM judged e JOIN policy_decisions d ON d.seq = e.seq AND d.event_id = e.id
+            WHERE d.seq BETWEEN (SELECT min(seq) FROM judged) AND (SELECT max(seq) FROM judged))
+          WHERE kv.v IS NOT NULL AND NOT (${noSignal})
+          GROUP BY run_id, kv.k, md5_number(kv.v)) c
+        ON r.run_id = c.run_id AND r.kind = c.kind AND r.value_key = c.value_key
+        WHEN MATCHED THEN UPDATE SET events = r.events + c.events, first_event = least(r.first_event, c.first_event)
+        WHEN NOT MATCHED THEN INSERT VALUES (c.run_id, c.kind, c.value_key, c.value, c.events, c.first_event)`,
   );
 }
 
 /** The fold of run_signal_values, for the process rollup. */
 export const signalValuesFold: RollupFold = {
   name: 'signal_values',
+  attrs: attrPaths,
   fold: foldValues,
   async clear(connection) {
     await execute(connection, sql`DELETE FROM run_signal_values`);

@@ -11,7 +11,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { log } from '../../shared/log.js';
-import { execute, inTransaction, raw, readRows, sql, type Statement } from '../../store/sql.js';
+import { execute, inTransaction, raw, readRows, sql, type RawSql, type Statement } from '../../store/sql.js';
 import { classifyStoreError } from '../../store/store-error.js';
 import type { WriteQueue } from '../../store/write-queue.js';
 import { typeCode } from '../codes.js';
@@ -25,10 +25,56 @@ import { StepTrace } from '../../store/step-trace.js';
 export interface RollupFold {
   /** Names it in traces (src/store/step-trace.ts). */
   name: string;
-  /** Folds in the run events that `where` selects (over `events`). */
-  fold(connection: DuckDBConnection, where: Statement): Promise<void>;
+  /** The attrs it reads ('$.path', ...): the chunk's events have them extracted once for every fold. */
+  attrs: readonly string[];
+  /** Folds in the run events of `chunk`. */
+  fold(connection: DuckDBConnection, chunk: FoldChunk): Promise<void>;
   /** Empties what it folded in, before a rebuild. */
   clear(connection: DuckDBConnection): Promise<void>;
+}
+
+/**
+ * The run events of one fold, read once for every fold: `table` is a temporary table of them with
+ * run_id, tool_call_id (or ''), tgid (else pid, else -1), ppid, comm, type, time_ns, seq, id, judged
+ * and `a`, the values of every fold's attrs; `attr(path)` names one of those.
+ */
+export interface FoldChunk {
+  /** The same events, as a condition over `events` (for what a fold reads that the table lacks). */
+  where: Statement;
+  table: RawSql;
+  attr(path: string): RawSql;
+}
+
+/** Reads the run events `where` selects into the fold table, with the attrs `paths` extracted. */
+async function readFoldChunk(
+  connection: DuckDBConnection,
+  where: Statement,
+  paths: readonly string[],
+): Promise<FoldChunk> {
+  const table = raw('fold_chunk');
+  // json_extract_string of an empty path list is an empty list: a fold set that reads no attrs
+  const list = `[${paths.map((path) => `'${path}'`).join(', ')}]`;
+  await execute(
+    connection,
+    sql`CREATE OR REPLACE TEMP TABLE fold_chunk AS
+        SELECT ${key}, ppid, comm, type, time_ns, seq, id, coalesce(judged, false) AS judged,
+          ${raw(paths.length === 0 ? '[]::VARCHAR[]' : `json_extract_string(attrs, ${list})`)} AS a
+        FROM events WHERE run_id IS NOT NULL AND ${where}`,
+  );
+  return {
+    where,
+    table,
+    attr: (path) => {
+      const index = paths.indexOf(path);
+      if (index === -1) throw new Error(`no fold declared the attr ${path}`);
+      return raw(`a[${index + 1}]`);
+    },
+  };
+}
+
+/** Every attr path the folds read, each once. */
+function foldPaths(folds: readonly RollupFold[]): string[] {
+  return [...new Set(folds.flatMap((fold) => fold.attrs))];
 }
 
 /** How many first events a process row keeps: the view's events_per_process. */
@@ -60,19 +106,20 @@ const listed = (list: string): string =>
  * the chunk's first. Most events come after their process's first ones, and building a whole
  * event for every one cost the fold most of its time (and its memory, with events of large attrs).
  */
-async function rollUp(connection: DuckDBConnection, where: Statement): Promise<void> {
+async function rollUp(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
+  const { where, table } = chunk;
   const same = raw('p.run_id = c.run_id AND p.tool_call_id = c.tool_call_id AND p.tgid = c.tgid');
   await execute(
     connection,
     sql`CREATE OR REPLACE TEMP TABLE rollup_chunk AS
-        SELECT ${key}, count(*) AS events, min(time_ns) AS first_ns, max(time_ns) AS last_ns,
+        SELECT run_id, tool_call_id, tgid, count(*) AS events, min(time_ns) AS first_ns, max(time_ns) AS last_ns,
           min(struct_pack(time_ns, seq, ppid)) FILTER (WHERE ppid IS NOT NULL) AS ppid,
           min(struct_pack(time_ns, seq, comm)) FILTER (WHERE comm IS NOT NULL) AS comm,
           min(struct_pack(time_ns, seq, comm)) FILTER (WHERE type = ${exec} AND comm IS NOT NULL) AS exec_comm,
           min(struct_pack(time_ns, seq)) FILTER (WHERE type = ${exec}) AS exec_key,
           min_by(seq, struct_pack(time_ns, seq), ${rolledUpEvents}) AS first_seqs,
           min(struct_pack(time_ns, seq)) AS first_key
-        FROM events WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3`,
+        FROM ${table} GROUP BY 1, 2, 3`,
   );
   // whole events: the chunk's first ones of the processes it reaches into, and each one's first exec
   await execute(
@@ -120,7 +167,7 @@ async function rollUp(connection: DuckDBConnection, where: Statement): Promise<v
   await execute(
     connection,
     sql`INSERT INTO timeline_process_types
-        SELECT ${key}, type, count(*) FROM events WHERE run_id IS NOT NULL AND ${where} GROUP BY 1, 2, 3, 4
+        SELECT run_id, tool_call_id, tgid, type, count(*) FROM ${table} GROUP BY 1, 2, 3, 4
         ON CONFLICT (run_id, tool_call_id, tgid, type) DO UPDATE SET events = events + excluded.events`,
   );
   await execute(connection, sql`DROP TABLE rollup_chunk`);
@@ -156,7 +203,12 @@ export class ProcessRollup {
     private readonly activeQueries: () => number,
     /** Folded in with every chunk, after the process rows. */
     private readonly folds: readonly RollupFold[] = [],
-  ) {}
+  ) {
+    this.paths = foldPaths(folds);
+  }
+
+  /** The attrs every fold reads. */
+  private readonly paths: string[];
 
   /** Reads the mark, then catches up a chunk each second in which nothing was committed or asked. */
   async start(): Promise<void> {
@@ -215,9 +267,11 @@ export class ProcessRollup {
     try {
       await inTransaction(this.connection, async () => {
         const where = sql`seq >= ${from} AND seq < ${to}`;
-        await this.trace.time('processes', () => rollUp(this.connection, where));
+        const chunk = await this.trace.time('read', () => readFoldChunk(this.connection, where, this.paths));
+        await this.trace.time('processes', () => rollUp(this.connection, chunk));
         for (const fold of this.folds)
-          await this.trace.time(fold.name, () => fold.fold(this.connection, where));
+          await this.trace.time(fold.name, () => fold.fold(this.connection, chunk));
+        await execute(this.connection, sql`DROP TABLE fold_chunk`);
         await execute(this.connection, sql`UPDATE timeline_rollup_mark SET through_seq = ${to}`);
       });
     } catch (error) {
@@ -241,8 +295,10 @@ export async function rebuildProcessRollup(
     await execute(connection, sql`DELETE FROM timeline_processes`);
     await execute(connection, sql`DELETE FROM timeline_process_types`);
     for (const fold of folds) await fold.clear(connection);
-    await rollUp(connection, sql`TRUE`);
-    for (const fold of folds) await fold.fold(connection, sql`TRUE`);
+    const chunk = await readFoldChunk(connection, sql`TRUE`, foldPaths(folds));
+    await rollUp(connection, chunk);
+    for (const fold of folds) await fold.fold(connection, chunk);
+    await execute(connection, sql`DROP TABLE fold_chunk`);
     await execute(
       connection,
       sql`UPDATE timeline_rollup_mark SET through_seq = (SELECT coalesce(max(seq) + 1, 0) FROM events)`,
