@@ -6,7 +6,7 @@
  * time, so a signals request reads a row per value, never the run's events.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { execute, raw, sql } from '../../store/sql.js';
+import { execute, raw, sql, type RawSql } from '../../store/sql.js';
 import { typeCode } from '../../telemetry/codes.js';
 import type { EventType } from '../../telemetry/event.js';
 import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
@@ -75,7 +75,7 @@ const noSignal = raw(`kv.k = ${code('exit_signal')} AND kv.v IN ('0', '')`);
  * stored in commit order), instead of probing every decision of the store (70-420 ms a chunk at 10M).
  */
 async function foldValues(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
-  const attr = chunk.attr;
+  const attr = (path: string): RawSql => chunk.attr(path);
   // MERGE: half the cost of INSERT ... ON CONFLICT DO UPDATE on the table's key
   await execute(
     connection,
