@@ -133,6 +133,7 @@ export class IngestRouter {
       batches: results.map(toBatchCommit),
       answer: summarize(batchId, results),
       idempotency,
+      linger: format === 'sensor',
     };
     return await this.store.queryJson('commit', commit, {
       deadlineMs: this.limits.commitDeadlineMs,

@@ -47,22 +47,29 @@ export class Checkpointer {
     private readonly key: SigningKey,
   ) {}
 
-  /** Starts the coalescing timer. */
+  /**
+   * Starts the coalescing timer. A round runs only after something else was written since the last
+   * one: nothing can be due otherwise, and an idle daemon then reads nothing each second.
+   */
   start(): void {
+    let seen = -1;
     const round = async (): Promise<void> => {
       let workMs = 0;
-      await this.writes
-        .run(async () => {
-          const started = performance.now();
-          this.trace.begin();
-          const written = await this.writeDue(null).finally(() => (workMs = performance.now() - started));
-          this.trace.end({ checkpoints: written });
-        })
-        .catch((error: unknown) =>
-          log('warn', 'writing checkpoints failed; they are written at the next round', {
-            error: classifyStoreError(error),
-          }),
-        );
+      if (this.writes.generation !== seen)
+        await this.writes
+          .run(async () => {
+            seen = this.writes.generation; // this round's own write included
+            const started = performance.now();
+            this.trace.begin();
+            const written = await this.writeDue(null).finally(() => (workMs = performance.now() - started));
+            this.trace.end({ checkpoints: written });
+          })
+          .catch((error: unknown) => {
+            seen = -1; // the next round tries again
+            log('warn', 'writing checkpoints failed; they are written at the next round', {
+              error: classifyStoreError(error),
+            });
+          });
       if (this.stopped) return;
       const pauseMs = Math.max(intervalMs, workMs * pauseToWork);
       this.timer = setTimeout(() => void round(), pauseMs);

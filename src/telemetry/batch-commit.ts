@@ -70,6 +70,11 @@ export interface IngestCommit {
   /** The answer as the slices make it; the commit lowers `pending` by what bindings settled at once. */
   answer: IngestAnswer;
   idempotency: IdempotencyClaim | null;
+  /**
+   * True when nobody waits on the answer (sensor batches): the commit may wait a little for others
+   * to join it (event-commit.ts: lingerMs), as a commit costs DuckDB ~10 ms whatever its size.
+   */
+  linger: boolean;
 }
 
 /** What the store answers a commit with: the answer, or the first answer given for the same key. */

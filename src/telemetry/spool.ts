@@ -48,6 +48,9 @@ const rowBytes = raw(
 const pending = raw(String(spoolCode('pending')));
 
 /** Expires and bounds the spool on a timer, through the store's write queue. */
+/** The most a spooled row stays past its TTL before the upkeep gives it up. */
+const maxSlackMs = 10_000;
+
 export class Spool {
   private timer: NodeJS.Timeout | undefined;
   /** What the spool holds: kept in memory, so neither health nor the upkeep scans for it. */
@@ -67,7 +70,7 @@ export class Spool {
     await this.recount();
     const upkeep = (): Promise<unknown> =>
       this.writes
-        .run(() => this.tick())
+        .run(() => this.tick(), { housekeeping: true })
         .catch((error: unknown) => {
           log('warn', 'spool upkeep failed; it runs again in a second', { error: classifyStoreError(error) });
         });
@@ -108,12 +111,18 @@ export class Spool {
     clearInterval(this.timer);
   }
 
-  /** One upkeep: give up on what outlived the TTL, then bound; SQL runs only when the totals in memory call for it. */
+  /**
+   * One upkeep: give up on what outlived the TTL, then bound; SQL runs only when the totals in memory
+   * call for it. A row is given up at most a slack (maxSlackMs, or a quarter of the TTL) after its TTL.
+   */
   async tick(): Promise<{ unclaimed: number; overflowed: number }> {
     if (this.stale) await this.recount();
     const cutoffNs = (BigInt(Date.now()) - BigInt(this.limits.ttlMs)) * 1_000_000n;
+    // rows are given up in batches, once the oldest has waited its TTL plus a slack: while a host's
+    // activity streams into the spool, one upkeep a second would scan the pending rows each second
+    const slackNs = BigInt(Math.min(maxSlackMs, Math.floor(this.limits.ttlMs / 4))) * 1_000_000n;
     let unclaimed = 0;
-    if (this.oldestNs !== null && this.oldestNs < cutoffNs) {
+    if (this.oldestNs !== null && this.oldestNs < cutoffNs - slackNs) {
       unclaimed = await this.giveUp('unclaimed', sql`ingested_ns < ${cutoffNs}`);
       await this.recount();
     }

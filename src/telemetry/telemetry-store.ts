@@ -127,7 +127,7 @@ export async function startTelemetryStore(
   await spool.start();
   const purgeLedger = (): Promise<unknown> =>
     writes
-      .run(() => ledger.purge())
+      .run(() => ledger.purge(), { housekeeping: true })
       .catch((error: unknown) => {
         log('warn', 'forgetting expired Idempotency-Keys failed; it runs again in a minute', {
           error: classifyStoreError(error),
@@ -180,6 +180,7 @@ export async function startTelemetryStore(
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);
       return { spool: spool.stats, events_seen: seen.length > 0 };
     },
+    flush: () => committer.flush(),
     stop() {
       rollup.stop();
       spool.stop();

@@ -32,7 +32,7 @@ describe('EventCommitter', function () {
   }
 
   /** One request of `count` events as the router hands it over. */
-  function request(name: string, count: number, key: string | null = null): IngestCommit {
+  function request(name: string, count: number, key: string | null = null, linger = false): IngestCommit {
     const events = Array.from({ length: count }, (_v, i) => testEvent({ comm: `${name}-${i}` }));
     const file = store.writeRows(name, events);
     return {
@@ -61,6 +61,7 @@ describe('EventCommitter', function () {
         errors_truncated: false,
       },
       idempotency: key === null ? null : { key, digest: `native:sha256:body-of-${key}` },
+      linger,
     };
   }
 
@@ -105,5 +106,54 @@ describe('EventCommitter', function () {
       ],
     );
     assert.equal(await stored(), 4);
+  });
+
+  /** A committer that counts its groups (the `committed` hook runs once after each COMMIT). */
+  function countingCommitter(): { commits: EventCommitter; groups: string[][] } {
+    const groups: string[][] = [];
+    const commits = committer({
+      ...quietHooks,
+      committed: (batches) => {
+        groups.push(batches.map((batch) => batch.batchId));
+        return Promise.resolve();
+      },
+    });
+    return { commits, groups };
+  }
+
+  it('commits the sensor batches that linger together, in one group', async function () {
+    const { commits, groups } = countingCommitter();
+    const signal = new AbortController().signal;
+    const results = await Promise.all([
+      commits.commit(request('s1', 2, null, true), signal),
+      commits.commit(request('s2', 3, null, true), signal),
+    ]);
+    assert.deepEqual(
+      results.map((result) => result.answer.accepted),
+      [2, 3],
+    );
+    assert.deepEqual(groups, [['s1', 's2']]);
+    assert.equal(await stored(), 5);
+  });
+
+  it('takes lingering batches along with a request someone waits on, at once', async function () {
+    const { commits, groups } = countingCommitter();
+    const signal = new AbortController().signal;
+    const lingering = commits.commit(request('s1', 2, null, true), signal);
+    await new Promise((resolve) => setImmediate(resolve)); // the batch is waiting, not yet committed
+    await commits.commit(request('http', 4), signal);
+    await lingering;
+    assert.deepEqual(groups, [['s1', 'http']]);
+    assert.equal(await stored(), 6);
+  });
+
+  it('commits lingering batches when flushed, and answers them', async function () {
+    const { commits, groups } = countingCommitter();
+    const lingering = commits.commit(request('s1', 2, null, true), new AbortController().signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(groups, [], 'the batch lingers');
+    await commits.flush();
+    assert.deepEqual(groups, [['s1']]);
+    assert.equal((await lingering).answer.accepted, 2);
   });
 });

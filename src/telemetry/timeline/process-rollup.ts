@@ -219,12 +219,15 @@ export class ProcessRollup {
     this.mark = row?.through_seq ?? 0n;
     const tick = (): Promise<unknown> =>
       this.writes
-        .run(async () => {
-          const end = this.endSeq();
-          const idle = end === this.endAtLastTick && this.activeQueries() === 0;
-          this.endAtLastTick = end;
-          if (idle) await this.foldChunk(end);
-        })
+        .run(
+          async () => {
+            const end = this.endSeq();
+            const idle = end === this.endAtLastTick && this.activeQueries() === 0;
+            this.endAtLastTick = end;
+            if (idle) await this.foldChunk(end);
+          },
+          { housekeeping: true },
+        )
         .catch((error: unknown) => {
           log('warn', 'folding events into the process rollup failed; it runs again in a second', {
             error: classifyStoreError(error),
