@@ -15,8 +15,8 @@
  * GET /v1/security/risks, POST /v1/security/evaluate); `ratio_to_baseline` is the MCP rate over it.
  * `peak_rss_bytes` is the MCP server child's, over the measured series.
  *
- * `--guard` fails on an order-of-magnitude regression only: an MCP rate under 0.05x its baseline,
- * or any isError result, error or non-200 answer.
+ * `--guard` fails on any isError result, error or non-200 answer, or when an MCP rate's ratio to its
+ * baseline falls more than 25% below the one recorded in bench/baselines.json.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -24,6 +24,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath, makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { nativeLine } from '../test/support/telemetry.js';
 import { benchMain } from './support/bench-main.js';
+import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
@@ -36,7 +37,6 @@ const durationMs = isShort ? 1_000 : 5_000;
 const concurrency = 8;
 const seededEvents = 5_000;
 const riskEvery = 100;
-const guardRatio = 0.05;
 const deadlineMs = isShort ? 90_000 : 300_000;
 const host = describeHost();
 const dataDir = makeDataDir();
@@ -228,8 +228,9 @@ async function runBench(): Promise<string[]> {
           if (load.errors > 0) failures.push(`${name}: ${load.errors} failed calls, first: ${firstError}`);
           if (base.errors > 0)
             failures.push(`${name} baseline: ${base.errors} failed, first: ${base.firstError}`);
-          if (ratio < guardRatio)
-            failures.push(`${name}: ${ratio}x the direct HTTP rate, below ${guardRatio}x`);
+          failures.push(
+            ...guardRatio(`${name}.calls_per_sec/http`, ratio, 'MCP calls/s over direct HTTP requests/s'),
+          );
         }
       }
     } catch (error) {

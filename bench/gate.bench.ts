@@ -11,9 +11,9 @@
  *   event with the built-in policy, beside one whose policy has no rule (the baseline), in
  *   alternating rounds (target: >= 0.9x).
  *
- * `--guard` fails on an order-of-magnitude regression only: the engine under 0.1x the JSON.parse
- * rate, the HTTP gate under 0.05x the bare server's rate, ingest with the policy under 0.5x ingest
- * without it, or any error or non-2xx answer.
+ * `--guard` fails on any error or non-2xx answer, or when a ratio (the engine to JSON.parse, the HTTP
+ * gate to the bare server, ingest with the policy to ingest without) falls more than 25% below the
+ * one recorded in bench/baselines.json.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import type { PolicySubject } from '../src/security/policy/policy.js';
 import { PolicyEngine } from '../src/security/policy/policy-engine.js';
 import { makeDataDir, removeDir, spawnServer, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
+import { guardRatio } from './support/ratio-guard.js';
 import { bindRuns, HttpClient, postBodies } from './support/ingest-http.js';
 import { renderChunks, workloadEpochS, workloadRuns } from './support/ingest-workload.js';
 import { describeHost } from './support/host.js';
@@ -36,9 +37,6 @@ const evaluations = isShort ? 200_000 : 2_000_000;
 const plan: LoadPlan = { warmupS: isShort ? 1 : 2, durationS: isShort ? 2 : 10, connections: 50 };
 const deadlineMs = isShort ? 60_000 : 180_000;
 const helloPath = fileURLToPath(new URL('./uws-hello.js', import.meta.url));
-const guardInProcess = 0.1;
-const guardHttp = 0.05;
-const guardIngest = 0.5;
 const ingestTarget = 0.9;
 const ingestEvents = isShort ? 100_000 : 400_000;
 const ingestRounds = isShort ? 1 : 3;
@@ -102,10 +100,13 @@ async function runBench(): Promise<string[]> {
   const failures: string[] = [];
   const inProcess = measureInProcess();
   process.stdout.write(`${JSON.stringify({ ...inProcess, ...host })}\n`);
-  if ((inProcess['ratio_to_baseline'] as number) < guardInProcess)
-    failures.push(
-      `gate.in_process: ${String(inProcess['ratio_to_baseline'])}x JSON.parse, below ${guardInProcess}x`,
-    );
+  failures.push(
+    ...guardRatio(
+      'gate.in_process.evaluations_per_sec/json_parse',
+      inProcess['ratio_to_baseline'] as number,
+      'evaluations/s over JSON.parse',
+    ),
+  );
 
   const hello = await spawnServer(helloPath);
   const baseline = await measureHttp(`${hello.url}/`, plan).finally(() => hello.stop());
@@ -134,7 +135,7 @@ async function runBench(): Promise<string[]> {
     process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
     if (load.errors > 0 || load.non2xx > 0)
       failures.push(`gate.http: ${load.errors} errors and ${load.non2xx} non-2xx answers`);
-    if (ratio < guardHttp) failures.push(`gate.http: ${ratio}x the bare server's rate, below ${guardHttp}x`);
+    failures.push(...guardRatio('gate.http.rps/uws_hello', ratio, "requests/s over the bare uWS server's"));
   } finally {
     await daemon.stop();
   }
@@ -192,8 +193,9 @@ async function measureIngest(): Promise<string[]> {
     target_met: ratio >= ingestTarget,
   };
   process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
-  if (ratio < guardIngest)
-    failures.push(`gate.ingest: ${ratio}x ingest without the policy, below ${guardIngest}x`);
+  failures.push(
+    ...guardRatio('gate.ingest.events_per_sec/no_policy', ratio, 'ingest with the policy over without'),
+  );
   return failures;
 }
 

@@ -14,14 +14,16 @@
  * (PROVD_FAULT_NO_SEALING), in alternating rounds on fresh stores (sealing-cost.ts): 500,000 events
  * a round (100,000 with --short); target >= 0.9.
  *
- * `--guard` fails the run when verify does not answer `ok`, runs below 0.1x the baseline rate, an
- * explain does not answer 200, or sealed ingest runs below 0.5x unsealed.
+ * `--guard` fails the run when verify does not answer `ok` or an explain does not answer 200, or
+ * when a ratio (verify's rate to the scan's, the lookup's p50 to explain's, sealed ingest to
+ * unsealed) falls more than 25% below the one recorded in bench/baselines.json.
  */
 import { hash } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readRows, sql } from '../src/store/sql.js';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
+import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
@@ -35,7 +37,6 @@ const isGuard = args.has('--guard');
 const events = isShort ? 100_000 : 1_000_000;
 const deadlineMs = isShort ? 120_000 : 900_000;
 const repeats = 3;
-const minRatio = 0.1;
 const targetS = 2;
 const storedForExplain = isShort ? 1_000_000 : 10_000_000;
 /** Timed explains: a p99 of a few hundred swings with one burst of slow requests on a shared 2-core host. */
@@ -48,7 +49,6 @@ const explainTargetP99Ms = 20;
 const sealingEvents = isShort ? 100_000 : 500_000;
 const sealingRounds = isShort ? 2 : 3;
 const sealingTargetRatio = 0.9;
-const sealingMinRatio = 0.5;
 const host = describeHost();
 const dataDir = makeDataDir();
 const runId = 'graph-run';
@@ -130,8 +130,9 @@ async function run(): Promise<string[]> {
       ...host,
     };
     process.stdout.write(JSON.stringify(result) + '\n');
-    if (ratio < minRatio)
-      failures.push(`verify ran at ${result.ratio_to_baseline}x the baseline (< ${minRatio}x)`);
+    failures.push(
+      ...guardRatio('graph.verify.events_per_sec/scan_sha256', ratio, 'verify over a hashing scan'),
+    );
   } finally {
     await daemon.stop();
   }
@@ -163,7 +164,7 @@ async function sealingCost(): Promise<string[]> {
       ...host,
     }) + '\n',
   );
-  return ratio < sealingMinRatio ? [`sealed ingest ran at ${ratio}x unsealed (< ${sealingMinRatio}x)`] : [];
+  return guardRatio('graph.ingest_sealed.events_per_sec/unsealed', ratio, 'sealed ingest over unsealed');
 }
 
 /** Explain of events spread over a store of `storedForExplain` events, beside DuckDB's own lookup of their rows. */
@@ -208,6 +209,10 @@ async function explainLatency(path: string): Promise<string[]> {
     }
     const p99 = percentileMs(ms, 99);
     const rawP50 = percentileMs(rawMs, 50);
+    const speed = rawP50 / percentileMs(ms, 50);
+    failures.push(
+      ...guardRatio('graph.explain_event.p50/lookup_by_id', speed, "DuckDB's lookup p50 over explain's"),
+    );
     process.stdout.write(
       JSON.stringify({
         name: 'graph.explain_event',
@@ -218,7 +223,7 @@ async function explainLatency(path: string): Promise<string[]> {
         p50_ms: percentileMs(ms, 50),
         p99_ms: p99,
         baseline: { name: 'duckdb.lookup_by_id', p50_ms: rawP50, p99_ms: percentileMs(rawMs, 99) },
-        ratio_to_baseline: Math.round((rawP50 / percentileMs(ms, 50)) * 1000) / 1000,
+        ratio_to_baseline: Math.round(speed * 1000) / 1000,
         peak_rss_bytes: readPeakRssBytes(daemon.child.pid!),
         target: { p99_ms: explainTargetP99Ms },
         target_met: p99 <= explainTargetP99Ms,

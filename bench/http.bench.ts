@@ -2,7 +2,8 @@
  * HTTP load benchmark (`npm run bench`; `npm run bench:guard` adds --short --guard): a bare
  * uWebSockets.js hello server as the baseline, then the real daemon's /v1/live and /v1/health, each
  * under autocannon on loopback. Prints one JSON line per result on stdout. `--guard` fails the run on
- * any error or non-2xx answer, or when an endpoint falls an order of magnitude below the baseline.
+ * any error or non-2xx answer, or when an endpoint's ratio to the baseline falls more than 25% below
+ * the one recorded in bench/baselines.json (support/ratio-guard.ts).
  */
 import { fileURLToPath } from 'node:url';
 import {
@@ -14,6 +15,7 @@ import {
 } from '../test/support/daemon.js';
 import { describeHost } from './support/host.js';
 import { benchMain } from './support/bench-main.js';
+import { guardRatio } from './support/ratio-guard.js';
 import { measureHttp, type HttpLoad, type LoadPlan } from './support/measure-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
 
@@ -32,8 +34,6 @@ const plan: LoadPlan = { warmupS: isShort ? 1 : 2, durationS: isShort ? 2 : 10, 
 const deadlineMs = isShort ? 45_000 : 120_000;
 /** The bare uWS baseline server, compiled beside this file. */
 const helloPath = fileURLToPath(new URL('./uws-hello.js', import.meta.url));
-/** Lowest rps / baseline rps that --guard accepts; health pays a DuckDB round trip per request. */
-const minRatios: Readonly<Record<string, number>> = { 'http.live': 0.25, 'http.health': 0.05 };
 const host = describeHost();
 const dataDir = makeDataDir();
 
@@ -81,14 +81,12 @@ async function measureServer(
   return result;
 }
 
-/** Lists why the results fail the guard: errors, non-2xx answers, or a ratio below its floor. */
-function findGuardFailures(results: BenchResult[]): string[] {
+/** Lists why the results fail the guard: errors, non-2xx answers, or a ratio below its recorded one. */
+function findGuardFailures([, ...daemon]: BenchResult[]): string[] {
   const failures: string[] = [];
-  for (const { name, errors, non2xx, ratio_to_baseline: ratio } of results) {
+  for (const { name, errors, non2xx, ratio_to_baseline: ratio } of daemon) {
     if (errors > 0 || non2xx > 0) failures.push(`${name}: ${errors} errors and ${non2xx} non-2xx answers`);
-    const floor = minRatios[name];
-    if (floor !== undefined && (ratio === null || ratio < floor))
-      failures.push(`${name}: ${ratio ?? '?'}x the baseline rps, below the ${floor}x floor`);
+    failures.push(...guardRatio(`${name}.rps/uws_hello`, ratio, 'requests/s over the bare uWS server'));
   }
   return failures;
 }

@@ -7,13 +7,15 @@
  * GET /v1/telemetry/events of the same run: each case reports its p50 as a ratio to it.
  *
  * `--store DIR` keeps the filled data dir in DIR (and reuses it when it holds one already).
- * `--guard` fails the run when a case's p50 is more than 10x the baseline's.
+ * `--guard` fails the run when the baseline's p50 over a case's falls more than 25% below the ratio
+ * recorded in bench/baselines.json.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventWindow } from '../src/telemetry/search/search-sources.query.js';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
+import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { fillStoreBySql } from './support/store-fill.js';
@@ -21,7 +23,6 @@ import { fillStoreBySql } from './support/store-fill.js';
 const argv = process.argv.slice(2);
 const isShort = argv.includes('--short');
 const isGuard = argv.includes('--guard');
-const maxRatio = 10;
 const storeArg = argv.indexOf('--store');
 const keptDir = storeArg < 0 ? null : argv[storeArg + 1]!;
 const events = isShort ? 100_000 : 10_000_000;
@@ -129,8 +130,13 @@ async function run(): Promise<string[]> {
         ...host,
       };
       process.stdout.write(JSON.stringify(result) + '\n');
-      if (result.ratio_to_baseline > maxRatio)
-        failures.push(`${name} took ${result.ratio_to_baseline}x the events page (> ${maxRatio}x)`);
+      failures.push(
+        ...guardRatio(
+          `search.${name}.p50/events_page`,
+          baseline.p50 / p50,
+          "the events page's p50 over the search's",
+        ),
+      );
     }
   } finally {
     await daemon.stop();

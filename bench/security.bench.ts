@@ -8,13 +8,15 @@
  * baseline, in the same run, is the first page of GET /v1/telemetry/events of the dense run: one
  * keyset page over the same rows.
  *
- * `--guard` fails the run when an answer's p50 is more than 10x the baseline's.
+ * `--guard` fails the run when the baseline's p50 over an answer's falls more than 25% below the
+ * ratio recorded in bench/baselines.json.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { deviationsPaths, learnBaseline, seedBaselineRuns } from './support/baseline-workload.js';
 import { benchMain } from './support/bench-main.js';
+import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { deepCursor, measureGet, type Latency } from './support/query-latency.js';
 import { fillStoreBySql } from './support/store-fill.js';
@@ -31,7 +33,6 @@ const deadlineMs = isShort ? 180_000 : 1_800_000;
 const repeats = isShort ? 100 : 500;
 /** Untimed requests before each timed series: the first after a start pay for JIT and cold buffers. */
 const warmup = 3;
-const maxRatio = 10;
 const host = describeHost();
 const dataDir = keptDir ?? makeDataDir();
 const runId = 'security-run';
@@ -154,8 +155,13 @@ async function run(): Promise<string[]> {
         ...host,
       };
       process.stdout.write(JSON.stringify(result) + '\n');
-      if (ratio > maxRatio)
-        failures.push(`${name} took ${result.ratio_to_baseline}x the events page (> ${maxRatio}x)`);
+      failures.push(
+        ...guardRatio(
+          `security.${name}.p50/events_page`,
+          base.p50 / answer.p50,
+          "the events page's p50 over the answer's",
+        ),
+      );
     }
   } finally {
     await daemon.stop();

@@ -13,8 +13,8 @@
  *   the sensor counted (target: every action stored, or its loss counted).
  *
  * It needs root, BTF and the sensor built (.ci/setup); elsewhere it prints why it skipped. `--guard`
- * fails on an order-of-magnitude regression only: the workload 4x slower with the sensor on, or an
- * action neither stored nor counted as lost.
+ * fails when an action is neither stored nor counted as lost, or when the workload's time with the
+ * sensor off over on falls more than 25% below the ratio recorded in bench/baselines.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -27,6 +27,7 @@ import { readRows, sql } from '../src/store/sql.js';
 import { typeCode } from '../src/telemetry/codes.js';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
+import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 
 const args = new Set(process.argv.slice(2));
@@ -39,7 +40,6 @@ const rounds = isShort ? 1 : 3;
 const deadlineMs = isShort ? 120_000 : 900_000;
 const overheadTarget = 1.03;
 /** The guard: an order-of-magnitude regression, not noise (the sensor costs ~1.5x here today). */
-const guardOverhead = 4;
 /** A port nothing listens on: every connect is refused, on loopback only. */
 const refusedPort = 9;
 const token = 'sensor-bench';
@@ -259,7 +259,9 @@ async function run(): Promise<string[]> {
       ...host,
     }) + '\n',
   );
-  if (overhead > guardOverhead) failures.push(`the workload ran ${overhead}x slower with the sensor on`);
+  failures.push(
+    ...guardRatio('sensor.workload.off/on', off / on, "the workload's time with the sensor off over on"),
+  );
   return failures;
 }
 

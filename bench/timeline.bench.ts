@@ -5,11 +5,13 @@
  * target. The baseline of a page, in the same run, is a page of the same size of GET
  * /v1/telemetry/events: one keyset page over the same rows, without the merge.
  *
- * `--guard` fails the run when a timeline page takes more than 10x the baseline page.
+ * `--guard` fails the run when the baseline page's p50 over a timeline page's falls more than 25%
+ * below the ratio recorded in bench/baselines.json.
  */
 import { join } from 'node:path';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
+import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { deepCursor, measureGet, type Latency } from './support/query-latency.js';
 import { fillStoreBySql } from './support/store-fill.js';
@@ -28,7 +30,6 @@ const repeats = isShort ? 200 : 1000;
 const warmup = 3;
 /** The latency target of every timeline answer at 10M events (reported, never a failure: times vary by host). */
 const targetP99Ms = 20;
-const maxRatio = 10;
 const host = describeHost();
 const dataDir = makeDataDir();
 const runId = 'timeline-run';
@@ -108,8 +109,13 @@ async function run(): Promise<string[]> {
         ...host,
       };
       process.stdout.write(JSON.stringify(result) + '\n');
-      if (ratio > maxRatio)
-        failures.push(`${name} took ${result.ratio_to_baseline}x the events page (> ${maxRatio}x)`);
+      failures.push(
+        ...guardRatio(
+          `timeline.table.${name}.p50/events_page`,
+          base.p50 / page.p50,
+          "the events page's p50 over the timeline's",
+        ),
+      );
     }
     const tree = await measure(daemon, `${timeline}&view=causality`);
     const result = {

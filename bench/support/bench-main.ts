@@ -3,6 +3,8 @@
  * handling, guard failures reported on stderr, children stopped and scratch removed on every path.
  */
 import { killChildProcessesSync } from './kill-children.js';
+import { writeRecordedRatios } from './ratio-guard.js';
+import { describeHost } from './host.js';
 
 export interface BenchMain {
   /** Prefix of every stderr line, e.g. "ingest.bench". */
@@ -33,6 +35,7 @@ export async function benchMain(bench: BenchMain): Promise<never> {
       process.stderr.write(`${bench.name}: ${bench.isGuard ? 'guard failed' : 'warning'}: ${failure}\n`);
     }
     code = bench.isGuard && failures.length > 0 ? 1 : 0;
+    if (failures.length === 0) writeRecordedRatios(recordingNote());
   } catch (error) {
     process.stderr.write(
       `${bench.name}: failed: ${error instanceof Error ? error.message : String(error)}\n`,
@@ -44,4 +47,10 @@ export async function benchMain(bench: BenchMain): Promise<never> {
   }
   // exit explicitly: a load generator or a half-closed socket must not keep a finished run alive
   process.exit(code);
+}
+
+/** Where and when ratios recorded by this run were measured. */
+function recordingNote(): string {
+  const { cpu, kernel, node } = describeHost();
+  return `${new Date().toISOString().slice(0, 10)}: --short runs on ${cpu}, Linux ${kernel}, Node ${node}`;
 }
