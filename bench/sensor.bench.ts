@@ -12,6 +12,11 @@
  *   bpftrace is installed; it runs in both arms, so its own cost weighs on each alike), and the loss
  *   the sensor counted (target: every action stored, or its loss counted).
  *
+ * - `sensor.ordinary_rate`: a daemon with the sensor on, CPU percent of one core on a quiet host and
+ *   beside a shell loop of `/bin/true; sleep 0.05` (support/ordinary-rate.ts; 10 s phases with
+ *   --short, 60 s otherwise), against the targets 0.5% and 3%, and the events it stored.
+ *   `--ordinary-only` runs just this phase.
+ *
  * It needs root, BTF and the sensor built (.ci/setup); elsewhere it prints why it skipped. `--guard`
  * fails on an order-of-magnitude regression only: the workload 4x slower with the sensor on, or an
  * action neither stored nor counted as lost.
@@ -28,10 +33,13 @@ import { typeCode } from '../src/telemetry/codes.js';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { describeHost } from './support/host.js';
+import { loopTarget, measureOrdinaryRate, quietTarget } from './support/ordinary-rate.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
 const isGuard = args.has('--guard');
+const isOrdinaryOnly = args.has('--ordinary-only');
+const ordinarySeconds = isShort ? 10 : 60;
 const workers = 2;
 const roundsPerWorker = isShort ? 500 : 5_000;
 const opensPerRound = 4;
@@ -204,6 +212,27 @@ async function run(): Promise<string[]> {
     process.stdout.write(JSON.stringify({ name: 'sensor', skipped: why, ...host }) + '\n');
     return [];
   }
+  const failures: string[] = [];
+  if (!isOrdinaryOnly) failures.push(...(await measureWorkload()));
+  const ordinary = await measureOrdinaryRate(join(scratch, 'ordinary'), ordinarySeconds);
+  process.stdout.write(
+    JSON.stringify({
+      name: 'sensor.ordinary_rate',
+      seconds: ordinarySeconds,
+      quiet_cpu_percent: ordinary.quiet.cpu_percent,
+      loop_cpu_percent: ordinary.loop.cpu_percent,
+      events_stored: ordinary.events_stored,
+      threads: { quiet: ordinary.quiet.threads, loop: ordinary.loop.threads },
+      target: { quiet_cpu_percent: quietTarget, loop_cpu_percent: loopTarget },
+      target_met: ordinary.quiet.cpu_percent <= quietTarget && ordinary.loop.cpu_percent <= loopTarget,
+      ...host,
+    }) + '\n',
+  );
+  return failures;
+}
+
+/** The recorded workload, sensor off and on in alternating rounds; what it finds wrong. */
+async function measureWorkload(): Promise<string[]> {
   const binary = buildWorkload();
   const seconds = { on: [] as number[], off: [] as number[] };
   const failures: string[] = [];

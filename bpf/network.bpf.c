@@ -141,7 +141,7 @@ static __always_inline void send_dns(long fd, const void *to, const void *payloa
 		kept = 0;
 	event->payload_size = kept;
 	event->header.size = offsetof(struct dns_event, payload) + kept;
-	submit_record(&event->header, PROBE_DNS);
+	submit_record(&event->header, PROBE_DNS, sizeof(*event));
 }
 
 /* a user msghdr's destination and first buffer (a resolver writes a query in one) */

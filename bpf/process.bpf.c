@@ -74,7 +74,7 @@ int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
 	event->header.flags |= flags;
 	if (truncated)
 		event->header.flags |= RECORD_TRUNCATED;
-	submit_record(&event->header, PROBE_EXEC);
+	submit_record(&event->header, PROBE_EXEC, sizeof(*event));
 	return 0;
 }
 
@@ -93,6 +93,6 @@ int provd_exit(void *ctx)
 	event->exit_code = (code >> 8) & 0xff;
 	event->signal = code & 0x7f;
 	fill_header(&event->header, OP_EXIT, sizeof(*event));
-	submit_record(&event->header, PROBE_EXIT);
+	submit_record(&event->header, PROBE_EXIT, sizeof(*event));
 	return 0;
 }

@@ -176,7 +176,7 @@ static __always_inline int send_call(void *calls, const void *key, __u32 probe, 
 		chunk->seq = next_seq(call.conn, direction);
 		__u32 bytes = offsetof(struct tls_chunk_event, data) + length;
 		chunk->header.size = bytes;
-		if (bpf_ringbuf_output(&provd_ring, chunk, bytes, wakeup_flag()) != 0)
+		if (bpf_ringbuf_output(&provd_ring, chunk, bytes, wakeup_flag(0)) != 0)
 			count_ring_full(probe);
 	}
 	return 0;

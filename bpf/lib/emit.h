@@ -92,21 +92,27 @@ static __always_inline void fill_header(struct event_header *header, __u16 op, _
 /*
  * Whether a record sent now wakes the reader. Waking it for each record costs the CPU that sends it
  * an interrupt and a wakeup (bench:sensor: the workload 1.80x slower with the sensor on, 1.52x
- * without them): the reader is woken only once an eighth of the ring waits, and otherwise reads
- * every 10 ms by itself (native/src/ring-reader.cc).
+ * without them), and polling on a timer costs a quiet host a wakeup every few milliseconds. So the
+ * reader is woken by the record that finds the ring empty (it may be asleep: `own_bytes` are this
+ * record's, with the ring's 8-byte record header), or once an eighth of the ring waits; after a wakeup
+ * it lets a burst gather for 10 ms before it reads again (native/src/ring-reader.cc). Two CPUs that
+ * send at once may each see the other's record and wake no one: the reader also reads every second.
  */
-static __always_inline __u64 wakeup_flag(void)
+static __always_inline __u64 wakeup_flag(__u64 own_bytes)
 {
-	return bpf_ringbuf_query(&provd_ring, BPF_RB_AVAIL_DATA) >= RING_BYTES / 8 ? BPF_RB_FORCE_WAKEUP
-										    : BPF_RB_NO_WAKEUP;
+	__u64 waiting = bpf_ringbuf_query(&provd_ring, BPF_RB_AVAIL_DATA);
+	return waiting <= own_bytes || waiting >= RING_BYTES / 8 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-/* sends the record; one flagged truncated is counted as such */
-static __always_inline void submit_record(struct event_header *header, __u32 probe)
+/* the ring bytes a record of `size` takes, its header included */
+#define ring_bytes(size) ((((__u64)(size)) + 8 + 7) & ~7ull)
+
+/* sends the record of `size` reserved bytes; one flagged truncated is counted as such */
+static __always_inline void submit_record(struct event_header *header, __u32 probe, __u64 size)
 {
 	if (header->flags & RECORD_TRUNCATED)
 		count_truncated(probe);
-	bpf_ringbuf_submit(header, wakeup_flag());
+	bpf_ringbuf_submit(header, wakeup_flag(ring_bytes(size)));
 }
 
 /* reads a user string into a fixed field: its length without the NUL, flagging a cut one */

@@ -3,6 +3,11 @@
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -17,9 +22,12 @@ namespace {
 
 // batches JS has not taken yet; past it a new batch is dropped and counted
 constexpr size_t maxQueuedBatches = 32;
-// The kernel side wakes the reader only once a ring fills up (bpf/lib/emit.h, wakeup_flag): in
-// between, it reads what the rings hold at this interval.
-constexpr int pollMs = 10;
+// The kernel side wakes the reader with the record that finds a ring empty, or once one fills up
+// (bpf/lib/emit.h, wakeup_flag). After a read that found records the reader lets a burst gather this
+// long, so a busy ring wakes it about once per gather rather than once per record; it also reads
+// every idleMs, for records whose wakeup two CPUs left to each other.
+constexpr int gatherMs = 10;
+constexpr int idleMs = 1000;
 
 uint64_t clockNs(clockid_t clock) {
   timespec now{};
@@ -52,6 +60,18 @@ RingReader::RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimi
       throw std::runtime_error(std::string("failed to open the ring buffers: ") + strerror(error));
     }
   }
+  // the reader waits on the rings and on wake_, which stop() writes to
+  wake_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  epoll_ = epoll_create1(EPOLL_CLOEXEC);
+  epoll_event rings{EPOLLIN, {.u32 = 0}};
+  epoll_event wake{EPOLLIN, {.u32 = 1}};
+  if (wake_ < 0 || epoll_ < 0 || epoll_ctl(epoll_, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rings_), &rings) != 0 ||
+      epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &wake) != 0) {
+    int error = errno;
+    closeFds();
+    ring_buffer__free(rings_);
+    throw std::runtime_error(std::string("failed to wait on the ring buffers: ") + strerror(error));
+  }
   drained_ = std::make_shared<Napi::Promise::Deferred>(Napi::Promise::Deferred::New(env));
   // the finalizer runs on the JS thread once the function is released
   deliver_ = Napi::ThreadSafeFunction::New(env, onBatch, "provd-ring-reader", maxQueuedBatches, 1,
@@ -68,7 +88,12 @@ void RingReader::stop() {
   if (stopped_) return;
   stopped_ = true;
   stopping_ = true;
+  uint64_t one = 1;
+  if (wake_ >= 0 && write(wake_, &one, sizeof(one)) < 0) {
+    // the eventfd's counter cannot overflow from one write: the reader still ends within idleMs
+  }
   if (thread_.joinable()) thread_.join();
+  closeFds();
   deliver_.Release();
   delete batch_;
   batch_ = nullptr;
@@ -77,6 +102,18 @@ void RingReader::stop() {
 }
 
 std::string RingReader::failure() const { return failure_; }
+
+void RingReader::closeFds() {
+  if (epoll_ >= 0) close(epoll_);
+  if (wake_ >= 0) close(wake_);
+  epoll_ = wake_ = -1;
+}
+
+int RingReader::waitMs() const {
+  if (batchRecords_ == 0) return idleMs;
+  uint64_t age = clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_;
+  return age >= limits_.flushMs ? 0 : static_cast<int>(std::min<uint64_t>(idleMs, limits_.flushMs - age));
+}
 
 int RingReader::onRecord(void* context, void* data, size_t size) {
   auto* reader = static_cast<RingReader*>(context);
@@ -98,19 +135,22 @@ int RingReader::onRecord(void* context, void* data, size_t size) {
 
 void RingReader::run() {
   while (!stopping_) {
-    int polled = ring_buffer__poll(rings_, pollMs);
-    if (polled < 0 && polled != -EINTR) {
-      failure_ = std::string("failed to poll the ring buffers: ") + strerror(-polled);
+    epoll_event ready[2];
+    int woken = epoll_wait(epoll_, ready, 2, waitMs());
+    if (woken < 0 && errno != EINTR) {
+      failure_ = std::string("failed to wait on the ring buffers: ") + strerror(errno);
       break;
     }
-    // every ring, each poll: records sent without a wakeup, in a ring that did not wake it
-    if (polled >= 0) polled = ring_buffer__consume(rings_);
-    if (polled < 0 && polled != -EINTR) {
-      failure_ = std::string("failed to read the ring buffers: ") + strerror(-polled);
+    if (stopping_) break;
+    // every ring: records sent without a wakeup sit beside the one that woke it
+    int read = ring_buffer__consume(rings_);
+    if (read < 0 && read != -EINTR) {
+      failure_ = std::string("failed to read the ring buffers: ") + strerror(-read);
       break;
     }
     if (batchRecords_ > 0 && clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs) flush();
     if (limits_.stallMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(limits_.stallMs));
+    if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gatherMs));
   }
   ring_buffer__consume(rings_);  // what the kernel holds still goes out
   if (batchRecords_ > 0) flush();

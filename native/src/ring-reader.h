@@ -51,8 +51,13 @@ class RingReader {
   static int onRecord(void* context, void* data, size_t size);
   void run();
   void flush();
+  void closeFds();
+  // how long the next wait may last: until the batch is due, at most idleMs
+  int waitMs() const;
 
   ring_buffer* rings_ = nullptr;
+  int epoll_ = -1;  // waits on the rings' epoll fd and on wake_
+  int wake_ = -1;   // an eventfd: stop() wakes the reader through it
   BatchLimits limits_;
   Napi::ThreadSafeFunction deliver_;
   std::shared_ptr<Napi::Promise::Deferred> drained_;

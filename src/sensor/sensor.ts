@@ -13,14 +13,22 @@ import { TlsTargets, type TlsTargetReport } from './tls-targets.js';
 import type { TlsStats } from './tls/reassembler.js';
 import { TlsPool, type TlsTaskResult } from './tls/tls-pool.js';
 
-/** Batches of the ring reader: handed over at 4,096 records, 1 MiB or 100 ms, whichever comes first. */
-const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 100 };
+/**
+ * Batches of the ring reader: handed over at 4,096 records, 1 MiB or 500 ms, whichever comes first.
+ * At ordinary rates a batch is a normalize task and a share of a commit: fewer, larger ones cost less.
+ */
+const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 500 };
 /** Bytes of batches being normalized or committed at once; past it a batch is dropped and counted. */
 const maxBytesInFlight = 64 * 1024 * 1024;
 /** How long stopping waits for the batches the ring reader queued to reach JS. */
 const deliveryDeadlineMs = 10_000;
-/** How often new loss is sent on as capture_loss events (coverage gaps). */
+/** How soon after a batch arrives new loss is sent on as capture_loss events (coverage gaps). */
 const lossReportMs = 1000;
+/**
+ * How often loss is looked for when no batch comes: counters that move without records (a probe
+ * the kernel skipped, records the capture filter left out) are reported within this.
+ */
+const idleLossReportMs = 30_000;
 /** How often the TLS pool ends streams left idle (a body that runs to its connection's end completes then). */
 const tlsFlushMs = 5000;
 
@@ -69,7 +77,9 @@ export class Sensor {
   private undelivered = 0;
   /** Loss already sent on as capture_loss events, by `kind probe`. */
   private readonly reportedLoss = new Map<string, number>();
+  /** Set while a loss report waits to run after a batch. */
   private lossTimer: NodeJS.Timeout | undefined;
+  private idleLossTimer: NodeJS.Timeout | undefined;
   private backpressureDropped = 0;
   private commitFailedDropped = 0;
   private tlsPool: TlsPool | null = null;
@@ -115,8 +125,8 @@ export class Sensor {
     }
     const report = sensor.report();
     if (report.status !== 'running') log('warn', 'the sensor runs degraded', { message: report.message });
-    sensor.lossTimer = setInterval(() => void sensor.reportLoss(), lossReportMs);
-    sensor.lossTimer.unref();
+    sensor.idleLossTimer = setInterval(() => void sensor.reportLoss(), idleLossReportMs);
+    sensor.idleLossTimer.unref();
     if (report.probes['tls_write']?.attached === true) sensor.startTls(native);
     return sensor;
   }
@@ -126,13 +136,44 @@ export class Sensor {
     this.tlsPool = new TlsPool();
     this.tlsTargets = new TlsTargets((binary, probes) => native.attachUprobes(binary, probes));
     void this.tlsTargets.start();
-    this.tlsTimer = setInterval(() => void this.flushTls(false), tlsFlushMs);
+  }
+
+  /**
+   * After a batch: loss is looked for within lossReportMs, new processes are scanned for TLS
+   * targets (TlsTargets rate-limits), and streams the TLS pool holds are ended when idle. Nothing
+   * of it runs on a quiet host.
+   */
+  private afterBatch(): void {
+    if (this.lossTimer === undefined) {
+      this.lossTimer = setTimeout(() => {
+        this.lossTimer = undefined;
+        void this.reportLoss();
+      }, lossReportMs);
+      this.lossTimer.unref();
+    }
+    void this.tlsTargets?.scan();
+    this.scheduleTlsFlush();
+  }
+
+  /** Ends idle TLS streams in tlsFlushMs, unless that is planned already or the sensor stopped. */
+  private scheduleTlsFlush(): void {
+    if (this.tlsTimer !== undefined || this.tlsPool === null || this.stopped) return;
+    this.tlsTimer = setTimeout(() => {
+      this.tlsTimer = undefined;
+      void this.flushTls(false).then(() => {
+        if ((this.tlsStats?.streams ?? 0) > 0) this.scheduleTlsFlush();
+      });
+    }, tlsFlushMs);
     this.tlsTimer.unref();
   }
 
-  /** Ends the TLS streams left idle (every stream, when `final`), and stores what that completes. */
+  /**
+   * Ends the TLS streams left idle (every stream, when `final`), and stores what that completes; a
+   * pool still holding streams is looked at again in tlsFlushMs.
+   */
   private flushTls(final: boolean): Promise<void> {
     if (this.tlsPool === null) return Promise.resolve();
+    if (!final && (this.tlsStats?.streams ?? 1) === 0) return Promise.resolve();
     return this.track(
       this.tlsPool.flush(final).then((result) => this.storeTls(result)),
       0,
@@ -147,6 +188,7 @@ export class Sensor {
   private take(batch: ArrayBuffer, records: number, tls = false): void {
     this.deliveredBatches++;
     this.deliveredRecords += records;
+    if (!this.stopped) this.afterBatch();
     if (this.stopped) {
       this.commitFailedDropped += records;
       log('warn', 'a sensor batch came after the sensor stopped', { records });
@@ -268,8 +310,9 @@ export class Sensor {
   /** Stops reading and detaches every probe; resolves once what the rings held, and its loss, is stored. */
   async stop(): Promise<void> {
     if (this.native === null) return;
-    clearInterval(this.lossTimer);
-    clearInterval(this.tlsTimer);
+    clearTimeout(this.lossTimer);
+    clearInterval(this.idleLossTimer);
+    clearTimeout(this.tlsTimer);
     this.tlsTargets?.stop();
     const final = lossTotals(this.report()); // the kernel's counters go with its programs
     await this.native.close();
