@@ -144,7 +144,7 @@ export const layouts = {
       data: 96,
     },
   },
-  loss_counts: { size: 24, fields: { ring_full: 0, truncated: 8, pending_full: 16 } },
+  loss_counts: { size: 32, fields: { ring_full: 0, truncated: 8, pending_full: 16, filtered: 24 } },
 } as const satisfies Record<string, StructLayout>;
 
 /** The header's field offsets (struct event_header). */
