@@ -164,15 +164,18 @@ async function countStored(path: string, run: string, file: string) {
   const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   try {
-    const [row] = await readRows<{ execs: bigint; opens: bigint; connects: bigint }>(
+    // an event folded from repeats (attrs.count: native/src/record-folder.h) counts as that many
+    const [row] = await readRows<{ execs: bigint; opens: bigint; connects: bigint; records: bigint }>(
       connection,
       sql`SELECT
             count(*) FILTER (type = ${typeCode('execve')} AND json_extract_string(attrs, '$.path') = '/bin/true') AS execs,
-            count(*) FILTER (type IN (${typeCode('file_open')}, ${typeCode('file_write')})
-              AND json_extract_string(attrs, '$.path') = ${file}) AS opens,
-            count(*) FILTER (type = ${typeCode('network_connect')}
-              AND json_extract_string(attrs, '$.dst_port') = ${String(refusedPort)}) AS connects
-          FROM events WHERE run_id = ${run}`,
+            coalesce(sum(repeats) FILTER (type IN (${typeCode('file_open')}, ${typeCode('file_write')})
+              AND json_extract_string(attrs, '$.path') = ${file}), 0) AS opens,
+            coalesce(sum(repeats) FILTER (type = ${typeCode('network_connect')}
+              AND json_extract_string(attrs, '$.dst_port') = ${String(refusedPort)}), 0) AS connects,
+            count(*) FILTER (type <> ${typeCode('capture_loss')}) AS records
+          FROM (SELECT *, coalesce(CAST(json_extract(attrs, '$.count') AS BIGINT), 1) AS repeats
+                FROM events WHERE run_id = ${run})`,
     );
     // records of the sensor the decoder refused (counted as invalid in producer health)
     const [refused] = await readRows<{ refused: string[] | null }>(
@@ -193,6 +196,7 @@ async function countStored(path: string, run: string, file: string) {
       execs: Number(row!.execs),
       opens: Number(row!.opens),
       connects: Number(row!.connects),
+      events_stored: Number(row!.records),
       lost: Number(loss!.lost ?? 0n),
       opens_outside_run: Number(outside!.opens),
       counters: refused!.refused,

@@ -28,6 +28,8 @@ constexpr size_t maxQueuedBatches = 32;
 // every idleMs, for records whose wakeup two CPUs left to each other.
 constexpr int gatherMs = 10;
 constexpr int idleMs = 1000;
+// how long a record may wait for its repeats, and an exec for its loader's opens (record-folder.h)
+constexpr uint64_t foldWindowMs = 100;
 
 uint64_t clockNs(clockid_t clock) {
   timespec now{};
@@ -79,6 +81,8 @@ RingReader::RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimi
                                              drained->Resolve(finalizing.Undefined());
                                            });
   batch_ = newBatch();
+  folder_ = std::make_unique<RecordFolder>(foldWindowMs * 1000000ull,
+                                           [this](const void* data, size_t size) { append(data, size); });
   thread_ = std::thread([this] { run(); });
 }
 
@@ -110,9 +114,15 @@ void RingReader::closeFds() {
 }
 
 int RingReader::waitMs() const {
-  if (batchRecords_ == 0) return idleMs;
-  uint64_t age = clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_;
-  return age >= limits_.flushMs ? 0 : static_cast<int>(std::min<uint64_t>(idleMs, limits_.flushMs - age));
+  uint64_t nowMs = clockNs(CLOCK_MONOTONIC) / 1000000;
+  uint64_t wait = idleMs;
+  if (batchRecords_ > 0) {
+    uint64_t age = nowMs - batchStartedMs_;
+    wait = age >= limits_.flushMs ? 0 : std::min<uint64_t>(wait, limits_.flushMs - age);
+  }
+  uint64_t dueMs = folder_->nextDueNs() / 1000000;
+  if (dueMs != 0) wait = dueMs <= nowMs ? 0 : std::min<uint64_t>(wait, dueMs - nowMs + 1);
+  return static_cast<int>(wait);
 }
 
 int RingReader::onRecord(void* context, void* data, size_t size) {
@@ -122,15 +132,21 @@ int RingReader::onRecord(void* context, void* data, size_t size) {
     reader->stats_.malformedRecords++;
     return 0;
   }
-  std::vector<uint8_t>& batch = *reader->batch_;
-  if (reader->batchRecords_ == 0) reader->batchStartedMs_ = clockNs(CLOCK_MONOTONIC) / 1000000;
-  size_t at = batch.size();
-  batch.resize(at + ((header->size + 7u) & ~7u), 0);
-  memcpy(batch.data() + at, data, header->size);
-  reader->batchRecords_++;
-  reader->stats_.records++;
-  if (reader->batchRecords_ >= reader->limits_.records || batch.size() >= reader->limits_.bytes) reader->flush();
+  reader->folder_->take(header, header->size);
+  reader->stats_.foldedRecords = reader->folder_->folded();
   return 0;
+}
+
+// a record the folder lets go: into the batch, which is handed over once full
+void RingReader::append(const void* data, size_t size) {
+  std::vector<uint8_t>& batch = *batch_;
+  if (batchRecords_ == 0) batchStartedMs_ = clockNs(CLOCK_MONOTONIC) / 1000000;
+  size_t at = batch.size();
+  batch.resize(at + ((size + 7u) & ~7u), 0);
+  memcpy(batch.data() + at, data, size);
+  batchRecords_++;
+  stats_.records++;
+  if (batchRecords_ >= limits_.records || batch.size() >= limits_.bytes) flush();
 }
 
 void RingReader::run() {
@@ -148,11 +164,13 @@ void RingReader::run() {
       failure_ = std::string("failed to read the ring buffers: ") + strerror(-read);
       break;
     }
+    folder_->expire(clockNs(CLOCK_MONOTONIC), false);
     if (batchRecords_ > 0 && clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs) flush();
     if (limits_.stallMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(limits_.stallMs));
     if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gatherMs));
   }
   ring_buffer__consume(rings_);  // what the kernel holds still goes out
+  folder_->expire(0, true);
   if (batchRecords_ > 0) flush();
 }
 

@@ -253,7 +253,7 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object stats = Napi::Object::New(env);
   auto set = [&](const char* name, uint64_t value) { stats.Set(name, Napi::Number::New(env, static_cast<double>(value))); };
-  uint64_t records = 0, batches = 0, droppedRecords = 0, droppedBatches = 0, malformedRecords = 0;
+  uint64_t records = 0, batches = 0, droppedRecords = 0, droppedBatches = 0, malformedRecords = 0, folded = 0;
   std::string failure;
   for (const RingReader* reader : {reader_.get(), tlsReader_.get()}) {
     if (reader == nullptr) continue;
@@ -263,6 +263,7 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
     droppedRecords += read.droppedRecords;
     droppedBatches += read.droppedBatches;
     malformedRecords += read.malformedRecords;
+    folded += read.foldedRecords;
     if (failure.empty()) failure = reader->failure();
   }
   set("records", records);
@@ -270,6 +271,7 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
   set("droppedRecords", droppedRecords);
   set("droppedBatches", droppedBatches);
   set("malformedRecords", malformedRecords);
+  set("foldedRecords", folded);
   stats.Set("failure", failure.empty() ? env.Null() : Napi::String::New(env, failure));
   stats.Set("note", loaded_.note.empty() ? env.Null() : Napi::String::New(env, loaded_.note));
   return stats;

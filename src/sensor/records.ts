@@ -18,6 +18,9 @@ export const RecordOp = {
   ptrace: 10,
   /** TLS plaintext: goes to the TLS pool (src/sensor/tls/), never straight to the normalize pool. */
   tlsChunk: 11,
+  /** Written by the ring reader when it folds (src/sensor/folded-records.ts), never by BPF. */
+  repeat: 102,
+  libraries: 103,
   /** Written by src/sensor/loss-records.ts, never by BPF. */
   lossReport: 100,
   /** Written by the TLS pool (src/sensor/tls/message-record.ts): one reassembled HTTP message. */
