@@ -12,6 +12,11 @@
  *   bpftrace is installed; it runs in both arms, so its own cost weighs on each alike), and the loss
  *   the sensor counted (target: every action stored, or its loss counted).
  *
+ * - `sensor.ordinary_rate`: a daemon with the sensor on, CPU percent of one core on a quiet host and
+ *   beside a shell loop of `/bin/true; sleep 0.05` (support/ordinary-rate.ts; 10 s phases with
+ *   --short, 60 s otherwise), against the targets 0.5% and 3%, and the events it stored.
+ *   `--ordinary-only` runs just this phase.
+ *
  * It needs root, BTF and the sensor built (.ci/setup); elsewhere it prints why it skipped. `--guard`
  * fails when an action is neither stored nor counted as lost, or when the workload's time with the
  * sensor off over on falls more than 25% below the ratio recorded in bench/baselines.json.
@@ -29,10 +34,13 @@ import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
+import { loopTarget, measureOrdinaryRate, quietTarget } from './support/ordinary-rate.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
 const isGuard = args.has('--guard');
+const isOrdinaryOnly = args.has('--ordinary-only');
+const ordinarySeconds = isShort ? 10 : 60;
 const workers = 2;
 const roundsPerWorker = isShort ? 500 : 5_000;
 const opensPerRound = 4;
@@ -156,15 +164,18 @@ async function countStored(path: string, run: string, file: string) {
   const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   try {
-    const [row] = await readRows<{ execs: bigint; opens: bigint; connects: bigint }>(
+    // an event folded from repeats (attrs.count: native/src/record-folder.h) counts as that many
+    const [row] = await readRows<{ execs: bigint; opens: bigint; connects: bigint; records: bigint }>(
       connection,
       sql`SELECT
             count(*) FILTER (type = ${typeCode('execve')} AND json_extract_string(attrs, '$.path') = '/bin/true') AS execs,
-            count(*) FILTER (type IN (${typeCode('file_open')}, ${typeCode('file_write')})
-              AND json_extract_string(attrs, '$.path') = ${file}) AS opens,
-            count(*) FILTER (type = ${typeCode('network_connect')}
-              AND json_extract_string(attrs, '$.dst_port') = ${String(refusedPort)}) AS connects
-          FROM events WHERE run_id = ${run}`,
+            coalesce(sum(repeats) FILTER (type IN (${typeCode('file_open')}, ${typeCode('file_write')})
+              AND json_extract_string(attrs, '$.path') = ${file}), 0) AS opens,
+            coalesce(sum(repeats) FILTER (type = ${typeCode('network_connect')}
+              AND json_extract_string(attrs, '$.dst_port') = ${String(refusedPort)}), 0) AS connects,
+            count(*) FILTER (type <> ${typeCode('capture_loss')}) AS records
+          FROM (SELECT *, coalesce(CAST(json_extract(attrs, '$.count') AS BIGINT), 1) AS repeats
+                FROM events WHERE run_id = ${run})`,
     );
     // records of the sensor the decoder refused (counted as invalid in producer health)
     const [refused] = await readRows<{ refused: string[] | null }>(
@@ -185,6 +196,7 @@ async function countStored(path: string, run: string, file: string) {
       execs: Number(row!.execs),
       opens: Number(row!.opens),
       connects: Number(row!.connects),
+      events_stored: Number(row!.records),
       lost: Number(loss!.lost ?? 0n),
       opens_outside_run: Number(outside!.opens),
       counters: refused!.refused,
@@ -204,6 +216,27 @@ async function run(): Promise<string[]> {
     process.stdout.write(JSON.stringify({ name: 'sensor', skipped: why, ...host }) + '\n');
     return [];
   }
+  const failures: string[] = [];
+  if (!isOrdinaryOnly) failures.push(...(await measureWorkload()));
+  const ordinary = await measureOrdinaryRate(join(scratch, 'ordinary'), ordinarySeconds);
+  process.stdout.write(
+    JSON.stringify({
+      name: 'sensor.ordinary_rate',
+      seconds: ordinarySeconds,
+      quiet_cpu_percent: ordinary.quiet.cpu_percent,
+      loop_cpu_percent: ordinary.loop.cpu_percent,
+      events_stored: ordinary.events_stored,
+      threads: { quiet: ordinary.quiet.threads, loop: ordinary.loop.threads },
+      target: { quiet_cpu_percent: quietTarget, loop_cpu_percent: loopTarget },
+      target_met: ordinary.quiet.cpu_percent <= quietTarget && ordinary.loop.cpu_percent <= loopTarget,
+      ...host,
+    }) + '\n',
+  );
+  return failures;
+}
+
+/** The recorded workload, sensor off and on in alternating rounds; what it finds wrong. */
+async function measureWorkload(): Promise<string[]> {
   const binary = buildWorkload();
   const seconds = { on: [] as number[], off: [] as number[] };
   const failures: string[] = [];

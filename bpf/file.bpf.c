@@ -30,7 +30,7 @@ PENDING_MAP(pending_unlink, struct file_unlink_event);
 
 static __always_inline int keep_open(int dirfd, const char *path, __u32 flags, __u32 mode)
 {
-	if (is_self())
+	if (skip_event(PROBE_OPEN))
 		return 0;
 	struct file_open_event *event = scratch_record(&open_scratch);
 	if (!event)
@@ -109,7 +109,7 @@ int provd_openat2_exit(struct trace_event_raw_sys_exit *ctx)
 static __always_inline int keep_rename(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path,
 				       __u32 flags)
 {
-	if (is_self())
+	if (skip_event(PROBE_RENAME))
 		return 0;
 	struct file_rename_event *event = scratch_record(&rename_scratch);
 	if (!event)
@@ -167,7 +167,7 @@ int provd_renameat2_exit(struct trace_event_raw_sys_exit *ctx)
 
 static __always_inline int keep_unlink(int dirfd, const char *path, __u32 flags)
 {
-	if (is_self())
+	if (skip_event(PROBE_UNLINK))
 		return 0;
 	struct file_unlink_event *event = scratch_record(&unlink_scratch);
 	if (!event)

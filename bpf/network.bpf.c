@@ -41,6 +41,10 @@ int provd_connect_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	if (family != AF_INET && family != AF_INET6)
 		return 0; /* unix sockets and the rest are not network destinations */
+	if (!is_captured()) {
+		skip_event(PROBE_CONNECT);
+		return 0;
+	}
 	struct connect_event *event = scratch_record(&connect_scratch);
 	if (!event)
 		return 0;
@@ -123,6 +127,8 @@ static __always_inline void send_dns(long fd, const void *to, const void *payloa
 	}
 	if (port != DNS_PORT || (family != AF_INET && family != AF_INET6))
 		return;
+	if (skip_event(PROBE_DNS))
+		return;
 	struct dns_event *event = reserve_record(struct dns_event, PROBE_DNS);
 	if (!event)
 		return;
@@ -141,7 +147,7 @@ static __always_inline void send_dns(long fd, const void *to, const void *payloa
 		kept = 0;
 	event->payload_size = kept;
 	event->header.size = offsetof(struct dns_event, payload) + kept;
-	submit_record(&event->header, PROBE_DNS);
+	submit_record(&event->header, PROBE_DNS, sizeof(*event));
 }
 
 /* a user msghdr's destination and first buffer (a resolver writes a query in one) */

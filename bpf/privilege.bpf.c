@@ -26,7 +26,7 @@ PENDING_MAP(pending_ptrace, struct ptrace_event);
 
 static __always_inline int keep_setid(void *pending, __u16 op, __u32 probe, __u32 target)
 {
-	if (is_self())
+	if (skip_event(probe))
 		return 0;
 	struct setid_event *event = scratch_record(&setid_scratch);
 	if (!event)
@@ -67,7 +67,7 @@ int provd_setgid_exit(struct trace_event_raw_sys_exit *ctx)
 SEC("tp/syscalls/sys_enter_ptrace")
 int provd_ptrace_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	if (is_self())
+	if (skip_event(PROBE_PTRACE))
 		return 0;
 	struct ptrace_event *event = scratch_record(&ptrace_scratch);
 	if (!event)

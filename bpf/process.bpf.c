@@ -29,7 +29,7 @@ static __always_inline bool names_descriptor(const char *name)
 SEC("tp/sched/sched_process_exec")
 int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
 {
-	if (is_self())
+	if (skip_event(PROBE_EXEC))
 		return 0;
 	struct exec_event *event = reserve_record(struct exec_event, PROBE_EXEC);
 	if (!event)
@@ -74,7 +74,7 @@ int provd_exec(struct trace_event_raw_sched_process_exec *ctx)
 	event->header.flags |= flags;
 	if (truncated)
 		event->header.flags |= RECORD_TRUNCATED;
-	submit_record(&event->header, PROBE_EXEC);
+	submit_record(&event->header, PROBE_EXEC, sizeof(*event));
 	return 0;
 }
 
@@ -83,16 +83,40 @@ SEC("tp/sched/sched_process_exit")
 int provd_exit(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	if ((__u32)id != id >> 32 || is_self())
-		return 0;
+	if ((__u32)id != id >> 32 || skip_event(PROBE_EXIT))
+		goto unbind;
 	struct exit_event *event = reserve_record(struct exit_event, PROBE_EXIT);
 	if (!event)
-		return 0;
+		goto unbind;
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	int code = BPF_CORE_READ(task, exit_code);
 	event->exit_code = (code >> 8) & 0xff;
 	event->signal = code & 0x7f;
 	fill_header(&event->header, OP_EXIT, sizeof(*event));
-	submit_record(&event->header, PROBE_EXIT);
+	submit_record(&event->header, PROBE_EXIT, sizeof(*event));
+unbind:
+	/* a bound process that ends is bound no more (its id may be reused) */
+	if (capture_bound && (__u32)id == id >> 32) {
+		__u32 tgid = id >> 32;
+		bpf_map_delete_elem(&provd_bound_tgids, &tgid);
+	}
+	return 0;
+}
+
+/* capture_bound: a bound process's children are bound from their first instant (threads share its id) */
+SEC("raw_tp/sched_process_fork")
+int provd_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (!capture_bound)
+		return 0;
+	__u32 parent = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_lookup_elem(&provd_bound_tgids, &parent))
+		return 0;
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	__u32 pid = BPF_CORE_READ(child, pid);
+	__u8 bound = 1;
+	/* a new thread shares its process's id: only a new process is added */
+	if (pid == BPF_CORE_READ(child, tgid))
+		bpf_map_update_elem(&provd_bound_tgids, &pid, &bound, BPF_NOEXIST);
 	return 0;
 }

@@ -117,7 +117,7 @@ struct {
 static __always_inline int keep_call(void *calls, const void *key, __u32 probe, __u64 conn, __u64 buffer,
 				     __u64 moved)
 {
-	if (is_self())
+	if (skip_event(probe))
 		return 0;
 	struct tls_call call = { .conn = conn, .buffer = buffer, .moved = moved };
 	if (bpf_map_update_elem(calls, key, &call, BPF_ANY) != 0)
@@ -132,7 +132,7 @@ static __always_inline int keep_call(void *calls, const void *key, __u32 probe, 
  */
 static __always_inline int send_call(void *calls, const void *key, __u32 probe, __u16 direction, __s64 ret)
 {
-	if (is_self())
+	if (is_self() || !is_captured()) /* its entry was skipped (and counted) too */
 		return 0;
 	struct tls_call *kept = bpf_map_lookup_elem(calls, key);
 	if (!kept) {
@@ -176,7 +176,7 @@ static __always_inline int send_call(void *calls, const void *key, __u32 probe, 
 		chunk->seq = next_seq(call.conn, direction);
 		__u32 bytes = offsetof(struct tls_chunk_event, data) + length;
 		chunk->header.size = bytes;
-		if (bpf_ringbuf_output(&provd_ring, chunk, bytes, wakeup_flag()) != 0)
+		if (bpf_ringbuf_output(&provd_ring, chunk, bytes, wakeup_flag(0)) != 0)
 			count_ring_full(probe);
 	}
 	return 0;

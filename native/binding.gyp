@@ -6,6 +6,7 @@
         "src/addon.cc",
         "src/bpf-log.cc",
         "src/program-loader.cc",
+        "src/record-folder.cc",
         "src/ring-reader.cc",
         "src/sensor.cc"
       ],

@@ -28,6 +28,29 @@ struct {
 
 /* set before load: the daemon's own process, whose events are not captured */
 const volatile __u32 self_tgid = 0;
+/* set before load: 1 captures only processes in a bound cgroup (or below it) or bound themselves */
+const volatile __u32 capture_bound = 0;
+
+/*
+ * What user space binds (src/sensor/capture-filter.ts): cgroup v2 ids, and process ids whose
+ * children the process program adds as they fork. One pair of maps for every program object: the
+ * loader hands the first object's to the others (native/src/program-loader.cc).
+ */
+#define BOUND_MAX 16384
+#define CGROUP_DEPTH_MAX 16
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BOUND_MAX);
+	__type(key, __u64);
+	__type(value, __u8);
+} provd_bound_cgroups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BOUND_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} provd_bound_tgids SEC(".maps");
 
 static __always_inline struct loss_counts *loss_of(__u32 probe)
 {
@@ -58,6 +81,41 @@ static __always_inline void count_pending_full(__u32 probe)
 static __always_inline bool is_self(void)
 {
 	return (bpf_get_current_pid_tgid() >> 32) == self_tgid;
+}
+
+/* whether this process is captured: always, unless capture_bound and nothing binds it or a cgroup above it */
+static __always_inline bool is_captured(void)
+{
+	if (!capture_bound)
+		return true;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	if (bpf_map_lookup_elem(&provd_bound_tgids, &tgid))
+		return true;
+	__u64 cgroup = bpf_get_current_cgroup_id();
+	if (bpf_map_lookup_elem(&provd_bound_cgroups, &cgroup))
+		return true;
+	/* a bound cgroup's descendants (a pod's containers): level 0 is the root, never bound */
+	for (int level = 1; level < CGROUP_DEPTH_MAX; level++) {
+		__u64 ancestor = bpf_get_current_ancestor_cgroup_id(level);
+		if (ancestor == 0 || ancestor == cgroup)
+			break;
+		if (bpf_map_lookup_elem(&provd_bound_cgroups, &ancestor))
+			return true;
+	}
+	return false;
+}
+
+/* whether the event `probe` is about to capture is skipped: the daemon's own, or filtered (counted) */
+static __always_inline bool skip_event(__u32 probe)
+{
+	if (is_self())
+		return true;
+	if (is_captured())
+		return false;
+	struct loss_counts *loss = loss_of(probe);
+	if (loss)
+		loss->filtered++;
+	return true;
 }
 
 /* reserves a record of type T for probe `probe`, counting a full ring; NULL when there is no room */
@@ -92,21 +150,27 @@ static __always_inline void fill_header(struct event_header *header, __u16 op, _
 /*
  * Whether a record sent now wakes the reader. Waking it for each record costs the CPU that sends it
  * an interrupt and a wakeup (bench:sensor: the workload 1.80x slower with the sensor on, 1.52x
- * without them): the reader is woken only once an eighth of the ring waits, and otherwise reads
- * every 10 ms by itself (native/src/ring-reader.cc).
+ * without them), and polling on a timer costs a quiet host a wakeup every few milliseconds. So the
+ * reader is woken by the record that finds the ring empty (it may be asleep: `own_bytes` are this
+ * record's, with the ring's 8-byte record header), or once an eighth of the ring waits; after a wakeup
+ * it lets a burst gather for 10 ms before it reads again (native/src/ring-reader.cc). Two CPUs that
+ * send at once may each see the other's record and wake no one: the reader also reads every second.
  */
-static __always_inline __u64 wakeup_flag(void)
+static __always_inline __u64 wakeup_flag(__u64 own_bytes)
 {
-	return bpf_ringbuf_query(&provd_ring, BPF_RB_AVAIL_DATA) >= RING_BYTES / 8 ? BPF_RB_FORCE_WAKEUP
-										    : BPF_RB_NO_WAKEUP;
+	__u64 waiting = bpf_ringbuf_query(&provd_ring, BPF_RB_AVAIL_DATA);
+	return waiting <= own_bytes || waiting >= RING_BYTES / 8 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-/* sends the record; one flagged truncated is counted as such */
-static __always_inline void submit_record(struct event_header *header, __u32 probe)
+/* the ring bytes a record of `size` takes, its header included */
+#define ring_bytes(size) ((((__u64)(size)) + 8 + 7) & ~7ull)
+
+/* sends the record of `size` reserved bytes; one flagged truncated is counted as such */
+static __always_inline void submit_record(struct event_header *header, __u32 probe, __u64 size)
 {
 	if (header->flags & RECORD_TRUNCATED)
 		count_truncated(probe);
-	bpf_ringbuf_submit(header, wakeup_flag());
+	bpf_ringbuf_submit(header, wakeup_flag(ring_bytes(size)));
 }
 
 /* reads a user string into a fixed field: its length without the NUL, flagging a cut one */

@@ -177,6 +177,7 @@ struct loss_counts {
 	__u64 ring_full;	/* records dropped: the ring buffer had no room */
 	__u64 truncated;	/* records sent with a field cut */
 	__u64 pending_full;	/* records dropped: too many of the probe's syscalls were in flight */
+	__u64 filtered;		/* events left out on purpose: capture_bound, of a process nothing binds */
 };
 
 #endif

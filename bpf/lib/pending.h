@@ -55,7 +55,7 @@ static __always_inline void keep_pending(void *pending_map, void *record, __u32 
 			if (__record) {                                                   \
 				bpf_probe_read_kernel(__record, sizeof(T), __kept);       \
 				__record->result = (__s32)(ret);                          \
-				submit_record(&__record->header, probe);                  \
+				submit_record(&__record->header, probe, sizeof(T));      \
 			}                                                                 \
 			bpf_map_delete_elem(&pending_map, &__tid);                        \
 		}                                                                         \

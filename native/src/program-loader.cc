@@ -32,7 +32,7 @@ void reportAll(bpf_object* object, const char* name, const std::string& why, Loa
 
 template <typename Skeleton>
 void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), void (*destroy)(Skeleton*),
-                uint32_t selfTgid, LoadResult& result, bool perTarget = false) {
+                uint32_t selfTgid, bool captureBound, LoadResult& result, bool perTarget = false) {
   takeLibbpfLog();
   Skeleton* skeleton = open();
   if (skeleton == nullptr) {
@@ -40,6 +40,13 @@ void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), v
     return;
   }
   skeleton->rodata->self_tgid = selfTgid;
+  skeleton->rodata->capture_bound = captureBound ? 1 : 0;
+  // the bound maps are one pair for all objects: the first loaded object's
+  for (const LoadedObject& first : result.objects) {
+    bpf_map__reuse_fd(skeleton->maps.provd_bound_cgroups, first.boundCgroupsFd);
+    bpf_map__reuse_fd(skeleton->maps.provd_bound_tgids, first.boundTgidsFd);
+    break;
+  }
   int loaded = load(skeleton);
   if (loaded != 0) {
     reportAll(skeleton->obj, name, "failed to load: " + reason(loaded, takeLibbpfLog()), result);
@@ -52,6 +59,8 @@ void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), v
   object.perTarget = perTarget;
   object.ringFd = bpf_map__fd(skeleton->maps.provd_ring);
   object.lossFd = bpf_map__fd(skeleton->maps.provd_loss);
+  object.boundCgroupsFd = bpf_map__fd(skeleton->maps.provd_bound_cgroups);
+  object.boundTgidsFd = bpf_map__fd(skeleton->maps.provd_bound_tgids);
   object.destroy = [skeleton, destroy] { destroy(skeleton); };
   bpf_program* program;
   bpf_object__for_each_program(program, skeleton->obj) {
@@ -83,14 +92,14 @@ std::string ensureTracefs() {
 
 }  // namespace
 
-LoadResult loadPrograms(uint32_t selfTgid) {
+LoadResult loadPrograms(uint32_t selfTgid, bool captureBound) {
   LoadResult result;
   result.note = ensureTracefs();
-  loadObject("process", process_bpf__open, process_bpf__load, process_bpf__destroy, selfTgid, result);
-  loadObject("file", file_bpf__open, file_bpf__load, file_bpf__destroy, selfTgid, result);
-  loadObject("network", network_bpf__open, network_bpf__load, network_bpf__destroy, selfTgid, result);
-  loadObject("privilege", privilege_bpf__open, privilege_bpf__load, privilege_bpf__destroy, selfTgid, result);
-  loadObject("tls", tls_bpf__open, tls_bpf__load, tls_bpf__destroy, selfTgid, result, true);
+  loadObject("process", process_bpf__open, process_bpf__load, process_bpf__destroy, selfTgid, captureBound, result);
+  loadObject("file", file_bpf__open, file_bpf__load, file_bpf__destroy, selfTgid, captureBound, result);
+  loadObject("network", network_bpf__open, network_bpf__load, network_bpf__destroy, selfTgid, captureBound, result);
+  loadObject("privilege", privilege_bpf__open, privilege_bpf__load, privilege_bpf__destroy, selfTgid, captureBound, result);
+  loadObject("tls", tls_bpf__open, tls_bpf__load, tls_bpf__destroy, selfTgid, captureBound, result, true);
   return result;
 }
 

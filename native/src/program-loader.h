@@ -26,6 +26,8 @@ struct LoadedObject {
   bool perTarget = false;  // its programs attach to targets on request (uprobes), not at load
   int ringFd = -1;
   int lossFd = -1;
+  int boundCgroupsFd = -1;  // bpf/lib/emit.h: provd_bound_cgroups, shared by every object
+  int boundTgidsFd = -1;    // provd_bound_tgids, shared likewise
   std::vector<bpf_link*> links;
   std::function<void()> destroy;
 };
@@ -37,8 +39,9 @@ struct LoadResult {
   std::string note;  // what loading did to the host (mounted tracefs), or why it could not
 };
 
-// Opens, loads and attaches every object; `selfTgid`'s own events are skipped in the kernel.
-LoadResult loadPrograms(uint32_t selfTgid);
+// Opens, loads and attaches every object; `selfTgid`'s own events are skipped in the kernel, and
+// with `captureBound` those of every process nothing binds (bpf/lib/emit.h: is_captured).
+LoadResult loadPrograms(uint32_t selfTgid, bool captureBound);
 
 // One uprobe to attach: a program of a per-target object at `offset` in a binary or library's file
 // (an instruction's first byte: src/sensor/tls-targets.ts finds it), `where` naming it in errors.

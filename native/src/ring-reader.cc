@@ -3,6 +3,11 @@
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -17,9 +22,14 @@ namespace {
 
 // batches JS has not taken yet; past it a new batch is dropped and counted
 constexpr size_t maxQueuedBatches = 32;
-// The kernel side wakes the reader only once a ring fills up (bpf/lib/emit.h, wakeup_flag): in
-// between, it reads what the rings hold at this interval.
-constexpr int pollMs = 10;
+// The kernel side wakes the reader with the record that finds a ring empty, or once one fills up
+// (bpf/lib/emit.h, wakeup_flag). After a read that found records the reader lets a burst gather this
+// long, so a busy ring wakes it about once per gather rather than once per record; it also reads
+// every idleMs, for records whose wakeup two CPUs left to each other.
+constexpr int gatherMs = 10;
+constexpr int idleMs = 1000;
+// how long a record may wait for its repeats, and an exec for its loader's opens (record-folder.h)
+constexpr uint64_t foldWindowMs = 100;
 
 uint64_t clockNs(clockid_t clock) {
   timespec now{};
@@ -52,6 +62,18 @@ RingReader::RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimi
       throw std::runtime_error(std::string("failed to open the ring buffers: ") + strerror(error));
     }
   }
+  // the reader waits on the rings and on wake_, which stop() writes to
+  wake_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  epoll_ = epoll_create1(EPOLL_CLOEXEC);
+  epoll_event rings{EPOLLIN, {.u32 = 0}};
+  epoll_event wake{EPOLLIN, {.u32 = 1}};
+  if (wake_ < 0 || epoll_ < 0 || epoll_ctl(epoll_, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rings_), &rings) != 0 ||
+      epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &wake) != 0) {
+    int error = errno;
+    closeFds();
+    ring_buffer__free(rings_);
+    throw std::runtime_error(std::string("failed to wait on the ring buffers: ") + strerror(error));
+  }
   drained_ = std::make_shared<Napi::Promise::Deferred>(Napi::Promise::Deferred::New(env));
   // the finalizer runs on the JS thread once the function is released
   deliver_ = Napi::ThreadSafeFunction::New(env, onBatch, "provd-ring-reader", maxQueuedBatches, 1,
@@ -59,6 +81,8 @@ RingReader::RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimi
                                              drained->Resolve(finalizing.Undefined());
                                            });
   batch_ = newBatch();
+  folder_ = std::make_unique<RecordFolder>(foldWindowMs * 1000000ull,
+                                           [this](const void* data, size_t size) { append(data, size); });
   thread_ = std::thread([this] { run(); });
 }
 
@@ -68,7 +92,12 @@ void RingReader::stop() {
   if (stopped_) return;
   stopped_ = true;
   stopping_ = true;
+  uint64_t one = 1;
+  if (wake_ >= 0 && write(wake_, &one, sizeof(one)) < 0) {
+    // the eventfd's counter cannot overflow from one write: the reader still ends within idleMs
+  }
   if (thread_.joinable()) thread_.join();
+  closeFds();
   deliver_.Release();
   delete batch_;
   batch_ = nullptr;
@@ -78,6 +107,24 @@ void RingReader::stop() {
 
 std::string RingReader::failure() const { return failure_; }
 
+void RingReader::closeFds() {
+  if (epoll_ >= 0) close(epoll_);
+  if (wake_ >= 0) close(wake_);
+  epoll_ = wake_ = -1;
+}
+
+int RingReader::waitMs() const {
+  uint64_t nowMs = clockNs(CLOCK_MONOTONIC) / 1000000;
+  uint64_t wait = idleMs;
+  if (batchRecords_ > 0) {
+    uint64_t age = nowMs - batchStartedMs_;
+    wait = age >= limits_.flushMs ? 0 : std::min<uint64_t>(wait, limits_.flushMs - age);
+  }
+  uint64_t dueMs = folder_->nextDueNs() / 1000000;
+  if (dueMs != 0) wait = dueMs <= nowMs ? 0 : std::min<uint64_t>(wait, dueMs - nowMs + 1);
+  return static_cast<int>(wait);
+}
+
 int RingReader::onRecord(void* context, void* data, size_t size) {
   auto* reader = static_cast<RingReader*>(context);
   const auto* header = static_cast<const event_header*>(data);
@@ -85,34 +132,45 @@ int RingReader::onRecord(void* context, void* data, size_t size) {
     reader->stats_.malformedRecords++;
     return 0;
   }
-  std::vector<uint8_t>& batch = *reader->batch_;
-  if (reader->batchRecords_ == 0) reader->batchStartedMs_ = clockNs(CLOCK_MONOTONIC) / 1000000;
-  size_t at = batch.size();
-  batch.resize(at + ((header->size + 7u) & ~7u), 0);
-  memcpy(batch.data() + at, data, header->size);
-  reader->batchRecords_++;
-  reader->stats_.records++;
-  if (reader->batchRecords_ >= reader->limits_.records || batch.size() >= reader->limits_.bytes) reader->flush();
+  reader->folder_->take(header, header->size);
+  reader->stats_.foldedRecords = reader->folder_->folded();
   return 0;
+}
+
+// a record the folder lets go: into the batch, which is handed over once full
+void RingReader::append(const void* data, size_t size) {
+  std::vector<uint8_t>& batch = *batch_;
+  if (batchRecords_ == 0) batchStartedMs_ = clockNs(CLOCK_MONOTONIC) / 1000000;
+  size_t at = batch.size();
+  batch.resize(at + ((size + 7u) & ~7u), 0);
+  memcpy(batch.data() + at, data, size);
+  batchRecords_++;
+  stats_.records++;
+  if (batchRecords_ >= limits_.records || batch.size() >= limits_.bytes) flush();
 }
 
 void RingReader::run() {
   while (!stopping_) {
-    int polled = ring_buffer__poll(rings_, pollMs);
-    if (polled < 0 && polled != -EINTR) {
-      failure_ = std::string("failed to poll the ring buffers: ") + strerror(-polled);
+    epoll_event ready[2];
+    int woken = epoll_wait(epoll_, ready, 2, waitMs());
+    if (woken < 0 && errno != EINTR) {
+      failure_ = std::string("failed to wait on the ring buffers: ") + strerror(errno);
       break;
     }
-    // every ring, each poll: records sent without a wakeup, in a ring that did not wake it
-    if (polled >= 0) polled = ring_buffer__consume(rings_);
-    if (polled < 0 && polled != -EINTR) {
-      failure_ = std::string("failed to read the ring buffers: ") + strerror(-polled);
+    if (stopping_) break;
+    // every ring: records sent without a wakeup sit beside the one that woke it
+    int read = ring_buffer__consume(rings_);
+    if (read < 0 && read != -EINTR) {
+      failure_ = std::string("failed to read the ring buffers: ") + strerror(-read);
       break;
     }
+    folder_->expire(clockNs(CLOCK_MONOTONIC), false);
     if (batchRecords_ > 0 && clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs) flush();
     if (limits_.stallMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(limits_.stallMs));
+    if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gatherMs));
   }
   ring_buffer__consume(rings_);  // what the kernel holds still goes out
+  folder_->expire(0, true);
   if (batchRecords_ > 0) flush();
 }
 

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "record-folder.h"
+
 struct ring_buffer;
 
 namespace provd {
@@ -28,6 +30,7 @@ struct ReaderStats {
   std::atomic<uint64_t> droppedRecords{0};  // in batches JS was too far behind to take
   std::atomic<uint64_t> droppedBatches{0};
   std::atomic<uint64_t> malformedRecords{0};  // shorter than their header says
+  std::atomic<uint64_t> foldedRecords{0};     // folded into another record (record-folder.h)
 };
 
 class RingReader {
@@ -49,10 +52,16 @@ class RingReader {
 
  private:
   static int onRecord(void* context, void* data, size_t size);
+  void append(const void* data, size_t size);
   void run();
   void flush();
+  void closeFds();
+  // how long the next wait may last: until the batch is due, at most idleMs
+  int waitMs() const;
 
   ring_buffer* rings_ = nullptr;
+  int epoll_ = -1;  // waits on the rings' epoll fd and on wake_
+  int wake_ = -1;   // an eventfd: stop() wakes the reader through it
   BatchLimits limits_;
   Napi::ThreadSafeFunction deliver_;
   std::shared_ptr<Napi::Promise::Deferred> drained_;
@@ -62,6 +71,7 @@ class RingReader {
   std::atomic<bool> stopping_{false};
   std::thread thread_;
   ReaderStats stats_;
+  std::unique_ptr<RecordFolder> folder_;
   std::string failure_;
   bool stopped_ = false;
 };

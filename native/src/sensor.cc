@@ -1,6 +1,8 @@
 #include "sensor.h"
 
 #include <bpf/bpf.h>
+
+#include <cstdlib>
 #include <linux/types.h>
 
 #include "event.h"
@@ -34,7 +36,7 @@ class StartWorker : public Napi::AsyncWorker {
       : Napi::AsyncWorker(env), sensor_(sensor), deferred_(Napi::Promise::Deferred::New(env)) {}
   Napi::Promise promise() { return deferred_.Promise(); }
 
-  void Execute() override { result_ = loadPrograms(sensor_->selfTgid_); }
+  void Execute() override { result_ = loadPrograms(sensor_->selfTgid_, sensor_->captureBound_); }
   void OnOK() override {
     sensor_->starting_ = false;
     sensor_->loaded_ = std::move(result_);
@@ -110,6 +112,7 @@ Napi::Function Sensor::Define(Napi::Env env) {
                          InstanceMethod<&Sensor::Probes>("probes"),
                          InstanceMethod<&Sensor::Loss>("loss"),
                          InstanceMethod<&Sensor::Stats>("stats"),
+                         InstanceMethod<&Sensor::Bind>("bind"),
                          InstanceMethod<&Sensor::Close>("close"),
                      });
 }
@@ -119,6 +122,7 @@ Sensor::Sensor(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sensor>(info) 
     throw Napi::TypeError::New(info.Env(), "new Sensor(options, onBatch): options must be an object and onBatch a function");
   Napi::Object options = info[0].As<Napi::Object>();
   selfTgid_ = requireUint(options, "selfTgid");
+  captureBound_ = options.Get("captureBound").ToBoolean();
   limits_ = {requireUint(options, "batchRecords"), requireUint(options, "batchBytes"), requireUint(options, "flushMs"),
              options.Has("stallMs") ? requireUint(options, "stallMs") : 0};
   onBatch_ = Napi::Persistent(info[1].As<Napi::Function>());
@@ -201,11 +205,12 @@ Napi::Value Sensor::Loss(const Napi::CallbackInfo& info) {
   for (const LoadedObject& object : loaded_.objects) {
     for (uint32_t index = 0; index < 16; index++) {
       if (bpf_map_lookup_elem(object.lossFd, &index, perCpu.data()) != 0) continue;
-      uint64_t ringFull = 0, truncated = 0, pendingFull = 0;
+      uint64_t ringFull = 0, truncated = 0, pendingFull = 0, filtered = 0;
       for (const loss_counts& cpu : perCpu) {
         ringFull += cpu.ring_full;
         truncated += cpu.truncated;
         pendingFull += cpu.pending_full;
+        filtered += cpu.filtered;
       }
       Napi::Object count = Napi::Object::New(env);
       count.Set("program", object.name);
@@ -213,17 +218,42 @@ Napi::Value Sensor::Loss(const Napi::CallbackInfo& info) {
       count.Set("ringFull", Napi::Number::New(env, static_cast<double>(ringFull)));
       count.Set("truncated", Napi::Number::New(env, static_cast<double>(truncated)));
       count.Set("pendingFull", Napi::Number::New(env, static_cast<double>(pendingFull)));
+      count.Set("filtered", Napi::Number::New(env, static_cast<double>(filtered)));
       counts.Set(at++, count);
     }
   }
   return counts;
 }
 
+Napi::Value Sensor::Bind(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString())
+    throw Napi::TypeError::New(env, "bind(kind, id): kind and id must be strings");
+  std::string kind = info[0].As<Napi::String>();
+  std::string text = info[1].As<Napi::String>();
+  char* end = nullptr;
+  unsigned long long id = strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != 0 || (kind != "cgroup" && kind != "process"))
+    throw Napi::TypeError::New(env, "bind(kind, id): kind is cgroup or process, id a decimal number");
+  if (loaded_.objects.empty()) return Napi::Boolean::New(env, false);
+  const LoadedObject& first = loaded_.objects.front();
+  __u8 bound = 1;
+  int updated;
+  if (kind == "cgroup") {
+    __u64 cgroup = id;
+    updated = bpf_map_update_elem(first.boundCgroupsFd, &cgroup, &bound, BPF_ANY);
+  } else {
+    __u32 tgid = static_cast<__u32>(id);
+    updated = bpf_map_update_elem(first.boundTgidsFd, &tgid, &bound, BPF_ANY);
+  }
+  return Napi::Boolean::New(env, updated == 0);
+}
+
 Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object stats = Napi::Object::New(env);
   auto set = [&](const char* name, uint64_t value) { stats.Set(name, Napi::Number::New(env, static_cast<double>(value))); };
-  uint64_t records = 0, batches = 0, droppedRecords = 0, droppedBatches = 0, malformedRecords = 0;
+  uint64_t records = 0, batches = 0, droppedRecords = 0, droppedBatches = 0, malformedRecords = 0, folded = 0;
   std::string failure;
   for (const RingReader* reader : {reader_.get(), tlsReader_.get()}) {
     if (reader == nullptr) continue;
@@ -233,6 +263,7 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
     droppedRecords += read.droppedRecords;
     droppedBatches += read.droppedBatches;
     malformedRecords += read.malformedRecords;
+    folded += read.foldedRecords;
     if (failure.empty()) failure = reader->failure();
   }
   set("records", records);
@@ -240,6 +271,7 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
   set("droppedRecords", droppedRecords);
   set("droppedBatches", droppedBatches);
   set("malformedRecords", malformedRecords);
+  set("foldedRecords", folded);
   stats.Set("failure", failure.empty() ? env.Null() : Napi::String::New(env, failure));
   stats.Set("note", loaded_.note.empty() ? env.Null() : Napi::String::New(env, loaded_.note));
   return stats;

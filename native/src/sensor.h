@@ -15,7 +15,7 @@ namespace provd {
 class Sensor : public Napi::ObjectWrap<Sensor> {
  public:
   static Napi::Function Define(Napi::Env env);
-  // new Sensor({ selfTgid, batchRecords, batchBytes, flushMs, stallMs? }, onBatch, onTlsBatch?):
+  // new Sensor({ selfTgid, captureBound?, batchRecords, batchBytes, flushMs, stallMs? }, onBatch, onTlsBatch?):
   // records of per-target objects (TLS plaintext chunks) come in batches of their own
   explicit Sensor(const Napi::CallbackInfo& info);
   ~Sensor() override;
@@ -28,8 +28,11 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   Napi::Value AttachUprobes(const Napi::CallbackInfo& info);
   // probes(): { program, probe, attached, error, missed }[]
   Napi::Value Probes(const Napi::CallbackInfo& info);
-  // loss(): { program, index, ringFull, truncated, pendingFull }[], summed over CPUs
+  // loss(): { program, index, ringFull, truncated, pendingFull, filtered }[], summed over CPUs
   Napi::Value Loss(const Napi::CallbackInfo& info);
+  // bind(kind: 'cgroup' | 'process', id: string): boolean: captures that cgroup (and below it) or
+  // that process (and the children it forks) with captureBound; false when the map is full
+  Napi::Value Bind(const Napi::CallbackInfo& info);
   // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, failure, note }
   Napi::Value Stats(const Napi::CallbackInfo& info);
   // close(): Promise<void>: detaches every probe and stops reading once the rings are emptied;
@@ -42,6 +45,7 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   friend class AttachWorker;
 
   uint32_t selfTgid_;
+  bool captureBound_ = false;
   BatchLimits limits_;
   Napi::FunctionReference onBatch_;
   Napi::FunctionReference onTlsBatch_;

@@ -29,6 +29,8 @@ export interface DaemonConfig {
   spool: SpoolLimits;
   /** Whether to run the eBPF sensor where the host allows it (`--no-sensor`: never). */
   sensor: boolean;
+  /** What the sensor captures: every process, or only the bound ones (README: The eBPF sensor). */
+  capture: CaptureMode;
   /** The rules file given with --policy; undefined: the built-in policy. */
   policyFile: string | undefined;
   faults: Faults;
@@ -62,12 +64,21 @@ export interface DaemonFlags {
   spoolMaxEvents?: string | undefined;
   spoolMaxBytes?: string | undefined;
   sensor?: boolean | undefined;
+  capture?: string | undefined;
   policy?: string | undefined;
 }
 
 export const defaultListen = '127.0.0.1:8574';
 export const defaultMaxBodyBytes = 64 * 1024 * 1024;
 export const databaseFileName = 'provd.duckdb';
+
+/** `--capture` / PROVD_CAPTURE: `all` stores every process of the host, `bound` only bound ones. */
+export type CaptureMode = 'all' | 'bound';
+
+function parseCapture(value: string): CaptureMode {
+  if (value === 'all' || value === 'bound') return value;
+  throw invalid(`--capture / PROVD_CAPTURE must be all or bound, not ${JSON.stringify(value)}`);
+}
 
 /** Resolves flags over environment over defaults. */
 export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
@@ -107,6 +118,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       defaultIngestLimits.commitDeadlineMs,
     ),
     sensor: flags.sensor ?? true,
+    capture: parseCapture(flags.capture ?? env['PROVD_CAPTURE'] ?? 'all'),
     policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
     faults: {
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),

@@ -109,7 +109,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     (kills) => killSwitch.enforce(kills),
   );
   sensor = config.sensor
-    ? await Sensor.start(ingest, { stallMs: config.faults.sensorStallMs })
+    ? await Sensor.start(ingest, { stallMs: config.faults.sensorStallMs }, config.capture, bindingLog)
     : Sensor.off('off', 'turned off with --no-sensor');
   const capture = sensor.report();
   log(capture.status === 'running' ? 'info' : 'warn', 'sensor', {

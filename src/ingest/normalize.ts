@@ -108,8 +108,11 @@ export function normalizeBatch(
     tally.count(event.source, 'accepted');
     if (event.type === 'generic') tally.count(event.source, `generic:${String(event.attrs.kind)}`);
     if (event.type === 'capture_loss') {
-      gaps.push(reportedGap(event, `${task.batchId}.${i}`)!);
+      const gap = reportedGap(event, `${task.batchId}.${i}`);
+      if (gap !== undefined) gaps.push(gap);
       tally.count(event.source, `capture_loss:${String(event.attrs.loss)}`);
+      const filtered = event.attrs.filtered_events;
+      if (typeof filtered === 'number') tally.count(event.source, 'filtered', filtered);
     }
     if (match === undefined) {
       pending++;

@@ -23,6 +23,8 @@ export interface NativeLoss {
   ringFull: number;
   truncated: number;
   pendingFull: number;
+  /** Events left out on purpose: capture bound, of a process nothing binds. */
+  filtered: number;
 }
 
 /** What the ring reader did since start. */
@@ -42,6 +44,8 @@ export interface NativeStats {
 export interface NativeSensorOptions {
   /** The daemon's own process: its events are skipped in the kernel. */
   selfTgid: number;
+  /** Only processes bound through bind() (and their cgroups' descendants, their children) are captured. */
+  captureBound?: boolean;
   batchRecords: number;
   batchBytes: number;
   flushMs: number;
@@ -77,6 +81,8 @@ export interface NativeSensor {
   probes(): NativeProbe[];
   loss(): NativeLoss[];
   stats(): NativeStats;
+  /** Adds a cgroup v2 id or a process id (decimal) to the kernel's capture filter; false when it is full. */
+  bind(kind: 'cgroup' | 'process', id: string): boolean;
   /**
    * Detaches every probe and stops the reader once it has read the rings empty; idempotent. Its
    * last batches may still be on their way to JS when this resolves: stats().batches says how many

@@ -11,6 +11,7 @@ import { decodeConnect, decodeDns } from './decode-network.js';
 import { decodeFileOpen, decodeFileRename, decodeFileUnlink } from './decode-file.js';
 import { decodePtrace, decodeSetid } from './decode-privilege.js';
 import { decodeExec, decodeExit } from './decode-process.js';
+import { applyLibraries, applyRepeat } from './folded-records.js';
 import { decodeLossReport } from './loss-records.js';
 import { RecordView } from './record-view.js';
 import { decodeTlsMessage } from './tls/message-record.js';
@@ -50,6 +51,20 @@ export function decodeSensorBatch(bytes: Uint8Array): ParseResult {
       return result; // the rest cannot be framed
     }
     const record = new RecordView(view, bytes, at, size);
+    const op = record.u16(header.op);
+    if (op === RecordOp.repeat || op === RecordOp.libraries) {
+      // completes the event of the record before it (native/src/record-folder.h)
+      const before = result.events[result.events.length - 1];
+      const failure =
+        before === undefined || before.tgid !== record.u32(header.tgid)
+          ? 'a folded record without the record it completes'
+          : op === RecordOp.repeat
+            ? applyRepeat(record, before, offsetNs)
+            : applyLibraries(record, before);
+      if (failure !== undefined) reject(result, number, 'unknown_type', `record ${number}: ${failure}`);
+      at += (size + 7) & ~7;
+      continue;
+    }
     const event = commonFields(record, offsetNs);
     const decode = decoders.get(record.u16(header.op));
     const failure =

@@ -25,6 +25,8 @@ export const lossKinds = [
   // TLS targets (src/sensor/tls-targets.ts) whose plaintext is not captured: one per target
   'tls_unsupported',
   'tls_over_budget',
+  // not loss: events capture bound left out on purpose (producer counter `filtered`, no coverage gap)
+  'filtered',
 ] as const;
 
 export type LossKind = (typeof lossKinds)[number];
@@ -81,6 +83,7 @@ export function decodeLossReport(record: RecordView, event: ParsedEvent): string
   const detail = record.cString(lossReport.detail, lossReport.detailBytes, 'detail');
   if (detail !== null) event.attrs.detail = detail;
   if (kind === 'truncated') event.attrs.truncated_events = count;
+  else if (kind === 'filtered') event.attrs.filtered_events = count;
   else event.attrs.lost_events = count;
   return undefined;
 }

@@ -18,6 +18,9 @@ export const RecordOp = {
   ptrace: 10,
   /** TLS plaintext: goes to the TLS pool (src/sensor/tls/), never straight to the normalize pool. */
   tlsChunk: 11,
+  /** Written by the ring reader when it folds (src/sensor/folded-records.ts), never by BPF. */
+  repeat: 102,
+  libraries: 103,
   /** Written by src/sensor/loss-records.ts, never by BPF. */
   lossReport: 100,
   /** Written by the TLS pool (src/sensor/tls/message-record.ts): one reassembled HTTP message. */
@@ -144,7 +147,7 @@ export const layouts = {
       data: 96,
     },
   },
-  loss_counts: { size: 24, fields: { ring_full: 0, truncated: 8, pending_full: 16 } },
+  loss_counts: { size: 32, fields: { ring_full: 0, truncated: 8, pending_full: 16, filtered: 24 } },
 } as const satisfies Record<string, StructLayout>;
 
 /** The header's field offsets (struct event_header). */

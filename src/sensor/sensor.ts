@@ -3,7 +3,10 @@
  * router (decoded in the normalize pool, never here), and reports what attached and what was lost.
  * A batch the router cannot take is dropped and counted, never silently.
  */
+import type { CaptureMode } from '../daemon/config.js';
 import { log } from '../shared/log.js';
+import type { BindingLog } from '../telemetry/binding-log.js';
+import { captureKeys } from './capture-filter.js';
 import { loadSensorAddon, type NativeLoss, type NativeProbe, type NativeSensor } from './binding.js';
 import { sensorUnavailable } from './host-support.js';
 import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
@@ -13,14 +16,22 @@ import { TlsTargets, type TlsTargetReport } from './tls-targets.js';
 import type { TlsStats } from './tls/reassembler.js';
 import { TlsPool, type TlsTaskResult } from './tls/tls-pool.js';
 
-/** Batches of the ring reader: handed over at 4,096 records, 1 MiB or 100 ms, whichever comes first. */
-const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 100 };
+/**
+ * Batches of the ring reader: handed over at 4,096 records, 1 MiB or 500 ms, whichever comes first.
+ * At ordinary rates a batch is a normalize task and a share of a commit: fewer, larger ones cost less.
+ */
+const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 500 };
 /** Bytes of batches being normalized or committed at once; past it a batch is dropped and counted. */
 const maxBytesInFlight = 64 * 1024 * 1024;
 /** How long stopping waits for the batches the ring reader queued to reach JS. */
 const deliveryDeadlineMs = 10_000;
-/** How often new loss is sent on as capture_loss events (coverage gaps). */
+/** How soon after a batch arrives new loss is sent on as capture_loss events (coverage gaps). */
 const lossReportMs = 1000;
+/**
+ * How often loss is looked for when no batch comes: counters that move without records (a probe
+ * the kernel skipped, records the capture filter left out) are reported within this.
+ */
+const idleLossReportMs = 30_000;
 /** How often the TLS pool ends streams left idle (a body that runs to its connection's end completes then). */
 const tlsFlushMs = 5000;
 
@@ -42,6 +53,8 @@ export interface ProbeReport {
   pending_full: number;
   /** Events the probe never saw: the kernel skipped its programs while another BPF program ran on the CPU. */
   missed: number;
+  /** Events left out on purpose: capture bound, of a process nothing binds (not loss, not a gap). */
+  filtered: number;
 }
 
 /** health's `native_capture`: whether the sensor runs, why not, and each probe. */
@@ -49,6 +62,8 @@ export interface CaptureReport {
   status: 'running' | 'degraded' | 'off' | 'unavailable' | 'failed';
   message: string | null;
   probes: Record<string, ProbeReport>;
+  /** `mode` all or bound; with bound, the keys bound in the kernel and those its full maps refused. */
+  capture: { mode: CaptureMode; bound: number; refused: number };
   records: number;
   /** Records lost between the kernel and the store, by where. */
   dropped: { handoff: number; backpressure: number; commit_failed: number; malformed: number };
@@ -69,7 +84,9 @@ export class Sensor {
   private undelivered = 0;
   /** Loss already sent on as capture_loss events, by `kind probe`. */
   private readonly reportedLoss = new Map<string, number>();
+  /** Set while a loss report waits to run after a batch. */
   private lossTimer: NodeJS.Timeout | undefined;
+  private idleLossTimer: NodeJS.Timeout | undefined;
   private backpressureDropped = 0;
   private commitFailedDropped = 0;
   private tlsPool: TlsPool | null = null;
@@ -78,6 +95,7 @@ export class Sensor {
   private tlsTimer: NodeJS.Timeout | undefined;
   /** Loss reported once rather than counted (a TLS target not captured), waiting to be sent. */
   private readonly oneOffLosses: Loss[] = [];
+  private readonly capture = { mode: 'all' as CaptureMode, bound: 0, refused: 0 };
 
   private constructor(
     private readonly native: NativeSensor | null,
@@ -94,14 +112,19 @@ export class Sensor {
    * Starts the sensor where this host allows it: root (or CAP_BPF and CAP_PERFMON), BTF, the addon
    * built. Never throws: a sensor that cannot run is reported, and the daemon runs without it.
    */
-  static async start(router: BatchSink, faults: { stallMs: number } = { stallMs: 0 }): Promise<Sensor> {
+  static async start(
+    router: BatchSink,
+    faults: { stallMs: number } = { stallMs: 0 },
+    capture: CaptureMode = 'all',
+    bindings?: BindingLog,
+  ): Promise<Sensor> {
     const why = sensorUnavailable();
     if (why !== undefined) return Sensor.off('unavailable', why);
     const addon = loadSensorAddon();
     if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable);
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
     const native = new addon.Sensor(
-      { selfTgid: process.pid, ...batchLimits, stallMs: faults.stallMs },
+      { selfTgid: process.pid, captureBound: capture === 'bound', ...batchLimits, stallMs: faults.stallMs },
       (batch, records) => started.sensor?.take(batch, records),
       (batch, records) => started.sensor?.take(batch, records, true),
     );
@@ -113,12 +136,32 @@ export class Sensor {
       const message = error instanceof Error ? error.message : String(error);
       return new Sensor(null, { status: 'failed', message });
     }
+    sensor.capture.mode = capture;
+    if (capture === 'bound' && bindings !== undefined) sensor.followBindings(native, bindings);
     const report = sensor.report();
     if (report.status !== 'running') log('warn', 'the sensor runs degraded', { message: report.message });
-    sensor.lossTimer = setInterval(() => void sensor.reportLoss(), lossReportMs);
-    sensor.lossTimer.unref();
+    sensor.idleLossTimer = setInterval(() => void sensor.reportLoss(), idleLossReportMs);
+    sensor.idleLossTimer.unref();
     if (report.probes['tls_write']?.attached === true) sensor.startTls(native);
     return sensor;
+  }
+
+  /**
+   * capture bound: every binding so far that has not ended, and each one appended from now on, goes
+   * into the kernel's filter. A recorded command is bound before it starts, so it is captured whole.
+   */
+  private followBindings(native: NativeSensor, bindings: BindingLog): void {
+    const bind = (binding: Parameters<typeof captureKeys>[0]): void => {
+      for (const key of captureKeys(binding)) {
+        if (native.bind(key.kind, key.id)) this.capture.bound++;
+        else {
+          this.capture.refused++;
+          log('warn', 'the capture filter is full: a bound process is not captured', { ...key });
+        }
+      }
+    };
+    bindings.readAll(bind);
+    bindings.onAppend(bind);
   }
 
   /** Starts the TLS pool and the search for TLS targets; the first scan goes on in the background. */
@@ -126,13 +169,44 @@ export class Sensor {
     this.tlsPool = new TlsPool();
     this.tlsTargets = new TlsTargets((binary, probes) => native.attachUprobes(binary, probes));
     void this.tlsTargets.start();
-    this.tlsTimer = setInterval(() => void this.flushTls(false), tlsFlushMs);
+  }
+
+  /**
+   * After a batch: loss is looked for within lossReportMs, new processes are scanned for TLS
+   * targets (TlsTargets rate-limits), and streams the TLS pool holds are ended when idle. Nothing
+   * of it runs on a quiet host.
+   */
+  private afterBatch(): void {
+    if (this.lossTimer === undefined) {
+      this.lossTimer = setTimeout(() => {
+        this.lossTimer = undefined;
+        void this.reportLoss();
+      }, lossReportMs);
+      this.lossTimer.unref();
+    }
+    void this.tlsTargets?.scan();
+    this.scheduleTlsFlush();
+  }
+
+  /** Ends idle TLS streams in tlsFlushMs, unless that is planned already or the sensor stopped. */
+  private scheduleTlsFlush(): void {
+    if (this.tlsTimer !== undefined || this.tlsPool === null || this.stopped) return;
+    this.tlsTimer = setTimeout(() => {
+      this.tlsTimer = undefined;
+      void this.flushTls(false).then(() => {
+        if ((this.tlsStats?.streams ?? 0) > 0) this.scheduleTlsFlush();
+      });
+    }, tlsFlushMs);
     this.tlsTimer.unref();
   }
 
-  /** Ends the TLS streams left idle (every stream, when `final`), and stores what that completes. */
+  /**
+   * Ends the TLS streams left idle (every stream, when `final`), and stores what that completes; a
+   * pool still holding streams is looked at again in tlsFlushMs.
+   */
   private flushTls(final: boolean): Promise<void> {
     if (this.tlsPool === null) return Promise.resolve();
+    if (!final && (this.tlsStats?.streams ?? 1) === 0) return Promise.resolve();
     return this.track(
       this.tlsPool.flush(final).then((result) => this.storeTls(result)),
       0,
@@ -147,6 +221,7 @@ export class Sensor {
   private take(batch: ArrayBuffer, records: number, tls = false): void {
     this.deliveredBatches++;
     this.deliveredRecords += records;
+    if (!this.stopped) this.afterBatch();
     if (this.stopped) {
       this.commitFailedDropped += records;
       log('warn', 'a sensor batch came after the sensor stopped', { records });
@@ -204,7 +279,15 @@ export class Sensor {
     };
     const tls = { targets: this.tlsTargets?.report() ?? [], reassembly: this.tlsStats };
     if (native === null)
-      return { status: this.why.status, message: this.why.message, probes: {}, records: 0, dropped, tls };
+      return {
+        status: this.why.status,
+        message: this.why.message,
+        probes: {},
+        capture: this.capture,
+        records: 0,
+        dropped,
+        tls,
+      };
     const stats = native.stats();
     dropped.handoff = stats.droppedRecords + this.undelivered;
     dropped.malformed = stats.malformedRecords;
@@ -216,7 +299,7 @@ export class Sensor {
       : missing.length > 0
         ? `required probes did not attach: ${missing.join(', ')}`
         : stats.note;
-    return { status, message, probes, records: stats.records, dropped, tls };
+    return { status, message, probes, capture: this.capture, records: stats.records, dropped, tls };
   }
 
   /**
@@ -268,8 +351,9 @@ export class Sensor {
   /** Stops reading and detaches every probe; resolves once what the rings held, and its loss, is stored. */
   async stop(): Promise<void> {
     if (this.native === null) return;
-    clearInterval(this.lossTimer);
-    clearInterval(this.tlsTimer);
+    clearTimeout(this.lossTimer);
+    clearInterval(this.idleLossTimer);
+    clearTimeout(this.tlsTimer);
     this.tlsTargets?.stop();
     const final = lossTotals(this.report()); // the kernel's counters go with its programs
     await this.native.close();
@@ -292,6 +376,7 @@ function lossTotals(report: CaptureReport): Map<string, number> {
     totals.set(`pending_full ${name}`, probe.pending_full);
     totals.set(`truncated ${name}`, probe.truncated);
     totals.set(`missed ${name}`, probe.missed);
+    totals.set(`filtered ${name}`, probe.filtered);
   }
   for (const [kind, count] of Object.entries(report.dropped)) totals.set(`${kind} sensor`, count);
   return totals;
@@ -324,6 +409,7 @@ function probeReports(
       truncated: counts?.truncated ?? 0,
       pending_full: counts?.pendingFull ?? 0,
       missed: programs.reduce((sum, probe) => sum + probe.missed, 0),
+      filtered: counts?.filtered ?? 0,
     };
     if (error !== null && spec.required) missing.push(spec.name);
   }

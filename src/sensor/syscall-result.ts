@@ -30,6 +30,11 @@ const errnoNames = new Map<number, string>([
   [115, 'EINPROGRESS'],
 ]);
 
+/** The name of `errno` (ENOENT), or `errno N` for one without a name here. */
+export function errnoName(errno: number): string {
+  return errnoNames.get(errno) ?? `errno ${errno}`;
+}
+
 /** EINPROGRESS: a non-blocking connect that goes on; not a failure. */
 const inProgress = -115;
 
@@ -37,5 +42,5 @@ export function syscallResult(attrs: Record<string, unknown>, result: number): v
   attrs.result = result;
   if (result >= 0 || result === inProgress) return;
   attrs.failed = true;
-  attrs.error = errnoNames.get(-result) ?? `errno ${-result}`;
+  attrs.error = errnoName(-result);
 }

@@ -85,7 +85,7 @@ export class TlsTargets {
   private running: Promise<void> | null = null;
   private again = false;
   private lastScanMs = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly attach: Attach,
@@ -94,8 +94,8 @@ export class TlsTargets {
   ) {}
 
   /**
-   * Probes the system's libssl and node (this process's binary), then scans processes now and every
-   * minScanIntervalMs for new ones, until stop().
+   * Probes the system's libssl and node (this process's binary), then scans processes now; later
+   * scans run when the sensor sees new activity (scan()), never on an idle timer.
    */
   async start(): Promise<void> {
     for (const path of [process.execPath, ...(await systemLibssl())]) {
@@ -104,17 +104,20 @@ export class TlsTargets {
       this.files.set(key, null);
       this.files.set(key, await this.examine(path, path));
     }
-    this.timer = setInterval(() => void this.scan(), this.budgets.minScanIntervalMs);
-    this.timer.unref();
     return this.scan();
   }
 
+  /** Ends scanning: a scan asked for later does nothing. */
   stop(): void {
-    clearInterval(this.timer);
+    this.stopped = true;
   }
 
-  /** Scans the processes not seen yet; a scan asked for while one runs runs once after it. */
+  /**
+   * Scans the processes not seen yet, at most once every minScanIntervalMs; a scan asked for while
+   * one runs or waits runs once after it.
+   */
   scan(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     if (this.running !== null) {
       this.again = true;
       return this.running;

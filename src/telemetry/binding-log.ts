@@ -21,6 +21,7 @@ export class BindingLog {
   private readonly view: DataView;
   private readOffset = headerBytes;
   private readCount = 0;
+  private readonly listeners: ((binding: Binding) => void)[] = [];
 
   constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(defaultBindingLogBytes)) {
     this.header = new Int32Array(buffer, 0, 2);
@@ -43,7 +44,18 @@ export class BindingLog {
     Atomics.store(this.header, 1, offset + 4 + encoded.length - headerBytes);
     // the count is published last: a reader that sees it also sees the bytes
     Atomics.add(this.header, 0, 1);
+    for (const listener of this.listeners) listener(binding);
     return true;
+  }
+
+  /** Calls `listener` with each binding appended from now on (main thread: the sensor's capture filter). */
+  onAppend(listener: (binding: Binding) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Every binding appended so far, without moving this reader's position. */
+  readAll(add: (binding: Binding) => void): void {
+    new BindingLog(this.buffer).readNew(add);
   }
 
   /** Calls `add` for every entry this reader has not seen yet (worker side). */

@@ -44,10 +44,14 @@ export interface ReportedGap {
   cgroup: string;
 }
 
-/** The gap a capture_loss event reports; undefined for any other event. */
+/**
+ * The gap a capture_loss event reports; undefined for any other event, and for events the sensor's
+ * capture filter left out on purpose (`sensor_filtered`: counted, not a gap).
+ */
 export function reportedGap(event: ParsedEvent, eventId: string): ReportedGap | undefined {
   if (event.type !== 'capture_loss') return undefined;
   const loss = typeof event.attrs.loss === 'string' ? event.attrs.loss : 'unknown';
+  if (loss === 'sensor_filtered') return undefined;
   const lost = event.attrs.lost_events;
   return {
     eventId,

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { loadSensorAddon, type NativeSensor, type SensorAddon } from '../../src/sensor/binding.js';
 
 /** The methods binding.ts declares on NativeSensor: the addon must export exactly these. */
-const declared: (keyof NativeSensor)[] = ['attachUprobes', 'close', 'loss', 'probes', 'start', 'stats'];
+const declared: (keyof NativeSensor)[] = [
+  'attachUprobes',
+  'bind',
+  'close',
+  'loss',
+  'probes',
+  'start',
+  'stats',
+];
 
 describe('the sensor addon binding', function () {
   let addon: SensorAddon;

@@ -84,7 +84,7 @@ describe('sensor loss reports', function () {
     assert.equal(reportedGap(truncated!, 'b1.1')?.lostEvents, null, 'a cut record is kept, not lost');
   });
 
-  it('carries every kind the sensor counts to a coverage gap of its own kind', function () {
+  it('carries every kind of loss the sensor counts to a coverage gap of its own kind, and filtered to none', function () {
     const { events, errors } = decodeSensorBatch(
       encodeLossBatch(
         lossKinds.map((kind) => ({ kind, probe: 'p', count: 1 })),
@@ -94,8 +94,10 @@ describe('sensor loss reports', function () {
     assert.deepEqual(errors, []);
     assert.deepEqual(
       events.map((event, index) => reportedGap(event, `b1.${index}`)?.kind),
-      lossKinds.map((kind) => `sensor_${kind}`),
+      lossKinds.map((kind) => (kind === 'filtered' ? undefined : `sensor_${kind}`)),
     );
+    const filtered = events[lossKinds.indexOf('filtered')]!;
+    assert.equal(filtered.attrs.filtered_events, 1, 'left out on purpose: counted, not lost');
   });
 
   it('keeps what a report says was lost when a probe and a count do not say it', function () {

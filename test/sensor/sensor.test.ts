@@ -405,6 +405,7 @@ describe('the eBPF sensor in the daemon', function () {
       status: 'off',
       message: 'turned off with --no-sensor',
       probes: {},
+      capture: { mode: 'all', bound: 0, refused: 0 },
       records: 0,
       dropped: { handoff: 0, backpressure: 0, commit_failed: 0, malformed: 0 },
       tls: { targets: [], reassembly: null },

@@ -61,6 +61,11 @@ export class DaemonCommand extends Command {
     description: 'run the eBPF sensor where the host allows it (root, BTF); --no-sensor turns it off',
   });
 
+  capture = Option.String('--capture', {
+    description:
+      'what the sensor stores: all (default: every process of the host) or bound (only processes a binding or recorded command names, filtered in the kernel); env PROVD_CAPTURE',
+  });
+
   async execute(): Promise<number> {
     try {
       const config = resolveConfig(this);

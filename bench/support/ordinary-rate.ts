@@ -1,0 +1,80 @@
+/**
+ * The ordinary-rate phase of bench:sensor: what a daemon with the sensor on costs on a quiet host and
+ * beside a shell loop of `/bin/true; sleep 0.05` (about 35 execs/s), as CPU percent of one core
+ * (utime + stime of every thread of the daemon over the phase), with the threads that took it by
+ * name (a thread's name is its comm: `node`, `libuv-worker`, or what a native library named it).
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { readRows, sql } from '../../src/store/sql.js';
+import { startDaemon } from '../../test/support/daemon.js';
+import { readCpuSeconds } from './process-meter.js';
+
+const userHz = 100;
+/** Targets of issue 24, percent of one core. */
+export const quietTarget = 0.5;
+export const loopTarget = 3;
+
+/** CPU ticks per thread of `pid`, by `name/tid` (Node names most of its threads `node`). */
+function threadTicks(pid: number): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks.set(`${name}/${tid}`, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return ticks;
+}
+
+/** CPU percent of one core that `pid` used over `seconds`, and the six threads that took most of it. */
+async function meter(pid: number, seconds: number) {
+  const before = threadTicks(pid);
+  const cpuBefore = readCpuSeconds(pid)!;
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const cpu = readCpuSeconds(pid)! - cpuBefore;
+  const used = [...threadTicks(pid)].map(([name, ticks]) => [name, ticks - (before.get(name) ?? 0)] as const);
+  const threads: Record<string, number> = {};
+  for (const [name, ticks] of used.sort((a, b) => b[1] - a[1]).slice(0, 6))
+    if (ticks > 0) threads[name] = Number(((ticks / userHz / seconds) * 100).toFixed(2));
+  return { cpu_percent: Number(((cpu / seconds) * 100).toFixed(2)), threads };
+}
+
+/** Events the store holds, all runs and none. */
+async function countEvents(path: string): Promise<number> {
+  const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
+  const connection = await instance.connect();
+  try {
+    const [row] = await readRows<{ events: bigint }>(connection, sql`SELECT count(*) AS events FROM events`);
+    return Number(row!.events);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** Runs both phases of `seconds` each against one daemon with the sensor on (and `args`). */
+export async function measureOrdinaryRate(dataDir: string, seconds: number, args: string[] = []) {
+  const daemon = await startDaemon({ dataDir, sensor: true, args });
+  const pid = daemon.child.pid!;
+  let quiet, loop;
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // start-up's own work settles
+    quiet = await meter(pid, seconds);
+    const shell = spawn('sh', ['-c', 'while :; do /bin/true; sleep 0.05; done'], { stdio: 'ignore' });
+    try {
+      loop = await meter(pid, seconds);
+    } finally {
+      shell.kill('SIGKILL');
+    }
+  } finally {
+    await daemon.stop();
+  }
+  return { quiet, loop, events_stored: await countEvents(join(dataDir, 'provd.duckdb')) };
+}

@@ -1,0 +1,81 @@
+// Folds records before they are batched, so the daemon stores (and hashes) fewer, richer events:
+// - a dynamic loader's opens of shared libraries (and /etc/ld.so.cache) right after an exec become
+//   a `libraries` record that follows the exec's, instead of one file event each;
+// - a record repeated by the same thread, identical but for its capture time, within windowNs of
+//   the first, becomes that record followed by a `repeat` record holding the count and the last time.
+// Mirrored in src/sensor/folded-records.ts; the README's sensor section says what is folded.
+#pragma once
+#include <linux/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "event.h"
+
+namespace provd {
+
+// user-space records, never written by BPF: must match src/sensor/records.ts: RecordOp
+constexpr uint16_t opRepeat = 102;
+constexpr uint16_t opLibraries = 103;
+constexpr uint32_t librariesMax = 32;       // paths kept; past them only counted
+constexpr uint32_t libraryBytesMax = 4096;  // bytes of paths kept
+
+// follows the record it repeats: must match src/sensor/folded-records.ts: repeatRecord
+struct repeat_record {
+  event_header header;
+  __u32 count;  // times the record happened in all, itself included
+  __u32 reserved;
+  __u64 last_ktime_ns;
+};
+
+// follows an exec record: must match src/sensor/folded-records.ts: librariesRecord
+struct libraries_record {
+  event_header header;
+  __u32 opens;       // the loader's opens folded, failed ones included
+  __u32 kept;        // entries in results and paths
+  __u32 paths_size;  // bytes of paths: each path NUL-terminated
+  __u32 reserved;
+  __s32 results[librariesMax];
+  char paths[libraryBytesMax];
+};
+
+class RecordFolder {
+ public:
+  using Emit = std::function<void(const void* data, size_t size)>;
+  RecordFolder(uint64_t windowNs, Emit emit) : windowNs_(windowNs), emit_(std::move(emit)) {}
+
+  // one record from the ring, `size` bytes of data
+  void take(const event_header* record, size_t size);
+  // emits what was held longer than the window by `nowNs` (CLOCK_MONOTONIC), or everything
+  void expire(uint64_t nowNs, bool all);
+  // when the next held record is due, or 0 when none is held
+  uint64_t nextDueNs() const;
+  // records folded into another (repeats and library opens), for the reader's stats
+  uint64_t folded() const { return folded_; }
+
+ private:
+  struct Held {
+    std::vector<uint8_t> bytes;
+    uint32_t count = 1;
+    uint64_t lastNs = 0;
+  };
+  struct Loading {
+    std::vector<uint8_t> exec;
+    libraries_record libraries{};
+  };
+  void release(uint32_t tid);
+  void releaseLoading(uint32_t tgid);
+  bool foldLibrary(const event_header* record, size_t size);
+  static uint64_t firstNs(const std::vector<uint8_t>& bytes);
+
+  uint64_t windowNs_;
+  Emit emit_;
+  std::unordered_map<uint32_t, Held> held_;        // by thread
+  std::unordered_map<uint32_t, Loading> loading_;  // by process, from its exec until its loader is done
+  uint64_t folded_ = 0;
+};
+
+}  // namespace provd

@@ -1,0 +1,41 @@
+/**
+ * `--capture bound`: the kernel captures only processes a binding names (bpf/lib/emit.h:
+ * is_captured). This turns each binding into the keys the kernel's maps hold: cgroup v2 ids (a
+ * cgroup and everything below it) and process ids (a process and the children it forks from then
+ * on). A binding by container id alone names nothing the kernel sees, so it binds nothing.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Binding } from '../telemetry/binding.js';
+
+/** One key of the kernel's capture filter. */
+export interface CaptureKey {
+  kind: 'cgroup' | 'process';
+  /** Decimal: a cgroup v2 id (its directory's inode number), or a process id. */
+  id: string;
+}
+
+const cgroupRoot = '/sys/fs/cgroup';
+
+/** The keys `binding` adds to the filter; none for one that has ended. */
+export function captureKeys(binding: Binding): CaptureKey[] {
+  if (binding.ended_at !== null) return [];
+  const keys: CaptureKey[] = [];
+  const cgroup = binding.cgroup_id === null ? null : cgroupId(binding.cgroup_id);
+  if (cgroup !== null) keys.push({ kind: 'cgroup', id: cgroup });
+  for (const pid of [binding.pid, binding.root_pid])
+    if (pid !== null) keys.push({ kind: 'process', id: String(pid) });
+  if (binding.process_id !== null && /^[1-9][0-9]{0,9}$/.test(binding.process_id))
+    keys.push({ kind: 'process', id: binding.process_id });
+  return keys;
+}
+
+/** A cgroup's id: as given when decimal, else the inode of the path under the cgroup v2 mount. */
+function cgroupId(given: string): string | null {
+  if (/^[0-9]+$/.test(given)) return given;
+  try {
+    return statSync(join(cgroupRoot, given), { bigint: true }).ino.toString();
+  } catch {
+    return null;
+  }
+}
