@@ -38,6 +38,9 @@ await serveStoreActor(parentPort, data.store, async (context) => {
       },
       runChecks: [verifyPolicyLinks],
     }),
-    startSecurityStore(context, { catchUpRollup: () => telemetry.catchUpRollup() }),
+    startSecurityStore(context, {
+      catchUpRollup: () => telemetry.catchUpRollup(),
+      endSeq: () => telemetry.endSeq(),
+    }),
   ];
 });

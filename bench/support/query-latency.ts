@@ -38,3 +38,19 @@ export async function deepCursor(daemon: RunningDaemon, path: string, pages: num
   }
   return cursor;
 }
+
+/** The p99 target of the query answers at 10M events (issue 24), in ms. */
+export const queryTargetP99Ms = 20;
+
+/** How a p99 compares with the 10M-event target: the ratio (<= 1 meets it) and whether it does. */
+export function p99Target(p99: number): {
+  target_p99_ms: number;
+  p99_to_target: number;
+  target_met: boolean;
+} {
+  return {
+    target_p99_ms: queryTargetP99Ms,
+    p99_to_target: Math.round((p99 / queryTargetP99Ms) * 1000) / 1000,
+    target_met: p99 <= queryTargetP99Ms,
+  };
+}

@@ -53,18 +53,16 @@ const columns =
 
 /**
  * The judged events after seq `after` of `run`, or of every run when null, with their decisions.
- * An event whose decision row is gone is skipped here (verify reports it).
+ * An event whose decision row is gone is skipped here (verify reports it). `endSeq` is the next
+ * position the store will hand out: nothing is stored at or beyond it.
  */
 export async function pageJudgedEvents(
   connection: DuckDBConnection,
   run: string | null,
   after: bigint,
   limit: number,
+  endSeq: bigint,
 ): Promise<JudgedPage> {
-  const [last] = await readRows<{ last: bigint }>(
-    connection,
-    sql`SELECT coalesce(max(seq), -1) AS last FROM events`,
-  );
   const ofRun = run === null ? sql`run_id IS NOT NULL` : sql`run_id = ${run}`;
   let rows: JudgedEvent[] = [];
   for (let width = firstProbe; ; width *= 8n) {
@@ -75,7 +73,7 @@ export async function pageJudgedEvents(
           WHERE ${ofRun} AND judged AND seq > ${after} AND seq <= ${upper}
           ORDER BY seq LIMIT ${limit + 1}`,
     );
-    if (rows.length > limit || upper >= last!.last) break;
+    if (rows.length > limit || upper + 1n >= endSeq) break;
   }
   const page = rows.slice(0, limit);
   const decisions = await decisionsOf(connection, page);

@@ -62,11 +62,12 @@ export async function listRisks(
   connection: DuckDBConnection,
   params: RisksParams,
   formatVersion: number,
+  endSeq: bigint,
 ): Promise<SecurityRisks> {
   await requireRun(connection, params.run);
   const digest = filterDigest(['risks', params.run]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  const page = await pageJudgedEvents(connection, params.run, after, params.limit);
+  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq);
   return {
     schema_version: 'provenance.security_risks/v1',
     run_id: params.run,

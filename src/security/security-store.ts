@@ -31,6 +31,8 @@ export const rollupFolds: readonly RollupFold[] = [signalValuesFold, llmUsageFol
 export interface SecurityDeps {
   /** Folds every committed event into the process rollup and rollupFolds. */
   catchUpRollup(): Promise<void>;
+  /** The next position the store will hand out: the judged-event pages stop probing there. */
+  endSeq(): bigint;
 }
 
 /** Starts the security module; its signals, baseline and deviations queries borrow the telemetry module's catch-up. */
@@ -38,9 +40,10 @@ export function startSecurityStore(context: StoreContext, deps: SecurityDeps): S
   const { formatVersion, writer, writes } = context;
   const json = async <T>(answer: Promise<T>): Promise<string> => JSON.stringify(await answer);
   const queries: QueryHandlers<SecurityQueries> = {
-    risks: (params) => json(listRisks(context.reader(), params, formatVersion)),
-    responses: (params) => json(listResponses(context.reader(), params, formatVersion)),
-    auditAssociations: (params) => json(listAuditAssociations(context.reader(), params, formatVersion)),
+    risks: (params) => json(listRisks(context.reader(), params, formatVersion, deps.endSeq())),
+    responses: (params) => json(listResponses(context.reader(), params, formatVersion, deps.endSeq())),
+    auditAssociations: (params) =>
+      json(listAuditAssociations(context.reader(), params, formatVersion, deps.endSeq())),
     enforce: async (params) => {
       await writes.run(() => insertEnforcement(writer, params));
       return '{}';

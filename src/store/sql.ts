@@ -9,6 +9,8 @@
  */
 import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { listValue, LIST } from '@duckdb/node-api';
+import { releasePrepared, takePrepared } from './prepared-cache.js';
+import { resultRows } from './result-rows.js';
 
 /** Statement text with placeholders (see `slot`) and the values bound to them, in text order. */
 export interface Statement {
@@ -150,18 +152,23 @@ export function execute(
 }
 
 /**
- * Runs one statement and returns its rows as plain JS objects. Prepared directly: the client's
- * runAndReadAll first splits the text into statements, one more round trip to DuckDB's thread.
+ * Runs one statement and returns its rows as plain JS objects. Prepared directly, not through the
+ * client's runAndReadAll (which first splits the text into statements, one more round trip to
+ * DuckDB's thread), and kept for the next read of the same text; the rows are read from the
+ * materialized result in place (result-rows.ts).
  */
 export async function readRows<Row>(connection: DuckDBConnection, statement: Statement): Promise<Row[]> {
-  if (statement.values.length === 0)
-    return (await connection.runAndReadAll(statement.text)).getRowObjectsJS() as Row[];
-  const prepared = await connection.prepare(numbered(statement));
+  if (statement.values.length === 0) return resultRows<Row>(await connection.run(statement.text));
+  const text = numbered(statement);
+  const prepared = await takePrepared(connection, text);
+  let failed = true;
   try {
     prepared.bind([...statement.values], [...statement.types] as DuckDBType[]);
-    return (await prepared.runAndReadAll()).getRowObjectsJS() as Row[];
+    const result = await prepared.run();
+    failed = false;
+    return resultRows<Row>(result);
   } finally {
-    prepared.destroySync();
+    releasePrepared(connection, text, prepared, failed);
   }
 }
 

@@ -66,6 +66,8 @@ export interface TelemetryDeps {
 export interface TelemetryStoreModule extends StoreModule {
   /** Folds every committed event into the rollup (and its folds); call before reading them. */
   catchUpRollup(): Promise<void>;
+  /** The next position the store will hand out: nothing is stored at or beyond it. */
+  endSeq(): bigint;
 }
 
 /** How often keys past retention are forgotten. */
@@ -176,6 +178,7 @@ export async function startTelemetryStore(
     name: 'telemetry',
     queries,
     catchUpRollup: () => rollup.catchUp(),
+    endSeq: () => committer.endSeq,
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);
       return { spool: spool.stats, events_seen: seen.length > 0 };

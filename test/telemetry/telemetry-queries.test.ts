@@ -48,6 +48,26 @@ describe('telemetry queries', function () {
     assert.deepEqual(during, after.slice(0, during.length));
   });
 
+  it('pages only the run and type asked for when runs interleave in one body', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, { run_id: 'run-a', tool_call_id: 'tc', cgroup_id: 'cg-a' });
+    await bind(daemon.url, { run_id: 'run-b', tool_call_id: 'tc', cgroup_id: 'cg-b' });
+    const a = mixedLines(300, 'cg-a').split('\n');
+    const b = mixedLines(300, 'cg-b').split('\n');
+    await ingest(daemon.url, a.flatMap((line, i) => [line, b[i]!]).join('\n'), 'native');
+    const whole = await pageAll(daemon.url, 'run=run-a');
+    assert.equal(whole.length, 300);
+    const ids = (events: Record<string, unknown>[]): unknown[] => events.map((event) => event['id']);
+    assert.deepEqual(ids(await pageAll(daemon.url, 'run=run-a', 7)), ids(whole));
+    const execs = await pageAll(daemon.url, 'run=run-a&type=execve', 7);
+    assert.deepEqual(
+      ids(execs),
+      ids(whole.filter((event) => event['type'] === 'execve')),
+      'the pages of a type are the run list filtered by it',
+    );
+    assert.equal(execs.length, 60);
+  });
+
   it('refuses a cursor used with other filters, a malformed cursor, and a bad limit', async function () {
     const daemon = await daemons.start();
     await bind(daemon.url, { run_id: 'run-c', tool_call_id: 'tc', cgroup_id: 'cg-c' });

@@ -39,11 +39,12 @@ export async function listAuditAssociations(
   connection: DuckDBConnection,
   params: AuditAssociationsParams,
   formatVersion: number,
+  endSeq: bigint,
 ): Promise<AuditAssociations> {
   if (params.run !== null) await requireRun(connection, params.run);
   const digest = filterDigest(['audit_associations', params.run]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  const page = await pageJudgedEvents(connection, params.run, after, params.limit);
+  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq);
   const links = await graphLinks(connection, page.judged);
   const associations: (AuditAssociation & { seq: bigint })[] = [];
   for (const [run, judged] of byRun(page.judged)) {

@@ -34,11 +34,12 @@ export async function listResponses(
   connection: DuckDBConnection,
   params: ResponsesParams,
   formatVersion: number,
+  endSeq: bigint,
 ): Promise<SecurityResponses> {
   await requireRun(connection, params.run);
   const digest = filterDigest(['responses', params.run]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  const page = await pageJudgedEvents(connection, params.run, after, params.limit);
+  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq);
   const toolCalls = [...new Set(page.judged.flatMap(({ event }) => event.tool_call_id ?? []))];
   const commands = await commandFacts(connection, params.run, toolCalls);
   return {
