@@ -14,6 +14,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--policy': 'FILE',
   '--ingest-timeout': 'DURATION',
   '--spool-ttl': 'DURATION',
+  '--capture': 'all|bound',
   '--spool-max-events': 'COUNT',
   '--spool-max-bytes': 'BYTES',
   '--url': 'URL',
