@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { ProvdError } from '../shared/errors.js';
 import { defaultIngestLimits } from '../ingest/ingest-router.js';
 import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
+import type { CaptureMode } from '../sensor/capture-filter.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {
@@ -73,7 +74,6 @@ export const defaultMaxBodyBytes = 64 * 1024 * 1024;
 export const databaseFileName = 'provd.duckdb';
 
 /** `--capture` / PROVD_CAPTURE: `all` stores every process of the host, `bound` only bound ones. */
-export type CaptureMode = 'all' | 'bound';
 
 function parseCapture(value: string): CaptureMode {
   if (value === 'all' || value === 'bound') return value;

@@ -8,6 +8,9 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Binding } from '../telemetry/binding.js';
 
+/** `--capture`: store every process of the host, or only those a binding names. */
+export type CaptureMode = 'all' | 'bound';
+
 /** One key of the kernel's capture filter. */
 export interface CaptureKey {
   kind: 'cgroup' | 'process';

@@ -3,7 +3,7 @@
  * router (decoded in the normalize pool, never here), and reports what attached and what was lost.
  * A batch the router cannot take is dropped and counted, never silently.
  */
-import type { CaptureMode } from '../daemon/config.js';
+import type { CaptureMode } from './capture-filter.js';
 import { log } from '../shared/log.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
 import { captureKeys } from './capture-filter.js';
