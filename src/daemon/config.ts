@@ -74,7 +74,6 @@ export const defaultMaxBodyBytes = 64 * 1024 * 1024;
 export const databaseFileName = 'provd.duckdb';
 
 /** `--capture` / PROVD_CAPTURE: `all` stores every process of the host, `bound` only bound ones. */
-
 function parseCapture(value: string): CaptureMode {
   if (value === 'all' || value === 'bound') return value;
   throw invalid(`--capture / PROVD_CAPTURE must be all or bound, not ${JSON.stringify(value)}`);

@@ -4,8 +4,9 @@
  * cgroup and everything below it) and process ids (a process and the children it forks from then
  * on). A binding by container id alone names nothing the kernel sees, so it binds nothing.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { cgroup2MountPoint } from '../provenance/record/cgroup-root.js';
 import type { Binding } from '../telemetry/binding.js';
 
 /** `--capture`: store every process of the host, or only those a binding names. */
@@ -18,7 +19,19 @@ export interface CaptureKey {
   id: string;
 }
 
-const cgroupRoot = '/sys/fs/cgroup';
+/** The cgroup2 mount (`/sys/fs/cgroup/unified` on hybrid hosts), read once; null when none is mounted. */
+let cgroupRoot: string | null | undefined;
+
+function cgroupMount(): string | null {
+  if (cgroupRoot === undefined) {
+    try {
+      cgroupRoot = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8')) ?? null;
+    } catch {
+      cgroupRoot = null;
+    }
+  }
+  return cgroupRoot;
+}
 
 /** The keys `binding` adds to the filter; none for one that has ended. */
 export function captureKeys(binding: Binding): CaptureKey[] {
@@ -33,11 +46,18 @@ export function captureKeys(binding: Binding): CaptureKey[] {
   return keys;
 }
 
-/** A cgroup's id: as given when decimal, else the inode of the path under the cgroup v2 mount. */
+/**
+ * A cgroup's id: as given when decimal, else the inode of the path under the cgroup2 mount. A path
+ * that climbs out of the mount (`..`) names no cgroup: a binding's caller may be an agent.
+ */
 function cgroupId(given: string): string | null {
   if (/^[0-9]+$/.test(given)) return given;
+  const mount = cgroupMount();
+  if (mount === null) return null;
+  const path = join(mount, given);
+  if (path !== mount && !path.startsWith(`${mount}/`)) return null;
   try {
-    return statSync(join(cgroupRoot, given), { bigint: true }).ino.toString();
+    return statSync(path, { bigint: true }).ino.toString();
   } catch {
     return null;
   }
