@@ -8,7 +8,7 @@ import { captureKeys } from '../../src/sensor/capture-filter.js';
 /** A binding with every key empty but those given. */
 function binding(fields: Partial<Binding>): Binding {
   return {
-    binding_id: 'b' as Binding['binding_id'],
+    binding_id: 'b',
     run_id: 'run',
     tool_call_id: 'tc',
     session_id: null,
@@ -30,14 +30,11 @@ function binding(fields: Partial<Binding>): Binding {
 
 describe('the keys a binding adds to the kernel capture filter', function () {
   it('keeps a decimal cgroup id, pids and a numeric process id; an ended binding or a container id adds none', function () {
-    assert.deepEqual(
-      captureKeys(binding({ cgroup_id: '8812', pid: 41 as Binding['pid'], process_id: '77' })),
-      [
-        { kind: 'cgroup', id: '8812' },
-        { kind: 'process', id: '41' },
-        { kind: 'process', id: '77' },
-      ],
-    );
+    assert.deepEqual(captureKeys(binding({ cgroup_id: '8812', pid: 41, process_id: '77' })), [
+      { kind: 'cgroup', id: '8812' },
+      { kind: 'process', id: '41' },
+      { kind: 'process', id: '77' },
+    ]);
     assert.deepEqual(captureKeys(binding({ process_id: 'tetragon:exec:abc' })), []);
     assert.deepEqual(captureKeys(binding({ container_id: 'abc123' })), []);
     assert.deepEqual(captureKeys(binding({ cgroup_id: '8812', ended_at: '2026-01-01T00:00:00Z' })), []);
