@@ -78,6 +78,6 @@ export function readBaselines(): Baselines {
 }
 
 /** A ratio to three significant decimals. */
-export function round(ratio: number): number {
+function round(ratio: number): number {
   return Number(ratio.toFixed(3));
 }
