@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "native-content.h"
 #include "rows.h"
 #include "sha256.h"
 
@@ -142,10 +144,104 @@ Napi::Value WriteRows(const Napi::CallbackInfo& info) {
   return Napi::Buffer<uint8_t>::Copy(env, digests.data(), digests.size());
 }
 
+// nativeContents(slice: Uint8Array, lines: Uint32Array, types: Uint8Array, observed: Uint8Array,
+//   typeNames: string[], fallback: Uint8Array, skipBom: boolean):
+//   { contents: Buffer | null, attrsLength: Uint32Array, refused: Uint32Array }
+// The canonical contents of a slice's events, '\n'-terminated in order, as writeRows takes them.
+// Event i's content is built from line lines[i] (1-based) of the native-format `slice`
+// (native-content.cc), with type typeNames[types[i]] and observed_type typeNames[observed[i] - 1]
+// (0: none); an event with lines[i] == 0 takes the next content of `fallback` instead. attrsLength
+// is the UTF-16 length of each built content's attrs (0 for fallback ones). When some line could
+// not be built exactly, contents is null and refused lists those events.
+Napi::Value NativeContents(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* usage = "failed to build contents: expected (Uint8Array, Uint32Array, Uint8Array, Uint8Array, string[], Uint8Array, boolean)";
+  if (info.Length() != 7 || !info[4].IsArray() || !info[6].IsBoolean()) throw Napi::TypeError::New(env, usage);
+  const napi_typedarray_type kinds[] = {napi_uint8_array, napi_uint32_array, napi_uint8_array, napi_uint8_array};
+  for (size_t i = 0; i < 4; i++)
+    if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != kinds[i])
+      throw Napi::TypeError::New(env, usage);
+  if (!info[5].IsTypedArray() || info[5].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    throw Napi::TypeError::New(env, usage);
+  auto slice = info[0].As<Napi::Uint8Array>();
+  auto lines = info[1].As<Napi::Uint32Array>();
+  auto types = info[2].As<Napi::Uint8Array>();
+  auto observed = info[3].As<Napi::Uint8Array>();
+  auto nameList = info[4].As<Napi::Array>();
+  auto fallback = info[5].As<Napi::Uint8Array>();
+  const bool skipBom = info[6].As<Napi::Boolean>().Value();
+  const size_t events = lines.ElementLength();
+  if (types.ElementLength() != events || observed.ElementLength() != events)
+    throw Napi::RangeError::New(env, "failed to build contents: lines, types and observed differ in length");
+  std::vector<std::string> names(nameList.Length());
+  for (uint32_t i = 0; i < nameList.Length(); i++) {
+    Napi::Value name = nameList.Get(i);
+    if (!name.IsString()) throw Napi::TypeError::New(env, "failed to build contents: a type name is not a string");
+    names[i] = name.As<Napi::String>().Utf8Value();
+  }
+
+  const char* data = reinterpret_cast<const char*>(slice.Data());
+  const size_t size = slice.ByteLength();
+  const char* fallbackAt = reinterpret_cast<const char*>(fallback.Data());
+  const char* const fallbackEnd = fallbackAt + fallback.ByteLength();
+  auto owned = std::make_unique<std::string>();  // handed to the Buffer below, without a copy
+  std::string& out = *owned;
+  out.reserve(size + size / 4 + fallback.ByteLength());
+  auto attrsLength = Napi::Uint32Array::New(env, events);
+  std::vector<uint32_t> refused;
+  provd::NativeContentWriter writer;
+  size_t lineNumber = 1;  // the line starting at `lineStart`
+  size_t lineStart = skipBom && size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+  for (size_t i = 0; i < events; i++) {
+    attrsLength[i] = 0;
+    if (lines[i] == 0) {
+      const char* end = static_cast<const char*>(memchr(fallbackAt, '\n', fallbackEnd - fallbackAt));
+      if (end == nullptr) throw Napi::RangeError::New(env, "failed to build contents: fewer fallback contents than events");
+      out.append(fallbackAt, end + 1 - fallbackAt);
+      fallbackAt = end + 1;
+      continue;
+    }
+    if (lines[i] < lineNumber) throw Napi::RangeError::New(env, "failed to build contents: lines out of order");
+    while (lineNumber < lines[i]) {
+      const char* end = static_cast<const char*>(memchr(data + lineStart, '\n', size - lineStart));
+      if (end == nullptr) throw Napi::RangeError::New(env, "failed to build contents: a line past the slice");
+      lineStart = end + 1 - data;
+      lineNumber++;
+    }
+    const char* newline = static_cast<const char*>(memchr(data + lineStart, '\n', size - lineStart));
+    size_t lineEnd = newline == nullptr ? size : newline - data;
+    if (lineEnd > lineStart && data[lineEnd - 1] == '\r') lineEnd--;
+    if (types[i] >= names.size() || observed[i] > names.size())
+      throw Napi::RangeError::New(env, "failed to build contents: a type code past the names");
+    const provd::NativeLineFacts facts{names[types[i]], observed[i] == 0 ? std::string_view() : names[observed[i] - 1]};
+    size_t attrs = 0;
+    if (writer.Append(std::string_view(data + lineStart, lineEnd - lineStart), facts, &out, &attrs)) {
+      out.push_back('\n');
+      attrsLength[i] = static_cast<uint32_t>(attrs);
+    } else {
+      refused.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  Napi::Object result = Napi::Object::New(env);
+  if (refused.empty()) {
+    std::string* text = owned.release();
+    result.Set("contents", Napi::Buffer<char>::New(env, text->data(), text->size(),
+                                                   [](Napi::Env, char*, std::string* done) { delete done; }, text));
+  } else {
+    result.Set("contents", env.Null());
+  }
+  result.Set("attrsLength", attrsLength);
+  auto refusedArray = Napi::Uint32Array::New(env, refused.size());
+  if (!refused.empty()) memcpy(refusedArray.Data(), refused.data(), refused.size() * sizeof(uint32_t));
+  result.Set("refused", refusedArray);
+  return result;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sha256Lines", Napi::Function::New(env, Sha256Lines, "sha256Lines"));
   exports.Set("merkleRoots", Napi::Function::New(env, MerkleRoots, "merkleRoots"));
   exports.Set("writeRows", Napi::Function::New(env, WriteRows, "writeRows"));
+  exports.Set("nativeContents", Napi::Function::New(env, NativeContents, "nativeContents"));
   return exports;
 }
 

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -170,16 +169,26 @@ bool Unescape(std::string_view escaped, std::string* out) {
 void AppendText(std::string* row, std::string_view text) {
   row->push_back(kQuote);
   if (text.substr(0, 3) == "\xef\xbb\xbf") row->append("\xef\xbb\xbf");
-  for (const char c : text) {
-    if (c == kQuote) row->push_back(kQuote);
-    row->push_back(c);
+  size_t run = 0;  // the start of the bytes not yet appended
+  for (size_t at = 0; at < text.size(); at++) {
+    if (text[at] != kQuote) continue;
+    row->append(text.data() + run, at + 1 - run);
+    row->push_back(kQuote);  // doubled
+    run = at + 1;
   }
+  row->append(text.data() + run, text.size() - run);
   row->push_back(kQuote);
 }
 
 bool AppendStringField(std::string* row, const Value& value, std::string* scratch) {
   if (value.null) return true;  // NULL: nothing between the commas
-  if (!value.string || !Unescape(value.text, scratch)) return false;
+  if (!value.string) return false;
+  // without a backslash the escaped form is the text itself (canonical JSON escapes no other way)
+  if (value.text.find('\\') == std::string_view::npos) {
+    AppendText(row, value.text);
+    return true;
+  }
+  if (!Unescape(value.text, scratch)) return false;
   AppendText(row, *scratch);
   return true;
 }
@@ -193,8 +202,15 @@ bool AppendIntegerField(std::string* row, const Value& value) {
 
 void AppendInteger(std::string* row, long long value) {
   char digits[24];
-  const int size = std::snprintf(digits, sizeof(digits), "%lld", value);
-  row->append(digits, static_cast<size_t>(size));
+  char* end = digits + sizeof(digits);
+  char* at = end;
+  unsigned long long magnitude = value < 0 ? 0ULL - static_cast<unsigned long long>(value) : value;
+  do {
+    *--at = static_cast<char>('0' + magnitude % 10);
+    magnitude /= 10;
+  } while (magnitude != 0);
+  if (value < 0) *--at = '-';
+  row->append(at, static_cast<size_t>(end - at));
 }
 
 void AppendHex(std::string* row, const uint8_t* digest) {

@@ -5,13 +5,13 @@
  * small data: counts, errors, per-run digests and the policy's decisions. The windows are counted
  * by the commit, in SQL over the rows it inserted.
  */
-import { merkleRoots } from '../provenance/batch-hash.js';
+import { merkleRoots, nativeContents } from '../provenance/batch-hash.js';
 import { decisionLeaf } from '../provenance/decision-leaf.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import type { BindingReplica } from '../telemetry/binding-replica.js';
 import type { Correlation } from '../telemetry/binding-index.js';
 import type { IngestFormat, LineError, ParsedEvent } from '../telemetry/event.js';
-import { attrsInContent, canonicalContent } from '../telemetry/event-hash.js';
+import { canonicalContent } from '../telemetry/event-hash.js';
 import type { BatchDigest } from '../telemetry/batch-commit.js';
 import type { CounterDelta } from '../telemetry/producer-counters.js';
 import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.js';
@@ -81,7 +81,7 @@ export function normalizeBatch(
   replica: BindingReplica,
   policy: PolicyEngine,
 ): NormalizeResult {
-  const { events, errors, rejected, rejectedByCode } =
+  const { events, nativeLines, errors, rejected, rejectedByCode } =
     task.format === 'sensor' ? decodeSensorBatch(task.bytes) : parseNdjson(task.bytes, task.format, 1);
   const tally = new ProducerTally();
   const count = events.length;
@@ -90,21 +90,23 @@ export function normalizeBatch(
   const groups = new Uint32Array(count);
   const decided: { index: number; decision: PolicyDecision; match: Correlation | undefined }[] = [];
   const gaps: ReportedGap[] = [];
-  let pending = 0;
-  let pendingBytes = 0;
+  const pendingIndexes: number[] = [];
   for (let i = 0; i < count; i++) {
     const event = events[i]!;
+    let line = contentFromLine(event) ? nativeLines[i]! : 0;
     if (event.time === missingTime) {
       stampReceived(event, task.ingestedNs);
       tally.count(event.source, 'no_capture_time');
+      line = 0;
     }
-    const content = canonicalContent(event);
+    // the addon builds the content of a native line from its bytes (native/hash/native-content.cc)
+    const content = line === 0 ? canonicalContent(event) : null;
     const match = replica.index.correlate(event);
     groups[i] = runs.groupOf(match === undefined ? null : match.binding.run_id);
     const decision = decide(policy, event);
     if (decision !== null) decided.push({ index: i, decision, match });
     const unstorablePid = unstorableComm !== undefined && event.comm === unstorableComm;
-    rows.add(i, { event, content, match, judged: decision !== null, unstorablePid });
+    rows.add(i, { event, content, line, match, judged: decision !== null, unstorablePid });
     tally.count(event.source, 'accepted');
     if (event.type === 'generic') tally.count(event.source, `generic:${String(event.attrs.kind)}`);
     if (event.type === 'capture_loss') {
@@ -115,12 +117,13 @@ export function normalizeBatch(
       if (typeof filtered === 'number') tally.count(event.source, 'filtered', filtered);
     }
     if (match === undefined) {
-      pending++;
-      pendingBytes += estimateRowBytes(event, attrsInContent(content));
+      pendingIndexes.push(i);
       tally.count(event.source, 'spooled');
     }
   }
-  const digests = count === 0 ? Buffer.alloc(0) : rows.write(task.file);
+  const digests = count === 0 ? Buffer.alloc(0) : rows.write(task.file, task.bytes);
+  let pendingBytes = 0;
+  for (const i of pendingIndexes) pendingBytes += estimateRowBytes(events[i]!, rows.attrsLength(i));
 
   // the policy's decisions, with the hashes of the events they judged
   const verdicts: EventVerdict[] = [];
@@ -143,7 +146,7 @@ export function normalizeBatch(
     lines: countLines(task.bytes),
     accepted: count,
     rejected,
-    pending,
+    pending: pendingIndexes.length,
     pendingBytes,
     errors,
     digests: runs.list().map(({ runId, events: runEvents }, group) => {
@@ -163,6 +166,15 @@ export function normalizeBatch(
     kills,
     ingestedNs: task.ingestedNs,
   };
+}
+
+/**
+ * True when the addon may build the event's content from its native line: it is loaded, and
+ * native.ts took the line as it is. A setuid or setgid line of AgentProvenance's sensor has its
+ * uid moved into attrs (readAgentprovTarget), so those two types are written here.
+ */
+function contentFromLine(event: ParsedEvent): boolean {
+  return nativeContents !== null && event.type !== 'setuid' && event.type !== 'setgid';
 }
 
 /** The runs of a slice's events, numbered in order of first appearance (null: spooled), with their counts. */

@@ -55,8 +55,17 @@ function hasLongLine(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** Parses one decoded, non-blank line and files its event or its rejection. */
-function parseLine(text: string, line: number, format: IngestFormat, result: ParseResult): void {
+/**
+ * Parses one decoded, non-blank line and files its event or its rejection; `sliceLine` is its
+ * 1-based number within the slice.
+ */
+function parseLine(
+  text: string,
+  line: number,
+  sliceLine: number,
+  format: IngestFormat,
+  result: ParseResult,
+): void {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -121,6 +130,7 @@ function parseLine(text: string, line: number, format: IngestFormat, result: Par
   }
   classifyEvent(parsed);
   result.events.push(parsed);
+  result.nativeLines.push(lineFormat === 'native' ? sliceLine : 0);
 }
 
 /** The fast path: the whole chunk decoded in one call, lines split on the string. */
@@ -134,7 +144,7 @@ function parseText(text: string, format: IngestFormat, firstLine: number, result
     const stop = end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
     // '{' first: the common case skips the blank scan
     if (text.charCodeAt(start) === 123 || !isBlank(text, start, stop)) {
-      parseLine(text.slice(start, stop), line, format, result);
+      parseLine(text.slice(start, stop), line, line - firstLine + 1, format, result);
     }
     start = end + 1;
   }
@@ -163,7 +173,7 @@ function parseBytes(bytes: Uint8Array, format: IngestFormat, firstLine: number, 
       } catch {
         reject(result, line, 'invalid_utf8', 'the line is not valid UTF-8');
       }
-      if (text !== undefined) parseLine(text, line, format, result);
+      if (text !== undefined) parseLine(text, line, line - firstLine + 1, format, result);
     }
     start = end + 1;
   }

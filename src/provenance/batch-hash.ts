@@ -40,6 +40,25 @@ interface HashAddon {
     correlation: Uint32Array,
     correlations: string[],
   ): Buffer;
+  nativeContents(
+    slice: Uint8Array,
+    lines: Uint32Array,
+    types: Uint8Array,
+    observed: Uint8Array,
+    typeNames: readonly string[],
+    fallback: Uint8Array,
+    skipBom: boolean,
+  ): NativeContents;
+}
+
+/** What nativeContents answers for a slice. */
+export interface NativeContents {
+  /** The events' canonical contents, '\n'-terminated in order; null when some were refused. */
+  contents: Buffer | null;
+  /** Per event built from its line, the UTF-16 length of its attrs JSON (0 for fallback ones). */
+  attrsLength: Uint32Array;
+  /** The events whose lines could not be written exactly here: JavaScript writes their contents. */
+  refused: Uint32Array;
 }
 
 /** Where .ci/setup builds the addon. */
@@ -98,6 +117,16 @@ export const writeRowsNative =
           columns.correlation,
           columns.correlations,
         );
+
+/**
+ * The native content builder, or null without the addon: builds the canonical contents of a slice's
+ * events, each from its native-format line (`lines[i]`, 1-based in `slice`) with its type after
+ * classification (`types[i]`, a code into `typeNames`) and the parser's type when classification
+ * changed it (`observed[i]`, code + 1, or 0), or, where `lines[i]` is 0, from `fallback` (the
+ * JavaScript-built contents of those events, in order, '\n'-terminated). native/hash/native-content.cc
+ * must write what event-hash.ts: canonicalContent writes (test/provenance/native-contents.test.ts).
+ */
+export const nativeContents = addon === null ? null : addon.nativeContents.bind(addon);
 
 export function sha256LinesJs(input: Uint8Array): Buffer {
   const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);

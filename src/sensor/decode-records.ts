@@ -77,6 +77,7 @@ export function decodeSensorBatch(bytes: Uint8Array): ParseResult {
       if (Object.keys(record.notUtf8).length > 0) event.attrs.not_utf8_hex = record.notUtf8;
       classifyEvent(event);
       result.events.push(event);
+      result.nativeLines.push(0);
     }
     at += (size + 7) & ~7;
   }

@@ -6,6 +6,11 @@ export const maxLineErrors = 100;
 
 export interface ParseResult {
   events: ParsedEvent[];
+  /**
+   * Per event, the 1-based line of the slice it was parsed from when that line is in the native
+   * format (its canonical content can then be built from the line's bytes: native/hash), else 0.
+   */
+  nativeLines: number[];
   errors: LineError[];
   rejected: number;
   /** Every rejection by code, including those past the `errors` cap. */
@@ -13,7 +18,7 @@ export interface ParseResult {
 }
 
 export function emptyParseResult(): ParseResult {
-  return { events: [], errors: [], rejected: 0, rejectedByCode: {} };
+  return { events: [], nativeLines: [], errors: [], rejected: 0, rejectedByCode: {} };
 }
 
 /** Counts a rejection of line (or record) `line`, and keeps its error while under the cap. */

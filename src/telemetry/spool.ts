@@ -27,10 +27,13 @@ export interface SpoolStats {
   bytes: number;
 }
 
-/** A spooled row's size estimate, in JS; must match `rowBytes` below (ASCII text: length = bytes). */
-export function estimateRowBytes(event: ParsedEvent, attrsJson: string): number {
+/**
+ * A spooled row's size estimate, in JS, from the UTF-16 length of its attrs JSON; must match
+ * `rowBytes` below (ASCII text: length = bytes).
+ */
+export function estimateRowBytes(event: ParsedEvent, attrsLength: number): number {
   return (
-    attrsJson.length +
+    attrsLength +
     event.time.length +
     (event.comm?.length ?? 0) +
     (event.cgroupId?.length ?? 0) +

@@ -209,6 +209,12 @@ describe('parseNdjson', function () {
 
   it('returns nothing when the body is empty or only newlines', function () {
     for (const body of ['', '\n', '\r\n\r\n'])
-      assert.deepEqual(parse(body), { events: [], errors: [], rejected: 0, rejectedByCode: {} });
+      assert.deepEqual(parse(body), {
+        events: [],
+        nativeLines: [],
+        errors: [],
+        rejected: 0,
+        rejectedByCode: {},
+      });
   });
 });

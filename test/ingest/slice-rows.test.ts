@@ -59,7 +59,7 @@ describe('slice rows', function () {
     const rows = new SliceRows(events.length);
     events.forEach((event, i) => {
       const content = canonicalContent(event);
-      const row = { event, content, match: i % 3 === 0 ? match : undefined, judged: i % 5 === 0 };
+      const row = { event, content, line: 0, match: i % 3 === 0 ? match : undefined, judged: i % 5 === 0 };
       rows.add(i, { ...row, unstorablePid: i === 11 });
     });
     return rows;
