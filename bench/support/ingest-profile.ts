@@ -52,6 +52,10 @@ export const stageRules: readonly StageRule[] = [
     stage: 'canonical_json',
     functions: ['canonicalJson', 'canonicalContent', 'canonicalOrder', 'canonicalEventContent'],
   },
+  // the addon's contents, built from the lines (native/hash/native-content.cc)
+  { stage: 'canonical_json', functions: ['builtContents', 'build'], file: 'slice-rows.js' },
+  // the addon's content hashes and rows file (native/hash/rows.cc)
+  { stage: 'hash_and_rows', functions: ['writeRowsNative', 'writeNatively', 'writeInJs'] },
   { stage: 'policy', functions: ['judge', 'evaluate', 'eventSubject'] },
   { stage: 'correlate', functions: ['correlate'] },
   { stage: 'windows', functions: ['add', 'list'], file: 'window-facts.js' },
