@@ -21,7 +21,7 @@
 namespace provd {
 namespace {
 
-constexpr char kQuote = '\x1e';  // must match event-row.ts: quote
+constexpr char kQuote = '\x1e';  // must match src/store/csv-rows.ts: csvQuote
 constexpr uint8_t kRisky = 1;    // must match event-row.ts: rowFlags
 constexpr uint8_t kJudged = 2;
 constexpr uint8_t kUnstorablePid = 4;

@@ -9,8 +9,8 @@
  * it raw (JSON escapes control characters), so attrs go in as they are, where `"` quoting doubled
  * every quote of every attrs (a copy of each, and DuckDB's slower unescaping path on the way in).
  */
-import { VARCHAR } from '@duckdb/node-api';
-import { list, raw, sql, type Statement } from '../store/sql.js';
+import { csvInt, csvQuote, csvSource, csvText } from '../store/csv-rows.js';
+import type { Statement } from '../store/sql.js';
 import type { Correlation } from './binding-index.js';
 import type { ParsedEvent } from './event.js';
 import { evidenceCode, methodCode, sourceCode, spoolCode, typeCode } from './codes.js';
@@ -45,19 +45,11 @@ export const eventRowColumns = [
   ['spool_state', 'UTINYINT'],
 ] as const;
 
-const quote = '\u001e';
+const quote = csvQuote;
 
-const readOptions =
-  `columns = {${eventRowColumns.map(([name, type]) => `'${name}': '${type}'`).join(', ')}}, ` +
-  `header = false, quote = '${quote}', escape = '${quote}', auto_detect = false, allow_quoted_nulls = false, ` +
-  `filename = true`;
-
-/**
- * The read_csv call for row files, as a table source. Strings are always quoted and nulls are
- * empty and unquoted, so with allow_quoted_nulls=false an empty string and NULL stay distinct.
- */
+/** The read_csv call for row files, as a table source. */
 export function eventRowsSource(files: readonly string[]): Statement {
-  return sql`read_csv(${list(files, VARCHAR)}, ${raw(readOptions)})`;
+  return csvSource(files, eventRowColumns);
 }
 
 /** Flags of a row for the native writer (native/hash/rows.cc: kRisky, kJudged, kUnstorablePid). */
@@ -74,7 +66,7 @@ export function correlationFields(match: Correlation | undefined): string {
   if (fields === undefined) {
     const { binding } = match;
     fields =
-      `,${text(binding.run_id)},${text(binding.tool_call_id)},${text(binding.binding_id)},` +
+      `,${csvText(binding.run_id)},${csvText(binding.tool_call_id)},${csvText(binding.binding_id)},` +
       `${methodCode(match.method)},${match.confidence},${evidenceCode(match.evidenceLevel)},${spoolCode('settled')}\n`;
     correlationCache.set(match, fields);
   }
@@ -96,26 +88,9 @@ export function encodeEventRow(
   pid: number | null = event.pid,
 ): string {
   return (
-    `${idx},${typeCode(event.type)},${sourceCode(event.source)},${text(event.time)},${event.timeNs},` +
-    `${int(pid)},${int(event.tgid)},${int(event.ppid)},${int(event.uid)},${text(event.comm)},` +
-    `${text(event.cgroupId)},${text(event.containerId)},${quote}${attrsJson}${quote},${hashHex},` +
+    `${idx},${typeCode(event.type)},${sourceCode(event.source)},${csvText(event.time)},${event.timeNs},` +
+    `${csvInt(pid)},${csvInt(event.tgid)},${csvInt(event.ppid)},${csvInt(event.uid)},${csvText(event.comm)},` +
+    `${csvText(event.cgroupId)},${csvText(event.containerId)},${quote}${attrsJson}${quote},${hashHex},` +
     `${isRisky(event.type, event.attrs)},${eventBytes(event.attrs)},${judged}${correlationFields(match)}`
   );
-}
-
-/**
- * A quoted CSV string that DuckDB reads back byte for byte. Its reader drops one U+FEFF (a BOM) at
- * the start of any value, so a value starting with one gets a second in front to be dropped. A test
- * (test/telemetry/event-row.test.ts) holds hostile strings to this through the real reader.
- */
-function text(value: string | null): string {
-  if (value === null) return '';
-  const quoted = value.includes(quote)
-    ? `${quote}${value.replaceAll(quote, quote + quote)}${quote}`
-    : `${quote}${value}${quote}`;
-  return value.charCodeAt(0) === 0xfeff ? `${quote}\ufeff${quoted.slice(1)}` : quoted;
-}
-
-function int(value: number | null): string {
-  return value === null ? '' : String(value);
 }

@@ -46,11 +46,15 @@ export interface TelemetryStoreInit {
 
 /** What other domains lend the telemetry module, wired by the store worker. */
 export interface TelemetryDeps {
-  /** Stores the policy's decisions on committed events, in their transaction (the security domain). */
+  /**
+   * Stores the policy's decisions on committed events, in their transaction (the security domain),
+   * through a file it may write at `scratchFile` (in the spool directory) and removes.
+   */
   recordVerdicts: (
     connection: DuckDBConnection,
     verdicts: readonly EventVerdict[],
     seqs: readonly bigint[],
+    scratchFile: string,
   ) => Promise<void>;
   /** Gives the decisions of spooled events that joined a run that run; returns their leaves by event id. */
   settleDecisions: (
@@ -102,7 +106,9 @@ export async function startTelemetryStore(
     ledger,
     {
       settleLagging: (batches, fromSeq) => bindings.settleLagging(batches, fromSeq),
-      recordVerdicts: (verdicts, seqs) => deps.recordVerdicts(writer, verdicts, seqs),
+      // commits run one at a time: one scratch file serves them all
+      recordVerdicts: (verdicts, seqs) =>
+        deps.recordVerdicts(writer, verdicts, seqs, join(init.spoolDir, 'decisions.csv')),
       async committed(batches, settled) {
         for (const batch of batches) {
           const stillPending = batch.pending - (settled.get(batch.batchId) ?? 0);

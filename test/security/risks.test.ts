@@ -14,6 +14,7 @@ interface Risk {
   risk_id: string;
   rule_id: string;
   decision: string;
+  reason: string;
   severity: string;
   advisory: { rule_id: string; decision: string; reason: string } | null;
   tool_call_id: string | null;
@@ -168,6 +169,50 @@ describe('GET /v1/security/risks (the policy judging every stored event)', funct
       [risk!.decision, risk!.rule_id, risk!.advisory],
       ['allow', 'default_allow', { rule_id: 'watch-curl', decision: 'deny', reason: 'curl is watched' }],
     );
+  });
+
+  it("keeps a rule's reason byte for byte, whatever it holds, and the run still verifies", async function () {
+    // the decisions reach the store through a CSV file: these are what such files get wrong
+    const hostile = '\ufeffa "reason",\nwith\r\nlines, \u001e separators\u001e\u001e, \\ back\tslash, ü 😀';
+    const policy = join(mkdtempSync(join(tmpdir(), 'provd-risks-')), 'policy.json');
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        rules: [
+          {
+            id: 'watch-curl',
+            decision: 'deny',
+            mode: 'detect',
+            reason: `${hostile} (advisory)`,
+            match: { commands: ['curl'] },
+          },
+          { id: 'no-ptrace', decision: 'quarantine', reason: hostile, match: { event_types: ['ptrace'] } },
+        ],
+      }),
+    );
+    const daemon = await daemons.start({ args: ['--policy', policy] });
+    await bind(daemon.url, {
+      run_id: 'run-reasons',
+      tool_call_id: 'tc',
+      cgroup_id: '777',
+      started_at: '2026-01-01T00:00:00Z',
+    });
+    await ingest(
+      daemon.url,
+      `${nativeLine({ event_type: 'execve', path: '/usr/bin/curl', argv: ['curl', 'x'] })}\n` +
+        `${nativeLine({ event_type: 'ptrace', target_pid: 1 })}\n`,
+      'native',
+    );
+    const risks = await risksOf(daemon, 'run-reasons');
+    assert.deepEqual(
+      risks.map((risk) => [risk.rule_id, risk.reason, risk.advisory?.reason ?? null]),
+      [
+        ['default_allow', 'detect-only rule watch-curl matched; allowed', `${hostile} (advisory)`],
+        ['no-ptrace', hostile, null],
+      ],
+    );
+    const verified = await request(daemon.url, '/v1/graph/verify?run=run-reasons');
+    assert.equal(verified.body['status'], 'ok', JSON.stringify(verified.body));
   });
 
   it('refuses a missing or unknown run and a cursor that is not its own', async function () {
