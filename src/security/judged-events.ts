@@ -5,8 +5,9 @@
  * a bounded range cheap, and the run's other events are never joined.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { VARCHAR } from '@duckdb/node-api';
 import type { DecisionFacts } from '../provenance/decision-leaf.js';
-import { raw, readRows, sql } from '../store/sql.js';
+import { list, raw, readRows, sql } from '../store/sql.js';
 
 /** A judged event: the columns its risk, response and associations read. */
 export interface JudgedEvent {
@@ -70,9 +71,9 @@ type PageKey = 'seq' | 'id';
  * The judged events after seq `after` of `run`, or of every run when null, with their decisions.
  * An event whose decision row is gone is skipped here (verify reports it). `endSeq` is the next
  * position the store will hand out: nothing is stored at or beyond it. `columns` are the event
- * columns read (seq and id among them; judgedEventColumns for all): each string column a probe reads costs DuckDB its decoding
- * over the whole window, not only over the rows it keeps (a risks page of 6 columns instead of 12
- * at 10M events: 1.8 ms instead of 6.1 on a deep page).
+ * columns read, seq and id among them (judgedEventColumns: all): each string column a probe reads
+ * costs DuckDB its decoding over the whole window, not only over the rows it keeps (a risks page of
+ * 6 columns instead of 12 at 10M events: 1.8 ms instead of 6.1 on a deep page).
  */
 export async function pageJudgedEvents<Column extends keyof JudgedEvent>(
   connection: DuckDBConnection,
@@ -112,21 +113,22 @@ export async function pageJudgedEvents<Column extends keyof JudgedEvent>(
  * The decisions on the given events (in seq order), by event id. A decision carries its event's
  * position, and decisions are written in their events' order: the page's seq range prunes the
  * table by its zone maps (3 ms at 10M events, where a match on the ids alone scans it: 10 ms).
- * The range's decisions on other events (of other runs) are dropped here, not by a list of ids
- * bound to the statement: binding 100 ids costs more than reading the few extra rows. Of two rows
- * for one event (none are written), the later in table order wins, as before.
  */
 async function decisionsOf(
   connection: DuckDBConnection,
   events: readonly Pick<JudgedEvent, PageKey>[],
 ): Promise<Map<string, DecisionRow>> {
   if (events.length === 0) return new Map();
-  const ids = new Set(events.map((event) => event.id));
+  const ids = list(
+    events.map((event) => event.id),
+    VARCHAR,
+  );
   const rows = await readRows<DecisionRow>(
     connection,
     sql`SELECT event_id, event_hash, decision, rule_id, severity, reason, advisory_rule_id,
           advisory_decision, advisory_reason, policy, decided_ns
-        FROM policy_decisions WHERE seq BETWEEN ${events[0]!.seq} AND ${events.at(-1)!.seq}`,
+        FROM policy_decisions WHERE seq BETWEEN ${events[0]!.seq} AND ${events.at(-1)!.seq}
+          AND list_contains(${ids}, event_id)`,
   );
-  return new Map(rows.filter((row) => ids.has(row.event_id)).map((row) => [row.event_id, row]));
+  return new Map(rows.map((row) => [row.event_id, row]));
 }
