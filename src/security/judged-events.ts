@@ -31,15 +31,15 @@ export interface DecisionRow extends DecisionFacts {
   decided_ns: bigint;
 }
 
-/** A judged event with its decision. */
-export interface Judged {
-  event: JudgedEvent;
+/** A judged event (all its columns, unless a page read fewer) with its decision. */
+export interface Judged<Event = JudgedEvent> {
+  event: Event;
   decision: DecisionRow;
 }
 
 /** A page of judged events after a position. */
-export interface JudgedPage {
-  judged: Judged[];
+export interface JudgedPage<Event = JudgedEvent> {
+  judged: Judged<Event>[];
   hasMore: boolean;
   /** The seq of the page's last event: the next page's position. */
   lastSeq: bigint | null;
@@ -48,28 +48,50 @@ export interface JudgedPage {
 // First probe width, in positions; each further probe is 8 times wider (as the events page).
 const firstProbe = 65_536n;
 
-const columns =
-  'seq, id, run_id, type, time, pid, cgroup_id, container_id, tool_call_id, binding_id, evidence_level, hash';
+/** Every column of a JudgedEvent, in the order responses and audit associations read them. */
+export const judgedEventColumns = [
+  'seq',
+  'id',
+  'run_id',
+  'type',
+  'time',
+  'pid',
+  'cgroup_id',
+  'container_id',
+  'tool_call_id',
+  'binding_id',
+  'evidence_level',
+  'hash',
+] as const satisfies readonly (keyof JudgedEvent)[];
+
+/** The columns a page must read whatever else it needs: its position and its decisions' key. */
+type PageKey = 'seq' | 'id';
 
 /**
  * The judged events after seq `after` of `run`, or of every run when null, with their decisions.
  * An event whose decision row is gone is skipped here (verify reports it). `endSeq` is the next
- * position the store will hand out: nothing is stored at or beyond it.
+ * position the store will hand out: nothing is stored at or beyond it. `columns` are the event
+ * columns read, seq and id among them (judgedEventColumns: all): each string column a probe reads
+ * costs DuckDB its decoding over the whole window, not only over the rows it keeps (a risks page of
+ * 6 columns instead of 12 at 10M events: 1.8 ms instead of 6.1 on a deep page).
  */
-export async function pageJudgedEvents(
+export async function pageJudgedEvents<Column extends keyof JudgedEvent>(
   connection: DuckDBConnection,
   run: string | null,
   after: bigint,
   limit: number,
   endSeq: bigint,
-): Promise<JudgedPage> {
+  columns: readonly (Column | PageKey)[],
+): Promise<JudgedPage<Pick<JudgedEvent, Column | PageKey>>> {
+  type Event = Pick<JudgedEvent, Column | PageKey>;
   const ofRun = run === null ? sql`run_id IS NOT NULL` : sql`run_id = ${run}`;
-  let rows: JudgedEvent[] = [];
+  const selected = raw(columns.join(', '));
+  let rows: Event[] = [];
   for (let width = firstProbe; ; width *= 8n) {
     const upper = after + width;
-    rows = await readRows<JudgedEvent>(
+    rows = await readRows<Event>(
       connection,
-      sql`SELECT ${raw(columns)} FROM events
+      sql`SELECT ${selected} FROM events
           WHERE ${ofRun} AND judged AND seq > ${after} AND seq <= ${upper}
           ORDER BY seq LIMIT ${limit + 1}`,
     );
@@ -94,7 +116,7 @@ export async function pageJudgedEvents(
  */
 async function decisionsOf(
   connection: DuckDBConnection,
-  events: readonly JudgedEvent[],
+  events: readonly Pick<JudgedEvent, PageKey>[],
 ): Promise<Map<string, DecisionRow>> {
   if (events.length === 0) return new Map();
   const ids = list(

@@ -10,7 +10,7 @@ import { evidenceName, typeName, type EvidenceLevel } from '../telemetry/codes.j
 import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../telemetry/cursor.js';
 import type { EventType } from '../telemetry/event.js';
 import type { PageLimit } from '../telemetry/paging.js';
-import { pageJudgedEvents, type Judged } from './judged-events.js';
+import { pageJudgedEvents, type Judged, type JudgedEvent } from './judged-events.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { Decision, Severity } from './policy/policy.js';
 
@@ -58,6 +58,12 @@ export interface SecurityRisks {
   risks: SecurityRisk[];
 }
 
+/** The event columns a risk shows: the page reads only these (see pageJudgedEvents). */
+const riskColumns = ['seq', 'id', 'type', 'time', 'tool_call_id', 'evidence_level'] as const;
+
+/** What a risk shows of its event. */
+export type RiskEvent = Pick<JudgedEvent, (typeof riskColumns)[number]>;
+
 export async function listRisks(
   connection: DuckDBConnection,
   params: RisksParams,
@@ -67,7 +73,7 @@ export async function listRisks(
   await requireRun(connection, params.run);
   const digest = filterDigest(['risks', params.run]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq);
+  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq, riskColumns);
   return {
     schema_version: 'provenance.security_risks/v1',
     run_id: params.run,
@@ -80,7 +86,7 @@ export async function listRisks(
 }
 
 /** The risk of one judged event. */
-export function riskOf({ event, decision: row }: Judged): SecurityRisk {
+export function riskOf({ event, decision: row }: Judged<RiskEvent>): SecurityRisk {
   const level = evidenceName(event.evidence_level);
   return {
     risk_id: riskId(row.event_id),

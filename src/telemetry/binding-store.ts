@@ -11,6 +11,7 @@ import { merkleRoot } from '../provenance/merkle.js';
 import { execute, inTransaction, join, raw, readRows, sql, unnested, type Statement } from '../store/sql.js';
 import type { BatchCommit } from './batch-commit.js';
 import { insertDigests } from '../provenance/seal-batches.js';
+import type { BatchPlaces } from './batch-places.js';
 import type { Binding } from './binding.js';
 import { buildCorrelations, normalizeContainerId } from './binding-index.js';
 import { bindingFromJson, bindingToJson } from './binding-json.js';
@@ -38,6 +39,8 @@ export class BindingStore {
     private readonly allocateSeq: (count: number) => bigint,
     /** Gives judged events that join a run now their decisions' run, and returns their leaves by event id. */
     private readonly settleDecisions: SettleDecisions = () => Promise.resolve(new Map<string, string>()),
+    /** Told where settled events now are, for explain; none in tests that do not explain. */
+    private readonly places: BatchPlaces | null = null,
   ) {}
 
   get version(): number {
@@ -198,14 +201,17 @@ export class BindingStore {
         });
       }
       await insertDigests(this.connection, digests);
+      for (const digest of digests) this.places?.committed(digest.batchId, digest.seqFrom, digest.seqTo);
     }
     // each ingest batch's settled events, by their time span: explain finds an id there
-    await execute(
+    const settled = await readRows<{ batch_id: string; time_from_ns: bigint; time_to_ns: bigint }>(
       this.connection,
       sql`INSERT INTO settled_ranges SELECT batch, min(time_ns), max(time_ns) FROM (
             SELECT regexp_extract(id, '^(.*)\\.[0-9]+$', 1) AS batch, time_ns FROM events
-            WHERE seq >= ${seqBase} AND seq < ${end}) GROUP BY batch`,
+            WHERE seq >= ${seqBase} AND seq < ${end}) GROUP BY batch
+          RETURNING batch_id, time_from_ns, time_to_ns`,
     );
+    for (const range of settled) this.places?.settled(range.batch_id, range.time_from_ns, range.time_to_ns);
     await countWindows(this.connection, seqBase, end);
     await addCounters(this.connection, [{ source: 'spool', counter: 'correlated', value: count }]);
   }

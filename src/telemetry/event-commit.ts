@@ -56,6 +56,8 @@ export interface CommitHooks {
    * domain), each with its event's position (`seqs[i]` is `verdicts[i]`'s).
    */
   recordVerdicts(verdicts: readonly EventVerdict[], seqs: readonly bigint[]): Promise<void>;
+  /** Inside the transaction: the events of batch `batchId` were put at seq [seqFrom, seqTo) (explain's batch places). */
+  placed?(batchId: string, seqFrom: bigint, seqTo: bigint): void;
 }
 
 /** Fault injection for tests (PROVD_FAULT_*): a slow commit, and a crash between COMMIT and the answer. */
@@ -280,16 +282,13 @@ export class EventCommitter {
     // a batch's loaded rows sit at [base, base + accepted), in row order, as insertEvents placed them
     const loadBases = batchBases(loads, seqBase);
     const bases = new Map(loads.map((batch, i) => [batch, loadBases[i]!]));
-    await trace.time('digests', () =>
-      insertDigests(
-        this.connection,
-        batches.flatMap((batch) => {
-          const seqFrom = bases.get(batch) ?? seqBase;
-          const seqTo = seqFrom + BigInt(batch.file === null ? 0 : batch.accepted);
-          return batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId, seqFrom, seqTo }));
-        }),
-      ),
-    );
+    const digests = batches.flatMap((batch) => {
+      const seqFrom = bases.get(batch) ?? seqBase;
+      const seqTo = seqFrom + BigInt(batch.file === null ? 0 : batch.accepted);
+      return batch.digests.map((digest) => ({ ...digest, batchId: batch.batchId, seqFrom, seqTo }));
+    });
+    await trace.time('digests', () => insertDigests(this.connection, digests));
+    for (const { batchId, seqFrom, seqTo } of digests) this.hooks.placed?.(batchId, seqFrom, seqTo);
     await trace.time('counters', () =>
       addCounters(
         this.connection,

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import { log } from '../shared/log.js';
-import { readRows, sql } from '../store/sql.js';
+import { onRollback, readRows, sql } from '../store/sql.js';
+import { BatchPlaces } from './batch-places.js';
 import { classifyStoreError } from '../store/store-error.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import { BindingStore } from './binding-store.js';
@@ -92,10 +93,15 @@ export async function startTelemetryStore(
     writer,
     sql`SELECT coalesce(max(seq) + 1, 0) AS next FROM events`,
   );
+  // where each batch's events are, for explain: loaded before any write, then told of each one
+  const places = new BatchPlaces();
+  await places.load(writer);
+  onRollback(writer, () => places.forgetCompleteness());
   const bindings: BindingStore = new BindingStore(
     writer,
     (count) => committer.allocateSeq(count),
     (runId, events) => deps.settleDecisions(writer, runId, events),
+    places,
   );
   const spool = new Spool(writer, writes, init.spool);
   const ledger = new IngestLedger(writer);
@@ -109,6 +115,7 @@ export async function startTelemetryStore(
       // commits run one at a time: one scratch file serves them all
       recordVerdicts: (verdicts, seqs) =>
         deps.recordVerdicts(writer, verdicts, seqs, join(init.spoolDir, 'decisions.csv')),
+      placed: (batchId, seqFrom, seqTo) => places.committed(batchId, seqFrom, seqTo),
       async committed(batches, settled) {
         for (const batch of batches) {
           const stillPending = batch.pending - (settled.get(batch.batchId) ?? 0);
@@ -159,7 +166,7 @@ export async function startTelemetryStore(
     events: (params) => listEvents(context.reader(), params, context.formatVersion, committer.endSeq),
     windows: (params) => listWindows(context.reader(), params, context.formatVersion),
     correlations: (params) => explainCorrelations(context.reader(), params),
-    explain: (params) => explain(context.reader(), context.reader(), params, rollup.unfoldedFrom()),
+    explain: (params) => explain(context.reader(), context.reader(), params, rollup.unfoldedFrom(), places),
     producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
     summary: (params) => summarizeRun(context.reader(), params),

@@ -11,7 +11,7 @@ import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
 import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../../telemetry/cursor.js';
 import type { PageLimit } from '../../telemetry/paging.js';
-import { pageJudgedEvents, type Judged } from '../judged-events.js';
+import { judgedEventColumns, pageJudgedEvents, type Judged } from '../judged-events.js';
 import { commandFacts } from '../responses/responses.query.js';
 import { respond } from '../responses/response.js';
 import { associationOf, type AuditAssociation, type GraphLinks } from './audit-association.js';
@@ -44,7 +44,14 @@ export async function listAuditAssociations(
   if (params.run !== null) await requireRun(connection, params.run);
   const digest = filterDigest(['audit_associations', params.run]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq);
+  const page = await pageJudgedEvents(
+    connection,
+    params.run,
+    after,
+    params.limit,
+    endSeq,
+    judgedEventColumns,
+  );
   const links = await graphLinks(connection, page.judged);
   const associations: (AuditAssociation & { seq: bigint })[] = [];
   for (const [run, judged] of byRun(page.judged)) {

@@ -12,7 +12,7 @@ import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
 import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../../telemetry/cursor.js';
 import type { PageLimit } from '../../telemetry/paging.js';
-import { pageJudgedEvents } from '../judged-events.js';
+import { judgedEventColumns, pageJudgedEvents } from '../judged-events.js';
 import type { RisksParams } from '../risks.query.js';
 import { respond, type CommandFacts, type EnforcementRow, type SecurityResponse } from './response.js';
 
@@ -39,7 +39,14 @@ export async function listResponses(
   await requireRun(connection, params.run);
   const digest = filterDigest(['responses', params.run]);
   const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
-  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq);
+  const page = await pageJudgedEvents(
+    connection,
+    params.run,
+    after,
+    params.limit,
+    endSeq,
+    judgedEventColumns,
+  );
   const toolCalls = [...new Set(page.judged.flatMap(({ event }) => event.tool_call_id ?? []))];
   const commands = await commandFacts(connection, params.run, toolCalls);
   return {

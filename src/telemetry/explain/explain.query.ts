@@ -31,6 +31,7 @@ import {
   type SeenProcesses,
 } from './explain-reads.js';
 import type { ExplainBasis, ExplainNode, ExplainResult, ExplainStep } from './explain-result.js';
+import type { BatchPlaces } from '../batch-places.js';
 import { readRiskDecision, riskStep } from './explain-risk.js';
 
 /** The node kinds explain takes, as its query parameters name them. */
@@ -70,6 +71,8 @@ const stopped = (path: ExplainStep[], reason: string): Trail => ({
  */
 interface Source {
   connection: DuckDBConnection;
+  /** Where each batch's events are, as far as the store thread knows. */
+  places: BatchPlaces | null;
   side: DuckDBConnection;
   unfoldedFrom: bigint | null;
   /** Which processes the run saw, as far as the reads so far tell. */
@@ -85,6 +88,7 @@ export async function explain(
   side: DuckDBConnection,
   params: ExplainParams,
   unfoldedFrom: bigint | null,
+  places: BatchPlaces | null = null,
 ): Promise<string> {
   const {
     node,
@@ -92,7 +96,7 @@ export async function explain(
     touches = [],
     touchCount = 0,
     otherMatches = 0,
-  } = await explainTarget({ connection, side, unfoldedFrom, seen: new Map() }, params);
+  } = await explainTarget({ connection, side, places, unfoldedFrom, seen: new Map() }, params);
   const result: ExplainResult = {
     schema_version: 'provenance.explain/v1',
     node,
@@ -122,7 +126,7 @@ async function explainTarget(source: Source, params: ExplainParams): Promise<Exp
       return { node, trail: done([]) };
     }
     case 'event':
-      return fromEvent(source, (await readEvent(connection, id)) ?? unknown('event', id));
+      return fromEvent(source, (await readEvent(connection, id, source.places)) ?? unknown('event', id));
     case 'process':
       return explainProcess(source, id);
     case 'tool_call':
@@ -139,7 +143,7 @@ async function explainTarget(source: Source, params: ExplainParams): Promise<Exp
 /** risk → the event it judged → that event's path. */
 async function explainRisk(source: Source, id: string): Promise<Explained> {
   const decision = (await readRiskDecision(source.connection, id)) ?? unknown('risk', id);
-  const row = (await readEvent(source.connection, decision.event_id)) ?? unknown('risk', id);
+  const row = (await readEvent(source.connection, decision.event_id, source.places)) ?? unknown('risk', id);
   const { node: event, trail } = await fromEvent(source, row);
   const { node, step } = riskStep(id, decision, event);
   return { node, trail: { ...trail, path: [step, ...trail.path] } };
@@ -151,22 +155,20 @@ function unknown(kind: string, id: string): never {
 
 /**
  * event → its process → lineage → tool call → run. The tool call, binding and run are read on the
- * side connection while lineage is walked, and so are the sealing batches of the rows known so far.
+ * side connection while lineage is walked, and then the event's sealing batch; the processes come
+ * with theirs from the reads that find them.
  */
 async function fromEvent(source: Source, row: EventRow): Promise<Explained> {
-  // the event's own seal, then its processes'
-  const walk = async (): Promise<[Sealed<EventRow>, Sealed<ProcessRow>[]]> => {
+  const walk = async (): Promise<Sealed<ProcessRow>[]> => {
     const first = await performers(source, row);
-    const [[sealed, ...processes], more] = await Promise.all([
-      sealRows<ProcessRow>(source.side, [row, ...first]),
-      ancestors(source, first),
-    ]);
-    return [{ ...row, sealed_by: sealed!.sealed_by }, [...processes, ...(await sealRows(source.side, more))]];
+    return [...first, ...(await ancestors(source, first))];
   };
-  const [attribution, [event, [performer, ...parents]]] = await Promise.all([
-    attributionOf(source.side, row),
-    walk(),
-  ]);
+  const aside = async (): Promise<[Attribution | undefined, Sealed<EventRow>]> => {
+    const attribution = await attributionOf(source.side, row);
+    const [sealed] = await sealRows(source.side, [row]);
+    return [attribution, sealed!];
+  };
+  const [[attribution, event], [performer, ...parents]] = await Promise.all([aside(), walk()]);
   const path: ExplainStep[] =
     performer === undefined
       ? []
@@ -183,7 +185,7 @@ async function fromEvent(source: Source, row: EventRow): Promise<Explained> {
  * names the parent before the process's exec is read. That parent is kept where the exact read
  * would find the same row (an exec no later than the process's own, of the same ppid).
  */
-async function performers(source: Source, row: EventRow): Promise<ProcessRow[]> {
+async function performers(source: Source, row: EventRow): Promise<Sealed<ProcessRow>[]> {
   if (row.tgid === null) return [];
   const guess = row.ppid !== null && row.ppid !== row.tgid;
   const lookups: ProcessLookup[] = [{ tgid: row.tgid, beforeNs: row.time_ns }];
@@ -202,8 +204,11 @@ async function performers(source: Source, row: EventRow): Promise<ProcessRow[]> 
 }
 
 /** The processes that started the last of `lineage` (a process and its parents), as far as the run holds their events. */
-async function ancestors(source: Source, lineage: readonly ProcessRow[]): Promise<ProcessRow[]> {
-  const found: ProcessRow[] = [];
+async function ancestors(
+  source: Source,
+  lineage: readonly Sealed<ProcessRow>[],
+): Promise<Sealed<ProcessRow>[]> {
+  const found: Sealed<ProcessRow>[] = [];
   const seen = new Set(lineage.map((row) => row.tgid));
   let current = lineage[lineage.length - 1];
   for (
@@ -326,10 +331,10 @@ async function explainProcess(source: Source, id: string): Promise<Explained> {
     source.unfoldedFrom,
     source.seen,
   ))!;
-  const [sealed, ...parents] = await sealRows(connection, [process, ...(await ancestors(source, [process]))]);
+  const parents = await ancestors(source, [process]);
   // lineage shows how the process came to be; its binding says which tool call it served
-  const trail = fromAttributed(sealed!, parents.map(childOf), await attributionOf(connection, sealed!));
-  return { node: processNode(sealed!), trail, otherMatches: rows.length - 1 };
+  const trail = fromAttributed(process, parents.map(childOf), await attributionOf(connection, process));
+  return { node: processNode(process), trail, otherMatches: rows.length - 1 };
 }
 
 /** A tool call by id: the latest one recorded or bound under that id, in any run. */
@@ -435,7 +440,8 @@ async function explainFile(source: Source, runId: string, path: string): Promise
   const touchCount = events.length + effects.length;
   if (touchCount === 0) unknown('file', `${path}" in run "${runId}`);
   const rows: EventRow[] = [];
-  for (const { id } of events.slice(0, maxTouches)) rows.push((await readEvent(connection, id))!);
+  for (const { id } of events.slice(0, maxTouches))
+    rows.push((await readEvent(connection, id, source.places))!);
   const touches = (await sealRows(connection, rows)).map(eventNode);
   for (const effect of effects.slice(0, maxTouches - touches.length)) touches.push(effectNode(runId, effect));
   touches.sort((a, b) => ((a.time ?? '') < (b.time ?? '') ? -1 : 1));
