@@ -17,16 +17,20 @@ import type { TlsStats } from './tls/reassembler.js';
 import { TlsPool, type TlsTaskResult } from './tls/tls-pool.js';
 
 /**
- * Batches of the ring reader: handed over at 4,096 records, 1 MiB or 500 ms, whichever comes first.
+ * Batches of the ring reader: handed over at 4,096 records, 1 MiB or 1 s, whichever comes first.
  * At ordinary rates a batch is a normalize task and a share of a commit: fewer, larger ones cost less.
  */
-const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 500 };
+const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 1000 };
 /** Bytes of batches being normalized or committed at once; past it a batch is dropped and counted. */
 const maxBytesInFlight = 64 * 1024 * 1024;
 /** How long stopping waits for the batches the ring reader queued to reach JS. */
 const deliveryDeadlineMs = 10_000;
-/** How soon after a batch arrives new loss is sent on as capture_loss events (coverage gaps). */
-const lossReportMs = 1000;
+/**
+ * How soon after a batch arrives new loss is sent on as capture_loss events (coverage gaps). Each
+ * report is a normalize task: a host whose opens are counted `truncated` every second would
+ * otherwise send one each second.
+ */
+const lossReportMs = 5000;
 /**
  * How often loss is looked for when no batch comes: counters that move without records (a probe
  * the kernel skipped, records the capture filter left out) are reported within this.
