@@ -92,15 +92,16 @@ export class IngestRouter {
   ): Promise<IngestCommitResult> {
     // before the body's buffer moves to the workers
     const idempotency = idempotencyKey === null ? null : await claim(idempotencyKey, format, body);
-    return this.normalizeAndCommit(sliceAtLines(body, this.limits.sliceBytes), format, idempotency);
+    return this.normalizeAndCommit(sliceAtLines(body, this.limits.sliceBytes), format, idempotency, false);
   }
 
   /**
    * Normalizes and commits one batch of raw sensor records (src/sensor/records.ts), as one slice:
-   * the ring reader bounds a batch's size already.
+   * the ring reader bounds a batch's size already. Its commit may `linger` for others to join it
+   * (event-commit.ts); one that does not takes every lingering one along.
    */
-  ingestSensorBatch(batch: Uint8Array): Promise<IngestCommitResult> {
-    return this.normalizeAndCommit([batch], 'sensor', null);
+  ingestSensorBatch(batch: Uint8Array, linger = true): Promise<IngestCommitResult> {
+    return this.normalizeAndCommit([batch], 'sensor', null, linger);
   }
 
   /** Normalizes every slice in the pool, then commits them all as one unit. */
@@ -108,6 +109,7 @@ export class IngestRouter {
     slices: Uint8Array[],
     format: TaskFormat,
     idempotency: IdempotencyClaim | null,
+    linger: boolean,
   ): Promise<IngestCommitResult> {
     const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
     const ingestedNs = BigInt(Date.now()) * 1_000_000n;
@@ -133,7 +135,7 @@ export class IngestRouter {
       batches: results.map(toBatchCommit),
       answer: summarize(batchId, results),
       idempotency,
-      linger: format === 'sensor',
+      linger,
     };
     return await this.store.queryJson('commit', commit, {
       deadlineMs: this.limits.commitDeadlineMs,

@@ -17,16 +17,20 @@ import type { TlsStats } from './tls/reassembler.js';
 import { TlsPool, type TlsTaskResult } from './tls/tls-pool.js';
 
 /**
- * Batches of the ring reader: handed over at 4,096 records, 1 MiB or 500 ms, whichever comes first.
+ * Batches of the ring reader: handed over at 4,096 records, 1 MiB or 1 s, whichever comes first.
  * At ordinary rates a batch is a normalize task and a share of a commit: fewer, larger ones cost less.
  */
-const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 500 };
+const batchLimits = { batchRecords: 4096, batchBytes: 1024 * 1024, flushMs: 1000 };
 /** Bytes of batches being normalized or committed at once; past it a batch is dropped and counted. */
 const maxBytesInFlight = 64 * 1024 * 1024;
 /** How long stopping waits for the batches the ring reader queued to reach JS. */
 const deliveryDeadlineMs = 10_000;
-/** How soon after a batch arrives new loss is sent on as capture_loss events (coverage gaps). */
-const lossReportMs = 1000;
+/**
+ * How soon after a batch arrives new loss is sent on as capture_loss events (coverage gaps). Each
+ * report is a normalize task: a host whose opens are counted `truncated` every second would
+ * otherwise send one each second.
+ */
+const lossReportMs = 5000;
 /**
  * How often loss is looked for when no batch comes: counters that move without records (a probe
  * the kernel skipped, records the capture filter left out) are reported within this.
@@ -37,7 +41,8 @@ const tlsFlushMs = 5000;
 
 /** Where batches go: the ingest router (src/ingest/ingest-router.ts), which normalizes and commits them. */
 export interface BatchSink {
-  ingestSensorBatch(batch: Uint8Array): Promise<unknown>;
+  /** `linger` false: commit at once, and take along the batches lingering for a shared commit. */
+  ingestSensorBatch(batch: Uint8Array, linger?: boolean): Promise<unknown>;
 }
 
 /** One probe in the capability report. */
@@ -77,6 +82,8 @@ export class Sensor {
   private bytesInFlight = 0;
   /** Set once every batch was stored: a batch after that could not be, and is counted as such. */
   private stopped = false;
+  /** Set when stopping begins: batches no longer linger for a shared commit, so stopping waits for none. */
+  private stopping = false;
   /** Batches and records the ring reader handed to JS so far. */
   private deliveredBatches = 0;
   private deliveredRecords = 0;
@@ -235,7 +242,7 @@ export class Sensor {
     const stored =
       tls && this.tlsPool !== null
         ? this.tlsPool.take(bytes).then((result) => this.storeTls(result))
-        : this.router.ingestSensorBatch(bytes);
+        : this.router.ingestSensorBatch(bytes, !this.stopping);
     void this.track(stored, records, batch.byteLength);
   }
 
@@ -265,7 +272,8 @@ export class Sensor {
   /** What the TLS pool made of a batch: its messages and losses go to the store like any batch. */
   private async storeTls(result: TlsTaskResult): Promise<void> {
     this.tlsStats = result.stats;
-    if (result.batch.length > batchHeaderBytes) await this.router!.ingestSensorBatch(result.batch);
+    if (result.batch.length > batchHeaderBytes)
+      await this.router!.ingestSensorBatch(result.batch, !this.stopping);
   }
 
   /** The capability report: status, each probe, and what was lost. */
@@ -338,7 +346,10 @@ export class Sensor {
     }
     if (losses.length === 0) return;
     try {
-      await this.router.ingestSensorBatch(encodeLossBatch(losses, BigInt(Date.now()) * 1_000_000n));
+      await this.router.ingestSensorBatch(
+        encodeLossBatch(losses, BigInt(Date.now()) * 1_000_000n),
+        !this.stopping,
+      );
       this.oneOffLosses.splice(0);
       for (const [key, total] of current) this.reportedLoss.set(key, total);
     } catch (error) {
@@ -351,6 +362,7 @@ export class Sensor {
   /** Stops reading and detaches every probe; resolves once what the rings held, and its loss, is stored. */
   async stop(): Promise<void> {
     if (this.native === null) return;
+    this.stopping = true;
     clearTimeout(this.lossTimer);
     clearInterval(this.idleLossTimer);
     clearTimeout(this.tlsTimer);
@@ -358,6 +370,9 @@ export class Sensor {
     const final = lossTotals(this.report()); // the kernel's counters go with its programs
     await this.native.close();
     await this.awaitDelivery();
+    // batches that came before stopping may linger for a shared commit: an empty one that does not takes them along
+    if (this.inFlight.size > 0 && this.router !== undefined)
+      void this.track(this.router.ingestSensorBatch(encodeLossBatch([], 0n), false), 0, 0);
     await Promise.all(this.inFlight);
     await this.flushTls(true); // streams still open: what runs to the end completes, the rest is counted
     await this.tlsPool?.close();

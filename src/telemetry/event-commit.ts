@@ -76,6 +76,13 @@ const maxRowsPerCommit = 1_000_000;
  */
 const lingerMs = 1000;
 const lingerRows = 10_000;
+/**
+ * How long a unit whose events all wait in the spool lingers (a host's own activity, nobody's run
+ * yet): no run shows them before a binding claims them, and a binding that comes meanwhile settles
+ * them in their commit (CommitHooks.settleLagging). At a quiet host's rates the commit, not the
+ * events, is the cost.
+ */
+const spooledLingerMs = 5000;
 
 /** Serializes commits of ingest requests and assigns `seq` in commit order. */
 export class EventCommitter {
@@ -154,7 +161,7 @@ export class EventCommitter {
       if (group.length === 0) continue;
       // commitGroup answers every unit itself; anything escaping it is answered here, so no caller hangs
       await this.writes
-        .run(() => this.commitGroup(group))
+        .run(() => this.commitGroup(group), { leftWork: (sealable) => sealable })
         .catch((error: unknown) => {
           for (const unit of group) this.finish(unit, { error });
         });
@@ -165,14 +172,14 @@ export class EventCommitter {
   /** How long the waiting units may still linger (0: a group goes now). */
   private lingerFor(): number {
     let rows = 0;
-    let oldestMs = Infinity;
+    let dueMs = Infinity;
     for (const unit of this.waiting) {
       if (!unit.commit.linger || unit.alone || unit.signal.aborted || this.flushing) return 0;
       rows += unit.rows;
-      oldestMs = Math.min(oldestMs, unit.arrivedMs);
+      dueMs = Math.min(dueMs, unit.arrivedMs + (isSpooledOnly(unit.commit) ? spooledLingerMs : lingerMs));
     }
     if (rows >= lingerRows) return 0;
-    return Math.max(0, Math.ceil(oldestMs + lingerMs - performance.now()));
+    return Math.max(0, Math.ceil(dueMs - performance.now()));
   }
 
   /** The next group: a unit marked `alone` by itself, else units up to the row bound; cancelled ones are answered. */
@@ -193,8 +200,12 @@ export class EventCommitter {
     return group;
   }
 
-  /** Commits a group and answers its units; when it fails, answers the cancelled ones and requeues the rest. */
-  private async commitGroup(group: Unit[]): Promise<void> {
+  /**
+   * Commits a group and answers its units; when it fails, answers the cancelled ones and requeues the
+   * rest. Resolves whether it may have left the seal rounds work: digests of a run, or settled rows
+   * (a group of spooled host activity alone leaves none).
+   */
+  private async commitGroup(group: Unit[]): Promise<boolean> {
     const phase = { statements: false };
     // a long statement is interrupted when a caller gives up; COMMIT and ROLLBACK never are
     const onAbort = (): void => {
@@ -202,18 +213,22 @@ export class EventCommitter {
     };
     for (const unit of group) unit.signal.addEventListener('abort', onAbort);
     try {
-      const { outcomes, deferred } = await this.runGroup(group, phase);
+      const { outcomes, deferred, sealable } = await this.runGroup(group, phase);
       group.forEach((unit, i) => {
         const outcome = outcomes[i];
         if (outcome !== undefined) this.finish(unit, outcome);
       });
       this.waiting.unshift(...deferred);
       if (this.faults.killAfterCommit) process.kill(process.pid, 'SIGKILL');
+      return sealable;
     } catch (error) {
       const cancelled = group.filter((unit) => unit.signal.aborted);
       for (const unit of cancelled) this.finish(unit, { error: notStored() });
       const rest = group.filter((unit) => !unit.signal.aborted);
-      if (cancelled.length === 0 && group.length === 1) return this.finish(group[0]!, { error });
+      if (cancelled.length === 0 && group.length === 1) {
+        this.finish(group[0]!, { error });
+        return true;
+      }
       // nothing of the group was stored: retry the others, one by one unless only a cancellation failed it
       if (cancelled.length === 0) {
         log('warn', 'a group commit failed: its requests are retried one by one', {
@@ -223,6 +238,7 @@ export class EventCommitter {
         for (const unit of rest) unit.alone = true;
       }
       this.waiting.unshift(...rest);
+      return true;
     } finally {
       for (const unit of group) unit.signal.removeEventListener('abort', onAbort);
     }
@@ -235,7 +251,7 @@ export class EventCommitter {
   private async runGroup(
     group: readonly Unit[],
     phase: { statements: boolean },
-  ): Promise<{ outcomes: (Outcome | undefined)[]; deferred: Unit[] }> {
+  ): Promise<{ outcomes: (Outcome | undefined)[]; deferred: Unit[]; sealable: boolean }> {
     const seqBase = this.nextSeq;
     this.trace.begin();
     let done: Awaited<ReturnType<EventCommitter['writeGroup']>>;
@@ -265,7 +281,10 @@ export class EventCommitter {
       requests: group.length,
     });
     const deferred = group.filter((_unit, i) => done.outcomes[i] === undefined);
-    return { outcomes: done.outcomes, deferred };
+    const sealable =
+      done.batches.some((batch) => batch.digests.some((digest) => digest.runId !== null)) ||
+      [...done.settled.values()].some((count) => count > 0);
+    return { outcomes: done.outcomes, deferred, sealable };
   }
 
   /** The statements of one group's transaction; throws when a unit was cancelled, so the caller rolls back. */
@@ -367,6 +386,14 @@ export class EventCommitter {
     if ('ok' in outcome) unit.resolve(outcome.ok);
     else unit.reject(outcome.error);
   }
+}
+
+/**
+ * Whether every event of `commit` waits in the spool. The sensor's loss reports do too: their gaps
+ * reach the store (and health) within spooledLingerMs, however often they come.
+ */
+function isSpooledOnly(commit: IngestCommit): boolean {
+  return commit.batches.every((batch) => batch.pending === batch.accepted);
 }
 
 /** The request's answer with `pending` lowered by what lagging settlement placed at once. */

@@ -72,6 +72,15 @@ async function readFoldChunk(
   };
 }
 
+/** Whether positions [from, to) hold an event of a run: the only events any fold reads. */
+async function holdsRunEvents(connection: DuckDBConnection, from: bigint, to: bigint): Promise<boolean> {
+  const rows = await readRows(
+    connection,
+    sql`SELECT 1 FROM events WHERE run_id IS NOT NULL AND seq >= ${from} AND seq < ${to} LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
 /** Every attr path the folds read, each once. */
 function foldPaths(folds: readonly RollupFold[]): string[] {
   return [...new Set(folds.flatMap((fold) => fold.attrs))];
@@ -262,10 +271,18 @@ export class ProcessRollup {
     return this.foldUpTo(end < limit ? end : limit);
   }
 
-  /** Folds positions [mark, to) in, and moves the mark, in one transaction. */
+  /**
+   * Folds positions [mark, to) in, and moves the mark, in one transaction. Positions that hold no run
+   * event (a host's activity waiting in the spool, loss reports) have nothing to fold: the mark moves
+   * past them in memory only, and a restart looks at them again and finds the same.
+   */
   private async foldUpTo(to: bigint): Promise<void> {
     if (to <= this.mark) return;
     const from = this.mark;
+    if (!(await holdsRunEvents(this.connection, from, to))) {
+      this.mark = to;
+      return;
+    }
     this.trace.begin();
     try {
       await inTransaction(this.connection, async () => {
