@@ -4,6 +4,8 @@
 // would, and JavaScript writes those contents instead.
 #include "native-content.h"
 
+#include "json-string.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -88,7 +90,7 @@ class LineReader {
       *text = raw;
       return true;
     }
-    if (!Unescape(raw, decoded)) return false;
+    if (!UnescapeJson(raw, decoded, LoneSurrogate::kRefuse)) return false;
     *text = *decoded;
     return true;
   }
@@ -97,46 +99,6 @@ class LineReader {
     std::string_view text;
     if (!ReadText(&text, decoded)) return false;
     if (text.data() != decoded->data()) decoded->assign(text);
-    return true;
-  }
-
-  // The text an escaped string's raw form stands for, as UTF-8.
-  static bool Unescape(std::string_view raw, std::string* decoded) {
-    decoded->clear();
-    for (size_t at = 0; at < raw.size(); at++) {
-      const char c = raw[at];
-      if (c != '\\') {
-        decoded->push_back(c);
-        continue;
-      }
-      if (++at >= raw.size()) return false;
-      switch (raw[at]) {
-        case '"': decoded->push_back('"'); break;
-        case '\\': decoded->push_back('\\'); break;
-        case '/': decoded->push_back('/'); break;
-        case 'b': decoded->push_back('\b'); break;
-        case 'f': decoded->push_back('\f'); break;
-        case 'n': decoded->push_back('\n'); break;
-        case 'r': decoded->push_back('\r'); break;
-        case 't': decoded->push_back('\t'); break;
-        case 'u': {
-          uint32_t code;
-          if (!ReadHex4(raw, at + 1, &code)) return false;
-          at += 4;
-          if (code >= 0xdc00 && code <= 0xdfff) return false;  // a low surrogate alone
-          if (code >= 0xd800 && code <= 0xdbff) {
-            uint32_t low;
-            if (at + 2 >= raw.size() || raw[at + 1] != '\\' || raw[at + 2] != 'u') return false;
-            if (!ReadHex4(raw, at + 3, &low) || low < 0xdc00 || low > 0xdfff) return false;
-            at += 6;
-            code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-          }
-          AppendUtf8(decoded, code);
-          break;
-        }
-        default: return false;
-      }
-    }
     return true;
   }
 
@@ -172,7 +134,7 @@ class LineReader {
         bool escaped;
         if (!ScanString(&raw, &escaped)) return false;
         if (escaped) {
-          if (!Unescape(raw, scratch_)) return false;
+          if (!UnescapeJson(raw, scratch_, LoneSurrogate::kRefuse)) return false;
           AppendJsonString(out, *scratch_);
         } else {
           out->push_back('"');
@@ -287,43 +249,6 @@ class LineReader {
   }
 
  private:
-  static int HexDigit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-
-  static bool ReadHex4(std::string_view text, size_t at, uint32_t* code) {
-    if (at + 4 > text.size()) return false;
-    uint32_t value = 0;
-    for (size_t i = 0; i < 4; i++) {
-      const int digit = HexDigit(text[at + i]);
-      if (digit < 0) return false;
-      value = value * 16 + static_cast<uint32_t>(digit);
-    }
-    *code = value;
-    return true;
-  }
-
-  static void AppendUtf8(std::string* out, uint32_t code) {
-    if (code < 0x80) {
-      out->push_back(static_cast<char>(code));
-    } else if (code < 0x800) {
-      out->push_back(static_cast<char>(0xc0 | (code >> 6)));
-      out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-    } else if (code < 0x10000) {
-      out->push_back(static_cast<char>(0xe0 | (code >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
-      out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-    } else {
-      out->push_back(static_cast<char>(0xf0 | (code >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3f)));
-      out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
-      out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-    }
-  }
-
   std::string_view line_;
   std::string* scratch_;
   size_t at_ = 0;
@@ -360,7 +285,7 @@ bool ReadStringField(LineReader* reader, Field* field, std::string* storage) {
     field->text = raw;
     return true;
   }
-  if (!LineReader::Unescape(raw, storage)) return false;
+  if (!UnescapeJson(raw, storage, LoneSurrogate::kRefuse)) return false;
   field->kind = Field::kEscaped;
   field->text = *storage;
   return true;

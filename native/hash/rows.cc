@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json-string.h"
 #include "sha256.h"
 
 namespace provd {
@@ -86,85 +87,7 @@ class ContentReader {
   size_t at_ = 0;
 };
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-void AppendUtf8(std::string* out, uint32_t code) {
-  if (code < 0x80) {
-    out->push_back(static_cast<char>(code));
-  } else if (code < 0x800) {
-    out->push_back(static_cast<char>(0xc0 | (code >> 6)));
-    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-  } else if (code < 0x10000) {
-    out->push_back(static_cast<char>(0xe0 | (code >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-  } else {
-    out->push_back(static_cast<char>(0xf0 | (code >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (code & 0x3f)));
-  }
-}
-
-bool ReadHex4(std::string_view text, size_t at, uint32_t* code) {
-  if (at + 4 > text.size()) return false;
-  uint32_t value = 0;
-  for (size_t i = 0; i < 4; i++) {
-    const int digit = HexDigit(text[at + i]);
-    if (digit < 0) return false;
-    value = value * 16 + static_cast<uint32_t>(digit);
-  }
-  *code = value;
-  return true;
-}
-
-// The text a JSON string's escaped form stands for, as UTF-8; a lone surrogate becomes U+FFFD, as
-// JavaScript's UTF-8 encoder writes it.
-bool Unescape(std::string_view escaped, std::string* out) {
-  out->clear();
-  for (size_t at = 0; at < escaped.size(); at++) {
-    const char c = escaped[at];
-    if (c != '\\') {
-      out->push_back(c);
-      continue;
-    }
-    if (++at >= escaped.size()) return false;
-    switch (escaped[at]) {
-      case '"': out->push_back('"'); break;
-      case '\\': out->push_back('\\'); break;
-      case '/': out->push_back('/'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'n': out->push_back('\n'); break;
-      case 'r': out->push_back('\r'); break;
-      case 't': out->push_back('\t'); break;
-      case 'u': {
-        uint32_t code;
-        if (!ReadHex4(escaped, at + 1, &code)) return false;
-        at += 4;
-        if (code >= 0xd800 && code <= 0xdbff && at + 6 < escaped.size() && escaped[at + 1] == '\\' &&
-            escaped[at + 2] == 'u') {
-          uint32_t low;
-          if (ReadHex4(escaped, at + 3, &low) && low >= 0xdc00 && low <= 0xdfff) {
-            code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-            at += 6;
-          }
-        }
-        AppendUtf8(out, code >= 0xd800 && code <= 0xdfff ? 0xfffd : code);
-        break;
-      }
-      default: return false;
-    }
-  }
-  return true;
-}
-
-// A CSV text field as event-row.ts: text() writes it: quoted with kQuote (doubled inside), with a
+// A CSV text field as src/store/csv-rows.ts: csvText() writes it: quoted with kQuote (doubled inside), with a
 // second U+FEFF in front of one that starts the value (DuckDB's reader drops one there).
 void AppendText(std::string* row, std::string_view text) {
   row->push_back(kQuote);
@@ -188,7 +111,7 @@ bool AppendStringField(std::string* row, const Value& value, std::string* scratc
     AppendText(row, value.text);
     return true;
   }
-  if (!Unescape(value.text, scratch)) return false;
+  if (!UnescapeJson(value.text, scratch, LoneSurrogate::kReplace)) return false;
   AppendText(row, *scratch);
   return true;
 }

@@ -33,6 +33,20 @@ function risksOf(daemon: RunningDaemon, run: string, limit = 100): Promise<Risk[
 describe('GET /v1/security/risks (the policy judging every stored event)', function () {
   const daemons = useDaemonFixture();
 
+  /** A daemon judging by a rules file of `rules`, with run `run` bound to cgroup 777. */
+  async function daemonWithRules(rules: unknown[], run: string): Promise<RunningDaemon> {
+    const policy = join(mkdtempSync(join(tmpdir(), 'provd-risks-')), 'policy.json');
+    writeFileSync(policy, JSON.stringify({ rules }));
+    const daemon = await daemons.start({ args: ['--policy', policy] });
+    await bind(daemon.url, {
+      run_id: run,
+      tool_call_id: 'tc',
+      cgroup_id: '777',
+      started_at: '2026-01-01T00:00:00Z',
+    });
+    return daemon;
+  }
+
   it("turns each non-allow decision on a run's native events into a risk, with the event as evidence", async function () {
     const daemon = await daemons.start();
     await bind(daemon.url, {
@@ -136,28 +150,14 @@ describe('GET /v1/security/risks (the policy judging every stored event)', funct
   });
 
   it("lists a detect-only rule's advisory as a risk that was allowed", async function () {
-    const policy = join(mkdtempSync(join(tmpdir(), 'provd-risks-')), 'policy.json');
-    writeFileSync(
-      policy,
-      JSON.stringify({
-        rules: [
-          {
-            id: 'watch-curl',
-            decision: 'deny',
-            mode: 'detect',
-            reason: 'curl is watched',
-            match: { commands: ['curl'] },
-          },
-        ],
-      }),
-    );
-    const daemon = await daemons.start({ args: ['--policy', policy] });
-    await bind(daemon.url, {
-      run_id: 'run-detect',
-      tool_call_id: 'tc',
-      cgroup_id: '777',
-      started_at: '2026-01-01T00:00:00Z',
-    });
+    const rule = {
+      id: 'watch-curl',
+      decision: 'deny',
+      mode: 'detect',
+      reason: 'curl is watched',
+      match: { commands: ['curl'] },
+    };
+    const daemon = await daemonWithRules([rule], 'run-detect');
     await ingest(
       daemon.url,
       `${nativeLine({ event_type: 'execve', path: '/usr/bin/curl', argv: ['curl', 'https://example.com'] })}\n`,
@@ -174,29 +174,19 @@ describe('GET /v1/security/risks (the policy judging every stored event)', funct
   it("keeps a rule's reason byte for byte, whatever it holds, and the run still verifies", async function () {
     // the decisions reach the store through a CSV file: these are what such files get wrong
     const hostile = '\ufeffa "reason",\nwith\r\nlines, \u001e separators\u001e\u001e, \\ back\tslash, ü 😀';
-    const policy = join(mkdtempSync(join(tmpdir(), 'provd-risks-')), 'policy.json');
-    writeFileSync(
-      policy,
-      JSON.stringify({
-        rules: [
-          {
-            id: 'watch-curl',
-            decision: 'deny',
-            mode: 'detect',
-            reason: `${hostile} (advisory)`,
-            match: { commands: ['curl'] },
-          },
-          { id: 'no-ptrace', decision: 'quarantine', reason: hostile, match: { event_types: ['ptrace'] } },
-        ],
-      }),
+    const daemon = await daemonWithRules(
+      [
+        {
+          id: 'watch-curl',
+          decision: 'deny',
+          mode: 'detect',
+          reason: `${hostile} (advisory)`,
+          match: { commands: ['curl'] },
+        },
+        { id: 'no-ptrace', decision: 'quarantine', reason: hostile, match: { event_types: ['ptrace'] } },
+      ],
+      'run-reasons',
     );
-    const daemon = await daemons.start({ args: ['--policy', policy] });
-    await bind(daemon.url, {
-      run_id: 'run-reasons',
-      tool_call_id: 'tc',
-      cgroup_id: '777',
-      started_at: '2026-01-01T00:00:00Z',
-    });
     await ingest(
       daemon.url,
       `${nativeLine({ event_type: 'execve', path: '/usr/bin/curl', argv: ['curl', 'x'] })}\n` +
