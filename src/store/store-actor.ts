@@ -310,16 +310,18 @@ async function openDatabase(path: string, readOnly: boolean): Promise<OpenDataba
   // the rows found (10 ms at 10M events, where one scan with the filters takes 2): explain reads that way.
   // One thread: DuckDB's second one cost ingest a third more CPU (an INSERT of CSV rows, 5.5 µs a row
   // with two threads, 3.7 with one, in the same wall time) and the other core is the workers' anyway.
-  // A 256 MB WAL before a checkpoint: at 16 MB, every commit of ~25,000 rows checkpointed, rewriting
-  // the table's last row group each time (insert and commit 4.8 µs a row, 3.7 at 64 MB); at 256 MB a
-  // 1M-event ingest costs 12.2-12.5 µs of daemon CPU an event instead of 13.2-13.6 (COMMIT 2.4 µs
-  // instead of 3.0-3.4), at the same peak RSS. The price: a crash replays up to 256 MB of WAL at start.
+  // A 64 MB WAL before a checkpoint: at 16 MB, every commit of ~25,000 rows checkpointed, rewriting
+  // the table's last row group each time (insert and commit 4.8 µs a row, 3.7 at 64 MB). 256 MB
+  // measured cheaper on a 1M-event ingest (12.2-12.5 µs of daemon CPU an event against 13.2-13.6),
+  // but growing a store to 10M events through HTTP it cost more (15.3 against 14.5 µs an event), its
+  // longer checkpoints held commits up to 6.7 s (p99 of requests, against 2.5) and 4x more requests
+  // met 429: 64 MB stays.
   const options: Record<string, string> = {
     memory_limit: storeMemoryLimit,
     allocator_background_threads: 'true',
     late_materialization_max_rows: '0',
     threads: '1',
-    wal_autocheckpoint: '256MB',
+    wal_autocheckpoint: '64MB',
   };
   if (readOnly) options['access_mode'] = 'READ_ONLY';
   const instance = await DuckDBInstance.create(path, options);
