@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "malloc-arenas.h"
 #include "native-content.h"
 #include "rows.h"
 #include "sha256.h"
@@ -242,6 +243,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("merkleRoots", Napi::Function::New(env, MerkleRoots, "merkleRoots"));
   exports.Set("writeRows", Napi::Function::New(env, WriteRows, "writeRows"));
   exports.Set("nativeContents", Napi::Function::New(env, NativeContents, "nativeContents"));
+  exports.Set("limitMallocArenas", Napi::Function::New(env, provd::LimitMallocArenas, "limitMallocArenas"));
+  exports.Set("mallocArenas", Napi::Function::New(env, provd::MallocArenas, "mallocArenas"));
   return exports;
 }
 

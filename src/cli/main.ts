@@ -1,46 +1,7 @@
 #!/usr/bin/env node
-// provd's command line: `provd daemon` runs the daemon; every other command talks to it over HTTP.
-import { stripVTControlCharacters } from 'node:util';
-import { Builtins } from 'clipanion';
-import { provdVersion } from '../shared/package-root.js';
-import { AiCallCommand } from './commands/ai-call.js';
-import { AiMcpCommand } from './commands/ai-mcp.js';
-import { AiToolsCommand } from './commands/ai-tools.js';
-import { DaemonCommand } from './commands/daemon.js';
-import { HealthCommand } from './commands/health.js';
-import { IngestCommand } from './commands/ingest.js';
-import { RecordCommand } from './commands/record.js';
-import { RunsCommand } from './commands/runs.js';
-import { SensorStatusCommand } from './commands/sensor-status.js';
-import { usageExitCode } from './daemon-client-command.js';
-import { bindOptionValues } from './option-values.js';
-import { ProvdCli, usesColors } from './provd-cli.js';
+// provd's entry point. Its static imports are all read before anything runs, on libuv's threads, and
+// each of those threads takes a malloc arena: so it caps the arenas first, with the few modules that
+// needs, and only then loads the command line (cli.ts).
+import './malloc-arenas.js';
 
-const cli = new ProvdCli({
-  binaryLabel: 'provd',
-  binaryName: 'provd',
-  binaryVersion: provdVersion,
-  enableColors: usesColors(process.stdout),
-});
-cli.register(Builtins.HelpCommand);
-cli.register(Builtins.VersionCommand);
-cli.register(AiCallCommand);
-cli.register(AiMcpCommand);
-cli.register(AiToolsCommand);
-cli.register(DaemonCommand);
-cli.register(HealthCommand);
-cli.register(IngestCommand);
-cli.register(RecordCommand);
-cli.register(RunsCommand);
-cli.register(SensorStatusCommand);
-
-// A usage error (unknown option, missing or extra argument) exits 2, as Unix tools do; clipanion says 1.
-let command;
-try {
-  command = cli.process(bindOptionValues(process.argv.slice(2)));
-} catch (error) {
-  const text = cli.error(error instanceof Error ? error : new Error(String(error)));
-  process.stderr.write(usesColors(process.stderr) ? text : stripVTControlCharacters(text));
-  process.exitCode = usageExitCode;
-}
-if (command !== undefined) process.exitCode = await cli.run(command);
+await import('./cli.js');

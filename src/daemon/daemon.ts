@@ -8,7 +8,7 @@ import { ProvdError, toErrorData } from '../shared/errors.js';
 import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
-import { batchHashing } from '../provenance/batch-hash.js';
+import { batchHashing, mallocArenas } from '../provenance/batch-hash.js';
 import { announcePoolThreads, announceThread } from '../shared/thread-id.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindingFromJson } from '../telemetry/binding-json.js';
@@ -176,7 +176,11 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     log('error', 'store did not close cleanly', { error: toErrorData(error, 'PROVD_ERR_STORE_STOPPED') });
     return 1;
   }
-  log('info', 'stopped');
+  // what the process held at its peak, for an operator sizing a host (README, Memory)
+  log('info', 'stopped', {
+    peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+    malloc_arenas: mallocArenas(),
+  });
   return 0;
 }
 

@@ -49,6 +49,8 @@ interface HashAddon {
     fallback: Uint8Array,
     skipBom: boolean,
   ): NativeContents;
+  limitMallocArenas(max: number): boolean;
+  mallocArenas(): number | null;
 }
 
 /** What nativeContents answers for a slice. */
@@ -74,6 +76,19 @@ function loadAddon(): HashAddon | null {
 }
 
 const addon = loadAddon();
+
+/**
+ * Caps glibc's malloc arenas for the whole process (native/hash/malloc-arenas.cc says why); false
+ * without the addon, or off glibc.
+ */
+export function limitMallocArenas(max: number): boolean {
+  return addon?.limitMallocArenas(max) ?? false;
+}
+
+/** How many malloc arenas glibc has made in this process; null without the addon, or off glibc. */
+export function mallocArenas(): number | null {
+  return addon?.mallocArenas() ?? null;
+}
 
 /** Which implementation hashes here: `native` (the addon) or `js`. */
 export const batchHashing: 'native' | 'js' = addon === null ? 'js' : 'native';
