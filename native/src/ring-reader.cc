@@ -116,6 +116,7 @@ void RingReader::closeFds() {
 int RingReader::waitMs() const {
   uint64_t nowMs = clockNs(CLOCK_MONOTONIC) / 1000000;
   uint64_t wait = idleMs;
+  if (batchRecords_ > 0 && full()) return 0;  // handed over at once, after the folder's last call
   if (batchRecords_ > 0) {
     uint64_t age = nowMs - batchStartedMs_;
     wait = age >= limits_.flushMs ? 0 : std::min<uint64_t>(wait, limits_.flushMs - age);
@@ -137,8 +138,20 @@ int RingReader::onRecord(void* context, void* data, size_t size) {
   return 0;
 }
 
-// a record the folder lets go: into the batch, which is handed over once full
+// true for what the folder writes after a record to complete it (a repeat, an exec's libraries)
+static bool completesRecordBefore(const void* data) {
+  uint16_t op = static_cast<const event_header*>(data)->op;
+  return op == opRepeat || op == opLibraries;
+}
+
+bool RingReader::full() const { return batchRecords_ >= limits_.records || batch_->size() >= limits_.bytes; }
+
+// a record the folder lets go: into the batch. A full batch is handed over before the next record
+// that starts an event, never between a record and the one completing it: the decoder reads the two
+// from one batch (src/sensor/decode-records.ts), so a repeat cut off from its record lost its count.
+// A batch holds at most one record past its limits.
 void RingReader::append(const void* data, size_t size) {
+  if (batchRecords_ > 0 && full() && !completesRecordBefore(data)) flush();
   std::vector<uint8_t>& batch = *batch_;
   if (batchRecords_ == 0) batchStartedMs_ = clockNs(CLOCK_MONOTONIC) / 1000000;
   size_t at = batch.size();
@@ -146,7 +159,6 @@ void RingReader::append(const void* data, size_t size) {
   memcpy(batch.data() + at, data, size);
   batchRecords_++;
   stats_.records++;
-  if (batchRecords_ >= limits_.records || batch.size() >= limits_.bytes) flush();
 }
 
 void RingReader::run() {
@@ -165,7 +177,9 @@ void RingReader::run() {
       break;
     }
     folder_->expire(clockNs(CLOCK_MONOTONIC), false);
-    if (batchRecords_ > 0 && clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs) flush();
+    // the folder emits a record and what completes it in one call: between calls a batch is whole
+    if (batchRecords_ > 0 && (full() || clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs))
+      flush();
     if (limits_.stallMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(limits_.stallMs));
     if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gatherMs));
   }

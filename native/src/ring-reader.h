@@ -55,6 +55,8 @@ class RingReader {
   void append(const void* data, size_t size);
   void run();
   void flush();
+  // the batch reached its record or byte limit
+  bool full() const;
   void closeFds();
   // how long the next wait may last: until the batch is due, at most idleMs
   int waitMs() const;
