@@ -1,10 +1,10 @@
 // glibc gives threads their own malloc arenas, up to 8 per core, and memory freed in one arena
 // serves only the threads on it. The daemon's threads (HTTP, normalize, store, DuckDB's, libuv's,
 // V8's) filled about 20 arenas growing a store to 10M events: 270-285 MB resident in arenas, peak
-// RSS 1.23-1.24 GB. Capped at two before the daemon's threads start, the arenas held 125-175 MB and
-// the peak was 1.05-1.10 GB at the same CPU per event (MALLOC_ARENA_MAX=2 in the environment, which
-// also caps the arenas Node's own threads made before any JS ran: 64 MB, peak 1.04 GB). glibc fixes
-// its limit once a ninth arena is made, so the cap must come before the daemon starts its threads.
+// RSS 1.17-1.24 GB. Capped at two before any of them allocates (src/cli/main.ts), the peak was
+// 1.04 GB, as with MALLOC_ARENA_MAX=2 in the environment, at the same CPU per event within the
+// noise. glibc fixes its limit once a ninth arena is made, and a thread keeps the arena it first
+// took, so the cap must come before the daemon starts its threads.
 #include "malloc-arenas.h"
 
 #if defined(__GLIBC__)

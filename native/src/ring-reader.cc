@@ -116,7 +116,6 @@ void RingReader::closeFds() {
 int RingReader::waitMs() const {
   uint64_t nowMs = clockNs(CLOCK_MONOTONIC) / 1000000;
   uint64_t wait = idleMs;
-  if (batchRecords_ > 0 && full()) return 0;  // handed over at once, after the folder's last call
   if (batchRecords_ > 0) {
     uint64_t age = nowMs - batchStartedMs_;
     wait = age >= limits_.flushMs ? 0 : std::min<uint64_t>(wait, limits_.flushMs - age);
