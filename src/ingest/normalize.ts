@@ -81,7 +81,7 @@ export function normalizeBatch(
   replica: BindingReplica,
   policy: PolicyEngine,
 ): NormalizeResult {
-  const { events, nativeLines, errors, rejected, rejectedByCode } =
+  const { events, lines, nativeLines, errors, rejected, rejectedByCode } =
     task.format === 'sensor' ? decodeSensorBatch(task.bytes) : parseNdjson(task.bytes, task.format, 1);
   const tally = new ProducerTally();
   const count = events.length;
@@ -143,7 +143,7 @@ export function normalizeBatch(
   return {
     batchId: task.batchId,
     file: count === 0 ? null : task.file,
-    lines: countLines(task.bytes),
+    lines,
     accepted: count,
     rejected,
     pending: pendingIndexes.length,
@@ -262,15 +262,4 @@ function killOf(verdict: EventVerdict, match: Correlation): KillVerdict {
     ruleId: verdict.ruleId,
     reason: verdict.reason,
   };
-}
-
-/** Lines in a slice: newlines, plus a final line without one. */
-function countLines(bytes: Uint8Array): number {
-  let lines = 0;
-  let at = bytes.indexOf(10);
-  while (at !== -1) {
-    lines++;
-    at = bytes.indexOf(10, at + 1);
-  }
-  return bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? lines + 1 : lines;
 }

@@ -148,6 +148,7 @@ function parseText(text: string, format: IngestFormat, firstLine: number, result
     }
     start = end + 1;
   }
+  result.lines = line - firstLine + 1;
 }
 
 /** The slow path, taken when the chunk holds invalid UTF-8 or an over-long line: each line alone. */
@@ -177,6 +178,7 @@ function parseBytes(bytes: Uint8Array, format: IngestFormat, firstLine: number, 
     }
     start = end + 1;
   }
+  result.lines = line - firstLine + 1;
 }
 
 /**

@@ -137,10 +137,20 @@ function pad(value: number, width: number): string {
 }
 
 /**
+ * The last whole second formatRfc3339Nanos wrote: consecutive events mostly share their second
+ * (a sensor batch is up to a second of them), so most calls write only the nine fraction digits.
+ */
+let prefixSecondNs = -1n;
+let prefix = '';
+
+/**
  * The UTC RFC 3339 form of Unix nanoseconds with exactly 9 fraction digits and `Z`, as responses
  * carry it. Throws a RangeError outside years 0000..9999 (parseRfc3339 yields far less).
  */
 export function formatRfc3339Nanos(ns: bigint): string {
+  const sinceSecond = ns - prefixSecondNs;
+  if (prefixSecondNs >= 0n && sinceSecond >= 0n && sinceSecond < nanosPerSecond)
+    return prefix + pad(Number(sinceSecond), 9) + 'Z';
   let wholeSeconds = ns / nanosPerSecond;
   let fraction = ns % nanosPerSecond;
   if (fraction < 0n) {
@@ -151,6 +161,16 @@ export function formatRfc3339Nanos(ns: bigint): string {
   if (seconds < minSeconds || seconds > maxSeconds) {
     throw new RangeError(`failed to format ${ns} ns as RFC 3339: outside years 0000..9999`);
   }
+  const text = formatFractionless(seconds) + '.';
+  if (seconds >= 0) {
+    prefixSecondNs = wholeSeconds * nanosPerSecond;
+    prefix = text;
+  }
+  return text + pad(Number(fraction), 9) + 'Z';
+}
+
+/** `YYYY-MM-DDTHH:MM:SS` of Unix seconds, UTC. */
+function formatFractionless(seconds: number): string {
   const days = Math.floor(seconds / secondsPerDay);
   const secondOfDay = seconds - days * secondsPerDay;
   // H. Hinnant's `civil_from_days`, the inverse of daysFromCivil
@@ -171,6 +191,6 @@ export function formatRfc3339Nanos(ns: bigint): string {
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
   return (
     `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(Math.floor(secondOfDay / 3600), 2)}:` +
-    `${pad(Math.floor(secondOfDay / 60) % 60, 2)}:${pad(secondOfDay % 60, 2)}.${pad(Number(fraction), 9)}Z`
+    `${pad(Math.floor(secondOfDay / 60) % 60, 2)}:${pad(secondOfDay % 60, 2)}`
   );
 }

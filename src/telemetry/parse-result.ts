@@ -6,6 +6,8 @@ export const maxLineErrors = 100;
 
 export interface ParseResult {
   events: ParsedEvent[];
+  /** Lines of the slice, blank ones included (NDJSON only: a sensor batch holds records, and says 0). */
+  lines: number;
   /**
    * Per event, the 1-based line of the slice it was parsed from when that line is in the native
    * format (its canonical content can then be built from the line's bytes: native/hash), else 0.
@@ -18,7 +20,7 @@ export interface ParseResult {
 }
 
 export function emptyParseResult(): ParseResult {
-  return { events: [], nativeLines: [], errors: [], rejected: 0, rejectedByCode: {} };
+  return { events: [], lines: 0, nativeLines: [], errors: [], rejected: 0, rejectedByCode: {} };
 }
 
 /** Counts a rejection of line (or record) `line`, and keeps its error while under the cap. */

@@ -208,9 +208,14 @@ describe('parseNdjson', function () {
   });
 
   it('returns nothing when the body is empty or only newlines', function () {
-    for (const body of ['', '\n', '\r\n\r\n'])
+    for (const [body, lines] of [
+      ['', 0],
+      ['\n', 1],
+      ['\r\n\r\n', 2],
+    ] as const)
       assert.deepEqual(parse(body), {
         events: [],
+        lines,
         nativeLines: [],
         errors: [],
         rejected: 0,

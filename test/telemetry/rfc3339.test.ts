@@ -135,6 +135,28 @@ describe('rfc3339', function () {
       );
     });
 
+    it('writes each instant of a sequence right whatever came before it (the second it reuses)', function () {
+      // within one second, across its end, back into it, before 1970 and back: as Date writes them
+      const instants = [
+        newYear2026 + 999_999_999n,
+        newYear2026 + 5n,
+        newYear2026 + second,
+        newYear2026 + second - 1n,
+        newYear2026 + second * 86_400n + 7n,
+        newYear2026,
+        -1n,
+        -second,
+        0n,
+        newYear2026 + 999_999_999n,
+      ];
+      for (const ns of instants) {
+        const millis = ns >= 0n ? ns / 1_000_000n : (ns - 999_999n) / 1_000_000n;
+        const wholeSecond = new Date(Number(millis)).toISOString().slice(0, 19);
+        const fraction = String(((ns % second) + second) % second).padStart(9, '0');
+        assert.equal(formatRfc3339Nanos(ns), `${wholeSecond}.${fraction}Z`, String(ns));
+      }
+    });
+
     it('throws a RangeError when the instant is outside years 0000..9999', function () {
       assert.throws(() => formatRfc3339Nanos(253_402_300_800n * second), RangeError);
       assert.throws(() => formatRfc3339Nanos(-62_167_219_201n * second), RangeError);
