@@ -3,10 +3,13 @@
  * exec-, open- and connect-heavy workload (support/sensor-workload.c: two processes, each round one
  * exec of /bin/true, four opens of one file, one refused loopback connect) recorded through
  * POST /v1/record, against a daemon with its sensor off (the baseline) and one with it on, in
- * alternating rounds of one run. Prints one JSON line per result:
+ * alternating rounds of one run. Each daemon records the workload twice: right after it started
+ * (`cold`: its start-up work and the compiling of the sensor's path beside the workload), then once
+ * its start-up has settled (15 s with --short, 30 s otherwise), as a daemon that has been running
+ * meets a workload. Prints one JSON line per result:
  *
- * - `sensor.workload`: the workload's wall time with the sensor off and on (median of the rounds),
- *   and the overhead as their ratio (target <= 1.03);
+ * - `sensor.workload`: the settled workload's wall time with the sensor off and on (median of the
+ *   rounds), and the overhead as their ratio (target <= 1.10, next 1.03), with the cold run's apart;
  * - `sensor.completeness`: per category, the events the store holds of the workload's own actions,
  *   beside the workload's own count, bpftrace's count of the same syscalls on the same run (when
  *   bpftrace is installed; it runs in both arms, so its own cost weighs on each alike), and the loss
@@ -16,7 +19,7 @@
  *   beside a shell loop of `/bin/true; sleep 0.05` (support/ordinary-rate.ts; 10 s phases with
  *   --short, 60 s otherwise), against the targets 0.5% and 3%, and the events it stored; the phases
  *   start after the daemon's start-up work (15 s with --short, 30 s otherwise), reported apart.
- *   `--ordinary-only` runs just this phase.
+ *   `--ordinary-only` runs just this phase, `--workload-only` all but it.
  *
  * It needs root, BTF and the sensor built (.ci/setup); elsewhere it prints why it skipped. `--guard`
  * fails when an action is neither stored nor counted as lost, or when the workload's time with the
@@ -41,13 +44,16 @@ const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
 const isGuard = args.has('--guard');
 const isOrdinaryOnly = args.has('--ordinary-only');
+const isWorkloadOnly = args.has('--workload-only');
 const ordinarySeconds = isShort ? 10 : 60;
 const workers = 2;
 const roundsPerWorker = isShort ? 500 : 5_000;
 const opensPerRound = 4;
 const rounds = isShort ? 1 : 3;
 const deadlineMs = isShort ? 120_000 : 900_000;
-const overheadTarget = 1.03;
+/** Issue 24's target for the workload's time with the sensor on over off, and the goal after it. */
+const overheadTarget = 1.1;
+const nextOverheadTarget = 1.03;
 /** The guard: an order-of-magnitude regression, not noise (the sensor costs ~1.5x here today). */
 /** A port nothing listens on: every connect is refused, on loopback only. */
 const refusedPort = 9;
@@ -119,35 +125,31 @@ async function stopBpftrace(child: ChildProcess): Promise<Partial<Record<Categor
   return counts;
 }
 
-/** One recorded run of the workload against a daemon with the sensor on or off. */
+/**
+ * The workload recorded twice against one daemon with the sensor on or off: `cold` right after it
+ * started (its code not yet compiled for the sensor's path, its start-up work still running), then
+ * `warm` once the start-up has settled, as a daemon that has been running meets a workload.
+ */
 async function runOnce(binary: string, sensor: boolean, round: number) {
   const dataDir = join(scratch, `${sensor ? 'on' : 'off'}-${round}`);
   const work = join(dataDir, 'work');
   mkdirSync(work, { recursive: true });
   const file = join(work, 'workload-file');
+  const startedMs = Date.now();
   const daemon = await startDaemon({ dataDir, sensor, authToken: token });
   const tracer = await startBpftrace(file); // in both arms: its own cost weighs on each alike
-  const run = `sensor-bench-${sensor ? 'on' : 'off'}-${round}`;
-  let counts: WorkloadCounts;
+  const runs = {
+    cold: `sensor-bench-${sensor ? 'on' : 'off'}-${round}-cold`,
+    warm: `sensor-bench-${sensor ? 'on' : 'off'}-${round}`,
+  };
+  const counts: Partial<Record<keyof typeof runs, WorkloadCounts>> = {};
   let capture: unknown;
   let exitCode: number | null = null;
   try {
-    const answer = await fetch(`${daemon.url}/v1/record`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
-      body: JSON.stringify({
-        run_id: run,
-        tool_call_id: `${run}-call`,
-        command: binary,
-        args: [workers, roundsPerWorker, opensPerRound, work, refusedPort].map(String),
-        cwd: work,
-        timeout_ms: 600_000,
-      }),
-    });
-    const body = (await answer.json()) as { exit_code?: number; stdout?: { text: string } };
-    if (answer.status !== 200 || body.exit_code !== 0)
-      throw new Error(`the workload failed: ${JSON.stringify(body)}`);
-    counts = JSON.parse(body.stdout!.text) as WorkloadCounts;
+    counts.cold = await recordWorkload(daemon.url, binary, runs.cold, work);
+    const settleMs = settleSeconds(isShort) * 1000 - (Date.now() - startedMs);
+    if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+    counts.warm = await recordWorkload(daemon.url, binary, runs.warm, work);
     if (sensor)
       capture = ((await (await fetch(`${daemon.url}/v1/health`)).json()) as { native_capture: unknown })
         .native_capture;
@@ -156,8 +158,43 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
   }
   const warnings = daemon.logs.filter((entry) => entry['level'] !== 'info');
   const traced = tracer === undefined ? undefined : await stopBpftrace(tracer);
-  const stored = sensor ? await countStored(join(dataDir, 'provd.duckdb'), run, file) : undefined;
-  return { counts, traced, stored, capture, exitCode, warnings };
+  const path = join(dataDir, 'provd.duckdb');
+  const stored = sensor
+    ? { cold: await countStored(path, runs.cold, file), warm: await countStored(path, runs.warm, file) }
+    : undefined;
+  return {
+    counts: counts as Record<keyof typeof runs, WorkloadCounts>,
+    traced,
+    stored,
+    capture,
+    exitCode,
+    warnings,
+  };
+}
+
+/** Records one run of the workload through POST /v1/record; its own counts and time. */
+async function recordWorkload(
+  url: string,
+  binary: string,
+  run: string,
+  work: string,
+): Promise<WorkloadCounts> {
+  const answer = await fetch(`${url}/v1/record`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      run_id: run,
+      tool_call_id: `${run}-call`,
+      command: binary,
+      args: [workers, roundsPerWorker, opensPerRound, work, refusedPort].map(String),
+      cwd: work,
+      timeout_ms: 600_000,
+    }),
+  });
+  const body = (await answer.json()) as { exit_code?: number; stdout?: { text: string } };
+  if (answer.status !== 200 || body.exit_code !== 0)
+    throw new Error(`the workload failed: ${JSON.stringify(body)}`);
+  return JSON.parse(body.stdout!.text) as WorkloadCounts;
 }
 
 /** Events the store holds of the workload's own actions, and the loss the sensor counted. */
@@ -219,6 +256,7 @@ async function run(): Promise<string[]> {
   }
   const failures: string[] = [];
   if (!isOrdinaryOnly) failures.push(...(await measureWorkload()));
+  if (isWorkloadOnly) return failures;
   const settle = settleSeconds(isShort);
   const ordinary = await measureOrdinaryRate(join(scratch, 'ordinary'), ordinarySeconds, settle);
   process.stdout.write(
@@ -242,33 +280,43 @@ async function run(): Promise<string[]> {
 /** The recorded workload, sensor off and on in alternating rounds; what it finds wrong. */
 async function measureWorkload(): Promise<string[]> {
   const binary = buildWorkload();
-  const seconds = { on: [] as number[], off: [] as number[] };
+  const seconds = {
+    on: [] as number[],
+    off: [] as number[],
+    coldOn: [] as number[],
+    coldOff: [] as number[],
+  };
   const failures: string[] = [];
   let last: Awaited<ReturnType<typeof runOnce>> | undefined;
   for (let round = 0; round < rounds; round++) {
     for (const sensor of round % 2 === 0 ? [false, true] : [true, false]) {
       const result = await runOnce(binary, sensor, round);
-      seconds[sensor ? 'on' : 'off'].push(result.counts.seconds);
+      seconds[sensor ? 'on' : 'off'].push(result.counts.warm.seconds);
+      seconds[sensor ? 'coldOn' : 'coldOff'].push(result.counts.cold.seconds);
       for (const category of categories) {
         const traced = result.traced?.[category];
-        if (traced !== undefined && traced !== result.counts[category])
-          failures.push(`${category}: bpftrace counted ${traced}, the workload ${result.counts[category]}`);
+        const counted = result.counts.cold[category] + result.counts.warm[category];
+        if (traced !== undefined && traced !== counted)
+          failures.push(`${category}: bpftrace counted ${traced}, the workload ${counted}`);
       }
       if (!sensor) continue;
       last = result;
       const { counts, stored, traced, capture, exitCode, warnings } = result;
-      for (const category of categories) {
-        const missing = counts[category] - stored![category];
-        if (missing > stored!.lost)
-          failures.push(`${category}: ${missing} of ${counts[category]} neither stored nor counted as lost`);
-      }
+      for (const run of ['cold', 'warm'] as const)
+        for (const category of categories) {
+          const missing = counts[run][category] - stored![run][category];
+          if (missing > stored![run].lost)
+            failures.push(
+              `${category}: ${missing} of ${counts[run][category]} neither stored nor counted as lost (${run} run)`,
+            );
+        }
       process.stdout.write(
         JSON.stringify({
           name: 'sensor.completeness',
           round,
           workload: counts,
           stored,
-          bpftrace: traced ?? null,
+          bpftrace: traced ?? null, // both runs
           capture, // the sensor's own report right after the workload
           daemon_exit_code: exitCode,
           daemon_warnings: warnings,
@@ -280,7 +328,8 @@ async function measureWorkload(): Promise<string[]> {
   const off = median(seconds.off);
   const on = median(seconds.on);
   const overhead = Math.round((on / off) * 1000) / 1000;
-  const actions = last!.counts;
+  const coldOverhead = Math.round((median(seconds.coldOn) / median(seconds.coldOff)) * 1000) / 1000;
+  const actions = last!.counts.warm;
   process.stdout.write(
     JSON.stringify({
       name: 'sensor.workload',
@@ -291,7 +340,13 @@ async function measureWorkload(): Promise<string[]> {
       seconds_on: on,
       baseline: { name: 'sensor.off', seconds: off, execs_per_sec: Math.round(actions.execs / off) },
       ratio_to_baseline: overhead,
-      target: { ratio_to_baseline: overheadTarget },
+      // the same workload on a daemon just started (its start-up work and compiling beside it)
+      cold: {
+        seconds_on: median(seconds.coldOn),
+        seconds_off: median(seconds.coldOff),
+        ratio_to_baseline: coldOverhead,
+      },
+      target: { ratio_to_baseline: overheadTarget, next: nextOverheadTarget },
       target_met: overhead <= overheadTarget,
       ...host,
     }) + '\n',

@@ -2,7 +2,7 @@
  * Rows of event_batches: one Merkle root over the events a commit or a settlement added to a run,
  * committed in the same transaction as the events. They are sealed as `event_batch` objects, each
  * chained after its run's previous one, a round at a time (sealPendingBatches): with the signed
- * checkpoint that names them (checkpoints.ts), at most a second later, on demand before verify, and
+ * checkpoint that names them (checkpoints.ts), 1-5 s later, on demand before verify, and
  * when the store closes. A commit so never waits on the graph: sealing each commit's batches in its
  * own transaction cost ingest a tenth of its rate. A batch seals the events of its run with seq in
  * [seqFrom, seqTo).
