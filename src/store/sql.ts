@@ -143,30 +143,47 @@ function numbered(statement: Statement): string {
   return statement.text.replaceAll(slot, () => `$${++n}`);
 }
 
-/** Runs a statement for its effect. */
+/**
+ * Runs a statement for its effect. One with values is prepared once per text and kept (keptRun).
+ */
 export function execute(
   connection: DuckDBConnection,
   statement: Statement,
 ): Promise<DuckDBMaterializedResult> {
-  return connection.run(numbered(statement), [...statement.values], [...statement.types] as DuckDBType[]);
+  return statement.values.length === 0 ? connection.run(statement.text) : keptRun(connection, statement);
 }
 
 /**
- * Runs one statement and returns its rows as plain JS objects. Prepared directly, not through the
- * client's runAndReadAll (which first splits the text into statements, one more round trip to
- * DuckDB's thread), and kept for the next read of the same text; the rows are read from the
- * materialized result in place (result-rows.ts).
+ * Runs one statement and returns its rows as plain JS objects, read from the materialized result in
+ * place (result-rows.ts). One with values is prepared once per text and kept (keptRun).
  */
 export async function readRows<Row>(connection: DuckDBConnection, statement: Statement): Promise<Row[]> {
-  if (statement.values.length === 0) return resultRows<Row>(await connection.run(statement.text));
+  return resultRows<Row>(
+    statement.values.length === 0
+      ? await connection.run(statement.text)
+      : await keptRun(connection, statement),
+  );
+}
+
+/**
+ * Runs a statement with values through a prepared statement kept for the next run of the same text
+ * (prepared-cache.ts): one round trip to DuckDB's thread, where the client's run with values takes
+ * three (split the text, prepare, run) and plans it anew. Measured on a small write transaction:
+ * 0.2-0.7 ms less per statement, of 2-2.7 ms.
+ */
+async function keptRun(
+  connection: DuckDBConnection,
+  statement: Statement,
+): Promise<DuckDBMaterializedResult> {
   const text = numbered(statement);
   const prepared = await takePrepared(connection, text);
   let failed = true;
   try {
     prepared.bind([...statement.values], [...statement.types] as DuckDBType[]);
     const result = await prepared.run();
+    prepared.clearBindings(); // a kept statement holds no caller's values (a commit's lists) until its next run
     failed = false;
-    return resultRows<Row>(result);
+    return result;
   } finally {
     releasePrepared(connection, text, prepared, failed);
   }
