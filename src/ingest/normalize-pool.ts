@@ -1,5 +1,6 @@
 /** The normalize pool: piscina threads running workers/normalize.task.ts. */
 import { availableParallelism } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
 import type { Policy } from '../security/policy/policy.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
@@ -29,6 +30,9 @@ export function createNormalizePool(
   policy: Policy,
   threads = availableParallelism(),
 ): Piscina {
+  // gives the threads created from now on `gc`, for a scavenge between tasks (workers/normalize.task.ts);
+  // worker execArgv takes no V8 flags, and V8's flags are the process's
+  setFlagsFromString('--expose-gc');
   return new Piscina({
     filename: taskFile,
     minThreads: threads,
