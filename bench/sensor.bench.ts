@@ -29,10 +29,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, VARCHAR } from '@duckdb/node-api';
 import { probeRecordCgroupRoot } from '../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../src/sensor/host-support.js';
-import { readRows, sql } from '../src/store/sql.js';
+import { list, readRows, sql } from '../src/store/sql.js';
 import { typeCode } from '../src/telemetry/codes.js';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
@@ -160,7 +160,10 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
   const traced = tracer === undefined ? undefined : await stopBpftrace(tracer);
   const path = join(dataDir, 'provd.duckdb');
   const stored = sensor
-    ? { cold: await countStored(path, runs.cold, file), warm: await countStored(path, runs.warm, file) }
+    ? {
+        cold: await countStored(path, runs.cold, file, Object.values(runs)),
+        warm: await countStored(path, runs.warm, file, Object.values(runs)),
+      }
     : undefined;
   return {
     counts: counts as Record<keyof typeof runs, WorkloadCounts>,
@@ -197,8 +200,11 @@ async function recordWorkload(
   return JSON.parse(body.stdout!.text) as WorkloadCounts;
 }
 
-/** Events the store holds of the workload's own actions, and the loss the sensor counted. */
-async function countStored(path: string, run: string, file: string) {
+/**
+ * Events the store holds of `run`'s own actions, and the loss the sensor counted; the opens of `file`
+ * stored outside every one of `workloadRuns` (spooled, or attributed elsewhere).
+ */
+async function countStored(path: string, run: string, file: string, workloadRuns: string[]) {
   const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   try {
@@ -224,7 +230,8 @@ async function countStored(path: string, run: string, file: string) {
     const [outside] = await readRows<{ opens: bigint }>(
       connection,
       sql`SELECT count(*) AS opens FROM events
-          WHERE run_id IS DISTINCT FROM ${run} AND json_extract_string(attrs, '$.path') = ${file}`,
+          WHERE (run_id IS NULL OR run_id NOT IN (SELECT unnest(${list(workloadRuns, VARCHAR)})))
+            AND json_extract_string(attrs, '$.path') = ${file}`,
     );
     const [loss] = await readRows<{ lost: bigint | null }>(
       connection,
