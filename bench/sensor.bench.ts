@@ -142,14 +142,14 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
     cold: `sensor-bench-${sensor ? 'on' : 'off'}-${round}-cold`,
     warm: `sensor-bench-${sensor ? 'on' : 'off'}-${round}`,
   };
-  const counts: Partial<Record<keyof typeof runs, WorkloadCounts>> = {};
+  let counts: Record<keyof typeof runs, WorkloadCounts>;
   let capture: unknown;
   let exitCode: number | null = null;
   try {
-    counts.cold = await recordWorkload(daemon.url, binary, runs.cold, work);
+    const cold = await recordWorkload(daemon.url, binary, runs.cold, work);
     const settleMs = settleSeconds(isShort) * 1000 - (Date.now() - startedMs);
     if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
-    counts.warm = await recordWorkload(daemon.url, binary, runs.warm, work);
+    counts = { cold, warm: await recordWorkload(daemon.url, binary, runs.warm, work) };
     if (sensor)
       capture = ((await (await fetch(`${daemon.url}/v1/health`)).json()) as { native_capture: unknown })
         .native_capture;
@@ -166,7 +166,7 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
       }
     : undefined;
   return {
-    counts: counts as Record<keyof typeof runs, WorkloadCounts>,
+    counts,
     traced,
     stored,
     capture,

@@ -299,7 +299,7 @@ export class EventCommitter {
     this.nextSeq = seqBase + BigInt(loads.reduce((sum, batch) => sum + batch.accepted, 0));
     // only run events are counted in windows: a commit of spooled rows alone (a host's own activity)
     // skips the statement, about 3 ms of a small commit even with nothing to count
-    if (loads.some((batch) => batch.digests.some((digest) => digest.runId !== null && digest.events > 0)))
+    if (loads.some(holdsRunEvents))
       await trace.time('windows', () => countWindows(this.connection, seqBase, this.nextSeq));
     // a batch's loaded rows sit at [base, base + accepted), in row order, as insertEvents placed them
     const loadBases = batchBases(loads, seqBase);
@@ -396,7 +396,12 @@ export class EventCommitter {
  * reach the store (and health) within spooledLingerMs, however often they come.
  */
 function isSpooledOnly(commit: IngestCommit): boolean {
-  return commit.batches.every((batch) => batch.pending === batch.accepted);
+  return !commit.batches.some(holdsRunEvents);
+}
+
+/** Whether some event of `batch` joined a run at once (the rest wait in the spool). */
+function holdsRunEvents(batch: BatchCommit): boolean {
+  return batch.pending < batch.accepted;
 }
 
 /** The request's answer with `pending` lowered by what lagging settlement placed at once. */
