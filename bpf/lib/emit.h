@@ -2,7 +2,10 @@
 /*
  * What every program shares: its ring buffer, its per-probe loss counters, the daemon's own tgid
  * (skipped, or the sensor would watch provd write its own rows) and the common record header.
- * Each program object has its own provd_ring and provd_loss; native/src/ring-reader.cc polls them all.
+ * Each program object has its own provd_loss. The process, file, network and privilege objects share
+ * one provd_ring (the first loaded creates it, the others reuse it: native/src/program-loader.cc), so
+ * the reader sees a thread's records in the order they were sent: an exec before its loader's opens
+ * and its exit, which the folder (native/src/record-folder.cc) relies on. TLS data has its own ring.
  */
 #ifndef PROVD_EMIT_H
 #define PROVD_EMIT_H
@@ -10,7 +13,7 @@
 #include "event.h"
 
 #ifndef RING_BYTES
-#define RING_BYTES (4 * 1024 * 1024)
+#define RING_BYTES (16 * 1024 * 1024) /* the shared ring: the four 4 MiB rings it replaced */
 #endif
 
 struct {

@@ -47,6 +47,13 @@ void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), v
     bpf_map__reuse_fd(skeleton->maps.provd_bound_tgids, first.boundTgidsFd);
     break;
   }
+  // and so is the ring of every object but the per-target ones (TLS data): one ring keeps a thread's
+  // records in the order they were sent, across objects (bpf/lib/emit.h)
+  for (const LoadedObject& first : result.objects) {
+    if (perTarget || first.perTarget) continue;
+    bpf_map__reuse_fd(skeleton->maps.provd_ring, first.ringFd);
+    break;
+  }
   int loaded = load(skeleton);
   if (loaded != 0) {
     reportAll(skeleton->obj, name, "failed to load: " + reason(loaded, takeLibbpfLog()), result);

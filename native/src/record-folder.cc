@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <utility>
 
 namespace provd {
 
@@ -61,20 +62,34 @@ void RecordFolder::take(const event_header* record, size_t size) {
   }
   auto found = held_.find(record->tid);
   if (found != held_.end()) {
-    Held& held = found->second;
-    if (sameEvent(held.bytes, record, size) && record->ktime_ns - firstNs(held.bytes) <= windowNs_) {
-      held.count++;
-      held.lastNs = record->ktime_ns;
+    std::vector<Held>& list = found->second;
+    // held records are in the order of their first times: those past their window lead
+    size_t due = 0;
+    while (due < list.size() && record->ktime_ns - firstNs(list[due].bytes) > windowNs_) due++;
+    for (size_t i = due; i < list.size(); i++) {
+      if (!sameEvent(list[i].bytes, record, size)) continue;
+      list[i].count++;
+      list[i].lastNs = record->ktime_ns;
       folded_++;
+      if (due > 0) release(record->tid, due);
       return;
     }
-    release(record->tid);
+    // anything else the thread does lets every held record go first: its events keep their order;
+    // a new foldable record makes room by letting the oldest go
+    size_t count = due;
+    if (!isRepeatable(record->op))
+      count = SIZE_MAX;
+    else if (list.size() - due >= heldPerThread)
+      count = list.size() - (heldPerThread - 1);
+    release(record->tid, count);
   }
   if (!isRepeatable(record->op)) {
     emit_(record, size);
     return;
   }
-  Held& held = held_[record->tid];
+  if (heldCount_ >= heldMax) expire(0, true);
+  Held& held = held_[record->tid].emplace_back();
+  heldCount_++;
   held.bytes.assign(reinterpret_cast<const uint8_t*>(record), reinterpret_cast<const uint8_t*>(record) + size);
   held.count = 1;
   held.lastNs = record->ktime_ns;
@@ -99,10 +114,20 @@ bool RecordFolder::foldLibrary(const event_header* record, size_t size) {
   return true;
 }
 
-void RecordFolder::release(uint32_t tid) {
+void RecordFolder::release(uint32_t tid, size_t count) {
   auto found = held_.find(tid);
-  if (found == held_.end()) return;
-  Held& held = found->second;
+  if (found == held_.end() || count == 0) return;
+  std::vector<Held>& list = found->second;
+  size_t released = count < list.size() ? count : list.size();
+  for (size_t i = 0; i < released; i++) emitHeld(list[i]);
+  heldCount_ -= released;
+  if (released == list.size())
+    held_.erase(found);
+  else
+    list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(released));
+}
+
+void RecordFolder::emitHeld(const Held& held) {
   emit_(held.bytes.data(), held.bytes.size());
   if (held.count > 1) {
     repeat_record repeat{};
@@ -113,7 +138,6 @@ void RecordFolder::release(uint32_t tid) {
     repeat.last_ktime_ns = held.lastNs;
     emit_(&repeat, sizeof(repeat));
   }
-  held_.erase(found);
 }
 
 void RecordFolder::releaseLoading(uint32_t tgid) {
@@ -137,17 +161,20 @@ void RecordFolder::expire(uint64_t nowNs, bool all) {
   for (const auto& [tgid, loading] : loading_)
     if (all || firstNs(loading.exec) + windowNs_ <= nowNs) due.push_back(tgid);
   for (uint32_t tgid : due) releaseLoading(tgid);
-  due.clear();
-  for (const auto& [tid, held] : held_)
-    if (all || firstNs(held.bytes) + windowNs_ <= nowNs) due.push_back(tid);
-  for (uint32_t tid : due) release(tid);
+  std::vector<std::pair<uint32_t, size_t>> dueHeld;
+  for (const auto& [tid, list] : held_) {
+    size_t count = 0;
+    while (count < list.size() && (all || firstNs(list[count].bytes) + windowNs_ <= nowNs)) count++;
+    if (count > 0) dueHeld.emplace_back(tid, count);
+  }
+  for (const auto& [tid, count] : dueHeld) release(tid, count);
 }
 
 uint64_t RecordFolder::nextDueNs() const {
   uint64_t next = 0;
   auto consider = [&](uint64_t ns) { next = next == 0 || ns < next ? ns : next; };
   for (const auto& entry : loading_) consider(firstNs(entry.second.exec) + windowNs_);
-  for (const auto& entry : held_) consider(firstNs(entry.second.bytes) + windowNs_);
+  for (const auto& entry : held_) consider(firstNs(entry.second.front().bytes) + windowNs_);
   return next;
 }
 

@@ -2,11 +2,15 @@
 // - a dynamic loader's opens of shared libraries (and /etc/ld.so.cache) right after an exec become
 //   a `libraries` record that follows the exec's, instead of one file event each;
 // - a record repeated by the same thread, identical but for its capture time, within windowNs of
-//   the first, becomes that record followed by a `repeat` record holding the count and the last time.
+//   the first, becomes that record followed by a `repeat` record holding the count and the last time,
+//   also when other foldable records of the thread came between them (a loop of open, open, connect:
+//   up to heldPerThread distinct records wait at once); anything else the thread does (an exec, an
+//   exit, TLS data) lets them all go first, so a thread's events keep the order of their first times.
 // Mirrored in src/sensor/folded-records.ts; the README's sensor section says what is folded.
 #pragma once
 #include <linux/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,6 +26,8 @@ constexpr uint16_t opRepeat = 102;
 constexpr uint16_t opLibraries = 103;
 constexpr uint32_t librariesMax = 32;       // paths kept; past them only counted
 constexpr uint32_t libraryBytesMax = 4096;  // bytes of paths kept
+constexpr size_t heldPerThread = 4;         // distinct records of one thread waiting for repeats
+constexpr size_t heldMax = 16384;           // records waiting in all: past it every one goes out
 
 // follows the record it repeats: must match src/sensor/folded-records.ts: repeatRecord
 struct repeat_record {
@@ -66,14 +72,17 @@ class RecordFolder {
     std::vector<uint8_t> exec;
     libraries_record libraries{};
   };
-  void release(uint32_t tid);
+  // lets the first `count` records a thread holds go (all: SIZE_MAX), oldest first
+  void release(uint32_t tid, size_t count = SIZE_MAX);
+  void emitHeld(const Held& held);
   void releaseLoading(uint32_t tgid);
   bool foldLibrary(const event_header* record, size_t size);
   static uint64_t firstNs(const std::vector<uint8_t>& bytes);
 
   uint64_t windowNs_;
   Emit emit_;
-  std::unordered_map<uint32_t, Held> held_;        // by thread
+  std::unordered_map<uint32_t, std::vector<Held>> held_;  // by thread, oldest first
+  size_t heldCount_ = 0;
   std::unordered_map<uint32_t, Loading> loading_;  // by process, from its exec until its loader is done
   uint64_t folded_ = 0;
 };

@@ -1,5 +1,7 @@
 #include "sensor.h"
 
+#include <algorithm>
+
 #include <bpf/bpf.h>
 
 #include <cstdlib>
@@ -147,7 +149,11 @@ Napi::Value Sensor::Start(const Napi::CallbackInfo& info) {
 void Sensor::startReading(Napi::Env env) {
   std::vector<int> fds;
   std::vector<int> tlsFds;
-  for (const LoadedObject& object : loaded_.objects) (object.perTarget ? tlsFds : fds).push_back(object.ringFd);
+  for (const LoadedObject& object : loaded_.objects) {
+    std::vector<int>& into = object.perTarget ? tlsFds : fds;
+    // objects that share a ring (program-loader.cc) are read once
+    if (std::find(into.begin(), into.end(), object.ringFd) == into.end()) into.push_back(object.ringFd);
+  }
   // nothing loaded: the probe reports say why
   if (!fds.empty()) reader_ = std::make_unique<RingReader>(env, fds, limits_, onBatch_.Value());
   if (!tlsFds.empty() && !onTlsBatch_.IsEmpty())

@@ -2,7 +2,8 @@
  * Records the ring reader writes when it folds (native/src/record-folder.h, which they must match):
  * each follows the record it completes, in the same batch, and becomes fields of that one event.
  * - `repeat`: the record before it happened `count` times in all, identical but for the capture
- *   time, from one thread within 100 ms; the event gets `count` and `last_time`.
+ *   time, from one thread within 100 ms (other records of the thread may have come between them);
+ *   the event gets `count` and `last_time`.
  * - `libraries`: the dynamic loader's opens of shared libraries and /etc/ld.so.cache right after
  *   the exec before it; the exec event gets `libraries`, `libraries_failed` and `library_opens`.
  */

@@ -1,0 +1,164 @@
+/**
+ * What the ring reader folds (native/src/record-folder.cc), against the real sensor: a dynamic
+ * loader's opens become fields of the exec before them, however fast the process exits (its exit
+ * and its opens come from different probes), and a thread's repeated records fold into the first
+ * even with other records between them, keeping the order of their first times. A record and the
+ * folded record that completes it (a repeat's count, an exec's libraries) always travel in one
+ * batch, however small the batch limit: a repeat cut off into the next batch could not be decoded,
+ * and the opens it counted were lost.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSensorAddon, type NativeSensor } from '../../src/sensor/binding.js';
+import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
+import { sensorUnavailable } from '../../src/sensor/host-support.js';
+import type { ParsedEvent } from '../../src/telemetry/event.js';
+
+/** Batches as the daemon's sensor hands them over, near enough. */
+const ordinaryBatches = { batchRecords: 4096, batchBytes: 1 << 20, flushMs: 100 };
+
+/**
+ * Runs `script` in sh with the sensor reading, and every event it decoded, in batch order (fails on
+ * a record it could not decode, or a batch handed over that never arrived).
+ */
+async function captureShell(
+  script: string,
+  limits = ordinaryBatches,
+): Promise<{ pid: number; events: ParsedEvent[] }> {
+  const loaded = loadSensorAddon();
+  if ('unavailable' in loaded) throw new Error(loaded.unavailable);
+  const batches: ArrayBuffer[] = [];
+  const sensor: NativeSensor = new loaded.Sensor({ selfTgid: process.pid, ...limits }, (batch) =>
+    batches.push(batch),
+  );
+  await sensor.start();
+  let pid = 0;
+  try {
+    const shell = spawn('sh', ['-c', script]);
+    pid = shell.pid ?? 0;
+    const code = await new Promise<number | null>((resolve) => shell.once('exit', resolve));
+    assert.equal(code, 0);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // past the fold window of 100 ms
+  } finally {
+    await sensor.close();
+  }
+  // close ends the reader; its last batches may still be on their way to this thread
+  const handed = sensor.stats().batches;
+  for (let waited = 0; batches.length < handed && waited < 5_000; waited += 10)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(batches.length, handed, 'every batch the reader handed over arrived');
+  const events: ParsedEvent[] = [];
+  for (const batch of batches) {
+    const decoded = decodeSensorBatch(new Uint8Array(batch));
+    assert.deepEqual(
+      decoded.errors.map((error) => error.message),
+      [],
+    );
+    events.push(...decoded.events);
+  }
+  return { pid, events };
+}
+
+const countOf = (event: ParsedEvent): number =>
+  typeof event.attrs['count'] === 'number' ? event.attrs['count'] : 1;
+
+describe('the ring reader folding records', function () {
+  this.timeout(30_000);
+  let work = '';
+  before(function () {
+    const why = sensorUnavailable();
+    if (why === undefined) return;
+    process.stderr.write(`      skipped: ${why}\n`);
+    this.skip();
+  });
+  beforeEach(function () {
+    work = mkdtempSync(join(tmpdir(), 'provd-fold-'));
+  });
+  afterEach(function () {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("makes the loader's opens fields of the exec, for processes that exit at once", async function () {
+    const execs = 40;
+    const { pid, events } = await captureShell(
+      `i=0; while [ $i -lt ${execs} ]; do /bin/true; i=$((i+1)); done`,
+    );
+    const children = events.filter((event) => event.type === 'execve' && event.ppid === pid);
+    assert.equal(children.length, execs, 'one exec event per /bin/true');
+    const childTgids = new Set(children.map((event) => event.tgid));
+    for (const exec of children) {
+      const libraries = exec.attrs['libraries'];
+      assert.ok(Array.isArray(libraries), `exec of ${exec.tgid} has its libraries`);
+      assert.ok(libraries.includes('/etc/ld.so.cache'), `${JSON.stringify(libraries)} holds ld.so.cache`);
+      assert.equal(exec.attrs['library_opens'], libraries.length);
+    }
+    const loaderOpens = events.filter(
+      (event) =>
+        childTgids.has(event.tgid) &&
+        (event.type === 'file_open' || event.type === 'file_write') &&
+        event.attrs['path'] === '/etc/ld.so.cache',
+    );
+    assert.deepEqual(loaderOpens, [], 'no loader open stored apart from its exec');
+    // and each exit follows its exec
+    for (const exec of children) {
+      const execAt = events.indexOf(exec);
+      const exitAt = events.findIndex((event) => event.type === 'process_exit' && event.tgid === exec.tgid);
+      assert.ok(exitAt > execAt, `the exit of ${exec.tgid} comes after its exec`);
+    }
+  });
+
+  it("folds a thread's repeats with other records between them, in the order of their first times", async function () {
+    const rounds = 50;
+    const first = join(work, 'first');
+    const second = join(work, 'second');
+    writeFileSync(first, 'x\n');
+    writeFileSync(second, 'y\n');
+    // one thread alternates two opens: no record equals the one before it
+    const { pid, events } = await captureShell(
+      `i=0; while [ $i -lt ${rounds} ]; do read x < '${first}'; read y < '${second}'; i=$((i+1)); done`,
+    );
+    const opens = (path: string): ParsedEvent[] =>
+      events.filter((event) => event.tgid === pid && event.attrs['path'] === path);
+    const ofFirst = opens(first);
+    const ofSecond = opens(second);
+    // every open is counted, folded or not
+    assert.equal(
+      ofFirst.map(countOf).reduce((a, b) => a + b, 0),
+      rounds,
+    );
+    assert.equal(
+      ofSecond.map(countOf).reduce((a, b) => a + b, 0),
+      rounds,
+    );
+    assert.ok(
+      ofFirst.length + ofSecond.length < 2 * rounds,
+      `alternating opens folded: ${ofFirst.length + ofSecond.length} events for ${2 * rounds} opens`,
+    );
+    assert.ok(
+      events.indexOf(ofFirst[0]!) < events.indexOf(ofSecond[0]!),
+      'the first open of the first file comes first',
+    );
+    for (const event of [...ofFirst, ...ofSecond])
+      if (countOf(event) > 1)
+        assert.ok(String(event.attrs['last_time']) >= event.time, 'last_time after time');
+  });
+
+  it('keeps a repeated open and its repeat count in one batch when every record fills a batch', async function () {
+    const opens = 50;
+    const file = join(work, 'read-me');
+    writeFileSync(file, 'x\n');
+    // one record fills a batch: the limit falls between every record and the next
+    const { pid, events } = await captureShell(
+      `i=0; while [ $i -lt ${opens} ]; do read x < '${file}'; i=$((i+1)); done`,
+      { batchRecords: 1, batchBytes: 1, flushMs: 1 },
+    );
+    const counted = events
+      .filter((event) => event.tgid === pid && event.attrs['path'] === file)
+      .map(countOf)
+      .reduce((a, b) => a + b, 0);
+    assert.equal(counted, opens);
+  });
+});
