@@ -96,7 +96,7 @@ export class Checkpointer {
   async writeDue(runIds: readonly string[] | null): Promise<number> {
     const written = await inTransaction(this.connection, async () => {
       await this.trace.time('seal_batches', () => sealPendingBatches(this.connection));
-      const due = await this.dueRuns(runIds);
+      const due = await this.trace.time('due_runs', () => this.dueRuns(runIds));
       if (due.size === 0) return 0;
       if (!this.keyStored)
         await execute(
@@ -104,27 +104,31 @@ export class Checkpointer {
           sql`INSERT INTO signing_keys VALUES (${this.key.keyId}, ${this.key.publicKeyPem}, ${nowNs()})
               ON CONFLICT DO NOTHING`,
         );
-      const events = await sealedEventCounts(this.connection, [...due.keys()]);
-      const sealed = await appendToChains(
-        this.connection,
-        [...due].map(([runId, heads]) => ({
-          runId,
-          chain: 'checkpoint' as const,
-          build: (previous: string, index: number) => ({
-            kind: 'checkpoint' as const,
-            run_id: runId,
-            parents: [previous, ...Object.values(heads).map((head) => head.hash)],
-            payload: {
-              index,
-              heads,
-              counts: {
-                context_objects: (heads['context']?.index ?? -1) + 1,
-                event_batches: (heads['event_batch']?.index ?? -1) + 1,
-                events: events.get(runId) ?? 0,
+      const events = await this.trace.time('event_counts', () =>
+        sealedEventCounts(this.connection, [...due.keys()]),
+      );
+      const sealed = await this.trace.time('append', () =>
+        appendToChains(
+          this.connection,
+          [...due].map(([runId, heads]) => ({
+            runId,
+            chain: 'checkpoint' as const,
+            build: (previous: string, index: number) => ({
+              kind: 'checkpoint' as const,
+              run_id: runId,
+              parents: [previous, ...Object.values(heads).map((head) => head.hash)],
+              payload: {
+                index,
+                heads,
+                counts: {
+                  context_objects: (heads['context']?.index ?? -1) + 1,
+                  event_batches: (heads['event_batch']?.index ?? -1) + 1,
+                  events: events.get(runId) ?? 0,
+                },
               },
-            },
-          }),
-        })),
+            }),
+          })),
+        ),
       );
       const envelopes = sealed.map((object) =>
         JSON.stringify(
@@ -132,14 +136,16 @@ export class Checkpointer {
         ),
       );
       // one statement for every run's checkpoint: one each held the write queue ~3 ms a run
-      await execute(
-        this.connection,
-        sql`INSERT INTO checkpoints SELECT ${unnested(
-          [sealed.map((object) => object.hash), VARCHAR],
-          [sealed.map((object) => object.runId), VARCHAR],
-          [sealed.map((object) => BigInt(object.chainIndex ?? 0)), BIGINT],
-          [envelopes, VARCHAR],
-        )}, ${this.key.keyId}, ${nowNs()}`,
+      await this.trace.time('insert_checkpoints', () =>
+        execute(
+          this.connection,
+          sql`INSERT INTO checkpoints SELECT ${unnested(
+            [sealed.map((object) => object.hash), VARCHAR],
+            [sealed.map((object) => object.runId), VARCHAR],
+            [sealed.map((object) => BigInt(object.chainIndex ?? 0)), BIGINT],
+            [envelopes, VARCHAR],
+          )}, ${this.key.keyId}, ${nowNs()}`,
+        ),
       );
       return due.size;
     });
