@@ -57,7 +57,7 @@ void RecordFolder::take(const event_header* record, size_t size) {
     release(record->tid);
     Loading& loading = loading_[record->tgid];
     loading.exec.assign(reinterpret_cast<const uint8_t*>(record), reinterpret_cast<const uint8_t*>(record) + size);
-    loading.libraries = {};
+    memset(&loading.libraries, 0, offsetof(libraries_record, paths));
     return;
   }
   auto found = held_.find(record->tid);

@@ -69,8 +69,11 @@ class RecordFolder {
     uint64_t lastNs = 0;
   };
   struct Loading {
+    // not zeroed whole (4 KiB of paths an exec): take() clears the part before the paths, and
+    // only the paths written are sent
+    Loading() {}  // NOLINT(modernize-use-equals-default): "= default" would value-initialize it
     std::vector<uint8_t> exec;
-    libraries_record libraries{};
+    libraries_record libraries;
   };
   // lets the first `count` records a thread holds go (all: SIZE_MAX), oldest first
   void release(uint32_t tid, size_t count = SIZE_MAX);

@@ -152,10 +152,14 @@ bool RingReader::full() const { return batchRecords_ >= limits_.records || batch
 void RingReader::append(const void* data, size_t size) {
   if (batchRecords_ > 0 && full() && !completesRecordBefore(data)) flush();
   std::vector<uint8_t>& batch = *batch_;
-  if (batchRecords_ == 0) batchStartedMs_ = clockNs(CLOCK_MONOTONIC) / 1000000;
-  size_t at = batch.size();
-  batch.resize(at + ((size + 7u) & ~7u), 0);
-  memcpy(batch.data() + at, data, size);
+  if (batchRecords_ == 0) {
+    batchStartedMs_ = clockNs(CLOCK_MONOTONIC) / 1000000;
+    batch.reserve(limits_.bytes + 8 + 8192);  // grown once, not copied at each doubling
+  }
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  size_t padded = batch.size() + ((size + 7u) & ~7u);
+  batch.insert(batch.end(), bytes, bytes + size);
+  batch.resize(padded, 0);  // zeroes the alignment padding only
   batchRecords_++;
   stats_.records++;
 }
