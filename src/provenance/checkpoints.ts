@@ -13,7 +13,7 @@ import { execute, inTransaction, join, list, readRows, sql, unnested } from '../
 import { classifyStoreError } from '../store/store-error.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { checkpointPayloadType, signEnvelope } from './dsse.js';
-import { appendToChains } from './graph-chains.js';
+import { appendToChains, type ChainEntry } from './graph-chains.js';
 import { sealedEventCounts, sealPendingBatches } from './seal-batches.js';
 import { StepTrace } from '../store/step-trace.js';
 import type { SigningKey } from './signing-key.js';
@@ -110,24 +110,7 @@ export class Checkpointer {
       const sealed = await this.trace.time('append', () =>
         appendToChains(
           this.connection,
-          [...due].map(([runId, heads]) => ({
-            runId,
-            chain: 'checkpoint' as const,
-            build: (previous: string, index: number) => ({
-              kind: 'checkpoint' as const,
-              run_id: runId,
-              parents: [previous, ...Object.values(heads).map((head) => head.hash)],
-              payload: {
-                index,
-                heads,
-                counts: {
-                  context_objects: (heads['context']?.index ?? -1) + 1,
-                  event_batches: (heads['event_batch']?.index ?? -1) + 1,
-                  events: events.get(runId) ?? 0,
-                },
-              },
-            }),
-          })),
+          [...due].map(([runId, heads]) => checkpointEntry(runId, heads, events.get(runId) ?? 0)),
         ),
       );
       const envelopes = sealed.map((object) =>
@@ -213,3 +196,25 @@ export class Checkpointer {
 }
 
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
+
+/** The checkpoint a run's chain appends: its heads, and what they count (`events`: sealed in its batches). */
+function checkpointEntry(runId: string, heads: Record<string, Head>, events: number): ChainEntry {
+  return {
+    runId,
+    chain: 'checkpoint',
+    build: (previous: string, index: number) => ({
+      kind: 'checkpoint',
+      run_id: runId,
+      parents: [previous, ...Object.values(heads).map((head) => head.hash)],
+      payload: {
+        index,
+        heads,
+        counts: {
+          context_objects: (heads['context']?.index ?? -1) + 1,
+          event_batches: (heads['event_batch']?.index ?? -1) + 1,
+          events,
+        },
+      },
+    }),
+  };
+}
