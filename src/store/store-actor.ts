@@ -93,6 +93,12 @@ export class StoreActor {
       const verdict = await inspectFormat(writer, this.migrations, await listTables(writer));
       if (verdict.kind === 'incompatible') return this.incompatible(verdict.version, verdict.reason);
       const pending = verdict.kind === 'empty' ? this.migrations : verdict.pending;
+      // some migrations copy a table (013: the events): say why an upgraded store takes longer to open
+      if (verdict.kind !== 'empty' && pending.length > 0)
+        log('info', 'upgrading the store', {
+          db: this.init.dbPath,
+          migrations: pending.map((m) => m.version),
+        });
       await applyMigrations(writer, pending);
       await this.startDomains(this.database);
       return (this.state = {

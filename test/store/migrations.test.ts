@@ -6,6 +6,8 @@ import { loadMigrations } from '../../src/store/migrations.js';
 import { requiredTables } from '../../src/store/store-format.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { makeDataDir, removeDir, startDaemon, assertStopsCleanly } from '../support/daemon.js';
+import { request } from '../support/http.js';
+import { bind, ingest, nativeLine } from '../support/telemetry.js';
 
 describe('store migrations', function () {
   it('numbers the shipped migrations 1..n, each with a checksum', function () {
@@ -53,6 +55,75 @@ describe('store migrations', function () {
       const opened = again.logs.find((entry) => entry['msg'] === 'store opened');
       assert.deepEqual(opened?.['migrated'], []);
       await assertStopsCleanly(again);
+    } finally {
+      removeDir(dataDir);
+    }
+  });
+
+  it('upgrades a store of format 12 to the events table with named compression, every event kept as it was', async function () {
+    const dataDir = makeDataDir();
+    const dbPath = join(dataDir, 'provd.duckdb');
+    const run = 'run-mig';
+    const at = (offset: number): string => new Date(Date.now() + offset * 1000).toISOString();
+    try {
+      const daemon = await startDaemon({ dataDir });
+      await bind(daemon.url, { run_id: run, tool_call_id: 'tc-1', cgroup_id: '930', started_at: at(-60) });
+      const lines = Array.from({ length: 40 }, (_v, i) =>
+        nativeLine({
+          event_type: i % 4 === 0 ? 'execve' : 'file_open',
+          timestamp: at(-30 + i / 100),
+          pid: 90 + (i % 3),
+          cgroup_id: i < 35 ? '930' : '931', // the last five wait in the spool: no binding names 931
+          path: `/m/${i}\u00e9\u001e"`,
+        }),
+      );
+      assert.equal((await ingest(daemon.url, lines.join('\n'), 'native')).status, 200);
+      const verified = await request(daemon.url, `/v1/graph/verify?run=${run}`);
+      assert.equal(verified.body['status'], 'ok');
+      await assertStopsCleanly(daemon);
+
+      // back to format 12: the same columns, without the compression 013 names
+      let before: Record<string, unknown>[] = [];
+      await withDatabase(dbPath, async (db) => {
+        before = await queryRows(db, 'SELECT * FROM events ORDER BY seq');
+        const [ddl] = await queryRows(db, "SELECT sql FROM duckdb_tables() WHERE table_name = 'events'");
+        assert.doesNotMatch(
+          String(ddl?.['sql']),
+          /COMPRESSION/i,
+          'DuckDB leaves the named compression out of sql',
+        );
+        await db.run('ALTER TABLE events RENAME TO events_13');
+        await db.run(String(ddl?.['sql']));
+        await db.run('INSERT INTO events SELECT * FROM events_13');
+        await db.run('DROP TABLE events_13');
+        await db.run('DELETE FROM store_format WHERE version >= 13');
+      });
+      assert.equal(before.length, 40);
+
+      const upgraded = await startDaemon({ dataDir });
+      assert.ok(upgraded.logs.some((entry) => entry['msg'] === 'upgrading the store'));
+      const opened = upgraded.logs.find((entry) => entry['msg'] === 'store opened');
+      assert.deepEqual(opened?.['migrated'], [13]);
+      const again = await request(upgraded.url, `/v1/graph/verify?run=${run}`);
+      assert.equal(again.body['status'], 'ok');
+      await assertStopsCleanly(upgraded);
+      await withDatabase(dbPath, async (db) => {
+        assert.deepEqual(await queryRows(db, 'SELECT * FROM events ORDER BY seq'), before);
+        // the compression it names is the one DuckDB then writes
+        await db.run('CHECKPOINT');
+        const methods = await queryRows(
+          db,
+          `SELECT DISTINCT column_name, compression FROM pragma_storage_info('events')
+           WHERE column_name IN ('run_id', 'attrs') AND segment_type = 'VARCHAR' ORDER BY 1`,
+        );
+        assert.deepEqual(
+          methods.map((row) => [row['column_name'], row['compression']]),
+          [
+            ['attrs', 'FSST'],
+            ['run_id', 'Dictionary'],
+          ],
+        );
+      });
     } finally {
       removeDir(dataDir);
     }
