@@ -114,13 +114,13 @@ describe('store migrations', function () {
         const methods = await queryRows(
           db,
           `SELECT DISTINCT column_name, compression FROM pragma_storage_info('events')
-           WHERE column_name IN ('run_id', 'attrs') AND segment_type = 'VARCHAR' ORDER BY 1`,
+           WHERE column_name IN ('id', 'hash') AND segment_type = 'VARCHAR' ORDER BY 1`,
         );
         assert.deepEqual(
           methods.map((row) => [row['column_name'], row['compression']]),
           [
-            ['attrs', 'FSST'],
-            ['run_id', 'Dictionary'],
+            ['hash', 'FSST'],
+            ['id', 'FSST'],
           ],
         );
       });
