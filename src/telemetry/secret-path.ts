@@ -94,8 +94,11 @@ function normalizePath(path: string): string {
   return (absolute ? '/' : '') + out.join('/');
 }
 
-/** True when a path has an empty, `.` or `..` segment; hidden names like `.ssh` do not count. */
-function needsNormalizing(path: string): boolean {
+/**
+ * True when a path has an empty, `.` or `..` segment (what resolving would change); hidden names
+ * like `.ssh` do not count. The policy's path globs skip `posix.normalize` without one.
+ */
+export function needsNormalizing(path: string): boolean {
   for (let at = 0; at < path.length; at = path.indexOf('/', at) + 1) {
     if (at > 0 && path.charCodeAt(at) === 47) return true; // '//'
     if (path.charCodeAt(at) === 46) {

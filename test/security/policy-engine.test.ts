@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { posix } from 'node:path';
 import { AddressSet, inetAton } from '../../src/security/policy/address-set.js';
 import { defaultPolicy } from '../../src/security/policy/default-policy.js';
 import type { PolicySubject } from '../../src/security/policy/policy.js';
 import { PolicyEngine } from '../../src/security/policy/policy-engine.js';
+import { normalizedPath } from '../../src/security/policy/path-glob.js';
 
 const engine = new PolicyEngine(defaultPolicy);
 const decide = (subject: PolicySubject): [string, string] => {
@@ -67,6 +69,24 @@ describe('the policy engine with the built-in policy (the contract table)', func
         ['allow', 'default_allow'],
         arg,
       );
+  });
+
+  it('resolves every path its globs compare exactly as posix.normalize does, dots and slashes included', function () {
+    // every path of up to three segments from these, with and without a leading and a trailing slash
+    const segments = ['', '.', '..', '...', '.ssh', '..a', 'a.', 'a..', 'etc', 'shadow'];
+    let checked = 0;
+    for (const a of segments)
+      for (const b of segments)
+        for (const c of segments)
+          for (const lead of ['', '/'])
+            for (const trail of ['', '/']) {
+              const path = `${lead}${[a, b, c].join('/')}${trail}`;
+              assert.equal(normalizedPath(path), posix.normalize(path), JSON.stringify(path));
+              checked++;
+            }
+    assert.equal(checked, 4000);
+    assert.equal(normalizedPath(''), null);
+    assert.equal(normalizedPath(null), null);
   });
 
   it('reads IPv4 addresses as inet_aton does, and refuses what it would refuse', function () {
