@@ -97,7 +97,7 @@ export class StoreActor {
       if (verdict.kind !== 'empty' && pending.length > 0)
         log('info', 'upgrading the store', {
           db: this.init.dbPath,
-          migrations: pending.map((m) => m.version),
+          migrations: pending.map((migration) => migration.version),
         });
       await applyMigrations(writer, pending);
       await this.startDomains(this.database);
