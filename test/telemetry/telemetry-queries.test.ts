@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
+import { queryRows, withDatabase } from '../support/duckdb.js';
+import { evidenceCode } from '../../src/telemetry/codes.js';
 import { request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 
@@ -145,6 +148,92 @@ describe('telemetry queries', function () {
       0,
     );
     assert.equal(secret, byType.get('secret_path'));
+  });
+
+  it('counts every run event into its windows as its stored row says, whichever way it joined its run', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, { run_id: 'run-k', tool_call_id: 'tc', cgroup_id: 'cg-k' });
+    await bind(daemon.url, {
+      run_id: 'run-c',
+      tool_call_id: 'tc',
+      cgroup_id: 'cg-c',
+      binding_source: 'ai_asserted',
+    });
+    const most = Number.MAX_SAFE_INTEGER;
+    const line = (n: number, cgroup: string, at: string, bytes?: number): string =>
+      nativeLine({
+        cgroup_id: cgroup,
+        pid: 2000 + (n % 7),
+        event_type: types[n % types.length],
+        timestamp: at,
+        path: n % 3 === 0 ? '/root/.ssh/id_rsa' : `/tmp/w${n}`,
+        dst_ip: n % 4 === 0 ? '169.254.169.254' : '93.184.216.34',
+        dst_port: 443,
+        query: 'example.com',
+        ...(bytes === undefined ? {} : { bytes }),
+      });
+    // both runs in one body, across 10 s and 60 s boundaries, before 1970, with bytes that sum past 2^53
+    const first = Array.from({ length: 240 }, (_v, n) =>
+      line(
+        n,
+        n % 2 === 0 ? 'cg-k' : 'cg-c',
+        `2026-01-01T00:00:${String(n % 60).padStart(2, '0')}.${n % 10}Z`,
+        n % 5 === 3 ? most - (n % 7) : n,
+      ),
+    );
+    const early = Array.from({ length: 30 }, (_v, n) =>
+      line(n, 'cg-k', `1969-12-31T23:59:${String(45 + (n % 15))}Z`),
+    );
+    // a second request into windows the first already made; late events wait in the spool, then settle
+    const second = Array.from({ length: 90 }, (_v, n) =>
+      line(
+        n,
+        n % 3 === 0 ? 'cg-late' : 'cg-k',
+        `2026-01-01T00:00:${String((n * 7) % 60).padStart(2, '0')}Z`,
+        3,
+      ),
+    );
+    assert.equal((await ingest(daemon.url, [...first, ...early].join('\n'), 'native')).status, 200);
+    assert.equal((await ingest(daemon.url, second.join('\n'), 'native')).body['pending'], 30);
+    assert.equal(
+      (await bind(daemon.url, { run_id: 'run-k', tool_call_id: 'tc2', cgroup_id: 'cg-late' }))[
+        'recorrelated'
+      ],
+      30,
+    );
+    await assertStopsCleanly(daemon);
+
+    const columns = 'run_id, window_s, bucket_ns, type, events, correlated, risky, bytes';
+    const floor = (windowS: number): string =>
+      `time_ns - ((time_ns % ${windowS}000000000) + ${windowS}000000000) % ${windowS}000000000`;
+    const recount = (windowS: number): string =>
+      `SELECT run_id, ${windowS} AS window_s, ${floor(windowS)} AS bucket_ns, type, count(*) AS events,
+         count(*) FILTER (WHERE evidence_level = ${evidenceCode('kernel_correlated')}) AS correlated, count(*) FILTER (WHERE risky) AS risky,
+         sum(bytes)::BIGINT AS bytes
+       FROM events WHERE run_id IS NOT NULL GROUP BY ALL`;
+    await withDatabase(join(daemons.dataDir, 'provd.duckdb'), async (db) => {
+      const stored = await queryRows(db, `SELECT ${columns} FROM windows ORDER BY ALL`);
+      const counted = await queryRows(
+        db,
+        `SELECT ${columns} FROM (${recount(10)} UNION ALL ${recount(60)}) ORDER BY ALL`,
+      );
+      assert.deepEqual(stored, counted);
+      // what the comparison covers: both evidence levels, risky events, windows before 1970, a sum past 2^53
+      const [facts] = await queryRows(
+        db,
+        `SELECT sum(events)::INTEGER AS events, sum(correlated)::INTEGER AS correlated, sum(risky)::INTEGER AS risky,
+           count(DISTINCT bucket_ns) FILTER (WHERE bucket_ns < 0)::INTEGER AS before_1970, max(bytes) > ${most} AS past_2_53
+         FROM windows WHERE window_s = 10`,
+      );
+      assert.deepEqual(facts, {
+        events: 360,
+        correlated: 240,
+        risky: facts!['risky'],
+        before_1970: 2,
+        past_2_53: true,
+      });
+      assert.ok((facts!['risky'] as number) > 0);
+    });
   });
 
   it('correlates events that arrive before their binding once the binding comes', async function () {
