@@ -225,14 +225,9 @@ describe('telemetry queries', function () {
            count(DISTINCT bucket_ns) FILTER (WHERE bucket_ns < 0)::INTEGER AS before_1970, max(bytes) > ${most} AS past_2_53
          FROM windows WHERE window_s = 10`,
       );
-      assert.deepEqual(facts, {
-        events: 360,
-        correlated: 240,
-        risky: facts!['risky'],
-        before_1970: 2,
-        past_2_53: true,
-      });
-      assert.ok((facts!['risky'] as number) > 0);
+      const { risky, ...covered } = facts!;
+      assert.deepEqual(covered, { events: 360, correlated: 240, before_1970: 2, past_2_53: true });
+      assert.ok(Number(risky) > 0, 'some events are risky');
     });
   });
 
