@@ -13,6 +13,8 @@ import { isLineRejection, type LineRejection } from './line-rejection.js';
 import { parseNativeLine } from './native.js';
 import { parseTetragonLine, tetragonEventKind } from './tetragon.js';
 import { hasLoneSurrogate, unsafeIntegerIn } from './exact-values.js';
+import { maxCsvRowBytes } from '../store/csv-rows.js';
+import { canonicalContent } from '../telemetry/event-hash.js';
 
 // ignoreBOM keeps a U+FEFF in the text, so the whole-chunk and per-line paths treat it alike: it is
 // skipped only at the very start of a body (firstLine 1).
@@ -53,6 +55,26 @@ function hasLongLine(bytes: Uint8Array): boolean {
     lineStart = last + 1;
   }
   return false;
+}
+
+/**
+ * The most bytes an event's canonical content may take: what a rows file's row may hold
+ * (maxCsvRowBytes), less room for the row's other fields (its hash, numbers and correlation, a few
+ * hundred bytes). A line's event can be several times the line: a Tetragon exec keeps its arguments
+ * as text and split into argv (each space of the text an argument of its own), its binary as path,
+ * comm and argv[0].
+ */
+export const maxStoredEventBytes = maxCsvRowBytes - 1024 * 1024;
+/**
+ * Lines up to this many UTF-16 units make events far under maxStoredEventBytes whatever they repeat
+ * (the most measured: 5x, a Tetragon exec's arguments of spaces), so only longer ones have their
+ * content measured.
+ */
+const measuredAbove = 64 * 1024;
+
+/** The UTF-8 size of the event's canonical content, for a line long enough that it may be over the limit. */
+function storedBytes(text: string, event: ParsedEvent): number {
+  return text.length <= measuredAbove ? 0 : Buffer.byteLength(canonicalContent(event));
 }
 
 /**
@@ -129,6 +151,12 @@ function parseLine(
     return;
   }
   classifyEvent(parsed);
+  const stored = storedBytes(text, parsed);
+  if (stored > maxStoredEventBytes) {
+    const message = `the event would be stored in ${stored} bytes (its format repeats values of the line); the limit is ${maxStoredEventBytes}`;
+    reject(result, line, 'line_too_long', message);
+    return;
+  }
   result.events.push(parsed);
   result.nativeLines.push(lineFormat === 'native' ? sliceLine : 0);
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { useDaemonFixture } from '../support/daemon.js';
 import { knownHash, knownLine } from '../support/known-event.js';
+import { maxStoredEventBytes } from '../../src/ingest/parse-ndjson.js';
 import { bind, ingest, nativeLine, pageAll, rehash } from '../support/telemetry.js';
 
 /** Lines a hostile or unusual producer may send that the store must keep exactly as sent. */
@@ -95,5 +96,38 @@ describe('what the store keeps', function () {
     for (const error of errors) assert.doesNotMatch(error.message, /[\ud800-\udfff]/);
     const events = await pageAll(daemon.url, 'run=run-mixed');
     assert.deepEqual(events.map((event) => event['comm']).sort(), ['first', 'last']);
+  });
+
+  it('stores an event larger than its line up to the row limit, and refuses one over it as a line error', async function () {
+    const daemon = await daemons.start();
+    await bind(daemon.url, { run_id: 'run-big', tool_call_id: 'tc', pid: 8 });
+    const exec = (pid: number, args: string): string =>
+      JSON.stringify({
+        process_exec: { process: { pid, binary: '/bin/echo', arguments: args } },
+        time: '2026-01-01T00:00:02Z',
+      });
+    // under 1 MiB each; a Tetragon exec keeps its arguments as text and split into argv, so the first
+    // is stored in ~2.9 MB (over DuckDB's default row of 2,000,000 bytes: once a 500 for the whole
+    // request) and the second would take ~5.2 MB (each space an empty argument)
+    const stored = exec(8, 'a '.repeat(480_000).trim());
+    const over = exec(8, ' '.repeat(1_040_000));
+    const body = [exec(8, 'small'), stored, over].join('\n');
+    const answer = await ingest(daemon.url, body, 'tetragon');
+    assert.equal(answer.status, 200, JSON.stringify(answer.body).slice(0, 300));
+    assert.equal(answer.body['accepted'], 2);
+    const errors = answer.body['errors'] as { line: number; code: string; message: string }[];
+    assert.deepEqual(
+      errors.map((error) => [error.line, error.code]),
+      [[3, 'line_too_long']],
+    );
+    assert.match(
+      errors[0]!.message,
+      new RegExp(`^the event would be stored in \\d+ bytes .*the limit is ${maxStoredEventBytes}$`),
+    );
+    const events = await pageAll(daemon.url, 'run=run-big', 10);
+    const args = events.map((event) => (event['attrs'] as Record<string, unknown>)['arguments']);
+    assert.deepEqual(args, ['small', 'a '.repeat(480_000).trim()]);
+    assert.equal(((events[1]!['attrs'] as Record<string, unknown>)['argv'] as string[]).length, 480_001);
+    for (const event of events) assert.equal(rehash(event), event['hash']);
   });
 });
