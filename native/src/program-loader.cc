@@ -42,17 +42,26 @@ void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), v
   skeleton->rodata->self_tgid = selfTgid;
   skeleton->rodata->capture_bound = captureBound ? 1 : 0;
   // the bound maps are one pair for all objects: the first loaded object's
+  int shared = 0;
   for (const LoadedObject& first : result.objects) {
-    bpf_map__reuse_fd(skeleton->maps.provd_bound_cgroups, first.boundCgroupsFd);
-    bpf_map__reuse_fd(skeleton->maps.provd_bound_tgids, first.boundTgidsFd);
+    shared = bpf_map__reuse_fd(skeleton->maps.provd_bound_cgroups, first.boundCgroupsFd);
+    if (shared == 0) shared = bpf_map__reuse_fd(skeleton->maps.provd_bound_tgids, first.boundTgidsFd);
     break;
   }
   // and so is the ring of every object but the per-target ones (TLS data): one ring keeps a thread's
   // records in the order they were sent, across objects (bpf/lib/emit.h)
   for (const LoadedObject& first : result.objects) {
-    if (perTarget || first.perTarget) continue;
-    bpf_map__reuse_fd(skeleton->maps.provd_ring, first.ringFd);
+    if (shared != 0 || perTarget || first.perTarget) continue;
+    shared = bpf_map__reuse_fd(skeleton->maps.provd_ring, first.ringFd);
     break;
+  }
+  // an object left with maps of its own would write to a ring nobody reads, or filter by binds
+  // nobody makes: reported as not attached instead
+  if (shared != 0) {
+    reportAll(skeleton->obj, name, "failed to share the first object's maps: " + reason(shared, takeLibbpfLog()),
+              result);
+    destroy(skeleton);
+    return;
   }
   int loaded = load(skeleton);
   if (loaded != 0) {
