@@ -6,6 +6,8 @@
  *   rows file would store U+FFFD instead. RFC 8785 (via I-JSON, RFC 7493) refuses such strings too.
  * - An integer beyond ±(2^53 - 1) in an event's attributes: JSON.parse rounds it to a double, so the
  *   stored number would differ from the one sent. I-JSON asks for such integers as strings.
+ * - A number beyond what a double holds (`1e999999`): JSON.parse makes it Infinity, which JSON has
+ *   no form for, so no content or hash could be written of the event.
  */
 
 import { isWellFormedText } from '../shared/well-formed.js';
@@ -50,22 +52,22 @@ export function hasLoneSurrogate(text: string, value: unknown): boolean {
   return text.includes('\\u') && surrogateEscape.test(text) && !isWellFormedValue(value);
 }
 
-/** The path of the first integer in `value` that a double cannot hold exactly, or undefined. */
-function unsafeIntegerPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'number')
-    return Number.isInteger(value) && !Number.isSafeInteger(value) ? path : undefined;
+/** The path of the first number in `value` that is as inexact as `kind` (inexactKind), or undefined. */
+function inexactNumberPath(value: unknown, path: string, kind: Inexact): string | undefined {
+  if (typeof value === 'number') return inexactKind(value) === kind ? path : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = unsafeIntegerPath(value[i], `${path}[${i}]`);
+      const found = inexactNumberPath(value[i], `${path}[${i}]`, kind);
       if (found !== undefined) return found;
     }
     return undefined;
   }
   for (const key in value) {
-    const found = unsafeIntegerPath(
+    const found = inexactNumberPath(
       (value as Record<string, unknown>)[key],
       path === '' ? key : `${path}.${key}`,
+      kind,
     );
     if (found !== undefined) return found;
   }
@@ -73,23 +75,44 @@ function unsafeIntegerPath(value: unknown, path: string): string | undefined {
 }
 
 /**
- * Where an event's attributes (as a parser built them from the line `text`) hold an integer beyond
- * ±(2^53 - 1) and the line `text` holds a run of 16 digits (so the parse may have rounded it), or
- * undefined. Nearly every line is decided by a walk of its few attrs, never by a scan of the text.
+ * Why an event's attributes (as a parser built them from the line `text`) cannot be stored as sent,
+ * naming the first number at fault, or undefined: a number beyond what a double holds, or an
+ * integer beyond ±(2^53 - 1) while the line holds a run of 16 digits (so the parse may have rounded
+ * it). Nearly every line is decided by a walk of its few attrs, never by a scan of the text.
  */
-export function unsafeIntegerIn(text: string, attrs: Readonly<Record<string, unknown>>): string | undefined {
+export function inexactNumberIn(text: string, attrs: Readonly<Record<string, unknown>>): string | undefined {
   // the values first: a walk of a few attrs costs less than a scan of the whole line
-  return hasUnsafeInteger(attrs) && hasLongDigitRun(text) ? unsafeIntegerPath(attrs, '') : undefined;
+  const found = inexactKind(attrs);
+  if (found === Inexact.none || (found === Inexact.integer && !hasLongDigitRun(text))) return undefined;
+  const path = inexactNumberPath(attrs, '', found)?.slice(0, 80);
+  return found === Inexact.beyondDouble
+    ? `${path}: a number beyond what a double holds cannot be kept; send it as a string`
+    : `${path}: an integer beyond 2^53 cannot be kept exactly; send it as a string`;
 }
 
-/** True when `value` holds an integer a double cannot hold exactly (unsafeIntegerPath, without paths). */
-function hasUnsafeInteger(value: unknown): boolean {
-  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value);
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (hasUnsafeInteger(value[i])) return true;
-    return false;
+/** How inexact a number is, worst last: an integer past ±(2^53 - 1) is rounded only if the line wrote it in digits. */
+const Inexact = { none: 0, integer: 1, beyondDouble: 2 } as const;
+type Inexact = (typeof Inexact)[keyof typeof Inexact];
+
+/** The worst inexact number `value` holds (inexactNumberIn, without paths). */
+function inexactKind(value: unknown): Inexact {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return Inexact.beyondDouble;
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? Inexact.integer : Inexact.none;
   }
-  for (const key in value) if (hasUnsafeInteger((value as Record<string, unknown>)[key])) return true;
-  return false;
+  if (typeof value !== 'object' || value === null) return Inexact.none;
+  let worst: Inexact = Inexact.none;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && worst !== Inexact.beyondDouble; i++) {
+      const kind = inexactKind(value[i]);
+      if (kind > worst) worst = kind;
+    }
+    return worst;
+  }
+  for (const key in value) {
+    const kind = inexactKind((value as Record<string, unknown>)[key]);
+    if (kind > worst) worst = kind;
+    if (worst === Inexact.beyondDouble) break;
+  }
+  return worst;
 }

@@ -12,7 +12,7 @@ import { parseFalcoLine } from './falco.js';
 import { isLineRejection, type LineRejection } from './line-rejection.js';
 import { parseNativeLine } from './native.js';
 import { parseTetragonLine, tetragonEventKind } from './tetragon.js';
-import { hasLoneSurrogate, unsafeIntegerIn } from './exact-values.js';
+import { hasLoneSurrogate, inexactNumberIn } from './exact-values.js';
 import { maxCsvRowBytes } from '../store/csv-rows.js';
 import { canonicalContent } from '../telemetry/event-hash.js';
 
@@ -144,10 +144,9 @@ function parseLine(
     reject(result, line, parsed.code, parsed.message);
     return;
   }
-  const unsafe = unsafeIntegerIn(text, parsed.attrs);
-  if (unsafe !== undefined) {
-    const message = `${unsafe.slice(0, 80)}: an integer beyond 2^53 cannot be kept exactly; send it as a string`;
-    reject(result, line, 'wrong_type', message);
+  const inexact = inexactNumberIn(text, parsed.attrs);
+  if (inexact !== undefined) {
+    reject(result, line, 'wrong_type', inexact);
     return;
   }
   classifyEvent(parsed);

@@ -36,6 +36,10 @@ const unstorableLines: [string, string][] = [
   ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","\\udfff":1}', 'invalid_unicode'],
   ['{"output_fields":{"evt.type":"execve","proc.pid":1,"evt.time":99999999999999999999}}', 'invalid_time'],
   ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","inode":18446744073709551615}', 'wrong_type'],
+  // beyond a double: JSON.parse makes it Infinity, which no canonical JSON can write (once a 500)
+  ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","x":1e999999}', 'wrong_type'],
+  ['{"output_fields":{"evt.type":"execve","proc.pid":1,"fd.num":-1e400}}', 'wrong_type'],
+  ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","a":[1e20,1,-1e999]}', 'wrong_type'],
   [
     '{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","http":{"sizes":[1,9007199254740993]}}',
     'wrong_type',
@@ -92,6 +96,11 @@ describe('what the store keeps', function () {
       unstorableLines.map(([, code], i) => [i + 2, code]),
     );
     assert.match(errors.at(-1)!.message, /^http\.sizes\[1\]: an integer beyond 2\^53/);
+    const beyond = errors.filter((error) => error.message.includes('beyond what a double holds'));
+    assert.deepEqual(
+      beyond.map((error) => error.message.split(':')[0]),
+      ['x', 'output_fields.fd.num', 'a[2]'],
+    );
     // a message never echoes the input's lone surrogate back (it would break the answer's JSON for strict readers)
     for (const error of errors) assert.doesNotMatch(error.message, /[\ud800-\udfff]/);
     const events = await pageAll(daemon.url, 'run=run-mixed');
