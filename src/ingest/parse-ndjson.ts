@@ -12,7 +12,7 @@ import { parseFalcoLine } from './falco.js';
 import { isLineRejection, type LineRejection } from './line-rejection.js';
 import { parseNativeLine } from './native.js';
 import { parseTetragonLine, tetragonEventKind } from './tetragon.js';
-import { hasLoneSurrogate, inexactNumberIn } from './exact-values.js';
+import { hasLoneSurrogate, maxNesting, unstorableValueIn } from './exact-values.js';
 import { maxCsvRowBytes } from '../store/csv-rows.js';
 import { canonicalContent } from '../telemetry/event-hash.js';
 
@@ -88,6 +88,24 @@ function parseLine(
   format: IngestFormat,
   result: ParseResult,
 ): void {
+  try {
+    parseValidLine(text, line, sliceLine, format, result);
+  } catch (error) {
+    // a walk before the nesting check (the surrogate scan) overflows on a line nested thousands deep:
+    // that line is refused, never its whole request
+    if (!(error instanceof RangeError)) throw error;
+    reject(result, line, 'wrong_type', `nested deeper than ${maxNesting} levels; no event keeps it`);
+  }
+}
+
+/** parseLine, which may throw a RangeError (stack overflow) on a line nested too deep. */
+function parseValidLine(
+  text: string,
+  line: number,
+  sliceLine: number,
+  format: IngestFormat,
+  result: ParseResult,
+): void {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -144,9 +162,9 @@ function parseLine(
     reject(result, line, parsed.code, parsed.message);
     return;
   }
-  const inexact = inexactNumberIn(text, parsed.attrs);
-  if (inexact !== undefined) {
-    reject(result, line, 'wrong_type', inexact);
+  const unstorable = unstorableValueIn(text, parsed.attrs);
+  if (unstorable !== undefined) {
+    reject(result, line, 'wrong_type', unstorable);
     return;
   }
   classifyEvent(parsed);

@@ -1,8 +1,19 @@
 import assert from 'node:assert/strict';
 import { useDaemonFixture } from '../support/daemon.js';
 import { knownHash, knownLine } from '../support/known-event.js';
+import { maxNesting } from '../../src/ingest/exact-values.js';
 import { maxStoredEventBytes } from '../../src/ingest/parse-ndjson.js';
 import { bind, ingest, nativeLine, pageAll, rehash } from '../support/telemetry.js';
+
+/** `depth` arrays, each inside the one before. */
+function nest(depth: number): unknown {
+  return JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown;
+}
+
+/** A native line whose attribute `x` is nested `depth` arrays deep, written as text (no recursion here). */
+function deepLine(depth: number, extra = ''): string {
+  return `{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z"${extra},"x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+}
 
 /** Lines a hostile or unusual producer may send that the store must keep exactly as sent. */
 const exactLines = [
@@ -21,6 +32,8 @@ const exactLines = [
   nativeLine({ path: '\ufeff/etc/passwd', 'key\u0000with\ufeff': '\ud83d\ude00' }),
   '{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","ppid":7,"comm":"\\ud83d\\ude00 paired"}',
   nativeLine({ comm: 'big-ints', inode: '18446744073709551615', largest_exact: 9_007_199_254_740_991 }),
+  // nested as deep as an event keeps: attrs is level 1, so x's innermost array is level 128
+  nativeLine({ comm: 'deepest', x: nest(maxNesting - 1) }),
   // an integer evt.time is read exactly from the line's digits; it never reaches attrs
   '{"output_fields":{"evt.type":"execve","proc.pid":4242,"proc.ppid":7,"proc.name":"falco-ns","evt.time":1767225604000000123}}',
 ];
@@ -40,6 +53,11 @@ const unstorableLines: [string, string][] = [
   ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","x":1e999999}', 'wrong_type'],
   ['{"output_fields":{"evt.type":"execve","proc.pid":1,"fd.num":-1e400}}', 'wrong_type'],
   ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","a":[1e20,1,-1e999]}', 'wrong_type'],
+  // nested one level deeper than an event keeps, and 50,000 deep (once a stack overflow and a 500),
+  // the last with a surrogate escape, whose check walks the whole line before the nesting is measured
+  [deepLine(maxNesting), 'wrong_type'],
+  [deepLine(50_000), 'wrong_type'],
+  [deepLine(50_000, ',"comm":"\\ud83d\\ude00"'), 'wrong_type'],
   [
     '{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","http":{"sizes":[1,9007199254740993]}}',
     'wrong_type',
@@ -96,6 +114,10 @@ describe('what the store keeps', function () {
       unstorableLines.map(([, code], i) => [i + 2, code]),
     );
     assert.match(errors.at(-1)!.message, /^http\.sizes\[1\]: an integer beyond 2\^53/);
+    const deep = errors.filter((error) => error.message.includes('nested deeper'));
+    assert.equal(deep.length, 3);
+    for (const error of deep)
+      assert.match(error.message, /nested deeper than 128 levels; no event keeps it$/);
     const beyond = errors.filter((error) => error.message.includes('beyond what a double holds'));
     assert.deepEqual(
       beyond.map((error) => error.message.split(':')[0]),
