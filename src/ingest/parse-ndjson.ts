@@ -89,7 +89,7 @@ function parseLine(
   result: ParseResult,
 ): void {
   try {
-    parseValidLine(text, line, sliceLine, format, result);
+    parseLineUnguarded(text, line, sliceLine, format, result);
   } catch (error) {
     // a walk before the nesting check (the surrogate scan) overflows on a line nested thousands deep:
     // that line is refused, never its whole request
@@ -98,8 +98,11 @@ function parseLine(
   }
 }
 
-/** parseLine, which may throw a RangeError (stack overflow) on a line nested too deep. */
-function parseValidLine(
+/**
+ * parseLine without its guard: a walk over a line nested thousands deep may throw a RangeError (a
+ * stack overflow).
+ */
+function parseLineUnguarded(
   text: string,
   line: number,
   sliceLine: number,
