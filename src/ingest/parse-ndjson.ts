@@ -92,10 +92,15 @@ function parseLine(
     parseLineUnguarded(text, line, sliceLine, format, result);
   } catch (error) {
     // a walk before the nesting check (the surrogate scan) overflows on a line nested thousands deep:
-    // that line is refused, never its whole request
-    if (!(error instanceof RangeError)) throw error;
+    // that line is refused, never its whole request (any other error is a defect, and fails the slice)
+    if (!isStackOverflow(error)) throw error;
     reject(result, line, 'wrong_type', `nested deeper than ${maxNesting} levels; no event keeps it`);
   }
+}
+
+/** V8's RangeError for a recursion deeper than its stack. */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && error.message.includes('call stack');
 }
 
 /**
