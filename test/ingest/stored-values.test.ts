@@ -5,14 +5,19 @@ import { maxNesting } from '../../src/ingest/exact-values.js';
 import { maxStoredEventBytes } from '../../src/ingest/parse-ndjson.js';
 import { bind, ingest, nativeLine, pageAll, rehash } from '../support/telemetry.js';
 
-/** `depth` arrays, each inside the one before. */
+/** `depth` arrays, each inside the one before, as JSON text (built without recursion). */
+function nestedText(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+/** nestedText parsed. */
 function nest(depth: number): unknown {
-  return JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown;
+  return JSON.parse(nestedText(depth)) as unknown;
 }
 
 /** A native line whose attribute `x` is nested `depth` arrays deep, written as text (no recursion here). */
 function deepLine(depth: number, extra = ''): string {
-  return `{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z"${extra},"x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+  return `{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z"${extra},"x":${nestedText(depth)}}`;
 }
 
 /** Lines a hostile or unusual producer may send that the store must keep exactly as sent. */
