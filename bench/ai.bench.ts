@@ -28,6 +28,7 @@ import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
+import { withBodyType } from '../test/support/http.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
@@ -131,7 +132,7 @@ async function measure(attempt: Attempt, inFlight: number, beforeTimed = (): voi
 /** The run: bound to cgroup 777, `seededEvents` events over a few minutes, one in `riskEvery` a secret read. */
 async function seed(daemon: RunningDaemon): Promise<void> {
   const post = async (path: string, body: string): Promise<Record<string, unknown>> => {
-    const answer = await fetch(daemon.url + path, { method: 'POST', body });
+    const answer = await fetch(daemon.url + path, { method: 'POST', headers: withBodyType(path), body });
     const json = (await answer.json()) as Record<string, unknown>;
     if (answer.status !== 200) throw new Error(`seeding: ${path} answered HTTP ${answer.status}`);
     return json;

@@ -20,6 +20,7 @@ import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
 import { fillSpool, spoolHoldArgs, spooledContainer } from './support/spooled-store.js';
+import { withBodyType } from '../test/support/http.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
@@ -104,6 +105,7 @@ async function run(): Promise<string[]> {
     const started = performance.now();
     const bind = fetch(`${daemon.url}/v1/telemetry/bind`, {
       method: 'POST',
+      headers: withBodyType('/v1/telemetry/bind'),
       body: JSON.stringify({ run_id: 'bench-run', tool_call_id: 'tc', container_id: container }),
     }).then(async (answer) => ({
       status: answer.status,

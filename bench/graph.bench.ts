@@ -31,6 +31,7 @@ import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
 import { fillSpool, spoolHoldArgs, spooledContainer } from './support/spooled-store.js';
 import { measureSealingCost } from './support/sealing-cost.js';
 import { fillStoreBySql } from './support/store-fill.js';
+import { withBodyType } from '../test/support/http.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
@@ -85,6 +86,7 @@ async function run(): Promise<string[]> {
   let daemon = await startDaemon({ dataDir, args: spoolHoldArgs });
   const bind = await fetch(`${daemon.url}/v1/telemetry/bind`, {
     method: 'POST',
+    headers: withBodyType('/v1/telemetry/bind'),
     body: JSON.stringify({ run_id: runId, tool_call_id: 'tc', container_id: spooledContainer }),
   });
   if (bind.status !== 200) throw new Error(`the bind answered HTTP ${bind.status}`);

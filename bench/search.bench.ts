@@ -19,6 +19,7 @@ import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { fillStoreBySql } from './support/store-fill.js';
+import { withBodyType } from '../test/support/http.js';
 
 const argv = process.argv.slice(2);
 const isShort = argv.includes('--short');
@@ -39,7 +40,7 @@ const seeded = 10_000;
 /** Recorded tool calls and `seeded` events of one cgroup: execs with argv, opens, connects, DNS. */
 async function seed(daemon: RunningDaemon): Promise<void> {
   const post = async (path: string, body: string): Promise<void> => {
-    const answer = await fetch(daemon.url + path, { method: 'POST', body });
+    const answer = await fetch(daemon.url + path, { method: 'POST', headers: withBodyType(path), body });
     if (answer.status !== 200) throw new Error(`seeding: ${path} answered HTTP ${answer.status}`);
   };
   const bind = { run_id: runId, tool_call_id: 'tc-1', cgroup_id: '4242', started_at: '2026-01-01T00:00:00Z' };

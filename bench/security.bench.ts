@@ -21,6 +21,7 @@ import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { deepCursor, measureGet, p99Target, type Latency } from './support/query-latency.js';
 import { fillStoreBySql } from './support/store-fill.js';
+import { withBodyType } from '../test/support/http.js';
 
 const argv = process.argv.slice(2);
 const isShort = argv.includes('--short');
@@ -41,7 +42,7 @@ const sparseRun = 'sparse-run';
 const seeded = 10_000;
 
 async function post(daemon: RunningDaemon, path: string, body: string): Promise<void> {
-  const answer = await fetch(daemon.url + path, { method: 'POST', body });
+  const answer = await fetch(daemon.url + path, { method: 'POST', headers: withBodyType(path), body });
   if (answer.status !== 200) throw new Error(`seeding: ${path} answered HTTP ${answer.status}`);
 }
 

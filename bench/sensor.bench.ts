@@ -39,6 +39,7 @@ import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { loopTarget, measureOrdinaryRate, quietTarget, settleSeconds } from './support/ordinary-rate.js';
+import { withBodyType } from '../test/support/http.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
@@ -188,7 +189,7 @@ async function recordWorkload(
 ): Promise<WorkloadCounts> {
   const answer = await fetch(`${url}/v1/record`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
+    headers: withBodyType('/v1/record', { authorization: `Bearer ${token}` }),
     body: JSON.stringify({
       run_id: run,
       tool_call_id: `${run}-call`,

@@ -17,6 +17,7 @@ import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
 import { deepCursor, measureGet, p99Target, type Latency } from './support/query-latency.js';
 import { fillStoreBySql } from './support/store-fill.js';
+import { withBodyType } from '../test/support/http.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
@@ -40,7 +41,7 @@ const seeded = 10_000;
 /** A bound tool call, an asserted one, and `seeded` events of one cgroup over six minutes. */
 async function seed(daemon: RunningDaemon): Promise<void> {
   const post = async (path: string, body: string): Promise<void> => {
-    const answer = await fetch(daemon.url + path, { method: 'POST', body });
+    const answer = await fetch(daemon.url + path, { method: 'POST', headers: withBodyType(path), body });
     if (answer.status !== 200) throw new Error(`seeding: ${path} answered HTTP ${answer.status}`);
   };
   const start = Date.UTC(2026, 0, 1);

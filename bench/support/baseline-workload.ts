@@ -8,6 +8,7 @@
  * The measured run shows more distinct values than the learned one (new binaries, prefixes,
  * destinations and names), so its deviations fill many pages; the learned run has none.
  */
+import { withBodyType } from '../../test/support/http.js';
 
 /** The run a baseline is learned from, and the run measured against it. */
 export const baselineRuns = { learned: 'baseline-learned', measured: 'baseline-measured' } as const;
@@ -42,7 +43,7 @@ function runLines(cgroup: string, count: number, wider: boolean): string[] {
 }
 
 async function post(url: string, path: string, body: string): Promise<Record<string, unknown>> {
-  const answer = await fetch(url + path, { method: 'POST', body });
+  const answer = await fetch(url + path, { method: 'POST', headers: withBodyType(path), body });
   const text = await answer.text();
   if (answer.status !== 200) throw new Error(`${path} answered HTTP ${answer.status}: ${text.slice(0, 200)}`);
   return JSON.parse(text) as Record<string, unknown>;

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { startDaemon } from '../../test/support/daemon.js';
 import { fillStoreBySql } from './store-fill.js';
+import { withBodyType } from '../../test/support/http.js';
 
 /** The container every spooled event belongs to: a binding on it claims them all. */
 export const spooledContainer = 'c0ffee00c0ffee00c0ffee00';
@@ -49,6 +50,7 @@ export async function fillSpool(dataDir: string, events: number): Promise<string
   try {
     const answer = await fetch(`${daemon.url}/v1/telemetry/ingest?format=native`, {
       method: 'POST',
+      headers: withBodyType('/v1/telemetry/ingest'),
       body: seedBody(),
     });
     const body = (await answer.json()) as { pending?: number };

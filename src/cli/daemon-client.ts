@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Writable } from 'node:stream';
 import { ProvdError } from '../shared/errors.js';
+import { readTokenFile } from '../shared/auth-token.js';
 
 export const defaultDaemonUrl = 'http://127.0.0.1:8574';
 const requestTimeoutMs = 10_000;
@@ -139,9 +140,10 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The bearer header when $PROVD_AUTH_TOKEN is set. */
+/** The bearer header when $PROVD_AUTH_TOKEN, else $PROVD_AUTH_TOKEN_FILE, is set. */
 function authHeaders(): Record<string, string> {
-  const token = process.env['PROVD_AUTH_TOKEN'];
+  const file = process.env['PROVD_AUTH_TOKEN_FILE'];
+  const token = process.env['PROVD_AUTH_TOKEN'] || (file ? readTokenFile(file, 'PROVD_AUTH_TOKEN_FILE') : '');
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 

@@ -4,6 +4,8 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isLoopbackName } from './browser-guard.js';
+import { checkedToken, readTokenFile } from '../shared/auth-token.js';
 import { ProvdError } from '../shared/errors.js';
 import { defaultIngestLimits } from '../ingest/ingest-router.js';
 import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
@@ -56,6 +58,7 @@ export interface DaemonFlags {
   listen?: string | undefined;
   dataDir?: string | undefined;
   authToken?: string | undefined;
+  authTokenFile?: string | undefined;
   maxBodyBytes?: string | undefined;
   maxIngestQueueBytes?: string | undefined;
   maxMemoryBytes?: string | undefined;
@@ -83,12 +86,13 @@ function parseCapture(value: string): CaptureMode {
 export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
   const { host, port } = parseListen(flags.listen ?? defaultListen);
   const dataDir = resolve(flags.dataDir ?? defaultDataDir(env));
-  const authToken = flags.authToken ?? env['PROVD_AUTH_TOKEN'];
-  if (authToken !== undefined && authToken.trim() === '') {
-    throw invalid('--auth-token / PROVD_AUTH_TOKEN must not be empty; unset it to run without auth');
-  }
-  if (authToken !== undefined && !/^[\x21-\x7e]+$/.test(authToken)) {
-    throw invalid('--auth-token / PROVD_AUTH_TOKEN must be printable ASCII without spaces (RFC 6750 token)');
+  const authToken = resolveToken(flags, env);
+  // without a token anyone who reaches the port may write evidence: only this host's users may
+  if (authToken === undefined && !isLoopbackName(host)) {
+    throw invalid(
+      `--listen ${host} is not a loopback address, and without a token anyone who reaches it could write evidence: ` +
+        'set --auth-token (or PROVD_AUTH_TOKEN), or listen on 127.0.0.1, [::1] or localhost',
+    );
   }
   return {
     host,
@@ -132,6 +136,22 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       maxBytes: parseInteger('--spool-max-bytes', flags.spoolMaxBytes, defaultSpoolLimits.maxBytes, 1),
     },
   };
+}
+
+/**
+ * The token, from the first given of --auth-token, --auth-token-file, $PROVD_AUTH_TOKEN and
+ * $PROVD_AUTH_TOKEN_FILE; both flags at once is a mistake worth naming.
+ */
+function resolveToken(flags: DaemonFlags, env: NodeJS.ProcessEnv): string | undefined {
+  if (flags.authToken !== undefined && flags.authTokenFile !== undefined)
+    throw invalid('give --auth-token or --auth-token-file, not both');
+  if (flags.authToken !== undefined) return checkedToken(flags.authToken, '--auth-token');
+  if (flags.authTokenFile !== undefined)
+    return readTokenFile(resolve(flags.authTokenFile), '--auth-token-file');
+  const fromEnv = env['PROVD_AUTH_TOKEN'];
+  if (fromEnv !== undefined) return checkedToken(fromEnv, 'PROVD_AUTH_TOKEN');
+  const file = env['PROVD_AUTH_TOKEN_FILE'];
+  return file === undefined ? undefined : readTokenFile(resolve(file), 'PROVD_AUTH_TOKEN_FILE');
 }
 
 /** `$PROVD_HOME`, else `$XDG_DATA_HOME/provd`, else `~/.local/share/provd`. */

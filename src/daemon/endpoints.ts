@@ -418,4 +418,11 @@ export const endpoints = [
 ] as const satisfies readonly Endpoint[];
 
 /** The operationIds this build serves: each needs a handler (daemon/handlers.ts), or the build fails. */
+/** The media type a client sends its body to `path` as (a query string may follow), if it takes one. */
+export function bodyTypeAt(path: string): Endpoint['body'] {
+  const bare = path.split('?')[0];
+  const list: readonly Endpoint[] = endpoints;
+  return list.find((endpoint) => endpoint.path === bare && endpoint.body !== undefined)?.body;
+}
+
 export type ServedOperationId = Extract<(typeof endpoints)[number], { served: true }>['operationId'];

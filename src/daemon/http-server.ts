@@ -11,6 +11,7 @@ import type { RouteHandler, RouteRequest } from '../shared/http/route.js';
 import type { BodyBudget } from '../shared/http/body-budget.js';
 import type { BearerAuth } from './bearer-auth.js';
 import { readBody, type BodyLimits } from './body-reader.js';
+import { refusedBrowserRequest, refusedContentType } from './browser-guard.js';
 import { refusedContentLength } from './content-length.js';
 import { Exchange } from './exchange.js';
 import type { Router } from './router.js';
@@ -33,6 +34,8 @@ const requestIdPattern = /^[\w.:-]{1,128}$/;
 export class HttpServer {
   private readonly app: TemplatedApp;
   private listenSocket: us_listen_socket | undefined;
+  /** The bound port, once listening: the daemon's own origin names it. */
+  private port = 0;
   private inFlight = 0;
   private stopping = false;
   private onIdle: (() => void) | undefined;
@@ -57,7 +60,8 @@ export class HttpServer {
           return;
         }
         this.listenSocket = socket;
-        resolve(loadUws().us_socket_local_port(socket));
+        this.port = loadUws().us_socket_local_port(socket);
+        resolve(this.port);
       });
     });
   }
@@ -104,9 +108,17 @@ export class HttpServer {
     // before anything else: uWS closes the connection right after this handler on such a length
     const refusedLength = refusedContentLength(req.getHeader('content-length'), this.options.maxBodyBytes);
     if (refusedLength !== undefined) return exchange.send(refusedLength);
+    const { auth, router } = this.options;
+    const marks = {
+      host: req.getHeader('host'),
+      origin: req.getHeader('origin'),
+      secFetchSite: req.getHeader('sec-fetch-site'),
+      contentType: req.getHeader('content-type'),
+    };
+    const fromPage = refusedBrowserRequest(marks, { port: this.port, tokenConfigured: auth !== undefined });
+    if (fromPage !== undefined) return exchange.send(fromPage);
     // Auth comes before routing: without the token, a client learns nothing about which paths or
     // methods exist (no 404 or 405), only that it must authenticate.
-    const { auth, router } = this.options;
     if (auth !== undefined && !router.isPublic(path)) {
       const result = auth.check(req.getHeader('authorization'));
       if (result !== 'ok') return exchange.send(unauthorized(result));
@@ -140,6 +152,9 @@ export class HttpServer {
       // uWS closes once the answer is out, so a body up to ~1 GB is not read only to be dropped
       return exchange.send({ ...this.tooLarge(), close: true });
     }
+    // a page's simple request (a form, `text/plain`, no type) cannot name these types
+    const wrongType = refusedContentType(marks.contentType, endpoint.body);
+    if (wrongType !== undefined) return exchange.send(wrongType);
     const limits: BodyLimits = {
       maxBodyBytes: this.options.maxBodyBytes,
       declaredBytes,

@@ -120,7 +120,14 @@ const errorResponses = {
   ),
   Forbidden: errorResponse(
     ['forbidden'],
-    '`forbidden`: executing a command needs the daemon to run with --auth-token; execute:false needs none',
+    "`forbidden`: a web page sent the request (its Origin or Sec-Fetch-Site is not the daemon's own, or, " +
+      'without --auth-token, its Host is not a loopback name); or (POST /v1/record) executing a command ' +
+      'needs the daemon to run with --auth-token, execute:false needs none',
+  ),
+  UnsupportedMediaType: errorResponse(
+    ['unsupported_media_type'],
+    '`unsupported_media_type`: the body is not sent as the type this endpoint reads (the `Accept` header names it)',
+    { Accept: { description: 'the media types the endpoint reads', schema: { type: 'string' } } },
   ),
   ToolCallExists: errorResponse(
     ['tool_call_exists'],

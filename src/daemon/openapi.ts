@@ -123,6 +123,8 @@ function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
   // any parameter can be malformed (enum, integer), and explain needs `run` with `file`
   if (served && (query.length > 0 || endpoint.body)) responses['400'] = responseRef('BadRequest');
   if (!endpoint.public) responses['401'] = responseRef('Unauthorized');
+  // a web page's request is refused on every path (browser-guard.ts)
+  responses['403'] = responseRef('Forbidden');
   // every query naming a run or an object checks it first; correlations also answers 404 for an unknown event
   if (
     served &&
@@ -131,12 +133,12 @@ function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
   )
     responses['404'] = responseRef('NotFound');
   if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
+  if (endpoint.body) responses['415'] = responseRef('UnsupportedMediaType');
   if (served && endpoint.operationId === 'ingest') {
     responses['422'] = responseRef('KeyReused');
     responses['429'] = responseRef('Backpressure');
   }
   if (served && endpoint.operationId === 'record') {
-    responses['403'] = responseRef('Forbidden');
     responses['409'] = responseRef('ToolCallExists');
     responses['429'] = responseRef('Backpressure');
   }

@@ -35,6 +35,7 @@ export const wireErrorCodes = {
   method_not_allowed: 405,
   tool_call_exists: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   idempotency_key_reused: 422,
   backpressure: 429,
   internal: 500,

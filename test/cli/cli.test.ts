@@ -81,6 +81,14 @@ describe('provd cli', function () {
     assert.match(stderr, /PROVD_ERR_CONFIG_INVALID: --listen must be HOST:PORT/);
   });
 
+  it('refuses to listen beyond loopback without a token, and names the fix', async function () {
+    for (const listen of ['0.0.0.0:0', '[::]:0', '192.0.2.1:0']) {
+      const { code, stderr } = await provd(['daemon', '--listen', listen, '--data-dir', fixture.dataDir]);
+      assert.equal(code, 2, listen);
+      assert.match(stderr, /PROVD_ERR_CONFIG_INVALID: --listen \S+ is not a loopback address.*--auth-token/);
+    }
+  });
+
   it('exits 1 when the listen port is taken', async function () {
     const first = await fixture.start();
     const otherDir = makeDataDir();

@@ -18,11 +18,11 @@ function shown(pattern: RegExp, what: string): RegExpExecArray {
 // the walkthrough's commands, read from the README itself, so the test fails when they drift apart
 const cliIngest = shown(/^provd ingest (examples\/\S+)[^\n#]*?(?=\s*(?:#|$))/m, 'the provd ingest example');
 const curlIngest = shown(
-  /--data-binary @(\S+) '(?:http:\/\/127\.0\.0\.1:8574)(\/v1\/telemetry\/ingest\?format=\w+)'/,
+  /-H 'content-type: ([^']+)' --data-binary @(\S+) \\\n\s+'(?:http:\/\/127\.0\.0\.1:8574)(\/v1\/telemetry\/ingest\?format=\w+)'/,
   'the curl ingest example',
 );
 const curlBind = shown(
-  /-d '(\{[^']+\})' \\\n\s+http:\/\/127\.0\.0\.1:8574\/v1\/telemetry\/bind/,
+  /-H 'content-type: ([^']+)' \\\n\s+-d '(\{[^']+\})' \\\n\s+http:\/\/127\.0\.0\.1:8574\/v1\/telemetry\/bind/,
   'the bind example',
 );
 const curlEvents = shown(/'http:\/\/127\.0\.0\.1:8574(\/v1\/telemetry\/events\?[^']+)'/, 'the events query');
@@ -31,7 +31,7 @@ describe('the README walkthrough', function () {
   const daemons = useDaemonFixture();
 
   it('ships the sample file its ingest examples name', function () {
-    assert.equal(cliIngest[1], curlIngest[1]);
+    assert.equal(cliIngest[1], curlIngest[2]);
     const lines = readFileSync(join(packageRoot, cliIngest[1]!), 'utf8').trimEnd().split('\n');
     assert.equal(lines.length, 5);
   });
@@ -52,7 +52,11 @@ describe('the README walkthrough', function () {
     assert.equal(sources['tetragon']?.['accepted'], 1);
 
     // the binding of the walkthrough claims the native events for run-1, and the query finds the read
-    const bound = await request(daemon.url, '/v1/telemetry/bind', { method: 'POST', body: curlBind[1]! });
+    const bound = await request(daemon.url, '/v1/telemetry/bind', {
+      method: 'POST',
+      headers: { 'content-type': curlBind[1]! },
+      body: curlBind[2]!,
+    });
     assert.equal(bound.status, 200, JSON.stringify(bound.body));
     assert.equal(bound.body['recorrelated'], 4);
     const { status, body } = await request(daemon.url, curlEvents[1]!);
@@ -66,9 +70,10 @@ describe('the README walkthrough', function () {
 
   it('stores every event of the sample when its curl ingest request is sent', async function () {
     const daemon = await daemons.start();
-    const { status, body } = await request(daemon.url, curlIngest[2]!, {
+    const { status, body } = await request(daemon.url, curlIngest[3]!, {
       method: 'POST',
-      body: readFileSync(join(packageRoot, curlIngest[1]!)),
+      headers: { 'content-type': curlIngest[1]! },
+      body: readFileSync(join(packageRoot, curlIngest[2]!)),
     });
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal(body['accepted'], 5);

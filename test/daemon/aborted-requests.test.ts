@@ -51,7 +51,7 @@ describe('aborted requests', function () {
   });
 
   it('keeps serving when a client hangs up in the middle of a request body', async function () {
-    const head = 'POST /v1/telemetry/bind HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n';
+    const head = 'POST /v1/telemetry/bind HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n';
     await hangUpAfter(daemon.port, head + 'Content-Length: 100000\r\n\r\n{"run_id":"r"');
     await hangUpAfter(daemon.port, head + 'Transfer-Encoding: chunked\r\n\r\n5\r\n{"run');
     await hangUpAfter(daemon.port, 'GET /v1/live HTTP/1.1\r\nHo');

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { useDaemonFixture } from '../support/daemon.js';
+import { runCli } from '../support/cli.js';
 import { request } from '../support/http.js';
 
 const token = 'correct-horse-battery-staple';
@@ -125,6 +126,77 @@ describe('bearer auth', function () {
           assert.ok(![401, 404, 405].includes(answer.status), `${where} with the token: ${answer.status}`);
         }
       }
+    }
+  });
+
+  it('reads the token from --auth-token-file, keeps it out of the process list, and the CLI reads the same file', async function () {
+    const file = join(fixture.dataDir, '..', `token-${process.pid}`);
+    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    try {
+      const daemon = await fixture.start({ args: ['--auth-token-file', file] });
+      assert.equal((await request(daemon.url, protectedPath)).status, 401);
+      const authorized = { authorization: `Bearer ${token}` };
+      assert.equal((await request(daemon.url, protectedPath, { headers: authorized })).status, 200);
+      const cmdline = readFileSync(`/proc/${daemon.child.pid}/cmdline`, 'utf8');
+      assert.ok(!cmdline.includes(token), 'the token is not in /proc/PID/cmdline');
+      const runs = await runCli(['runs', '--json'], {
+        env: { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN_FILE: file },
+      });
+      assert.equal(runs.code, 0, runs.stderr);
+      const without = await runCli(['runs', '--json'], { env: { PROVD_URL: daemon.url } });
+      assert.notEqual(without.code, 0, 'without the file the CLI is refused');
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it('refuses to start on a token file others may read, one it cannot read, an empty one, or two token flags', async function () {
+    const file = join(fixture.dataDir, '..', `token-loose-${process.pid}`);
+    try {
+      const cases: [string, () => void, string[], RegExp][] = [
+        [
+          'mode 0644',
+          () => writeFileSync(file, token, { mode: 0o644 }),
+          ['--auth-token-file', file],
+          /mode 0644\): chmod 600/,
+        ],
+        [
+          'missing',
+          () => rmSync(file, { force: true }),
+          ['--auth-token-file', file],
+          /cannot be read \(ENOENT\)/,
+        ],
+        [
+          'empty',
+          () => writeFileSync(file, '\n', { mode: 0o600 }),
+          ['--auth-token-file', file],
+          /must not be empty/,
+        ],
+        [
+          'both flags',
+          () => writeFileSync(file, token, { mode: 0o600 }),
+          ['--auth-token-file', file, '--auth-token', token],
+          /not both/,
+        ],
+      ];
+      for (const [label, prepare, args, message] of cases) {
+        rmSync(file, { force: true });
+        prepare();
+        const started = await runCli([
+          'daemon',
+          '--listen',
+          '127.0.0.1:0',
+          '--data-dir',
+          fixture.dataDir,
+          '--no-sensor',
+          ...args,
+        ]);
+        assert.equal(started.code, 2, `${label}: ${started.stderr}`);
+        assert.match(started.stderr, /PROVD_ERR_CONFIG_INVALID/, label);
+        assert.match(started.stderr, message, label);
+      }
+    } finally {
+      rmSync(file, { force: true });
     }
   });
 });

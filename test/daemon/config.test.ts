@@ -34,6 +34,14 @@ describe('daemon config', function () {
     assert.equal(resolveConfig({ authToken: 'a' }, { PROVD_AUTH_TOKEN: 'b' }).authToken, 'a');
     assert.equal(resolveConfig({}, { PROVD_AUTH_TOKEN: 'b' }).authToken, 'b');
     assert.equal(resolveConfig({}, {}).authToken, undefined);
+    // beyond loopback only with a token
+    assert.equal(resolveConfig({ listen: '0.0.0.0:8574' }, { PROVD_AUTH_TOKEN: 'b' }).host, '0.0.0.0');
+    assert.throws(() => resolveConfig({ listen: '0.0.0.0:8574' }, {}), {
+      code: 'PROVD_ERR_CONFIG_INVALID',
+      message: /loopback/,
+    });
+    assert.equal(resolveConfig({ listen: '[::1]:0' }, {}).host, '::1');
+    assert.equal(resolveConfig({ listen: 'localhost:0' }, {}).host, 'localhost');
     assert.throws(() => resolveConfig({ authToken: '' }, {}), { code: 'PROVD_ERR_CONFIG_INVALID' });
     assert.throws(() => resolveConfig({}, { PROVD_AUTH_TOKEN: '  ' }), { code: 'PROVD_ERR_CONFIG_INVALID' });
     assert.throws(() => resolveConfig({ authToken: 'two words' }, {}), { code: 'PROVD_ERR_CONFIG_INVALID' });

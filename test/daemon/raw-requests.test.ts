@@ -15,7 +15,7 @@ const idleTimeoutBoundMs = 20_000;
 /** Well under that timeout: a connection closed sooner was closed at once, not by the timeout. */
 const atOnceBoundMs = 5_000;
 
-const post = (extra: string): string => `POST /v1/telemetry/bind HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+const post = (extra: string): string => `POST /v1/telemetry/bind HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}\r\n`;
 const fields = (count: number): string =>
   Array.from({ length: count }, (_v, i) => `X-Field-${i}: v\r\n`).join('');
 
@@ -24,20 +24,20 @@ const closedAtOnce: Record<string, string> = {
   'no Host header': 'GET /v1/live HTTP/1.1\r\nAccept: */*\r\n\r\n',
   'Content-Length with Transfer-Encoding':
     post('Content-Length: 5\r\nTransfer-Encoding: chunked\r\n') + '0\r\n\r\n',
-  'a header flood (2,000 fields)': `GET /v1/live HTTP/1.1\r\nHost: x\r\n${fields(2000)}\r\n`,
+  'a header flood (2,000 fields)': `GET /v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\n${fields(2000)}\r\n`,
   'an invalid chunk size': post('Transfer-Encoding: chunked\r\n') + 'zz\r\nabc\r\n',
 };
 
 /** Requests uWS's parser takes for an unfinished head: no answer, closed by its idle timeout (README). */
 const closedByIdleTimeout: Record<string, string> = {
-  'a raw space in the target': 'GET /v1/li ve HTTP/1.1\r\nHost: x\r\n\r\n',
-  'a NUL in the target': 'GET /v1/li\0ve HTTP/1.1\r\nHost: x\r\n\r\n',
+  'a raw space in the target': 'GET /v1/li ve HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+  'a NUL in the target': 'GET /v1/li\0ve HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
   'HTTP/1.0 without Host': 'GET /v1/live HTTP/1.0\r\n\r\n',
-  'HTTP/1.0 with Host': 'GET /v1/live HTTP/1.0\r\nHost: x\r\n\r\n',
-  'LF-only line ends': 'GET /v1/live HTTP/1.1\nHost: x\n\n',
-  'an absolute-form target': 'GET http://x/v1/live HTTP/1.1\r\nHost: x\r\n\r\n',
+  'HTTP/1.0 with Host': 'GET /v1/live HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n',
+  'LF-only line ends': 'GET /v1/live HTTP/1.1\nHost: 127.0.0.1\n\n',
+  'an absolute-form target': 'GET http://x/v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
   'non-HTTP bytes (a TLS ClientHello)': '\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03hello\r\n\r\n',
-  'more than 48 header fields': `GET /v1/live HTTP/1.1\r\nHost: x\r\n${fields(60)}\r\n`,
+  'more than 48 header fields': `GET /v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\n${fields(60)}\r\n`,
 };
 
 describe('raw HTTP requests', function () {
@@ -58,8 +58,8 @@ describe('raw HTTP requests', function () {
     const connection = await RawConnection.open(daemon.port);
     try {
       for (const path of ['/v1/live', '/v1/health', '/v1/openapi.json', '/v1/nope', '/v1/telemetry/ingest']) {
-        const head = await connection.ask(`HEAD ${path} HTTP/1.1\r\nHost: x\r\n\r\n`, true);
-        const get = await connection.ask(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        const head = await connection.ask(`HEAD ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, true);
+        const get = await connection.ask(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
         assert.equal(head.status, get.status, path);
         // health's body holds a measured latency, and a 405 names the method: their lengths may differ
         const length = Number(head.headers.get('content-length'));

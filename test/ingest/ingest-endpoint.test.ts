@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { useDaemonFixture } from '../support/daemon.js';
-import { request } from '../support/http.js';
+import { request, withBodyType } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 
 const fixture = (name: string): string => readFileSync(join(packageRoot, 'test', 'fixtures', name), 'utf8');
@@ -166,13 +166,15 @@ describe('POST /v1/telemetry/ingest', function () {
     const body = Array.from({ length: 2000 }, (_, i) => nativeLine({ pid: i + 1 })).join('\n'); // ~200 kB
     const answers = await Promise.all(
       Array.from({ length: 16 }, () =>
-        fetch(daemon.url + '/v1/telemetry/ingest?format=native', { method: 'POST', body }).then(
-          async (response) => ({
-            status: response.status,
-            retryAfter: response.headers.get('retry-after'),
-            body: (await response.json()) as Record<string, unknown>,
-          }),
-        ),
+        fetch(daemon.url + '/v1/telemetry/ingest?format=native', {
+          method: 'POST',
+          headers: withBodyType('/v1/telemetry/ingest'),
+          body,
+        }).then(async (response) => ({
+          status: response.status,
+          retryAfter: response.headers.get('retry-after'),
+          body: (await response.json()) as Record<string, unknown>,
+        })),
       ),
     );
     const refused = answers.filter((answer) => answer.status === 429);

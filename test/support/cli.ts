@@ -15,14 +15,20 @@ export interface CliRun {
 
 /**
  * Runs `provd ARGS` with `input` on stdin (stdout and stderr are pipes, not terminals). The caller's
- * own PROVD_AUTH_TOKEN, PROVD_URL and NO_COLOR do not leak in; `env` adds what a test wants, `cwd`
+ * own PROVD_AUTH_TOKEN(_FILE), PROVD_URL and NO_COLOR do not leak in; `env` adds what a test wants, `cwd`
  * is where it runs (this process's by default).
  */
 export async function runCli(
   args: readonly string[],
   options: { input?: string; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliRun> {
-  const { PROVD_AUTH_TOKEN: _token, PROVD_URL: _url, NO_COLOR: _noColor, ...inherited } = process.env;
+  const {
+    PROVD_AUTH_TOKEN: _token,
+    PROVD_AUTH_TOKEN_FILE: _tokenFile,
+    PROVD_URL: _url,
+    NO_COLOR: _noColor,
+    ...inherited
+  } = process.env;
   const child = spawn(process.execPath, [cliPath, ...args], {
     env: { ...inherited, ...options.env },
     cwd: options.cwd,

@@ -69,7 +69,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   ];
   if (options.authToken !== undefined) args.push('--auth-token', options.authToken);
   // The caller's own PROVD_AUTH_TOKEN must not leak in: auth is on only when a test asks for it.
-  const { PROVD_AUTH_TOKEN: _ignored, ...inherited } = process.env;
+  const { PROVD_AUTH_TOKEN: _ignored, PROVD_AUTH_TOKEN_FILE: _ignoredFile, ...inherited } = process.env;
   return {
     ...(await spawnServer(cliPath, args, { ...inherited, ...options.env }, options.identity)),
     dataDir,

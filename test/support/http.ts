@@ -1,5 +1,6 @@
 /** A real HTTP client for the tests: fetch, with the JSON body parsed and checked against OpenAPI. */
 import assert from 'node:assert/strict';
+import { bodyTypeAt } from '../../src/daemon/endpoints.js';
 import { assertValidResponse } from './openapi-validator.js';
 
 export interface JsonAnswer {
@@ -8,19 +9,30 @@ export interface JsonAnswer {
   body: Record<string, unknown>;
 }
 
-/** Sends a request and checks the answer's body against the OpenAPI document before returning it. */
+/**
+ * Sends a request and checks the answer's body against the OpenAPI document before returning it. A
+ * body goes with the type its endpoint reads, as every client of the daemon sends it, unless the
+ * test names a Content-Type of its own.
+ */
 export async function request(
   baseUrl: string,
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array } = {},
 ): Promise<JsonAnswer> {
   const method = init.method ?? 'GET';
-  const response = await fetch(baseUrl + path, { ...init, method });
+  const headers = init.body === undefined ? init.headers : withBodyType(path, init.headers);
+  const response = await fetch(baseUrl + path, { ...init, method, ...(headers && { headers }) });
   const text = await response.text();
   const body = JSON.parse(text) as Record<string, unknown>;
   const pathOnly = path.split('?')[0] ?? path;
   assertValidResponse({ method, path: pathOnly, status: response.status, body });
   return { status: response.status, headers: response.headers, body };
+}
+
+/** `headers` with the type the endpoint at `path` reads its body as, unless they name one. */
+export function withBodyType(path: string, headers: Record<string, string> = {}): Record<string, string> {
+  if (Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) return headers;
+  return { ...headers, 'content-type': bodyTypeAt(path) ?? 'application/json' };
 }
 
 /** Asserts each `[path, status, code]`: a GET of the path answers that status with that error code. */

@@ -19,10 +19,16 @@ export class DaemonCommand extends Command {
     ],
   });
 
-  listen = Option.String('--listen', { description: 'HOST:PORT to listen on (default 127.0.0.1:8574)' });
+  listen = Option.String('--listen', {
+    description: 'HOST:PORT to listen on (default 127.0.0.1:8574); beyond loopback only with a token',
+  });
   dataDir = Option.String('--data-dir', { description: 'directory of the DuckDB database' });
   authToken = Option.String('--auth-token', {
     description: 'require Authorization: Bearer <token> (also PROVD_AUTH_TOKEN); health endpoints stay open',
+  });
+  authTokenFile = Option.String('--auth-token-file', {
+    description:
+      'read the token from FILE (mode 0600; also PROVD_AUTH_TOKEN_FILE, which the CLI reads too): unlike --auth-token, not shown to other users in the process list',
   });
   maxBodyBytes = Option.String('--max-body-bytes', {
     description: 'request body limit in bytes (default 64 MiB)',
