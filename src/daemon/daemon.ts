@@ -29,6 +29,7 @@ import { loadPolicyFile, PolicyFileError } from '../security/policy/policy-file.
 import { HttpServer } from './http-server.js';
 import { Router } from './router.js';
 import { startStoreThread } from './store-thread.js';
+import { secureDataDir } from './data-dir.js';
 import { loadUws } from './uws.js';
 
 const drainTimeoutMs = 10_000;
@@ -40,7 +41,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   void announcePoolThreads();
   // Handlers go in before any step that takes time: a signal during startup still stops cleanly.
   const stopSignal = waitForSignal();
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  secureDataDir(config.dataDir);
   // here, not in the store: ingest writes row files even when the store could not open (it then answers 503)
   mkdirSync(config.spoolDir, { recursive: true, mode: 0o700 });
 

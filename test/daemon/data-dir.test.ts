@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../support/cli.js';
+import { makeDataDir, removeDir, startDaemon } from '../support/daemon.js';
+import { bind } from '../support/telemetry.js';
+import { request } from '../support/http.js';
+
+const modeOf = (path: string): number => statSync(path).mode & 0o777;
+
+describe('the data dir', function () {
+  let parent: string;
+  beforeEach(function () {
+    parent = makeDataDir();
+  });
+  afterEach(function () {
+    removeDir(parent);
+  });
+
+  it('closes an existing data dir others may enter, empty or holding its store, and keeps the store', async function () {
+    const dir = join(parent, 'open');
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    let daemon = await startDaemon({ dataDir: dir });
+    assert.equal(modeOf(dir), 0o700, 'an empty dir of mode 0755 is closed');
+    assert.equal(modeOf(join(dir, 'signing-key.pem')) & 0o077, 0, 'the key is readable by its owner only');
+    await bind(daemon.url, { run_id: 'run-kept', tool_call_id: 'tc', cgroup_id: '777' });
+    await daemon.stop();
+
+    chmodSync(dir, 0o755); // as an older provd, or a user, left it
+    daemon = await startDaemon({ dataDir: dir });
+    try {
+      assert.equal(modeOf(dir), 0o700, 'a dir holding the store is closed');
+      const runs = await request(daemon.url, '/v1/runs');
+      assert.deepEqual(
+        (runs.body['runs'] as { run_id: string }[]).map((run) => run.run_id),
+        ['run-kept'],
+      );
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it("refuses to start in a dir others may enter that holds what is not provd's, and leaves it as it was", async function () {
+    const dir = join(parent, 'shared');
+    mkdirSync(dir);
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    const started = await runCli(['daemon', '--listen', '127.0.0.1:0', '--data-dir', dir, '--no-sensor']);
+    assert.equal(started.code, 2, started.stderr);
+    assert.match(started.stderr, /PROVD_ERR_CONFIG_INVALID: the data dir .* \(mode 0755\) .*chmod 700/);
+    assert.equal(modeOf(dir), 0o755);
+    assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine');
+  });
+});
