@@ -134,6 +134,26 @@ export const noSealingCheck: HealthCheck = {
     'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed, so runs fail verify',
 };
 
+/** A path in a message: the host layout a client without the token is not told. */
+const absolutePath = /(^|[\s(='"])\/[^\s'",;)]*/g;
+
+/**
+ * `value` without the host's paths: `path` fields dropped (the record cgroup, the TLS libraries),
+ * absolute paths in messages shown as `<path>`; statuses and counts stay. What a daemon with a token
+ * answers on its public health endpoints to a request without the token.
+ */
+export function withoutHostPaths<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(absolutePath, '$1<path>') as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => withoutHostPaths(item)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key !== 'path' && key !== 'paths')
+      kept[key] = key === 'schema_version' ? item : withoutHostPaths(item);
+  }
+  return kept as T;
+}
+
 /** Whether recorded commands get a cgroup of their own. */
 export function recordCgroupCheck(root: RecordCgroupRoot): HealthCheck {
   return root.status === 'ok'

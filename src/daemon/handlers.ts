@@ -37,7 +37,7 @@ import { summaryRoute } from '../telemetry/summary.route.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { timelineRoute } from '../telemetry/timeline/timeline.route.js';
 import { windowsRoute } from '../telemetry/windows.route.js';
-import type { ReadinessCheck } from './daemon-health.js';
+import { withoutHostPaths, type ReadinessCheck } from './daemon-health.js';
 import type { ServedOperationId } from './endpoints.js';
 import { livenessReply } from './liveness.js';
 import { openapiBytes } from './openapi.js';
@@ -70,9 +70,10 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     defaultCwd: process.cwd(),
     watchKills: deps.killSwitch.watch,
   });
-  const health: RouteHandler = async () => {
+  const health: RouteHandler = async (request) => {
     const { status, health } = await readiness.run();
-    const reply = jsonReply(status, health);
+    // the health endpoints need no token: without it, they do not tell where things are on the host
+    const reply = jsonReply(status, request.authenticated ? health : withoutHostPaths(health));
     // not ready: the check runs again (and a lost store is reopened) at the next probe
     return status === 503 ? { ...reply, headers: { 'retry-after': '5' } } : reply;
   };

@@ -119,10 +119,9 @@ export class HttpServer {
     if (fromPage !== undefined) return exchange.send(fromPage);
     // Auth comes before routing: without the token, a client learns nothing about which paths or
     // methods exist (no 404 or 405), only that it must authenticate.
-    if (auth !== undefined && !router.isPublic(path)) {
-      const result = auth.check(req.getHeader('authorization'));
-      if (result !== 'ok') return exchange.send(unauthorized(result));
-    }
+    const authResult = auth === undefined ? 'ok' : auth.check(req.getHeader('authorization'));
+    if (authResult !== 'ok' && !router.isPublic(path)) return exchange.send(unauthorized(authResult));
+    const authenticated = authResult === 'ok';
     const match = router.match(method, path);
     if (match.kind === 'not_found') return exchange.send(errorReply('not_found', `no such path: ${path}`));
     if (match.kind === 'method_not_allowed') {
@@ -143,6 +142,7 @@ export class HttpServer {
       headers,
       body: undefined,
       requestId,
+      authenticated,
     };
     if (endpoint.body === undefined) return this.dispatch(exchange, handler, request);
 

@@ -129,6 +129,35 @@ describe('bearer auth', function () {
     }
   });
 
+  it('answers the public health endpoints without host paths unless the request carries the token', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    /** Every string of a body that holds an absolute path, and every `path` field, by where it is. */
+    const pathsIn = (value: unknown, where = ''): string[] => {
+      if (typeof value === 'string') return /(^|[\s(='"])\//.test(value) ? [where] : [];
+      if (value === null || typeof value !== 'object') return [];
+      return Object.entries(value).flatMap(([key, item]) =>
+        key === 'path' ? [`${where}.path`] : pathsIn(item, `${where}.${key}`),
+      );
+    };
+    for (const path of ['/v1/health', '/v1/ready']) {
+      const open = await request(daemon.url, path);
+      assert.equal(open.status, 200);
+      assert.deepEqual(pathsIn(open.body), [], `${path} without the token`);
+      assert.ok(open.body['checks'] !== undefined && open.body['status'] !== undefined, 'the statuses stay');
+      const wrong = await request(daemon.url, path, { headers: { authorization: `Bearer ${token}x` } });
+      assert.deepEqual(pathsIn(wrong.body), [], `${path} with a wrong token`);
+      const full = await request(daemon.url, path, { headers: { authorization: `Bearer ${token}` } });
+      const cgroup = full.body['checks'] as Record<string, { status: string; path?: string }>;
+      // the record cgroup names its path where this host gives recorded commands a cgroup
+      if (cgroup['record_cgroup']?.status === 'ok') assert.match(cgroup['record_cgroup'].path ?? '', /^\//);
+      assert.deepEqual(
+        Object.keys(open.body['checks'] as object),
+        Object.keys(full.body['checks'] as object),
+        'the same checks, only without their paths',
+      );
+    }
+  });
+
   it('reads the token from --auth-token-file, keeps it out of the process list, and the CLI reads the same file', async function () {
     const file = join(fixture.dataDir, '..', `token-${process.pid}`);
     writeFileSync(file, `${token}\n`, { mode: 0o600 });

@@ -58,8 +58,9 @@ async function awaitValue<T>(what: string, read: () => Promise<T | undefined>): 
   throw new Error(`waited 30 s for ${what}`);
 }
 
+/** The TLS targets health reports; with the token, since without it health names no paths. */
 async function targets(daemon: RunningDaemon): Promise<Target[]> {
-  const capture = (await request(daemon.url, '/v1/health')).body['native_capture'] as {
+  const capture = (await request(daemon.url, '/v1/health', { headers: auth })).body['native_capture'] as {
     tls?: { targets: Target[] };
   };
   return capture.tls?.targets ?? [];

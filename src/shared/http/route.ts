@@ -13,6 +13,8 @@ export interface RouteRequest {
   headers: Readonly<Record<string, string>>;
   body: Buffer | undefined;
   requestId: string;
+  /** The request carries the configured token, or none is configured (public paths see either). */
+  authenticated: boolean;
 }
 
 export type RouteHandler = (request: RouteRequest) => HttpReply | Promise<HttpReply>;
