@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultRules } from '../../src/security/policy/default-policy.js';
 import { loadPolicyFile, PolicyFileError } from '../../src/security/policy/policy-file.js';
+import { runCli } from '../support/cli.js';
 
 describe('policy rules files (--policy)', function () {
   let work = '';
@@ -190,5 +191,54 @@ rules:
   it('refuses a file over 1 MiB rather than read it', async function () {
     const path = file('huge.json', `{"rules": [], "x": "${'a'.repeat(1024 * 1024)}"}`);
     await assert.rejects(loadPolicyFile(path), /the file holds \d+ bytes, more than 1048576/);
+  });
+
+  it('refuses an alias bomb and files nested past any policy, as a message, and the daemon exits 2 without a stack', async function () {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (let level = 1; level < 9; level++) {
+      const name = String.fromCharCode(97 + level);
+      const previous = String.fromCharCode(96 + level);
+      bomb.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(', ')}]`);
+    }
+    bomb.push('rules: *i');
+    const cases: [string, string, RegExp][] = [
+      ['bomb.yaml', bomb.join('\n'), /aliases expand past 100 nodes/],
+      [
+        'deep.json',
+        `{"rules": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
+        /nests 9 levels deep; a policy needs at most 8/,
+      ],
+      [
+        'nine.json',
+        `{"rules": [{"id": "r", "decision": "deny", "match": [{"commands": [[[[["x"]]]]]}]}]}`,
+        /nests 9 levels/,
+      ],
+      [
+        'deep.yaml',
+        `rules: ${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+        /nested too deep to parse \(1:\d+\)/,
+      ],
+    ];
+    for (const [name, text, message] of cases) {
+      const path = file(name, text);
+      await assert.rejects(loadPolicyFile(path), (error: Error) => {
+        assert.ok(error instanceof PolicyFileError, `${name}: ${error.stack ?? ''}`);
+        assert.match(error.message, message, name);
+        return true;
+      });
+    }
+    const started = await runCli([
+      'daemon',
+      '--listen',
+      '127.0.0.1:0',
+      '--data-dir',
+      join(work, 'data'),
+      '--no-sensor',
+      '--policy',
+      join(work, 'bomb.yaml'),
+    ]);
+    assert.equal(started.code, 2, started.stderr);
+    assert.match(started.stderr, /^provd: \S+: policy .*bomb\.yaml: its aliases expand past 100 nodes/m);
+    assert.doesNotMatch(started.stderr, /^\s+at /m, 'no stack trace');
   });
 });

@@ -35,6 +35,11 @@ import { PolicyEngine } from './policy-engine.js';
 /** A rules file larger than this is refused: a policy is a few hundred rules at most. */
 const maxFileBytes = 1024 * 1024;
 
+/** Levels of objects and lists a policy needs: the file, rules, a rule, match blocks, a block, a list. */
+const maxNesting = 8;
+/** Alias expansions a YAML policy may make (the yaml package counts them). */
+const maxAliases = 100;
+
 const fileKeys = ['include_default_rules', 'rules'];
 const ruleKeys = ['id', 'description', 'decision', 'severity', 'mode', 'reason', 'match'];
 const matchKeys: (keyof RuleMatch)[] = [
@@ -69,7 +74,13 @@ export async function loadPolicyFile(path: string): Promise<PolicyEngine> {
     if (error instanceof PolicyFileError) throw error;
     return fail(`cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const policy = parsePolicy(format === 'json' ? parseJson(text, fail) : parseYaml(text, fail), path, fail);
+  const value = format === 'json' ? parseJson(text, fail) : parseYaml(text, fail);
+  const depth = nestingDepth(value);
+  if (depth > maxNesting)
+    fail(
+      `the file nests ${depth} levels deep; a policy needs at most ${maxNesting} (rules, a rule, its match, a list)`,
+    );
+  const policy = parsePolicy(value, path, fail);
   try {
     return new PolicyEngine(policy);
   } catch (error) {
@@ -87,8 +98,35 @@ function parseJson(text: string, fail: (message: string) => never): unknown {
 
 function parseYaml(text: string, fail: (message: string) => never): unknown {
   const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (document.errors.length > 0) fail(`not valid YAML: ${document.errors[0]!.message}`);
-  return document.toJS({ maxAliasCount: 100 }) as unknown;
+  const error = document.errors[0];
+  // the parser recurses per level: a file nested thousands deep ends its stack
+  if (error?.message.includes('call stack'))
+    fail(
+      `nested too deep to parse (${error.linePos?.[0].line ?? 1}:${error.linePos?.[0].col ?? 1}); a policy needs at most ${maxNesting} levels`,
+    );
+  if (error !== undefined) fail(`not valid YAML: ${error.message}`);
+  try {
+    return document.toJS({ maxAliasCount: maxAliases }) as unknown;
+  } catch (error) {
+    // the yaml package's guard against alias bombs (a billion laughs) throws a ReferenceError
+    if (error instanceof ReferenceError)
+      return fail(`its aliases expand past ${maxAliases} nodes (an alias bomb?): write the rules out`);
+    return fail(`not valid YAML: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** How deep `value` nests, walked without recursion (a hostile file may nest thousands deep). */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > maxNesting) return deepest;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** The file's policy: its rules, then the built-in ones it does not replace (unless left out). */
