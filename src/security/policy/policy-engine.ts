@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import { isSecretPath } from '../../telemetry/secret-path.js';
 import { AddressSet } from './address-set.js';
-import { compileGlob, normalizedPath } from './path-glob.js';
+import { normalizedPath, PathGlob } from './path-glob.js';
 import {
   defaultAllowRule,
   type Policy,
@@ -150,7 +150,7 @@ function compileBlock(match: RuleMatch): CompiledBlock {
     conditions.push((subject) => addresses.isMentionedIn(subject.words));
   }
   if (match.paths !== undefined) {
-    const globs = match.paths.map(compileGlob);
+    const globs = match.paths.map((glob) => new PathGlob(glob));
     conditions.push((subject) => subject.path !== null && globs.some((glob) => glob.test(subject.path!)));
   }
   if (match.secret_paths !== undefined) {
