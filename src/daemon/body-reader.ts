@@ -32,7 +32,7 @@ export function readBody(
   let reserved = 0;
   /** Undefined when the bytes are reserved, else why they are refused. */
   const reserve = (bytes: number): string | undefined => {
-    const refusal = budget?.tryReserve(bytes);
+    const refusal = budget?.tryReserve(bytes, reserved);
     if (budget !== undefined && refusal === undefined) reserved += bytes;
     return refusal;
   };
@@ -44,8 +44,9 @@ export function readBody(
       resolve(undefined);
     };
     exchange.onAbort(() => resolve(undefined));
-    // With a Content-Length, the body is copied once into a buffer of its own (transferable as is).
-    const whole = declaredBytes === undefined ? undefined : Buffer.allocUnsafeSlow(declaredBytes);
+    // With a Content-Length, the body is copied once into a buffer of its own (transferable as is),
+    // made when its first bytes come: a declared length costs nothing until bytes back it.
+    let whole: Buffer | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     // registered before any answer: uWS then keeps reading (and dropping) the rest of the body
@@ -53,17 +54,16 @@ export function readBody(
       if (exchange.finished) return;
       size += chunk.byteLength;
       if (size > maxBodyBytes) return refuse(limits.tooLarge());
-      if (whole !== undefined) {
+      const refusal = reserve(chunk.byteLength);
+      if (refusal !== undefined) return refuse(limits.backpressure(refusal));
+      if (declaredBytes !== undefined) {
+        whole ??= Buffer.allocUnsafeSlow(declaredBytes);
         Buffer.from(chunk).copy(whole, size - chunk.byteLength);
         if (isLast) resolve(whole);
         return;
       }
-      const refusal = reserve(chunk.byteLength);
-      if (refusal !== undefined) return refuse(limits.backpressure(refusal));
       chunks.push(Buffer.from(new Uint8Array(chunk))); // copy: uWS reuses the chunk's memory
       if (isLast) resolve(Buffer.concat(chunks, size));
     });
-    const refusal = declaredBytes === undefined ? undefined : reserve(declaredBytes);
-    if (refusal !== undefined) refuse(limits.backpressure(refusal));
   });
 }

@@ -3,6 +3,7 @@ import { Agent, request as httpRequest, type ClientRequest } from 'node:http';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
+import { RawConnection } from '../support/raw-http.js';
 
 const mib = 1024 * 1024;
 const requests = 40;
@@ -152,5 +153,30 @@ describe('ingest backpressure', function () {
     const buffering = health.body['disk_buffering'] as Record<string, number>;
     assert.equal(buffering['ingest_refused_requests'], 1, 'the 429 is counted');
     assert.equal(buffering['ingest_in_flight_bytes'], 0);
+  });
+
+  it('counts body bytes as they arrive: idle connections that declare 64 MiB and send a byte do not lock ingest out', async function () {
+    const daemon = await daemons.start(); // the default budget: 256 MiB, four such declarations
+    const head =
+      `POST /v1/telemetry/ingest?format=native HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+      `Content-Type: application/x-ndjson\r\nContent-Length: ${64 * mib}\r\n\r\n{`;
+    const idle = await Promise.all(Array.from({ length: 5 }, () => RawConnection.open(daemon.port)));
+    try {
+      for (const connection of idle) connection.send(head);
+      while ((await inFlightBytes(daemon.url)) < idle.length) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(
+        await inFlightBytes(daemon.url),
+        idle.length,
+        'a byte held for each, not what they declared',
+      );
+      const { body, lines } = ndjson(64 * 1024);
+      const agent = new Agent({ keepAlive: false });
+      const answer = await post(agent, daemon.url, body);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(answer.body['accepted'], lines);
+    } finally {
+      for (const connection of idle) connection.close();
+    }
+    while ((await inFlightBytes(daemon.url)) > 0) await new Promise((r) => setTimeout(r, 20));
   });
 });

@@ -63,6 +63,11 @@ export class RawConnection {
     return this.buffered;
   }
 
+  /** Writes `data` and reads nothing (a request left unfinished, or one read later by `ask`). */
+  send(data: string | Buffer): void {
+    this.socket.write(data);
+  }
+
   /** Sends `head` and reads one answer; a HEAD answer is read as headers only (RFC 9110 9.3.2). */
   async ask(requestHead: string, isHead = false): Promise<RawAnswer> {
     this.socket.write(requestHead);

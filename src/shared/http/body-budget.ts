@@ -4,8 +4,11 @@
  * more of it is read into memory.
  */
 export interface BodyBudget {
-  /** Reserves `bytes` more; undefined when they fit, else why not (and the refusal is counted). */
-  tryReserve(bytes: number): string | undefined;
+  /**
+   * Reserves `bytes` more for a body that holds `own` already; undefined when they fit, else why
+   * not (and the refusal is counted).
+   */
+  tryReserve(bytes: number, own: number): string | undefined;
   /** Gives back bytes reserved earlier, once their request is answered or aborted. */
   release(bytes: number): void;
 }
@@ -22,8 +25,10 @@ export interface BudgetLimits {
 }
 
 /**
- * A budget bounded by held bytes and by resident memory. One body is always admitted when nothing
- * is held, whatever its size and the memory in use, so the daemon always makes progress.
+ * A budget bounded by held bytes and by resident memory, reserved as a body's bytes arrive (not as
+ * its Content-Length declares them: idle connections that declare 64 MiB hold nothing). One body is
+ * always admitted when no other holds anything, whatever its size and the memory in use, so the
+ * daemon always makes progress.
  */
 export class ByteBudget implements BodyBudget {
   private held = 0;
@@ -44,8 +49,8 @@ export class ByteBudget implements BodyBudget {
     return this.refusals;
   }
 
-  tryReserve(bytes: number): string | undefined {
-    const refusal = this.held === 0 ? undefined : this.refusal(bytes);
+  tryReserve(bytes: number, own: number): string | undefined {
+    const refusal = this.held === own ? undefined : this.refusal(bytes);
     if (refusal !== undefined) {
       this.refusals++;
       return refusal;
