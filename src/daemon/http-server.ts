@@ -11,6 +11,7 @@ import type { RouteHandler, RouteRequest } from '../shared/http/route.js';
 import type { BodyBudget } from '../shared/http/body-budget.js';
 import type { BearerAuth } from './bearer-auth.js';
 import { readBody, type BodyLimits } from './body-reader.js';
+import { maxJsonBodyBytes } from '../shared/http/json-body.js';
 import { refusedBrowserRequest, refusedContentType } from './browser-guard.js';
 import { refusedContentLength } from './content-length.js';
 import { Exchange } from './exchange.js';
@@ -146,20 +147,24 @@ export class HttpServer {
     };
     if (endpoint.body === undefined) return this.dispatch(exchange, handler, request);
 
+    const maxBodyBytes =
+      endpoint.body === 'application/json'
+        ? Math.min(maxJsonBodyBytes, this.options.maxBodyBytes)
+        : this.options.maxBodyBytes;
     const declared = req.getHeader('content-length');
     const declaredBytes = declared === '' ? undefined : Number(declared);
-    if (declaredBytes !== undefined && declaredBytes > this.options.maxBodyBytes) {
+    if (declaredBytes !== undefined && declaredBytes > maxBodyBytes) {
       // uWS closes once the answer is out, so a body up to ~1 GB is not read only to be dropped
-      return exchange.send({ ...this.tooLarge(), close: true });
+      return exchange.send({ ...tooLarge(maxBodyBytes), close: true });
     }
     // a page's simple request (a form, `text/plain`, no type) cannot name these types
     const wrongType = refusedContentType(marks.contentType, endpoint.body);
     if (wrongType !== undefined) return exchange.send(wrongType);
     const limits: BodyLimits = {
-      maxBodyBytes: this.options.maxBodyBytes,
+      maxBodyBytes,
       declaredBytes,
       budget: this.options.bodyBudgets[endpoint.operationId],
-      tooLarge: () => this.tooLarge(),
+      tooLarge: () => tooLarge(maxBodyBytes),
       backpressure: (why) =>
         errorReply('backpressure', `${path} takes no more bodies now (${why}); retry later`),
     };
@@ -182,17 +187,14 @@ export class HttpServer {
     );
   }
 
-  private tooLarge(): HttpReply {
-    return errorReply(
-      'payload_too_large',
-      `the body is over the limit of ${this.options.maxBodyBytes} bytes`,
-    );
-  }
-
   private finished(): void {
     this.inFlight--;
     if (this.inFlight === 0 && this.onIdle !== undefined) this.onIdle();
   }
+}
+
+function tooLarge(maxBodyBytes: number): HttpReply {
+  return errorReply('payload_too_large', `the body is over the limit of ${maxBodyBytes} bytes`);
 }
 
 function unauthorized(result: 'missing' | 'invalid'): HttpReply {

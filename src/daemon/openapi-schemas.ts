@@ -142,7 +142,7 @@ const errorResponses = {
   ),
   PayloadTooLarge: errorResponse(
     ['payload_too_large'],
-    '`payload_too_large`: the body is over the limit (default 64 MiB)',
+    '`payload_too_large`: the body is over the limit: 1 MiB for a JSON body, 64 MiB by default for ingest (--max-body-bytes)',
   ),
   Backpressure: errorResponse(
     ['backpressure'],
