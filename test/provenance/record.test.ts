@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -341,6 +342,68 @@ describe('POST /v1/record and provd record', function () {
     const after = await snapshot(work, { ...defaultSnapshotLimits, maxHashedBytes: 25 });
     const effects = compareSnapshots(whole, after, { ...defaultSnapshotLimits, maxEffects: 0 });
     assert.deepEqual({ listed: effects.effects.length, omitted: effects.omitted }, { listed: 0, omitted: 1 });
+  });
+
+  it('claims the ids before running: an execute:false of the same tool call meanwhile answers 409, and the real command is recorded', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const ids = { run_id: 'run-claim', tool_call_id: 'tc-claim' };
+    const running = record(daemon, { ...ids, command: 'sleep', args: ['1'], cwd: work });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const racer = await record(daemon, { ...ids, command: 'true', execute: false });
+    assert.equal(racer.status, 409, JSON.stringify(racer.body));
+    assert.equal((racer.body['error'] as Record<string, unknown>)['code'], 'tool_call_exists');
+    const ran = await running;
+    assert.equal(ran.status, 200, JSON.stringify(ran.body));
+    assert.deepEqual([ran.body['status'], ran.body['executed']], ['completed', true]);
+    const verify = await request(daemon.url, '/v1/graph/verify?run=run-claim', { headers: auth });
+    assert.equal(verify.body['status'], 'ok');
+  });
+
+  it('records a command that removes its own cwd, every file under it deleted', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const cwd = join(work, 'gone');
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, 'a.txt'), 'a');
+    const answer = await record(daemon, { command: 'sh', args: ['-c', 'rm -rf "$PWD"'], cwd });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body['status'], 'completed');
+    const effects = answer.body['file_effects'] as { path: string; effect: string }[];
+    assert.deepEqual(
+      effects.map((effect) => [effect.path, effect.effect]),
+      [['a.txt', 'deleted']],
+    );
+    assert.equal(answer.body['file_effects_complete'], true);
+  });
+
+  it('snapshots a cwd where a file and a FIFO keep swapping names without hanging, the FIFO never read', async function () {
+    this.timeout(60_000);
+    writeFileSync(join(work, 'f'), 'regular');
+    assert.equal(spawnSync('mkfifo', [join(work, 'p')]).status, 0);
+    // renames swap the two names in a tight loop: a snapshot's lstat and its open see either
+    const swap =
+      "const { renameSync: mv } = require('fs'); for (;;) { mv('f', 't'); mv('p', 'f'); mv('f', 'p'); mv('t', 'f'); }";
+    const swapper = spawn(process.execPath, ['-e', swap], { cwd: work });
+    try {
+      for (let round = 0; round < 2000; round++) {
+        const taken = await snapshot(work, defaultSnapshotLimits);
+        for (const [path, entry] of taken.entries) assert.equal(entry.kind, 'file', path);
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+  });
+
+  it('hashes at most the bytes the bound allows of files that say size 0 and read on (procfs)', async function () {
+    const sleeper = spawn('sleep', ['30']);
+    try {
+      const taken = await snapshot(`/proc/${sleeper.pid}`, { ...defaultSnapshotLimits, maxFileBytes: 4096 });
+      const pagemap = taken.entries.get('pagemap');
+      assert.ok(pagemap !== undefined, 'pagemap is a regular file of size 0');
+      assert.equal(pagemap.size, 0);
+      assert.equal(pagemap.hash, null, 'more than 4096 bytes: compared by size and times only');
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
   });
 
   it('finds the cgroup2 mount of hybrid and unified hosts in mountinfo, and says when there is none', function () {

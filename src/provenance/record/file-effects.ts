@@ -5,8 +5,8 @@
  * cut is said in `complete` and `omitted`, never silently missing.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readdir, readlink, type FileHandle } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
 /** Bounds of one snapshot and of the effects kept. */
@@ -17,6 +17,8 @@ export interface SnapshotLimits {
   /** Bytes hashed per snapshot in all; past it, files are compared by size and times only. */
   maxHashedBytes: number;
   maxEffects: number;
+  /** Time a snapshot may spend hashing; past it, files are compared by size and times only. */
+  hashingMs: number;
 }
 
 export const defaultSnapshotLimits: SnapshotLimits = {
@@ -24,6 +26,7 @@ export const defaultSnapshotLimits: SnapshotLimits = {
   maxFileBytes: 16 * 1024 * 1024,
   maxHashedBytes: 512 * 1024 * 1024,
   maxEffects: 1000,
+  hashingMs: 10_000,
 };
 
 interface Entry {
@@ -70,7 +73,14 @@ export async function snapshot(root: string, limits: SnapshotLimits): Promise<Sn
   const entries = new Map<string, Entry>();
   let incomplete: string | null = null;
   let hashed = 0;
-  const rootDevice = (await lstat(root)).dev;
+  const rootStats = await lstat(root).catch((error: NodeJS.ErrnoException) => error);
+  if (rootStats instanceof Error) {
+    // a command that removed its own cwd removed everything under it
+    if (rootStats.code === 'ENOENT') return { entries, incomplete: null };
+    return { entries, incomplete: `cannot read cwd: ${rootStats.code ?? rootStats.message}` };
+  }
+  const rootDevice = rootStats.dev;
+  const deadline = Date.now() + limits.hashingMs;
   const pending = [root];
   // past the entry bound the walk stops: a cwd of `/` must not read the whole filesystem
   while (pending.length > 0 && entries.size < limits.maxEntries) {
@@ -98,9 +108,16 @@ export async function snapshot(root: string, limits: SnapshotLimits): Promise<Sn
       const kind = stats.isFile() ? 'file' : 'symlink';
       let hash: string | null = null;
       if (kind === 'symlink') hash = await readlink(path).then(sha256Text, () => null);
+      else if (Date.now() > deadline)
+        incomplete ??= `hashing stopped after ${limits.hashingMs} ms: later files compared by size and times only`;
       else if (stats.size <= limits.maxFileBytes && hashed + stats.size <= limits.maxHashedBytes) {
-        hash = await hashFile(path).catch(() => null);
-        hashed += stats.size;
+        const read = await hashFile(
+          path,
+          stats,
+          Math.min(limits.maxFileBytes, limits.maxHashedBytes - hashed),
+        );
+        hash = read.hash;
+        hashed += read.bytes;
       }
       const stamp = `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
       entries.set(relative(root, path), { kind, size: stats.size, stamp, hash });
@@ -162,12 +179,39 @@ function sha256Text(text: string): string {
   return 'sha256:' + createHash('sha256').update(text).digest('hex');
 }
 
-function hashFile(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
+/**
+ * Hashes the regular file `lstat` saw at `path`, reading at most `maxBytes`: opened without
+ * following a symlink and without blocking (a FIFO swapped in would hang a thread of the pool the
+ * store shares), and only if it is still that file. Procfs and sysfs files say size 0 and read
+ * on; past `maxBytes` the file gets no hash. A null hash compares the file by size and times.
+ */
+async function hashFile(
+  path: string,
+  seen: Stats,
+  maxBytes: number,
+): Promise<{ hash: string | null; bytes: number }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return { hash: null, bytes: 0 }; // gone, swapped for a symlink, or unreadable
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.ino !== seen.ino || stats.dev !== seen.dev) return { hash: null, bytes: 0 };
     const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', reject)
-      .on('end', () => resolve('sha256:' + hash.digest('hex')));
-  });
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    let bytes = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, maxBytes + 1 - bytes));
+      if (bytesRead === 0) return { hash: 'sha256:' + hash.digest('hex'), bytes };
+      bytes += bytesRead;
+      if (bytes > maxBytes) return { hash: null, bytes };
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+  } catch {
+    return { hash: null, bytes: 0 };
+  } finally {
+    await handle.close();
+  }
 }

@@ -56,30 +56,35 @@ const writeDeadlineMs = 30_000;
 
 /** Answers `provenance.record/v1`. */
 export function recordRoute(deps: RecordDeps): RouteHandler {
-  const running = new Set<string>();
+  /** The run and tool call ids of every record being made, executed or asserted. */
+  const claimed = new Set<string>();
+  let executing = 0;
   return async (request) => {
     const plan = parseRecordRequest(parseJsonObject(request.body), deps.defaultCwd);
     if (isRecordRefusal(plan)) return errorReply('invalid_argument', plan.message);
-    if (!plan.execute) return store(deps, asserted(plan));
-    if (!deps.authConfigured)
+    if (plan.execute && !deps.authConfigured)
       return errorReply(
         'forbidden',
         'executing a command needs the daemon to run with --auth-token (or PROVD_AUTH_TOKEN): without one, ' +
           'any local user or web page reaching its port could run commands as the daemon; execute:false needs no token',
       );
-    if (running.size >= maxConcurrentRecords)
+    if (plan.execute && executing >= maxConcurrentRecords)
       return errorReply('backpressure', `${maxConcurrentRecords} recorded commands are running; retry later`);
+    // The ids are claimed before anything runs or is stored: a second record of them while this one
+    // is made (an agent's execute:false beside the harness's real command) is refused, not the first.
     const key = `${plan.runId}\u0000${plan.toolCallId}`;
-    if (running.has(key))
+    if (claimed.has(key))
       return errorReply(
         'tool_call_exists',
-        `tool call "${plan.toolCallId}" of run "${plan.runId}" is running`,
+        `tool call "${plan.toolCallId}" of run "${plan.runId}" is being recorded`,
       );
-    running.add(key);
+    claimed.add(key);
+    if (plan.execute) executing++;
     try {
-      return await execute(deps, plan);
+      return plan.execute ? await execute(deps, plan) : await store(deps, asserted(plan));
     } finally {
-      running.delete(key);
+      claimed.delete(key);
+      if (plan.execute) executing--;
     }
   };
 }
