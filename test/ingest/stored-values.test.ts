@@ -166,4 +166,104 @@ describe('what the store keeps', function () {
     assert.equal(((events[1]!['attrs'] as Record<string, unknown>)['argv'] as string[]).length, 480_001);
     for (const event of events) assert.equal(rehash(event), event['hash']);
   });
+
+  it('stores every string field with every control character, and numbers at and past each limit, exactly or as a line error, never a 5xx', async function () {
+    const daemon = await daemons.start();
+    // every line has pid 4242 (nativeLine's), unless the pid itself is swept: the root pid claims the rest
+    await bind(daemon.url, { run_id: 'run-sweep', tool_call_id: 'tc', pid: 7, root_pid: 4242 });
+    const characters = [
+      ...Array.from({ length: 32 }, (_v, code) => String.fromCharCode(code)),
+      ...['\u007f', '\u0085', '\u2028', '\u2029', '\ufeff', '\ufffe', '\uffff', '"', '\\', '\ud83d\ude00'],
+    ];
+    const stringFields = [
+      'comm',
+      'cgroup_id',
+      'container_id',
+      'source',
+      'path',
+      'new_path',
+      'command',
+      'cwd',
+    ];
+    const moreStrings = ['query', 'data', 'flags', 'note', 'dst_ip'];
+    /** [the line, where its value reads back (top level, or attrs), the field, the value sent]. */
+    const sent: [line: string, field: string, value: unknown][] = [];
+    for (const field of [...stringFields, ...moreStrings, 'argv', 'key']) {
+      for (const character of characters) {
+        const value = `a${character}b`;
+        const fields: Record<string, unknown> =
+          field === 'argv' ? { argv: [value] } : field === 'key' ? { [value]: 1 } : { [field]: value };
+        sent.push([nativeLine({ ppid: 7, sweep: sent.length, ...fields }), field, value]);
+      }
+    }
+    const numbers = [
+      '0',
+      '-0',
+      '-1',
+      '1.5',
+      '1e2',
+      '0.1',
+      '65535',
+      '65536',
+      '2147483647',
+      '2147483648',
+      '-2147483648',
+    ];
+    numbers.push('4294967295', '4294967296', '9007199254740991', '9007199254740992', '9007199254740993');
+    numbers.push('9223372036854775807', '18446744073709551616', '1e308', '1e309', '-1e309', '5e-324');
+    const numberFields = [
+      'pid',
+      'tgid',
+      'ppid',
+      'uid',
+      'cgroup_id',
+      'target_pid',
+      'target_uid',
+      'target_gid',
+    ];
+    numberFields.push('dst_port', 'bytes', 'length', 'exit_code', 'flags', 'count');
+    for (const field of numberFields) {
+      for (const text of numbers) {
+        const line = nativeLine({ ppid: 7, sweep: sent.length }).replace(/}$/, `,"${field}":${text}}`);
+        // ppid itself is swept: such a line is claimed by its pid 4242 instead
+        sent.push([
+          field === 'ppid' ? line.replace('"pid":4242', '"pid":4242') : line,
+          field,
+          JSON.parse(text),
+        ]);
+      }
+    }
+    const answer = await ingest(daemon.url, sent.map(([line]) => line).join('\n'), 'native');
+    assert.equal(answer.status, 200, JSON.stringify(answer.body).slice(0, 500));
+    const errors = answer.body['errors'] as { line: number; code: string }[];
+    assert.equal(answer.body['errors_truncated'], errors.length < (answer.body['rejected'] as number));
+    assert.equal((answer.body['accepted'] as number) + (answer.body['rejected'] as number), sent.length);
+
+    const events = await pageAll(daemon.url, 'run=run-sweep');
+    assert.equal(events.length, answer.body['accepted'], 'every accepted line is stored, in the run');
+    const topLevel = new Set(['comm', 'cgroup_id', 'container_id', 'pid', 'tgid', 'ppid', 'uid']);
+    for (const event of events) {
+      assert.equal(rehash(event), event['hash'], JSON.stringify(event).slice(0, 300));
+      const attrs = event['attrs'] as Record<string, unknown>;
+      const [, field, value] = sent[attrs['sweep'] as number]!;
+      const where = `${field} = ${JSON.stringify(value)}`;
+      if (field === 'key') assert.ok(Object.keys(attrs).includes(value as string), where);
+      else if (field === 'argv') assert.deepEqual(attrs['argv'], [value], where);
+      else if (field === 'source') assert.equal(attrs['producer'], value, where);
+      else if (field === 'cgroup_id' && typeof value === 'number')
+        assert.equal(event[field], String(value), where);
+      // -0 is stored as 0 (canonical JSON writes them alike)
+      else if (topLevel.has(field))
+        assert.ok(event[field] === value, `${where}: ${JSON.stringify(event[field])}`);
+      else assert.ok(attrs[field] === value, `${where}: ${JSON.stringify(attrs[field])}`);
+    }
+    // every control character in the plain string fields is kept: only an address refuses them
+    for (const field of stringFields) {
+      const kept = events.filter((event) => {
+        const [, sweptField, value] = sent[(event['attrs'] as Record<string, number>)['sweep']!]!;
+        return sweptField === field && typeof value === 'string';
+      });
+      assert.equal(kept.length, characters.length, `${field} keeps every character`);
+    }
+  });
 });
