@@ -174,6 +174,11 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
     const rejection = readFalcoSyscall(type, fields, attrs);
     if (rejection !== undefined) return rejection;
     if (type === 'file_open' && isWriteOpen(fields)) type = 'file_write';
+    // a rule on opens for writing that prints no flags says so in its output (Write below binary dir)
+    if (type === 'file_open' && evtType === null && opensForWriting(attrs)) {
+      type = 'file_write';
+      attrs.type_inferred_from = 'fd.name, output';
+    }
   }
   if (type === 'generic') attrs.kind = evtType === null ? `falco:${source ?? 'syscall'}` : evtType;
   readOutcome(fields, attrs);
@@ -240,6 +245,14 @@ function readOutcome(fields: Record<string, unknown>, attrs: Record<string, unkn
   if (typeof failed === 'boolean') attrs.failed = failed;
   else if (typeof res === 'string' && res !== '') attrs.failed = res !== 'SUCCESS' && res.startsWith('E');
   else if (typeof res === 'number') attrs.failed = res < 0;
+}
+
+/**
+ * Falco's rules on opens for writing (the `open_write` macro: Write below binary dir, below etc, below
+ * root, below monitored dir, the rpm database) all say "opened for writing" in their output.
+ */
+function opensForWriting(attrs: Record<string, unknown>): boolean {
+  return typeof attrs.output === 'string' && attrs.output.includes('opened for writing');
 }
 
 /** The alert's own fields: rule, priority, tags, hostname. */

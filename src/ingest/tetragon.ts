@@ -142,6 +142,12 @@ function readKind(
 ): EventType | LineRejection {
   switch (kind) {
     case 'process_exec':
+      // Tetragon's stand-in for the kernel, sent once as it starts: pid 0 (omitted, as protobuf
+      // JSON omits a zero), binary `<kernel>`; no exec happened (cilium/tetragon#529)
+      if (binary === '<kernel>' && isKernelPid((body.process as Record<string, unknown>).pid)) {
+        Object.assign(attrs, { kind, binary, placeholder: 'kernel' });
+        return 'generic';
+      }
       if (binary !== null) attrs.path = binary;
       return 'execve';
     case 'process_exit': {
@@ -172,6 +178,11 @@ function readKind(
   // uprobes, USDT probes, loader events and kinds this version does not know: kept whole
   keepWhole(kind, body, attrs);
   return 'generic';
+}
+
+/** pid 0, as sent or as protobuf JSON leaves a zero out. */
+function isKernelPid(pid: unknown): boolean {
+  return pid === 0 || pid === undefined;
 }
 
 /** A kprobe, LSM hook or tracepoint: the function names the type, its arguments fill attrs. */

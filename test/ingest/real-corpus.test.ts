@@ -181,6 +181,32 @@ describe('real published lines (test/fixtures/real)', function () {
     });
   });
 
+  it('stores published shapes as what they are: the kernel placeholder, opens for writing that print no flags', function () {
+    const [placeholder] = lines('tetragon-kernel-placeholder.jsonl');
+    const kernel = accepted(placeholder!.text, 'the placeholder');
+    assert.deepEqual(
+      [kernel.type, kernel.pid, kernel.attrs['kind'], kernel.attrs['binary'], kernel.attrs['placeholder']],
+      ['generic', 0, 'process_exec', '<kernel>', 'kernel'],
+      'no exec happened: Tetragon stands the kernel in as a process',
+    );
+    // the kernel as the parent of a real exec (its usermode helper running modprobe) is an exec
+    const modprobe = accepted(lines('tetragon.jsonl')[2]!.text, 'tetragon.jsonl line 3');
+    assert.deepEqual([modprobe.type, modprobe.ppid, modprobe.attrs['path']], ['execve', 0, '/sbin/modprobe']);
+
+    const writes = [...lines('falco-write-below.jsonl'), ...lines('falco.jsonl').slice(6, 8)];
+    for (const [index, { text, value }] of writes.entries()) {
+      const event = accepted(text, `Write below binary dir ${index}`);
+      assert.equal(value['rule'], 'Write below binary dir');
+      assert.deepEqual(
+        [event.type, event.attrs['path'], event.attrs['type_inferred_from']],
+        ['file_write', object(value['output_fields'])['fd.name'], 'fd.name, output'],
+      );
+    }
+    // a read of a file, which says nothing of writing, stays an open (classified by its path)
+    const read = accepted(lines('falco.jsonl')[28]!.text, 'falco.jsonl line 29');
+    assert.equal(read.attrs['observed_type'] ?? read.type, 'file_open');
+  });
+
   describe('through the ingest endpoint', function () {
     const daemons = useDaemonFixture();
 
