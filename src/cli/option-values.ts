@@ -7,6 +7,8 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--listen': 'HOST:PORT',
   '--data-dir': 'DIR',
   '--auth-token': 'TOKEN',
+  '--auth-token-file': 'FILE',
+  '--record-user': 'USER',
   '--max-body-bytes': 'BYTES',
   '--max-ingest-queue-bytes': 'BYTES',
   '--max-memory-bytes': 'BYTES',

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isLoopbackName } from './browser-guard.js';
 import { checkedToken, readTokenFile } from '../shared/auth-token.js';
+import { findUser, type CommandUser } from '../provenance/record/command-user.js';
 import { ProvdError } from '../shared/errors.js';
 import { defaultIngestLimits } from '../ingest/ingest-router.js';
 import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
@@ -36,6 +37,8 @@ export interface DaemonConfig {
   capture: CaptureMode;
   /** The rules file given with --policy; undefined: the built-in policy. */
   policyFile: string | undefined;
+  /** `--record-user`: whom recorded commands run as; undefined: their cwd's owner (command-user.ts). */
+  recordUser: CommandUser | undefined;
   faults: Faults;
 }
 
@@ -70,6 +73,7 @@ export interface DaemonFlags {
   sensor?: boolean | undefined;
   capture?: string | undefined;
   policy?: string | undefined;
+  recordUser?: string | undefined;
 }
 
 export const defaultListen = '127.0.0.1:8574';
@@ -123,6 +127,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     sensor: flags.sensor ?? true,
     capture: parseCapture(flags.capture ?? env['PROVD_CAPTURE'] ?? 'all'),
     policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
+    recordUser: parseRecordUser(flags.recordUser ?? env['PROVD_RECORD_USER']),
     faults: {
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
       commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),
@@ -152,6 +157,15 @@ function resolveToken(flags: DaemonFlags, env: NodeJS.ProcessEnv): string | unde
   if (fromEnv !== undefined) return checkedToken(fromEnv, 'PROVD_AUTH_TOKEN');
   const file = env['PROVD_AUTH_TOKEN_FILE'];
   return file === undefined ? undefined : readTokenFile(resolve(file), 'PROVD_AUTH_TOKEN_FILE');
+}
+
+/** `--record-user` / PROVD_RECORD_USER: a user of /etc/passwd, by name or uid. */
+function parseRecordUser(value: string | undefined): CommandUser | undefined {
+  if (value === undefined) return undefined;
+  const user = findUser(value);
+  if (user === undefined)
+    throw invalid(`--record-user / PROVD_RECORD_USER names no user of /etc/passwd: "${value}"`);
+  return user;
 }
 
 /** `$PROVD_HOME`, else `$XDG_DATA_HOME/provd`, else `~/.local/share/provd`. */

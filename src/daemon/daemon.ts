@@ -131,6 +131,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         bindingLog,
         recordCgroupRoot,
         authConfigured: auth !== undefined,
+        recordUsers: { daemonUid: process.getuid?.() ?? -1, configured: config.recordUser },
         policy,
         killSwitch,
       }),

@@ -22,7 +22,16 @@ export function secureDataDir(dir: string): void {
         'chmod 700 it, or give --data-dir a directory of its own',
     );
   }
-  chmodSync(dir, 0o700);
+  try {
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ProvdError(
+      'PROVD_ERR_CONFIG_INVALID',
+      `the data dir ${dir} may be entered by other users (mode ${octal(mode)}) and cannot be closed (${why}): ` +
+        'chmod 700 it as its owner, or give --data-dir a directory of your own',
+    );
+  }
   log('warn', 'data dir closed to other users', { path: dir, mode_was: octal(mode), mode: '0700' });
 }
 

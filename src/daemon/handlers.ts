@@ -41,6 +41,7 @@ import { withoutHostPaths, type ReadinessCheck } from './daemon-health.js';
 import type { ServedOperationId } from './endpoints.js';
 import { livenessReply } from './liveness.js';
 import { openapiBytes } from './openapi.js';
+import type { CommandUserPolicy } from '../provenance/record/command-user.js';
 
 /** The daemon's long-lived parts that handlers are built from. */
 export interface HandlerDeps {
@@ -53,6 +54,8 @@ export interface HandlerDeps {
   recordCgroupRoot: RecordCgroupRoot;
   /** The daemon checks a bearer token (POST /v1/record executes only then). */
   authConfigured: boolean;
+  /** Whom POST /v1/record runs commands as. */
+  recordUsers: CommandUserPolicy;
   /** The policy the gate evaluates with. */
   policy: PolicyEngine;
   /** Kills the commands POST /v1/record runs when the policy decides `kill` on their events. */
@@ -67,6 +70,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     bind: recordBinder(store, bindingLog),
     cgroupRoot: deps.recordCgroupRoot,
     authConfigured: deps.authConfigured,
+    users: deps.recordUsers,
     defaultCwd: process.cwd(),
     watchKills: deps.killSwitch.watch,
   });

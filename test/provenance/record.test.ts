@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -404,6 +404,64 @@ describe('POST /v1/record and provd record', function () {
     } finally {
       sleeper.kill('SIGKILL');
     }
+  });
+
+  it("runs commands as their cwd's owner, never root unless told: away from the key, the token and the cgroup root", async function () {
+    skipWithoutCgroup(this);
+    const daemon = await fixture.start({ authToken: token, recordUser: null });
+    const rootOwned = await record(daemon, { command: 'id', args: ['-u'], cwd: work });
+    assert.equal(rootOwned.status, 403, JSON.stringify(rootOwned.body));
+    assert.match(
+      String((rootOwned.body['error'] as Record<string, unknown>)['message']),
+      /owned by root.*--record-user/,
+    );
+
+    chownSync(work, 65534, 65534); // nobody's
+    const cgroupRootProcs = join(
+      cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'))!,
+      'cgroup.procs',
+    );
+    const tries = [
+      'id -u',
+      `cat ${join(daemon.dataDir, 'signing-key.pem')} || echo no-key`,
+      `cat /proc/${daemon.child.pid}/environ || echo no-environ`,
+      `echo $$ > ${cgroupRootProcs} || echo no-escape`,
+      'touch mine && echo wrote',
+    ];
+    const answer = await record(daemon, { command: 'sh', args: ['-c', tries.join('; ')], cwd: work });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.deepEqual(answer.body['run_as'], { uid: 65534, name: 'nobody' });
+    const out = (answer.body['stdout'] as { text: string }).text.split('\n');
+    assert.deepEqual(out, ['65534', 'no-key', 'no-environ', 'no-escape', 'wrote', '']);
+    assert.equal((answer.body['cgroup'] as Record<string, unknown>)['status'], 'used');
+    assert.equal(answer.body['leftover_processes_killed'], 0);
+  });
+
+  it('runs commands as --record-user names, root only when it says root, and refuses a user it does not know', async function () {
+    skipWithoutCgroup(this);
+    for (const [user, uid] of [
+      ['nobody', 65534],
+      ['root', 0],
+    ] as const) {
+      const daemon = await fixture.start({ authToken: token, recordUser: user });
+      const answer = await record(daemon, { command: 'id', args: ['-u'], cwd: work });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal((answer.body['stdout'] as { text: string }).text, `${uid}\n`);
+      assert.deepEqual(answer.body['run_as'], { uid, name: user });
+      await daemon.stop();
+    }
+    const started = await runCli([
+      'daemon',
+      '--listen',
+      '127.0.0.1:0',
+      '--data-dir',
+      work,
+      '--no-sensor',
+      '--record-user',
+      'provd-no-such-user',
+    ]);
+    assert.equal(started.code, 2, started.stderr);
+    assert.match(started.stderr, /--record-user .* names no user of \/etc\/passwd: "provd-no-such-user"/);
   });
 
   it('finds the cgroup2 mount of hybrid and unified hosts in mountinfo, and says when there is none', function () {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, startDaemon } from '../support/daemon.js';
@@ -25,7 +25,7 @@ describe('the daemon as a user that is not root', function () {
       this.skip();
     }
     const dataDir = mkdtempSync(join(tmpdir(), 'provd-nobody-'));
-    chmodSync(dataDir, 0o777);
+    chownSync(dataDir, nobody.uid, nobody.gid);
     const daemon = await startDaemon({ dataDir, sensor: true, identity: nobody });
     try {
       const { body } = await request(daemon.url, '/v1/health');

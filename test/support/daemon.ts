@@ -22,6 +22,12 @@ export interface DaemonOptions {
   sensor?: boolean;
   /** Run the daemon as this user and group instead of the test's own. */
   identity?: { uid: number; gid: number };
+  /**
+   * `--record-user`: whom recorded commands run as. With a token and no choice here, `root`: tests
+   * that record commands in their own root-owned temp dirs run them as root, named explicitly;
+   * null leaves the flag out (the owner of cwd).
+   */
+  recordUser?: string | null;
   args?: string[];
   env?: Record<string, string>;
 }
@@ -68,6 +74,9 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     ...(options.args ?? []),
   ];
   if (options.authToken !== undefined) args.push('--auth-token', options.authToken);
+  const recordUser =
+    options.recordUser === undefined && options.authToken !== undefined ? 'root' : options.recordUser;
+  if (typeof recordUser === 'string') args.push('--record-user', recordUser);
   // The caller's own PROVD_AUTH_TOKEN must not leak in: auth is on only when a test asks for it.
   const { PROVD_AUTH_TOKEN: _ignored, PROVD_AUTH_TOKEN_FILE: _ignoredFile, ...inherited } = process.env;
   return {

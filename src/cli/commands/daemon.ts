@@ -63,6 +63,11 @@ export class DaemonCommand extends Command {
       'the policy rules file (YAML or JSON) the gate and ingest decide with; checked at start (default: the built-in policy)',
   });
 
+  recordUser = Option.String('--record-user', {
+    description:
+      "whom POST /v1/record runs commands as when the daemon is root (a name or uid; env PROVD_RECORD_USER): default the owner of the command's cwd, never root unless --record-user root",
+  });
+
   sensor = Option.Boolean('--sensor', true, {
     description: 'run the eBPF sensor where the host allows it (root, BTF); --no-sensor turns it off',
   });

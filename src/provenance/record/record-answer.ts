@@ -85,4 +85,6 @@ export interface RecordAnswer extends RecordedToolCall {
   leftover_processes_killed: Count | null;
   /** What provd did when the policy decided `kill` on one of the command's events; null when it did not. */
   policy_kill: PolicyKill | null;
+  /** The user the command ran as (never root unless --record-user root said so); null when nothing ran. */
+  run_as: { uid: number; name: string } | null;
 }

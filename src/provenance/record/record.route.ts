@@ -7,6 +7,7 @@
  * or web page that reaches the loopback port could run commands as the daemon's user.
  */
 import { stat } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { errorReply, jsonReply, type HttpReply } from '../../shared/http/http-reply.js';
 import { parseJsonObject } from '../../shared/http/json-body.js';
 import type { RouteHandler } from '../../shared/http/route.js';
@@ -16,6 +17,7 @@ import type { ProvenanceQueries } from '../provenance-queries.js';
 import type { CapturedOutput } from './bounded-output.js';
 import type { RecordCgroupRoot } from './cgroup-root.js';
 import { CommandCgroup } from './command-cgroup.js';
+import { commandUser, type CommandUser, type CommandUserPolicy } from './command-user.js';
 import { findProgram } from './command-path.js';
 import { compareSnapshots, defaultSnapshotLimits, snapshot, type FileEffects } from './file-effects.js';
 import type { KillTarget, KillWatch, PolicyKill } from './kill-watch.js';
@@ -44,6 +46,8 @@ export interface RecordDeps {
   defaultCwd: string;
   /** Stops the command when the policy decides `kill` on one of its events. */
   watchKills: KillWatch;
+  /** Whom commands run as (command-user.ts). */
+  users: CommandUserPolicy;
 }
 
 /** Commands recorded at once; more answer 429. */
@@ -96,6 +100,8 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       error.code === 'ENOENT' ? 'does not exist' : `cannot be read (${error.code})`,
   );
   if (cwdProblem !== null) return errorReply('invalid_argument', `cwd "${plan.cwd}" ${cwdProblem}`);
+  const runAs = await commandUser(deps.users, plan.cwd);
+  if ('refused' in runAs) return errorReply('forbidden', runAs.refused);
   const program = await findProgram(plan.command, recordPath, plan.cwd);
   await deps.store.queryJson(
     'recordFree',
@@ -126,10 +132,11 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       command: program.path,
       args: plan.args,
       cwd: plan.cwd,
-      env: commandEnv(plan),
+      env: commandEnv(plan, runAs.user),
       timeoutMs: plan.timeoutMs,
       maxOutputBytes,
       cgroup,
+      user: runAs.user,
       onStart: (pid) => {
         if (binding !== null) return;
         binding = deps.bind({ ...scope, cgroupId: null, rootPid: pid });
@@ -155,11 +162,22 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
             message: unavailableMessage(cgroupRoot),
           }
         : { status: 'used', path: cgroup.path, id: cgroup.id, removed, message: null };
-    return store(deps, executed(plan, outcome, effects, report, bindingId, policyKill));
+    const ranAs = runAs.user ?? daemonUser();
+    return store(deps, executed(plan, outcome, effects, report, bindingId, policyKill, ranAs));
   } catch (error) {
     await watching.end?.();
     await cgroup?.remove();
     throw error;
+  }
+}
+
+/** The daemon's own user, whom commands run as when it is not root. */
+function daemonUser(): { uid: number; name: string } {
+  const uid = process.getuid?.() ?? -1;
+  try {
+    return { uid, name: userInfo().username };
+  } catch {
+    return { uid, name: String(uid) }; // a uid without a passwd entry
   }
 }
 
@@ -184,11 +202,11 @@ function processGroupTarget(pid: number): KillTarget {
   };
 }
 
-/** The minimal environment: a fixed PATH, the daemon's HOME, UTF-8, and the ids of the call. */
-function commandEnv(plan: RecordPlan): Record<string, string> {
+/** The minimal environment: a fixed PATH, its user's HOME, UTF-8, and the ids of the call. */
+function commandEnv(plan: RecordPlan, user: CommandUser | null): Record<string, string> {
   return {
     PATH: recordPath,
-    HOME: process.env['HOME'] ?? '/',
+    HOME: user?.home ?? process.env['HOME'] ?? '/',
     LANG: 'C.UTF-8',
     PROVD_RUN_ID: plan.runId,
     PROVD_TOOL_CALL_ID: plan.toolCallId,
@@ -235,6 +253,7 @@ function asserted(plan: RecordPlan): Pending {
     file_effects_omitted: 0,
     leftover_processes_killed: null,
     policy_kill: null,
+    run_as: null,
   };
   return { write: writeOf(answer, nowNs, null, [], []), answer, outputs: [] };
 }
@@ -258,6 +277,7 @@ function executed(
   cgroup: RecordCgroupReport,
   bindingId: string | null,
   policyKill: PolicyKill | null,
+  ranAs: { uid: number; name: string },
 ): Pending {
   const status: ToolCallStatus =
     outcome.startError !== null
@@ -286,6 +306,7 @@ function executed(
     file_effects_omitted: effects.omitted,
     leftover_processes_killed: outcome.leftoverKilled,
     policy_kill: policyKill,
+    run_as: outcome.startError !== null && outcome.pid === null ? null : { uid: ranAs.uid, name: ranAs.name },
   };
   const outputs = [outcome.stdout, outcome.stderr];
   const write = writeOf(answer, outcome.startedNs, outcome.endedNs, outputs, effects.effects);

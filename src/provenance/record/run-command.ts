@@ -1,17 +1,22 @@
 /**
- * Runs one recorded command: argv as given (no shell interprets it), in `cwd`, with a minimal
- * environment, stdin from /dev/null, output bounded, and a timeout that kills its whole tree. With a
- * cgroup, a fixed /bin/sh trampoline writes itself into the cgroup and then execs the command, so
- * the command's first instruction already runs inside it; the command's argv reaches exec as
- * positional parameters, never as shell text.
+ * Runs one recorded command: argv as given (no shell interprets it), in `cwd`, as its user, with a
+ * minimal environment, stdin from /dev/null, output bounded, and a timeout that kills its whole
+ * tree. With a cgroup, a fixed /bin/sh trampoline waits on fd 3 while the daemon moves it into the
+ * cgroup (a command's user may not move itself there), then execs the command, so the command's
+ * first instruction already runs inside it; argv reaches exec as positional parameters, never as
+ * shell text.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { BoundedOutput, type CapturedOutput } from './bounded-output.js';
 import type { CommandCgroup } from './command-cgroup.js';
+import type { CommandUser } from './command-user.js';
 
-/** The trampoline: join the cgroup (exit 125 with a marked message if that fails), then exec argv. */
+/** The trampoline: wait until the daemon says it is in the cgroup (exit 125, marked, if not), then exec argv. */
 const trampoline =
-  'echo 0 > "$1/cgroup.procs" || { echo "provd-record: cannot join cgroup $1" >&2; exit 125; }; shift; exec "$@"';
+  'IFS= read -r joined <&3; exec 3<&-; [ "$joined" = joined ] || { echo "provd-record: cannot join cgroup $1" >&2; exit 125; }; shift; exec "$@"';
 const trampolineFailure = 'provd-record: cannot join cgroup';
 
 /** After the command exits, how long its output pipes may stay open (a leftover holding them). */
@@ -26,6 +31,8 @@ export interface CommandSpec {
   timeoutMs: number;
   maxOutputBytes: number;
   cgroup: CommandCgroup | null;
+  /** Whom it runs as; null: the daemon's own user. */
+  user: CommandUser | null;
   /** Called once the process exists (before its output is read). */
   onStart?: (pid: number) => void;
 }
@@ -67,13 +74,16 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
     child = spawn(file, argv, {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', spec.cgroup === null ? 'ignore' : 'pipe'],
       detached: true,
+      ...(spec.user !== null && { uid: spec.user.uid, gid: spec.user.gid }),
     });
   } catch (error) {
     return Promise.resolve(failedStart(startedNs, stdout, stderr, (error as Error).message));
   }
   if (child.pid !== undefined) spec.onStart?.(child.pid);
+  if (spec.cgroup !== null && child.pid !== undefined)
+    void moveIntoCgroup(child.pid, spec.cgroup, child.stdio[3] as Writable);
   child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
   child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
   return new Promise((resolve) => {
@@ -120,6 +130,16 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       })();
     });
   });
+}
+
+/** Writes the trampoline's pid into the cgroup, then tells it whether that worked. */
+async function moveIntoCgroup(pid: number, cgroup: CommandCgroup, signal: Writable): Promise<void> {
+  signal.on('error', () => undefined); // the trampoline may already be gone
+  const joined = await writeFile(join(cgroup.path, 'cgroup.procs'), String(pid)).then(
+    () => true,
+    () => false,
+  );
+  signal.end(joined ? 'joined\n' : 'refused\n');
 }
 
 /** Waits for both pipes to close, at most drainMs; then cuts them. */
