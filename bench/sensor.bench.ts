@@ -138,7 +138,7 @@ async function stopBpftrace(child: ChildProcess): Promise<Partial<Record<Categor
 async function runOnce(binary: string, sensor: boolean, round: number) {
   const dataDir = join(scratch, `${sensor ? 'on' : 'off'}-${round}`);
   const work = join(dataDir, 'work');
-  mkdirSync(work, { recursive: true });
+  mkdirSync(work, { recursive: true, mode: 0o700 }); // the data dir others may not enter
   const file = join(work, 'workload-file');
   const startedMs = Date.now();
   const daemon = await startDaemon({ dataDir, sensor, authToken: token });
