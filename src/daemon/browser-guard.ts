@@ -39,7 +39,7 @@ export function refusedBrowserRequest(marks: BrowserMarks, context: GuardContext
   // `none`: the user typed the URL; `same-origin`: a page the daemon served (it serves none yet)
   if (marks.secFetchSite !== '' && marks.secFetchSite !== 'none' && marks.secFetchSite !== 'same-origin') {
     return forbidden(
-      `a web page's request (Sec-Fetch-Site: ${marks.secFetchSite}) is refused: provd serves no pages`,
+      `a web page's request (Sec-Fetch-Site: ${quoted(marks.secFetchSite)}) is refused: provd serves no pages`,
     );
   }
   if (marks.origin !== '' && !isOwnOrigin(marks.origin, context.port)) {

@@ -29,6 +29,7 @@ import { loadPolicyFile, PolicyFileError } from '../security/policy/policy-file.
 import { HttpServer } from './http-server.js';
 import { Router } from './router.js';
 import { startStoreThread } from './store-thread.js';
+import { SnapshotPool } from '../provenance/record/snapshot-pool.js';
 import { secureDataDir } from './data-dir.js';
 import { loadUws } from './uws.js';
 
@@ -117,6 +118,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     status: capture.status,
     message: capture.message,
   });
+  const snapshots = new SnapshotPool();
   const server = new HttpServer({
     host: config.host,
     port: config.port,
@@ -132,6 +134,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         recordCgroupRoot,
         authConfigured: auth !== undefined,
         recordUsers: { daemonUid: process.getuid?.() ?? -1, configured: config.recordUser },
+        snapshots,
         policy,
         killSwitch,
       }),
@@ -144,7 +147,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   } catch (error) {
     log('error', 'cannot listen', { error: toErrorData(error, 'PROVD_ERR_HTTP_LISTEN') });
     await sensor.stop();
-    await release(server, pool);
+    await release(server, pool, snapshots);
     await store.close();
     return 1;
   }
@@ -161,7 +164,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     log('error', 'store thread stopped; shutting down', { error: reason.toData() });
     server.stopAccepting();
     await sensor.stop();
-    await release(server, pool);
+    await release(server, pool, snapshots);
     return 1;
   }
   log('info', 'shutting down', { signal: reason });
@@ -171,7 +174,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   if (!drained)
     log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
   await sensor.stop(); // what the rings still held is stored before the pool ends
-  await release(server, pool);
+  await release(server, pool, snapshots);
   try {
     await store.close();
   } catch (error) {
@@ -191,12 +194,12 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
  * process.exit, a worker thread still starting up or a socket uWS still holds could take the
  * process down by a signal instead of the exit code (see also normalize-pool.ts).
  */
-async function release(server: HttpServer, pool: Piscina): Promise<void> {
+async function release(server: HttpServer, pool: Piscina, snapshots: SnapshotPool): Promise<void> {
   server.closeAll();
   try {
-    await pool.destroy();
+    await Promise.all([pool.destroy(), snapshots.close()]);
   } catch (error) {
-    log('warn', 'the normalize pool did not stop cleanly', {
+    log('warn', 'the normalize or snapshot threads did not stop cleanly', {
       error: toErrorData(error, 'PROVD_ERR_NORMALIZE_POOL'),
     });
   }

@@ -42,6 +42,7 @@ import type { ServedOperationId } from './endpoints.js';
 import { livenessReply } from './liveness.js';
 import { openapiBytes } from './openapi.js';
 import type { CommandUserPolicy } from '../provenance/record/command-user.js';
+import type { SnapshotPool } from '../provenance/record/snapshot-pool.js';
 
 /** The daemon's long-lived parts that handlers are built from. */
 export interface HandlerDeps {
@@ -56,6 +57,8 @@ export interface HandlerDeps {
   authConfigured: boolean;
   /** Whom POST /v1/record runs commands as. */
   recordUsers: CommandUserPolicy;
+  /** The threads POST /v1/record takes its snapshots of cwd on. */
+  snapshots: SnapshotPool;
   /** The policy the gate evaluates with. */
   policy: PolicyEngine;
   /** Kills the commands POST /v1/record runs when the policy decides `kill` on their events. */
@@ -71,6 +74,7 @@ export function buildHandlers(deps: HandlerDeps): Record<ServedOperationId, Rout
     cgroupRoot: deps.recordCgroupRoot,
     authConfigured: deps.authConfigured,
     users: deps.recordUsers,
+    snapshot: (root, limits) => deps.snapshots.take(root, limits),
     defaultCwd: process.cwd(),
     watchKills: deps.killSwitch.watch,
   });

@@ -1,7 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -14,6 +26,7 @@ import {
   defaultSnapshotLimits,
   snapshot,
 } from '../../src/provenance/record/file-effects.js';
+import { SnapshotPool } from '../../src/provenance/record/snapshot-pool.js';
 import { runCli } from '../support/cli.js';
 import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { withDatabase } from '../support/duckdb.js';
@@ -327,19 +340,19 @@ describe('POST /v1/record and provd record', function () {
     assert.match(usage.stderr, /--timeout-ms/);
   });
 
-  it('bounds a snapshot of cwd by files and hashed bytes, and says what the bounds cut', async function () {
+  it('bounds a snapshot of cwd by files and hashed bytes, and says what the bounds cut', function () {
     for (const dir of ['a', 'a/b', 'c']) mkdirSync(join(work, dir), { recursive: true });
     for (const file of ['1', 'a/2', 'a/b/3', 'a/b/4', 'c/5']) writeFileSync(join(work, file), 'x'.repeat(10));
     const limits = { ...defaultSnapshotLimits, maxEntries: 3 };
-    const partial = await snapshot(work, limits);
+    const partial = snapshot(work, limits);
     assert.equal(partial.entries.size, 3);
     assert.equal(partial.incomplete, 'more than 3 files under cwd');
-    const whole = await snapshot(work, { ...defaultSnapshotLimits, maxHashedBytes: 25 });
+    const whole = snapshot(work, { ...defaultSnapshotLimits, maxHashedBytes: 25 });
     assert.equal(whole.incomplete, null);
     // two files fit the 25 hashed bytes; the rest are compared by size and times
     assert.equal([...whole.entries.values()].filter((entry) => entry.hash !== null).length, 2);
     writeFileSync(join(work, 'c/5'), 'changed!!!');
-    const after = await snapshot(work, { ...defaultSnapshotLimits, maxHashedBytes: 25 });
+    const after = snapshot(work, { ...defaultSnapshotLimits, maxHashedBytes: 25 });
     const effects = compareSnapshots(whole, after, { ...defaultSnapshotLimits, maxEffects: 0 });
     assert.deepEqual({ listed: effects.effects.length, omitted: effects.omitted }, { listed: 0, omitted: 1 });
   });
@@ -381,22 +394,39 @@ describe('POST /v1/record and provd record', function () {
     assert.equal(spawnSync('mkfifo', [join(work, 'p')]).status, 0);
     // renames swap the two names in a tight loop: a snapshot's lstat and its open see either
     const swap =
-      "const { renameSync: mv } = require('fs'); for (;;) { mv('f', 't'); mv('p', 'f'); mv('f', 'p'); mv('t', 'f'); }";
+      "const { renameSync: mv } = require('fs'); process.stdout.write('swapping\\n'); " +
+      "for (;;) { mv('f', 't'); mv('p', 'f'); mv('f', 'p'); mv('t', 'f'); }";
     const swapper = spawn(process.execPath, ['-e', swap], { cwd: work });
+    // on the daemon's snapshot threads: a snapshot stuck opening the FIFO fails this test by its
+    // deadline instead of blocking the test's own thread
+    const pool = new SnapshotPool();
     try {
-      for (let round = 0; round < 2000; round++) {
-        const taken = await snapshot(work, defaultSnapshotLimits);
+      await once(swapper.stdout, 'data'); // the snapshots below run while it swaps
+      for (let round = 0; round < 1000; round++) {
+        const stuck = new Promise<never>((_resolve, reject) => {
+          setTimeout(() => reject(new Error(`snapshot ${round} did not finish in 5 s`)), 5000).unref();
+        });
+        const taken = await Promise.race([pool.take(work, defaultSnapshotLimits), stuck]);
         for (const [path, entry] of taken.entries) assert.equal(entry.kind, 'file', path);
       }
     } finally {
       swapper.kill('SIGKILL');
+      // a reader stuck in open() is let go by a writer's open, so the pool can end
+      for (const name of ['f', 'p', 't']) {
+        try {
+          closeSync(openSync(join(work, name), constants.O_WRONLY | constants.O_NONBLOCK));
+        } catch {
+          // not a FIFO, or no reader waiting
+        }
+      }
+      await pool.close();
     }
   });
 
-  it('hashes at most the bytes the bound allows of files that say size 0 and read on (procfs)', async function () {
+  it('hashes at most the bytes the bound allows of files that say size 0 and read on (procfs)', function () {
     const sleeper = spawn('sleep', ['30']);
     try {
-      const taken = await snapshot(`/proc/${sleeper.pid}`, { ...defaultSnapshotLimits, maxFileBytes: 4096 });
+      const taken = snapshot(`/proc/${sleeper.pid}`, { ...defaultSnapshotLimits, maxFileBytes: 4096 });
       const pagemap = taken.entries.get('pagemap');
       assert.ok(pagemap !== undefined, 'pagemap is a regular file of size 0');
       assert.equal(pagemap.size, 0);

@@ -5,8 +5,17 @@
  * cut is said in `complete` and `omitted`, never silently missing.
  */
 import { createHash } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
-import { lstat, open, readdir, readlink, type FileHandle } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  type Stats,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** Bounds of one snapshot and of the effects kept. */
@@ -68,12 +77,16 @@ export interface FileEffects {
   omitted: number;
 }
 
-/** Snapshots `root` within the limits; an unreadable subdirectory makes it partial, not failed. */
-export async function snapshot(root: string, limits: SnapshotLimits): Promise<Snapshot> {
+/**
+ * Snapshots `root` within the limits; an unreadable subdirectory makes it partial, not failed. With
+ * synchronous calls: the daemon runs it on a snapshot thread of its own (snapshot-pool.ts), so no
+ * file it reads holds a thread of the libuv pool the store's DuckDB calls run on.
+ */
+export function snapshot(root: string, limits: SnapshotLimits): Snapshot {
   const entries = new Map<string, Entry>();
   let incomplete: string | null = null;
   let hashed = 0;
-  const rootStats = await lstat(root).catch((error: NodeJS.ErrnoException) => error);
+  const rootStats = attempt(() => lstatSync(root));
   if (rootStats instanceof Error) {
     // a command that removed its own cwd removed everything under it
     if (rootStats.code === 'ENOENT') return { entries, incomplete: null };
@@ -87,15 +100,15 @@ export async function snapshot(root: string, limits: SnapshotLimits): Promise<Sn
     const dir = pending.pop()!;
     let names: string[];
     try {
-      names = await readdir(dir);
+      names = readdirSync(dir);
     } catch (error) {
       incomplete ??= `cannot read ${relative(root, dir) || '.'}: ${(error as NodeJS.ErrnoException).code}`;
       continue;
     }
     for (const name of names.sort()) {
       const path = join(dir, name);
-      const stats = await lstat(path).catch(() => undefined);
-      if (stats === undefined) continue; // removed while we looked
+      const stats = attempt(() => lstatSync(path));
+      if (stats instanceof Error) continue; // removed while we looked
       if (stats.isDirectory()) {
         if (stats.dev === rootDevice) pending.push(path);
         continue;
@@ -107,15 +120,13 @@ export async function snapshot(root: string, limits: SnapshotLimits): Promise<Sn
       }
       const kind = stats.isFile() ? 'file' : 'symlink';
       let hash: string | null = null;
-      if (kind === 'symlink') hash = await readlink(path).then(sha256Text, () => null);
-      else if (Date.now() > deadline)
+      if (kind === 'symlink') {
+        const target = attempt(() => readlinkSync(path));
+        hash = target instanceof Error ? null : sha256Text(target);
+      } else if (Date.now() > deadline)
         incomplete ??= `hashing stopped after ${limits.hashingMs} ms: later files compared by size and times only`;
       else if (stats.size <= limits.maxFileBytes && hashed + stats.size <= limits.maxHashedBytes) {
-        const read = await hashFile(
-          path,
-          stats,
-          Math.min(limits.maxFileBytes, limits.maxHashedBytes - hashed),
-        );
+        const read = hashFile(path, stats, Math.min(limits.maxFileBytes, limits.maxHashedBytes - hashed));
         hash = read.hash;
         hashed += read.bytes;
       }
@@ -185,25 +196,21 @@ function sha256Text(text: string): string {
  * store shares), and only if it is still that file. Procfs and sysfs files say size 0 and read
  * on; past `maxBytes` the file gets no hash. A null hash compares the file by size and times.
  */
-async function hashFile(
-  path: string,
-  seen: Stats,
-  maxBytes: number,
-): Promise<{ hash: string | null; bytes: number }> {
-  let handle: FileHandle;
+function hashFile(path: string, seen: Stats, maxBytes: number): { hash: string | null; bytes: number } {
+  let fd: number;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return { hash: null, bytes: 0 }; // gone, swapped for a symlink, or unreadable
   }
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile() || stats.ino !== seen.ino || stats.dev !== seen.dev) return { hash: null, bytes: 0 };
     const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(64 * 1024);
     let bytes = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, maxBytes + 1 - bytes));
+      const bytesRead = readSync(fd, buffer, 0, Math.min(buffer.length, maxBytes + 1 - bytes), null);
       if (bytesRead === 0) return { hash: 'sha256:' + hash.digest('hex'), bytes };
       bytes += bytesRead;
       if (bytes > maxBytes) return { hash: null, bytes };
@@ -212,6 +219,15 @@ async function hashFile(
   } catch {
     return { hash: null, bytes: 0 };
   } finally {
-    await handle.close();
+    closeSync(fd);
+  }
+}
+
+/** `call`'s value, or the error it threw. */
+function attempt<T>(call: () => T): T | NodeJS.ErrnoException {
+  try {
+    return call();
+  } catch (error) {
+    return error as NodeJS.ErrnoException;
   }
 }

@@ -19,7 +19,13 @@ import type { RecordCgroupRoot } from './cgroup-root.js';
 import { CommandCgroup } from './command-cgroup.js';
 import { commandUser, type CommandUser, type CommandUserPolicy } from './command-user.js';
 import { findProgram } from './command-path.js';
-import { compareSnapshots, defaultSnapshotLimits, snapshot, type FileEffects } from './file-effects.js';
+import {
+  compareSnapshots,
+  defaultSnapshotLimits,
+  type FileEffects,
+  type Snapshot,
+  type SnapshotLimits,
+} from './file-effects.js';
 import type { KillTarget, KillWatch, PolicyKill } from './kill-watch.js';
 import type { RecordAnswer, RecordArtifact, RecordCgroupReport, ToolCallStatus } from './record-answer.js';
 import { isRecordRefusal, parseRecordRequest, type RecordPlan } from './record-request.js';
@@ -48,6 +54,8 @@ export interface RecordDeps {
   watchKills: KillWatch;
   /** Whom commands run as (command-user.ts). */
   users: CommandUserPolicy;
+  /** Takes a snapshot of a cwd off the thread and the pool the store uses (snapshot-pool.ts). */
+  snapshot: (root: string, limits: SnapshotLimits) => Promise<Snapshot>;
 }
 
 /** Commands recorded at once; more answer 429. */
@@ -109,7 +117,7 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
     { deadlineMs: 5000 },
   );
   if ('error' in program) return store(deps, notStarted(plan, program.error));
-  const before = await snapshot(plan.cwd, defaultSnapshotLimits);
+  const before = await deps.snapshot(plan.cwd, defaultSnapshotLimits);
   const { cgroupRoot } = deps;
   const cgroup =
     cgroupRoot.status === 'ok' ? await CommandCgroup.create(cgroupRoot.path, plan.toolCallId) : null;
@@ -148,7 +156,7 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
     const policyKill = (await watching.end?.()) ?? null;
     const effects = compareSnapshots(
       before,
-      await snapshot(plan.cwd, defaultSnapshotLimits),
+      await deps.snapshot(plan.cwd, defaultSnapshotLimits),
       defaultSnapshotLimits,
     );
     const removed = cgroup === null ? null : await cgroup.remove();
