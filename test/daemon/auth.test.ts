@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { useDaemonFixture } from '../support/daemon.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runDaemonCli } from '../support/cli.js';
 import { request } from '../support/http.js';
 
 const token = 'correct-horse-battery-staple';
@@ -211,15 +211,7 @@ describe('bearer auth', function () {
       for (const [label, prepare, args, message] of cases) {
         rmSync(file, { force: true });
         prepare();
-        const started = await runCli([
-          'daemon',
-          '--listen',
-          '127.0.0.1:0',
-          '--data-dir',
-          fixture.dataDir,
-          '--no-sensor',
-          ...args,
-        ]);
+        const started = await runDaemonCli(fixture.dataDir, args);
         assert.equal(started.code, 2, `${label}: ${started.stderr}`);
         assert.match(started.stderr, /PROVD_ERR_CONFIG_INVALID/, label);
         assert.match(started.stderr, message, label);

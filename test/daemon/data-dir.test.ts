@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
+import { runDaemonCli } from '../support/cli.js';
 import { makeDataDir, removeDir, startDaemon } from '../support/daemon.js';
 import { bind } from '../support/telemetry.js';
 import { request } from '../support/http.js';
@@ -46,7 +46,7 @@ describe('the data dir', function () {
     mkdirSync(dir);
     chmodSync(dir, 0o755);
     writeFileSync(join(dir, 'notes.txt'), 'mine');
-    const started = await runCli(['daemon', '--listen', '127.0.0.1:0', '--data-dir', dir, '--no-sensor']);
+    const started = await runDaemonCli(dir);
     assert.equal(started.code, 2, started.stderr);
     assert.match(started.stderr, /PROVD_ERR_CONFIG_INVALID: the data dir .* \(mode 0755\) .*chmod 700/);
     assert.equal(modeOf(dir), 0o755);

@@ -27,7 +27,7 @@ import {
   snapshot,
 } from '../../src/provenance/record/file-effects.js';
 import { SnapshotPool } from '../../src/provenance/record/snapshot-pool.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runDaemonCli } from '../support/cli.js';
 import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { withDatabase } from '../support/duckdb.js';
 import { request, type JsonAnswer } from '../support/http.js';
@@ -480,16 +480,7 @@ describe('POST /v1/record and provd record', function () {
       assert.deepEqual(answer.body['run_as'], { uid, name: user });
       await daemon.stop();
     }
-    const started = await runCli([
-      'daemon',
-      '--listen',
-      '127.0.0.1:0',
-      '--data-dir',
-      work,
-      '--no-sensor',
-      '--record-user',
-      'provd-no-such-user',
-    ]);
+    const started = await runDaemonCli(work, ['--record-user', 'provd-no-such-user']);
     assert.equal(started.code, 2, started.stderr);
     assert.match(started.stderr, /--record-user .* names no user of \/etc\/passwd: "provd-no-such-user"/);
   });

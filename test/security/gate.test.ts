@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
+import { runDaemonCli } from '../support/cli.js';
 import { useDaemonFixture } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
@@ -154,16 +154,7 @@ describe('POST /v1/security/evaluate (the policy preflight)', function () {
   it('does not start on a malformed rules file, saying which rule and field are wrong', async function () {
     const policy = join(work, 'bad.yaml');
     writeFileSync(policy, 'rules:\n  - id: r1\n    decision: block\n    match: { commands: [nc] }\n');
-    const run = await runCli([
-      'daemon',
-      '--listen',
-      '127.0.0.1:0',
-      '--data-dir',
-      join(work, 'data'),
-      '--no-sensor',
-      '--policy',
-      policy,
-    ]);
+    const run = await runDaemonCli(join(work, 'data'), ['--policy', policy]);
     assert.equal(run.code, 2, run.stderr);
     assert.equal(
       run.stderr.trim().split('\n').at(-1),

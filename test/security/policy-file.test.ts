@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultRules } from '../../src/security/policy/default-policy.js';
 import { loadPolicyFile, PolicyFileError } from '../../src/security/policy/policy-file.js';
-import { runCli } from '../support/cli.js';
+import { runDaemonCli } from '../support/cli.js';
 
 describe('policy rules files (--policy)', function () {
   let work = '';
@@ -227,16 +227,7 @@ rules:
         return true;
       });
     }
-    const started = await runCli([
-      'daemon',
-      '--listen',
-      '127.0.0.1:0',
-      '--data-dir',
-      join(work, 'data'),
-      '--no-sensor',
-      '--policy',
-      join(work, 'bomb.yaml'),
-    ]);
+    const started = await runDaemonCli(join(work, 'data'), ['--policy', join(work, 'bomb.yaml')]);
     assert.equal(started.code, 2, started.stderr);
     assert.match(started.stderr, /^provd: \S+: policy .*bomb\.yaml: its aliases expand past 100 nodes/m);
     assert.doesNotMatch(started.stderr, /^\s+at /m, 'no stack trace');

@@ -42,3 +42,11 @@ export async function runCli(
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
 }
+
+/**
+ * Starts `provd daemon` on a loopback port of its own with `dataDir`, without the sensor, and with
+ * `args`: for a start the test expects refused (it exits, and its code and output come back).
+ */
+export function runDaemonCli(dataDir: string, args: readonly string[] = []): Promise<CliRun> {
+  return runCli(['daemon', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--no-sensor', ...args]);
+}
