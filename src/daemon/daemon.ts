@@ -31,6 +31,7 @@ import { Router } from './router.js';
 import { startStoreThread } from './store-thread.js';
 import { SnapshotPool } from '../provenance/record/snapshot-pool.js';
 import { secureDataDir } from './data-dir.js';
+import { keepFilesPrivate } from '../shared/private-files.js';
 import { loadUws } from './uws.js';
 
 const drainTimeoutMs = 10_000;
@@ -42,6 +43,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   void announcePoolThreads();
   // Handlers go in before any step that takes time: a signal during startup still stops cleanly.
   const stopSignal = waitForSignal();
+  keepFilesPrivate();
   secureDataDir(config.dataDir);
   // here, not in the store: ingest writes row files even when the store could not open (it then answers 503)
   mkdirSync(config.spoolDir, { recursive: true, mode: 0o700 });

@@ -8,6 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { ProvdError } from '../shared/errors.js';
 import { log } from '../shared/log.js';
 import { execute, inTransaction, join, list, readRows, sql, unnested } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
@@ -33,6 +34,13 @@ const maxPauseMs = 5000;
 /** Checkpoint addresses looked up per statement: an IN list of constants reads the objects' key. */
 const addressesPerRead = 1000;
 
+/** A reader waiting for a round to seal what was written before it asked. */
+interface Waiter {
+  wanted: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /** A chain head as a checkpoint names it. */
 interface Head {
   hash: string;
@@ -43,6 +51,13 @@ interface Head {
 export class Checkpointer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private running = false;
+  /** The write generation the last round saw (-1 after a failure: the next round retries). */
+  private seen = -1;
+  /** The generation the last successful round sealed through. */
+  private completed = -1;
+  private lastWorkStart = -Infinity;
+  private waiters: Waiter[] = [];
   private keyStored = false;
   private readonly trace = new StepTrace('seal');
 
@@ -57,36 +72,85 @@ export class Checkpointer {
    * one: nothing can be due otherwise, and an idle daemon then reads nothing each second.
    */
   start(): void {
-    let seen = -1;
-    const round = async (): Promise<void> => {
-      let workMs = 0;
-      if (this.writes.generation !== seen)
-        await this.writes
-          .run(async () => {
-            seen = this.writes.generation; // this round's own write included
-            const started = performance.now();
-            this.trace.begin();
-            const written = await this.writeDue(null).finally(() => (workMs = performance.now() - started));
-            this.trace.end({ checkpoints: written });
-          })
-          .catch((error: unknown) => {
-            seen = -1; // the next round tries again
-            log('warn', 'writing checkpoints failed; they are written at the next round', {
-              error: classifyStoreError(error),
-            });
-          });
-      if (this.stopped) return;
-      const pauseMs = Math.min(maxPauseMs, Math.max(intervalMs, workMs * pauseToWork));
-      this.timer = setTimeout(() => void round(), pauseMs);
-      this.timer.unref();
-    };
-    this.timer = setTimeout(() => void round(), intervalMs);
-    this.timer.unref();
+    this.schedule(intervalMs);
   }
 
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    const stopping = new ProvdError(
+      'PROVD_ERR_STORE_STOPPED',
+      'the store is closing: nothing more is sealed',
+    );
+    this.settleWaiters(this.seen, stopping, true);
+  }
+
+  /**
+   * Resolves once a round has sealed and signed everything written before the call (rejects when
+   * that round fails). A reader waits for the regular round instead of writing one of its own: when
+   * it waits, the next round runs at most `intervalMs` after the last one began, never sooner,
+   * so however often readers ask, rounds run at most once a second.
+   */
+  sealed(): Promise<void> {
+    const wanted = this.writes.generation;
+    if (this.completed >= wanted) return Promise.resolve();
+    if (this.stopped)
+      return Promise.reject(
+        new ProvdError('PROVD_ERR_STORE_STOPPED', 'the store is closing: nothing more is sealed'),
+      );
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ wanted, resolve, reject });
+      if (!this.running) this.schedule(Math.max(0, this.lastWorkStart + intervalMs - performance.now()));
+    });
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.round(), delayMs);
+    this.timer.unref();
+  }
+
+  private async round(): Promise<void> {
+    this.running = true;
+    let workMs = 0;
+    if (this.writes.generation !== this.seen) {
+      let failure: unknown;
+      await this.writes
+        .run(async () => {
+          this.seen = this.writes.generation; // this round's own write included
+          const started = performance.now();
+          this.lastWorkStart = started;
+          this.trace.begin();
+          const written = await this.writeDue(null).finally(() => (workMs = performance.now() - started));
+          this.trace.end({ checkpoints: written });
+        })
+        .catch((error: unknown) => {
+          failure = error;
+          log('warn', 'writing checkpoints failed; they are written at the next round', {
+            error: classifyStoreError(error),
+          });
+        });
+      this.settleWaiters(this.seen, failure, false);
+      if (failure !== undefined)
+        this.seen = -1; // the next round tries again
+      else this.completed = this.seen;
+    } else this.settleWaiters(this.completed, undefined, false);
+    this.running = false;
+    if (this.stopped) return;
+    // under sustained writes the pause grows with the round's work; a waiting reader shortens it
+    const pauseMs = Math.min(maxPauseMs, Math.max(intervalMs, workMs * pauseToWork));
+    this.schedule(this.waiters.length > 0 ? intervalMs : pauseMs);
+  }
+
+  /** Settles the waiters a round covering generation `through` answers: all of them when stopping. */
+  private settleWaiters(through: number, failure: unknown, all: boolean): void {
+    const left: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (!all && waiter.wanted > through) left.push(waiter);
+      else if (failure !== undefined) waiter.reject(failure);
+      else waiter.resolve();
+    }
+    this.waiters = left;
   }
 
   /**

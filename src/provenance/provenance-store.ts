@@ -14,6 +14,7 @@ import { sealLegacyRuns } from './seal-legacy.js';
 import { loadSigningKey } from './signing-key.js';
 import type { EventRecheck } from './verify-events.js';
 import { keepVerifyResult, verifyRun, type RunCheck } from './verify.query.js';
+import { VerifyLog } from './verify-log.js';
 import { log } from '../shared/log.js';
 import { classifyStoreError } from '../store/store-error.js';
 
@@ -48,25 +49,27 @@ export async function startProvenanceStore(
     stopSealing();
     log('warn', 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed');
   }
-  /** Writes the run's due checkpoint, so what is read next covers everything committed before. */
-  const checkpointFirst = (run: string): Promise<number> =>
-    init.sealing ? writes.run(() => checkpointer.writeDue([run])) : Promise.resolve(0);
+  /** Waits for the sealing round, so what is read next covers everything committed before; writes nothing itself. */
+  const sealedFirst = (): Promise<void> => (init.sealing ? checkpointer.sealed() : Promise.resolve());
+  const verifyLog = new VerifyLog();
   const queries: QueryHandlers<ProvenanceQueries> = {
     verify: async (params) => {
       const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
-      await checkpointFirst(params.run);
+      await sealedFirst();
       const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks, sealedAtNs);
-      // kept for the summary; failing to keep it does not fail the verify
-      await writes
-        .run(() => keepVerifyResult(writer, result))
-        .catch((error: unknown) =>
-          log('warn', 'keeping a verify result failed', { error: classifyStoreError(error) }),
-        );
+      // kept for the summary (a log of the read, never evidence), at most once a second a run
+      // for the same outcome; failing to keep it does not fail the verify
+      if (verifyLog.due(result))
+        await writes
+          .run(() => keepVerifyResult(writer, result))
+          .catch((error: unknown) =>
+            log('warn', 'keeping a verify result failed', { error: classifyStoreError(error) }),
+          );
       return JSON.stringify(result);
     },
     keys: () => listKeys(context.reader(), key),
     checkpoint: async (params) => {
-      await checkpointFirst(params.run);
+      await sealedFirst();
       return latestCheckpoint(context.reader(), params);
     },
     recordFree: async (params) => {

@@ -1,7 +1,4 @@
-/**
- * The answer of GET /v1/graph/verify (spec: VerifyResult). Verification is not served by this build
- * yet; the type is the document's schema of the body, and the shape the verifier will build.
- */
+/** The answer of GET /v1/graph/verify (spec: VerifyResult). */
 import type { Count } from '../shared/schema/wire-types.js';
 
 /** The outcome of verifying a run's evidence chain: object hashes, parent relations, policy to signal. */

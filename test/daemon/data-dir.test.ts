@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDaemonCli } from '../support/cli.js';
 import { makeDataDir, removeDir, startDaemon } from '../support/daemon.js';
@@ -27,10 +27,17 @@ describe('the data dir', function () {
     await bind(daemon.url, { run_id: 'run-kept', tool_call_id: 'tc', cgroup_id: '777' });
     await daemon.stop();
 
+    const files = readdirSync(dir).filter((name) => statSync(join(dir, name)).isFile());
+    assert.ok(files.includes('provd.duckdb'), files.join());
+    for (const name of files) assert.equal(modeOf(join(dir, name)), 0o600, `${name} is the daemon's alone`);
+    assert.equal(modeOf(join(dir, 'spool')), 0o700);
+
     chmodSync(dir, 0o755); // as an older provd, or a user, left it
+    chmodSync(join(dir, 'provd.duckdb'), 0o644);
     daemon = await startDaemon({ dataDir: dir });
     try {
       assert.equal(modeOf(dir), 0o700, 'a dir holding the store is closed');
+      assert.equal(modeOf(join(dir, 'provd.duckdb')), 0o600, 'and so is the store');
       const runs = await request(daemon.url, '/v1/runs');
       assert.deepEqual(
         (runs.body['runs'] as { run_id: string }[]).map((run) => run.run_id),

@@ -112,6 +112,34 @@ describe('signed checkpoints', function () {
     assert.deepEqual(await countsAfter(restarted.url), { context_objects: 1, event_batches: 4, events: 5 });
   });
 
+  it('writes no checkpoint for a read: verify and checkpoint wait for the sealing round, at most one a second', async function () {
+    const daemon = await fixture.start();
+    await storeRun(daemon.url);
+    const first = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    const rounds = 5;
+    const started = performance.now();
+    for (let i = 0; i < rounds; i++) {
+      assert.equal((await ingest(daemon.url, nativeLine({ comm: `r${i}` }), 'native')).status, 200);
+      const verified = (await request(daemon.url, `/v1/graph/verify?run=${run}`)).body;
+      assert.equal(verified['status'], 'ok', JSON.stringify(verified));
+      assert.equal(verified['warning_count'], 0, 'the event just committed is sealed, not pending');
+    }
+    const elapsedS = (performance.now() - started) / 1000;
+    const last = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    const written = (last['index'] as number) - (first['index'] as number);
+    const payload = JSON.parse(Buffer.from((last['envelope'] as Envelope).payload, 'base64').toString()) as {
+      payload: { counts: Record<string, number> };
+    };
+    assert.equal(payload.payload.counts['events'], 2 + rounds, 'each verify covered the line before it');
+    // a verify that wrote its own checkpoint wrote one per call, however fast the calls came
+    assert.ok(
+      written <= Math.ceil(elapsedS) + 1,
+      `${written} checkpoints in ${elapsedS.toFixed(1)} s: reads brought rounds closer than a second`,
+    );
+    const again = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    assert.equal(again['index'], last['index'], 'nothing moved: a read writes nothing');
+  });
+
   it('writes none for a run whose heads moved in the same instant as its checkpoint, but no further', async function () {
     const first = await fixture.start();
     await storeRun(first.url);

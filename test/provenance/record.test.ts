@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import {
@@ -455,14 +455,17 @@ describe('POST /v1/record and provd record', function () {
       'id -u',
       `cat ${join(daemon.dataDir, 'signing-key.pem')} || echo no-key`,
       `cat /proc/${daemon.child.pid}/environ || echo no-environ`,
+      `head -c1 ${join(daemon.dataDir, 'provd.duckdb')} || echo no-db`,
       `echo $$ > ${cgroupRootProcs} || echo no-escape`,
       'touch mine && echo wrote',
+      'umask', // the daemon's own (077) is not the command's
     ];
     const answer = await record(daemon, { command: 'sh', args: ['-c', tries.join('; ')], cwd: work });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.deepEqual(answer.body['run_as'], { uid: 65534, name: 'nobody' });
     const out = (answer.body['stdout'] as { text: string }).text.split('\n');
-    assert.deepEqual(out, ['65534', 'no-key', 'no-environ', 'no-escape', 'wrote', '']);
+    const ourUmask = execFileSync('/bin/sh', ['-c', 'umask'], { encoding: 'utf8' }).trim();
+    assert.deepEqual(out, ['65534', 'no-key', 'no-environ', 'no-db', 'no-escape', 'wrote', ourUmask, '']);
     assert.equal((answer.body['cgroup'] as Record<string, unknown>)['status'], 'used');
     assert.equal(answer.body['leftover_processes_killed'], 0);
   });

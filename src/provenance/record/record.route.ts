@@ -31,6 +31,7 @@ import type { RecordAnswer, RecordArtifact, RecordCgroupReport, ToolCallStatus }
 import { isRecordRefusal, parseRecordRequest, type RecordPlan } from './record-request.js';
 import type { RecordWrite, RecordWritten } from './record-store.js';
 import { runCommand, type CommandOutcome } from './run-command.js';
+import { startingUmask } from '../../shared/private-files.js';
 
 /** Attributes a recorded command's runtime events to its tool call: by cgroup, else by root pid. */
 export type RecordBinder = (scope: {
@@ -145,6 +146,7 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       maxOutputBytes,
       cgroup,
       user: runAs.user,
+      umask: startingUmask(),
       onStart: (pid) => {
         if (binding !== null) return;
         binding = deps.bind({ ...scope, cgroupId: null, rootPid: pid });

@@ -1,10 +1,10 @@
 /**
  * Runs one recorded command: argv as given (no shell interprets it), in `cwd`, as its user, with a
  * minimal environment, stdin from /dev/null, output bounded, and a timeout that kills its whole
- * tree. With a cgroup, a fixed /bin/sh trampoline waits on fd 3 while the daemon moves it into the
- * cgroup (a command's user may not move itself there), then execs the command, so the command's
- * first instruction already runs inside it; argv reaches exec as positional parameters, never as
- * shell text.
+ * tree. A fixed /bin/sh trampoline gives it the umask the daemon was started with; with a cgroup it
+ * waits on fd 3 while the daemon moves it into the cgroup (a command's user may not move itself
+ * there), then execs the command, so the command's first instruction already runs inside it; argv
+ * reaches exec as positional parameters, never as shell text.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -14,9 +14,14 @@ import { BoundedOutput, type CapturedOutput } from './bounded-output.js';
 import type { CommandCgroup } from './command-cgroup.js';
 import type { CommandUser } from './command-user.js';
 
-/** The trampoline: wait until the daemon says it is in the cgroup (exit 125, marked, if not), then exec argv. */
+/**
+ * The trampolines, run by /bin/sh with the umask to give the command as $1: the daemon's own
+ * (077, so its database and key are its own) is not the command's. With a cgroup, it then waits
+ * until the daemon says it is in the cgroup ($2; exit 125, marked, if not), then execs argv.
+ */
 const trampoline =
-  'IFS= read -r joined <&3; exec 3<&-; [ "$joined" = joined ] || { echo "provd-record: cannot join cgroup $1" >&2; exit 125; }; shift; exec "$@"';
+  'umask "$1"; IFS= read -r joined <&3; exec 3<&-; [ "$joined" = joined ] || { echo "provd-record: cannot join cgroup $2" >&2; exit 125; }; shift 2; exec "$@"';
+const plainTrampoline = 'umask "$1"; shift; exec "$@"';
 const trampolineFailure = 'provd-record: cannot join cgroup';
 
 /** After the command exits, how long its output pipes may stay open (a leftover holding them). */
@@ -33,6 +38,8 @@ export interface CommandSpec {
   cgroup: CommandCgroup | null;
   /** Whom it runs as; null: the daemon's own user. */
   user: CommandUser | null;
+  /** The file mode creation mask it starts with (the one the daemon was started with). */
+  umask: number;
   /** Called once the process exists (before its output is read). */
   onStart?: (pid: number) => void;
 }
@@ -64,14 +71,15 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   const stdout = new BoundedOutput(spec.maxOutputBytes);
   const stderr = new BoundedOutput(spec.maxOutputBytes);
   const startedNs = nowNs();
-  const [file, argv] =
+  const mask = spec.umask.toString(8).padStart(4, '0');
+  const argv =
     spec.cgroup === null
-      ? [spec.command, spec.args]
-      : ['/bin/sh', ['-c', trampoline, 'provd-record', spec.cgroup.path, spec.command, ...spec.args]];
+      ? ['-c', plainTrampoline, 'provd-record', mask, spec.command, ...spec.args]
+      : ['-c', trampoline, 'provd-record', mask, spec.cgroup.path, spec.command, ...spec.args];
   let child: ChildProcess;
   try {
     // detached: its own process group, so a timeout without a cgroup still reaches the whole tree
-    child = spawn(file, argv, {
+    child = spawn('/bin/sh', argv, {
       cwd: spec.cwd,
       env: spec.env,
       stdio: ['ignore', 'pipe', 'pipe', spec.cgroup === null ? 'ignore' : 'pipe'],
