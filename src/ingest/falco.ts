@@ -14,6 +14,7 @@ import {
   readUint32,
   wrongType,
 } from './field-value.js';
+import { fieldsFromOutput, type OutputTextFields } from './falco-output-text.js';
 import { isWriteOpen, readFalcoSyscall } from './falco-syscall.js';
 import {
   isLineRejection,
@@ -128,9 +129,13 @@ function keptFields(fields: Record<string, unknown>, line: string | undefined): 
 export function parseFalcoLine(value: Record<string, unknown>, line?: string): ParsedEvent | LineRejection {
   let fields = readObject(value.output_fields);
   if (fields === wrongType) return rejectWrongType('output_fields', 'an object', value.output_fields);
+  let fromText: OutputTextFields | null = null;
   if (fields === null) {
     if (typeof value.rule !== 'string') return rejectLine('missing_field', 'output_fields: missing');
-    fields = {}; // an alert whose rule prints no fields
+    // Falco 0.41+ told not to write output_fields: what its rule printed, read back from the text
+    fromText =
+      typeof value.output === 'string' ? fieldsFromOutput(value.output) : { fields: {}, ambiguous: [] };
+    fields = fromText.fields;
   }
   const source = readString(value.source);
   if (source === wrongType) return rejectWrongType('source', 'a string', value.source);
@@ -175,14 +180,19 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
     if (rejection !== undefined) return rejection;
     if (type === 'file_open' && isWriteOpen(fields)) type = 'file_write';
     // a rule on opens for writing that prints no flags says so in its output (Write below binary dir)
-    if (type === 'file_open' && evtType === null && opensForWriting(attrs)) {
+    if (type === 'file_open' && fields['evt.arg.flags'] === undefined && opensForWriting(attrs)) {
       type = 'file_write';
-      attrs.type_inferred_from = 'fd.name, output';
+      attrs.type_inferred_from = evtType === null ? 'fd.name, output' : 'output';
     }
   }
   if (type === 'generic') attrs.kind = evtType === null ? `falco:${source ?? 'syscall'}` : evtType;
   readOutcome(fields, attrs);
-  attrs.output_fields = keptFields(fields, line);
+  if (fromText === null) attrs.output_fields = keptFields(fields, line);
+  else {
+    // formatted text a watched command partly writes: kept apart from fields Falco sent as such
+    attrs.fields_from_output = fields;
+    if (fromText.ambiguous.length > 0) attrs.output_labels_ambiguous = fromText.ambiguous;
+  }
   return {
     type,
     source: 'falco',

@@ -3,6 +3,7 @@
  * decides the event type, and its arguments (KprobeArgument in api/v1/tetragon/tetragon.proto) fill
  * the attributes. A function no type covers is kept as `generic` with its arguments as sent.
  */
+import { isIP } from 'node:net';
 import type { EventType } from '../telemetry/event.js';
 import { readCountOrDecimal, readObject, readPort, wrongType } from './field-value.js';
 import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
@@ -13,6 +14,8 @@ import { rejectLine, rejectWrongType, type LineRejection } from './line-rejectio
  * `file_open` whatever their flags: kprobe args rarely carry them decoded.
  */
 export const hookFunctions = {
+  // an exec asked for at the syscall or in the kernel's exec path (Tetragon's process_exec says it happened)
+  execve: ['execve', 'execveat', 'do_execve', 'do_execveat_common', 'bprm_execve', 'security_bprm_check'],
   file_write: ['write', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'vfs_write', 'vfs_writev', 'creat'],
   file_read: [
     'read',
@@ -267,11 +270,23 @@ function readSocket(
     return rejectWrongType(`${argName(index, key)}.${isSock ? 'daddr' : 'addr'}`, 'an IP string', ip);
   const port = readPort(isSock ? sock.dport : sock.port);
   if (port === wrongType) return rejectLine('wrong_type', `${argName(index, key)}: port is not in 0..65535`);
+  if (typeof sock.family === 'string') attrs.family = sock.family;
+  // a socket of another family, or one the hook's argument type misreads (a policy naming the wrong
+  // type): Tetragon writes its family as a number and its address as "<nil>" ("invalid IP" from
+  // v1.7). Nothing in it is a destination: kept as sent, never as dst_ip or dst_port.
+  const family = sock.family;
+  if (
+    (family !== undefined && family !== 'AF_INET' && family !== 'AF_INET6') ||
+    (typeof ip === 'string' && isIP(ip) === 0)
+  ) {
+    attrs.unreadable = `${argName(index, key)}: no IP destination (family ${String(family)}, address ${String(ip)})`;
+    attrs[key] = field;
+    return undefined;
+  }
   if (typeof ip === 'string') attrs.dst_ip = ip;
   if (port !== null) attrs.dst_port = port;
   if (typeof sock.saddr === 'string') attrs.src_ip = sock.saddr;
   if (typeof sock.sport === 'number') attrs.src_port = sock.sport;
   if (typeof sock.protocol === 'string') attrs.protocol = sock.protocol;
-  if (typeof sock.family === 'string') attrs.family = sock.family;
   return undefined;
 }

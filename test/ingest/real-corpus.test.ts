@@ -207,6 +207,127 @@ describe('real published lines (test/fixtures/real)', function () {
     assert.equal(read.attrs['observed_type'] ?? read.type, 'file_open');
   });
 
+  it('reads an alert without output_fields (Falco 0.41+ can leave them out) from its text, as its fields say', function () {
+    // none is published: each published syscall alert, with output_fields taken out as that option does
+    const plain = (value: unknown): string =>
+      typeof value === 'string' ? value.trim() : JSON.stringify(value);
+    let recovered = 0;
+    for (const [index, { value }] of lines('falco.jsonl').entries()) {
+      const source = typeof value['source'] === 'string' ? value['source'] : 'syscall';
+      if (!source.startsWith('syscall') || String(value['rule']).startsWith('Falco internal')) continue;
+      const where = `falco.jsonl line ${index + 1} without output_fields`;
+      const withFields = accepted(JSON.stringify(value), where);
+      const bare = accepted(JSON.stringify({ ...value, output_fields: undefined }), where);
+      assert.equal(
+        bare.attrs['output_fields'],
+        undefined,
+        'text is never passed off as the fields Falco sent',
+      );
+      const text = object(bare.attrs['fields_from_output']);
+      for (const [field, sent] of Object.entries(object(value['output_fields']))) {
+        // text cannot carry the spaces around a value
+        const read = text[field];
+        if (read !== undefined) assert.equal(plain(read), plain(sent), `${where}: ${field}`);
+      }
+      // what the text names is what the fields name; what it does not name stays unknown
+      for (const key of ['comm', 'containerId', 'uid'] as const) {
+        if (bare[key] !== null) assert.equal(bare[key], withFields[key], `${where}: ${key}`);
+      }
+      if (text['evt.type'] !== undefined) assert.equal(bare.type, withFields.type, `${where}: type`);
+      if (Object.keys(text).length > 0) recovered++;
+    }
+    assert.ok(recovered >= 8, `fields of ${recovered} alerts read back from their text`);
+    const newest = lines('falco.jsonl')[28]!; // Falco 0.40, its rules' current output
+    const [bare, full] = [{ ...newest.value, output_fields: undefined }, newest.value].map((value) =>
+      accepted(JSON.stringify(value), 'falco.jsonl line 29'),
+    );
+    assert.deepEqual(
+      [bare!.type, bare!.comm, bare!.containerId, bare!.uid, bare!.attrs['path']],
+      [full!.type, full!.comm, full!.containerId, full!.uid, full!.attrs['path']],
+    );
+
+    // a command line cannot speak for the rule: a label it repeats is left out, and no pid is read
+    const forge = (line: number, command: string, extra: string): ParsedEvent => {
+      const { value } = lines('falco.jsonl')[line - 1]!;
+      const output = String(value['output']).replace(command, `${command} ${extra}`);
+      assert.notEqual(output, value['output']);
+      return accepted(JSON.stringify({ ...value, output, output_fields: undefined }), `line ${line} forged`);
+    };
+    const shell = forge(16, 'cmdline=sh -c clear;', 'pid=1 container_id=0123456789ab');
+    assert.deepEqual([shell.pid, shell.containerId], [null, null]);
+    assert.deepEqual(shell.attrs['output_labels_ambiguous'], ['container_id']);
+    const cat = forge(29, 'command=cat', 'process=init');
+    assert.deepEqual([cat.comm, cat.attrs['output_labels_ambiguous']], [null, ['process']]);
+    const unforged = [16, 29].map((line) =>
+      accepted(
+        JSON.stringify({ ...lines('falco.jsonl')[line - 1]!.value, output_fields: undefined }),
+        'plain',
+      ),
+    );
+    assert.deepEqual([unforged[0]!.containerId, unforged[1]!.comm], ['ee97d9c4186f', 'cat']);
+  });
+
+  it('stores Tetragon hooks written from its sources as what they are: an execve kprobe, a socket with no IP destination', function () {
+    // none is published: a published kprobe line (tetragon.jsonl line 38) with the function and
+    // arguments Tetragon writes for these hooks (pkg/reader/network: an unknown family as its
+    // number, the address as "<nil>", "invalid IP" from v1.7)
+    const base = lines('tetragon.jsonl')[37]!.value;
+    const hook = (functionName: string, args: unknown[]): ParsedEvent => {
+      const kprobe = { ...object(base['process_kprobe']), function_name: functionName, args };
+      return accepted(JSON.stringify({ ...base, process_kprobe: kprobe }), functionName);
+    };
+    const exec = hook('__x64_sys_execve', [{ string_arg: '/usr/bin/curl' }]);
+    assert.deepEqual(
+      [exec.type, exec.attrs['path'], exec.attrs['function_name']],
+      ['execve', '/usr/bin/curl', '__x64_sys_execve'],
+    );
+    for (const address of ['<nil>', 'invalid IP']) {
+      const sock = {
+        family: '26977',
+        type: 'SOCK_STREAM',
+        protocol: 'IPPROTO_TCP',
+        saddr: address,
+        daddr: address,
+        sport: 25697,
+        dport: 29285,
+      };
+      const connect = hook('tcp_connect', [{ sock_arg: sock }]);
+      assert.equal(connect.type, 'network_connect', 'the connect happened');
+      assert.deepEqual(
+        [
+          connect.attrs['dst_ip'],
+          connect.attrs['dst_port'],
+          connect.attrs['src_ip'],
+          connect.attrs['family'],
+        ],
+        [undefined, undefined, undefined, '26977'],
+        `${address}: nothing in it is a destination`,
+      );
+      assert.match(
+        String(connect.attrs['unreadable']),
+        /args\[0\]\.sock_arg: no IP destination \(family 26977/,
+      );
+      assert.deepEqual(connect.attrs['sock_arg'], sock, 'kept as sent');
+    }
+    const good = hook('tcp_connect', [
+      {
+        sock_arg: {
+          family: 'AF_INET',
+          type: 'SOCK_STREAM',
+          protocol: 'IPPROTO_TCP',
+          saddr: '10.0.0.2',
+          daddr: '127.0.0.1',
+          sport: 40000,
+          dport: 443,
+        },
+      },
+    ]);
+    assert.deepEqual(
+      [good.attrs['dst_ip'], good.attrs['dst_port'], good.attrs['unreadable']],
+      ['127.0.0.1', 443, undefined],
+    );
+  });
+
   describe('through the ingest endpoint', function () {
     const daemons = useDaemonFixture();
 
