@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { isDiskFull, ProvdError, toErrorData, type ErrorData } from '../shared/errors.js';
-import { log } from '../shared/log.js';
+import { log, logNow } from '../shared/log.js';
 import type { StoreInbound, StoreOpenState, StoreOutbound, StoreRequest } from '../shared/store-protocol.js';
 import { checkStoreHealth, type StoreHealthReport } from './health.query.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
@@ -210,7 +210,12 @@ export class StoreActor {
    * itself a running request the reopening waits for), so a later check sees it come back.
    */
   private async checkHealth(): Promise<StoreHealthReport> {
-    if (this.init.healthStallMs > 0) blockThread(this.init.healthStallMs);
+    if (this.init.healthStallMs > 0) {
+      // tests wait on these lines, never on a guess of how long the stall takes to begin or end
+      logNow('info', 'fault: the readiness check stalls', { ms: this.init.healthStallMs });
+      blockThread(this.init.healthStallMs);
+      logNow('info', 'fault: the readiness check resumes');
+    }
     if (this.lost !== undefined) void this.reopen();
     const report = await this.inspectHealth();
     const error = report.database.error;

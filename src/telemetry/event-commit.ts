@@ -343,7 +343,10 @@ export class EventCommitter {
       if (unit.commit.idempotency !== null) claims.push({ ...unit.commit.idempotency, answer });
     }
     await trace.time('idempotency', () => this.ledger.record(claims));
-    if (this.faults.stallMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.stallMs));
+    if (this.faults.stallMs > 0) {
+      log('info', 'fault: a commit stalls', { ms: this.faults.stallMs });
+      await new Promise((resolve) => setTimeout(resolve, this.faults.stallMs));
+    }
     if (group.some((unit) => unit.signal.aborted)) throw notStored();
     return { outcomes, batches, settled };
   }

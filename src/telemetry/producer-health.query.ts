@@ -88,7 +88,8 @@ export async function producerHealth(
   connection: DuckDBConnection,
   params: ProducerHealthParams,
   limits: SpoolLimits,
-  stats: SpoolStats,
+  /** Read after the counters, so spooled rows a commit gave up meanwhile are not counted twice. */
+  spoolStats: () => SpoolStats,
 ): Promise<string> {
   if (params.run !== null) await requireRun(connection, params.run);
   const counters = await readRows<Record<string, unknown>>(
@@ -115,6 +116,7 @@ export async function producerHealth(
     sql`SELECT kind, count(*) AS n, coalesce(sum(lost_events), 0) AS lost FROM coverage_gaps ${ofRun}
         GROUP BY kind ORDER BY kind`,
   );
+  const stats = spoolStats();
   const body: ProducerHealth = {
     schema_version: 'provenance.producer_health/v1',
     run_id: params.run,

@@ -178,6 +178,11 @@ export class Spool {
       }
       await addCounters(this.connection, [{ source: 'spool', counter: state, value: count }]);
     });
+    // at once, as the counters commit: a reader never sees the rows counted as given up and as spooled
+    this.stats = {
+      events: Math.max(0, this.stats.events - count),
+      bytes: Math.max(0, this.stats.bytes - Number(found!.bytes)),
+    };
     return count;
   }
 }

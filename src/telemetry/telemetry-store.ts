@@ -167,7 +167,7 @@ export async function startTelemetryStore(
     windows: (params) => listWindows(context.reader(), params, context.formatVersion),
     correlations: (params) => explainCorrelations(context.reader(), params),
     explain: (params) => explain(context.reader(), context.reader(), params, rollup.unfoldedFrom(), places),
-    producer_health: (params) => producerHealth(context.reader(), params, init.spool, spool.stats),
+    producer_health: (params) => producerHealth(context.reader(), params, init.spool, () => spool.stats),
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
     summary: (params) => summarizeRun(context.reader(), params),
     timeline_table: (params) =>

@@ -6,6 +6,7 @@ import {
   startDaemon,
   type RunningDaemon,
   assertStopsCleanly,
+  awaitLogged,
 } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
@@ -45,7 +46,8 @@ describe('aborted requests', function () {
       ),
     );
     await Promise.all(aborted);
-    await new Promise((resolve) => setTimeout(resolve, 1600)); // the stalled check answers into the void
+    // the stalled check answers into the void
+    await awaitLogged(daemon, 'fault: the readiness check resumes');
     assert.equal(daemon.child.exitCode, null, 'the daemon is still running');
     assert.equal((await request(daemon.url, '/v1/live')).status, 200);
   });

@@ -3,9 +3,10 @@ import { existsSync, statSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import { queryRows, withDatabase } from '../support/duckdb.js';
-import { startDaemon, useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
+import { startDaemon, useDaemonFixture, assertStopsCleanly, awaitLogged } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { assertValidResponse } from '../support/openapi-validator.js';
+import { eventually } from '../support/eventually.js';
 
 describe('graceful shutdown', function () {
   const fixture = useDaemonFixture();
@@ -31,7 +32,12 @@ describe('graceful shutdown', function () {
         }
       };
       const clients = Array.from({ length: 8 }, client);
-      while (outcomes.ok < 50) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually(
+        '50 health answers',
+        () => outcomes.ok,
+        (ok) => ok >= 50,
+        { everyMs: 5 },
+      );
 
       const code = await daemon.stop(signal);
       stopped = true;
@@ -64,9 +70,9 @@ describe('graceful shutdown', function () {
     try {
       await Promise.all([getJson(agent, daemon.url + '/v1/live'), getJson(agent, daemon.url + '/v1/live')]);
       const inFlight = getJson(agent, daemon.url + '/v1/health'); // takes one kept-alive socket
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await awaitLogged(daemon, 'fault: the readiness check stalls');
       const exited = daemon.stop('SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await awaitLogged(daemon, 'shutting down');
 
       const health = await getJson(agent, daemon.url + '/v1/health'); // the other kept-alive socket
       assert.equal(health.status, 503);
@@ -93,7 +99,7 @@ describe('graceful shutdown', function () {
       (response) => response.status,
       () => 'closed',
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await awaitLogged(daemon, 'fault: the readiness check stalls');
     assert.equal(await daemon.stop('SIGTERM'), 0);
     assert.ok([200, 503, 'closed'].includes(await pending));
     assert.ok(daemon.logs.some((entry) => entry['msg'] === 'stopped'));

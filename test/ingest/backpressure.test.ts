@@ -4,6 +4,7 @@ import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
 import { RawConnection } from '../support/raw-http.js';
+import { eventually } from '../support/eventually.js';
 
 const mib = 1024 * 1024;
 const requests = 40;
@@ -130,7 +131,11 @@ describe('ingest backpressure', function () {
     const daemon = await daemons.start({ args: ['--max-memory-bytes', '1'] });
     const { body, lines } = ndjson(64 * 1024);
     const first = postHalf(daemon.url, body);
-    while ((await inFlightBytes(daemon.url)) === 0) await new Promise((r) => setTimeout(r, 20));
+    await eventually(
+      'the first body held',
+      () => inFlightBytes(daemon.url),
+      (bytes) => bytes > 0,
+    );
 
     const agent = new Agent({ keepAlive: true });
     try {
@@ -163,7 +168,11 @@ describe('ingest backpressure', function () {
     const idle = await Promise.all(Array.from({ length: 5 }, () => RawConnection.open(daemon.port)));
     try {
       for (const connection of idle) connection.send(head);
-      while ((await inFlightBytes(daemon.url)) < idle.length) await new Promise((r) => setTimeout(r, 20));
+      await eventually(
+        'a byte held for each',
+        () => inFlightBytes(daemon.url),
+        (bytes) => bytes >= idle.length,
+      );
       assert.equal(
         await inFlightBytes(daemon.url),
         idle.length,
@@ -177,6 +186,10 @@ describe('ingest backpressure', function () {
     } finally {
       for (const connection of idle) connection.close();
     }
-    while ((await inFlightBytes(daemon.url)) > 0) await new Promise((r) => setTimeout(r, 20));
+    await eventually(
+      'every byte given back',
+      () => inFlightBytes(daemon.url),
+      (bytes) => bytes === 0,
+    );
   });
 });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
+import { useDaemonFixture, assertStopsCleanly, awaitLogged } from '../support/daemon.js';
 import { request, type JsonAnswer } from '../support/http.js';
 import { bind, nativeLine, pageAll } from '../support/telemetry.js';
 
@@ -35,7 +34,7 @@ describe('ingest commits', function () {
     await bind(daemon.url, { run_id: 'run-iso', tool_call_id: 'tc', cgroup_id: '777' });
     // the first request holds the committer while the next three arrive and wait as one group
     const first = post(daemon.url, body('first', 20));
-    await sleep(500);
+    await awaitLogged(daemon, 'fault: a commit stalls'); // it holds the committer
     const [good1, poisoned, good2] = await Promise.all([
       post(daemon.url, body('good1', 30)),
       post(daemon.url, body('poisoned', 30, [nativeLine({ comm: 'poison' })])),

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { SliceRows } from '../../src/ingest/slice-rows.js';
@@ -10,6 +9,7 @@ import { buildCorrelations } from '../../src/telemetry/binding-index.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
 import { attrsInContent, canonicalContent, hashEvent } from '../../src/telemetry/event-hash.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 /** Events whose strings hold every byte value, quotes, escapes, BOMs and astral characters. */
 function hostileEvents(): ParsedEvent[] {
@@ -43,13 +43,7 @@ function hostileEvents(): ParsedEvent[] {
 }
 
 describe('slice rows', function () {
-  let dir = '';
-  before(function () {
-    dir = mkdtempSync(join(tmpdir(), 'provd-slice-'));
-  });
-  after(function () {
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const dir = useTempDir('provd-slice-', { per: 'suite' });
 
   /** The rows of `events`, every third correlated, every fifth judged. */
   function slice(events: ParsedEvent[]): SliceRows {
@@ -81,7 +75,7 @@ describe('slice rows', function () {
   ] as const) {
     it(`writes the same file natively as in JavaScript, hashing each event as hashEvent (${name})`, function () {
       const rows = slice([...events]);
-      const jsFile = join(dir, `${name}-js.csv`);
+      const jsFile = join(dir.path, `${name}-js.csv`);
       const jsDigests = rows.writeInJs(jsFile);
       events.forEach((event, i) =>
         assert.equal(
@@ -91,7 +85,7 @@ describe('slice rows', function () {
       );
       assert.equal(statSync(jsFile).mode & 0o777, 0o600);
       if (writeRowsNative === null) this.skip(); // the addon is not built here: only the JavaScript writer runs
-      const nativeFile = join(dir, `${name}-native.csv`);
+      const nativeFile = join(dir.path, `${name}-native.csv`);
       const nativeDigests = rows.writeNatively(nativeFile);
       assert.deepEqual(nativeDigests, jsDigests);
       assert.equal(statSync(nativeFile).mode & 0o777, 0o600);
@@ -101,7 +95,7 @@ describe('slice rows', function () {
 
   it('refuses columns of the wrong kind or length instead of writing a file', function () {
     if (writeRowsNative === null) this.skip();
-    const file = join(dir, 'refused.csv');
+    const file = join(dir.path, 'refused.csv');
     const columns = {
       type: new Uint8Array(1),
       source: new Uint8Array(1),
@@ -124,7 +118,7 @@ describe('slice rows', function () {
       () => writeRowsNative!(file, Buffer.from('{"attrs":{}}\n'), columns),
       /not canonical content/,
     );
-    assert.throws(() => writeRowsNative!(join(dir, 'no-dir', 'x.csv'), content, columns), /ENOENT/);
+    assert.throws(() => writeRowsNative!(join(dir.path, 'no-dir', 'x.csv'), content, columns), /ENOENT/);
     assert.throws(() => statSync(file));
   });
 });

@@ -32,6 +32,7 @@ import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../sup
 import { withDatabase } from '../support/duckdb.js';
 import { request, type JsonAnswer } from '../support/http.js';
 import { ingest, nativeLine } from '../support/telemetry.js';
+import { eventually } from '../support/eventually.js';
 
 const token = 'record-test-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -360,8 +361,18 @@ describe('POST /v1/record and provd record', function () {
   it('claims the ids before running: an execute:false of the same tool call meanwhile answers 409, and the real command is recorded', async function () {
     const daemon = await fixture.start({ authToken: token });
     const ids = { run_id: 'run-claim', tool_call_id: 'tc-claim' };
-    const running = record(daemon, { ...ids, command: 'sleep', args: ['1'], cwd: work });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // the ids are claimed before the command runs: once it has begun, the claim is held
+    const running = record(daemon, {
+      ...ids,
+      command: 'sh',
+      args: ['-c', 'touch began; sleep 1'],
+      cwd: work,
+    });
+    await eventually(
+      'the command to begin',
+      () => existsSync(join(work, 'began')),
+      (began) => began,
+    );
     const racer = await record(daemon, { ...ids, command: 'true', execute: false });
     assert.equal(racer.status, 409, JSON.stringify(racer.body));
     assert.equal((racer.body['error'] as Record<string, unknown>)['code'], 'tool_call_exists');

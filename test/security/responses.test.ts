@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { assertErrors, pageItems, request, type JsonAnswer } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
+import { eventuallyDefined } from '../support/eventually.js';
 
 const token = 'responses-test-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -37,16 +37,17 @@ function responsesOf(daemon: RunningDaemon, run: string, limit = 100): Promise<R
  * that name left behind by an earlier daemon holds no process).
  */
 async function recordCgroupId(root: string, toolCall: string): Promise<string> {
-  for (let attempt = 0; attempt < 2000; attempt++) {
-    const dir = readdirSync(root).find(
-      (name) =>
-        name.startsWith(`${toolCall}-`) &&
-        readFileSync(join(root, name, 'cgroup.procs'), 'utf8').trim() !== '',
-    );
-    if (dir !== undefined) return statSync(join(root, dir), { bigint: true }).ino.toString();
-    await sleep(10);
-  }
-  throw new Error(`no cgroup for ${toolCall} under ${root}`);
+  const dir = await eventuallyDefined(
+    `a cgroup for ${toolCall} under ${root} holding its command`,
+    () =>
+      readdirSync(root).find(
+        (name) =>
+          name.startsWith(`${toolCall}-`) &&
+          readFileSync(join(root, name, 'cgroup.procs'), 'utf8').trim() !== '',
+      ),
+    { everyMs: 10 },
+  );
+  return statSync(join(root, dir), { bigint: true }).ino.toString();
 }
 
 const now = (): string => new Date().toISOString();

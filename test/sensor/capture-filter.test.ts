@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
@@ -9,6 +8,7 @@ import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { readRows, sql } from '../../src/store/sql.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 const token = 'capture-test-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -56,7 +56,7 @@ async function openBoth(daemon: RunningDaemon, outside: string, inside: string, 
 
 describe('the sensor capture filter (--capture)', function () {
   const fixture = useDaemonFixture();
-  let work = '';
+  const work = useTempDir('provd-capture-');
   let outside = '';
   let inside = '';
   before(function () {
@@ -67,14 +67,10 @@ describe('the sensor capture filter (--capture)', function () {
     this.skip();
   });
   beforeEach(function () {
-    work = mkdtempSync(join(tmpdir(), 'provd-capture-'));
-    outside = join(work, 'outside-file');
-    inside = join(work, 'inside-file');
+    outside = join(work.path, 'outside-file');
+    inside = join(work.path, 'inside-file');
     writeFileSync(outside, 'x');
     writeFileSync(inside, 'x');
-  });
-  afterEach(function () {
-    rmSync(work, { recursive: true, force: true });
   });
 
   it('stores only bound processes with bound, and counts what it left out without a coverage gap', async function () {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { goMinor, readElfFacts } from '../../src/sensor/elf-file.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 const openSsl = ['SSL_write', 'SSL_read', 'SSL_write_ex', 'SSL_read_ex'];
 const libssl = '/usr/lib/x86_64-linux-gnu/libssl.so.3';
@@ -95,13 +95,7 @@ function codeElf(symbols: { name: string; address: number; size: number; shndx: 
 }
 
 describe('readElfFacts (what TLS target discovery reads of a file)', function () {
-  let work = '';
-  before(function () {
-    work = mkdtempSync(join(tmpdir(), 'provd-elf-'));
-  });
-  after(function () {
-    rmSync(work, { recursive: true, force: true });
-  });
+  const work = useTempDir('provd-elf-', { per: 'suite' });
 
   it('finds the OpenSSL functions libssl exports, in its dynamic symbols', async function () {
     if (!existsSync(libssl)) {
@@ -120,19 +114,19 @@ describe('readElfFacts (what TLS target discovery reads of a file)', function ()
   });
 
   it('reads the Go version a Go binary was built with, inline (Go 1.18+) or not', async function () {
-    writeFileSync(join(work, 'go-new'), goElf(buildInfo(2, 'go1.24.1')));
-    writeFileSync(join(work, 'go-old'), goElf(buildInfo(0, '')));
-    const modern = await readElfFacts(join(work, 'go-new'), ['crypto/tls.(*Conn).Write']);
+    writeFileSync(join(work.path, 'go-new'), goElf(buildInfo(2, 'go1.24.1')));
+    writeFileSync(join(work.path, 'go-old'), goElf(buildInfo(0, '')));
+    const modern = await readElfFacts(join(work.path, 'go-new'), ['crypto/tls.(*Conn).Write']);
     assert.deepEqual(
       [modern.goVersion, modern.hasSymtab, [...modern.symbols.keys()]],
       ['go1.24.1', false, []],
     );
-    assert.equal((await readElfFacts(join(work, 'go-old'), [])).goVersion, 'go1.17-or-older');
+    assert.equal((await readElfFacts(join(work.path, 'go-old'), [])).goVersion, 'go1.17-or-older');
   });
 
   it('places a function by its address in the code, not by the section its symbol names (which a linker can get wrong)', async function () {
     writeFileSync(
-      join(work, 'code'),
+      join(work.path, 'code'),
       codeElf([
         { name: 'right', address: 0x401010, size: 0x20, shndx: 2 },
         { name: 'wrong_index', address: 0x401040, size: 0x10, shndx: 3 }, // names .tbss, as Go 1.26 does
@@ -140,7 +134,12 @@ describe('readElfFacts (what TLS target discovery reads of a file)', function ()
         { name: 'overruns', address: 0x4010f8, size: 0x10, shndx: 2 }, // past the end of .text
       ]),
     );
-    const facts = await readElfFacts(join(work, 'code'), ['right', 'wrong_index', 'outside', 'overruns']);
+    const facts = await readElfFacts(join(work.path, 'code'), [
+      'right',
+      'wrong_index',
+      'outside',
+      'overruns',
+    ]);
     assert.deepEqual(Object.fromEntries(facts.symbols), {
       right: { offset: 0x210, size: 0x20 },
       wrong_index: { offset: 0x240, size: 0x10 },
@@ -164,7 +163,7 @@ describe('readElfFacts (what TLS target discovery reads of a file)', function ()
       ],
     ];
     for (const [name, bytes, message] of cases) {
-      const path = join(work, name);
+      const path = join(work.path, name);
       writeFileSync(path, bytes);
       await assert.rejects(readElfFacts(path, openSsl), (error: Error) => {
         assert.match(error.message, message, name);
@@ -177,14 +176,14 @@ describe('readElfFacts (what TLS target discovery reads of a file)', function ()
   it('refuses a file whose headers claim more than it reads, rather than allocate what they say', async function () {
     const huge = goElf(buildInfo(2, 'go1.24.1'));
     huge.writeBigUInt64LE(1n << 40n, 160 + 2 * 64 + 32); // .go.buildinfo claims a terabyte
-    writeFileSync(join(work, 'huge-section'), huge);
+    writeFileSync(join(work.path, 'huge-section'), huge);
     // the version is read from the section's first bytes only: a lying size costs nothing
-    assert.equal((await readElfFacts(join(work, 'huge-section'), [])).goVersion, 'go1.24.1');
+    assert.equal((await readElfFacts(join(work.path, 'huge-section'), [])).goVersion, 'go1.24.1');
     const names = goElf(buildInfo(2, 'go1.24.1'));
     names.writeBigUInt64LE(1n << 40n, 160 + 64 + 32); // the section names claim a terabyte
-    writeFileSync(join(work, 'huge-names'), names);
+    writeFileSync(join(work.path, 'huge-names'), names);
     await assert.rejects(
-      readElfFacts(join(work, 'huge-names'), []),
+      readElfFacts(join(work.path, 'huge-names'), []),
       /a section of 1099511627776 bytes is not read/,
     );
   });

@@ -9,13 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSensorAddon, type NativeSensor } from '../../src/sensor/binding.js';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 /** Batches as the daemon's sensor hands them over, near enough. */
 const ordinaryBatches = { batchRecords: 4096, batchBytes: 1 << 20, flushMs: 100 };
@@ -67,18 +67,12 @@ const countOf = (event: ParsedEvent): number =>
 
 describe('the ring reader folding records', function () {
   this.timeout(30_000);
-  let work = '';
+  const work = useTempDir('provd-fold-');
   before(function () {
     const why = sensorUnavailable();
     if (why === undefined) return;
     process.stderr.write(`      skipped: ${why}\n`);
     this.skip();
-  });
-  beforeEach(function () {
-    work = mkdtempSync(join(tmpdir(), 'provd-fold-'));
-  });
-  afterEach(function () {
-    rmSync(work, { recursive: true, force: true });
   });
 
   it("makes the loader's opens fields of the exec, for processes that exit at once", async function () {
@@ -117,8 +111,8 @@ describe('the ring reader folding records', function () {
 
   it("folds a thread's repeats with other records between them, in the order of their first times", async function () {
     const rounds = 50;
-    const first = join(work, 'first');
-    const second = join(work, 'second');
+    const first = join(work.path, 'first');
+    const second = join(work.path, 'second');
     writeFileSync(first, 'x\n');
     writeFileSync(second, 'y\n');
     // one thread alternates two opens: no record equals the one before it
@@ -153,7 +147,7 @@ describe('the ring reader folding records', function () {
 
   it('keeps a repeated open and its repeat count in one batch when every record fills a batch', async function () {
     const opens = 50;
-    const file = join(work, 'read-me');
+    const file = join(work.path, 'read-me');
     writeFileSync(file, 'x\n');
     // one record fills a batch: the limit falls between every record and the next
     const { pid, events } = await captureShell(

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
@@ -8,6 +7,8 @@ import { runCli } from '../support/cli.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request, type JsonAnswer } from '../support/http.js';
 import { awaitEvents, netnsUnavailable, trigger, type StoredEvent } from '../support/sensor-events.js';
+import { useTempDir } from '../support/temp-dir.js';
+import { eventually, softDeadline } from '../support/eventually.js';
 
 const token = 'sensor-policy-test-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -29,29 +30,20 @@ async function awaitRisks(
   run: string,
   wanted: (risks: Risk[]) => boolean,
 ): Promise<Risk[]> {
-  for (let attempt = 0; ; attempt++) {
-    const { body } = await get(daemon, `/v1/security/risks?run=${run}&limit=1000`);
-    const risks = body['risks'] as Risk[];
-    if (wanted(risks) || attempt === 100) return risks;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const read = async (): Promise<Risk[]> =>
+    (await get(daemon, `/v1/security/risks?run=${run}&limit=1000`)).body['risks'] as Risk[];
+  return eventually(`risks of ${run}`, read, wanted, softDeadline);
 }
 
 describe('the policy on the eBPF sensor’s own events', function () {
   const fixture = useDaemonFixture();
-  let work = '';
+  const work = useTempDir('provd-sensor-policy-');
   before(function () {
     const why =
       sensorUnavailable() ?? (probeRecordCgroupRoot().status === 'ok' ? undefined : 'no record cgroups');
     if (why === undefined) return;
     process.stderr.write(`      skipped: ${why}\n`);
     this.skip();
-  });
-  beforeEach(function () {
-    work = mkdtempSync(join(tmpdir(), 'provd-sensor-policy-'));
-  });
-  afterEach(function () {
-    rmSync(work, { recursive: true, force: true });
   });
 
   /** Records `command ARGS` in `work`; the record answer. */
@@ -69,7 +61,7 @@ describe('the policy on the eBPF sensor’s own events', function () {
         tool_call_id: `${run}-call`,
         command,
         args,
-        cwd: work,
+        cwd: work.path,
         timeout_ms: 60_000,
       }),
     });
@@ -79,8 +71,8 @@ describe('the policy on the eBPF sensor’s own events', function () {
 
   it('kills a recorded command the moment the sensor sees it read a credentials file', async function () {
     const daemon = await fixture.start({ sensor: true, authToken: token });
-    mkdirSync(join(work, '.aws'));
-    writeFileSync(join(work, '.aws', 'credentials'), '[default]\n');
+    mkdirSync(join(work.path, '.aws'));
+    writeFileSync(join(work.path, '.aws', 'credentials'), '[default]\n');
     // were it not killed, it would sleep for a minute and exit 0
     const recorded = await record(daemon, 'run-kill', 'sh', [
       '-c',
@@ -97,7 +89,7 @@ describe('the policy on the eBPF sensor’s own events', function () {
     const secret = events.find((event) => event['id'] === kill['event_id'])!;
     assert.deepEqual(
       [secret.type, secret.source, secret.attrs['path'], secret.correlation.evidence_level],
-      ['secret_path', 'provd_sensor', join(work, '.aws', 'credentials'), 'kernel_correlated'],
+      ['secret_path', 'provd_sensor', join(work.path, '.aws', 'credentials'), 'kernel_correlated'],
     );
     const { body } = await get(daemon, '/v1/security/responses?run=run-kill');
     const response = (body['responses'] as Record<string, unknown>[]).find(
@@ -118,11 +110,11 @@ describe('the policy on the eBPF sensor’s own events', function () {
 
   it('provd record exits 137 and names the rule when the policy killed the command', async function () {
     const daemon = await fixture.start({ sensor: true, authToken: token });
-    writeFileSync(join(work, '.env'), 'API_KEY=x\n');
+    writeFileSync(join(work.path, '.env'), 'API_KEY=x\n');
     const env = { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: token };
     const ran = await runCli(
       ['record', '--run', 'run-cli-kill', '--', 'sh', '-c', 'cat .env > /dev/null; sleep 60'],
-      { env, cwd: work },
+      { env, cwd: work.path },
     );
     assert.equal(ran.code, 128 + 9, ran.stderr);
     assert.match(ran.stderr, /failed, SIGKILL, .*; policy rule secret_path killed it \(event [^)]+\)\n$/);

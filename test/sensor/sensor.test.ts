@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
@@ -14,6 +13,8 @@ import {
   trigger,
   type StoredEvent,
 } from '../support/sensor-events.js';
+import { useTempDir } from '../support/temp-dir.js';
+import { eventually } from '../support/eventually.js';
 
 const token = 'sensor-test-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -27,13 +28,7 @@ const awaitEvents = (
 
 describe('the eBPF sensor in the daemon', function () {
   const fixture = useDaemonFixture();
-  let work = '';
-  beforeEach(function () {
-    work = mkdtempSync(join(tmpdir(), 'provd-sensor-'));
-  });
-  afterEach(function () {
-    rmSync(work, { recursive: true, force: true });
-  });
+  const work = useTempDir('provd-sensor-');
   before(function () {
     const why = sensorUnavailable();
     if (why === undefined) return;
@@ -62,7 +57,7 @@ describe('the eBPF sensor in the daemon', function () {
     }
     const daemon = await fixture.start({ sensor: true, authToken: token });
     // a script run by a relative name: its path is the script's, not its interpreter's
-    const tools = join(work, 'tools'); // work is removed after each test
+    const tools = join(work.path, 'tools'); // work.path is removed after each test
     mkdirSync(tools);
     writeFileSync(join(tools, 'tool.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     const recorded = await request(daemon.url, '/v1/record', {
@@ -76,7 +71,7 @@ describe('the eBPF sensor in the daemon', function () {
           '-c',
           `/bin/echo sensed-marker "two words" > /dev/null; cd /usr/bin && ./true; cd ${tools} && ./tool.sh; exit 7`,
         ],
-        cwd: work, // its file effects are looked for there
+        cwd: work.path, // its file effects are looked for there
       }),
     });
     assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
@@ -126,7 +121,7 @@ describe('the eBPF sensor in the daemon', function () {
     const recorded = await request(daemon.url, '/v1/record', {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({ run_id: run, tool_call_id: `${run}-call`, command, args, cwd: work }),
+      body: JSON.stringify({ run_id: run, tool_call_id: `${run}-call`, command, args, cwd: work.path }),
     });
     assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
     assert.equal(recorded.body['exit_code'], 0, JSON.stringify(recorded.body['stderr']));
@@ -148,12 +143,12 @@ describe('the eBPF sensor in the daemon', function () {
   }
 
   it('captures opens, a write, a rename, an unlink and a failed open, with absolute paths and results', async function () {
-    const path = join(work, 'trigger-file.txt');
+    const path = join(work.path, 'trigger-file.txt');
     const ofWork = (all: StoredEvent[]): StoredEvent[] =>
-      all.filter((event) => String(event.attrs['path']).startsWith(work));
+      all.filter((event) => String(event.attrs['path']).startsWith(work.path));
     // the trigger writes and reads a credentials file: the built-in policy would kill it for that
     // (test/sensor/sensor-policy.test.ts), so here secret_path only flags it
-    const policy = join(work, 'detect-secrets.json');
+    const policy = join(work.path, 'detect-secrets.json');
     writeFileSync(
       policy,
       JSON.stringify({
@@ -163,7 +158,7 @@ describe('the eBPF sensor in the daemon', function () {
     const daemon = await fixture.start({ sensor: true, authToken: token, args: ['--policy', policy] });
     const events = await recordTrigger(
       'run-files',
-      ['files', work],
+      ['files', work.path],
       (all) => ofWork(all).length >= 9,
       daemon,
     );
@@ -178,12 +173,12 @@ describe('the eBPF sensor in the daemon', function () {
       ['file_open', path, null, 3],
       ['file_rename', path, `${path}.moved`, 0],
       ['file_unlink', `${path}.moved`, null, 0],
-      ['file_open', join(work, 'missing-file.txt'), null, -2],
-      // by relative paths from work/.aws: made absolute, so the read of credentials is a secret read
-      ['file_write', join(work, '.aws/credentials'), null, 3],
-      ['secret_path', join(work, '.aws/credentials'), null, 3],
-      ['file_rename', join(work, '.aws/credentials'), join(work, 'relative-moved.txt'), 0],
-      ['file_unlink', join(work, 'relative-moved.txt'), null, 0],
+      ['file_open', join(work.path, 'missing-file.txt'), null, -2],
+      // by relative paths from work.path/.aws: made absolute, so the read of credentials is a secret read
+      ['file_write', join(work.path, '.aws/credentials'), null, 3],
+      ['secret_path', join(work.path, '.aws/credentials'), null, 3],
+      ['file_rename', join(work.path, '.aws/credentials'), join(work.path, 'relative-moved.txt'), 0],
+      ['file_unlink', join(work.path, 'relative-moved.txt'), null, 0],
     ]);
   });
 
@@ -334,26 +329,35 @@ describe('the eBPF sensor in the daemon', function () {
       const total = Object.values(capture.probes).reduce((sum, probe) => sum + probe.ring_full, 0);
       return { total, probes: capture.probes };
     };
-    for (let attempt = 0; ; attempt++) {
-      // the host goes on opening files while the ring is full: the count may grow between reads,
-      // so the gaps must hold every drop counted before them, and none the kernel did not count
+    // the host goes on opening files while the ring is full: the count may grow between reads,
+    // so the gaps must hold every drop counted before them, and none the kernel did not count
+    const read = async (): Promise<{
+      before: { total: number };
+      recorded: number;
+      after: { total: number };
+      gaps: unknown;
+    }> => {
       const before = await kernelCount();
       const producers = (await request(daemon.url, '/v1/telemetry/producer-health', { headers: auth })).body;
       const gaps = producers['coverage_gaps'] as Record<string, { gaps: number; lost_events: number }>;
       const recorded = gaps['sensor_ring_full']?.lost_events ?? 0;
-      const after = await kernelCount();
-      if ((before.total > 0 && recorded >= before.total && recorded <= after.total) || attempt === 100) {
-        assert.ok(before.total > 0, 'the kernel counted records it had no room for');
-        const evidence = JSON.stringify({ before, recorded, after, gaps });
-        assert.ok(recorded >= before.total, `every dropped record is in a coverage gap: ${evidence}`);
-        assert.ok(recorded <= after.total, `no gap counts a record the kernel did not drop: ${evidence}`);
-        const health = (await request(daemon.url, '/v1/health')).body;
-        assert.equal(health['status'], 'degraded');
-        assert.equal(health['coverage_status'], 'gaps_recorded');
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+      return { before, recorded, after: await kernelCount(), gaps };
+    };
+    const seen = await eventually(
+      'every dropped record in a coverage gap',
+      read,
+      ({ before, recorded, after }) =>
+        before.total > 0 && recorded >= before.total && recorded <= after.total,
+      { timeoutMs: 20_000, everyMs: 200, returnLast: true },
+    );
+    const { before, recorded, after } = seen;
+    assert.ok(before.total > 0, 'the kernel counted records it had no room for');
+    const evidence = JSON.stringify(seen);
+    assert.ok(recorded >= before.total, `every dropped record is in a coverage gap: ${evidence}`);
+    assert.ok(recorded <= after.total, `no gap counts a record the kernel did not drop: ${evidence}`);
+    const health = (await request(daemon.url, '/v1/health')).body;
+    assert.equal(health['status'], 'degraded');
+    assert.equal(health['coverage_status'], 'gaps_recorded');
   });
 
   it('prints the capability report with provd sensor status, a line per probe, exit code 0', async function () {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
@@ -17,6 +16,8 @@ import {
 } from '../support/go-toolchain.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
+import { useTempDir } from '../support/temp-dir.js';
+import { eventuallyDefined } from '../support/eventually.js';
 
 const token = 'tls-test-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -48,16 +49,6 @@ function has(command: string): boolean {
   }
 }
 
-/** Polls `read` every 200 ms until it gives a value, for at most 30 s. */
-async function awaitValue<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 150; attempt++) {
-    const value = await read();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`waited 30 s for ${what}`);
-}
-
 /** The TLS targets health reports; with the token, since without it health names no paths. */
 async function targets(daemon: RunningDaemon): Promise<Target[]> {
   const capture = (await request(daemon.url, '/v1/health', { headers: auth })).body['native_capture'] as {
@@ -68,7 +59,7 @@ async function targets(daemon: RunningDaemon): Promise<Target[]> {
 
 describe('TLS plaintext capture by the eBPF sensor', function () {
   const fixture = useDaemonFixture();
-  let work = '';
+  const work = useTempDir('provd-tls-', { per: 'suite' });
   let server: ChildProcess | undefined;
   let url = '';
 
@@ -82,7 +73,6 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       process.stderr.write(`      skipped: ${why}\n`);
       this.skip();
     }
-    work = mkdtempSync(join(tmpdir(), 'provd-tls-'));
     execFileSync(
       'openssl',
       [
@@ -96,16 +86,16 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
         '-subj',
         '/CN=localhost',
         '-keyout',
-        join(work, 'key.pem'),
+        join(work.path, 'key.pem'),
         '-out',
-        join(work, 'cert.pem'),
+        join(work.path, 'cert.pem'),
       ],
       { stdio: 'ignore' },
     );
     // the server runs outside any recorded command: its side of each exchange is captured unattributed
     server = spawn(
       'python3',
-      [join(fixtures, 'https_server.py'), join(work, 'cert.pem'), join(work, 'key.pem')],
+      [join(fixtures, 'https_server.py'), join(work.path, 'cert.pem'), join(work.path, 'key.pem')],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
@@ -118,12 +108,11 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
 
   after(function () {
     server?.kill();
-    if (work !== '') rmSync(work, { recursive: true, force: true });
   });
 
   it('probes the system libssl and node (OpenSSL linked statically) as TLS targets, and lists them', async function () {
     const daemon = await fixture.start({ sensor: true });
-    const found = await awaitValue('libssl and node as attached targets', async () => {
+    const found = await eventuallyDefined('libssl and node as attached targets', async () => {
       const all = await targets(daemon);
       const libssl = all.find((target) => /\/libssl\.so\.3$/.test(target.path));
       const node = all.find((target) => target.path === process.execPath);
@@ -148,7 +137,7 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       this.skip();
     }
     const daemon = await fixture.start({ sensor: true, authToken: token });
-    await awaitValue('node attached', async () =>
+    await eventuallyDefined('node attached', async () =>
       (await targets(daemon)).some(
         (target) => target.path === process.execPath && target.status === 'attached',
       )
@@ -167,12 +156,12 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
           '-c',
           `curl -sk -o /dev/null -H 'content-type: application/json' -H 'authorization: Bearer sk-test' -d '{"model":"m"}' ${url}/v1/messages && ${process.execPath} -e "${fetchChunked}"`,
         ],
-        cwd: work,
+        cwd: work.path,
       }),
     });
     assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
     assert.equal(recorded.body['exit_code'], 0, JSON.stringify(recorded.body['stderr']));
-    const tls = await awaitValue('four TLS events of the run', async () => {
+    const tls = await eventuallyDefined('four TLS events of the run', async () => {
       const { body } = await request(daemon.url, '/v1/telemetry/events?run=run-tls&limit=1000', {
         headers: auth,
       });
@@ -237,8 +226,8 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
         this.skip();
       }
       this.timeout(240_000);
-      const binary = join(work, name);
-      const version = buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
+      const binary = join(work.path, name);
+      const version = buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work.path);
       const minor = Number(/^go1\.(\d+)/.exec(version)?.[1]);
       if (minor >= 23 && minor <= 26) {
         process.stderr.write(`      skipped: the system's ${version} is inside the supported range\n`);
@@ -246,9 +235,9 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       }
       const daemon = await fixture.start({ sensor: true, authToken: token });
       // waits for a start file that never comes: it only has to run until discovery finds it
-      const client = spawn(binary, [url, join(work, 'never')], { stdio: 'ignore' });
+      const client = spawn(binary, [url, join(work.path, 'never')], { stdio: 'ignore' });
       try {
-        const target = await awaitValue('the Go client as a target', async () =>
+        const target = await eventuallyDefined('the Go client as a target', async () =>
           (await targets(daemon)).find((found) => found.path === binary),
         );
         assert.deepEqual(target, {
@@ -258,7 +247,7 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
           reason: `${version} is outside the supported Go range 1.23 to 1.26`,
           go_version: version,
         });
-        const gaps = await awaitValue('a sensor_tls_unsupported gap', async () => {
+        const gaps = await eventuallyDefined('a sensor_tls_unsupported gap', async () => {
           const { body } = await request(daemon.url, '/v1/telemetry/producer-health', { headers: auth });
           const recorded = (body['coverage_gaps'] as Record<string, { gaps: number }>)[
             'sensor_tls_unsupported'
@@ -286,10 +275,15 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       }
       this.timeout(240_000);
       const name = `go${goVersion.replace('.', '')}-client`;
-      const binary = join(work, name);
-      const version = buildGo(fetchedGo(goVersion), join(fixtures, 'go-tls-client', 'main.go'), binary, work);
+      const binary = join(work.path, name);
+      const version = buildGo(
+        fetchedGo(goVersion),
+        join(fixtures, 'go-tls-client', 'main.go'),
+        binary,
+        work.path,
+      );
       const daemon = await fixture.start({ sensor: true, authToken: token });
-      const start = join(work, `${name}-start`);
+      const start = join(work.path, `${name}-start`);
       // the client waits for `start`, made once the sensor has attached to it: a uprobe is per file
       const recorded = request(daemon.url, '/v1/record', {
         method: 'POST',
@@ -299,10 +293,10 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
           tool_call_id: `tc-${name}`,
           command: binary,
           args: [url, start],
-          cwd: work,
+          cwd: work.path,
         }),
       });
-      const target = await awaitValue(`the Go ${goVersion} client attached`, async () =>
+      const target = await eventuallyDefined(`the Go ${goVersion} client attached`, async () =>
         (await targets(daemon)).find((found) => found.path === binary),
       );
       assert.deepEqual(target, {
@@ -317,7 +311,7 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       assert.equal(status, 200, JSON.stringify(body));
       assert.equal(body['exit_code'], 0, JSON.stringify(body['stderr']));
 
-      const tls = await awaitValue('four TLS events of the run', async () => {
+      const tls = await eventuallyDefined('four TLS events of the run', async () => {
         const { body } = await request(daemon.url, `/v1/telemetry/events?run=run-${name}&limit=1000`, {
           headers: auth,
         });

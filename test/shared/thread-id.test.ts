@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { currentThreadId, listThreadIds } from '../../src/shared/thread-id.js';
 import { startDaemon } from '../support/daemon.js';
+import { eventually, softDeadline } from '../support/eventually.js';
 
 describe('thread ids', function () {
   it('names the calling thread by its kernel TID, one of this process', function () {
@@ -25,11 +26,12 @@ describe('thread ids', function () {
     const daemon = await startDaemon();
     try {
       // the normalize threads log once their module has loaded, which may come after `listening`
-      const deadline = Date.now() + 10_000;
-      const normalizeLines = (): number =>
-        daemon.logs.filter((line) => line['msg'] === 'thread' && line['role'] === 'normalize').length;
-      while (normalizeLines() < 1 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(
+        'a normalize thread logged',
+        () => daemon.logs.filter((line) => line['msg'] === 'thread' && line['role'] === 'normalize').length,
+        (count) => count >= 1,
+        softDeadline,
+      );
       const tasks = new Set(readdirSync(`/proc/${daemon.child.pid}/task`).map(Number));
       const roles = new Map<string, number[]>();
       for (const line of daemon.logs) {

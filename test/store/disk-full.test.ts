@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   assertStopsCleanly,
   makeDataDir,
@@ -12,6 +11,7 @@ import {
 } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { bind, nativeLine } from '../support/telemetry.js';
+import { eventually, softDeadline } from '../support/eventually.js';
 
 const mib = 1024 * 1024;
 /** A filesystem small enough to fill in seconds; the filler is what gets freed. */
@@ -105,11 +105,13 @@ describe('a full disk under the data dir', function () {
     }
 
     rmSync(filler);
-    let after = await health(daemon.url);
-    for (let tries = 0; tries < 40 && after.status !== 200; tries++) {
-      await sleep(500);
-      after = await health(daemon.url);
-    }
+    const url = daemon.url;
+    const after = await eventually(
+      'health back',
+      () => health(url),
+      (answer) => answer.status === 200,
+      { ...softDeadline, everyMs: 500 },
+    );
     assert.equal(after.status, 200, `health is back without a restart: ${JSON.stringify(after.body)}`);
     const again = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
       method: 'POST',

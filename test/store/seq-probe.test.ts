@@ -1,21 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { execute, sql } from '../../src/store/sql.js';
 import { probePositions } from '../../src/store/seq-probe.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 /** Positions 1..300,000 in a real store file: past the first probe window (65,536) and the second. */
 const stored = 300_000n;
 
 describe('probing the positions a filter selects (seq windows)', function () {
-  let dir: string;
+  const dir = useTempDir('provd-seq-probe-', { per: 'suite' });
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
   before(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'provd-seq-probe-'));
-    instance = await DuckDBInstance.create(join(dir, 'probe.duckdb'));
+    instance = await DuckDBInstance.create(join(dir.path, 'probe.duckdb'));
     connection = await instance.connect();
     await execute(
       connection,
@@ -25,7 +23,6 @@ describe('probing the positions a filter selects (seq windows)', function () {
   after(function () {
     connection.closeSync();
     instance.closeSync();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('widens the window past its first 65,536 positions until it has the page, in order', async function () {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { eventually } from './eventually.js';
 
 const startTimeoutMs = 20_000;
 const maxLogLines = 10_000;
@@ -51,6 +52,19 @@ export interface RunningDaemon extends RunningServer {
 }
 
 /** Makes a fresh temporary data dir; the caller removes it with `removeDir`. */
+/** Waits until the daemon has logged `msg` at least `times` times (a fault hook's stall, a shutdown). */
+export async function awaitLogged(
+  daemon: { logs: Record<string, unknown>[] },
+  msg: string,
+  times = 1,
+): Promise<void> {
+  await eventually(
+    `"${msg}" logged ${times} times`,
+    () => daemon.logs.filter((entry) => entry['msg'] === msg).length,
+    (count) => count >= times,
+  );
+}
+
 export function makeDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'provd-test-'));
 }

@@ -5,6 +5,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunningDaemon } from './daemon.js';
 import { request } from './http.js';
+import { eventually, softDeadline } from './eventually.js';
 
 /** The trigger program of the sensor tests (test/fixtures/sensor/trigger.py). */
 export const trigger = fileURLToPath(new URL('../../../test/fixtures/sensor/trigger.py', import.meta.url));
@@ -44,11 +45,8 @@ export async function awaitEvents(
   headers: Record<string, string>,
   wanted: (events: StoredEvent[]) => boolean,
 ): Promise<StoredEvent[]> {
-  for (let attempt = 0; ; attempt++) {
-    const events = await listEvents(daemon, run, headers);
-    if (wanted(events) || attempt === 100) return events;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // the caller's assertions name what is missing: the last answer is returned, not failed here
+  return eventually(`events of ${run}`, () => listEvents(daemon, run, headers), wanted, softDeadline);
 }
 
 /** Whether `command` is an executable on PATH, where the recorded command and the trigger look for it. */

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
@@ -10,6 +9,7 @@ import { readRows, sql } from '../../src/store/sql.js';
 import { canonicalEventContent, hashEvent } from '../../src/telemetry/event-hash.js';
 import { encodeEventRow, eventRowsSource } from '../../src/telemetry/event-row.js';
 import type { ParsedEvent } from '../../src/telemetry/event.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 /** Strings a sensor or a hostile process can put in comm, ids or attrs: every one must come back as written. */
 function hostileStrings(): string[] {
@@ -56,18 +56,16 @@ function eventOfRow(row: Record<string, unknown>, template: ParsedEvent): Parsed
 }
 
 describe('event rows file', function () {
-  let dir = '';
+  const dir = useTempDir('provd-rows-', { per: 'suite' });
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
   before(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'provd-rows-'));
     instance = await DuckDBInstance.create(':memory:');
     connection = await instance.connect();
   });
   after(function () {
     connection.closeSync();
     instance.closeSync();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const base: ParsedEvent = {
@@ -91,7 +89,7 @@ describe('event rows file', function () {
       event: { ...base, comm: text, cgroupId: text, containerId: text, attrs: { [text]: text } },
       id: `b.${i}`,
     }));
-    const rows = await roundTrip(connection, dir, records);
+    const rows = await roundTrip(connection, dir.path, records);
     assert.equal(rows.length, strings.length);
     rows.forEach((row, i) => {
       const text = strings[i]!;
@@ -104,7 +102,7 @@ describe('event rows file', function () {
   });
 
   it('keeps NULL and the empty string apart', async function () {
-    const rows = await roundTrip(connection, dir, [
+    const rows = await roundTrip(connection, dir.path, [
       { event: { ...base, comm: null, cgroupId: '', containerId: null }, id: 'b.0' },
     ]);
     assert.equal(rows[0]!['comm'], null);
@@ -119,7 +117,7 @@ describe('event rows file', function () {
     ];
     const rows = await roundTrip(
       connection,
-      dir,
+      dir.path,
       edges.map((edge, i) => ({
         event: { ...base, ...edge, tgid: edge.pid, ppid: edge.pid, uid: 4_294_967_295 },
         id: `b.${i}`,
@@ -150,7 +148,7 @@ describe('event rows file', function () {
     assert.ok(events.length >= 27, `parsed ${events.length} events`);
     const rows = await roundTrip(
       connection,
-      dir,
+      dir.path,
       events.map((event, i) => ({ event, id: `b.${i}` })),
     );
     rows.forEach((row, i) => {

@@ -5,6 +5,7 @@ import { queryRows, withDatabase } from '../support/duckdb.js';
 import { evidenceCode } from '../../src/telemetry/codes.js';
 import { request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
+import { eventually } from '../support/eventually.js';
 
 const types = ['execve', 'file_open', 'network_connect', 'file_write', 'dns_query'];
 
@@ -25,6 +26,11 @@ function mixedLines(count: number, cgroup: string, offset = 0): string {
       query: 'example.com',
     });
   }).join('\n');
+}
+
+/** Reads producer health, for eventually(). */
+function producerHealth(daemon: { url: string }): () => Promise<Record<string, unknown>> {
+  return async () => (await request(daemon.url, '/v1/telemetry/producer-health')).body;
 }
 
 describe('telemetry queries', function () {
@@ -301,14 +307,10 @@ describe('telemetry queries', function () {
   it('keeps health ok when unclaimed host activity leaves the spool, and counts it apart', async function () {
     const daemon = await daemons.start({ args: ['--spool-ttl', '1s'] });
     await ingest(daemon.url, mixedLines(25, 'cg-never-bound'), 'native');
-    let producer: Record<string, unknown> = {};
-    for (let i = 0; i < 50; i++) {
-      producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
-      const buffering = producer['disk_buffering'] as Record<string, number>;
-      // the spool totals are recounted just after the commit that gives events up: wait for both
-      if (buffering['spool_unclaimed'] === 25 && buffering['spool_events'] === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const producer = await eventually('the spool to give 25 events up', producerHealth(daemon), (body) => {
+      const buffering = body['disk_buffering'] as Record<string, number>;
+      return buffering['spool_unclaimed'] === 25;
+    });
     assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_unclaimed'], 25);
     assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_events'], 0);
     assert.deepEqual(producer['coverage_gaps'], {});
@@ -325,19 +327,18 @@ describe('telemetry queries', function () {
     // the TTL outlasts the once-a-second upkeep, so the flood below overflows before it could expire
     const daemon = await daemons.start({ args: ['--spool-ttl', '4s', '--spool-max-events', '10'] });
     await ingest(daemon.url, mixedLines(3, 'cg-host'), 'native');
-    let producer: Record<string, unknown> = {};
-    for (let i = 0; i < 100; i++) {
-      producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
-      if ((producer['disk_buffering'] as Record<string, number>)['spool_unclaimed'] === 3) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    let producer = await eventually(
+      'the spool to give 3 events up',
+      producerHealth(daemon),
+      (body) => (body['disk_buffering'] as Record<string, number>)['spool_unclaimed'] === 3,
+    );
     assert.equal((await request(daemon.url, '/v1/health')).body['status'], 'ok');
     await ingest(daemon.url, mixedLines(15, 'cg-flood'), 'native');
-    let health: Record<string, unknown> = {};
-    for (let i = 0; i < 50 && health['coverage_status'] !== 'gaps_recorded'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      health = (await request(daemon.url, '/v1/health')).body;
-    }
+    const health = await eventually(
+      'a recorded gap',
+      async () => (await request(daemon.url, '/v1/health')).body,
+      (body) => body['coverage_status'] === 'gaps_recorded',
+    );
     assert.equal(health['status'], 'degraded');
     assert.equal(health['ready'], true);
     assert.equal(health['coverage_status'], 'gaps_recorded');
@@ -351,12 +352,11 @@ describe('telemetry queries', function () {
     const daemon = await daemons.start({ args: ['--spool-max-events', '50'] });
     await ingest(daemon.url, mixedLines(30, 'cg-none'), 'native');
     await ingest(daemon.url, mixedLines(50, 'cg-none', 30), 'native');
-    let producer: Record<string, unknown> = {};
-    for (let i = 0; i < 50; i++) {
-      producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
-      if (((producer['drops'] as Record<string, number>)['spool_overflowed'] ?? 0) > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const producer = await eventually(
+      'the spool to overflow',
+      producerHealth(daemon),
+      (body) => ((body['drops'] as Record<string, number>)['spool_overflowed'] ?? 0) > 0,
+    );
     assert.equal((producer['drops'] as Record<string, number>)['spool_overflowed'], 30);
     assert.equal((producer['disk_buffering'] as Record<string, number>)['spool_events'], 50);
     assert.deepEqual((producer['coverage_gaps'] as Record<string, unknown>)['spool_overflow'], {
