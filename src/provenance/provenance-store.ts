@@ -57,11 +57,12 @@ export async function startProvenanceStore(
       const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
       await sealedFirst();
       const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks, sealedAtNs);
-      // kept for the summary (a log of the read, never evidence), at most once a second a run
-      // for the same outcome; failing to keep it does not fail the verify
+      // kept for the summary (a log of the read, never evidence: nothing to seal, so it does not
+      // count as a write the sealing round follows), at most once a second a run for the same
+      // outcome; failing to keep it does not fail the verify
       if (verifyLog.due(result))
         await writes
-          .run(() => keepVerifyResult(writer, result))
+          .run(() => keepVerifyResult(writer, result), { housekeeping: true })
           .catch((error: unknown) =>
             log('warn', 'keeping a verify result failed', { error: classifyStoreError(error) }),
           );
