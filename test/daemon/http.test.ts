@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { endpoints } from '../../src/daemon/endpoints.js';
 import {
   makeDataDir,
@@ -8,69 +7,7 @@ import {
   type RunningDaemon,
   assertStopsCleanly,
 } from '../support/daemon.js';
-import { request } from '../support/http.js';
-
-/**
- * Sends only the head of a POST declaring `contentLength` bytes, and waits for the answer: a body over
- * the limit is refused from its Content-Length, without the client having to send it.
- */
-function postHeadOnly(
-  url: string,
-  path: string,
-  contentLength: number,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-ndjson', 'content-length': String(contentLength) },
-    });
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-        req.destroy();
-      });
-    });
-    req.on('error', reject);
-    req.flushHeaders();
-  });
-}
-
-/**
- * Streams `size` bytes with chunked transfer encoding (no Content-Length) and returns status and body.
- * The server answers 413 and closes mid-upload, so a write error after the answer is expected.
- */
-function postChunked(url: string, path: string, size: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = httpRequest(
-      url + path,
-      { method: 'POST', headers: { 'content-type': 'application/x-ndjson' } },
-      (res) => {
-        answered = true;
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    const chunk = Buffer.alloc(64 * 1024, 'a');
-    let sent = 0;
-    const pump = (): void => {
-      while (sent < size && !req.destroyed) {
-        sent += chunk.length;
-        if (!req.write(chunk)) return void req.once('drain', pump);
-      }
-      req.end();
-    };
-    pump();
-  });
-}
+import { postChunked, postHeadOnly, request } from '../support/http.js';
 
 describe('http server', function () {
   let dataDir: string;
@@ -107,7 +44,11 @@ describe('http server', function () {
   });
 
   it('answers 413 when a chunked body without Content-Length grows over the limit', async function () {
-    const { status, body } = await postChunked(daemon.url, '/v1/telemetry/ingest', 3 * 1048576);
+    const { status, body } = await postChunked(
+      daemon.url,
+      '/v1/telemetry/ingest',
+      Buffer.alloc(3 * 1048576, 'a'),
+    );
     assert.equal(status, 413);
     assert.equal((JSON.parse(body) as { error: { code: string } }).error.code, 'payload_too_large');
   });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { maxJsonBodyBytes, maxJsonBodyNesting } from '../../src/shared/http/json-body.js';
 import { useSharedDaemon } from '../support/daemon.js';
-import { request } from '../support/http.js';
+import { postHeadOnly, request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
 
 const jsonPaths = ['/v1/telemetry/bind', '/v1/record', '/v1/security/evaluate', '/v1/security/baselines'];
@@ -17,20 +17,18 @@ describe('JSON request bodies', function () {
   const shared = useSharedDaemon();
 
   it('answers 413 naming 1 MiB for a JSON body over it, whatever --max-body-bytes allows ingest', async function () {
+    // refused from its Content-Length, before the client sends any of it
     for (const path of jsonPaths) {
-      const body = `{"pad":"${'a'.repeat(maxJsonBodyBytes)}"}`;
-      const answer = await request(shared.daemon.url, path, { method: 'POST', body });
+      const answer = await postHeadOnly(shared.daemon.url, path, maxJsonBodyBytes + 1, 'application/json');
       assert.equal(answer.status, 413, path);
-      const error = answer.body['error'] as { code: string; message: string };
+      const error = (JSON.parse(answer.body) as { error: { code: string; message: string } }).error;
       assert.equal(error.code, 'payload_too_large');
       assert.match(error.message, /over the limit of 1048576 bytes/);
     }
-    // the 2 MB body of nested arrays that held the main thread a second
-    const bomb = `{"x":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`;
-    assert.equal(
-      (await request(shared.daemon.url, '/v1/telemetry/bind', { method: 'POST', body: bomb })).status,
-      413,
-    );
+    // the 2 MB body of nested arrays that held the main thread a second: refused by its size alone
+    const bomb = Buffer.byteLength(`{"x":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`);
+    const refused = await postHeadOnly(shared.daemon.url, '/v1/telemetry/bind', bomb, 'application/json');
+    assert.equal(refused.status, 413);
     const lines = Array.from({ length: 8000 }, (_v, i) =>
       nativeLine({ pid: 100 + i, comm: 'c'.repeat(200) }),
     );

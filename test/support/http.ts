@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { bodyTypeAt } from '../../src/daemon/endpoints.js';
 import { assertValidResponse } from './openapi-validator.js';
+import { request as httpRequest } from 'node:http';
 
 export interface JsonAnswer {
   status: number;
@@ -77,4 +78,74 @@ export async function pageItems<Item>(
     cursor = body['next_cursor'] as string | null;
   } while (cursor !== null);
   return items;
+}
+
+/**
+ * Sends only the head of a POST declaring `contentLength` bytes, and waits for the answer: a body over
+ * the limit is refused from its Content-Length, without the client having to send it.
+ */
+export function postHeadOnly(
+  url: string,
+  path: string,
+  contentLength: number,
+  contentType = 'application/x-ndjson',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + path, {
+      method: 'POST',
+      headers: { 'content-type': contentType, 'content-length': String(contentLength) },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+}
+
+/**
+ * Streams `body` with chunked transfer encoding (no Content-Length) and returns status and body. A
+ * server that refuses it answers and closes mid-upload, so a write error after the answer is expected.
+ */
+export function postChunked(
+  url: string,
+  path: string,
+  body: string | Buffer,
+  contentType = 'application/x-ndjson',
+): Promise<{ status: number; body: string }> {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = httpRequest(
+      url + path,
+      { method: 'POST', headers: { 'content-type': contentType } },
+      (res) => {
+        answered = true;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    const chunkBytes = 64 * 1024;
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < bytes.length && !req.destroyed) {
+        const chunk = bytes.subarray(sent, sent + chunkBytes);
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
 }
