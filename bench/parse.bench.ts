@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseNdjson } from '../src/ingest/parse-ndjson.js';
-import type { IngestFormat } from '../src/telemetry/event.js';
+import type { IngestFormat } from '../src/model/event.js';
 import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';

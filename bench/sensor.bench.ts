@@ -33,7 +33,7 @@ import { DuckDBInstance, VARCHAR } from '@duckdb/node-api';
 import { probeRecordCgroupRoot } from '../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../src/sensor/host-support.js';
 import { list, readRows, sql } from '../src/store/sql.js';
-import { typeCode } from '../src/telemetry/codes.js';
+import { typeCode } from '../src/model/codes.js';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';

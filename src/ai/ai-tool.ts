@@ -2,7 +2,7 @@
 import type { Checked } from '../shared/schema/schema-contract.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 
-/** The nine tool names of design/contract.md "AI tools". */
+/** The nine tool names of docs/contract.md "AI tools". */
 export type ToolName =
   | 'verify_run'
   | 'explain'

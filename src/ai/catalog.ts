@@ -1,5 +1,5 @@
 /**
- * The one tool catalog (design/contract.md "AI tools"): the MCP server, the provider schemas and
+ * The one tool catalog (docs/contract.md "AI tools"): the MCP server, the provider schemas and
  * `provd ai call` are all views of this list, so they show the same nine tools.
  */
 import type { AiTool, ToolName } from './ai-tool.js';

@@ -1,6 +1,6 @@
 /**
  * The `components` of the OpenAPI document: the body schemas typia generates (openapi-bodies.ts),
- * generic envelopes for the bodies not served yet, the error responses of design/contract.md
+ * generic envelopes for the bodies not served yet, the error responses of docs/contract.md
  * (ErrorBody with each response's codes), and the bearer scheme.
  */
 import type { WireErrorCode } from '../shared/errors.js';

@@ -113,7 +113,7 @@ function bodyResponses({ schema }: Endpoint): Record<string, OpenApiResponse> {
 }
 
 /**
- * The error answers an endpoint can give, per design/contract.md "HTTP conventions". Auth, the body
+ * The error answers an endpoint can give, per docs/contract.md "HTTP conventions". Auth, the body
  * limit and shutdown come before the handler; parameters and runs are checked only by a served one.
  */
 function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {

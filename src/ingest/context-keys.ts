@@ -1,5 +1,5 @@
 /**
- * Application context that raw telemetry may not carry (design/contract.md "Runtime event record"):
+ * Application context that raw telemetry may not carry (docs/contract.md "Runtime event record"):
  * run and tool call come only from bindings, so a line asserting them is refused, not trusted.
  */
 

@@ -3,7 +3,7 @@
  * the fields it does print. The guess is written to attrs (`type_inferred_from`), so nobody mistakes
  * it for a field Falco sent.
  */
-import type { EventType } from '../telemetry/event.js';
+import type { EventType } from '../model/event.js';
 
 /** Socket kinds of `fd.type` / `fd.typechar`: an `fd.name` of such an fd is `local->remote`. */
 const socketFdTypes = new Set(['ipv4', 'ipv6', '4', '6']);

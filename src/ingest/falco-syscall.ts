@@ -2,7 +2,7 @@
  * The syscall-specific fields of a Falco alert: paths, flags, command line, destination, uid/gid and
  * ptrace targets, read from the field names Falco gives each syscall.
  */
-import type { EventType } from '../telemetry/event.js';
+import type { EventType } from '../model/event.js';
 import { readFalcoDestination } from './falco-destination.js';
 import { readString, readUint32, wrongType } from './field-value.js';
 import { rejectWrongType, type LineRejection } from './line-rejection.js';

@@ -2,7 +2,7 @@
  * Falco JSON alerts (`json_output: true`): the rule that fired, and the syscall's fields in
  * `output_fields` under Falco's field names (`evt.type`, `proc.pid`, `fd.name`, ...).
  */
-import type { EventType, ParsedEvent } from '../telemetry/event.js';
+import type { EventType, ParsedEvent } from '../model/event.js';
 import { formatRfc3339Nanos, isStoredInstant, parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';
 import { inferFalcoType } from './falco-infer.js';

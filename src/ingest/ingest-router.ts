@@ -18,7 +18,7 @@ import {
   type IngestAnswer,
   type IngestCommitResult,
 } from '../telemetry/batch-commit.js';
-import type { IngestFormat, LineError } from '../telemetry/event.js';
+import type { IngestFormat, LineError } from '../model/event.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import type { KillVerdict } from '../shared/event-verdict.js';
 import type { NormalizeResult, NormalizeTask, TaskFormat } from './normalize.js';

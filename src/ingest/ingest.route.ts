@@ -3,7 +3,7 @@ import typia, { type tags } from 'typia';
 import { jsonReply } from '../shared/http/http-reply.js';
 import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
-import type { IngestFormat } from '../telemetry/event.js';
+import type { IngestFormat } from '../model/event.js';
 import type { IngestRouter } from './ingest-router.js';
 
 /** The request headers POST /v1/telemetry/ingest reads. */

@@ -1,5 +1,5 @@
 /** Why a format parser refused one line; parseNdjson adds the line number and counts it as `invalid`. */
-import type { RejectionCode } from '../telemetry/event.js';
+import type { RejectionCode } from '../model/event.js';
 import { describeJson } from './field-value.js';
 
 /** A refused line: a rejection code and a message that names the offending field. */

@@ -2,7 +2,7 @@
  * The provd native format (src/ingest/native-format.md): one flat JSON object per line, as the provd
  * sensor emits it and as AgentProvenance's native sensor JSONL already looks.
  */
-import { eventTypes, type EventType, type ParsedEvent } from '../telemetry/event.js';
+import { eventTypes, type EventType, type ParsedEvent } from '../model/event.js';
 import { isIpAddress } from '../telemetry/ip-address.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';

@@ -10,7 +10,7 @@ import { decisionLeaf } from '../provenance/decision-leaf.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import type { BindingReplica } from '../telemetry/binding-replica.js';
 import type { Correlation } from '../telemetry/binding-index.js';
-import type { IngestFormat, LineError, ParsedEvent } from '../telemetry/event.js';
+import type { IngestFormat, LineError, ParsedEvent } from '../model/event.js';
 import { canonicalContent } from '../telemetry/event-hash.js';
 import type { BatchDigest } from '../telemetry/batch-commit.js';
 import type { CounterDelta } from '../telemetry/producer-counters.js';

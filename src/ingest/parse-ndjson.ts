@@ -5,7 +5,7 @@
  */
 import { classifyEvent } from '../telemetry/classify.js';
 import { emptyParseResult, reject, type ParseResult } from '../telemetry/parse-result.js';
-import { maxLineBytes, type IngestFormat, type ParsedEvent } from '../telemetry/event.js';
+import { maxLineBytes, type IngestFormat, type ParsedEvent } from '../model/event.js';
 import { findContextKey } from './context-keys.js';
 import { detectFormat } from './detect-format.js';
 import { parseFalcoLine } from './falco.js';

@@ -1,5 +1,5 @@
 /** Counts what one batch did per producer, as increments for the store's producer counters. */
-import type { RejectionCode } from '../telemetry/event.js';
+import type { RejectionCode } from '../model/event.js';
 import { unknownSource, type CounterDelta } from '../telemetry/producer-counters.js';
 
 const recentRows = 4;

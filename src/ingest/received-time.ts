@@ -4,7 +4,7 @@
  * ingest instant and marks them `attrs.time_source = "ingested"`, and producer counters count them
  * as `no_capture_time`, so nobody mistakes the stamp for a capture time.
  */
-import type { ParsedEvent } from '../telemetry/event.js';
+import type { ParsedEvent } from '../model/event.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 
 /** What a parser leaves in `time` (with `timeNs` 0n) when the line has no capture time. */

@@ -8,9 +8,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { nativeContents, sha256Lines, writeRowsNative, type RowColumns } from '../provenance/batch-hash.js';
 import type { Correlation } from '../telemetry/binding-index.js';
-import { sourceCode, typeCode } from '../telemetry/codes.js';
+import { sourceCode, typeCode } from '../model/codes.js';
 import { correlationFields, encodeEventRow, rowFlags } from '../telemetry/event-row.js';
-import { eventTypes, type ParsedEvent } from '../telemetry/event.js';
+import { eventTypes, type ParsedEvent } from '../model/event.js';
 import { attrsInContent, canonicalContent } from '../telemetry/event-hash.js';
 import { eventBytes, isRisky } from '../telemetry/window-facts.js';
 

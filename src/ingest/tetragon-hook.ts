@@ -4,7 +4,7 @@
  * the attributes. A function no type covers is kept as `generic` with its arguments as sent.
  */
 import { isIP } from 'node:net';
-import type { EventType } from '../telemetry/event.js';
+import type { EventType } from '../model/event.js';
 import { readCountOrDecimal, readObject, readPort, wrongType } from './field-value.js';
 import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
 

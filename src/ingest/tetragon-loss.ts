@@ -3,7 +3,7 @@
  * THROTTLE_START to THROTTLE_STOP) and `rate_limit_info` (process events dropped by the rate limit).
  * They become `capture_loss` events, which the store also records as coverage gaps (reported-gaps.ts).
  */
-import type { EventType } from '../telemetry/event.js';
+import type { EventType } from '../model/event.js';
 import { readCountOrDecimal, readString, wrongType } from './field-value.js';
 import { rejectWrongType, type LineRejection } from './line-rejection.js';
 

@@ -2,7 +2,7 @@
  * Cilium Tetragon JSON export (`tetra getevents -o json`, export files): one GetEventsResponse per
  * line, the event under a key naming its kind. Field names follow api/v1/tetragon/tetragon.proto.
  */
-import { noProcessIdentity, type EventType, type ParsedEvent } from '../telemetry/event.js';
+import { noProcessIdentity, type EventType, type ParsedEvent } from '../model/event.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';
 import { readIdentifier, readObject, readPort, readString, readUint32, wrongType } from './field-value.js';

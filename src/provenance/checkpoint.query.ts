@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError } from '../shared/errors.js';
 import { readRows, sql } from '../store/sql.js';
 import type { DsseEnvelope } from './dsse.js';
-import { requireRun } from './run-exists.js';
+import { requireRun } from '../store/run-exists.js';
 
 /** The params of the `checkpoint` store query. */
 export interface CheckpointParams {

@@ -5,7 +5,7 @@
  * after the fact fails verify, as an event does.
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../model/canonical-json.js';
 
 /** A decision as stored (sql/009_policy_decisions.sql), without when it was stored. */
 export interface DecisionFacts {

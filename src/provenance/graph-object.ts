@@ -4,7 +4,7 @@
  * changing any stored byte of an object or of anything it descends from changes a hash verify checks.
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../model/canonical-json.js';
 
 /** The kinds of object the graph holds. */
 export const objectKinds = [

@@ -5,7 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
 import { execute, list, readRows, sql } from '../store/sql.js';
-import { requireRun } from './run-exists.js';
+import { requireRun } from '../store/run-exists.js';
 import { verifyArtifacts } from './verify-artifacts.js';
 import { verifyEvents, type EventRecheck, type SealedBatch } from './verify-events.js';
 import { verifyCheckpoints, type CheckpointRow } from './verify-checkpoints.js';

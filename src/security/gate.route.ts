@@ -10,7 +10,7 @@ import type { RouteHandler } from '../shared/http/route.js';
 import { SchemaContract } from '../shared/schema/schema-contract.js';
 import type { IntegerIn } from '../shared/schema/wire-types.js';
 import type { ArgText } from '../provenance/record/record-request.js';
-import type { EventType } from '../telemetry/event.js';
+import type { EventType } from '../model/event.js';
 import type { Decision, PolicyDecision } from './policy/policy.js';
 import type { PolicyEngine } from './policy/policy-engine.js';
 

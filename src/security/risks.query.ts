@@ -4,15 +4,15 @@
  * level is the event's own, never above it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { requireRun } from '../provenance/run-exists.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
-import { evidenceName, typeName, type EvidenceLevel } from '../telemetry/codes.js';
-import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../telemetry/cursor.js';
-import type { EventType } from '../telemetry/event.js';
-import type { PageLimit } from '../telemetry/paging.js';
+import { evidenceName, typeName, type EvidenceLevel } from '../model/codes.js';
+import { type CursorToken } from '../model/cursor.js';
+import type { EventType } from '../model/event.js';
+import type { PageLimit } from '../model/paging.js';
 import { pageJudgedEvents, type Judged, type JudgedEvent } from './judged-events.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { Decision, Severity } from './policy/policy.js';
+import { keysetPage } from '../store/keyset-page.js';
 
 /** Validated parameters of one page request. */
 export interface RisksParams {
@@ -70,9 +70,8 @@ export async function listRisks(
   formatVersion: number,
   endSeq: bigint,
 ): Promise<SecurityRisks> {
-  await requireRun(connection, params.run);
-  const digest = filterDigest(['risks', params.run]);
-  const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
+  const opened = await keysetPage(connection, params, formatVersion, ['risks', params.run], 1);
+  const after = opened.afterInteger(-1n);
   const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq, riskColumns);
   return {
     schema_version: 'provenance.security_risks/v1',
@@ -80,7 +79,7 @@ export async function listRisks(
     limit: params.limit,
     count: page.judged.length,
     has_more: page.hasMore,
-    next_cursor: page.hasMore ? encodeCursor(formatVersion, digest, [page.lastSeq!]) : null,
+    next_cursor: page.hasMore ? opened.next([page.lastSeq!]) : null,
     risks: page.judged.map(riskOf),
   };
 }

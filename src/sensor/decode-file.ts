@@ -1,5 +1,5 @@
 /** Decoders of the file records (bpf/file.bpf.c): open, rename and unlink. */
-import type { ParsedEvent } from '../telemetry/event.js';
+import type { ParsedEvent } from '../model/event.js';
 import { joinPath, readBase } from './dir-path.js';
 import { openFlagsText, opensForWriting } from './open-flags.js';
 import type { RecordView } from './record-view.js';

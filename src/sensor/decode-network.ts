@@ -1,5 +1,5 @@
 /** Decoders of the network records (bpf/network.bpf.c): connect and DNS. */
-import type { ParsedEvent } from '../telemetry/event.js';
+import type { ParsedEvent } from '../model/event.js';
 import { readDnsQuestion } from './dns-query.js';
 import type { RecordView } from './record-view.js';
 import { dnsBytes, layouts } from './records.js';

@@ -1,5 +1,5 @@
 /** Decoders of the privilege records (bpf/privilege.bpf.c): setuid, setgid and ptrace attempts. */
-import type { ParsedEvent } from '../telemetry/event.js';
+import type { ParsedEvent } from '../model/event.js';
 import type { RecordView } from './record-view.js';
 import { layouts } from './records.js';
 import { syscallResult } from './syscall-result.js';

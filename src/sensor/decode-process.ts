@@ -1,5 +1,5 @@
 /** Decoders of the process records (bpf/process.bpf.c): exec and exit. */
-import type { ParsedEvent } from '../telemetry/event.js';
+import type { ParsedEvent } from '../model/event.js';
 import { joinPath, readBase } from './dir-path.js';
 import type { RecordView } from './record-view.js';
 import { argvBytes, header, layouts, pathBytes, recordBaseCut } from './records.js';

@@ -5,7 +5,7 @@
  */
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { classifyEvent } from '../telemetry/classify.js';
-import type { ParsedEvent } from '../telemetry/event.js';
+import type { ParsedEvent } from '../model/event.js';
 import { emptyParseResult, reject, type ParseResult } from '../telemetry/parse-result.js';
 import { decodeConnect, decodeDns } from './decode-network.js';
 import { decodeFileOpen, decodeFileRename, decodeFileUnlink } from './decode-file.js';

@@ -8,7 +8,7 @@
  *   the exec before it; the exec event gets `libraries`, `libraries_failed` and `library_opens`.
  */
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
-import type { ParsedEvent } from '../telemetry/event.js';
+import type { ParsedEvent } from '../model/event.js';
 import type { RecordView } from './record-view.js';
 import { headerBytes, recordTruncated, header } from './records.js';
 import { errnoName } from './syscall-result.js';

@@ -3,7 +3,7 @@
  * they travel the sensor's path like any record and become `capture_loss` events, which the store
  * records as coverage gaps and producer health counts (telemetry/reported-gaps.ts).
  */
-import { noProcessIdentity, type ParsedEvent } from '../telemetry/event.js';
+import { noProcessIdentity, type ParsedEvent } from '../model/event.js';
 import type { RecordView } from './record-view.js';
 import { joinRecords, newRecord, writeText } from './record-writer.js';
 import { RecordOp } from './records.js';

@@ -5,7 +5,7 @@
 import type { tags } from 'typia';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import type { Count } from '../shared/schema/wire-types.js';
-import type { LineError } from './event.js';
+import type { LineError } from '../model/event.js';
 import type { CounterDelta } from './producer-counters.js';
 import type { ReportedGap } from './reported-gaps.js';
 

@@ -1,13 +1,13 @@
 /**
- * Ties runtime events to bindings on the normalize hot path (design/contract.md "Correlation tiers").
+ * Ties runtime events to bindings on the normalize hot path (docs/contract.md "Correlation tiers").
  * Every tier is a map lookup by the event's own key, then one binary search in that key's timeline;
  * nothing scans all bindings, and a match returns a Correlation built when the binding was added,
  * so correlating allocates nothing (a container id is resolved once per distinct id).
  */
 import type { Binding } from './binding.js';
 import { tierConfidence } from './binding.js';
-import type { CorrelationMethod, EvidenceLevel } from './codes.js';
-import type { ParsedEvent } from './event.js';
+import type { CorrelationMethod, EvidenceLevel } from '../model/codes.js';
+import type { ParsedEvent } from '../model/event.js';
 
 /** A tier that matched: the method name stored with the event. */
 export type MatchMethod = Exclude<CorrelationMethod, 'none'>;

@@ -16,7 +16,7 @@ import {
   runtimeSchemes,
   type MatchMethod,
 } from './binding-index.js';
-import { methodCode } from './codes.js';
+import { methodCode } from '../model/codes.js';
 
 // the event's process identity: attrs.exec_id when it is a non-empty string (BindingIndex.correlate)
 const hasExecId = raw(

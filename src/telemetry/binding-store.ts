@@ -17,7 +17,7 @@ import { buildCorrelations, normalizeContainerId } from './binding-index.js';
 import { bindingFromJson, bindingToJson } from './binding-json.js';
 import { bindingMatch } from './binding-match.js';
 import { BindingReplica } from './binding-replica.js';
-import { evidenceCode, methodCode } from './codes.js';
+import { evidenceCode, methodCode } from '../model/codes.js';
 import { addCounters } from './producer-counters.js';
 import { pendingRowColumns, recorrelate, type PendingRow, type SettledEvent } from './recorrelate.js';
 import { countWindows } from './window-upsert.js';

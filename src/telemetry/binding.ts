@@ -1,6 +1,6 @@
 /**
  * The Binding record (a ToolCallScope tied to system-side keys) and the validation of a
- * POST /v1/telemetry/bind body (design/contract.md "Writes"). A Binding is plain data: it is
+ * POST /v1/telemetry/bind body (docs/contract.md "Writes"). A Binding is plain data: it is
  * structured-cloned to every normalize worker, whose BindingIndex correlates events against it.
  */
 import { randomId } from '../shared/random-id.js';
@@ -9,7 +9,7 @@ import type { tags } from 'typia';
 import type { FieldFailure } from '../shared/schema/schema-contract.js';
 import type { DateTimeText, IntegerIn } from '../shared/schema/wire-types.js';
 import { bindRequest, systemKeys } from './bind-request.js';
-import type { CorrelationMethod } from './codes.js';
+import type { CorrelationMethod } from '../model/codes.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 
 /** Who asserted a binding, most trusted first; `ai_asserted` is what the AI write tools force. */

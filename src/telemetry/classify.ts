@@ -1,9 +1,9 @@
 /**
- * Classification (design/contract.md "Runtime event record"): a read of a secret path becomes
+ * Classification (docs/contract.md "Runtime event record"): a read of a secret path becomes
  * `secret_path`, a connect to a cloud metadata address `metadata_ip`, to RFC 1918 space `private_cidr`.
  * The default policy keys its rules on these types, so they are decided once, at ingest.
  */
-import type { EventType, ParsedEvent } from './event.js';
+import type { EventType, ParsedEvent } from '../model/event.js';
 import { parseIpv4, parseIpv6 } from './ip-address.js';
 import { isSecretPath } from './secret-path.js';
 

@@ -21,9 +21,9 @@ import {
   type CorrelationMethod,
   type CountsByMethod,
   type EvidenceLevel,
-} from './codes.js';
+} from '../model/codes.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
-import { requireRun } from '../provenance/run-exists.js';
+import { requireRun } from '../store/run-exists.js';
 import { readRows, sql } from '../store/sql.js';
 
 export interface CorrelationsParams {

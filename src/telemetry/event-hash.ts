@@ -3,8 +3,8 @@
  * Correlation is left out on purpose, so re-attributing a spooled event never changes its hash.
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../provenance/canonical-json.js';
-import type { ParsedEvent } from './event.js';
+import { canonicalJson } from '../model/canonical-json.js';
+import type { ParsedEvent } from '../model/event.js';
 
 /**
  * The canonical JSON of an event's facts, written directly in JCS key order (attrs, cgroup_id, comm,

@@ -9,13 +9,13 @@ import {
   typeName,
   type CorrelationMethod,
   type EvidenceLevel,
-} from './codes.js';
-import type { EventSource, EventType } from './event.js';
+} from '../model/codes.js';
+import type { EventSource, EventType } from '../model/event.js';
 
 /** Type-specific attributes of an event: path, flags, argv, dst_ip, dst_port, query, bytes, http, ... */
 export type EventAttrs = { [name: string]: unknown };
 
-/** One runtime event record (design/contract.md "Runtime event record"). */
+/** One runtime event record (docs/contract.md "Runtime event record"). */
 // eventJson below writes this as JSON text by hand: change the two together
 export interface TelemetryEvent {
   id: string;

@@ -12,8 +12,8 @@
 import { csvInt, csvQuote, csvSource, csvText } from '../store/csv-rows.js';
 import type { Statement } from '../store/sql.js';
 import type { Correlation } from './binding-index.js';
-import type { ParsedEvent } from './event.js';
-import { evidenceCode, methodCode, sourceCode, spoolCode, typeCode } from './codes.js';
+import type { ParsedEvent } from '../model/event.js';
+import { evidenceCode, methodCode, sourceCode, spoolCode, typeCode } from '../model/codes.js';
 import { eventBytes, isRisky } from './window-facts.js';
 
 /** Columns of a row file in file order, with their DuckDB types; `idx` is the row's index in its file. */

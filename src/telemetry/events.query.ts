@@ -1,14 +1,14 @@
 /** GET /v1/telemetry/events in the store actor: one keyset page of a run's events, serialized here. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Count } from '../shared/schema/wire-types.js';
-import { typeCode } from './codes.js';
-import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from './cursor.js';
-import type { EventType } from './event.js';
+import { typeCode } from '../model/codes.js';
+import { type CursorToken } from '../model/cursor.js';
+import type { EventType } from '../model/event.js';
 import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from './event-json.js';
-import type { PageLimit } from './paging.js';
-import { requireRun } from '../provenance/run-exists.js';
+import type { PageLimit } from '../model/paging.js';
 import { probePositions } from '../store/seq-probe.js';
 import { raw, readRows, sql } from '../store/sql.js';
+import { keysetPage } from '../store/keyset-page.js';
 
 /** Validated parameters of one page request. */
 export interface EventsParams {
@@ -43,9 +43,8 @@ export async function listEvents(
   formatVersion: number,
   endSeq: bigint,
 ): Promise<string> {
-  await requireRun(connection, params.run);
-  const digest = filterDigest(['events', params.run, params.type]);
-  const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
+  const opened = await keysetPage(connection, params, formatVersion, ['events', params.run, params.type], 1);
+  const after = opened.afterInteger(-1n);
   const typeFilter = params.type === null ? sql`` : sql` AND type = ${typeCode(params.type)}`;
   const ofRun = sql`run_id = ${params.run}${typeFilter}`;
   const positions = await probePositions(connection, ofRun, after, params.limit + 1, endSeq);
@@ -62,8 +61,7 @@ export async function listEvents(
               WHERE ${ofRun} AND seq BETWEEN ${positions[0]!} AND ${pageEnd} ORDER BY seq`,
         );
   const last = page[page.length - 1];
-  const nextCursor =
-    hasMore && last !== undefined ? JSON.stringify(encodeCursor(formatVersion, digest, [last.seq])) : 'null';
+  const nextCursor = hasMore && last !== undefined ? JSON.stringify(opened.next([last.seq])) : 'null';
   return (
     `{"schema_version":"provenance.telemetry_events/v1","run_id":${JSON.stringify(params.run)},` +
     `"type":${JSON.stringify(params.type)},"limit":${params.limit},"count":${page.length},` +

@@ -3,7 +3,7 @@ import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import { defaultPageLimit, type RunPageQuery } from './paging.js';
+import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 
 /** The query string of GET /v1/telemetry/events. */

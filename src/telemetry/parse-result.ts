@@ -1,5 +1,5 @@
 /** What a parser or decoder found in one slice of input: its events, and what it rejected. */
-import type { LineError, ParsedEvent, RejectionCode } from './event.js';
+import type { LineError, ParsedEvent, RejectionCode } from '../model/event.js';
 
 /** Errors kept per slice; further rejections are only counted in `rejected`. */
 export const maxLineErrors = 100;

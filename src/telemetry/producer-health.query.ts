@@ -15,10 +15,10 @@ import {
   type CountsByEvidenceLevel,
   type CountsByMethod,
   type CountsBySpoolState,
-} from './codes.js';
-import type { CountsByRejection, EventSource } from './event.js';
+} from '../model/codes.js';
+import type { CountsByRejection, EventSource } from '../model/event.js';
 import { unknownSource } from './producer-counters.js';
-import { requireRun } from '../provenance/run-exists.js';
+import { requireRun } from '../store/run-exists.js';
 import type { SpoolLimits } from './spool-limits.js';
 import type { SpoolStats } from './spool.js';
 

@@ -4,8 +4,8 @@
  * one set of rules for events whose replica lagged behind the bindings.
  */
 import type { BindingIndex, Correlation } from './binding-index.js';
-import { typeName } from './codes.js';
-import type { ParsedEvent } from './event.js';
+import { typeName } from '../model/codes.js';
+import type { ParsedEvent } from '../model/event.js';
 
 /** The columns a spooled row is read back with, in SELECT order (see PendingRow). */
 export const pendingRowColumns = 'id, type, time_ns, pid, tgid, ppid, cgroup_id, container_id, attrs';

@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, readRows, sql } from '../store/sql.js';
-import type { ParsedEvent } from './event.js';
+import type { ParsedEvent } from '../model/event.js';
 
 /** Gap kinds by the `loss` attribute of a capture_loss event. */
 const gapKinds: Readonly<Record<string, string>> = {

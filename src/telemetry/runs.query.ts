@@ -8,9 +8,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { list, readRows, sql, type Statement } from '../store/sql.js';
-import { decodeCursorKey, encodeCursor, filterDigest, integerPart, type CursorToken } from './cursor.js';
-import type { PageLimit } from './paging.js';
+import { integerPart, type CursorToken } from '../model/cursor.js';
+import type { PageLimit } from '../model/paging.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
+import { keysetPage } from '../store/keyset-page.js';
 
 /** Validated parameters of one page request. */
 export interface RunsParams {
@@ -121,8 +122,14 @@ export async function listRuns(
   params: RunsParams,
   formatVersion: number,
 ): Promise<string> {
-  const digest = filterDigest(['runs']);
-  const after = params.cursor === null ? null : readPosition(params.cursor, formatVersion, digest);
+  const opened = await keysetPage(
+    connection,
+    { run: null, cursor: params.cursor },
+    formatVersion,
+    ['runs'],
+    2,
+  );
+  const after = opened.after === null ? null : readPosition(opened.after);
   // newest first: a run named while a client pages sorts before its cursor, so no page repeats one
   const rows = await readRows<{ run_id: string; first_seen_ns: bigint }>(
     connection,
@@ -138,10 +145,7 @@ export async function listRuns(
     for (const addFacts of runFacts) await addFacts(connection, runIds, summaries);
   }
   const last = page[page.length - 1];
-  const next =
-    hasMore && last !== undefined
-      ? encodeCursor(formatVersion, digest, [last.first_seen_ns, last.run_id])
-      : null;
+  const next = hasMore && last !== undefined ? opened.next([last.first_seen_ns, last.run_id]) : null;
   const body: RunList = {
     schema_version: 'provenance.runs/v1',
     limit: params.limit,
@@ -164,11 +168,7 @@ function emptySummary(runId: string, firstSeenNs: bigint): RunSummary {
 }
 
 /** The position after which a cursor's page starts: the last run it listed. */
-function readPosition(
-  cursor: string,
-  formatVersion: number,
-  digest: string,
-): { firstSeenNs: bigint; runId: string } {
-  const [firstSeen, runId] = decodeCursorKey(cursor, formatVersion, digest, 2) as [string, string];
+function readPosition(key: readonly string[]): { firstSeenNs: bigint; runId: string } {
+  const [firstSeen, runId] = key as [string, string];
   return { firstSeenNs: integerPart(firstSeen), runId };
 }

@@ -1,4 +1,4 @@
-/** How long and how much the spool holds (design/contract.md: events wait two minutes for a binding). */
+/** How long and how much the spool holds (docs/contract.md: events wait two minutes for a binding). */
 
 /** The spool's bounds; what passes them is counted, never silently dropped. */
 export interface SpoolLimits {

@@ -16,8 +16,8 @@ import { log } from '../shared/log.js';
 import { execute, inTransaction, raw, readRows, sql, type Statement } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
 import type { WriteQueue } from '../store/write-queue.js';
-import { spoolCode } from './codes.js';
-import type { ParsedEvent } from './event.js';
+import { spoolCode } from '../model/codes.js';
+import type { ParsedEvent } from '../model/event.js';
 import { addCounters } from './producer-counters.js';
 import type { SpoolLimits } from './spool-limits.js';
 

@@ -3,8 +3,8 @@
  * as at ingest (event-hash.ts), with type and source decoded from their stored codes and attrs as
  * the canonical JSON string it was stored as. Handed to the provenance module by the store worker.
  */
-import { eventSources, eventTypes } from './event.js';
-import { sourceName, typeName } from './codes.js';
+import { eventSources, eventTypes } from '../model/event.js';
+import { sourceName, typeName } from '../model/codes.js';
 import { hashEvent } from './event-hash.js';
 import type { EventJsonRow } from './event-json.js';
 

@@ -5,10 +5,10 @@
  * every list says how many distinct values there are in all.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { requireRun } from '../provenance/run-exists.js';
+import { requireRun } from '../store/run-exists.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { readRows, sql } from '../store/sql.js';
-import { evidenceName, typeCode, typeName } from './codes.js';
+import { evidenceName, typeCode, typeName } from '../model/codes.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 
 /** The params of the `summary` store query. */

@@ -2,7 +2,7 @@
  * What the 10 s and 60 s windows count of an event, decided when it is normalized and stored with
  * it (events.risky, events.bytes), so the commit counts windows in SQL (window-upsert.ts).
  */
-import type { EventType } from './event.js';
+import type { EventType } from '../model/event.js';
 
 /** The window lengths, in seconds, that every event is counted in. */
 export const windowLengths = [10, 60] as const;

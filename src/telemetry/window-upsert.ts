@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, raw, sql, type RawSql } from '../store/sql.js';
-import { evidenceCode } from './codes.js';
+import { evidenceCode } from '../model/codes.js';
 import { windowLengths } from './window-facts.js';
 
 const [short, long] = windowLengths;

@@ -1,14 +1,14 @@
 /** GET /v1/telemetry/windows in the store actor: a run's 10 s or 60 s windows, keyset-paged. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
-import { typeCode, typeName } from './codes.js';
-import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from './cursor.js';
-import type { EventType } from './event.js';
-import type { PageLimit } from './paging.js';
+import { typeCode, typeName } from '../model/codes.js';
+import { type CursorToken } from '../model/cursor.js';
+import type { EventType } from '../model/event.js';
+import type { PageLimit } from '../model/paging.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
-import { requireRun } from '../provenance/run-exists.js';
 import type { WindowLength } from './window-facts.js';
 import { join, readRows, sql, type Statement } from '../store/sql.js';
+import { keysetPage } from '../store/keyset-page.js';
 
 /** Validated parameters of a windows request; `from`/`to` select windows that overlap [from, to]. */
 export interface WindowsParams {
@@ -69,17 +69,15 @@ export async function listWindows(
   params: WindowsParams,
   formatVersion: number,
 ): Promise<string> {
-  await requireRun(connection, params.run);
   const width = BigInt(params.window) * 1_000_000_000n;
-  const digest = filterDigest([
-    'windows',
-    params.run,
-    params.window,
-    params.type,
-    String(params.fromNs),
-    String(params.toNs),
-  ]);
-  const after = params.cursor === null ? null : decodeCursor(params.cursor, formatVersion, digest, 2);
+  const opened = await keysetPage(
+    connection,
+    params,
+    formatVersion,
+    ['windows', params.run, params.window, params.type, String(params.fromNs), String(params.toNs)],
+    2,
+  );
+  const after = opened.afterIntegers();
   // a window [bucket, bucket + width) overlaps [from, to] when it ends after `from` and starts by `to`
   const conditions: Statement[] = [sql`run_id = ${params.run}`, sql`window_s = ${params.window}`];
   if (params.type !== null) conditions.push(sql`type = ${typeCode(params.type)}`);
@@ -94,8 +92,7 @@ export async function listWindows(
   const hasMore = rows.length > params.limit;
   const page = hasMore ? rows.slice(0, params.limit) : rows;
   const last = page[page.length - 1];
-  const next =
-    hasMore && last !== undefined ? encodeCursor(formatVersion, digest, [last.bucket_ns, last.type]) : null;
+  const next = hasMore && last !== undefined ? opened.next([last.bucket_ns, last.type]) : null;
   const windows = page.map(
     (row) =>
       `{"start":"${formatRfc3339Nanos(row.bucket_ns)}","end":"${formatRfc3339Nanos(row.bucket_ns + width)}",` +

@@ -5,7 +5,7 @@ import { ParamContract } from '../shared/http/param-contract.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { DateTimeText } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import { defaultPageLimit, type RunPageQuery } from './paging.js';
+import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 import type { WindowLength } from './window-facts.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { missingTime } from '../../src/ingest/received-time.js';
 import { parseFalcoLine } from '../../src/ingest/falco.js';
 import { isLineRejection, type LineRejection } from '../../src/ingest/line-rejection.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 
 const time = '2026-01-01T00:00:04.000000001Z';
 

@@ -5,7 +5,7 @@ import { contextKeys } from '../../src/ingest/context-keys.js';
 import { nativeTypeAliases, parseNativeLine } from '../../src/ingest/native.js';
 import { isLineRejection } from '../../src/ingest/line-rejection.js';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { eventTypes } from '../../src/telemetry/event.js';
+import { eventTypes } from '../../src/model/event.js';
 
 const doc = readFileSync(join(packageRoot, 'src', 'ingest', 'native-format.md'), 'utf8');
 

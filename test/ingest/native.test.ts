@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { missingTime } from '../../src/ingest/received-time.js';
 import { isLineRejection, type LineRejection } from '../../src/ingest/line-rejection.js';
 import { parseNativeLine } from '../../src/ingest/native.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 
 const base = { event_type: 'execve', timestamp: '2026-01-01T00:00:01Z' };
 

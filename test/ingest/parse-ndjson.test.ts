@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { contextKeys, findContextKey } from '../../src/ingest/context-keys.js';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { maxLineErrors } from '../../src/telemetry/parse-result.js';
-import { maxLineBytes, type IngestFormat } from '../../src/telemetry/event.js';
+import { maxLineBytes, type IngestFormat } from '../../src/model/event.js';
 
 const encoder = new TextEncoder();
 const exec = (pid: number): string =>

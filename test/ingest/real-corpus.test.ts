@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { ingest } from '../support/telemetry.js';

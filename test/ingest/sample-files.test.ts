@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { packageRoot } from '../../src/shared/package-root.js';
-import type { IngestFormat } from '../../src/telemetry/event.js';
+import type { IngestFormat } from '../../src/model/event.js';
 
 // Real samples from other systems, copied byte for byte from shared/data (see its README).
 function parseFixture(name: string, format: IngestFormat = 'auto'): ReturnType<typeof parseNdjson> {

@@ -8,7 +8,7 @@ import { packageRoot } from '../../src/shared/package-root.js';
 import { buildCorrelations } from '../../src/telemetry/binding-index.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
 import { attrsInContent, canonicalContent, hashEvent } from '../../src/telemetry/event-hash.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /** Events whose strings hold every byte value, quotes, escapes, BOMs and astral characters. */

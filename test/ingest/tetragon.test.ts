@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { missingTime } from '../../src/ingest/received-time.js';
 import { isLineRejection, type LineRejection } from '../../src/ingest/line-rejection.js';
 import { parseTetragonLine } from '../../src/ingest/tetragon.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 
 const time = '2026-01-01T00:00:00.123456789Z';
 const proc = {

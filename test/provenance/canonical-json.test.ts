@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
 
 describe('canonicalJson', function () {
   it('orders keys by UTF-16 code units as RFC 8785 section 3.2.3 shows', function () {

@@ -6,9 +6,9 @@ import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { SliceRows } from '../../src/ingest/slice-rows.js';
 import { nativeContents } from '../../src/provenance/batch-hash.js';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { typeCode } from '../../src/telemetry/codes.js';
+import { typeCode } from '../../src/model/codes.js';
 import { attrsInContent, canonicalContent } from '../../src/telemetry/event-hash.js';
-import { eventTypes, type EventType, type ParsedEvent } from '../../src/telemetry/event.js';
+import { eventTypes, type EventType, type ParsedEvent } from '../../src/model/event.js';
 import type { ParseResult } from '../../src/telemetry/parse-result.js';
 
 const identity = '"timestamp":"2026-01-01T00:00:01.5Z","pid":10,"tgid":10,"ppid":1,"uid":0';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
 import { parseObject, sha256 } from '../../src/provenance/graph-object.js';
 import { storedEventContentSql } from '../../src/telemetry/stored-event-hash.js';
 import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { bind, pageAll } from '../support/telemetry.js';

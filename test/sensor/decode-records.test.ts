@@ -9,7 +9,7 @@ import {
   recordTruncated,
   recordUnreadable,
 } from '../../src/sensor/records.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 
 /**
  * One real batch the ring reader handed over (test/fixtures/sensor/exec-exit.bin): a parent ran

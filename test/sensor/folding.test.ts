@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { loadSensorAddon, type NativeSensor } from '../../src/sensor/binding.js';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /** Batches as the daemon's sensor hands them over, near enough. */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
 import { defaultTlsBounds, TlsReassembler, type TlsBounds } from '../../src/sensor/tls/reassembler.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 import { chunkBatch, type ChunkSpec } from '../support/tls-chunks.js';
 
 const t0 = 1_790_000_000_000_000_000n;

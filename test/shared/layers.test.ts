@@ -37,6 +37,10 @@ describe('src/ folder layering', function () {
     assert.deepEqual([...(edges.get('shared') ?? [])], []);
   });
 
+  it('keeps model/ (the event, its codes, paging, cursors, object hashing) on shared/ alone', function () {
+    assert.deepEqual([...(edges.get('model') ?? [])], ['shared']);
+  });
+
   it('has no import cycle between folders', function () {
     const state = new Map<string, 'visiting' | 'done'>();
     const visit = (folder: string, path: string[]): void => {
@@ -49,7 +53,7 @@ describe('src/ folder layering', function () {
     for (const folder of edges.keys()) visit(folder, []);
   });
 
-  it('keeps the store actor generic: src/store/ imports no domain folder', function () {
-    assert.deepEqual([...(edges.get('store') ?? [])], ['shared']);
+  it('keeps the store actor generic: src/store/ imports no domain folder, only shared/ and model/', function () {
+    assert.deepEqual([...(edges.get('store') ?? [])].sort(), ['model', 'shared']);
   });
 });

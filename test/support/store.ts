@@ -6,14 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
 import { applyMigrations, loadMigrations } from '../../src/store/migrations.js';
 import { execute, readRows, sql } from '../../src/store/sql.js';
 import type { Correlation } from '../../src/telemetry/binding-index.js';
 import { insertEvents } from '../../src/telemetry/event-commit.js';
 import { hashEvent } from '../../src/telemetry/event-hash.js';
 import { encodeEventRow } from '../../src/telemetry/event-row.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 import { parseRfc3339 } from '../../src/shared/rfc3339.js';
 
 /** An open in-memory store; `close` releases it. */

@@ -1,7 +1,7 @@
 /** Helpers for telemetry tests: native lines, ingest and bind calls, and walking every page. */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
 import { request, type JsonAnswer } from './http.js';
 
 /** One native NDJSON line (src/ingest/native-format.md) with defaults for what a test does not care about. */

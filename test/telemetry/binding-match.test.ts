@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
 import { execute, readRows, sql } from '../../src/store/sql.js';
 import { isBindRequestError, parseBindRequest, type Binding } from '../../src/telemetry/binding.js';
 import { BindingIndex } from '../../src/telemetry/binding-index.js';
 import { bindingMatch } from '../../src/telemetry/binding-match.js';
-import { methodCode } from '../../src/telemetry/codes.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import { methodCode } from '../../src/model/codes.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 
 const full = '3f2a9c1d4b5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8';
 const t0 = 1_767_225_600_000_000_000n; // 2026-01-01T00:00:00Z

@@ -4,7 +4,7 @@ import type { BatchCommit } from '../../src/telemetry/batch-commit.js';
 import { isBindRequestError, parseBindRequest, type Binding } from '../../src/telemetry/binding.js';
 import { buildCorrelations } from '../../src/telemetry/binding-index.js';
 import { BindingStore, settleChunkRows } from '../../src/telemetry/binding-store.js';
-import { evidenceName, methodName, spoolName, typeCode } from '../../src/telemetry/codes.js';
+import { evidenceName, methodName, spoolName, typeCode } from '../../src/model/codes.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
 
 let created = 0n;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { classifyEvent, metadataAddresses } from '../../src/telemetry/classify.js';
-import type { EventType, ParsedEvent } from '../../src/telemetry/event.js';
+import type { EventType, ParsedEvent } from '../../src/model/event.js';
 
 function event(type: EventType, attrs: Record<string, unknown>): ParsedEvent {
   return {

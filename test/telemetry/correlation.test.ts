@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Binding } from '../../src/telemetry/binding.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
 import { BindingIndex, normalizeContainerId } from '../../src/telemetry/binding-index.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 import { parseRfc3339 } from '../../src/shared/rfc3339.js';
 
 const fullContainer = '3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { knownHash, knownLine, knownText } from '../support/known-event.js';
-import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
 import {
   attrsInContent,
   canonicalContent,
@@ -18,7 +18,7 @@ const contentAndAttrs = (facts: ParsedEvent): { content: string; attrsJson: stri
   const content = canonicalContent(facts);
   return { content, attrsJson: attrsInContent(content) };
 };
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 
 const event: ParsedEvent = {
   type: 'file_open',

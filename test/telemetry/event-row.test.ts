@@ -3,12 +3,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
-import { canonicalJson } from '../../src/provenance/canonical-json.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { readRows, sql } from '../../src/store/sql.js';
 import { canonicalEventContent, hashEvent } from '../../src/telemetry/event-hash.js';
 import { encodeEventRow, eventRowsSource } from '../../src/telemetry/event-row.js';
-import type { ParsedEvent } from '../../src/telemetry/event.js';
+import type { ParsedEvent } from '../../src/model/event.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /** Strings a sensor or a hostile process can put in comm, ids or attrs: every one must come back as written. */

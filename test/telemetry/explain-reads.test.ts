@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execute, sql } from '../../src/store/sql.js';
-import { typeCode } from '../../src/telemetry/codes.js';
+import { typeCode } from '../../src/model/codes.js';
 import {
   readProcessEvents,
   sealRows,

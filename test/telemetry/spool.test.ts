@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execute, readRows, sql } from '../../src/store/sql.js';
 import { WriteQueue } from '../../src/store/write-queue.js';
-import { spoolName } from '../../src/telemetry/codes.js';
+import { spoolName } from '../../src/model/codes.js';
 import type { SpoolLimits } from '../../src/telemetry/spool-limits.js';
 import { Spool } from '../../src/telemetry/spool.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';

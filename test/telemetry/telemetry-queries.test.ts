@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
-import { evidenceCode } from '../../src/telemetry/codes.js';
+import { evidenceCode } from '../../src/model/codes.js';
 import { request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 import { eventually } from '../support/eventually.js';

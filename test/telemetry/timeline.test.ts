@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeCursor, filterDigest } from '../../src/telemetry/cursor.js';
+import { encodeCursor, filterDigest } from '../../src/model/cursor.js';
 import { assertStopsCleanly, useDaemonFixture } from '../support/daemon.js';
 import { withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';

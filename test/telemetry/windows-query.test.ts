@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execute, sql } from '../../src/store/sql.js';
-import type { EventType } from '../../src/telemetry/event.js';
+import type { EventType } from '../../src/model/event.js';
 import { buildCorrelations } from '../../src/telemetry/binding-index.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
 import { countWindows } from '../../src/telemetry/window-upsert.js';

@@ -7,7 +7,7 @@ import { bindRequest, type BindRequest } from '../../telemetry/bind-request.js';
 import { sourceDefaultConfidence } from '../../telemetry/binding.js';
 import { bodyTool } from '../body-tool.js';
 
-/** The most an agent's own binding is trusted (design/contract.md: ai_asserted 0.5). */
+/** The most an agent's own binding is trusted (docs/contract.md: ai_asserted 0.5). */
 const maxConfidence = sourceDefaultConfidence.ai_asserted;
 
 export const bindScope = bodyTool({

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { WriteStream } from 'node:tty';
 import { Command, Option } from 'clipanion';
 import { ProvdError } from '../../shared/errors.js';
-import { ingestFormats } from '../../telemetry/event.js';
+import { ingestFormats } from '../../model/event.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
 import { IngestProgress } from '../ingest-progress.js';
 import { newTally, uploadChunks, type IngestTally } from '../ingest-upload.js';

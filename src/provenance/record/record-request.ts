@@ -1,5 +1,5 @@
 /**
- * The body of POST /v1/record (design/contract.md "Writes") as one TS type: typia makes it the
+ * The body of POST /v1/record (docs/contract.md "Writes") as one TS type: typia makes it the
  * OpenAPI `RecordRequest` schema and the structural check; parseRecordRequest adds what a schema
  * cannot state and fills the defaults.
  */

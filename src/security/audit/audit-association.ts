@@ -4,8 +4,8 @@
  */
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { DateTimeText } from '../../shared/schema/wire-types.js';
-import { evidenceName, typeName, type EvidenceLevel } from '../../telemetry/codes.js';
-import type { EventType } from '../../telemetry/event.js';
+import { evidenceName, typeName, type EvidenceLevel } from '../../model/codes.js';
+import type { EventType } from '../../model/event.js';
 import type { Judged } from '../judged-events.js';
 import type { Decision, Severity } from '../policy/policy.js';
 import { riskId } from '../risks.query.js';

@@ -6,15 +6,15 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
-import { requireRun } from '../../provenance/run-exists.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
-import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../../telemetry/cursor.js';
-import type { PageLimit } from '../../telemetry/paging.js';
+import { type CursorToken } from '../../model/cursor.js';
+import type { PageLimit } from '../../model/paging.js';
 import { judgedEventColumns, pageJudgedEvents, type Judged } from '../judged-events.js';
 import { commandFacts } from '../responses/responses.query.js';
 import { respond } from '../responses/response.js';
 import { associationOf, type AuditAssociation, type GraphLinks } from './audit-association.js';
+import { keysetPage } from '../../store/keyset-page.js';
 
 /** Validated parameters of one page; `run` null for every run. */
 export interface AuditAssociationsParams {
@@ -41,9 +41,8 @@ export async function listAuditAssociations(
   formatVersion: number,
   endSeq: bigint,
 ): Promise<AuditAssociations> {
-  if (params.run !== null) await requireRun(connection, params.run);
-  const digest = filterDigest(['audit_associations', params.run]);
-  const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
+  const opened = await keysetPage(connection, params, formatVersion, ['audit_associations', params.run], 1);
+  const after = opened.afterInteger(-1n);
   const page = await pageJudgedEvents(
     connection,
     params.run,
@@ -69,7 +68,7 @@ export async function listAuditAssociations(
     limit: params.limit,
     count: associations.length,
     has_more: page.hasMore,
-    next_cursor: page.hasMore ? encodeCursor(formatVersion, digest, [page.lastSeq!]) : null,
+    next_cursor: page.hasMore ? opened.next([page.lastSeq!]) : null,
     associations: associations.map(({ seq: _seq, ...association }) => association),
   };
 }

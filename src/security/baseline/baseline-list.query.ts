@@ -2,9 +2,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { readRows, sql } from '../../store/sql.js';
-import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../../telemetry/cursor.js';
+import { integerPart } from '../../model/cursor.js';
 import type { WindowLength } from '../../telemetry/window-facts.js';
 import type { BaselineList } from './baseline.js';
+import { keysetPage } from '../../store/keyset-page.js';
 
 /** Validated parameters of one page of GET /v1/security/baselines. */
 export interface BaselinesParams {
@@ -30,8 +31,14 @@ export async function listBaselines(
   params: BaselinesParams,
   formatVersion: number,
 ): Promise<BaselineList> {
-  const digest = filterDigest(['baselines', params.name]);
-  const after = params.cursor === null ? null : decodeCursorKey(params.cursor, formatVersion, digest, 2);
+  const opened = await keysetPage(
+    connection,
+    { run: null, cursor: params.cursor },
+    formatVersion,
+    ['baselines', params.name],
+    2,
+  );
+  const after = opened.after;
   const position =
     after === null
       ? sql`TRUE`
@@ -52,8 +59,7 @@ export async function listBaselines(
     limit: params.limit,
     count: page.length,
     has_more: hasMore,
-    next_cursor:
-      hasMore && last !== undefined ? encodeCursor(formatVersion, digest, [last.name, last.version]) : null,
+    next_cursor: hasMore && last !== undefined ? opened.next([last.name, last.version]) : null,
     baselines: page.map((row) => ({
       name: row.name,
       version: Number(row.version),

@@ -7,8 +7,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
-import { typeName } from '../../telemetry/codes.js';
-import type { EventType } from '../../telemetry/event.js';
+import { typeName } from '../../model/codes.js';
+import type { EventType } from '../../model/event.js';
 import type { WindowLength } from '../../telemetry/window-facts.js';
 import { maxProfileValues, pathDepth, rateFactor, rateSlack, setMeasures } from './baseline-measures.js';
 

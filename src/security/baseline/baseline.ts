@@ -5,8 +5,8 @@
 import type { tags } from 'typia';
 import type { Count, DateTimeText, Identifier, IntegerIn } from '../../shared/schema/wire-types.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import type { CursorToken } from '../../telemetry/cursor.js';
-import type { PageLimit } from '../../telemetry/paging.js';
+import type { CursorToken } from '../../model/cursor.js';
+import type { PageLimit } from '../../model/paging.js';
 import type { WindowLength } from '../../telemetry/window-facts.js';
 import type { BaselineProfile } from './baseline-profile.query.js';
 

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, UTINYINT, VARCHAR } from '@duckdb/node-api';
-import { canonicalJson } from '../../provenance/canonical-json.js';
-import { runNotFound } from '../../provenance/run-exists.js';
+import { canonicalJson } from '../../model/canonical-json.js';
+import { runNotFound } from '../../store/run-exists.js';
 import { ProvdError } from '../../shared/errors.js';
 import { execute, inTransaction, list, readRows, sql, unnested } from '../../store/sql.js';
 import type { WindowLength } from '../../telemetry/window-facts.js';

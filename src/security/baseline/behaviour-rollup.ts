@@ -18,8 +18,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, join, raw, sql, type RawSql } from '../../store/sql.js';
-import { typeCode } from '../../telemetry/codes.js';
-import type { EventType } from '../../telemetry/event.js';
+import { typeCode } from '../../model/codes.js';
+import type { EventType } from '../../model/event.js';
 import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
 import { windowLengths } from '../../telemetry/window-facts.js';
 import { maxBasisEvents, measureCode, pathDepth, type SetMeasure } from './baseline-measures.js';

@@ -5,9 +5,9 @@
  */
 import type { Count, DateTimeText, Identifier } from '../../shared/schema/wire-types.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import type { CursorToken } from '../../telemetry/cursor.js';
-import type { EventType } from '../../telemetry/event.js';
-import type { PageLimit } from '../../telemetry/paging.js';
+import type { CursorToken } from '../../model/cursor.js';
+import type { EventType } from '../../model/event.js';
+import type { PageLimit } from '../../model/paging.js';
 import type { WindowLength } from '../../telemetry/window-facts.js';
 import type { Severity } from '../policy/policy.js';
 import type { BaselineVersion } from './baseline.js';

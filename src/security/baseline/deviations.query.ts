@@ -6,12 +6,12 @@
  * the page here. The rates on a page then read the first events of their window.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { requireRun } from '../../provenance/run-exists.js';
+import { requireRun } from '../../store/run-exists.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { typeCode, typeName } from '../../telemetry/codes.js';
-import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../../telemetry/cursor.js';
-import type { EventType } from '../../telemetry/event.js';
+import { typeCode, typeName } from '../../model/codes.js';
+import { integerPart } from '../../model/cursor.js';
+import type { EventType } from '../../model/event.js';
 import { severities, type Severity } from '../policy/policy.js';
 import {
   maxBasisEvents,
@@ -29,6 +29,7 @@ import {
   type SecurityDeviations,
 } from './deviation.js';
 import { readExpectation } from './expectation.query.js';
+import { keysetPage } from '../../store/keyset-page.js';
 
 /** Validated parameters of one page request. */
 export interface DeviationsParams {
@@ -73,8 +74,14 @@ export async function listDeviations(
     const none = { count: 0, has_more: false, next_cursor: null, deviations: [] };
     return { ...answer, status: 'no_baseline', baseline: null, ...none };
   }
-  const digest = filterDigest(['deviations', params.run, expectation.name, expectation.version]);
-  const key = params.cursor === null ? null : decodeCursorKey(params.cursor, formatVersion, digest, 3);
+  const opened = await keysetPage(
+    connection,
+    params,
+    formatVersion,
+    ['deviations', params.run, expectation.name, expectation.version],
+    3,
+  );
+  const key = opened.after;
   const after = key === null ? null : { rank: num(key[0]!), code: num(key[1]!), value: key[2]! };
   const sets = await selectSets(connection, params, expectation, after);
   const rates = (await selectRates(connection, params.run, expectation)).filter(
@@ -91,10 +98,7 @@ export async function listDeviations(
     baseline: measuredAgainst(expectation, params),
     count: page.length,
     has_more: hasMore,
-    next_cursor:
-      hasMore && last !== undefined
-        ? encodeCursor(formatVersion, digest, [last.rank, last.code, last.value])
-        : null,
+    next_cursor: hasMore && last !== undefined ? opened.next([last.rank, last.code, last.value]) : null,
     deviations: page.map((row) => deviationOf(row, expectation, severities[row.rank]!)),
   };
 }

@@ -4,7 +4,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
-import { defaultPageLimit, type PageQuery } from '../../telemetry/paging.js';
+import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { SecurityQueries } from '../security-queries.js';
 import type { BaselineVersionParam } from './baseline.js';
 

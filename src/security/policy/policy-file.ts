@@ -19,7 +19,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
-import { eventTypes } from '../../telemetry/event.js';
+import { eventTypes } from '../../model/event.js';
 import { defaultRules } from './default-policy.js';
 import {
   decisions,

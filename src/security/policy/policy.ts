@@ -1,5 +1,5 @@
 /**
- * A policy (design/contract.md "Policy preflight and the default policy"): an ordered list of rules,
+ * A policy (docs/contract.md "Policy preflight and the default policy"): an ordered list of rules,
  * the first that matches deciding. The same policy decides the gate (`POST /v1/security/evaluate`)
  * and judges every ingested and sensed event.
  */

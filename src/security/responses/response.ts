@@ -5,7 +5,7 @@
  */
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
-import { evidenceName, type EvidenceLevel } from '../../telemetry/codes.js';
+import { evidenceName, type EvidenceLevel } from '../../model/codes.js';
 import type { Judged } from '../judged-events.js';
 import type { Decision } from '../policy/policy.js';
 import { riskId } from '../risks.query.js';

@@ -6,15 +6,15 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
-import { requireRun } from '../../provenance/run-exists.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
-import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../../telemetry/cursor.js';
-import type { PageLimit } from '../../telemetry/paging.js';
+import { type CursorToken } from '../../model/cursor.js';
+import type { PageLimit } from '../../model/paging.js';
 import { judgedEventColumns, pageJudgedEvents } from '../judged-events.js';
 import type { RisksParams } from '../risks.query.js';
 import { respond, type CommandFacts, type EnforcementRow, type SecurityResponse } from './response.js';
+import { keysetPage } from '../../store/keyset-page.js';
 
 /** One page of a run's responses (`provenance.security_responses/v1`). */
 export interface SecurityResponses {
@@ -36,9 +36,8 @@ export async function listResponses(
   formatVersion: number,
   endSeq: bigint,
 ): Promise<SecurityResponses> {
-  await requireRun(connection, params.run);
-  const digest = filterDigest(['responses', params.run]);
-  const after = params.cursor === null ? -1n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
+  const opened = await keysetPage(connection, params, formatVersion, ['responses', params.run], 1);
+  const after = opened.afterInteger(-1n);
   const page = await pageJudgedEvents(
     connection,
     params.run,
@@ -55,7 +54,7 @@ export async function listResponses(
     limit: params.limit,
     count: page.judged.length,
     has_more: page.hasMore,
-    next_cursor: page.hasMore ? encodeCursor(formatVersion, digest, [page.lastSeq!]) : null,
+    next_cursor: page.hasMore ? opened.next([page.lastSeq!]) : null,
     responses: page.judged.map((judged) =>
       respond(judged, commands.get(judged.event.tool_call_id ?? '') ?? null),
     ),

@@ -1,7 +1,7 @@
 /** GET /v1/security/responses on the main thread: check parameters, forward the store's bytes. */
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
-import { defaultPageLimit } from '../../telemetry/paging.js';
+import { defaultPageLimit } from '../../model/paging.js';
 import { risksQuery } from '../risks.route.js';
 import type { SecurityQueries } from '../security-queries.js';
 

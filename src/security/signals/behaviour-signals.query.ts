@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
-import type { EventType } from '../../telemetry/event.js';
+import type { EventType } from '../../model/event.js';
 import { readBinaries, type BinarySignals } from './binaries.query.js';
 import { basis, type CountSignal, type SignalBasis } from './signal-basis.js';
 import type { RunSpan } from './run-span.query.js';

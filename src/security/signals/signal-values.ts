@@ -7,8 +7,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, raw, sql, type RawSql } from '../../store/sql.js';
-import { typeCode } from '../../telemetry/codes.js';
-import type { EventType } from '../../telemetry/event.js';
+import { typeCode } from '../../model/codes.js';
+import type { EventType } from '../../model/event.js';
 import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
 
 /** What a value is; its position is the stored `kind` code (append only). */

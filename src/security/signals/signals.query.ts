@@ -5,7 +5,7 @@
  * llm-usage-values.ts), tool calls, decisions' counts and gaps. The rollup is caught up first.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { requireRun } from '../../provenance/run-exists.js';
+import { requireRun } from '../../store/run-exists.js';
 import { readBehaviour, type BehaviourSignals } from './behaviour-signals.query.js';
 import { readCost, type CostSignals } from './cost-signals.query.js';
 import { readQuality, type QualitySignals } from './quality-signals.query.js';

@@ -4,8 +4,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows, sql } from '../../store/sql.js';
-import { typeName } from '../../telemetry/codes.js';
-import type { EventType } from '../../telemetry/event.js';
+import { typeName } from '../../model/codes.js';
+import type { EventType } from '../../model/event.js';
 
 /** The run's windows, summed. */
 export interface WindowCounts {

@@ -5,7 +5,7 @@
  * the identity of the call that began the message; its attrs travel as JSON.
  */
 import { isUtf8 } from 'node:buffer';
-import type { ParsedEvent } from '../../telemetry/event.js';
+import type { ParsedEvent } from '../../model/event.js';
 import type { RecordView } from '../record-view.js';
 import { newRecord } from '../record-writer.js';
 import { RecordOp } from '../records.js';

@@ -15,7 +15,7 @@ export function jsonReply(status: number, value: unknown): HttpReply {
   return { status, body: JSON.stringify(value) };
 }
 
-/** The error body of every endpoint (design/contract.md, HTTP conventions). */
+/** The error body of every endpoint (docs/contract.md, HTTP conventions). */
 export interface ErrorBody {
   schema_version: 'provenance.error/v1';
   error: {

@@ -12,7 +12,7 @@ import { raw, readRows, sql } from '../../store/sql.js';
 import { artifactOf, type TimelineArtifact } from '../timeline/context-records.js';
 import { objectColumns, type StoredObjectRow } from './context-object.js';
 import { sha256 } from '../../provenance/graph-object.js';
-import type { ObjectHash } from '../../provenance/object-hash.js';
+import type { ObjectHash } from '../../model/object-hash.js';
 
 /** Validated parameters: the artifact (its address, or an artifact object's) and how many bytes to show. */
 export interface ArtifactParams {

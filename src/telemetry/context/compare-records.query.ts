@@ -7,7 +7,7 @@ import { ProvdError } from '../../shared/errors.js';
 import type { TimelineToolCall } from '../timeline/context-records.js';
 import { compareToolCalls, type ToolCallComparison } from './compare-tool-calls.js';
 import { readToolCalls, type ToolCallFacts } from './tool-call-facts.js';
-import { requireRun } from '../../provenance/run-exists.js';
+import { requireRun } from '../../store/run-exists.js';
 
 /** Validated parameters: the two tool calls (the route fills the defaults). */
 export interface CompareRecordsParams {

@@ -8,8 +8,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { toolCallSummary } from '../timeline/entry-summary.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
-import type { ObjectHash } from '../../provenance/object-hash.js';
-import { requireRun } from '../../provenance/run-exists.js';
+import type { ObjectHash } from '../../model/object-hash.js';
+import { requireRun } from '../../store/run-exists.js';
 import { compareToolCalls, type ComparedField } from './compare-tool-calls.js';
 import { readToolCalls, type ToolCallFacts } from './tool-call-facts.js';
 

@@ -6,9 +6,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError } from '../../shared/errors.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { canonicalJson } from '../../provenance/canonical-json.js';
+import { canonicalJson } from '../../model/canonical-json.js';
 import { sha256 } from '../../provenance/graph-object.js';
-import type { ObjectHash } from '../../provenance/object-hash.js';
+import type { ObjectHash } from '../../model/object-hash.js';
 import {
   describeObject,
   objectColumns,

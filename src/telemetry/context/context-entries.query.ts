@@ -6,10 +6,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { decodeCursor, encodeCursor, filterDigest, type CursorToken } from '../cursor.js';
-import type { PageLimit } from '../paging.js';
-import { requireRun } from '../../provenance/run-exists.js';
+import { type CursorToken } from '../../model/cursor.js';
+import type { PageLimit } from '../../model/paging.js';
 import { describeObject, objectColumns, type ObjectBrief, type StoredObjectRow } from './context-object.js';
+import { keysetPage } from '../../store/keyset-page.js';
 
 /** The kinds of a run's application context: its root and what its `context` chain holds. */
 export const contextKinds = ['run', 'binding', 'tool_call', 'artifact', 'file_effect'] as const;
@@ -53,9 +53,14 @@ export async function listContextEntries(
   params: ContextEntriesParams,
   formatVersion: number,
 ): Promise<ContextEntries> {
-  await requireRun(connection, params.run);
-  const digest = filterDigest(['context_entries', params.run, params.kind]);
-  const after = params.cursor === null ? -2n : decodeCursor(params.cursor, formatVersion, digest, 1)[0]!;
+  const opened = await keysetPage(
+    connection,
+    params,
+    formatVersion,
+    ['context_entries', params.run, params.kind],
+    1,
+  );
+  const after = opened.afterInteger(-2n);
   const kindFilter = params.kind === null ? sql`` : sql` AND kind = ${params.kind}`;
   const rows = await readRows<StoredObjectRow & { position: bigint }>(
     connection,
@@ -72,7 +77,7 @@ export async function listContextEntries(
     limit: params.limit,
     count: page.length,
     has_more: hasMore,
-    next_cursor: hasMore ? encodeCursor(formatVersion, digest, [page.at(-1)!.position]) : null,
+    next_cursor: hasMore ? opened.next([page.at(-1)!.position]) : null,
     entries: page.map((row) => describeObject(row) as ContextEntry),
   };
 }

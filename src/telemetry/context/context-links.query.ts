@@ -9,7 +9,7 @@ import { ProvdError } from '../../shared/errors.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, raw, readRows, sql } from '../../store/sql.js';
 import type { ObjectKind } from '../../provenance/graph-object.js';
-import type { ObjectHash } from '../../provenance/object-hash.js';
+import type { ObjectHash } from '../../model/object-hash.js';
 import { describeObject, objectColumns, type ObjectBrief, type StoredObjectRow } from './context-object.js';
 
 /** Validated parameters: the object's address. */

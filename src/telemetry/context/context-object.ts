@@ -13,7 +13,7 @@ import {
   toolCallSummary,
 } from '../timeline/entry-summary.js';
 import { parseObject, type GraphObject, type ObjectKind } from '../../provenance/graph-object.js';
-import type { ObjectHash } from '../../provenance/object-hash.js';
+import type { ObjectHash } from '../../model/object-hash.js';
 
 /** The objects columns the context answers read. */
 export const objectColumns = 'hash, kind, run_id, chain_index, body, created_ns';

@@ -9,10 +9,10 @@ import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
 import type { BindingSource } from '../binding.js';
-import type { ObjectHash } from '../../provenance/object-hash.js';
+import type { ObjectHash } from '../../model/object-hash.js';
 import type { FileEffect } from '../../provenance/record/file-effects.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
-import { runNotFound } from '../../provenance/run-exists.js';
+import { runNotFound } from '../../store/run-exists.js';
 
 /** Validated parameters: the run. */
 export interface ContextOverviewParams {

@@ -10,7 +10,7 @@ import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier, IntegerIn } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { queryRoute } from '../query-route.js';
-import type { ObjectHashParam } from '../../provenance/object-hash.js';
+import type { ObjectHashParam } from '../../model/object-hash.js';
 import type { TelemetryQueries } from '../telemetry-queries.js';
 import { defaultArtifactBytes, type maxArtifactBytes } from './artifact-bounds.js';
 

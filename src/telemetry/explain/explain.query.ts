@@ -8,9 +8,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError } from '../../shared/errors.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { requireRun } from '../../provenance/run-exists.js';
+import { requireRun } from '../../store/run-exists.js';
 import { readRows, sql } from '../../store/sql.js';
-import { evidenceName, typeCode } from '../codes.js';
+import { evidenceName, typeCode } from '../../model/codes.js';
 import {
   attributionBasis,
   readAttribution,

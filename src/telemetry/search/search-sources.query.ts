@@ -11,13 +11,13 @@ import { ProvdError } from '../../shared/errors.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
-import { evidenceName, sourceName, typeName } from '../codes.js';
-import { decodeCursorKey, encodeCursor, filterDigest, integerPart, type CursorToken } from '../cursor.js';
+import { evidenceName, sourceName, typeName } from '../../model/codes.js';
+import { integerPart, type CursorToken } from '../../model/cursor.js';
 import type { EventAttrs } from '../event-json.js';
-import type { PageLimit } from '../paging.js';
+import type { PageLimit } from '../../model/paging.js';
 import { toolCallOf } from '../timeline/context-records.js';
-import { requireRun } from '../../provenance/run-exists.js';
 import { eventValue, toolCallValue, type SourceMatch, type ToolCallSourceMatch } from './source-match.js';
+import { keysetPage } from '../../store/keyset-page.js';
 
 /** Validated parameters of one page. */
 export interface SearchParams {
@@ -72,9 +72,14 @@ export async function searchSources(
   formatVersion: number,
   end: bigint,
 ): Promise<SearchSources> {
-  if (params.run !== null) await requireRun(connection, params.run);
-  const digest = filterDigest(['search_sources', params.q, params.run]);
-  const resume = params.cursor === null ? null : readResume(params.cursor, formatVersion, digest);
+  const opened = await keysetPage(
+    connection,
+    params,
+    formatVersion,
+    ['search_sources', params.q, params.run],
+    3,
+  );
+  const resume = opened.after === null ? null : readResume(opened.after);
   const page = (matches: SourceMatch[], next: string[] | null, position: bigint): SearchSources => ({
     schema_version: 'provenance.search_sources/v1',
     q: params.q,
@@ -82,7 +87,7 @@ export async function searchSources(
     limit: params.limit,
     count: matches.length,
     has_more: next !== null,
-    next_cursor: next === null ? null : encodeCursor(formatVersion, digest, next),
+    next_cursor: next === null ? null : opened.next(next),
     scan: { position: Number(position), end: Number(end), window: eventWindow },
     matches,
   });
@@ -114,9 +119,9 @@ export async function searchSources(
   return page(matches, searched < end ? ['events', String(upper), ''] : null, searched);
 }
 
-/** The resume point a cursor holds, or 400 invalid_cursor. */
-function readResume(token: string, formatVersion: number, digest: string): Resume {
-  const [phase, first, second] = decodeCursorKey(token, formatVersion, digest, 3) as [string, string, string];
+/** The resume point a cursor's key holds, or 400 invalid_cursor. */
+function readResume(key: readonly string[]): Resume {
+  const [phase, first, second] = key as [string, string, string];
   if (phase === 'tool_calls') return { phase, run: first, toolCall: second };
   if (phase === 'events') return { phase, after: integerPart(first) };
   throw new ProvdError('invalid_cursor', 'cursor is not a token this daemon issued');

@@ -8,7 +8,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { CleanText, Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
-import { defaultPageLimit, type PageQuery } from '../paging.js';
+import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import { queryRoute } from '../query-route.js';
 import type { TelemetryQueries } from '../telemetry-queries.js';
 

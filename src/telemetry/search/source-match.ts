@@ -5,10 +5,10 @@
  * evidence level. The SQL finds the rows (search-sources.query.ts); this names the value in each.
  */
 import type { DateTimeText } from '../../shared/schema/wire-types.js';
-import type { EvidenceLevel } from '../codes.js';
-import type { EventSource, EventType } from '../event.js';
+import type { EvidenceLevel } from '../../model/codes.js';
+import type { EventSource, EventType } from '../../model/event.js';
 import type { EventAttrs } from '../event-json.js';
-import type { ObjectHash } from '../../provenance/object-hash.js';
+import type { ObjectHash } from '../../model/object-hash.js';
 
 /** The event values searched, in the order a match is named by. */
 export const eventFields = ['path', 'new_path', 'argv', 'dst_ip', 'query'] as const;

@@ -7,9 +7,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '@duckdb/node-api';
-import { runNotFound } from '../../provenance/run-exists.js';
+import { runNotFound } from '../../store/run-exists.js';
 import { list, readRows, sql } from '../../store/sql.js';
-import { typeName } from '../codes.js';
+import { typeName } from '../../model/codes.js';
 import { toolCallOf, type TimelineToolCall } from './context-records.js';
 import { addCounts, addEvents, noEvents } from './event-counts.js';
 import type { LineageItem } from './process-lineage.js';

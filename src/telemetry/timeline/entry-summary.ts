@@ -2,7 +2,7 @@
  * The one short human line a timeline entry carries: who did what to what, from the record alone.
  * Values from the evidence (argv, paths, names) are shown as sent, shortened to `summaryMax`.
  */
-import type { EventType } from '../event.js';
+import type { EventType } from '../../model/event.js';
 import type { EventAttrs } from '../event-json.js';
 import type {
   TimelineArtifact,

@@ -1,5 +1,5 @@
 /** Sums of EventCounts: what the causality tree adds up and what it reports as cut. */
-import type { EventType } from '../event.js';
+import type { EventType } from '../../model/event.js';
 import type { EventCounts } from './timeline-causality.js';
 
 /** No events. */

@@ -14,7 +14,7 @@ import { log } from '../../shared/log.js';
 import { execute, inTransaction, raw, readRows, sql, type RawSql, type Statement } from '../../store/sql.js';
 import { classifyStoreError } from '../../store/store-error.js';
 import type { WriteQueue } from '../../store/write-queue.js';
-import { typeCode } from '../codes.js';
+import { typeCode } from '../../model/codes.js';
 import { eventJsonColumns } from '../event-json.js';
 import { StepTrace } from '../../store/step-trace.js';
 

@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { evidenceName, typeName } from '../codes.js';
+import { evidenceName, typeName } from '../../model/codes.js';
 import type { EventAttrs } from '../event-json.js';
 import { eventSummary } from './entry-summary.js';
 import {

@@ -6,8 +6,8 @@
  * is counted in the node it was cut from (`omitted_children`, `omitted_events`), never dropped.
  */
 import type { Count, DateTimeText, Integer } from '../../shared/schema/wire-types.js';
-import type { EventType } from '../event.js';
-import type { EvidenceLevel } from '../codes.js';
+import type { EventType } from '../../model/event.js';
+import type { EvidenceLevel } from '../../model/codes.js';
 import type { TimelineToolCall } from './context-records.js';
 
 /** A run's causality tree. */

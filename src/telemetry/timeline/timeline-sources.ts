@@ -8,7 +8,7 @@
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { BIGINT } from '@duckdb/node-api';
 import { list, raw, sql, type Statement } from '../../store/sql.js';
-import { evidenceName, typeName } from '../codes.js';
+import { evidenceName, typeName } from '../../model/codes.js';
 import { eventJson, eventJsonColumns, type EventAttrs, type EventJsonRow } from '../event-json.js';
 import {
   artifactOf,

@@ -5,11 +5,12 @@
  * merge (one more tells whether there is a next page): at most 5 (limit + 1) rows reach JS.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { runNotFound } from '../../provenance/run-exists.js';
+import { runNotFound } from '../../store/run-exists.js';
 import { ProvdError } from '../../shared/errors.js';
 import { join, raw, readRows, sql, type Statement } from '../../store/sql.js';
-import { decodeCursorKey, encodeCursor, filterDigest, integerPart } from '../cursor.js';
+import { integerPart } from '../../model/cursor.js';
 import { timelineSources, type SourceKey, type TimelineSource } from './timeline-sources.js';
+import { keysetPage } from '../../store/keyset-page.js';
 
 /** Validated parameters of one table page. */
 export interface TimelineTableParams {
@@ -38,8 +39,15 @@ export async function listTimeline(
   params: TimelineTableParams,
   formatVersion: number,
 ): Promise<string> {
-  const digest = filterDigest(['timeline', params.run, 'table']);
-  const after = params.cursor === null ? null : readKeyset(params.cursor, formatVersion, digest);
+  // the run's existence is read with the page, in one statement with the context tables
+  const opened = await keysetPage(
+    side,
+    { run: null, cursor: params.cursor },
+    formatVersion,
+    ['timeline', params.run, 'table'],
+    3,
+  );
+  const after = opened.after === null ? null : readKeyset(opened.after);
   const pageOf = (source: TimelineSource, rank: number): Statement =>
     sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
         ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`;
@@ -77,9 +85,7 @@ export async function listTimeline(
   const page = merged.slice(0, params.limit);
   const last = page[page.length - 1];
   const nextCursor =
-    hasMore && last !== undefined
-      ? JSON.stringify(encodeCursor(formatVersion, digest, [last.time_ns, last.rank, last.tie]))
-      : 'null';
+    hasMore && last !== undefined ? JSON.stringify(opened.next([last.time_ns, last.rank, last.tie])) : 'null';
   const entries = page.map((row) => timelineSources[row.rank]!.entry(row));
   return (
     `{"schema_version":"provenance.timeline/v1","view":"table","run_id":${JSON.stringify(params.run)},` +
@@ -92,9 +98,9 @@ function compareBig(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The position a cursor holds, or 400 invalid_cursor. */
-function readKeyset(token: string, formatVersion: number, digest: string): Keyset {
-  const [time, rankText, tie] = decodeCursorKey(token, formatVersion, digest, 3) as [string, string, string];
+/** The position a cursor's key holds, or 400 invalid_cursor. */
+function readKeyset(key: readonly string[]): Keyset {
+  const [time, rankText, tie] = key as [string, string, string];
   const rank = Number(integerPart(rankText));
   const source = timelineSources[rank];
   if (source === undefined)

@@ -4,10 +4,10 @@
  * artifacts) and its runtime events are merged, each entry with its record.
  */
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
-import type { EvidenceLevel } from '../codes.js';
-import type { CursorToken } from '../cursor.js';
+import type { EvidenceLevel } from '../../model/codes.js';
+import type { CursorToken } from '../../model/cursor.js';
 import type { TelemetryEvent } from '../event-json.js';
-import type { PageLimit } from '../paging.js';
+import type { PageLimit } from '../../model/paging.js';
 import type {
   TimelineArtifact,
   TimelineBinding,

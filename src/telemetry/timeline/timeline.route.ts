@@ -5,7 +5,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
-import { defaultPageLimit, type PageQuery } from '../paging.js';
+import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { TelemetryQueries } from '../telemetry-queries.js';
 
 /** The views of a run's timeline. */

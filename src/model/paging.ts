@@ -1,4 +1,4 @@
-/** Page sizes and cursors of the paged lists (design/contract.md "Paging"). */
+/** Page sizes and cursors of the paged lists (docs/contract.md "Paging"). */
 import type { tags } from 'typia';
 import type { Identifier, IntegerIn } from '../shared/schema/wire-types.js';
 import type { EventType } from './event.js';

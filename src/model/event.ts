@@ -1,5 +1,5 @@
 /**
- * The runtime event record (design/contract.md "Runtime event record"): what every input format is
+ * The runtime event record (docs/contract.md "Runtime event record"): what every input format is
  * mapped onto before correlation, and the type identifiers the `type` filter uses.
  */
 import type { tags } from 'typia';
@@ -7,7 +7,7 @@ import type { Count } from '../shared/schema/wire-types.js';
 
 /**
  * Type identifiers: the contract's list, then the types provd adds for evidence real producers carry
- * (docs/event-types.md). Append only: a type's position is its stored code (codes.ts).
+ * (src/ingest/producer-formats.md). Append only: a type's position is its stored code (codes.ts).
  */
 export const eventTypes = [
   'execve',

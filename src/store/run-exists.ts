@@ -1,7 +1,7 @@
 /** The 404 for a run nobody bound: every per-run query checks it first. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError } from '../shared/errors.js';
-import { readRows, sql } from '../store/sql.js';
+import { readRows, sql } from './sql.js';
 
 /** Runs each connection found: a run, once named, is never removed, so a found one needs no second read. */
 const known = new WeakMap<DuckDBConnection, Set<string>>();
