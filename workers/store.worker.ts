@@ -18,6 +18,7 @@ import {
   storedEventContentSql,
 } from '../src/telemetry/stored-event-hash.js';
 import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
+import { startViewsStore } from '../src/views/views-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
 announceThread('store');
@@ -41,6 +42,12 @@ await serveStoreActor(parentPort, data.store, async (context) => {
     startSecurityStore(context, {
       catchUpRollup: () => telemetry.catchUpRollup(),
       endSeq: () => telemetry.endSeq(),
+    }),
+    startViewsStore(context, {
+      catchUpRollup: () => telemetry.catchUpRollup(),
+      unfoldedFrom: () => telemetry.unfoldedFrom(),
+      endSeq: () => telemetry.endSeq(),
+      places: telemetry.places,
     }),
   ];
 });

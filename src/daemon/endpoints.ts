@@ -18,19 +18,15 @@ import {
   contextEntriesQuery,
   contextObjectQuery,
   contextRunQuery,
-} from '../telemetry/context/context.route.js';
-import {
-  artifactQuery,
-  compareRecordsQuery,
-  recordsDescriptions,
-} from '../telemetry/context/records.route.js';
+} from '../views/context/context.route.js';
+import { artifactQuery, compareRecordsQuery, recordsDescriptions } from '../views/context/records.route.js';
 import { correlationsQuery } from '../telemetry/correlations.route.js';
 import { eventsQuery } from '../telemetry/events.route.js';
-import { explainQuery } from '../telemetry/explain/explain.route.js';
+import { explainQuery } from '../views/explain/explain.route.js';
 import { producerHealthQuery } from '../telemetry/producer-health.route.js';
 import { runsQuery } from '../telemetry/runs.route.js';
-import { searchDescription, searchSourcesQuery } from '../telemetry/search/search.route.js';
-import { timelineDescription, timelineQuery } from '../telemetry/timeline/timeline.route.js';
+import { searchDescription, searchSourcesQuery } from '../views/search/search.route.js';
+import { timelineDescription, timelineQuery } from '../views/timeline/timeline.route.js';
 import { windowsQuery } from '../telemetry/windows.route.js';
 
 /** One operation of the HTTP interface. */

@@ -24,18 +24,18 @@ import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindRoute } from '../telemetry/bind.route.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
-import { contextRoutes } from '../telemetry/context/context.route.js';
-import { recordsRoutes } from '../telemetry/context/records.route.js';
+import { contextRoutes } from '../views/context/context.route.js';
+import { recordsRoutes } from '../views/context/records.route.js';
 import { correlationsRoute } from '../telemetry/correlations.route.js';
 import { eventsRoute } from '../telemetry/events.route.js';
-import { explainRoute } from '../telemetry/explain/explain.route.js';
+import { explainRoute } from '../views/explain/explain.route.js';
 import { recordBinder } from '../telemetry/record-binding.js';
 import { producerHealthRoute } from '../telemetry/producer-health.route.js';
 import { runsRoute } from '../telemetry/runs.route.js';
-import { searchRoute } from '../telemetry/search/search.route.js';
+import { searchRoute } from '../views/search/search.route.js';
 import { summaryRoute } from '../telemetry/summary.route.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
-import { timelineRoute } from '../telemetry/timeline/timeline.route.js';
+import { timelineRoute } from '../views/timeline/timeline.route.js';
 import { windowsRoute } from '../telemetry/windows.route.js';
 import { withoutHostPaths, type ReadinessCheck } from './daemon-health.js';
 import type { ServedOperationId } from './endpoints.js';
@@ -43,10 +43,11 @@ import { livenessReply } from './liveness.js';
 import { openapiBytes } from './openapi.js';
 import type { CommandUserPolicy } from '../provenance/record/command-user.js';
 import type { SnapshotPool } from '../provenance/record/snapshot-pool.js';
+import type { ViewsQueries } from '../views/views-queries.js';
 
 /** The daemon's long-lived parts that handlers are built from. */
 export interface HandlerDeps {
-  store: QueryClient<TelemetryQueries & ProvenanceQueries & SecurityQueries>;
+  store: QueryClient<TelemetryQueries & ProvenanceQueries & SecurityQueries & ViewsQueries>;
   readiness: ReadinessCheck;
   ingest: IngestRouter;
   /** Bindings for the normalize workers; the bind route appends to it. */

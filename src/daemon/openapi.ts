@@ -172,8 +172,28 @@ function buildPaths(list: readonly Endpoint[]): OpenApiDocument['paths'] {
   return paths;
 }
 
+/**
+ * The same document with every `enum` sorted: typia lists a union's members in the order the type
+ * checker first met them, so moving a file would reorder them; sorted, only a real change shows.
+ */
+function withSortedEnums<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withSortedEnums) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const sorted: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    sorted[key] = key === 'enum' && Array.isArray(member) ? sortedMembers(member) : withSortedEnums(member);
+  }
+  return sorted as T;
+}
+
+/** Text members in order, then any other (null) as they came. */
+function sortedMembers(members: unknown[]): unknown[] {
+  const texts = members.filter((member): member is string => typeof member === 'string').sort();
+  return [...texts, ...members.filter((member) => typeof member !== 'string')];
+}
+
 /** The OpenAPI 3.1.0 document of provd, interface version 1.0. */
-export const openapiDocument: OpenApiDocument = {
+export const openapiDocument: OpenApiDocument = withSortedEnums({
   openapi: '3.1.0',
   info: {
     title: 'provd',
@@ -188,7 +208,7 @@ export const openapiDocument: OpenApiDocument = {
   servers: [{ url: 'http://127.0.0.1:8574', description: 'the default listen address' }],
   paths: buildPaths(endpoints),
   components: buildComponents(endpoints),
-};
+});
 
 /** The document as served at /v1/openapi.json and committed as openapi.json: pretty JSON and a newline. */
 export const openapiBytes: Uint8Array = new TextEncoder().encode(

@@ -12,6 +12,7 @@ import type { StoreInit } from '../store/store-actor.js';
 import { StoreClient } from '../store/store-client.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import type { TelemetryStoreInit } from '../telemetry/telemetry-store.js';
+import type { ViewsQueries } from '../views/views-queries.js';
 
 /** The `workerData` of the store thread. */
 export interface StoreThreadData {
@@ -21,7 +22,11 @@ export interface StoreThreadData {
 }
 
 /** Every query kind the store thread answers. */
-export type DaemonQueries = StoreQueries & TelemetryQueries & ProvenanceQueries & SecurityQueries;
+export type DaemonQueries = StoreQueries &
+  TelemetryQueries &
+  ProvenanceQueries &
+  SecurityQueries &
+  ViewsQueries;
 
 /** Starts the store thread; resolves once it opened (or failed to open) the database. */
 export function startStoreThread(

@@ -6,7 +6,7 @@
  * behaviour the baselines measure are folded in with the telemetry module's process rollup
  * (rollupFolds, lent to it the same way), which lends back its catch-up.
  */
-import type { RollupFold } from '../telemetry/timeline/process-rollup.js';
+import type { RollupFold } from '../telemetry/process-rollup.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import { listAuditAssociations } from './audit/audit-associations.query.js';
 import { listBaselines } from './baseline/baseline-list.query.js';

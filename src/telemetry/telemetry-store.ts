@@ -1,7 +1,7 @@
 /**
  * The telemetry domain on the store thread: event commits, bindings, the spool, the idempotency
- * ledger, and the queries over events and application context, registered with the store actor as
- * one module.
+ * ledger, and the queries over events, registered with the store actor as one module (the read
+ * models over them are src/views).
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,14 +13,6 @@ import { BatchPlaces } from './batch-places.js';
 import { classifyStoreError } from '../store/store-error.js';
 import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
 import { BindingStore } from './binding-store.js';
-import { readArtifact } from './context/artifact.query.js';
-import { compareRecords } from './context/compare-records.query.js';
-import { compareContexts } from './context/context-compare.query.js';
-import { readContextContent } from './context/context-content.query.js';
-import { listContextEntries } from './context/context-entries.query.js';
-import { readContextLinks } from './context/context-links.query.js';
-import { overviewContext } from './context/context-overview.query.js';
-import { explain } from './explain/explain.query.js';
 import { explainCorrelations } from './correlations.query.js';
 import { EventCommitter, type CommitFaults } from './event-commit.js';
 import { listEvents } from './events.query.js';
@@ -29,12 +21,9 @@ import { producerHealth } from './producer-health.query.js';
 import { listRuns } from './runs.query.js';
 import { Spool } from './spool.js';
 import type { SpoolLimits } from './spool-limits.js';
-import { searchSources } from './search/search-sources.query.js';
 import { summarizeRun } from './summary.query.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
-import { ProcessRollup, type RollupFold } from './timeline/process-rollup.js';
-import { timelineCausality } from './timeline/timeline-causality.query.js';
-import { listTimeline } from './timeline/timeline-table.query.js';
+import { ProcessRollup, type RollupFold } from './process-rollup.js';
 import { listWindows } from './windows.query.js';
 
 /** What the telemetry module needs to start. */
@@ -73,6 +62,10 @@ export interface TelemetryStoreModule extends StoreModule {
   catchUpRollup(): Promise<void>;
   /** The next position the store will hand out: nothing is stored at or beyond it. */
   endSeq(): bigint;
+  /** The first position the rollup may not hold yet, or null when it holds every committed event. */
+  unfoldedFrom(): bigint | null;
+  /** Where each sealed batch's events are. */
+  places: BatchPlaces;
 }
 
 /** How often keys past retention are forgotten. */
@@ -166,31 +159,16 @@ export async function startTelemetryStore(
     events: (params) => listEvents(context.reader(), params, context.formatVersion, committer.endSeq),
     windows: (params) => listWindows(context.reader(), params, context.formatVersion),
     correlations: (params) => explainCorrelations(context.reader(), params),
-    explain: (params) => explain(context.reader(), context.reader(), params, rollup.unfoldedFrom(), places),
     producer_health: (params) => producerHealth(context.reader(), params, init.spool, () => spool.stats),
     runs: (params) => listRuns(context.reader(), params, context.formatVersion),
     summary: (params) => summarizeRun(context.reader(), params),
-    timeline_table: (params) =>
-      listTimeline(context.reader(), context.reader(), params, context.formatVersion),
-    timeline_causality: async (params) => {
-      await rollup.catchUp();
-      return timelineCausality(context.reader(), context.reader(), params);
-    },
-    context_overview: async (params) => JSON.stringify(await overviewContext(context.reader(), params)),
-    context_entries: async (params) =>
-      JSON.stringify(await listContextEntries(context.reader(), params, context.formatVersion)),
-    context_content: async (params) => JSON.stringify(await readContextContent(context.reader(), params)),
-    context_compare: async (params) => JSON.stringify(await compareContexts(context.reader(), params)),
-    context_links: async (params) => JSON.stringify(await readContextLinks(context.reader(), params)),
-    compare_records: async (params) => JSON.stringify(await compareRecords(context.reader(), params)),
-    artifact: async (params) => JSON.stringify(await readArtifact(context.reader(), params)),
-    search_sources: async (params) =>
-      JSON.stringify(await searchSources(context.reader(), params, context.formatVersion, committer.endSeq)),
   };
   return {
     name: 'telemetry',
     queries,
     catchUpRollup: () => rollup.catchUp(),
+    unfoldedFrom: () => rollup.unfoldedFrom(),
+    places,
     endSeq: () => committer.endSeq,
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);

@@ -41,6 +41,20 @@ describe('src/ folder layering', function () {
     assert.deepEqual([...(edges.get('model') ?? [])], ['shared']);
   });
 
+  it('keeps the read models (views/) above the domains they read: none of those imports them', function () {
+    for (const folder of [
+      'shared',
+      'model',
+      'store',
+      'telemetry',
+      'provenance',
+      'security',
+      'ingest',
+      'sensor',
+    ])
+      assert.ok(!(edges.get(folder)?.has('views') ?? false), `${folder}/ imports views/`);
+  });
+
   it('has no import cycle between folders', function () {
     const state = new Map<string, 'visiting' | 'done'>();
     const visit = (folder: string, path: string[]): void => {

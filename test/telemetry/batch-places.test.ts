@@ -6,7 +6,7 @@ import { BatchPlaces, type BatchPlace } from '../../src/telemetry/batch-places.j
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
 import { BindingStore } from '../../src/telemetry/binding-store.js';
 import { EventCommitter } from '../../src/telemetry/event-commit.js';
-import { readEvent } from '../../src/telemetry/explain/explain-reads.js';
+import { readEvent } from '../../src/views/explain/explain-reads.js';
 import { IngestLedger } from '../../src/telemetry/ingest-ledger.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
 

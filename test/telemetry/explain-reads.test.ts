@@ -7,7 +7,7 @@ import {
   type ProcessLookup,
   type ProcessRow,
   type Sealed,
-} from '../../src/telemetry/explain/explain-reads.js';
+} from '../../src/views/explain/explain-reads.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 
 const second = 1_000_000_000n;

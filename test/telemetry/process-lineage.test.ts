@@ -3,7 +3,7 @@ import {
   buildLineage,
   type LineageItem,
   type LineageNode,
-} from '../../src/telemetry/timeline/process-lineage.js';
+} from '../../src/views/timeline/process-lineage.js';
 
 /** A process with `events` execve events, first seen at `at`. */
 function process(tgid: number | null, ppid: number | null, at: number, events = 1): LineageItem {

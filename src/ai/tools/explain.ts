@@ -1,5 +1,5 @@
 /** `explain`: GET /v1/graph/explain as a tool. */
-import { explainQuery } from '../../telemetry/explain/explain.route.js';
+import { explainQuery } from '../../views/explain/explain.route.js';
 import { queryTool } from '../query-tool.js';
 
 export const explain = queryTool({

@@ -1,5 +1,5 @@
 /** `get_timeline`: GET /v1/timeline as a tool. */
-import { timelineQuery } from '../../telemetry/timeline/timeline.route.js';
+import { timelineQuery } from '../../views/timeline/timeline.route.js';
 import { queryTool } from '../query-tool.js';
 
 export const getTimeline = queryTool({

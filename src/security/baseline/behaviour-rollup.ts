@@ -1,6 +1,6 @@
 /**
  * Each run's behaviour (sql/011_baselines.sql), folded in with the process rollup
- * (telemetry/timeline/process-rollup.ts), behind the commits, a chunk of positions at a time: in
+ * (telemetry/process-rollup.ts), behind the commits, a chunk of positions at a time: in
  * run_behaviour, per run, measure and value, how many events showed it, how many of them the policy
  * flagged, and the first few by position; in run_rates, per run, window length and event type, its
  * busiest window. Learning a baseline and listing deviations read these rows, one per distinct value
@@ -20,7 +20,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, join, raw, sql, type RawSql } from '../../store/sql.js';
 import { typeCode } from '../../model/codes.js';
 import type { EventType } from '../../model/event.js';
-import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
+import type { FoldChunk, RollupFold } from '../../telemetry/process-rollup.js';
 import { windowLengths } from '../../telemetry/window-facts.js';
 import { maxBasisEvents, measureCode, pathDepth, type SetMeasure } from './baseline-measures.js';
 

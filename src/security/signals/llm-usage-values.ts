@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, BOOLEAN, VARCHAR } from '@duckdb/node-api';
 import { execute, readRows, sql, unnested } from '../../store/sql.js';
 import { typeCode } from '../../model/codes.js';
-import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
+import type { FoldChunk, RollupFold } from '../../telemetry/process-rollup.js';
 import { httpBodyText } from './http-body.js';
 import { readLlmUsage, type LlmUsage } from './llm-usage.js';
 

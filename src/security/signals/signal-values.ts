@@ -2,14 +2,14 @@
  * The distinct values of a run's events that its signals count (sql/012_signal_values.sql): the
  * binaries it executed, the files, destinations and DNS names it touched, its exit codes and
  * signals, and the severities, decisions and rules of the policy's decisions on its events. Folded
- * in with the process rollup (telemetry/timeline/process-rollup.ts), a chunk of positions at a
+ * in with the process rollup (telemetry/process-rollup.ts), a chunk of positions at a
  * time, so a signals request reads a row per value, never the run's events.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, raw, sql, type RawSql } from '../../store/sql.js';
 import { typeCode } from '../../model/codes.js';
 import type { EventType } from '../../model/event.js';
-import type { FoldChunk, RollupFold } from '../../telemetry/timeline/process-rollup.js';
+import type { FoldChunk, RollupFold } from '../../telemetry/process-rollup.js';
 
 /** What a value is; its position is the stored `kind` code (append only). */
 export const signalValueKinds = [

@@ -9,8 +9,8 @@ import type { RouteHandler } from '../../shared/http/route.js';
 import type { CleanText, Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
-import { queryRoute } from '../query-route.js';
-import type { TelemetryQueries } from '../telemetry-queries.js';
+import { queryRoute } from '../../shared/http/query-route.js';
+import type { ViewsQueries } from '../views-queries.js';
 
 /** The query string of GET /api/search/sources. */
 export interface SearchSourcesQuery extends PageQuery {
@@ -27,7 +27,7 @@ export const searchSourcesQuery = new ParamContract<SearchSourcesQuery>(
 );
 
 /** The route, for endpoints.ts. */
-export function searchRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
+export function searchRoute(store: QueryClient<ViewsQueries>): RouteHandler {
   return queryRoute(store, 'search_sources', searchSourcesQuery, (query) => ({
     q: query.q,
     run: query.run ?? null,

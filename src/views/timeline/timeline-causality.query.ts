@@ -7,7 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { evidenceName, typeName } from '../../model/codes.js';
-import type { EventAttrs } from '../event-json.js';
+import type { EventAttrs } from '../../telemetry/event-json.js';
 import { eventSummary } from './entry-summary.js';
 import {
   readFirstEvents,
@@ -18,7 +18,7 @@ import {
   type ToolCallFacts,
 } from './causality-facts.js';
 import { addCounts, addEvents, noEvents, subtractCounts } from './event-counts.js';
-import { rolledUpEvents } from './process-rollup.js';
+import { rolledUpEvents } from '../../telemetry/process-rollup.js';
 import { buildLineage, type LineageNode } from './process-lineage.js';
 import type {
   CausalityBounds,

@@ -31,7 +31,7 @@ import {
   type SeenProcesses,
 } from './explain-reads.js';
 import type { ExplainBasis, ExplainNode, ExplainResult, ExplainStep } from './explain-result.js';
-import type { BatchPlaces } from '../batch-places.js';
+import type { BatchPlaces } from '../../telemetry/batch-places.js';
 import { readRiskDecision, riskStep } from './explain-risk.js';
 
 /** The node kinds explain takes, as its query parameters name them. */

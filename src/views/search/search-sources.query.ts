@@ -13,7 +13,7 @@ import type { Count } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
 import { evidenceName, sourceName, typeName } from '../../model/codes.js';
 import { integerPart, type CursorToken } from '../../model/cursor.js';
-import type { EventAttrs } from '../event-json.js';
+import type { EventAttrs } from '../../telemetry/event-json.js';
 import type { PageLimit } from '../../model/paging.js';
 import { toolCallOf } from '../timeline/context-records.js';
 import { eventValue, toolCallValue, type SourceMatch, type ToolCallSourceMatch } from './source-match.js';

@@ -9,9 +9,9 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier, IntegerIn } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
-import { queryRoute } from '../query-route.js';
+import { queryRoute } from '../../shared/http/query-route.js';
 import type { ObjectHashParam } from '../../model/object-hash.js';
-import type { TelemetryQueries } from '../telemetry-queries.js';
+import type { ViewsQueries } from '../views-queries.js';
 import { defaultArtifactBytes, type maxArtifactBytes } from './artifact-bounds.js';
 
 /** The query string of GET /api/compare/records: two recorded tool calls. */
@@ -46,7 +46,7 @@ export const artifactQuery = new ParamContract<ArtifactQuery>(
 );
 
 /** The two routes, by the operationIds of endpoints.ts. */
-export function recordsRoutes(store: QueryClient<TelemetryQueries>): {
+export function recordsRoutes(store: QueryClient<ViewsQueries>): {
   api_compare_records: RouteHandler;
   api_artifact: RouteHandler;
 } {

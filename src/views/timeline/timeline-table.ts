@@ -6,7 +6,7 @@
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import type { EvidenceLevel } from '../../model/codes.js';
 import type { CursorToken } from '../../model/cursor.js';
-import type { TelemetryEvent } from '../event-json.js';
+import type { TelemetryEvent } from '../../telemetry/event-json.js';
 import type { PageLimit } from '../../model/paging.js';
 import type {
   TimelineArtifact,

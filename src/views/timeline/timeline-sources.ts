@@ -9,7 +9,12 @@ import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { BIGINT } from '@duckdb/node-api';
 import { list, raw, sql, type Statement } from '../../store/sql.js';
 import { evidenceName, typeName } from '../../model/codes.js';
-import { eventJson, eventJsonColumns, type EventAttrs, type EventJsonRow } from '../event-json.js';
+import {
+  eventJson,
+  eventJsonColumns,
+  type EventAttrs,
+  type EventJsonRow,
+} from '../../telemetry/event-json.js';
 import {
   artifactOf,
   bindingOf,

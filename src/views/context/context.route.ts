@@ -10,9 +10,9 @@ import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { ObjectHashParam } from '../../model/object-hash.js';
-import type { TelemetryQueries } from '../telemetry-queries.js';
+import type { ViewsQueries } from '../views-queries.js';
 import type { ContextKind } from './context-entries.query.js';
-import { queryRoute } from '../query-route.js';
+import { queryRoute } from '../../shared/http/query-route.js';
 
 /** `?run=R`. */
 export interface ContextRunQuery {
@@ -64,7 +64,7 @@ export const contextCompareQuery = new ParamContract<ContextCompareQuery>(
 );
 
 /** The five routes, by the operationIds of endpoints.ts. */
-export function contextRoutes(store: QueryClient<TelemetryQueries>): {
+export function contextRoutes(store: QueryClient<ViewsQueries>): {
   context_overview: RouteHandler;
   context_entries: RouteHandler;
   context_content: RouteHandler;

@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
-import type { BindingSource } from '../binding.js';
+import type { BindingSource } from '../../telemetry/binding.js';
 import type { ObjectHash } from '../../model/object-hash.js';
 import type { FileEffect } from '../../provenance/record/file-effects.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';

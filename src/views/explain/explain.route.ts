@@ -8,7 +8,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
-import type { TelemetryQueries } from '../telemetry-queries.js';
+import type { ViewsQueries } from '../views-queries.js';
 import type { ExplainParams, ExplainTarget } from './explain.query.js';
 
 /** The query string of GET /v1/graph/explain: one node, by the parameter of its kind. */
@@ -75,7 +75,7 @@ export function explainTarget(query: ExplainQuery): ExplainParams {
 }
 
 /** The node, its causal path to its run, and the basis of every step. */
-export function explainRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
+export function explainRoute(store: QueryClient<ViewsQueries>): RouteHandler {
   return async ({ query }) => {
     const params = explainTarget(explainQuery.parse(query));
     return { status: 200, body: await store.query('explain', params, { deadlineMs: 10_000 }) };

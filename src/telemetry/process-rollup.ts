@@ -10,13 +10,13 @@
  * come first; the view then reads one row per process, never the run's events.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { log } from '../../shared/log.js';
-import { execute, inTransaction, raw, readRows, sql, type RawSql, type Statement } from '../../store/sql.js';
-import { classifyStoreError } from '../../store/store-error.js';
-import type { WriteQueue } from '../../store/write-queue.js';
-import { typeCode } from '../../model/codes.js';
-import { eventJsonColumns } from '../event-json.js';
-import { StepTrace } from '../../store/step-trace.js';
+import { log } from '../shared/log.js';
+import { execute, inTransaction, raw, readRows, sql, type RawSql, type Statement } from '../store/sql.js';
+import { classifyStoreError } from '../store/store-error.js';
+import type { WriteQueue } from '../store/write-queue.js';
+import { typeCode } from '../model/codes.js';
+import { eventJsonColumns } from './event-json.js';
+import { StepTrace } from '../store/step-trace.js';
 
 /**
  * Another per-run table folded in with the rollup, in its transactions and under its mark (the

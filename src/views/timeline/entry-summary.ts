@@ -3,7 +3,7 @@
  * Values from the evidence (argv, paths, names) are shown as sent, shortened to `summaryMax`.
  */
 import type { EventType } from '../../model/event.js';
-import type { EventAttrs } from '../event-json.js';
+import type { EventAttrs } from '../../telemetry/event-json.js';
 import type {
   TimelineArtifact,
   TimelineBinding,

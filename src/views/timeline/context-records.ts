@@ -8,8 +8,8 @@ import type { FileEffect } from '../../provenance/record/file-effects.js';
 import type { RecordedToolCall } from '../../provenance/record/record-answer.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
-import type { BindingFields } from '../binding.js';
-import { bindingFromJson } from '../binding-json.js';
+import type { BindingFields } from '../../telemetry/binding.js';
+import { bindingFromJson } from '../../telemetry/binding-json.js';
 
 /** A tool call as POST /v1/record stored it: executed, or asserted with execute:false. */
 export type TimelineToolCall = RecordedToolCall;

@@ -6,7 +6,7 @@ import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
-import type { TelemetryQueries } from '../telemetry-queries.js';
+import type { ViewsQueries } from '../views-queries.js';
 
 /** The views of a run's timeline. */
 export type TimelineView = 'table' | 'causality';
@@ -44,7 +44,7 @@ const tableDeadlineMs = 10_000;
 const causalityDeadlineMs = 60_000;
 
 /** A run's timeline in the view asked for. */
-export function timelineRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
+export function timelineRoute(store: QueryClient<ViewsQueries>): RouteHandler {
   return async ({ query }) => {
     const { run, view, limit, cursor } = timelineQuery.parse(query);
     if (view === 'causality') {

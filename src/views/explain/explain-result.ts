@@ -1,7 +1,7 @@
 /** The answer of GET /v1/graph/explain (`provenance.explain/v1`): a node and its causal path to its run. */
 import type { Count, DateTimeText, Ratio } from '../../shared/schema/wire-types.js';
 import type { EvidenceLevel } from '../../model/codes.js';
-import type { TelemetryEvent } from '../event-json.js';
+import type { TelemetryEvent } from '../../telemetry/event-json.js';
 
 /** What a node of the causal graph is. */
 export type ExplainNodeKind =

@@ -7,7 +7,7 @@
 import type { DateTimeText } from '../../shared/schema/wire-types.js';
 import type { EvidenceLevel } from '../../model/codes.js';
 import type { EventSource, EventType } from '../../model/event.js';
-import type { EventAttrs } from '../event-json.js';
+import type { EventAttrs } from '../../telemetry/event-json.js';
 import type { ObjectHash } from '../../model/object-hash.js';
 
 /** The event values searched, in the order a match is named by. */

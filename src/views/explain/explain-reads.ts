@@ -8,9 +8,14 @@ import { BIGINT, type DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { join, list, raw, readRows, sql, type Statement } from '../../store/sql.js';
 import { evidenceName, methodName, typeCode } from '../../model/codes.js';
-import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from '../event-json.js';
+import {
+  eventJson,
+  eventJsonColumns,
+  type EventJsonRow,
+  type TelemetryEvent,
+} from '../../telemetry/event-json.js';
 import type { ExplainBasis, ExplainNode } from './explain-result.js';
-import type { BatchPlace, BatchPlaces } from '../batch-places.js';
+import type { BatchPlace, BatchPlaces } from '../../telemetry/batch-places.js';
 
 /** An event row with its keyset position. */
 export type EventRow = EventJsonRow & { seq: bigint };
