@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { execute, sql } from '../../src/store/sql.js';
 import { typeCode } from '../../src/model/codes.js';
+import { sealRows, type Sealed } from '../../src/views/explain/explain-reads.js';
 import {
   readProcessEvents,
-  sealRows,
   type ProcessLookup,
   type ProcessRow,
-  type Sealed,
-} from '../../src/views/explain/explain-reads.js';
+} from '../../src/views/explain/process-reads.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 
 const second = 1_000_000_000n;
