@@ -103,8 +103,18 @@ export function retryAfterMs(header: string | undefined): number {
 }
 
 /** Sleeps, or less when the abort signal fires; the caller's loop then sees it aborted. */
+/**
+ * Tests only (README, fault injection): `PROVD_FAULT_CLI_WAIT_SCALE=0.05` makes every wait before a
+ * resend 20 times shorter, so a test of giving up does not sit through the real backoff. Anything
+ * but a number in (0, 1] leaves the waits as they are.
+ */
+const waitScale = ((text: string | undefined): number => {
+  const scale = Number(text);
+  return text !== undefined && scale > 0 && scale <= 1 ? scale : 1;
+})(process.env['PROVD_FAULT_CLI_WAIT_SCALE']);
+
 async function wait(ms: number, signal: AbortSignal): Promise<void> {
-  await sleep(ms, undefined, { signal }).catch(() => undefined);
+  await sleep(ms * waitScale, undefined, { signal }).catch(() => undefined);
 }
 
 function unexpected(answer: DaemonAnswer): string {

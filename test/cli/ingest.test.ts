@@ -18,6 +18,9 @@ function provd(args: string[], options: { input?: string; env?: Record<string, s
   return runCli(['ingest', ...args], options);
 }
 
+/** The CLI's waits before a resend, 20 times shorter: for tests of giving up, not of riding out a restart. */
+const shortWaits = { PROVD_FAULT_CLI_WAIT_SCALE: '0.05' };
+
 /** The one JSON summary line on stdout. */
 function summaryOf(run: Run): Record<string, number> {
   assert.equal(run.code, 0, `exit code ${run.code}; stderr:\n${run.stderr}`);
@@ -195,7 +198,7 @@ describe('provd ingest', function () {
     const { port } = closed.address() as AddressInfo;
     closed.close();
     await once(closed, 'close');
-    const run = await provd(['--url', `http://127.0.0.1:${port}`, fixtureFile]);
+    const run = await provd(['--url', `http://127.0.0.1:${port}`, fixtureFile], { env: shortWaits });
     assert.equal(run.code, 1);
     assert.equal(run.stdout, '');
     assert.match(
@@ -215,7 +218,7 @@ describe('provd ingest', function () {
     assert.equal(blank.code, 0, blank.stderr);
     assert.match(blank.stderr, /^provd: the input holds no lines: nothing to store\n$/);
     const url = `http://127.0.0.1:${await freePort()}`;
-    const run = await provd(['--url', url, '-'], { input: '' });
+    const run = await provd(['--url', url, '-'], { input: '', env: shortWaits });
     assert.equal(run.code, 1);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at /);
@@ -240,7 +243,9 @@ describe('provd ingest', function () {
       'flood.jsonl',
       Array.from({ length: 20_000 }, (_, i) => nativeLine(i + 1)),
     );
-    const run = await provd(['--url', daemon.url, '--chunk-bytes', '65536', '--concurrency', '8', file]);
+    const run = await provd(['--url', daemon.url, '--chunk-bytes', '65536', '--concurrency', '8', file], {
+      env: shortWaits,
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(summaryOf(run)['accepted'], 20_000);
     const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
@@ -251,7 +256,7 @@ describe('provd ingest', function () {
   it('exits 1 after a few attempts when the daemon answers 503 because its store is unusable', async function () {
     writeFileSync(join(fixture.dataDir, 'provd.duckdb'), 'not a database');
     const daemon = await fixture.start();
-    const run = await provd(['--url', daemon.url, fixtureFile]);
+    const run = await provd(['--url', daemon.url, fixtureFile], { env: shortWaits });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /unavailable: .*\(after 5 attempts\)/);
     assert.match(run.stderr, /nothing was stored: the daemon committed none of the 4 lines read/);
@@ -278,15 +283,10 @@ describe('provd ingest', function () {
     });
     fake = started.server;
     const chunkBytes = 2 * (good.length + 1);
-    const run = await provd([
-      '--url',
-      started.url,
-      '--chunk-bytes',
-      String(chunkBytes),
-      '--concurrency',
-      '1',
-      file,
-    ]);
+    const run = await provd(
+      ['--url', started.url, '--chunk-bytes', String(chunkBytes), '--concurrency', '1', file],
+      { env: shortWaits },
+    );
     assert.equal(run.code, 1);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /unavailable: store down \(after 5 attempts\)/);

@@ -7,7 +7,7 @@ import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { runCli } from '../support/cli.js';
 import {
-  buildGo,
+  buildGoAll,
   hasFetchedGo,
   fetchedGo,
   newerGoVersion,
@@ -57,11 +57,15 @@ async function targets(daemon: RunningDaemon): Promise<Target[]> {
   return capture.tls?.targets ?? [];
 }
 
+/** The file a Go client built by `version` is written to. */
+const goClientName = (version: string): string => `go${version.replace('.', '')}-client`;
+
 describe('TLS plaintext capture by the eBPF sensor', function () {
   const fixture = useDaemonFixture();
   const work = useTempDir('provd-tls-', { per: 'suite' });
   let server: ChildProcess | undefined;
   let url = '';
+  let builds = new Map<string, Promise<string>>();
 
   before(async function () {
     const why =
@@ -104,6 +108,18 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       server!.stdout!.once('data', (line) => resolve(String(line).trim())),
     );
     url = `https://127.0.0.1:${port}`;
+    // the Go clients build while the tests before theirs run, as many at once as there are cores
+    builds = buildGoAll(
+      [
+        ...outsideRange.map(({ name, go }) => ({ name, go: go() })),
+        ...supportedGoVersions.map((version) => ({
+          name: goClientName(version),
+          go: hasFetchedGo(version) ? fetchedGo(version) : undefined,
+        })),
+      ],
+      join(fixtures, 'go-tls-client', 'main.go'),
+      work.path,
+    );
   });
 
   after(function () {
@@ -227,7 +243,7 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       }
       this.timeout(240_000);
       const binary = join(work.path, name);
-      const version = buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work.path);
+      const version = await builds.get(name)!;
       const minor = Number(/^go1\.(\d+)/.exec(version)?.[1]);
       if (minor >= 23 && minor <= 26) {
         process.stderr.write(`      skipped: the system's ${version} is inside the supported range\n`);
@@ -274,14 +290,9 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
         this.skip();
       }
       this.timeout(240_000);
-      const name = `go${goVersion.replace('.', '')}-client`;
+      const name = goClientName(goVersion);
       const binary = join(work.path, name);
-      const version = buildGo(
-        fetchedGo(goVersion),
-        join(fixtures, 'go-tls-client', 'main.go'),
-        binary,
-        work.path,
-      );
+      const version = await builds.get(name)!;
       const daemon = await fixture.start({ sensor: true, authToken: token });
       const start = join(work.path, `${name}-start`);
       // the client waits for `start`, made once the sensor has attached to it: a uprobe is per file

@@ -160,7 +160,7 @@ describe('x86-64 instruction decoding (where the Go TLS return probes go)', func
       const work = mkdtempSync(join(tmpdir(), 'provd-x86-'));
       try {
         const binary = join(work, 'client');
-        buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
+        await buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
         await compareWithObjdump(binary);
       } finally {
         rmSync(work, { recursive: true, force: true });

@@ -3,10 +3,14 @@
  * older than the range whose TLS is captured), each version inside it (1.23 to 1.26), and 1.27,
  * newer than it; .ci/fetch-go puts all but the system's in .cache/ as root.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { promisify } from 'node:util';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+const execFileAsync = promisify(execFile);
 
 /** The Go versions inside the supported range, each of which .ci/fetch-go fetches. */
 export const supportedGoVersions = ['1.23', '1.24', '1.25', '1.26'];
@@ -45,7 +49,7 @@ const goCache = fileURLToPath(new URL('../../../.cache/gocache', import.meta.url
  * Builds the Go program `source` (one file, standard library only) into `output` with `go`, in
  * `work`, never fetching a toolchain or module. Returns the toolchain's version.
  */
-export function buildGo(go: string, source: string, output: string, work: string): string {
+export async function buildGo(go: string, source: string, output: string, work: string): Promise<string> {
   const env = {
     ...process.env,
     GOCACHE: goCache,
@@ -54,10 +58,46 @@ export function buildGo(go: string, source: string, output: string, work: string
     GOFLAGS: '-mod=mod',
     GOPROXY: 'off',
   };
-  execFileSync(go, ['build', '-o', output, source], {
-    cwd: work,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return execFileSync(go, ['env', 'GOVERSION'], { env, encoding: 'utf8' }).trim();
+  const built = execFileAsync(go, ['build', '-o', output, source], { cwd: work, env });
+  built.child.stderr?.pipe(process.stderr);
+  await built;
+  return (await execFileAsync(go, ['env', 'GOVERSION'], { env, encoding: 'utf8' })).stdout.trim();
+}
+
+/**
+ * Builds of one program with several toolchains, started together and run as many at a time as
+ * the host has cores (each compiles its own standard library): a test awaits the build it needs.
+ */
+export function buildGoAll(
+  builds: readonly { name: string; go: string | undefined }[],
+  source: string,
+  work: string,
+): Map<string, Promise<string>> {
+  const slots = new Semaphore(availableParallelism());
+  const started = new Map<string, Promise<string>>();
+  for (const { name, go } of builds) {
+    if (go === undefined) continue;
+    const version = slots.run(() => buildGo(go, source, join(work, name), work));
+    version.catch(() => undefined); // a build a skipped test never awaits fails no one
+    started.set(name, version);
+  }
+  return started;
+}
+
+/** Runs at most `free` tasks at once. */
+class Semaphore {
+  private readonly waiting: (() => void)[] = [];
+  constructor(private free: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.free++;
+    }
+  }
 }
