@@ -87,22 +87,31 @@ function record(name: string): number {
 }
 
 const failed: string[] = [];
+/** Seconds since `from` (performance.now()), to one decimal: what each bench costs CI is measured, not guessed. */
+const secondsSince = (from: number): string => ((performance.now() - from) / 1000).toFixed(1);
+const guardStarted = performance.now();
 for (const name of benches) {
   if (only !== null && !only.has(name)) continue;
+  const started = performance.now();
   if (isRecording) {
     if (record(name) !== 0) failed.push(name);
     continue;
   }
   let code = runOnce(name);
+  let runs = 1;
   if (code !== 0) {
     process.stderr.write(`bench guard: ${name} failed its guard; running it once more\n`);
     code = runOnce(name);
+    runs++;
   }
   if (code !== 0) failed.push(name);
+  process.stderr.write(
+    `bench guard: ${name} took ${secondsSince(started)} s (${runs} run${runs > 1 ? 's' : ''})\n`,
+  );
 }
 process.stderr.write(
   failed.length === 0
-    ? `bench guard: every bench ${isRecording ? 'recorded' : 'passed'}\n`
+    ? `bench guard: every bench ${isRecording ? 'recorded' : 'passed'} in ${secondsSince(guardStarted)} s\n`
     : `bench guard: failed: ${failed.join(', ')}\n`,
 );
 process.exit(failed.length === 0 ? 0 : 1);
