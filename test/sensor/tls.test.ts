@@ -66,6 +66,9 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
   let server: ChildProcess | undefined;
   let url = '';
   let builds = new Map<string, Promise<string>>();
+  // a Go toolchain is itself Go binaries: none may still be compiling while a sensor watches, or it
+  // finds them too (the 1.27 compiler is a binary it cannot capture)
+  const everyBuildDone = async (): Promise<void> => void (await Promise.allSettled(builds.values()));
 
   before(async function () {
     const why =
@@ -244,6 +247,7 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       this.timeout(240_000);
       const binary = join(work.path, name);
       const version = await builds.get(name)!;
+      await everyBuildDone();
       const minor = Number(/^go1\.(\d+)/.exec(version)?.[1]);
       if (minor >= 23 && minor <= 26) {
         process.stderr.write(`      skipped: the system's ${version} is inside the supported range\n`);
@@ -293,6 +297,7 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
       const name = goClientName(goVersion);
       const binary = join(work.path, name);
       const version = await builds.get(name)!;
+      await everyBuildDone();
       const daemon = await fixture.start({ sensor: true, authToken: token });
       const start = join(work.path, `${name}-start`);
       // the client waits for `start`, made once the sensor has attached to it: a uprobe is per file
