@@ -24,8 +24,8 @@ export interface BodyToolSpec<T> {
 /** Builds a tool that POSTs its checked (and, for writes, forced) input to the endpoint. */
 export function bodyTool<T>(spec: BodyToolSpec<T>): AiTool {
   const endpoint = endpoints.find(({ operationId }) => operationId === spec.operationId);
-  if (endpoint?.method !== 'POST' || !endpoint.served)
-    throw new Error(`failed to build tool ${spec.name}: no served POST endpoint ${spec.operationId}`);
+  if (endpoint?.method !== 'POST')
+    throw new Error(`failed to build tool ${spec.name}: no POST endpoint ${spec.operationId}`);
   const force = spec.force ?? ((input: T) => input as JsonObject);
   const contract = spec.body.withSubject(`${spec.name} input`);
   return {

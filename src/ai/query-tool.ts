@@ -18,8 +18,8 @@ export interface QueryToolSpec<T extends object> {
 /** Builds a read tool. A null field counts as absent, as an absent query parameter. */
 export function queryTool<T extends object>(spec: QueryToolSpec<T>): AiTool {
   const endpoint = endpoints.find(({ operationId }) => operationId === spec.operationId);
-  if (endpoint?.method !== 'GET' || !endpoint.served)
-    throw new Error(`failed to build tool ${spec.name}: no served GET endpoint ${spec.operationId}`);
+  if (endpoint?.method !== 'GET')
+    throw new Error(`failed to build tool ${spec.name}: no GET endpoint ${spec.operationId}`);
   const contract = spec.query.asObject(`${spec.name} input`);
   return {
     name: spec.name,

@@ -14,6 +14,7 @@ import type { QueryClient } from '../shared/store-protocol.js';
 import { bindingFromJson } from '../telemetry/binding-json.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import { BindingLog } from '../telemetry/binding-log.js';
+import { recordBinder } from '../telemetry/record-binding.js';
 import { BearerAuth } from './bearer-auth.js';
 import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
@@ -21,7 +22,7 @@ import { createNormalizePool } from '../ingest/normalize-pool.js';
 import { Sensor } from '../sensor/sensor.js';
 import { noSealingCheck, ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
-import { buildHandlers } from './handlers.js';
+import { openapiBytes } from './openapi.js';
 import { defaultPolicy } from '../security/policy/default-policy.js';
 import { PolicyEngine } from '../security/policy/policy-engine.js';
 import { KillSwitch } from '../security/responses/kill-switch.js';
@@ -126,21 +127,25 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
     auth,
-    router: new Router(
-      endpoints,
-      buildHandlers({
+    router: Router.of(endpoints, {
+      store,
+      readiness,
+      ingest,
+      ingestState: () => ({ inFlightBytes: ingest.queuedBytes, refusedRequests: ingest.refusedRequests }),
+      bindingLog,
+      record: {
         store,
-        readiness,
-        ingest,
-        bindingLog,
-        recordCgroupRoot,
+        bind: recordBinder(store, bindingLog),
+        cgroupRoot: recordCgroupRoot,
         authConfigured: auth !== undefined,
-        recordUsers: { daemonUid: process.getuid?.() ?? -1, configured: config.recordUser },
-        snapshots,
-        policy,
-        killSwitch,
-      }),
-    ),
+        users: { daemonUid: process.getuid?.() ?? -1, configured: config.recordUser },
+        snapshot: (root, limits) => snapshots.take(root, limits),
+        defaultCwd: process.cwd(),
+        watchKills: killSwitch.watch,
+      },
+      policy,
+      openapi: openapiBytes,
+    }),
     bodyBudgets: { ingest: ingest.budget },
   });
   let port: number;

@@ -5,7 +5,7 @@
  */
 import type { WireErrorCode } from '../shared/errors.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
-import type { Endpoint } from './endpoints.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
 import { versionComponentName } from './body-versions.js';
 import { bodyComponentName, bodySchemas, unionSchemas } from './openapi-bodies.js';
 
@@ -60,16 +60,6 @@ const openapiSchema: JsonObject = {
 export function schemaComponentName(schema: string): string {
   if (schema === 'openapi') return 'OpenApiDocument';
   return bodyComponentName(schema) ?? versionComponentName(schema);
-}
-
-/** A versioned envelope: its fields beyond `schema_version` are not part of the interface yet. */
-function envelopeSchema(schema: string): JsonObject {
-  return {
-    type: 'object',
-    required: ['schema_version'],
-    properties: { schema_version: { type: 'string', const: `provenance.${schema}/v1` } },
-    additionalProperties: true,
-  };
 }
 
 /** ErrorBody with its `error.code` narrowed to `codes`. */
@@ -166,20 +156,19 @@ const errorResponses = {
 };
 
 /**
- * Builds `components` for the given endpoints: the generated body schemas, and an envelope for
- * each body not generated. A served endpoint needs a generated body, or the build fails.
+ * Builds `components` for the given endpoints: the generated body schemas. Every endpoint needs
+ * a generated body for its `schema`, or the build fails.
  */
-export function buildComponents(list: readonly Endpoint[]): OpenApiComponents {
+export function buildComponents(list: readonly Endpoint<never>[]): OpenApiComponents {
   const schemas: Record<string, JsonObject> = {
     ...bodySchemas,
     ...unionSchemas,
     OpenApiDocument: openapiSchema,
   };
-  for (const { schema, served, operationId } of list) {
+  for (const { schema, operationId } of list) {
     const name = schemaComponentName(schema);
-    if (served && schemas[name] === undefined)
+    if (schemas[name] === undefined)
       throw new Error(`failed to document ${operationId}: no TS type fixes schema_version ${schema}`);
-    schemas[name] ??= envelopeSchema(schema);
   }
   return {
     schemas,

@@ -2,9 +2,10 @@
  * The OpenAPI 3.1.0 document of the HTTP interface. It is built from the endpoint list, like the
  * router, so the two cannot disagree; `npm run openapi` writes it to openapi.json.
  */
+import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
-import { endpoints, type Endpoint } from './endpoints.js';
+import { endpoints } from './endpoints.js';
 import {
   buildComponents,
   commonHeaders,
@@ -39,23 +40,13 @@ function parameter({ name, in: location, required, description, schema }: Reques
   return { name, in: location, required, ...(description === undefined ? {} : { description }), schema };
 }
 
-// request bodies with an exact schema, by operationId; the rest are documented by media type only
-const requestSchemas: Record<string, string> = {
-  bind: 'BindRequest',
-  record: 'RecordRequest',
-  learn_baseline: 'BaselineRequest',
-};
-
-// operations that answer 404 for an id they name beyond `run` (a run in a body, a baseline)
-const namesStoredIds = new Set(['learn_baseline', 'get_baseline']);
-
-function requestSchema({ body, operationId }: Endpoint): JsonObject {
+// a body without an exact schema is documented by its media type only
+function requestSchema({ body, bodySchema }: Endpoint<never>): JsonObject {
   if (body === 'application/x-ndjson') return { type: 'string', description: 'one JSON object a line' };
-  const named = requestSchemas[operationId];
-  return named === undefined ? { type: 'object' } : schemaRef(named);
+  return bodySchema === undefined ? { type: 'object' } : schemaRef(bodySchema);
 }
 
-function requestBody(endpoint: Endpoint): JsonObject {
+function requestBody(endpoint: Endpoint<never>): JsonObject {
   const mediaType = endpoint.body ?? 'application/json';
   return { required: true, content: { [mediaType]: { schema: requestSchema(endpoint) } } };
 }
@@ -78,7 +69,7 @@ function okDescription(schema: string): string {
 }
 
 /** The 200 answer, plus the spec's own 503 bodies for health, readiness and verification. */
-function bodyResponses({ schema }: Endpoint): Record<string, OpenApiResponse> {
+function bodyResponses({ schema }: Endpoint<never>): Record<string, OpenApiResponse> {
   const responses = { '200': bodyResponse(okDescription(schema), schema) };
   if (schema === 'ingest') {
     const ok = responses['200'] as { headers: Record<string, JsonObject> };
@@ -114,40 +105,30 @@ function bodyResponses({ schema }: Endpoint): Record<string, OpenApiResponse> {
 
 /**
  * The error answers an endpoint can give, per docs/contract.md "HTTP conventions". Auth, the body
- * limit and shutdown come before the handler; parameters and runs are checked only by a served one.
+ * limit and shutdown come before the handler; the rest are the endpoint's own (`errors`).
  */
-function errorResponses(endpoint: Endpoint): Record<string, OpenApiResponse> {
+function errorResponses(endpoint: Endpoint<never>): Record<string, OpenApiResponse> {
   const query = endpoint.query ?? [];
-  const { served } = endpoint;
+  const extra = new Set(endpoint.errors ?? []);
   const responses: Record<string, OpenApiResponse> = {};
   // any parameter can be malformed (enum, integer), and explain needs `run` with `file`
-  if (served && (query.length > 0 || endpoint.body)) responses['400'] = responseRef('BadRequest');
+  if (query.length > 0 || endpoint.body) responses['400'] = responseRef('BadRequest');
   if (!endpoint.public) responses['401'] = responseRef('Unauthorized');
   // a web page's request is refused on every path (browser-guard.ts)
   responses['403'] = responseRef('Forbidden');
   // every query naming a run or an object checks it first; correlations also answers 404 for an unknown event
-  if (
-    served &&
-    (query.some((param) => param.name === 'run' || param.name === 'hash') ||
-      namesStoredIds.has(endpoint.operationId))
-  )
+  if (query.some((param) => param.name === 'run' || param.name === 'hash') || extra.has('404'))
     responses['404'] = responseRef('NotFound');
+  if (extra.has('409')) responses['409'] = responseRef('ToolCallExists');
   if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
   if (endpoint.body) responses['415'] = responseRef('UnsupportedMediaType');
-  if (served && endpoint.operationId === 'ingest') {
-    responses['422'] = responseRef('KeyReused');
-    responses['429'] = responseRef('Backpressure');
-  }
-  if (served && endpoint.operationId === 'record') {
-    responses['409'] = responseRef('ToolCallExists');
-    responses['429'] = responseRef('Backpressure');
-  }
-  if (!served) responses['501'] = responseRef('NotImplemented');
+  if (extra.has('422')) responses['422'] = responseRef('KeyReused');
+  if (extra.has('429')) responses['429'] = responseRef('Backpressure');
   if (!endpoint.public) responses['503'] = responseRef('Unavailable');
   return responses;
 }
 
-function operation(endpoint: Endpoint): OpenApiOperation {
+function operation(endpoint: Endpoint<never>): OpenApiOperation {
   const parameters = [...(endpoint.query ?? []).map(parameter), ...(endpoint.headers ?? []).map(parameter)];
   return {
     operationId: endpoint.operationId,
@@ -163,7 +144,7 @@ function operation(endpoint: Endpoint): OpenApiOperation {
   };
 }
 
-function buildPaths(list: readonly Endpoint[]): OpenApiDocument['paths'] {
+function buildPaths(list: readonly Endpoint<never>[]): OpenApiDocument['paths'] {
   const paths: OpenApiDocument['paths'] = {};
   for (const endpoint of list) {
     const verb = endpoint.method === 'GET' ? 'get' : 'post';

@@ -1,36 +1,38 @@
 /** Exact-path routing over the endpoint list: a found route, an unknown path, or a wrong method. */
-import { errorReply } from '../shared/http/http-reply.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteHandler } from '../shared/http/route.js';
-import type { Endpoint } from './endpoints.js';
 
 export type RouteMatch =
-  | { kind: 'found'; endpoint: Endpoint; handler: RouteHandler }
+  | { kind: 'found'; endpoint: Endpoint<never>; handler: RouteHandler }
   | { kind: 'not_found' }
   | { kind: 'method_not_allowed'; allow: string };
 
-const notServed: RouteHandler = (request) =>
-  errorReply(
-    'not_implemented',
-    `${request.method} ${request.path} is part of the interface but not served by this build yet`,
-  );
+/** An endpoint with its handler. */
+interface Route {
+  endpoint: Endpoint<never>;
+  handler: RouteHandler;
+}
 
-/** Maps each endpoint to its handler; every served endpoint must have one. */
+/** Maps each endpoint to its handler, built once from the daemon's parts. */
 export class Router {
-  private readonly routes = new Map<string, Map<string, { endpoint: Endpoint; handler: RouteHandler }>>();
+  private readonly routes = new Map<string, Map<string, Route>>();
   /** Paths that never need the token, whatever the method (the health endpoints). */
   private readonly publicPaths = new Set<string>();
 
-  constructor(endpoints: readonly Endpoint[], handlers: Readonly<Record<string, RouteHandler>>) {
-    for (const endpoint of endpoints) {
-      const handler = endpoint.served ? handlers[endpoint.operationId] : notServed;
-      if (handler === undefined)
-        throw new Error(`failed to route ${endpoint.operationId}: it is served but has no handler`);
-      const byMethod =
-        this.routes.get(endpoint.path) ?? new Map<string, { endpoint: Endpoint; handler: RouteHandler }>();
-      byMethod.set(endpoint.method, { endpoint, handler });
-      if (endpoint.public === true) this.publicPaths.add(endpoint.path);
-      this.routes.set(endpoint.path, byMethod);
-    }
+  private constructor() {}
+
+  /** The router of `endpoints`, each handler built once from the daemon's parts. */
+  static of<Deps>(endpoints: readonly Endpoint<Deps>[], deps: Deps): Router {
+    const router = new Router();
+    for (const endpoint of endpoints) router.add(endpoint, endpoint.handler(deps));
+    return router;
+  }
+
+  private add(endpoint: Endpoint<never>, handler: RouteHandler): void {
+    const byMethod = this.routes.get(endpoint.path) ?? new Map<string, Route>();
+    byMethod.set(endpoint.method, { endpoint, handler });
+    if (endpoint.public === true) this.publicPaths.add(endpoint.path);
+    this.routes.set(endpoint.path, byMethod);
   }
 
   /** True for a path anyone may ask without a token; every other path, unknown ones included, needs it. */

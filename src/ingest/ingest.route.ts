@@ -2,6 +2,7 @@
 import typia, { type tags } from 'typia';
 import { jsonReply } from '../shared/http/http-reply.js';
 import { ParamContract } from '../shared/http/param-contract.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { IngestFormat } from '../model/event.js';
 import type { IngestRouter } from './ingest-router.js';
@@ -36,7 +37,7 @@ export const ingestQuery = new ParamContract<IngestQuery>(
 );
 
 /** Answers `provenance.ingest/v1` once the body is committed; a replayed answer says so in a header. */
-export function ingestRoute(router: IngestRouter): RouteHandler {
+function ingestRoute(router: IngestRouter): RouteHandler {
   return async ({ query, headers, body }) => {
     const format = ingestQuery.parse(query).format ?? 'auto';
     const key = ingestHeaders.parseHeaders(headers)['idempotency-key'] ?? null;
@@ -45,3 +46,17 @@ export function ingestRoute(router: IngestRouter): RouteHandler {
     return replayed ? { ...reply, headers: { 'idempotent-replayed': 'true' } } : reply;
   };
 }
+
+/** POST /v1/telemetry/ingest. */
+export const ingestEndpoint: Endpoint<{ ingest: IngestRouter }> = {
+  method: 'POST',
+  path: '/v1/telemetry/ingest',
+  operationId: 'ingest',
+  summary: 'Ingest NDJSON telemetry (format=native|tetragon|falco|auto)',
+  schema: 'ingest',
+  body: 'application/x-ndjson',
+  headers: ingestHeaders.parameters,
+  query: ingestQuery.parameters,
+  errors: ['422', '429'],
+  handler: ({ ingest }) => ingestRoute(ingest),
+};

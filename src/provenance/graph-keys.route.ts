@@ -1,18 +1,30 @@
 /** GET /v1/graph/keys and GET /v1/graph/checkpoint on the main thread: forward to the store. */
-import type { RouteHandler } from '../shared/http/route.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
+import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { ProvenanceQueries } from './provenance-queries.js';
 import { runQuery } from './run-query.js';
 
 /** The public keys of the store's checkpoints. */
-export function graphKeysRoute(store: QueryClient<ProvenanceQueries>): RouteHandler {
-  return async () => ({ status: 200, body: await store.query('keys', {}, { deadlineMs: 10_000 }) });
-}
+export const graphKeysEndpoint: Endpoint<{ store: QueryClient<ProvenanceQueries> }> = {
+  method: 'GET',
+  path: '/v1/graph/keys',
+  operationId: 'graph_keys',
+  summary: 'The public keys that signed checkpoints in this store, the current one first (provd extension)',
+  schema: 'keys',
+  handler:
+    ({ store }) =>
+    async () => ({ status: 200, body: await store.query('keys', {}, { deadlineMs: 10_000 }) }),
+};
 
-/** A run's latest checkpoint, written first if the run's chains moved since the last one. */
-export function checkpointRoute(store: QueryClient<ProvenanceQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run } = runQuery.parse(query);
-    return { status: 200, body: await store.query('checkpoint', { run }, { deadlineMs: 10_000 }) };
-  };
-}
+/** A run's latest checkpoint, as of the sealing round that covers what was stored before the request. */
+export const checkpointEndpoint = queryEndpointOf<ProvenanceQueries>()({
+  path: '/v1/graph/checkpoint',
+  operationId: 'graph_checkpoint',
+  summary:
+    "A run's latest signed checkpoint (DSSE envelope, ed25519), written first if the run moved (provd extension)",
+  schema: 'checkpoint',
+  contract: runQuery,
+  kind: 'checkpoint',
+  params: ({ run }) => ({ run }),
+});

@@ -4,6 +4,7 @@
  */
 import { isUnavailable, ProvdError } from '../shared/errors.js';
 import { jsonReply } from '../shared/http/http-reply.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { ProvenanceQueries } from './provenance-queries.js';
@@ -14,7 +15,7 @@ import type { VerifyResult } from './verify-result.js';
 const verifyDeadlineMs = 60_000;
 
 /** Verifies a run: 200 ok/failed, 503 unavailable, 404 for a run nobody named. */
-export function verifyRoute(store: QueryClient<ProvenanceQueries>): RouteHandler {
+function verifyRoute(store: QueryClient<ProvenanceQueries>): RouteHandler {
   return async ({ query }) => {
     const { run } = runQuery.parse(query);
     try {
@@ -36,3 +37,15 @@ export function verifyRoute(store: QueryClient<ProvenanceQueries>): RouteHandler
     }
   };
 }
+
+/** GET /v1/graph/verify. */
+export const verifyEndpoint: Endpoint<{ store: QueryClient<ProvenanceQueries> }> = {
+  method: 'GET',
+  path: '/v1/graph/verify',
+  operationId: 'verify_run',
+  summary:
+    'Verify the evidence chain of a run: every object hash, parent link and chain, every event hash and batch Merkle root',
+  schema: 'verify',
+  query: runQuery.parameters,
+  handler: ({ store }) => verifyRoute(store),
+};

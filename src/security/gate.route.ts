@@ -6,6 +6,7 @@
 import typia, { type tags } from 'typia';
 import { errorReply, jsonReply } from '../shared/http/http-reply.js';
 import { parseJsonObject } from '../shared/http/json-body.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import { SchemaContract } from '../shared/schema/schema-contract.js';
 import type { IntegerIn } from '../shared/schema/wire-types.js';
@@ -54,7 +55,7 @@ export interface GateAnswer {
   enforced: false;
 }
 
-export function gateRoute(policy: PolicyEngine): RouteHandler {
+function gateRoute(policy: PolicyEngine): RouteHandler {
   return (request) => {
     const checked = gateRequest.check(parseJsonObject(request.body));
     if (!checked.ok) return errorReply('invalid_argument', checked.failure.message);
@@ -68,3 +69,16 @@ export function gateRoute(policy: PolicyEngine): RouteHandler {
     return jsonReply(200, answer);
   };
 }
+
+/** POST /v1/security/evaluate. */
+export const gateEndpoint: Endpoint<{ policy: PolicyEngine }> = {
+  method: 'POST',
+  path: '/v1/security/evaluate',
+  operationId: 'evaluate_action',
+  summary: 'Policy preflight: the decision for a proposed action',
+  description:
+    "Evaluates a proposed action with the policy (built-in, or the rules file given with --policy) and answers one decision: allow, deny, quarantine or kill, with the rule and the reason. It executes nothing, blocks nothing, stores nothing and reads no runtime evidence: enforcement is the caller's duty, and a decision is no proof of what later ran.",
+  schema: 'gate',
+  body: 'application/json',
+  handler: ({ policy }) => gateRoute(policy),
+};

@@ -1,9 +1,8 @@
 /** GET /v1/security/risks on the main thread: check parameters, forward the store's bytes. */
 import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
-import type { RouteHandler } from '../shared/http/route.js';
+import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
-import type { QueryClient } from '../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../model/paging.js';
 import type { SecurityQueries } from './security-queries.js';
 
@@ -19,10 +18,14 @@ export const risksQuery = new ParamContract<RisksQuery>(
 );
 
 /** One page of a run's risks; the cursor is checked by the store, which issued it. */
-export function risksRoute(store: QueryClient<SecurityQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run, limit, cursor } = risksQuery.parse(query);
-    const params = { run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
-    return { status: 200, body: await store.query('risks', params, { deadlineMs: 10_000 }) };
-  };
-}
+export const risksEndpoint = queryEndpointOf<SecurityQueries>()({
+  path: '/v1/security/risks',
+  operationId: 'list_risks',
+  summary: 'Security risks of a run',
+  description:
+    "One page of the run's risks, in the order of their events: each a decision of the policy on one of the run's events that was not a plain allow (deny, quarantine or kill, or allow with a detect-only advisory), with that event as its evidence and its evidence level.",
+  schema: 'security_risks',
+  contract: risksQuery,
+  kind: 'risks',
+  params: ({ run, limit, cursor }) => ({ run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null }),
+});

@@ -1,6 +1,7 @@
 /** POST /v1/telemetry/bind on the main thread: validate the body, then let the store actor persist it. */
 import { errorReply, jsonReply } from '../shared/http/http-reply.js';
 import { parseJsonObject } from '../shared/http/json-body.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import { log } from '../shared/log.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
@@ -37,7 +38,7 @@ export async function storeBinding(
 }
 
 /** Answers `provenance.binding/v1`: the binding as stored, and how many spooled events it settled. */
-export function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: BindingLog): RouteHandler {
+function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: BindingLog): RouteHandler {
   return async (request) => {
     const parsed = parseBindRequest(parseJsonObject(request.body), BigInt(Date.now()) * 1_000_000n);
     if (isBindRequestError(parsed)) return errorReply('invalid_argument', parsed.message);
@@ -52,3 +53,15 @@ export function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: Bind
     return jsonReply(200, answer);
   };
 }
+
+/** POST /v1/telemetry/bind. */
+export const bindEndpoint: Endpoint<{ store: QueryClient<TelemetryQueries>; bindingLog: BindingLog }> = {
+  method: 'POST',
+  path: '/v1/telemetry/bind',
+  operationId: 'bind',
+  summary: 'Bind a ToolCallScope to processes, cgroups or containers',
+  schema: 'binding',
+  body: 'application/json',
+  bodySchema: 'BindRequest',
+  handler: ({ store, bindingLog }) => bindRoute(store, bindingLog),
+};

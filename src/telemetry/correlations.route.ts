@@ -1,9 +1,8 @@
 /** GET /v1/telemetry/correlations on the main thread: check parameters, forward the store's bytes. */
 import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
-import type { RouteHandler } from '../shared/http/route.js';
+import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
-import type { QueryClient } from '../shared/store-protocol.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 
 /** The query string of GET /v1/telemetry/correlations. */
@@ -21,10 +20,12 @@ export const correlationsQuery = new ParamContract<CorrelationsQuery>(
 );
 
 /** The correlation basis of one event, or every binding of the run with its events by tier. */
-export function correlationsRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run, event } = correlationsQuery.parse(query);
-    const params = { run, event: event ?? null };
-    return { status: 200, body: await store.query('correlations', params, { deadlineMs: 10_000 }) };
-  };
-}
+export const correlationsEndpoint = queryEndpointOf<TelemetryQueries>()({
+  path: '/v1/telemetry/correlations',
+  operationId: 'explain_correlations',
+  summary: 'Basis for tying runtime events to a ToolCallScope',
+  schema: 'telemetry_correlations',
+  contract: correlationsQuery,
+  kind: 'correlations',
+  params: ({ run, event }) => ({ run, event: event ?? null }),
+});

@@ -1,8 +1,7 @@
 /** GET /v1/telemetry/events on the main thread: check parameters, forward the store's bytes. */
 import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
-import type { RouteHandler } from '../shared/http/route.js';
-import type { QueryClient } from '../shared/store-protocol.js';
+import { queryEndpointOf } from '../shared/http/query-route.js';
 import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 
@@ -16,10 +15,17 @@ export const eventsQuery = new ParamContract<EventsQuery>(
 );
 
 /** One page of a run's events; the cursor is checked by the store, which issued it. */
-export function eventsRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run, type, limit, cursor } = eventsQuery.parse(query);
-    const params = { run, type: type ?? null, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
-    return { status: 200, body: await store.query('events', params, { deadlineMs: 10_000 }) };
-  };
-}
+export const eventsEndpoint = queryEndpointOf<TelemetryQueries>()({
+  path: '/v1/telemetry/events',
+  operationId: 'list_events',
+  summary: 'One page of runtime events of a run',
+  schema: 'telemetry_events',
+  contract: eventsQuery,
+  kind: 'events',
+  params: ({ run, type, limit, cursor }) => ({
+    run,
+    type: type ?? null,
+    limit: limit ?? defaultPageLimit,
+    cursor: cursor ?? null,
+  }),
+});

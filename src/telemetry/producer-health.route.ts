@@ -1,7 +1,8 @@
 /** GET /v1/telemetry/producer-health on the main thread: `run` optional; adds what ingest holds in memory. */
 import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
-import type { RouteHandler } from '../shared/http/route.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
+import { queryRoute } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
@@ -24,19 +25,20 @@ export const producerHealthQuery = new ParamContract<ProducerHealthQuery>(
   typia.createValidate<ProducerHealthQuery>(),
 );
 
-/** Producer health of everything, or of one run; `ingestState` adds what ingest holds in memory. */
-export function producerHealthRoute(
-  store: QueryClient<TelemetryQueries>,
-  ingestState: () => IngestQueueState,
-): RouteHandler {
-  return async ({ query }) => {
-    const { run } = producerHealthQuery.parse(query);
-    const { inFlightBytes, refusedRequests } = ingestState();
-    const params = {
-      run: run ?? null,
-      ingestInFlightBytes: inFlightBytes,
-      ingestRefusedRequests: refusedRequests,
-    };
-    return { status: 200, body: await store.query('producer_health', params, { deadlineMs: 10_000 }) };
-  };
-}
+/** Producer health of everything, or of one run, with what ingest holds in memory right now. */
+export const producerHealthEndpoint: Endpoint<{
+  store: QueryClient<TelemetryQueries>;
+  ingestState: () => IngestQueueState;
+}> = {
+  method: 'GET',
+  path: '/v1/telemetry/producer-health',
+  operationId: 'telemetry_producer_health',
+  summary: 'Disk buffering, drops, sources, correlation coverage',
+  schema: 'producer_health',
+  query: producerHealthQuery.parameters,
+  handler: ({ store, ingestState }) =>
+    queryRoute(store, 'producer_health', producerHealthQuery, ({ run }) => {
+      const { inFlightBytes, refusedRequests } = ingestState();
+      return { run: run ?? null, ingestInFlightBytes: inFlightBytes, ingestRefusedRequests: refusedRequests };
+    }),
+};

@@ -1,8 +1,7 @@
 /** GET /v1/runs on the main thread: check parameters, forward the store's bytes. */
 import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
-import type { RouteHandler } from '../shared/http/route.js';
-import type { QueryClient } from '../shared/store-protocol.js';
+import { queryEndpointOf } from '../shared/http/query-route.js';
 import { defaultPageLimit, type PageQuery } from '../model/paging.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 
@@ -16,10 +15,13 @@ export const runsQuery = new ParamContract<RunsQuery>(
 );
 
 /** One page of the known runs, newest first; the cursor is checked by the store, which issued it. */
-export function runsRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { limit, cursor } = runsQuery.parse(query);
-    const params = { limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
-    return { status: 200, body: await store.query('runs', params, { deadlineMs: 10_000 }) };
-  };
-}
+export const runsEndpoint = queryEndpointOf<TelemetryQueries>()({
+  path: '/v1/runs',
+  operationId: 'list_runs',
+  summary:
+    'One page of the known runs, newest first, with their bindings and events counted (provd extension)',
+  schema: 'runs',
+  contract: runsQuery,
+  kind: 'runs',
+  params: ({ limit, cursor }) => ({ limit: limit ?? defaultPageLimit, cursor: cursor ?? null }),
+});

@@ -1,13 +1,16 @@
 /** GET /v1/observe/summary on the main thread: check `run`, forward the store's bytes. */
 import { runQuery } from '../provenance/run-query.js';
-import type { RouteHandler } from '../shared/http/route.js';
-import type { QueryClient } from '../shared/store-protocol.js';
+import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
 
 /** The observability summary of a run. */
-export function summaryRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run } = runQuery.parse(query);
-    return { status: 200, body: await store.query('summary', { run }, { deadlineMs: 10_000 }) };
-  };
-}
+export const summaryEndpoint = queryEndpointOf<TelemetryQueries>()({
+  path: '/v1/observe/summary',
+  operationId: 'observe_summary',
+  summary:
+    'Observability summary of a run: span, events by type and evidence level, tool calls, processes, files, destinations, coverage, graph',
+  schema: 'observability_summary',
+  contract: runQuery,
+  kind: 'summary',
+  params: ({ run }) => ({ run }),
+});

@@ -2,9 +2,8 @@
 import typia from 'typia';
 import { ProvdError } from '../shared/errors.js';
 import { ParamContract } from '../shared/http/param-contract.js';
-import type { RouteHandler } from '../shared/http/route.js';
+import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { DateTimeText } from '../shared/schema/wire-types.js';
-import type { QueryClient } from '../shared/store-protocol.js';
 import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 import type { TelemetryQueries } from './telemetry-queries.js';
@@ -30,14 +29,19 @@ export const windowsQuery = new ParamContract<WindowsQuery>(
 const defaultWindow: WindowLength = 60;
 
 /** A run's windows of one length, optionally of one type and overlapping [from, to], paged. */
-export function windowsRoute(store: QueryClient<TelemetryQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run, window, type, from, to, limit, cursor } = windowsQuery.parse(query);
+export const windowsEndpoint = queryEndpointOf<TelemetryQueries>()({
+  path: '/v1/telemetry/windows',
+  operationId: 'list_windows',
+  summary: 'Events aggregated in 10 s or 60 s windows',
+  schema: 'telemetry_event_windows',
+  contract: windowsQuery,
+  kind: 'windows',
+  params: ({ run, window, type, from, to, limit, cursor }) => {
     const fromNs = instantOf('from', from);
     const toNs = instantOf('to', to);
     if (fromNs !== null && toNs !== null && fromNs > toNs)
       throw new ProvdError('invalid_argument', 'from must not be after to');
-    const params = {
+    return {
       run,
       window: window ?? defaultWindow,
       type: type ?? null,
@@ -46,9 +50,8 @@ export function windowsRoute(store: QueryClient<TelemetryQueries>): RouteHandler
       limit: limit ?? defaultPageLimit,
       cursor: cursor ?? null,
     };
-    return { status: 200, body: await store.query('windows', params, { deadlineMs: 10_000 }) };
-  };
-}
+  },
+});
 
 /** The instant of an RFC 3339 parameter, null when absent; the schema states only the format. */
 function instantOf(name: 'from' | 'to', text: string | undefined): bigint | null {

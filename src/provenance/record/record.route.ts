@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { errorReply, jsonReply, type HttpReply } from '../../shared/http/http-reply.js';
 import { parseJsonObject } from '../../shared/http/json-body.js';
+import type { Endpoint } from '../../shared/http/endpoint.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
@@ -67,8 +68,21 @@ export const maxOutputBytes = 1024 * 1024;
 export const recordPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const writeDeadlineMs = 30_000;
 
+/** POST /v1/record: its parts are composed by the daemon (`record`). */
+export const recordEndpoint: Endpoint<{ record: RecordDeps }> = {
+  method: 'POST',
+  path: '/v1/record',
+  operationId: 'record',
+  summary: 'Record (and by default execute) a tool call',
+  schema: 'record',
+  body: 'application/json',
+  bodySchema: 'RecordRequest',
+  errors: ['409', '429'],
+  handler: ({ record }) => recordRoute(record),
+};
+
 /** Answers `provenance.record/v1`. */
-export function recordRoute(deps: RecordDeps): RouteHandler {
+function recordRoute(deps: RecordDeps): RouteHandler {
   /** The run and tool call ids of every record being made, executed or asserted. */
   const claimed = new Set<string>();
   let executing = 0;

@@ -4,9 +4,8 @@
  */
 import typia from 'typia';
 import { ParamContract } from '../../shared/http/param-contract.js';
-import type { RouteHandler } from '../../shared/http/route.js';
+import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
-import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { SecurityQueries } from '../security-queries.js';
 
@@ -21,11 +20,35 @@ export const auditAssociationsQuery = new ParamContract<AuditAssociationsQuery>(
   typia.createValidate<AuditAssociationsQuery>(),
 );
 
-/** One page of audit associations; the cursor is checked by the store, which issued it. */
-export function auditAssociationsRoute(store: QueryClient<SecurityQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run, limit, cursor } = auditAssociationsQuery.parse(query);
-    const params = { run: run ?? null, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
-    return { status: 200, body: await store.query('auditAssociations', params, { deadlineMs: 10_000 }) };
-  };
-}
+const description =
+  'One page of policy decisions with what each ties together: the event judged (its hash when judged and now), the risk and the response derived from it, the tool call and binding that attributed the event, and the sealed event_batch object whose Merkle root covers it. Of one run, or without `run` of every run, in event order. GET /v1/graph/verify checks these links.';
+
+/** One page of audit associations, under `path`; the cursor is checked by the store, which issued it. */
+const auditAssociationsAt = (path: string, operationId: string, summary: string) =>
+  queryEndpointOf<SecurityQueries>()({
+    path,
+    operationId,
+    summary,
+    description,
+    schema: 'audit_associations',
+    contract: auditAssociationsQuery,
+    kind: 'auditAssociations',
+    params: ({ run, limit, cursor }) => ({
+      run: run ?? null,
+      limit: limit ?? defaultPageLimit,
+      cursor: cursor ?? null,
+    }),
+  });
+
+export const auditAssociationsEndpoint = auditAssociationsAt(
+  '/v1/telemetry/audit-associations',
+  'get_audit_associations',
+  'Audit associations of a run',
+);
+
+/** The unversioned alias the interface lists. */
+export const apiAuditAssociationsEndpoint = auditAssociationsAt(
+  '/api/audit/associations',
+  'api_audit_associations',
+  'Audit associations (the unversioned alias of /v1/telemetry/audit-associations)',
+);

@@ -7,6 +7,8 @@ import typia from 'typia';
 import { errorReply } from '../../shared/http/http-reply.js';
 import { parseJsonObject } from '../../shared/http/json-body.js';
 import { ParamContract } from '../../shared/http/param-contract.js';
+import type { Endpoint } from '../../shared/http/endpoint.js';
+import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
@@ -17,7 +19,6 @@ import { baselineRequest } from './baseline-request.js';
 
 /** Learning folds the events not folded yet and reads one row per distinct value of up to 1,000 runs. */
 const learnDeadlineMs = 120_000;
-const readDeadlineMs = 10_000;
 
 /** The query string of GET /v1/security/baselines. */
 export interface BaselinesQuery extends PageQuery {
@@ -44,7 +45,7 @@ export const baselineQuery = new ParamContract<BaselineQuery>(
 );
 
 /** Learns a new version of a baseline from the runs the body names; answers `provenance.baseline/v1`. */
-export function learnBaselineRoute(store: QueryClient<SecurityQueries>): RouteHandler {
+function learnBaselineRoute(store: QueryClient<SecurityQueries>): RouteHandler {
   return async (request) => {
     const checked = baselineRequest.check(parseJsonObject(request.body));
     if (!checked.ok) return errorReply('invalid_argument', checked.failure.message);
@@ -57,20 +58,46 @@ export function learnBaselineRoute(store: QueryClient<SecurityQueries>): RouteHa
   };
 }
 
+/** POST /v1/security/baselines. */
+export const learnBaselineEndpoint: Endpoint<{ store: QueryClient<SecurityQueries> }> = {
+  method: 'POST',
+  path: '/v1/security/baselines',
+  operationId: 'learn_baseline',
+  summary: 'Learn a new version of a behaviour baseline from a set of runs (provd extension)',
+  description:
+    'Learns what the named identity (an agent or a tool) does from 1..1000 known runs: the binaries they executed, the path prefixes (the first two directories of the directory holding a path) they read and wrote, the destinations (`ip:port`) they connected to, the DNS names they looked up, each with how many runs and events showed it (at most 1,000 values per measure, the most common; `truncated` says when a set was cut), and per event type the most events in one 10 s (or 60 s) window. Each learning makes the next version of the name (1, 2, 3, ...); older versions stay. The profile is stored as canonical JSON, and `profile_sha256` tells versions apart. An unknown run is 404 run_not_found naming it.',
+  schema: 'baseline',
+  body: 'application/json',
+  bodySchema: 'BaselineRequest',
+  errors: ['404'],
+  handler: ({ store }) => learnBaselineRoute(store),
+};
+
 /** One page of the learned baselines, by name, the newest version first. */
-export function baselinesRoute(store: QueryClient<SecurityQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { name, limit, cursor } = baselinesQuery.parse(query);
-    const params = { name: name ?? null, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
-    return { status: 200, body: await store.query('baselines', params, { deadlineMs: readDeadlineMs }) };
-  };
-}
+export const baselinesEndpoint = queryEndpointOf<SecurityQueries>()({
+  path: '/v1/security/baselines',
+  operationId: 'list_baselines',
+  summary: 'One page of the learned baselines, by name, the newest version first (provd extension)',
+  schema: 'baselines',
+  contract: baselinesQuery,
+  kind: 'baselines',
+  params: ({ name, limit, cursor }) => ({
+    name: name ?? null,
+    limit: limit ?? defaultPageLimit,
+    cursor: cursor ?? null,
+  }),
+});
 
 /** One version of a baseline, whole, or 404 naming what is not learned. */
-export function baselineRoute(store: QueryClient<SecurityQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { name, version } = baselineQuery.parse(query);
-    const params = { name, version: version ?? null };
-    return { status: 200, body: await store.query('baseline', params, { deadlineMs: readDeadlineMs }) };
-  };
-}
+export const baselineEndpoint = queryEndpointOf<SecurityQueries>()({
+  path: '/v1/security/baseline',
+  operationId: 'get_baseline',
+  summary: 'One version of a learned baseline, with its whole profile (provd extension)',
+  description:
+    'The version named, or the latest of the name; a name or version never learned is 404 run_not_found saying which.',
+  schema: 'baseline',
+  contract: baselineQuery,
+  kind: 'baseline',
+  params: ({ name, version }) => ({ name, version: version ?? null }),
+  errors: ['404'],
+});

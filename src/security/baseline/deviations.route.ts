@@ -1,9 +1,8 @@
 /** GET /v1/security/deviations on the main thread: check parameters, forward the store's bytes. */
 import typia from 'typia';
 import { ParamContract } from '../../shared/http/param-contract.js';
-import type { RouteHandler } from '../../shared/http/route.js';
+import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
-import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { SecurityQueries } from '../security-queries.js';
 import type { BaselineVersionParam } from './baseline.js';
@@ -27,19 +26,21 @@ export const deviationsQuery = new ParamContract<DeviationsQuery>(
 );
 
 /** One page of a run's deviations from a baseline version; the cursor is checked by the store. */
-export function deviationsRoute(store: QueryClient<SecurityQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run, baseline, version, limit, cursor } = deviationsQuery.parse(query);
-    const params = {
-      run,
-      baseline: baseline ?? null,
-      version: version ?? null,
-      limit: limit ?? defaultPageLimit,
-      cursor: cursor ?? null,
-    };
-    return {
-      status: 200,
-      body: await store.query('deviations', params, { deadlineMs: deviationsDeadlineMs }),
-    };
-  };
-}
+export const deviationsEndpoint = queryEndpointOf<SecurityQueries>()({
+  path: '/v1/security/deviations',
+  operationId: 'list_deviations',
+  summary: 'Deviations from the behaviour baseline',
+  description:
+    "One page of what the run did outside a learned baseline version, the most severe first: binaries it executed, path prefixes it read or wrote, destinations it connected to and DNS names it looked up that the baseline does not hold, and event types whose busiest window held more than the baseline's threshold. Each names the measure, the observed and expected values, the baseline's name and version, a severity (high when the policy flagged one of its events) and its basis: how many events, and the first event ids. Without `baseline`, the name of the most recently learned baseline is used, and the answer says so; with no baseline learned at all, `status` is `no_baseline`, `baseline` is null and the list is empty.",
+  schema: 'security_deviations',
+  contract: deviationsQuery,
+  kind: 'deviations',
+  params: ({ run, baseline, version, limit, cursor }) => ({
+    run,
+    baseline: baseline ?? null,
+    version: version ?? null,
+    limit: limit ?? defaultPageLimit,
+    cursor: cursor ?? null,
+  }),
+  deadlineMs: deviationsDeadlineMs,
+});

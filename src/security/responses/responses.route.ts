@@ -1,6 +1,5 @@
 /** GET /v1/security/responses on the main thread: check parameters, forward the store's bytes. */
-import type { RouteHandler } from '../../shared/http/route.js';
-import type { QueryClient } from '../../shared/store-protocol.js';
+import { queryEndpointOf } from '../../shared/http/query-route.js';
 import { defaultPageLimit } from '../../model/paging.js';
 import { risksQuery } from '../risks.route.js';
 import type { SecurityQueries } from '../security-queries.js';
@@ -9,10 +8,14 @@ import type { SecurityQueries } from '../security-queries.js';
 export const responsesQuery = risksQuery;
 
 /** One page of a run's responses; the cursor is checked by the store, which issued it. */
-export function responsesRoute(store: QueryClient<SecurityQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run, limit, cursor } = responsesQuery.parse(query);
-    const params = { run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
-    return { status: 200, body: await store.query('responses', params, { deadlineMs: 10_000 }) };
-  };
-}
+export const responsesEndpoint = queryEndpointOf<SecurityQueries>()({
+  path: '/v1/security/responses',
+  operationId: 'list_responses',
+  summary: 'Response actions taken for a run',
+  description:
+    "One page of the run's responses, one per risk, in the order of their events: what provd did about the risk or what the caller should do. provd enforces only kill, and only on commands it runs itself (POST /v1/record): it kills the command's cgroup as soon as the decision is made (status enforced, with the outcome). Every other deny, quarantine or kill is recommended to the caller, aimed at the narrowest target the event names (cgroup, process, container, tool call); a detect-only advisory needs none.",
+  schema: 'security_responses',
+  contract: responsesQuery,
+  kind: 'responses',
+  params: ({ run, limit, cursor }) => ({ run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null }),
+});

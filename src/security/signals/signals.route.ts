@@ -1,9 +1,8 @@
 /** GET /v1/signals on the main thread: check `run`, forward the store's bytes. */
 import typia from 'typia';
 import { ParamContract } from '../../shared/http/param-contract.js';
-import type { RouteHandler } from '../../shared/http/route.js';
+import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
-import type { QueryClient } from '../../shared/store-protocol.js';
 import type { SecurityQueries } from '../security-queries.js';
 
 /** The query string of GET /v1/signals. */
@@ -19,7 +18,7 @@ export const signalsQuery = new ParamContract<SignalsQuery>(
 );
 
 /** What the answer holds, for the endpoint's description. */
-export const signalsDescription =
+const signalsDescription =
   'Four groups of signals of one run, each signal with its `basis`: the tables it was computed from, ' +
   'how, and the first events (`event_ids`, for /v1/graph/explain?event=) or tool calls it rests on. ' +
   '`behaviour`: events by type with rates per minute and the busiest 10 s window, binaries executed ' +
@@ -31,12 +30,17 @@ export const signalsDescription =
   'during its span. Lists are bounded as `bounds` says.';
 
 // the signals read the process rollup caught up first: after a burst of ingest that takes a while
-const deadlineMs = 60_000;
+const signalsDeadlineMs = 60_000;
 
 /** A run's signals. */
-export function signalsRoute(store: QueryClient<SecurityQueries>): RouteHandler {
-  return async ({ query }) => {
-    const { run } = signalsQuery.parse(query);
-    return { status: 200, body: await store.query('signals', { run }, { deadlineMs }) };
-  };
-}
+export const signalsEndpoint = queryEndpointOf<SecurityQueries>()({
+  path: '/v1/signals',
+  operationId: 'get_signals',
+  summary: 'Behaviour, cost, quality and security signals of a run, each with its basis',
+  description: signalsDescription,
+  schema: 'signals',
+  contract: signalsQuery,
+  kind: 'signals',
+  params: ({ run }) => ({ run }),
+  deadlineMs: signalsDeadlineMs,
+});

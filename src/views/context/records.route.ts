@@ -6,10 +6,8 @@
  */
 import typia, { type tags } from 'typia';
 import { ParamContract } from '../../shared/http/param-contract.js';
-import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier, IntegerIn } from '../../shared/schema/wire-types.js';
-import type { QueryClient } from '../../shared/store-protocol.js';
-import { queryRoute } from '../../shared/http/query-route.js';
+import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { ObjectHashParam } from '../../model/object-hash.js';
 import type { ViewsQueries } from '../views-queries.js';
 import { defaultArtifactBytes, type maxArtifactBytes } from './artifact-bounds.js';
@@ -45,35 +43,39 @@ export const artifactQuery = new ParamContract<ArtifactQuery>(
   typia.createValidate<ArtifactQuery>(),
 );
 
-/** The two routes, by the operationIds of endpoints.ts. */
-export function recordsRoutes(store: QueryClient<ViewsQueries>): {
-  api_compare_records: RouteHandler;
-  api_artifact: RouteHandler;
-} {
-  return {
-    api_compare_records: queryRoute(store, 'compare_records', compareRecordsQuery, (query) => ({
-      run: query.run,
-      toolCall: query['tool-call'],
-      otherRun: query['other-run'] ?? query.run,
-      otherToolCall: query['other-tool-call'] ?? query['tool-call'],
-    })),
-    api_artifact: queryRoute(store, 'artifact', artifactQuery, (query) => ({
-      hash: query.hash,
-      maxBytes: query['max-bytes'] ?? defaultArtifactBytes,
-    })),
-  };
-}
+const recordsEndpoint = queryEndpointOf<ViewsQueries>();
 
-/** What each path answers, for the endpoints' descriptions in the OpenAPI document. */
-export const recordsDescriptions = {
-  compareRecords:
+export const compareRecordsEndpoint = recordsEndpoint({
+  path: '/api/compare/records',
+  operationId: 'api_compare_records',
+  summary: 'Two recorded tool calls compared field by field',
+  description:
     'Two recorded tool calls (of one run or two; `other-run` and `other-tool-call` default to `run` and ' +
     '`tool-call`) compared field by field: command, args, cwd, executed, status, exit code, signal and error; ' +
     'stdout and stderr by the hash of every byte each carried; file effects matched by path. Both records are in ' +
     'the answer whole. 404 `run_not_found` for an unknown run, `not_found` for a tool call its run does not hold.',
-  artifact:
+  schema: 'compare_records',
+  contract: compareRecordsQuery,
+  kind: 'compare_records',
+  params: (query) => ({
+    run: query.run,
+    toolCall: query['tool-call'],
+    otherRun: query['other-run'] ?? query.run,
+    otherToolCall: query['other-tool-call'] ?? query['tool-call'],
+  }),
+});
+
+export const artifactEndpoint = recordsEndpoint({
+  path: '/api/artifact',
+  operationId: 'api_artifact',
+  summary: 'One stored artifact: metadata, who names it, and its bytes (bounded)',
+  description:
     'One stored artifact (the bytes a recorded command wrote to stdout or stderr; the first MiB of each stream) by ' +
     'the address of its bytes or by its artifact object: its size, whether it was cut, the artifact objects that ' +
     'name it, the sha256 of its bytes recomputed for the answer (`hash_ok`), and its bytes from the first, at most ' +
     '`max-bytes` (default 65,536): UTF-8 text when they are, else base64; `content.complete` says whether all were shown.',
-};
+  schema: 'artifact',
+  contract: artifactQuery,
+  kind: 'artifact',
+  params: (query) => ({ hash: query.hash, maxBytes: query['max-bytes'] ?? defaultArtifactBytes }),
+});

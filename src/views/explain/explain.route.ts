@@ -5,9 +5,8 @@
 import typia from 'typia';
 import { ProvdError } from '../../shared/errors.js';
 import { ParamContract } from '../../shared/http/param-contract.js';
-import type { RouteHandler } from '../../shared/http/route.js';
+import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
-import type { QueryClient } from '../../shared/store-protocol.js';
 import type { ViewsQueries } from '../views-queries.js';
 import type { ExplainParams, ExplainTarget } from './explain.query.js';
 
@@ -75,9 +74,12 @@ export function explainTarget(query: ExplainQuery): ExplainParams {
 }
 
 /** The node, its causal path to its run, and the basis of every step. */
-export function explainRoute(store: QueryClient<ViewsQueries>): RouteHandler {
-  return async ({ query }) => {
-    const params = explainTarget(explainQuery.parse(query));
-    return { status: 200, body: await store.query('explain', params, { deadlineMs: 10_000 }) };
-  };
-}
+export const explainEndpoint = queryEndpointOf<ViewsQueries>()({
+  path: '/v1/graph/explain',
+  operationId: 'explain',
+  summary: 'Causal path and basis of a node',
+  schema: 'explain',
+  contract: explainQuery,
+  kind: 'explain',
+  params: explainTarget,
+});

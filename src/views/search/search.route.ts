@@ -5,11 +5,9 @@
  */
 import typia from 'typia';
 import { ParamContract } from '../../shared/http/param-contract.js';
-import type { RouteHandler } from '../../shared/http/route.js';
 import type { CleanText, Identifier } from '../../shared/schema/wire-types.js';
-import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
-import { queryRoute } from '../../shared/http/query-route.js';
+import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { ViewsQueries } from '../views-queries.js';
 
 /** The query string of GET /api/search/sources. */
@@ -26,20 +24,24 @@ export const searchSourcesQuery = new ParamContract<SearchSourcesQuery>(
   typia.createValidate<SearchSourcesQuery>(),
 );
 
-/** The route, for endpoints.ts. */
-export function searchRoute(store: QueryClient<ViewsQueries>): RouteHandler {
-  return queryRoute(store, 'search_sources', searchSourcesQuery, (query) => ({
+/** Where a text appears in the evidence, one bounded scan per page. */
+export const searchSourcesEndpoint = queryEndpointOf<ViewsQueries>()({
+  path: '/api/search/sources',
+  operationId: 'api_search_sources',
+  summary: 'Where a text appears in the evidence: tool calls and events, paged, each page a bounded scan',
+  description:
+    "Where a text appears in the evidence, as a case-sensitive substring of one value: a recorded tool call's " +
+    "command, an argument or cwd; an event's path, rename target, an argv element, destination address or DNS " +
+    'name. Each match names its run, id, producer and evidence level. Tool calls come first, then events by ' +
+    'position. A page searches at most `scan.window` event positions, so it may hold fewer than `limit` matches, ' +
+    'even none, while `has_more` is true; `scan` says how far the search got. `run` keeps one run.',
+  schema: 'search_sources',
+  contract: searchSourcesQuery,
+  kind: 'search_sources',
+  params: (query) => ({
     q: query.q,
     run: query.run ?? null,
     limit: query.limit ?? defaultPageLimit,
     cursor: query.cursor ?? null,
-  }));
-}
-
-/** What the path answers, for the endpoint's description in the OpenAPI document. */
-export const searchDescription =
-  "Where a text appears in the evidence, as a case-sensitive substring of one value: a recorded tool call's " +
-  "command, an argument or cwd; an event's path, rename target, an argv element, destination address or DNS " +
-  'name. Each match names its run, id, producer and evidence level. Tool calls come first, then events by ' +
-  'position. A page searches at most `scan.window` event positions, so it may hold fewer than `limit` matches, ' +
-  'even none, while `has_more` is true; `scan` says how far the search got. `run` keeps one run.';
+  }),
+});

@@ -2,6 +2,7 @@
 import typia from 'typia';
 import { ProvdError } from '../../shared/errors.js';
 import { ParamContract } from '../../shared/http/param-contract.js';
+import type { Endpoint } from '../../shared/http/endpoint.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
@@ -29,7 +30,7 @@ export const timelineQuery = new ParamContract<TimelineQuery>(
 );
 
 /** How the two views differ, for the endpoint's description. */
-export const timelineDescription =
+const timelineDescription =
   'Two views of one run, told apart by `view` in the body. `table` (the default) is one ' +
   'chronological list that merges application context (tool calls, bindings, file effects, ' +
   'artifacts) with runtime events, each entry with its record; it is keyset-paged like ' +
@@ -44,7 +45,7 @@ const tableDeadlineMs = 10_000;
 const causalityDeadlineMs = 60_000;
 
 /** A run's timeline in the view asked for. */
-export function timelineRoute(store: QueryClient<ViewsQueries>): RouteHandler {
+function timelineRoute(store: QueryClient<ViewsQueries>): RouteHandler {
   return async ({ query }) => {
     const { run, view, limit, cursor } = timelineQuery.parse(query);
     if (view === 'causality') {
@@ -66,3 +67,15 @@ export function timelineRoute(store: QueryClient<ViewsQueries>): RouteHandler {
     };
   };
 }
+
+/** GET /v1/timeline. */
+export const timelineEndpoint: Endpoint<{ store: QueryClient<ViewsQueries> }> = {
+  method: 'GET',
+  path: '/v1/timeline',
+  operationId: 'get_timeline',
+  summary: 'Application context merged with runtime telemetry: a paged table, or a causality tree',
+  description: timelineDescription,
+  schema: 'timeline',
+  query: timelineQuery.parameters,
+  handler: ({ store }) => timelineRoute(store),
+};

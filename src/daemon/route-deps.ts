@@ -1,0 +1,32 @@
+/**
+ * The daemon's long-lived parts that endpoint handlers are built from. Each endpoint names the
+ * parts it needs (Endpoint<Deps>); the endpoint list checks that these hold them.
+ */
+import type { IngestRouter } from '../ingest/ingest-router.js';
+import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
+import type { RecordDeps } from '../provenance/record/record.route.js';
+import type { PolicyEngine } from '../security/policy/policy-engine.js';
+import type { SecurityQueries } from '../security/security-queries.js';
+import type { QueryClient } from '../shared/store-protocol.js';
+import type { BindingLog } from '../telemetry/binding-log.js';
+import type { IngestQueueState } from '../telemetry/producer-health.route.js';
+import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
+import type { ViewsQueries } from '../views/views-queries.js';
+import type { ReadinessCheck } from './daemon-health.js';
+
+/** Every part any endpoint's handler may ask for. */
+export interface RouteDeps {
+  store: QueryClient<TelemetryQueries & ProvenanceQueries & SecurityQueries & ViewsQueries>;
+  readiness: ReadinessCheck;
+  ingest: IngestRouter;
+  /** What ingest holds in memory right now (producer health adds it). */
+  ingestState: () => IngestQueueState;
+  /** Bindings for the normalize workers; the bind route appends to it. */
+  bindingLog: BindingLog;
+  /** What POST /v1/record runs commands with, composed by the daemon. */
+  record: RecordDeps;
+  /** The policy the gate evaluates with. */
+  policy: PolicyEngine;
+  /** The OpenAPI document's bytes, as served. */
+  openapi: Uint8Array;
+}

@@ -1,0 +1,39 @@
+/**
+ * One operation of the HTTP interface, declared once, in its route file: what the router serves
+ * and what the OpenAPI document says both come from this declaration, so they cannot disagree.
+ * daemon/endpoints.ts only lists the declarations.
+ */
+import type { RequestParam } from './param-contract.js';
+import type { RouteHandler } from './route.js';
+
+/** Error answers an operation gives beyond those every operation of its shape gives. */
+export type ExtraErrorStatus = '404' | '409' | '422' | '429';
+
+/**
+ * One operation: its method and path, its words for the document, its parameter and body
+ * contracts, and how its handler is built from the daemon's parts it names in `Deps`. Code that
+ * only reads the facts takes `Endpoint<never>`, which every endpoint is.
+ */
+export interface Endpoint<Deps = unknown> {
+  method: 'GET' | 'POST';
+  path: string;
+  operationId: string;
+  summary: string;
+  /** What the operation's description says before the auth note, when the summary is not enough. */
+  description?: string;
+  /** The 200 body's `schema_version` is `provenance.<schema>/v1`. */
+  schema: string;
+  /** No token needed even when bearer auth is on (the health endpoints). */
+  public?: boolean;
+  query?: readonly RequestParam[];
+  /** The request headers its route reads (the server passes only these on). */
+  headers?: readonly RequestParam[];
+  /** Media type of the request body, for write endpoints. */
+  body?: 'application/json' | 'application/x-ndjson';
+  /** The component of the JSON body's exact schema; without it, the body is documented as an object. */
+  bodySchema?: string;
+  /** Answers beyond the shape's own: 404 for an id named outside `run`, 409, 422, 429. */
+  errors?: readonly ExtraErrorStatus[];
+  /** Builds the handler once, from the parts of the daemon it needs. */
+  handler: (deps: Deps) => RouteHandler;
+}
