@@ -4,6 +4,7 @@ import { ProvdError } from '../shared/errors.js';
 import { readRows, sql } from '../store/sql.js';
 import type { DsseEnvelope } from './dsse.js';
 import { requireRun } from '../store/run-exists.js';
+import { jsonText, type JsonText } from '../store/json-text.js';
 
 /** The params of the `checkpoint` store query. */
 export interface CheckpointParams {
@@ -27,7 +28,7 @@ export interface GraphCheckpoint {
 export async function latestCheckpoint(
   connection: DuckDBConnection,
   params: CheckpointParams,
-): Promise<string> {
+): Promise<JsonText<GraphCheckpoint>> {
   await requireRun(connection, params.run);
   const [row] = await readRows<{ hash: string; chain_index: bigint; envelope: string; key_id: string }>(
     connection,
@@ -43,5 +44,5 @@ export async function latestCheckpoint(
     key_id: row.key_id,
     envelope: JSON.parse(row.envelope) as DsseEnvelope,
   };
-  return JSON.stringify(answer);
+  return jsonText(answer);
 }

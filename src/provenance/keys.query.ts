@@ -2,6 +2,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows, sql } from '../store/sql.js';
 import type { SigningKey } from './signing-key.js';
+import { jsonText, type JsonText } from '../store/json-text.js';
 
 /** One public key, enough to check a checkpoint envelope with any ed25519 implementation. */
 export interface PublicKeyEntry {
@@ -21,7 +22,10 @@ export interface GraphKeys {
 }
 
 /** Lists the keys, the current one first. */
-export async function listKeys(connection: DuckDBConnection, current: SigningKey): Promise<string> {
+export async function listKeys(
+  connection: DuckDBConnection,
+  current: SigningKey,
+): Promise<JsonText<GraphKeys>> {
   const rows = await readRows<{ key_id: string; public_key_pem: string }>(
     connection,
     sql`SELECT key_id, public_key_pem FROM signing_keys ORDER BY created_ns`,
@@ -38,5 +42,5 @@ export async function listKeys(connection: DuckDBConnection, current: SigningKey
       })),
   ];
   const answer: GraphKeys = { schema_version: 'provenance.keys/v1', keys };
-  return JSON.stringify(answer);
+  return jsonText(answer);
 }

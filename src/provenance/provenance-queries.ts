@@ -1,18 +1,68 @@
 /**
- * The store query kinds of the provenance domain, with their params and results: the main thread
- * sends them through its StoreClient, provenance-store.ts answers them on the store thread.
+ * The store query kinds of the provenance domain: the main thread sends them through its
+ * StoreClient; their kind map, ProvenanceQueries, is read from these handlers' types.
  */
-import type { QuerySpec } from '../shared/store-protocol.js';
-import type { CheckpointParams } from './checkpoint.query.js';
-import type { RecordWrite, RecordWritten, ToolCallKey } from './record/record-store.js';
-import type { VerifyParams } from './verify.query.js';
+import { log } from '../shared/log.js';
+import { jsonText } from '../store/json-text.js';
+import { classifyStoreError } from '../store/store-error.js';
+import type { NoParams, QueriesOf, StoreContext } from '../store/store-module.js';
+import { latestCheckpoint, type CheckpointParams } from './checkpoint.query.js';
+import type { Checkpointer } from './checkpoints.js';
+import { listKeys } from './keys.query.js';
+import {
+  assertToolCallFree,
+  writeRecord,
+  type RecordWrite,
+  type ToolCallKey,
+} from './record/record-store.js';
+import type { SigningKey } from './signing-key.js';
+import type { ProvenanceDeps } from './provenance-store.js';
+import { VerifyLog } from './verify-log.js';
+import { keepVerifyResult, verifyRun, type VerifyParams } from './verify.query.js';
 
-export type ProvenanceQueries = {
-  // These reply with their finished response bodies.
-  verify: QuerySpec<VerifyParams, unknown>;
-  keys: QuerySpec<Record<string, never>, unknown>;
-  checkpoint: QuerySpec<CheckpointParams, unknown>;
-  // POST /v1/record: the check before a command runs, and the write after
-  recordFree: QuerySpec<ToolCallKey, Record<string, never>>;
-  record: QuerySpec<RecordWrite, RecordWritten>;
-};
+/** What the provenance handlers answer with, made by the module at start. */
+export interface ProvenanceParts {
+  key: SigningKey;
+  checkpointer: Checkpointer;
+  /** False only under PROVD_FAULT_NO_SEALING. */
+  sealing: boolean;
+}
+
+/** The provenance domain's handlers, by kind. */
+export function provenanceQueries(context: StoreContext, parts: ProvenanceParts, deps: ProvenanceDeps) {
+  const { writer, writes } = context;
+  /** Waits for the sealing round, so what is read next covers everything committed before; writes nothing itself. */
+  const sealedFirst = (): Promise<void> => (parts.sealing ? parts.checkpointer.sealed() : Promise.resolve());
+  const verifyLog = new VerifyLog();
+  return {
+    verify: async (params: VerifyParams) => {
+      const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
+      await sealedFirst();
+      const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks, sealedAtNs);
+      // kept for the summary (a log of the read, never evidence: nothing to seal, so it does not
+      // count as a write the sealing round follows), at most once a second a run for the same
+      // outcome; failing to keep it does not fail the verify
+      if (verifyLog.due(result))
+        await writes
+          .run(() => keepVerifyResult(writer, result), { housekeeping: true })
+          .catch((error: unknown) =>
+            log('warn', 'keeping a verify result failed', { error: classifyStoreError(error) }),
+          );
+      return jsonText(result);
+    },
+    keys: (_: NoParams) => listKeys(context.reader(), parts.key),
+    checkpoint: async (params: CheckpointParams) => {
+      await sealedFirst();
+      return latestCheckpoint(context.reader(), params);
+    },
+    // POST /v1/record: the check before a command runs, and the write after
+    recordFree: async (params: ToolCallKey) => {
+      await assertToolCallFree(context.reader(), params);
+      return jsonText<NoParams>({});
+    },
+    record: async (params: RecordWrite) => jsonText(await writes.run(() => writeRecord(writer, params))),
+  };
+}
+
+/** The provenance domain's kinds: params and result of each, from its handler. */
+export type ProvenanceQueries = QueriesOf<ReturnType<typeof provenanceQueries>>;

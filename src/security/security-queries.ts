@@ -1,29 +1,58 @@
 /**
  * The store query kinds of the security domain: the main thread sends them through its
- * StoreClient, security-store.ts answers them on the store thread.
+ * StoreClient; their kind map, SecurityQueries, is read from these handlers' types.
  */
-import type { QuerySpec } from '../shared/store-protocol.js';
-import type { AuditAssociations, AuditAssociationsParams } from './audit/audit-associations.query.js';
-import type { Baseline, BaselineList } from './baseline/baseline.js';
-import type { BaselinesParams } from './baseline/baseline-list.query.js';
-import type { BaselineParams, LearnParams } from './baseline/baselines.query.js';
-import type { SecurityDeviations } from './baseline/deviation.js';
-import type { DeviationsParams } from './baseline/deviations.query.js';
-import type { Enforcement } from './responses/enforcement.js';
-import type { ResponsesParams, SecurityResponses } from './responses/responses.query.js';
-import type { RisksParams, SecurityRisks } from './risks.query.js';
-import type { Signals, SignalsParams } from './signals/signals.query.js';
+import { jsonText } from '../store/json-text.js';
+import type { QueriesOf, StoreContext } from '../store/store-module.js';
+import { listAuditAssociations, type AuditAssociationsParams } from './audit/audit-associations.query.js';
+import { listBaselines, type BaselinesParams } from './baseline/baseline-list.query.js';
+import {
+  getBaseline,
+  learnBaseline,
+  type BaselineParams,
+  type LearnParams,
+} from './baseline/baselines.query.js';
+import { listDeviations, type DeviationsParams } from './baseline/deviations.query.js';
+import { insertEnforcement, type Enforcement } from './responses/enforcement.js';
+import { listResponses, type ResponsesParams } from './responses/responses.query.js';
+import { listRisks, type RisksParams } from './risks.query.js';
+import type { SecurityDeps } from './security-store.js';
+import { readSignals, type SignalsParams } from './signals/signals.query.js';
 
-export type SecurityQueries = {
-  risks: QuerySpec<RisksParams, SecurityRisks>;
-  responses: QuerySpec<ResponsesParams, SecurityResponses>;
-  auditAssociations: QuerySpec<AuditAssociationsParams, AuditAssociations>;
-  /** Records a kill provd carried out (a write). */
-  enforce: QuerySpec<Enforcement, Record<string, never>>;
-  signals: QuerySpec<SignalsParams, Signals>;
-  /** Learns a new version of a baseline (a write). */
-  learnBaseline: QuerySpec<LearnParams, Baseline>;
-  baselines: QuerySpec<BaselinesParams, BaselineList>;
-  baseline: QuerySpec<BaselineParams, Baseline>;
-  deviations: QuerySpec<DeviationsParams, SecurityDeviations>;
-};
+/** The security domain's handlers, by kind; signals, baselines and deviations borrow the rollup's catch-up. */
+export function securityQueries(context: StoreContext, deps: SecurityDeps) {
+  const { formatVersion, writer, writes } = context;
+  return {
+    risks: async (params: RisksParams) =>
+      jsonText(await listRisks(context.reader(), params, formatVersion, deps.endSeq())),
+    responses: async (params: ResponsesParams) =>
+      jsonText(await listResponses(context.reader(), params, formatVersion, deps.endSeq())),
+    auditAssociations: async (params: AuditAssociationsParams) =>
+      jsonText(await listAuditAssociations(context.reader(), params, formatVersion, deps.endSeq())),
+    /** Records a kill provd carried out (a write). */
+    enforce: async (params: Enforcement) => {
+      await writes.run(() => insertEnforcement(writer, params));
+      return jsonText<Record<string, never>>({});
+    },
+    signals: (params: SignalsParams) =>
+      readSignals(
+        { readers: [context.reader(), context.reader()], catchUpRollup: () => deps.catchUpRollup() },
+        params,
+      ),
+    /** Learns a new version of a baseline (a write). */
+    learnBaseline: async (params: LearnParams) => {
+      await deps.catchUpRollup();
+      return jsonText(await writes.run(() => learnBaseline(writer, params)));
+    },
+    baselines: async (params: BaselinesParams) =>
+      jsonText(await listBaselines(context.reader(), params, formatVersion)),
+    baseline: async (params: BaselineParams) => jsonText(await getBaseline(context.reader(), params)),
+    deviations: async (params: DeviationsParams) => {
+      await deps.catchUpRollup();
+      return jsonText(await listDeviations(context.reader(), params, formatVersion));
+    },
+  };
+}
+
+/** The security domain's kinds: params and result of each, from its handler. */
+export type SecurityQueries = QueriesOf<ReturnType<typeof securityQueries>>;

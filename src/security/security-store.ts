@@ -7,19 +7,11 @@
  * (rollupFolds, lent to it the same way), which lends back its catch-up.
  */
 import type { RollupFold } from '../telemetry/process-rollup.js';
-import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
-import { listAuditAssociations } from './audit/audit-associations.query.js';
-import { listBaselines } from './baseline/baseline-list.query.js';
-import { getBaseline, learnBaseline } from './baseline/baselines.query.js';
+import type { StoreContext, StoreModule } from '../store/store-module.js';
+import { securityQueries } from './security-queries.js';
 import { behaviourFold } from './baseline/behaviour-rollup.js';
-import { listDeviations } from './baseline/deviations.query.js';
-import { insertEnforcement } from './responses/enforcement.js';
-import { listResponses } from './responses/responses.query.js';
-import { listRisks } from './risks.query.js';
-import type { SecurityQueries } from './security-queries.js';
 import { llmUsageFold } from './signals/llm-usage-values.js';
 import { signalValuesFold } from './signals/signal-values.js';
-import { readSignals } from './signals/signals.query.js';
 
 export { insertVerdicts, settleDecisions } from './decisions.js';
 export { verifyPolicyLinks } from './audit/verify-policy-links.js';
@@ -37,32 +29,5 @@ export interface SecurityDeps {
 
 /** Starts the security module; its signals, baseline and deviations queries borrow the telemetry module's catch-up. */
 export function startSecurityStore(context: StoreContext, deps: SecurityDeps): StoreModule {
-  const { formatVersion, writer, writes } = context;
-  const json = async <T>(answer: Promise<T>): Promise<string> => JSON.stringify(await answer);
-  const queries: QueryHandlers<SecurityQueries> = {
-    risks: (params) => json(listRisks(context.reader(), params, formatVersion, deps.endSeq())),
-    responses: (params) => json(listResponses(context.reader(), params, formatVersion, deps.endSeq())),
-    auditAssociations: (params) =>
-      json(listAuditAssociations(context.reader(), params, formatVersion, deps.endSeq())),
-    enforce: async (params) => {
-      await writes.run(() => insertEnforcement(writer, params));
-      return '{}';
-    },
-    signals: (params) =>
-      readSignals(
-        { readers: [context.reader(), context.reader()], catchUpRollup: () => deps.catchUpRollup() },
-        params,
-      ),
-    learnBaseline: async (params) => {
-      await deps.catchUpRollup();
-      return json(writes.run(() => learnBaseline(writer, params)));
-    },
-    baselines: (params) => json(listBaselines(context.reader(), params, formatVersion)),
-    baseline: (params) => json(getBaseline(context.reader(), params)),
-    deviations: async (params) => {
-      await deps.catchUpRollup();
-      return json(listDeviations(context.reader(), params, formatVersion));
-    },
-  };
-  return { name: 'security', queries };
+  return { name: 'security', queries: securityQueries(context, deps) };
 }

@@ -9,6 +9,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { isDiskFull, ProvdError, toErrorData, type ErrorData } from '../shared/errors.js';
 import { log, logNow } from '../shared/log.js';
 import type { StoreInbound, StoreOpenState, StoreOutbound, StoreRequest } from '../shared/store-protocol.js';
+import { jsonText } from './json-text.js';
 import { checkStoreHealth, type StoreHealthReport } from './health.query.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
 import { classifyStoreError, isInvalidated } from './store-error.js';
@@ -52,7 +53,7 @@ export class StoreActor {
   private readonly migrations: Migration[] = loadMigrations();
   private database: OpenDatabase | undefined;
   private modules: StoreModule[] = [];
-  private readonly handlers = new Map<string, QueryHandler<never>>();
+  private readonly handlers = new Map<string, QueryHandler<never, unknown>>();
   private readonly writes = new WriteQueue();
   /** Requests running now, by id: closing a connection under a running query deadlocks its thread. */
   private readonly running = new Map<number, { answer: Promise<string>; abort: AbortController }>();
@@ -70,7 +71,7 @@ export class StoreActor {
     private readonly init: StoreInit,
     private readonly startModules: StoreModuleFactory,
   ) {
-    this.handlers.set('health', () => this.checkHealth().then((report) => JSON.stringify(report)));
+    this.handlers.set('health', async () => jsonText(await this.checkHealth()));
   }
 
   /**

@@ -1,10 +1,12 @@
 /**
  * How a domain plugs into the store actor: it declares its query kinds as a typed list of handlers,
- * and the actor dispatches by kind without knowing any of them. workers/store.worker.ts hands the
- * actor the domains' modules explicitly.
+ * and the actor dispatches by kind without knowing any of them. A domain's kind map (params and
+ * result of each kind, what the main thread sends) is derived from its handlers' types with
+ * QueriesOf, never kept by hand. workers/store.worker.ts lists the domains' modules.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { QueryMap } from '../shared/store-protocol.js';
+import type { QuerySpec } from '../shared/store-protocol.js';
+import type { JsonText } from './json-text.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** What the actor lends a domain once the database is open and migrated. */
@@ -25,11 +27,24 @@ export interface QueryRequest {
   signal: AbortSignal;
 }
 
-/** Answers one query kind with its serialized JSON body. */
-export type QueryHandler<Params> = (params: Params, request: QueryRequest) => Promise<string>;
+/** Answers one query kind with the JSON text of its result. */
+export type QueryHandler<Params, Result> = (
+  params: Params,
+  request: QueryRequest,
+) => Promise<JsonText<Result>>;
 
-/** One handler per kind of a domain's query map: a missing or extra kind fails the build. */
-export type QueryHandlers<Q extends QueryMap> = { [K in keyof Q]: QueryHandler<Q[K]['params']> };
+/** The params of a kind that takes none. */
+export type NoParams = Record<string, never>;
+
+/** The kind map of a domain's handlers: each kind's params and result, read from its handler's type. */
+export type QueriesOf<Handlers> = {
+  [K in keyof Handlers]: Handlers[K] extends (
+    params: infer P,
+    request: QueryRequest,
+  ) => Promise<JsonText<infer R>>
+    ? QuerySpec<P, R>
+    : never;
+};
 
 /** Facts a domain adds to the readiness check. */
 export interface HealthFacts {
@@ -43,7 +58,7 @@ export interface HealthFacts {
 export interface StoreModule {
   name: string;
   /** Handlers by kind; `never` params: the actor passes each the params its kind was sent with. */
-  queries: { readonly [kind: string]: QueryHandler<never> };
+  queries: { readonly [kind: string]: QueryHandler<never, unknown> };
   /** Adds facts to the readiness check, on the health connection. */
   healthFacts?(connection: DuckDBConnection): Promise<Partial<HealthFacts>>;
   /** Writes what it still owes the store (through the write queue); called once when the store closes, before stop. */

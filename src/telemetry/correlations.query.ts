@@ -25,6 +25,7 @@ import {
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { requireRun } from '../store/run-exists.js';
 import { readRows, sql } from '../store/sql.js';
+import { jsonText, type JsonText } from '../store/json-text.js';
 
 export interface CorrelationsParams {
   run: string;
@@ -92,7 +93,7 @@ export interface BindingCorrelation {
 export async function explainCorrelations(
   connection: DuckDBConnection,
   params: CorrelationsParams,
-): Promise<string> {
+): Promise<JsonText<TelemetryCorrelations>> {
   await requireRun(connection, params.run);
   const body: TelemetryCorrelations = {
     schema_version: 'provenance.telemetry_correlations/v1',
@@ -103,7 +104,7 @@ export async function explainCorrelations(
         ? await bindingsOfRun(connection, params.run)
         : [await basisOfEvent(connection, params.run, params.event)],
   };
-  return JSON.stringify(body);
+  return jsonText(body);
 }
 
 async function basisOfEvent(

@@ -9,6 +9,7 @@ import type { PageLimit } from '../model/paging.js';
 import { probePositions } from '../store/seq-probe.js';
 import { raw, readRows, sql } from '../store/sql.js';
 import { keysetPage } from '../store/keyset-page.js';
+import { asJsonText, type JsonText } from '../store/json-text.js';
 
 /** Validated parameters of one page request. */
 export interface EventsParams {
@@ -42,7 +43,7 @@ export async function listEvents(
   params: EventsParams,
   formatVersion: number,
   endSeq: bigint,
-): Promise<string> {
+): Promise<JsonText<TelemetryEvents>> {
   const opened = await keysetPage(connection, params, formatVersion, ['events', params.run, params.type], 1);
   const after = opened.afterInteger(-1n);
   const typeFilter = params.type === null ? sql`` : sql` AND type = ${typeCode(params.type)}`;
@@ -62,9 +63,9 @@ export async function listEvents(
         );
   const last = page[page.length - 1];
   const nextCursor = hasMore && last !== undefined ? JSON.stringify(opened.next([last.seq])) : 'null';
-  return (
+  return asJsonText<TelemetryEvents>(
     `{"schema_version":"provenance.telemetry_events/v1","run_id":${JSON.stringify(params.run)},` +
-    `"type":${JSON.stringify(params.type)},"limit":${params.limit},"count":${page.length},` +
-    `"has_more":${hasMore},"next_cursor":${nextCursor},"events":[${page.map(eventJson).join(',')}]}`
+      `"type":${JSON.stringify(params.type)},"limit":${params.limit},"count":${page.length},` +
+      `"has_more":${hasMore},"next_cursor":${nextCursor},"events":[${page.map(eventJson).join(',')}]}`,
   );
 }

@@ -21,6 +21,7 @@ import { unknownSource } from './producer-counters.js';
 import { requireRun } from '../store/run-exists.js';
 import type { SpoolLimits } from './spool-limits.js';
 import type { SpoolStats } from './spool.js';
+import { jsonText, type JsonText } from '../store/json-text.js';
 
 export interface ProducerHealthParams {
   run: string | null;
@@ -90,7 +91,7 @@ export async function producerHealth(
   limits: SpoolLimits,
   /** Read after the counters, so spooled rows a commit gave up meanwhile are not counted twice. */
   spoolStats: () => SpoolStats,
-): Promise<string> {
+): Promise<JsonText<ProducerHealth>> {
   if (params.run !== null) await requireRun(connection, params.run);
   const counters = await readRows<Record<string, unknown>>(
     connection,
@@ -145,7 +146,7 @@ export async function producerHealth(
       ]),
     ),
   };
-  return JSON.stringify(body);
+  return jsonText(body);
 }
 
 /** Events by evidence level and tier (for a run), or by spool state and evidence level (for all). */

@@ -37,7 +37,7 @@ export const producerHealthEndpoint: Endpoint<{
   schema: 'producer_health',
   query: producerHealthQuery.parameters,
   handler: ({ store, ingestState }) =>
-    queryRoute(store, 'producer_health', producerHealthQuery, ({ run }) => {
+    queryRoute(store, 'producerHealth', producerHealthQuery, ({ run }) => {
       const { inFlightBytes, refusedRequests } = ingestState();
       return { run: run ?? null, ingestInFlightBytes: inFlightBytes, ingestRefusedRequests: refusedRequests };
     }),

@@ -12,6 +12,7 @@ import { integerPart, type CursorToken } from '../model/cursor.js';
 import type { PageLimit } from '../model/paging.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { keysetPage } from '../store/keyset-page.js';
+import { jsonText, type JsonText } from '../store/json-text.js';
 
 /** Validated parameters of one page request. */
 export interface RunsParams {
@@ -121,7 +122,7 @@ export async function listRuns(
   connection: DuckDBConnection,
   params: RunsParams,
   formatVersion: number,
-): Promise<string> {
+): Promise<JsonText<RunList>> {
   const opened = await keysetPage(
     connection,
     { run: null, cursor: params.cursor },
@@ -154,7 +155,7 @@ export async function listRuns(
     next_cursor: next,
     runs: [...summaries.values()],
   };
-  return JSON.stringify(body);
+  return jsonText(body);
 }
 
 /** A run with none of its facts found yet: no bindings, no events. */

@@ -10,6 +10,7 @@ import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { readRows, sql } from '../store/sql.js';
 import { evidenceName, typeCode, typeName } from '../model/codes.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
+import { jsonText, type JsonText } from '../store/json-text.js';
 
 /** The params of the `summary` store query. */
 export interface SummaryParams {
@@ -72,7 +73,10 @@ export interface TopValues {
 }
 
 /** Summarizes one run. */
-export async function summarizeRun(connection: DuckDBConnection, params: SummaryParams): Promise<string> {
+export async function summarizeRun(
+  connection: DuckDBConnection,
+  params: SummaryParams,
+): Promise<JsonText<ObservabilitySummary>> {
   const run = params.run;
   await requireRun(connection, run);
   const [facts] = await readRows<{
@@ -168,7 +172,7 @@ export async function summarizeRun(connection: DuckDBConnection, params: Summary
             },
     },
   };
-  return JSON.stringify(answer);
+  return jsonText(answer);
 }
 
 /** The most frequent values of an attrs field (with a `:port` when given) among the run's events. */

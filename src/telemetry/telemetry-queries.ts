@@ -1,29 +1,59 @@
 /**
- * The store query kinds of the telemetry domain, with their params and results: the main thread
- * sends them through its StoreClient, telemetry-store.ts answers them on the store thread.
+ * The store query kinds of the telemetry domain: the main thread sends them through its
+ * StoreClient; their kind map, TelemetryQueries, is read from these handlers' types.
  */
-import type { QuerySpec } from '../shared/store-protocol.js';
-import type { IngestCommit, IngestCommitResult } from './batch-commit.js';
+import { jsonText } from '../store/json-text.js';
+import type { NoParams, QueriesOf, QueryRequest, StoreContext } from '../store/store-module.js';
+import type { IngestCommit } from './batch-commit.js';
 import type { Binding } from './binding.js';
-import type { CorrelationsParams } from './correlations.query.js';
-import type { EventsParams } from './events.query.js';
-import type { ProducerHealthParams } from './producer-health.query.js';
-import type { RunsParams } from './runs.query.js';
-import type { SummaryParams } from './summary.query.js';
-import type { WindowsParams } from './windows.query.js';
+import type { BindingStore } from './binding-store.js';
+import { explainCorrelations, type CorrelationsParams } from './correlations.query.js';
+import type { EventCommitter } from './event-commit.js';
+import { listEvents, type EventsParams } from './events.query.js';
+import { producerHealth, type ProducerHealthParams } from './producer-health.query.js';
+import { listRuns, type RunsParams } from './runs.query.js';
+import type { Spool } from './spool.js';
+import type { SpoolLimits } from './spool-limits.js';
+import { summarizeRun, type SummaryParams } from './summary.query.js';
+import { listWindows, type WindowsParams } from './windows.query.js';
 
-export type TelemetryQueries = {
-  /** Commits one ingest request, all or nothing; a cancelled one is rolled back. */
-  commit: QuerySpec<IngestCommit, IngestCommitResult>;
-  /** Persists a binding; `recorrelated` counts spooled events it attributed at once. */
-  bind: QuerySpec<{ binding: Binding }, { recorrelated: number }>;
-  /** Every binding as a JSON record, in arrival order (to fill the workers' BindingLog at start). */
-  bindings: QuerySpec<Record<string, never>, { records: string[] }>;
-  // These reply with their finished response bodies.
-  events: QuerySpec<EventsParams, unknown>;
-  windows: QuerySpec<WindowsParams, unknown>;
-  correlations: QuerySpec<CorrelationsParams, unknown>;
-  producer_health: QuerySpec<ProducerHealthParams, unknown>;
-  runs: QuerySpec<RunsParams, unknown>;
-  summary: QuerySpec<SummaryParams, unknown>;
-};
+/** What the telemetry handlers answer with, made by the module at start. */
+export interface TelemetryParts {
+  committer: EventCommitter;
+  bindings: BindingStore;
+  spool: Spool;
+  spoolLimits: SpoolLimits;
+}
+
+/** The telemetry domain's handlers, by kind. */
+export function telemetryQueries(context: StoreContext, parts: TelemetryParts) {
+  const { committer, bindings, spool } = parts;
+  const { formatVersion } = context;
+  return {
+    /** Commits one ingest request, all or nothing; a cancelled one is rolled back. */
+    commit: async (commit: IngestCommit, { signal }: QueryRequest) =>
+      jsonText(await committer.commit(commit, signal)),
+    /** Persists a binding; `recorrelated` counts spooled events it attributed at once. */
+    bind: async ({ binding }: { binding: Binding }) => {
+      const recorrelated = await context.writes.run(async () => {
+        const count = await bindings.bind(binding);
+        // committed: from here on the bind must answer success, or the workers never learn of it
+        if (count > 0) await spool.refresh();
+        return count;
+      });
+      return jsonText({ recorrelated });
+    },
+    /** Every binding as a JSON record, in arrival order (to fill the workers' BindingLog at start). */
+    bindings: (_: NoParams) => Promise.resolve(jsonText({ records: bindings.records() })),
+    events: (params: EventsParams) => listEvents(context.reader(), params, formatVersion, committer.endSeq),
+    windows: (params: WindowsParams) => listWindows(context.reader(), params, formatVersion),
+    correlations: (params: CorrelationsParams) => explainCorrelations(context.reader(), params),
+    producerHealth: (params: ProducerHealthParams) =>
+      producerHealth(context.reader(), params, parts.spoolLimits, () => spool.stats),
+    runs: (params: RunsParams) => listRuns(context.reader(), params, formatVersion),
+    summary: (params: SummaryParams) => summarizeRun(context.reader(), params),
+  };
+}
+
+/** The telemetry domain's kinds: params and result of each, from its handler. */
+export type TelemetryQueries = QueriesOf<ReturnType<typeof telemetryQueries>>;

@@ -11,20 +11,14 @@ import { log } from '../shared/log.js';
 import { onRollback, readRows, sql } from '../store/sql.js';
 import { BatchPlaces } from './batch-places.js';
 import { classifyStoreError } from '../store/store-error.js';
-import type { QueryHandlers, StoreContext, StoreModule } from '../store/store-module.js';
+import type { StoreContext, StoreModule } from '../store/store-module.js';
 import { BindingStore } from './binding-store.js';
-import { explainCorrelations } from './correlations.query.js';
 import { EventCommitter, type CommitFaults } from './event-commit.js';
-import { listEvents } from './events.query.js';
 import { IngestLedger } from './ingest-ledger.js';
-import { producerHealth } from './producer-health.query.js';
-import { listRuns } from './runs.query.js';
 import { Spool } from './spool.js';
 import type { SpoolLimits } from './spool-limits.js';
-import { summarizeRun } from './summary.query.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import { telemetryQueries } from './telemetry-queries.js';
 import { ProcessRollup, type RollupFold } from './process-rollup.js';
-import { listWindows } from './windows.query.js';
 
 /** What the telemetry module needs to start. */
 export interface TelemetryStoreInit {
@@ -144,25 +138,7 @@ export async function startTelemetryStore(
   const purge = setInterval(() => void purgeLedger(), ledgerPurgeMs);
   purge.unref();
 
-  const queries: QueryHandlers<TelemetryQueries> = {
-    commit: async (commit, { signal }) => JSON.stringify(await committer.commit(commit, signal)),
-    bind: async ({ binding }) => {
-      const recorrelated = await writes.run(async () => {
-        const count = await bindings.bind(binding);
-        // committed: from here on the bind must answer success, or the workers never learn of it
-        if (count > 0) await spool.refresh();
-        return count;
-      });
-      return JSON.stringify({ recorrelated });
-    },
-    bindings: () => Promise.resolve(JSON.stringify({ records: bindings.records() })),
-    events: (params) => listEvents(context.reader(), params, context.formatVersion, committer.endSeq),
-    windows: (params) => listWindows(context.reader(), params, context.formatVersion),
-    correlations: (params) => explainCorrelations(context.reader(), params),
-    producer_health: (params) => producerHealth(context.reader(), params, init.spool, () => spool.stats),
-    runs: (params) => listRuns(context.reader(), params, context.formatVersion),
-    summary: (params) => summarizeRun(context.reader(), params),
-  };
+  const queries = telemetryQueries(context, { committer, bindings, spool, spoolLimits: init.spool });
   return {
     name: 'telemetry',
     queries,

@@ -9,6 +9,7 @@ import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { WindowLength } from './window-facts.js';
 import { join, readRows, sql, type Statement } from '../store/sql.js';
 import { keysetPage } from '../store/keyset-page.js';
+import { asJsonText, type JsonText } from '../store/json-text.js';
 
 /** Validated parameters of a windows request; `from`/`to` select windows that overlap [from, to]. */
 export interface WindowsParams {
@@ -68,7 +69,7 @@ export async function listWindows(
   connection: DuckDBConnection,
   params: WindowsParams,
   formatVersion: number,
-): Promise<string> {
+): Promise<JsonText<TelemetryEventWindows>> {
   const width = BigInt(params.window) * 1_000_000_000n;
   const opened = await keysetPage(
     connection,
@@ -99,11 +100,11 @@ export async function listWindows(
       `"type":"${typeName(row.type)}","events":${row.events},"correlated":${row.correlated},` +
       `"risky":${row.risky},"bytes":${row.bytes}}`,
   );
-  return (
+  return asJsonText<TelemetryEventWindows>(
     `{"schema_version":"provenance.telemetry_event_windows/v1","run_id":${JSON.stringify(params.run)},` +
-    `"window_s":${params.window},"type":${JSON.stringify(params.type)},` +
-    `"from":${params.fromNs === null ? 'null' : `"${formatRfc3339Nanos(params.fromNs)}"`},` +
-    `"to":${params.toNs === null ? 'null' : `"${formatRfc3339Nanos(params.toNs)}"`},"limit":${params.limit},` +
-    `"count":${page.length},"has_more":${hasMore},"next_cursor":${JSON.stringify(next)},"windows":[${windows.join(',')}]}`
+      `"window_s":${params.window},"type":${JSON.stringify(params.type)},` +
+      `"from":${params.fromNs === null ? 'null' : `"${formatRfc3339Nanos(params.fromNs)}"`},` +
+      `"to":${params.toNs === null ? 'null' : `"${formatRfc3339Nanos(params.toNs)}"`},"limit":${params.limit},` +
+      `"count":${page.length},"has_more":${hasMore},"next_cursor":${JSON.stringify(next)},"windows":[${windows.join(',')}]}`,
   );
 }

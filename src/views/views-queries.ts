@@ -1,33 +1,54 @@
 /**
  * The store query kinds of the read models: views over what telemetry, provenance and security
- * stored (the application context, the timeline, explain, search). The main thread sends them
- * through its StoreClient; views-store.ts answers them on the store thread. Each replies with its
- * finished response body.
+ * stored (the application context, the timeline, explain, search). Each answers its finished
+ * response body. The main thread sends them through its StoreClient; their kind map, ViewsQueries,
+ * is read from these handlers' types.
  */
-import type { QuerySpec } from '../shared/store-protocol.js';
-import type { ArtifactParams } from './context/artifact.query.js';
-import type { CompareRecordsParams } from './context/compare-records.query.js';
-import type { ContextCompareParams } from './context/context-compare.query.js';
-import type { ContextContentParams } from './context/context-content.query.js';
-import type { ContextEntriesParams } from './context/context-entries.query.js';
-import type { ContextLinksParams } from './context/context-links.query.js';
-import type { ContextOverviewParams } from './context/context-overview.query.js';
-import type { ExplainParams } from './explain/explain.query.js';
-import type { SearchParams } from './search/search-sources.query.js';
-import type { TimelineCausalityParams } from './timeline/timeline-causality.query.js';
-import type { TimelineTableParams } from './timeline/timeline-table.query.js';
+import type { QueriesOf, StoreContext } from '../store/store-module.js';
+import { jsonText } from '../store/json-text.js';
+import { readArtifact, type ArtifactParams } from './context/artifact.query.js';
+import { compareRecords, type CompareRecordsParams } from './context/compare-records.query.js';
+import { compareContexts, type ContextCompareParams } from './context/context-compare.query.js';
+import { readContextContent, type ContextContentParams } from './context/context-content.query.js';
+import { listContextEntries, type ContextEntriesParams } from './context/context-entries.query.js';
+import { readContextLinks, type ContextLinksParams } from './context/context-links.query.js';
+import { overviewContext, type ContextOverviewParams } from './context/context-overview.query.js';
+import { explain, type ExplainParams } from './explain/explain.query.js';
+import { searchSources, type SearchParams } from './search/search-sources.query.js';
+import { timelineCausality, type TimelineCausalityParams } from './timeline/timeline-causality.query.js';
+import { listTimeline, type TimelineTableParams } from './timeline/timeline-table.query.js';
+import type { ViewsDeps } from './views-store.js';
 
-export type ViewsQueries = {
-  explain: QuerySpec<ExplainParams, unknown>;
-  timeline_table: QuerySpec<TimelineTableParams, unknown>;
-  timeline_causality: QuerySpec<TimelineCausalityParams, unknown>;
-  // the application context (/v1/context/*) and the /api paths over the evidence
-  context_overview: QuerySpec<ContextOverviewParams, unknown>;
-  context_entries: QuerySpec<ContextEntriesParams, unknown>;
-  context_content: QuerySpec<ContextContentParams, unknown>;
-  context_compare: QuerySpec<ContextCompareParams, unknown>;
-  context_links: QuerySpec<ContextLinksParams, unknown>;
-  compare_records: QuerySpec<CompareRecordsParams, unknown>;
-  artifact: QuerySpec<ArtifactParams, unknown>;
-  search_sources: QuerySpec<SearchParams, unknown>;
-};
+/** The views' handlers, by kind, over the store and what the write side lends them. */
+export function viewsQueries(context: StoreContext, deps: ViewsDeps) {
+  const { formatVersion } = context;
+  return {
+    explain: (params: ExplainParams) =>
+      explain(context.reader(), context.reader(), params, deps.unfoldedFrom(), deps.places),
+    timelineTable: (params: TimelineTableParams) =>
+      listTimeline(context.reader(), context.reader(), params, formatVersion),
+    timelineCausality: async (params: TimelineCausalityParams) => {
+      await deps.catchUpRollup();
+      return timelineCausality(context.reader(), context.reader(), params);
+    },
+    // the application context (/v1/context/*) and the /api paths over the evidence
+    contextOverview: async (params: ContextOverviewParams) =>
+      jsonText(await overviewContext(context.reader(), params)),
+    contextEntries: async (params: ContextEntriesParams) =>
+      jsonText(await listContextEntries(context.reader(), params, formatVersion)),
+    contextContent: async (params: ContextContentParams) =>
+      jsonText(await readContextContent(context.reader(), params)),
+    contextCompare: async (params: ContextCompareParams) =>
+      jsonText(await compareContexts(context.reader(), params)),
+    contextLinks: async (params: ContextLinksParams) =>
+      jsonText(await readContextLinks(context.reader(), params)),
+    compareRecords: async (params: CompareRecordsParams) =>
+      jsonText(await compareRecords(context.reader(), params)),
+    artifact: async (params: ArtifactParams) => jsonText(await readArtifact(context.reader(), params)),
+    searchSources: async (params: SearchParams) =>
+      jsonText(await searchSources(context.reader(), params, formatVersion, deps.endSeq())),
+  };
+}
+
+/** The views' kinds: params and result of each, from its handler. */
+export type ViewsQueries = QueriesOf<ReturnType<typeof viewsQueries>>;

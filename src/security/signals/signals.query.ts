@@ -14,6 +14,7 @@ import { readSecurity, type SecuritySignals } from './security-signals.query.js'
 import { signalBounds, type SignalBounds } from './signal-basis.js';
 import { readValueTotals } from './value-counts.query.js';
 import { readWindowCounts } from './window-counts.query.js';
+import { jsonText, type JsonText } from '../../store/json-text.js';
 
 /** The params of the `signals` store query. */
 export interface SignalsParams {
@@ -42,7 +43,7 @@ export interface SignalsStore {
 }
 
 /** The Signals body of a run, as JSON text. */
-export async function readSignals(store: SignalsStore, params: SignalsParams): Promise<string> {
+export async function readSignals(store: SignalsStore, params: SignalsParams): Promise<JsonText<Signals>> {
   const { run } = params;
   const [one, two] = store.readers;
   await requireRun(one, run);
@@ -75,5 +76,5 @@ export async function readSignals(store: SignalsStore, params: SignalsParams): P
     security,
     bounds: signalBounds,
   };
-  return JSON.stringify(answer);
+  return jsonText(answer);
 }

@@ -73,7 +73,7 @@ export const contextOverviewEndpoint = contextEndpoint({
     'stored) and file effects by kind, and when its first and latest context objects were stored.',
   schema: 'context_overview',
   contract: contextRunQuery,
-  kind: 'context_overview',
+  kind: 'contextOverview',
   params: ({ run }) => ({ run }),
 });
 
@@ -89,7 +89,7 @@ export const contextEntriesEndpoint = contextEndpoint({
     'came from).',
   schema: 'context_entries',
   contract: contextEntriesQuery,
-  kind: 'context_entries',
+  kind: 'contextEntries',
   params: (query) => ({
     run: query.run,
     kind: query.kind ?? null,
@@ -108,7 +108,7 @@ export const contextContentEndpoint = contextEndpoint({
     'is the address. 404 `not_found` when nothing is stored at the address.',
   schema: 'context_content',
   contract: contextObjectQuery,
-  kind: 'context_content',
+  kind: 'contextContent',
   params: ({ hash }) => ({ hash }),
 });
 
@@ -123,7 +123,7 @@ export const contextCompareEndpoint = contextEndpoint({
     'in one run. At most 1,000 tool calls per run, the first by start (`complete` says whether that was all).',
   schema: 'context_compare',
   contract: contextCompareQuery,
-  kind: 'context_compare',
+  kind: 'contextCompare',
   params: (query) => ({ run: query.run, other: query['other-run'] }),
 });
 
@@ -137,6 +137,6 @@ export const contextLinksEndpoint = contextEndpoint({
     'to the child (`previous` in its chain, `binding`, `tool_call`, `head` of a checkpoint).',
   schema: 'context_links',
   contract: contextObjectQuery,
-  kind: 'context_links',
+  kind: 'contextLinks',
   params: ({ hash }) => ({ hash }),
 });

@@ -56,7 +56,7 @@ export const compareRecordsEndpoint = recordsEndpoint({
     'the answer whole. 404 `run_not_found` for an unknown run, `not_found` for a tool call its run does not hold.',
   schema: 'compare_records',
   contract: compareRecordsQuery,
-  kind: 'compare_records',
+  kind: 'compareRecords',
   params: (query) => ({
     run: query.run,
     toolCall: query['tool-call'],

@@ -18,6 +18,7 @@ import { explainArtifact, explainToolCall } from './explain-tool-call.js';
 import { explainFile } from './explain-file.js';
 import { readEvent } from './explain-reads.js';
 import { runNode } from './tool-call-reads.js';
+import { jsonText, type JsonText } from '../../store/json-text.js';
 
 /** The node kinds explain takes, as its query parameters name them. */
 export type ExplainTarget = 'event' | 'process' | 'tool_call' | 'file' | 'risk' | 'artifact' | 'run';
@@ -40,7 +41,7 @@ export async function explain(
   params: ExplainParams,
   unfoldedFrom: bigint | null,
   places: BatchPlaces | null = null,
-): Promise<string> {
+): Promise<JsonText<ExplainResult>> {
   const {
     node,
     trail,
@@ -56,7 +57,7 @@ export async function explain(
     touch_count: touchCount,
     other_matches: otherMatches,
   };
-  return JSON.stringify(result);
+  return jsonText(result);
 }
 
 export async function explainTarget(source: Source, params: ExplainParams): Promise<Explained> {

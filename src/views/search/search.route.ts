@@ -37,7 +37,7 @@ export const searchSourcesEndpoint = queryEndpointOf<ViewsQueries>()({
     'even none, while `has_more` is true; `scan` says how far the search got. `run` keeps one run.',
   schema: 'search_sources',
   contract: searchSourcesQuery,
-  kind: 'search_sources',
+  kind: 'searchSources',
   params: (query) => ({
     q: query.q,
     run: query.run ?? null,

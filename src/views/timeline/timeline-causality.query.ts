@@ -28,6 +28,7 @@ import type {
   CutNodes,
   TimelineCausality,
 } from './timeline-causality.js';
+import { jsonText, type JsonText } from '../../store/json-text.js';
 
 /** The params of the `timeline_causality` store query. */
 export interface TimelineCausalityParams {
@@ -50,7 +51,7 @@ export async function timelineCausality(
   connection: DuckDBConnection,
   side: DuckDBConnection,
   params: TimelineCausalityParams,
-): Promise<string> {
+): Promise<JsonText<TimelineCausality>> {
   const { run } = params;
   const calls = await readToolCalls(connection, side, run);
   const unattributed = calls.get(null);
@@ -99,7 +100,7 @@ export async function timelineCausality(
     bounds: causalityBounds,
     root: { node: 'run', run_id: run, counts, children, omitted_children: omitted },
   };
-  return JSON.stringify(answer);
+  return jsonText(answer);
 }
 
 /** Earlier first instant first, then by id. */

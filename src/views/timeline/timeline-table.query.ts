@@ -11,6 +11,8 @@ import { join, raw, readRows, sql, type Statement } from '../../store/sql.js';
 import { integerPart } from '../../model/cursor.js';
 import { timelineSources, type SourceKey, type TimelineSource } from './timeline-sources.js';
 import { keysetPage } from '../../store/keyset-page.js';
+import { asJsonText, type JsonText } from '../../store/json-text.js';
+import type { TimelineTable } from './timeline-table.js';
 
 /** Validated parameters of one table page. */
 export interface TimelineTableParams {
@@ -38,7 +40,7 @@ export async function listTimeline(
   side: DuckDBConnection,
   params: TimelineTableParams,
   formatVersion: number,
-): Promise<string> {
+): Promise<JsonText<TimelineTable>> {
   // the run's existence is read with the page, in one statement with the context tables
   const opened = await keysetPage(
     side,
@@ -87,10 +89,10 @@ export async function listTimeline(
   const nextCursor =
     hasMore && last !== undefined ? JSON.stringify(opened.next([last.time_ns, last.rank, last.tie])) : 'null';
   const entries = page.map((row) => timelineSources[row.rank]!.entry(row));
-  return (
+  return asJsonText<TimelineTable>(
     `{"schema_version":"provenance.timeline/v1","view":"table","run_id":${JSON.stringify(params.run)},` +
-    `"limit":${params.limit},"count":${page.length},"has_more":${hasMore},"next_cursor":${nextCursor},` +
-    `"entries":[${entries.join(',')}]}`
+      `"limit":${params.limit},"count":${page.length},"has_more":${hasMore},"next_cursor":${nextCursor},` +
+      `"entries":[${entries.join(',')}]}`,
   );
 }
 

@@ -57,13 +57,13 @@ function timelineRoute(store: QueryClient<ViewsQueries>): RouteHandler {
           'invalid_argument',
           `${paging.join(' and ')} ${paging.length > 1 ? 'are' : 'is'} not accepted with view=causality: the tree is not paged`,
         );
-      const body = await store.query('timeline_causality', { run }, { deadlineMs: causalityDeadlineMs });
+      const body = await store.query('timelineCausality', { run }, { deadlineMs: causalityDeadlineMs });
       return { status: 200, body };
     }
     const params = { run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
     return {
       status: 200,
-      body: await store.query('timeline_table', params, { deadlineMs: tableDeadlineMs }),
+      body: await store.query('timelineTable', params, { deadlineMs: tableDeadlineMs }),
     };
   };
 }
