@@ -106,7 +106,7 @@ const targets = {
 } as const;
 /** Longest a store fill through HTTP may take (estimated at the measured rate) before auto uses SQL. */
 const maxHttpFillS = 300;
-/** Longer than the store's seal round (src/provenance/checkpoints.ts), so the batches are sealed. */
+/** Longer than the store's seal round (src/provenance/checkpoints.sql.ts), so the batches are sealed. */
 const sealRoundMs = 2_500;
 /** Hard bound on the whole run; past it the watchdog kills everything. */
 const deadlineMs = isShort ? 90_000 : 1_800_000;

@@ -12,7 +12,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventWindow } from '../src/views/search/search-sources.query.js';
+import { eventWindow } from '../src/views/search/search-sources.sql.js';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';

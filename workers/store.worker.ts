@@ -17,7 +17,7 @@ import {
   storedEventColumns,
   storedEventContentSql,
 } from '../src/telemetry/stored-event-hash.js';
-import { startTelemetryStore } from '../src/telemetry/telemetry-store.js';
+import { startTelemetryStore } from '../src/telemetry/telemetry-store.sql.js';
 import { startViewsStore } from '../src/views/views-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');

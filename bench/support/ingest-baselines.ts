@@ -14,12 +14,12 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duc
 import { sliceAtLines } from '../../src/ingest/ingest-router.js';
 import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import { canonicalJson } from '../../src/model/canonical-json.js';
-import { applyMigrations, loadMigrations } from '../../src/store/migrations.js';
+import { applyMigrations, loadMigrations } from '../../src/store/migrations.sql.js';
 import { execute, inTransaction } from '../../src/store/sql.js';
 import { parseBindRequest, type Binding } from '../../src/telemetry/binding.js';
 import { BindingIndex } from '../../src/telemetry/binding-index.js';
 import { evidenceCode, methodCode, sourceCode, spoolCode, typeCode } from '../../src/model/codes.js';
-import { insertEvents } from '../../src/telemetry/event-commit.js';
+import { insertEvents } from '../../src/telemetry/event-commit.sql.js';
 import { hashEvent } from '../../src/telemetry/event-hash.js';
 import { encodeEventRow } from '../../src/telemetry/event-row.js';
 import type { ParsedEvent } from '../../src/model/event.js';

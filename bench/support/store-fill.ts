@@ -12,7 +12,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execute, inTransaction, join, raw, sql } from '../../src/store/sql.js';
 import { rollupFolds } from '../../src/security/security-store.js';
-import { rebuildProcessRollup } from '../../src/telemetry/process-rollup.js';
+import { rebuildProcessRollup } from '../../src/telemetry/process-rollup.sql.js';
 
 /** What a fill did. */
 export interface StoreFill {

@@ -6,7 +6,7 @@ import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { ProvdError } from '../shared/errors.js';
 import type { Count } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import type { StoreHealthReport, StoreQueries } from '../store/health.query.js';
+import type { StoreHealthReport, StoreKinds } from '../store/store-health.js';
 
 /** The spec's readiness deadline. */
 export const readinessDeadlineMs = 2000;
@@ -55,7 +55,7 @@ export class ReadinessCheck {
   private stopping = false;
 
   constructor(
-    private readonly store: QueryClient<StoreQueries>,
+    private readonly store: QueryClient<StoreKinds>,
     /** Checks of the daemon's own capabilities, judged at start, reported beside the store's. */
     private readonly capabilities: HealthChecks = {},
     /** The sensor's capability report (src/sensor/sensor.ts), read at every check. */

@@ -12,7 +12,7 @@ import { batchHashing, mallocArenas } from '../provenance/batch-hash.js';
 import { announcePoolThreads, announceThread } from '../shared/thread-id.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import { bindingFromJson } from '../telemetry/binding-json.js';
-import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
+import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
 import { BindingLog } from '../telemetry/binding-log.js';
 import { recordBinder } from '../telemetry/record-binding.js';
 import { BearerAuth } from './bearer-auth.js';
@@ -213,7 +213,7 @@ async function release(server: HttpServer, pool: Piscina, snapshots: SnapshotPoo
 }
 
 /** The workers' binding log, filled with every binding the store holds. */
-async function loadBindingLog(store: QueryClient<TelemetryQueries>, ready: boolean): Promise<BindingLog> {
+async function loadBindingLog(store: QueryClient<TelemetryKinds>, ready: boolean): Promise<BindingLog> {
   const bindingLog = new BindingLog();
   if (!ready) return bindingLog;
   const { records } = await store.queryJson('bindings', {}, { deadlineMs: 60_000 });

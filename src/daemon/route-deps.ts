@@ -3,20 +3,20 @@
  * parts it needs (Endpoint<Deps>); the endpoint list checks that these hold them.
  */
 import type { IngestRouter } from '../ingest/ingest-router.js';
-import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
+import type { ProvenanceKinds } from '../provenance/provenance-kinds.js';
 import type { RecordDeps } from '../provenance/record/record.route.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
-import type { SecurityQueries } from '../security/security-queries.js';
+import type { SecurityKinds } from '../security/security-kinds.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
 import type { IngestQueueState } from '../telemetry/producer-health.route.js';
-import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
-import type { ViewsQueries } from '../views/views-queries.js';
+import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
+import type { ViewsKinds } from '../views/views-kinds.js';
 import type { ReadinessCheck } from './daemon-health.js';
 
 /** Every part any endpoint's handler may ask for. */
 export interface RouteDeps {
-  store: QueryClient<TelemetryQueries & ProvenanceQueries & SecurityQueries & ViewsQueries>;
+  store: QueryClient<TelemetryKinds & ProvenanceKinds & SecurityKinds & ViewsKinds>;
   readiness: ReadinessCheck;
   ingest: IngestRouter;
   /** What ingest holds in memory right now (producer health adds it). */

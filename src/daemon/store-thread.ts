@@ -2,17 +2,17 @@
  * The store thread as the daemon starts it: what workers/store.worker.ts is given, and the query
  * kinds its modules answer, so the main thread's client is typed by every domain's list.
  */
-import type { ProvenanceQueries } from '../provenance/provenance-queries.js';
-import type { SecurityQueries } from '../security/security-queries.js';
+import type { ProvenanceKinds } from '../provenance/provenance-kinds.js';
+import type { SecurityKinds } from '../security/security-kinds.js';
 import type { ProvenanceStoreInit } from '../provenance/provenance-store.js';
 import type { ProvdError } from '../shared/errors.js';
 import type { StoreOpenState } from '../shared/store-protocol.js';
-import type { StoreQueries } from '../store/health.query.js';
+import type { StoreKinds } from '../store/store-health.js';
 import type { StoreInit } from '../store/store-actor.js';
 import { StoreClient } from '../store/store-client.js';
-import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
-import type { TelemetryStoreInit } from '../telemetry/telemetry-store.js';
-import type { ViewsQueries } from '../views/views-queries.js';
+import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
+import type { TelemetryStoreInit } from '../telemetry/telemetry-store.sql.js';
+import type { ViewsKinds } from '../views/views-kinds.js';
 
 /** The `workerData` of the store thread. */
 export interface StoreThreadData {
@@ -22,11 +22,7 @@ export interface StoreThreadData {
 }
 
 /** Every query kind the store thread answers. */
-export type DaemonQueries = StoreQueries &
-  TelemetryQueries &
-  ProvenanceQueries &
-  SecurityQueries &
-  ViewsQueries;
+export type DaemonQueries = StoreKinds & TelemetryKinds & ProvenanceKinds & SecurityKinds & ViewsKinds;
 
 /** Starts the store thread; resolves once it opened (or failed to open) the database. */
 export function startStoreThread(

@@ -19,7 +19,7 @@ import {
   type IngestCommitResult,
 } from '../telemetry/batch-commit.js';
 import type { IngestFormat, LineError } from '../model/event.js';
-import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
+import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
 import type { KillVerdict } from '../shared/event-verdict.js';
 import type { NormalizeResult, NormalizeTask, TaskFormat } from './normalize.js';
 
@@ -59,7 +59,7 @@ export class IngestRouter {
 
   constructor(
     private readonly pool: Piscina,
-    private readonly store: QueryClient<TelemetryQueries>,
+    private readonly store: QueryClient<TelemetryKinds>,
     private readonly spoolDir: string,
     private readonly limits: IngestLimits = defaultIngestLimits,
     private readonly onKills: KillListener = () => undefined,
@@ -98,7 +98,7 @@ export class IngestRouter {
   /**
    * Normalizes and commits one batch of raw sensor records (src/sensor/records.ts), as one slice:
    * the ring reader bounds a batch's size already. Its commit may `linger` for others to join it
-   * (event-commit.ts); one that does not takes every lingering one along.
+   * (event-commit.sql.ts); one that does not takes every lingering one along.
    */
   ingestSensorBatch(batch: Uint8Array, linger = true): Promise<IngestCommitResult> {
     return this.normalizeAndCommit([batch], 'sensor', null, linger);

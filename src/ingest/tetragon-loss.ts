@@ -1,7 +1,7 @@
 /**
  * Tetragon's reports of its own loss: `process_throttle` (a cgroup's events throttled from
  * THROTTLE_START to THROTTLE_STOP) and `rate_limit_info` (process events dropped by the rate limit).
- * They become `capture_loss` events, which the store also records as coverage gaps (reported-gaps.ts).
+ * They become `capture_loss` events, which the store also records as coverage gaps (reported-gaps.sql.ts).
  */
 import type { EventType } from '../model/event.js';
 import { readCountOrDecimal, readString, wrongType } from './field-value.js';

@@ -2,11 +2,11 @@
 import type { Endpoint } from '../shared/http/endpoint.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import type { ProvenanceQueries } from './provenance-queries.js';
+import type { ProvenanceKinds } from './provenance-kinds.js';
 import { runQuery } from './run-query.js';
 
 /** The public keys of the store's checkpoints. */
-export const graphKeysEndpoint: Endpoint<{ store: QueryClient<ProvenanceQueries> }> = {
+export const graphKeysEndpoint: Endpoint<{ store: QueryClient<ProvenanceKinds> }> = {
   method: 'GET',
   path: '/v1/graph/keys',
   operationId: 'graph_keys',
@@ -18,7 +18,7 @@ export const graphKeysEndpoint: Endpoint<{ store: QueryClient<ProvenanceQueries>
 };
 
 /** A run's latest checkpoint, as of the sealing round that covers what was stored before the request. */
-export const checkpointEndpoint = queryEndpointOf<ProvenanceQueries>()({
+export const checkpointEndpoint = queryEndpointOf<ProvenanceKinds>()({
   path: '/v1/graph/checkpoint',
   operationId: 'graph_checkpoint',
   summary:

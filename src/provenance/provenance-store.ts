@@ -1,16 +1,16 @@
 /**
  * The provenance domain on the store thread: the graph's queries (verify, keys, checkpoints,
- * records; provenance-queries.ts), registered with the store actor as one module. The telemetry
- * commits store each batch's digest (seal-batches.ts); the checkpoint rounds seal and sign them.
+ * records; provenance-kinds.ts), registered with the store actor as one module. The telemetry
+ * commits store each batch's digest (seal-batches.sql.ts); the checkpoint rounds seal and sign them.
  */
 import type { StoreContext, StoreModule } from '../store/store-module.js';
-import { Checkpointer } from './checkpoints.js';
-import { stopSealing } from './seal-batches.js';
-import { sealLegacyRuns } from './seal-legacy.js';
+import { Checkpointer } from './checkpoints.sql.js';
+import { stopSealing } from './seal-batches.sql.js';
+import { sealLegacyRuns } from './seal-legacy.sql.js';
 import { loadSigningKey } from './signing-key.js';
-import type { EventRecheck } from './verify-events.js';
-import type { RunCheck } from './verify.query.js';
-import { provenanceQueries } from './provenance-queries.js';
+import type { EventRecheck } from './verify-events.sql.js';
+import type { RunCheck } from './verify.sql.js';
+import { provenanceHandlers } from './provenance-kinds.js';
 import { log } from '../shared/log.js';
 
 /** What the provenance module needs to start. */
@@ -44,7 +44,7 @@ export async function startProvenanceStore(
     stopSealing();
     log('warn', 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed');
   }
-  const queries = provenanceQueries(context, { key, checkpointer, sealing: init.sealing }, deps);
+  const queries = provenanceHandlers(context, { key, checkpointer, sealing: init.sealing }, deps);
   return {
     name: 'provenance',
     queries,

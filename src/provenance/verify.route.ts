@@ -7,7 +7,7 @@ import { jsonReply } from '../shared/http/http-reply.js';
 import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import type { ProvenanceQueries } from './provenance-queries.js';
+import type { ProvenanceKinds } from './provenance-kinds.js';
 import { runQuery } from './run-query.js';
 import type { VerifyResult } from './verify-result.js';
 
@@ -15,7 +15,7 @@ import type { VerifyResult } from './verify-result.js';
 const verifyDeadlineMs = 60_000;
 
 /** Verifies a run: 200 ok/failed, 503 unavailable, 404 for a run nobody named. */
-function verifyRoute(store: QueryClient<ProvenanceQueries>): RouteHandler {
+function verifyRoute(store: QueryClient<ProvenanceKinds>): RouteHandler {
   return async ({ query }) => {
     const { run } = runQuery.parse(query);
     try {
@@ -39,7 +39,7 @@ function verifyRoute(store: QueryClient<ProvenanceQueries>): RouteHandler {
 }
 
 /** GET /v1/graph/verify. */
-export const verifyEndpoint: Endpoint<{ store: QueryClient<ProvenanceQueries> }> = {
+export const verifyEndpoint: Endpoint<{ store: QueryClient<ProvenanceKinds> }> = {
   method: 'GET',
   path: '/v1/graph/verify',
   operationId: 'verify_run',

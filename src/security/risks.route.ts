@@ -4,7 +4,7 @@ import { ParamContract } from '../shared/http/param-contract.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../model/paging.js';
-import type { SecurityQueries } from './security-queries.js';
+import type { SecurityKinds } from './security-kinds.js';
 
 /** The query string of GET /v1/security/risks. */
 export interface RisksQuery extends PageQuery {
@@ -18,7 +18,7 @@ export const risksQuery = new ParamContract<RisksQuery>(
 );
 
 /** One page of a run's risks; the cursor is checked by the store, which issued it. */
-export const risksEndpoint = queryEndpointOf<SecurityQueries>()({
+export const risksEndpoint = queryEndpointOf<SecurityKinds>()({
   path: '/v1/security/risks',
   operationId: 'list_risks',
   summary: 'Security risks of a run',

@@ -1,7 +1,7 @@
 /**
  * Loss reports of the sensor as records of its own (op `lossReport`, written here, never by BPF):
  * they travel the sensor's path like any record and become `capture_loss` events, which the store
- * records as coverage gaps and producer health counts (telemetry/reported-gaps.ts).
+ * records as coverage gaps and producer health counts (telemetry/reported-gaps.sql.ts).
  */
 import { noProcessIdentity, type ParsedEvent } from '../model/event.js';
 import type { RecordView } from './record-view.js';

@@ -1,6 +1,6 @@
 /**
  * What a store query answers: the JSON text of its result, typed by the result it holds. The type
- * is how a domain's kind map learns each kind's result from its handler (QueriesOf), and what the
+ * is how a domain's kind map learns each kind's result from its handler (KindsOf), and what the
  * main thread's `queryJson` parses the text as.
  */
 

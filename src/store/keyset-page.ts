@@ -10,7 +10,7 @@ import {
   integerPart,
   type CursorToken,
 } from '../model/cursor.js';
-import { requireRun } from './run-exists.js';
+import { requireRun } from './run-exists.sql.js';
 
 /** What the client asked for: the run (null: every run) and where the page starts (null: the first). */
 export interface PageAsked {

@@ -10,8 +10,8 @@ import { isDiskFull, ProvdError, toErrorData, type ErrorData } from '../shared/e
 import { log, logNow } from '../shared/log.js';
 import type { StoreInbound, StoreOpenState, StoreOutbound, StoreRequest } from '../shared/store-protocol.js';
 import { jsonText } from './json-text.js';
-import { checkStoreHealth, type StoreHealthReport } from './health.query.js';
-import { applyMigrations, loadMigrations, type Migration } from './migrations.js';
+import { checkStoreHealth, type StoreHealthReport } from './store-health.js';
+import { applyMigrations, loadMigrations, type Migration } from './migrations.sql.js';
 import { classifyStoreError, isInvalidated } from './store-error.js';
 import type { HealthFacts, QueryHandler, StoreModule, StoreModuleFactory } from './store-module.js';
 import { inspectFormat, listTables } from './store-format.js';

@@ -3,7 +3,7 @@
  * without writing anything: an incompatible database must be left exactly as found.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Migration } from './migrations.js';
+import type { Migration } from './migrations.sql.js';
 
 /** Tables a usable store must hold; a missing one makes health answer 503. */
 export const requiredTables = [

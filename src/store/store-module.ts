@@ -2,7 +2,7 @@
  * How a domain plugs into the store actor: it declares its query kinds as a typed list of handlers,
  * and the actor dispatches by kind without knowing any of them. A domain's kind map (params and
  * result of each kind, what the main thread sends) is derived from its handlers' types with
- * QueriesOf, never kept by hand. workers/store.worker.ts lists the domains' modules.
+ * KindsOf, never kept by hand. workers/store.worker.ts lists the domains' modules.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { QuerySpec } from '../shared/store-protocol.js';
@@ -37,7 +37,7 @@ export type QueryHandler<Params, Result> = (
 export type NoParams = Record<string, never>;
 
 /** The kind map of a domain's handlers: each kind's params and result, read from its handler's type. */
-export type QueriesOf<Handlers> = {
+export type KindsOf<Handlers> = {
   [K in keyof Handlers]: Handlers[K] extends (
     params: infer P,
     request: QueryRequest,

@@ -6,8 +6,8 @@ import type { tags } from 'typia';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import type { Count } from '../shared/schema/wire-types.js';
 import type { LineError } from '../model/event.js';
-import type { CounterDelta } from './producer-counters.js';
-import type { ReportedGap } from './reported-gaps.js';
+import type { CounterDelta } from './producer-counters.sql.js';
+import type { ReportedGap } from './reported-gaps.sql.js';
 
 /** Digest of the events one batch adds to a run (null: the batch's spooled events). */
 export interface BatchDigest {
@@ -72,7 +72,7 @@ export interface IngestCommit {
   idempotency: IdempotencyClaim | null;
   /**
    * True when nobody waits on the answer (sensor batches): the commit may wait a little for others
-   * to join it (event-commit.ts: lingerMs), as a commit costs DuckDB ~10 ms whatever its size.
+   * to join it (event-commit.sql.ts: lingerMs), as a commit costs DuckDB ~10 ms whatever its size.
    */
   linger: boolean;
 }

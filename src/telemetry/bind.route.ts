@@ -9,7 +9,7 @@ import type { QueryClient } from '../shared/store-protocol.js';
 import { isBindRequestError, parseBindRequest, type Binding, type BindingFields } from './binding.js';
 import type { BindingLog } from './binding-log.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import type { TelemetryKinds } from './telemetry-kinds.js';
 
 /** How long a bind may take: settling a full spool is chunked, but a million events take a while. */
 const bindDeadlineMs = 120_000;
@@ -27,7 +27,7 @@ export interface BindingAnswer extends BindingFields {
  * settled. Once it resolves, no event sent after is correlated without it.
  */
 export async function storeBinding(
-  store: QueryClient<TelemetryQueries>,
+  store: QueryClient<TelemetryKinds>,
   bindingLog: BindingLog,
   binding: Binding,
 ): Promise<number> {
@@ -38,7 +38,7 @@ export async function storeBinding(
 }
 
 /** Answers `provenance.binding/v1`: the binding as stored, and how many spooled events it settled. */
-function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: BindingLog): RouteHandler {
+function bindRoute(store: QueryClient<TelemetryKinds>, bindingLog: BindingLog): RouteHandler {
   return async (request) => {
     const parsed = parseBindRequest(parseJsonObject(request.body), BigInt(Date.now()) * 1_000_000n);
     if (isBindRequestError(parsed)) return errorReply('invalid_argument', parsed.message);
@@ -55,7 +55,7 @@ function bindRoute(store: QueryClient<TelemetryQueries>, bindingLog: BindingLog)
 }
 
 /** POST /v1/telemetry/bind. */
-export const bindEndpoint: Endpoint<{ store: QueryClient<TelemetryQueries>; bindingLog: BindingLog }> = {
+export const bindEndpoint: Endpoint<{ store: QueryClient<TelemetryKinds>; bindingLog: BindingLog }> = {
   method: 'POST',
   path: '/v1/telemetry/bind',
   operationId: 'bind',

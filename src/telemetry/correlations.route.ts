@@ -3,7 +3,7 @@ import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import type { TelemetryKinds } from './telemetry-kinds.js';
 
 /** The query string of GET /v1/telemetry/correlations. */
 export interface CorrelationsQuery {
@@ -20,7 +20,7 @@ export const correlationsQuery = new ParamContract<CorrelationsQuery>(
 );
 
 /** The correlation basis of one event, or every binding of the run with its events by tier. */
-export const correlationsEndpoint = queryEndpointOf<TelemetryQueries>()({
+export const correlationsEndpoint = queryEndpointOf<TelemetryKinds>()({
   path: '/v1/telemetry/correlations',
   operationId: 'explain_correlations',
   summary: 'Basis for tying runtime events to a ToolCallScope',

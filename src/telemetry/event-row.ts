@@ -9,7 +9,7 @@
  * it raw (JSON escapes control characters), so attrs go in as they are, where `"` quoting doubled
  * every quote of every attrs (a copy of each, and DuckDB's slower unescaping path on the way in).
  */
-import { csvInt, csvQuote, csvSource, csvText } from '../store/csv-rows.js';
+import { csvInt, csvQuote, csvSource, csvText } from '../store/csv-rows.sql.js';
 import type { Statement } from '../store/sql.js';
 import type { Correlation } from './binding-index.js';
 import type { ParsedEvent } from '../model/event.js';

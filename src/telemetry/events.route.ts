@@ -3,7 +3,7 @@ import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import type { TelemetryKinds } from './telemetry-kinds.js';
 
 /** The query string of GET /v1/telemetry/events. */
 export type EventsQuery = RunPageQuery;
@@ -15,7 +15,7 @@ export const eventsQuery = new ParamContract<EventsQuery>(
 );
 
 /** One page of a run's events; the cursor is checked by the store, which issued it. */
-export const eventsEndpoint = queryEndpointOf<TelemetryQueries>()({
+export const eventsEndpoint = queryEndpointOf<TelemetryKinds>()({
   path: '/v1/telemetry/events',
   operationId: 'list_events',
   summary: 'One page of runtime events of a run',

@@ -5,7 +5,7 @@ import type { Endpoint } from '../shared/http/endpoint.js';
 import { queryRoute } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import type { TelemetryKinds } from './telemetry-kinds.js';
 
 /** What ingest holds in memory right now (it never reaches the store). */
 export interface IngestQueueState {
@@ -27,7 +27,7 @@ export const producerHealthQuery = new ParamContract<ProducerHealthQuery>(
 
 /** Producer health of everything, or of one run, with what ingest holds in memory right now. */
 export const producerHealthEndpoint: Endpoint<{
-  store: QueryClient<TelemetryQueries>;
+  store: QueryClient<TelemetryKinds>;
   ingestState: () => IngestQueueState;
 }> = {
   method: 'GET',

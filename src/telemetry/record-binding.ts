@@ -9,10 +9,10 @@ import type { QueryClient } from '../shared/store-protocol.js';
 import { storeBinding } from './bind.route.js';
 import { isBindRequestError, parseBindRequest } from './binding.js';
 import type { BindingLog } from './binding-log.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import type { TelemetryKinds } from './telemetry-kinds.js';
 
 /** Binds recorded commands through the store and the workers' binding log. */
-export function recordBinder(store: QueryClient<TelemetryQueries>, bindingLog: BindingLog): RecordBinder {
+export function recordBinder(store: QueryClient<TelemetryKinds>, bindingLog: BindingLog): RecordBinder {
   return async ({ runId, toolCallId, cgroupId, rootPid, startedNs }) => {
     const binding = parseBindRequest(
       {

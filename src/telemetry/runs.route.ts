@@ -3,7 +3,7 @@ import typia from 'typia';
 import { ParamContract } from '../shared/http/param-contract.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import { defaultPageLimit, type PageQuery } from '../model/paging.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import type { TelemetryKinds } from './telemetry-kinds.js';
 
 /** The query string of GET /v1/runs. */
 export type RunsQuery = PageQuery;
@@ -15,7 +15,7 @@ export const runsQuery = new ParamContract<RunsQuery>(
 );
 
 /** One page of the known runs, newest first; the cursor is checked by the store, which issued it. */
-export const runsEndpoint = queryEndpointOf<TelemetryQueries>()({
+export const runsEndpoint = queryEndpointOf<TelemetryKinds>()({
   path: '/v1/runs',
   operationId: 'list_runs',
   summary:

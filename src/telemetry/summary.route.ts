@@ -1,10 +1,10 @@
 /** GET /v1/observe/summary on the main thread: check `run`, forward the store's bytes. */
 import { runQuery } from '../provenance/run-query.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import type { TelemetryKinds } from './telemetry-kinds.js';
 
 /** The observability summary of a run. */
-export const summaryEndpoint = queryEndpointOf<TelemetryQueries>()({
+export const summaryEndpoint = queryEndpointOf<TelemetryKinds>()({
   path: '/v1/observe/summary',
   operationId: 'observe_summary',
   summary:

@@ -1,6 +1,6 @@
 /**
  * What the 10 s and 60 s windows count of an event, decided when it is normalized and stored with
- * it (events.risky, events.bytes), so the commit counts windows in SQL (window-upsert.ts).
+ * it (events.risky, events.bytes), so the commit counts windows in SQL (window-upsert.sql.ts).
  */
 import type { EventType } from '../model/event.js';
 

@@ -6,7 +6,7 @@ import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { DateTimeText } from '../shared/schema/wire-types.js';
 import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
-import type { TelemetryQueries } from './telemetry-queries.js';
+import type { TelemetryKinds } from './telemetry-kinds.js';
 import type { WindowLength } from './window-facts.js';
 
 /** The query string of GET /v1/telemetry/windows. */
@@ -29,7 +29,7 @@ export const windowsQuery = new ParamContract<WindowsQuery>(
 const defaultWindow: WindowLength = 60;
 
 /** A run's windows of one length, optionally of one type and overlapping [from, to], paged. */
-export const windowsEndpoint = queryEndpointOf<TelemetryQueries>()({
+export const windowsEndpoint = queryEndpointOf<TelemetryKinds>()({
   path: '/v1/telemetry/windows',
   operationId: 'list_windows',
   summary: 'Events aggregated in 10 s or 60 s windows',

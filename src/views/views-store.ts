@@ -4,8 +4,8 @@
  * write nothing; what they read of the write side's state comes in ViewsDeps.
  */
 import type { StoreContext, StoreModule } from '../store/store-module.js';
-import type { BatchPlaces } from '../telemetry/batch-places.js';
-import { viewsQueries } from './views-queries.js';
+import type { BatchPlaces } from '../telemetry/batch-places.sql.js';
+import { viewsHandlers } from './views-kinds.js';
 
 /** What the telemetry module lends the views, wired by the store worker. */
 export interface ViewsDeps {
@@ -21,5 +21,5 @@ export interface ViewsDeps {
 
 /** Starts the views module. */
 export function startViewsStore(context: StoreContext, deps: ViewsDeps): StoreModule {
-  return { name: 'views', queries: viewsQueries(context, deps) };
+  return { name: 'views', queries: viewsHandlers(context, deps) };
 }

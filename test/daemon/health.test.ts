@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileDigest, queryRows, withDatabase } from '../support/duckdb.js';
 import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
 import { request } from '../support/http.js';
-import { applyMigrations, loadMigrations } from '../../src/store/migrations.js';
+import { applyMigrations, loadMigrations } from '../../src/store/migrations.sql.js';
 
 describe('health endpoints', function () {
   const fixture = useDaemonFixture();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendToChains, type ChainEntry } from '../../src/provenance/graph-chains.js';
+import { appendToChains, type ChainEntry } from '../../src/provenance/graph-chains.sql.js';
 import { inTransaction, readRows, sql } from '../../src/store/sql.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 

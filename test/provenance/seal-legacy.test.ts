@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { merkleRoot } from '../../src/provenance/merkle.js';
-import { applyMigrations, loadMigrations } from '../../src/store/migrations.js';
+import { applyMigrations, loadMigrations } from '../../src/store/migrations.sql.js';
 import { assertStopsCleanly, useDaemonFixture } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 

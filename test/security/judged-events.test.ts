@@ -6,7 +6,7 @@ import {
   type DecisionRow,
   type JudgedEvent,
   type JudgedPage,
-} from '../../src/security/judged-events.js';
+} from '../../src/security/judged-events.sql.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 
 /** Positions 0..199,999: past the first probe window (65,536), so a sparse run needs a wider one. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMigrations } from '../../src/store/migrations.js';
+import { loadMigrations } from '../../src/store/migrations.sql.js';
 import { requiredTables } from '../../src/store/store-format.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { makeDataDir, removeDir, startDaemon, assertStopsCleanly } from '../support/daemon.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { execute, sql } from '../../src/store/sql.js';
-import { probePositions } from '../../src/store/seq-probe.js';
+import { probePositions } from '../../src/store/seq-probe.sql.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /** Positions 1..300,000 in a real store file: past the first probe window (65,536) and the second. */

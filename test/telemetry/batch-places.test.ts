@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { readRows, sql } from '../../src/store/sql.js';
 import { WriteQueue } from '../../src/store/write-queue.js';
 import type { IngestCommit } from '../../src/telemetry/batch-commit.js';
-import { BatchPlaces, type BatchPlace } from '../../src/telemetry/batch-places.js';
+import { BatchPlaces, type BatchPlace } from '../../src/telemetry/batch-places.sql.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
-import { BindingStore } from '../../src/telemetry/binding-store.js';
-import { EventCommitter } from '../../src/telemetry/event-commit.js';
-import { readEvent } from '../../src/views/explain/explain-reads.js';
-import { IngestLedger } from '../../src/telemetry/ingest-ledger.js';
+import { BindingStore } from '../../src/telemetry/binding-store.sql.js';
+import { EventCommitter } from '../../src/telemetry/event-commit.sql.js';
+import { readEvent } from '../../src/views/explain/explain-reads.sql.js';
+import { IngestLedger } from '../../src/telemetry/ingest-ledger.sql.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
 
 /** One request of `count` spooled events of cgroup `cgroup`, with its batch's digest, as the router hands it over. */

@@ -4,7 +4,7 @@ import { canonicalJson } from '../../src/model/canonical-json.js';
 import { execute, readRows, sql } from '../../src/store/sql.js';
 import { isBindRequestError, parseBindRequest, type Binding } from '../../src/telemetry/binding.js';
 import { BindingIndex } from '../../src/telemetry/binding-index.js';
-import { bindingMatch } from '../../src/telemetry/binding-match.js';
+import { bindingMatch } from '../../src/telemetry/binding-match.sql.js';
 import { methodCode } from '../../src/model/codes.js';
 import type { ParsedEvent } from '../../src/model/event.js';
 

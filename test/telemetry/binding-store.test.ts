@@ -3,7 +3,7 @@ import { execute, readRows, sql } from '../../src/store/sql.js';
 import type { BatchCommit } from '../../src/telemetry/batch-commit.js';
 import { isBindRequestError, parseBindRequest, type Binding } from '../../src/telemetry/binding.js';
 import { buildCorrelations } from '../../src/telemetry/binding-index.js';
-import { BindingStore, settleChunkRows } from '../../src/telemetry/binding-store.js';
+import { BindingStore, settleChunkRows } from '../../src/telemetry/binding-store.sql.js';
 import { evidenceName, methodName, spoolName, typeCode } from '../../src/model/codes.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readRows, sql } from '../../src/store/sql.js';
 import { WriteQueue } from '../../src/store/write-queue.js';
 import type { IngestCommit } from '../../src/telemetry/batch-commit.js';
-import { EventCommitter, type CommitHooks } from '../../src/telemetry/event-commit.js';
-import { IngestLedger } from '../../src/telemetry/ingest-ledger.js';
+import { EventCommitter, type CommitHooks } from '../../src/telemetry/event-commit.sql.js';
+import { IngestLedger } from '../../src/telemetry/ingest-ledger.sql.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
 
 describe('EventCommitter', function () {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execute, sql } from '../../src/store/sql.js';
 import { typeCode } from '../../src/model/codes.js';
-import { sealRows, type Sealed } from '../../src/views/explain/explain-reads.js';
+import { sealRows, type Sealed } from '../../src/views/explain/explain-reads.sql.js';
 import {
   readProcessEvents,
   type ProcessLookup,
   type ProcessRow,
-} from '../../src/views/explain/process-reads.js';
+} from '../../src/views/explain/process-reads.sql.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 
 const second = 1_000_000_000n;

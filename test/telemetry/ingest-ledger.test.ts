@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execute, readRows, sql } from '../../src/store/sql.js';
 import type { IngestAnswer } from '../../src/telemetry/batch-commit.js';
-import { IngestLedger } from '../../src/telemetry/ingest-ledger.js';
+import { IngestLedger } from '../../src/telemetry/ingest-ledger.sql.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 
 const answer = (batchId: string): IngestAnswer => ({

@@ -1,7 +1,7 @@
 /** Producer counters add up per source and counter, across commits, on a real (migrated) store. */
 import assert from 'node:assert/strict';
 import { readRows, sql } from '../../src/store/sql.js';
-import { addCounters } from '../../src/telemetry/producer-counters.js';
+import { addCounters } from '../../src/telemetry/producer-counters.sql.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 
 describe('producer counters', function () {

@@ -3,7 +3,7 @@ import { execute, readRows, sql } from '../../src/store/sql.js';
 import { WriteQueue } from '../../src/store/write-queue.js';
 import { spoolName } from '../../src/model/codes.js';
 import type { SpoolLimits } from '../../src/telemetry/spool-limits.js';
-import { Spool } from '../../src/telemetry/spool.js';
+import { Spool } from '../../src/telemetry/spool.sql.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
 
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;

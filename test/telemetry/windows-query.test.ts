@@ -3,8 +3,8 @@ import { execute, sql } from '../../src/store/sql.js';
 import type { EventType } from '../../src/model/event.js';
 import { buildCorrelations } from '../../src/telemetry/binding-index.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
-import { countWindows } from '../../src/telemetry/window-upsert.js';
-import { listWindows, type WindowsParams } from '../../src/telemetry/windows.query.js';
+import { countWindows } from '../../src/telemetry/window-upsert.sql.js';
+import { listWindows, type WindowsParams } from '../../src/telemetry/windows.sql.js';
 import { openTestStore, testEvent, type TestStore } from '../support/store.js';
 
 const second = 1_000_000_000n;

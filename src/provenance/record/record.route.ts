@@ -14,7 +14,7 @@ import type { Endpoint } from '../../shared/http/endpoint.js';
 import type { RouteHandler } from '../../shared/http/route.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
-import type { ProvenanceQueries } from '../provenance-queries.js';
+import type { ProvenanceKinds } from '../provenance-kinds.js';
 import type { CapturedOutput } from './bounded-output.js';
 import type { RecordCgroupRoot } from './cgroup-root.js';
 import { CommandCgroup } from './command-cgroup.js';
@@ -30,7 +30,7 @@ import {
 import type { KillTarget, KillWatch, PolicyKill } from './kill-watch.js';
 import type { RecordAnswer, RecordArtifact, RecordCgroupReport, ToolCallStatus } from './record-answer.js';
 import { isRecordRefusal, parseRecordRequest, type RecordPlan } from './record-request.js';
-import type { RecordWrite, RecordWritten } from './record-store.js';
+import type { RecordWrite, RecordWritten } from './record-store.sql.js';
 import { runCommand, type CommandOutcome } from './run-command.js';
 import { startingUmask } from '../../shared/private-files.js';
 
@@ -45,7 +45,7 @@ export type RecordBinder = (scope: {
 
 /** What the record route needs. */
 export interface RecordDeps {
-  store: QueryClient<ProvenanceQueries>;
+  store: QueryClient<ProvenanceKinds>;
   bind: RecordBinder;
   cgroupRoot: RecordCgroupRoot;
   /** Whether the daemon checks a bearer token (executing is refused otherwise). */

@@ -6,9 +6,9 @@ import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { DateTimeText } from '../../shared/schema/wire-types.js';
 import { evidenceName, typeName, type EvidenceLevel } from '../../model/codes.js';
 import type { EventType } from '../../model/event.js';
-import type { Judged } from '../judged-events.js';
+import type { Judged } from '../judged-events.sql.js';
 import type { Decision, Severity } from '../policy/policy.js';
-import { riskId } from '../risks.query.js';
+import { riskId } from '../risks.js';
 import type { SecurityResponse } from '../responses/response.js';
 
 /** A decision with the event, risk, response, tool call, binding and sealed batch it ties together. */

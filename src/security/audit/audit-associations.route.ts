@@ -7,7 +7,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
-import type { SecurityQueries } from '../security-queries.js';
+import type { SecurityKinds } from '../security-kinds.js';
 
 /** The query string of the audit associations page. */
 export interface AuditAssociationsQuery extends PageQuery {
@@ -25,7 +25,7 @@ const description =
 
 /** One page of audit associations, under `path`; the cursor is checked by the store, which issued it. */
 const auditAssociationsAt = (path: string, operationId: string, summary: string) =>
-  queryEndpointOf<SecurityQueries>()({
+  queryEndpointOf<SecurityKinds>()({
     path,
     operationId,
     summary,

@@ -8,7 +8,7 @@ import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { CursorToken } from '../../model/cursor.js';
 import type { PageLimit } from '../../model/paging.js';
 import type { WindowLength } from '../../telemetry/window-facts.js';
-import type { BaselineProfile } from './baseline-profile.query.js';
+import type { BaselineProfile } from './baseline-profile.sql.js';
 
 /** A baseline's version: 1 for the first learned under a name, then 2, 3, ... */
 export type BaselineVersion = number & tags.Type<'uint64'> & tags.Minimum<1>;

@@ -13,7 +13,7 @@ import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
-import type { SecurityQueries } from '../security-queries.js';
+import type { SecurityKinds } from '../security-kinds.js';
 import type { BaselineVersionParam } from './baseline.js';
 import { baselineRequest } from './baseline-request.js';
 
@@ -45,7 +45,7 @@ export const baselineQuery = new ParamContract<BaselineQuery>(
 );
 
 /** Learns a new version of a baseline from the runs the body names; answers `provenance.baseline/v1`. */
-function learnBaselineRoute(store: QueryClient<SecurityQueries>): RouteHandler {
+function learnBaselineRoute(store: QueryClient<SecurityKinds>): RouteHandler {
   return async (request) => {
     const checked = baselineRequest.check(parseJsonObject(request.body));
     if (!checked.ok) return errorReply('invalid_argument', checked.failure.message);
@@ -59,7 +59,7 @@ function learnBaselineRoute(store: QueryClient<SecurityQueries>): RouteHandler {
 }
 
 /** POST /v1/security/baselines. */
-export const learnBaselineEndpoint: Endpoint<{ store: QueryClient<SecurityQueries> }> = {
+export const learnBaselineEndpoint: Endpoint<{ store: QueryClient<SecurityKinds> }> = {
   method: 'POST',
   path: '/v1/security/baselines',
   operationId: 'learn_baseline',
@@ -74,7 +74,7 @@ export const learnBaselineEndpoint: Endpoint<{ store: QueryClient<SecurityQuerie
 };
 
 /** One page of the learned baselines, by name, the newest version first. */
-export const baselinesEndpoint = queryEndpointOf<SecurityQueries>()({
+export const baselinesEndpoint = queryEndpointOf<SecurityKinds>()({
   path: '/v1/security/baselines',
   operationId: 'list_baselines',
   summary: 'One page of the learned baselines, by name, the newest version first (provd extension)',
@@ -89,7 +89,7 @@ export const baselinesEndpoint = queryEndpointOf<SecurityQueries>()({
 });
 
 /** One version of a baseline, whole, or 404 naming what is not learned. */
-export const baselineEndpoint = queryEndpointOf<SecurityQueries>()({
+export const baselineEndpoint = queryEndpointOf<SecurityKinds>()({
   path: '/v1/security/baseline',
   operationId: 'get_baseline',
   summary: 'One version of a learned baseline, with its whole profile (provd extension)',

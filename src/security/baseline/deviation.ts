@@ -1,7 +1,7 @@
 /**
  * A deviation as the wire carries it (`provenance.security_deviations/v1`): what a run did outside
  * its baseline, measured against one version, with the events behind it. Built here from the rows
- * deviations.query.ts selects.
+ * deviations.sql.ts selects.
  */
 import type { Count, DateTimeText, Identifier } from '../../shared/schema/wire-types.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
@@ -18,7 +18,7 @@ import {
   setMeasures,
   type SetMeasure,
 } from './baseline-measures.js';
-import type { BaselineProfile } from './baseline-profile.query.js';
+import type { BaselineProfile } from './baseline-profile.sql.js';
 
 /** What a deviation measures: a set measure, or the rate of one event type (`rate:file_open`). */
 export type DeviationMeasure = SetMeasure | `rate:${EventType}`;

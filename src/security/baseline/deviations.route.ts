@@ -4,7 +4,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
-import type { SecurityQueries } from '../security-queries.js';
+import type { SecurityKinds } from '../security-kinds.js';
 import type { BaselineVersionParam } from './baseline.js';
 
 // a query first folds what the behaviour rollup has not folded yet: after a long burst, that takes a while
@@ -26,7 +26,7 @@ export const deviationsQuery = new ParamContract<DeviationsQuery>(
 );
 
 /** One page of a run's deviations from a baseline version; the cursor is checked by the store. */
-export const deviationsEndpoint = queryEndpointOf<SecurityQueries>()({
+export const deviationsEndpoint = queryEndpointOf<SecurityKinds>()({
   path: '/v1/security/deviations',
   operationId: 'list_deviations',
   summary: 'Deviations from the behaviour baseline',

@@ -10,8 +10,8 @@ import { log } from '../../shared/log.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { toErrorData } from '../../shared/errors.js';
-import type { SecurityQueries } from '../security-queries.js';
-import type { Enforcement } from './enforcement.js';
+import type { SecurityKinds } from '../security-kinds.js';
+import type { Enforcement } from './enforcement.sql.js';
 
 interface Watched {
   scope: KillScope;
@@ -24,7 +24,7 @@ interface Watched {
 export class KillSwitch {
   private readonly watched = new Map<string, Watched>();
 
-  constructor(private readonly store: QueryClient<SecurityQueries>) {}
+  constructor(private readonly store: QueryClient<SecurityKinds>) {}
 
   /** The watch the record route takes for each command it runs. */
   readonly watch: KillWatch = (scope, target) => {

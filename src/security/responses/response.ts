@@ -6,9 +6,9 @@
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { evidenceName, type EvidenceLevel } from '../../model/codes.js';
-import type { Judged } from '../judged-events.js';
+import type { Judged } from '../judged-events.sql.js';
 import type { Decision } from '../policy/policy.js';
-import { riskId } from '../risks.query.js';
+import { riskId } from '../risks.js';
 
 /** What a response's action is aimed at. */
 export interface ResponseTarget {

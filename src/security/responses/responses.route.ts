@@ -2,13 +2,13 @@
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import { defaultPageLimit } from '../../model/paging.js';
 import { risksQuery } from '../risks.route.js';
-import type { SecurityQueries } from '../security-queries.js';
+import type { SecurityKinds } from '../security-kinds.js';
 
 /** Its query string: the risks page's (`run`, `limit`, `cursor`). */
 export const responsesQuery = risksQuery;
 
 /** One page of a run's responses; the cursor is checked by the store, which issued it. */
-export const responsesEndpoint = queryEndpointOf<SecurityQueries>()({
+export const responsesEndpoint = queryEndpointOf<SecurityKinds>()({
   path: '/v1/security/responses',
   operationId: 'list_responses',
   summary: 'Response actions taken for a run',

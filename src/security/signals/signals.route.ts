@@ -3,7 +3,7 @@ import typia from 'typia';
 import { ParamContract } from '../../shared/http/param-contract.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
-import type { SecurityQueries } from '../security-queries.js';
+import type { SecurityKinds } from '../security-kinds.js';
 
 /** The query string of GET /v1/signals. */
 export interface SignalsQuery {
@@ -33,7 +33,7 @@ const signalsDescription =
 const signalsDeadlineMs = 60_000;
 
 /** A run's signals. */
-export const signalsEndpoint = queryEndpointOf<SecurityQueries>()({
+export const signalsEndpoint = queryEndpointOf<SecurityKinds>()({
   path: '/v1/signals',
   operationId: 'get_signals',
   summary: 'Behaviour, cost, quality and security signals of a run, each with its basis',

@@ -1,7 +1,7 @@
 /**
  * The shape of most GET endpoints: read the query string through a ParamContract, forward one
  * store query, answer the bytes the store serialized. A route file declares such an endpoint with
- * `queryEndpointOf<Queries>()` and states only its facts: path, words, contract, kind, params.
+ * `queryEndpointOf<Kinds>()` and states only its facts: path, words, contract, kind, params.
  */
 import type { QueryClient, QueryMap } from '../store-protocol.js';
 import type { Endpoint } from './endpoint.js';
@@ -11,16 +11,12 @@ import type { RouteHandler } from './route.js';
 /** How long these routes wait for the store, unless the endpoint says otherwise. */
 const defaultDeadlineMs = 10_000;
 
-/** The route of store query `kind` of `Queries`, its params made from the checked query by `paramsOf`. */
-export function queryRoute<
-  Queries extends QueryMap,
-  Query extends object,
-  Kind extends keyof Queries & string,
->(
-  store: QueryClient<Queries>,
+/** The route of store query `kind` of `Kinds`, its params made from the checked query by `paramsOf`. */
+export function queryRoute<Kinds extends QueryMap, Query extends object, Kind extends keyof Kinds & string>(
+  store: QueryClient<Kinds>,
   kind: Kind,
   contract: ParamContract<Query>,
-  paramsOf: (query: Query) => Queries[Kind]['params'],
+  paramsOf: (query: Query) => Kinds[Kind]['params'],
   deadlineMs = defaultDeadlineMs,
 ): RouteHandler {
   return async ({ query }) => ({
@@ -31,28 +27,28 @@ export function queryRoute<
 
 /** What a query endpoint states: the endpoint's facts, its query contract, its store kind and params. */
 export type QueryEndpointSpec<
-  Queries extends QueryMap,
+  Kinds extends QueryMap,
   Query extends object,
-  Kind extends keyof Queries & string,
+  Kind extends keyof Kinds & string,
 > = Omit<Endpoint, 'method' | 'query' | 'handler' | 'body' | 'bodySchema' | 'headers'> & {
   contract: ParamContract<Query>;
   kind: Kind;
-  params: (query: Query) => Queries[Kind]['params'];
+  params: (query: Query) => Kinds[Kind]['params'];
   /** How long it waits for the store (10 s when not said). */
   deadlineMs?: number;
 };
 
 /** The GET endpoint that answers store query `kind`; it needs only the store. */
-export type QueryEndpoint<Queries extends QueryMap> = Endpoint<{ store: QueryClient<Queries> }>;
+export type QueryEndpoint<Kinds extends QueryMap> = Endpoint<{ store: QueryClient<Kinds> }>;
 
 /**
- * The query-endpoint declarer of one domain's store queries: `queryEndpointOf<SecurityQueries>()`
+ * The query-endpoint declarer of one domain's store queries: `queryEndpointOf<SecurityKinds>()`
  * gives a function whose `kind` and `params` are checked against that map.
  */
-export function queryEndpointOf<Queries extends QueryMap>() {
-  return <Query extends object, Kind extends keyof Queries & string>(
-    spec: QueryEndpointSpec<Queries, Query, Kind>,
-  ): QueryEndpoint<Queries> => {
+export function queryEndpointOf<Kinds extends QueryMap>() {
+  return <Query extends object, Kind extends keyof Kinds & string>(
+    spec: QueryEndpointSpec<Kinds, Query, Kind>,
+  ): QueryEndpoint<Kinds> => {
     const { contract, kind, params, deadlineMs, ...facts } = spec;
     return {
       ...facts,

@@ -6,7 +6,7 @@
  */
 import type { Count } from '../../shared/schema/wire-types.js';
 import type { TimelineArtifact, TimelineFileEffect } from '../timeline/context-records.js';
-import type { ToolCallFacts } from './tool-call-facts.js';
+import type { ToolCallFacts } from './tool-call-facts.sql.js';
 
 /** The record fields compared one by one, in answer order. */
 export const comparedRecordFields = [

@@ -90,7 +90,7 @@ function summaryOf(row: StoredObjectRow, object: GraphObject): string {
     case 'run':
       return `run ${object.run_id}`;
     case 'tool_call':
-      // the payload holds the tool call's record fields (record-store.ts)
+      // the payload holds the tool call's record fields (record-store.sql.ts)
       return toolCallSummary(payload as unknown as TimelineToolCall);
     case 'binding':
       return bindingSummary(bindingOf({ record: JSON.stringify(payload['binding']), object_hash: row.hash }));

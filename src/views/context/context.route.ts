@@ -8,8 +8,8 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { ObjectHashParam } from '../../model/object-hash.js';
-import type { ViewsQueries } from '../views-queries.js';
-import type { ContextKind } from './context-entries.query.js';
+import type { ViewsKinds } from '../views-kinds.js';
+import type { ContextKind } from './context-entries.sql.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 
 /** `?run=R`. */
@@ -61,7 +61,7 @@ export const contextCompareQuery = new ParamContract<ContextCompareQuery>(
   typia.createValidate<ContextCompareQuery>(),
 );
 
-const contextEndpoint = queryEndpointOf<ViewsQueries>();
+const contextEndpoint = queryEndpointOf<ViewsKinds>();
 
 export const contextOverviewEndpoint = contextEndpoint({
   path: '/v1/context/overview',

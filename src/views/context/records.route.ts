@@ -9,7 +9,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { Identifier, IntegerIn } from '../../shared/schema/wire-types.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { ObjectHashParam } from '../../model/object-hash.js';
-import type { ViewsQueries } from '../views-queries.js';
+import type { ViewsKinds } from '../views-kinds.js';
 import { defaultArtifactBytes, type maxArtifactBytes } from './artifact-bounds.js';
 
 /** The query string of GET /api/compare/records: two recorded tool calls. */
@@ -43,7 +43,7 @@ export const artifactQuery = new ParamContract<ArtifactQuery>(
   typia.createValidate<ArtifactQuery>(),
 );
 
-const recordsEndpoint = queryEndpointOf<ViewsQueries>();
+const recordsEndpoint = queryEndpointOf<ViewsKinds>();
 
 export const compareRecordsEndpoint = recordsEndpoint({
   path: '/api/compare/records',

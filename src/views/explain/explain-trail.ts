@@ -3,16 +3,16 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError } from '../../shared/errors.js';
 import { evidenceName } from '../../model/codes.js';
 import type { ExplainBasis, ExplainNode, ExplainStep } from './explain-result.js';
-import type { BatchPlaces } from '../../telemetry/batch-places.js';
-import type { Sealed } from './explain-reads.js';
+import type { BatchPlaces } from '../../telemetry/batch-places.sql.js';
+import type { Sealed } from './explain-reads.sql.js';
 import {
   type Attribution,
   type ProcessRow,
   type SeenProcesses,
   attributionBasis,
   readAttribution,
-} from './process-reads.js';
-import { runNode, toolCallNode } from './tool-call-reads.js';
+} from './process-reads.sql.js';
+import { runNode, toolCallNode } from './tool-call-reads.sql.js';
 
 /** A path being built: its steps, and whether it reached the run. */
 export interface Trail {

@@ -7,8 +7,8 @@ import { ProvdError } from '../../shared/errors.js';
 import { ParamContract } from '../../shared/http/param-contract.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
-import type { ViewsQueries } from '../views-queries.js';
-import type { ExplainParams, ExplainTarget } from './explain.query.js';
+import type { ViewsKinds } from '../views-kinds.js';
+import type { ExplainParams, ExplainTarget } from './explain.js';
 
 /** The query string of GET /v1/graph/explain: one node, by the parameter of its kind. */
 export interface ExplainQuery {
@@ -74,7 +74,7 @@ export function explainTarget(query: ExplainQuery): ExplainParams {
 }
 
 /** The node, its causal path to its run, and the basis of every step. */
-export const explainEndpoint = queryEndpointOf<ViewsQueries>()({
+export const explainEndpoint = queryEndpointOf<ViewsKinds>()({
   path: '/v1/graph/explain',
   operationId: 'explain',
   summary: 'Causal path and basis of a node',

@@ -8,7 +8,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import type { CleanText, Identifier } from '../../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
-import type { ViewsQueries } from '../views-queries.js';
+import type { ViewsKinds } from '../views-kinds.js';
 
 /** The query string of GET /api/search/sources. */
 export interface SearchSourcesQuery extends PageQuery {
@@ -25,7 +25,7 @@ export const searchSourcesQuery = new ParamContract<SearchSourcesQuery>(
 );
 
 /** Where a text appears in the evidence, one bounded scan per page. */
-export const searchSourcesEndpoint = queryEndpointOf<ViewsQueries>()({
+export const searchSourcesEndpoint = queryEndpointOf<ViewsKinds>()({
   path: '/api/search/sources',
   operationId: 'api_search_sources',
   summary: 'Where a text appears in the evidence: tool calls and events, paged, each page a bounded scan',

@@ -2,7 +2,7 @@
  * What GET /api/search/sources reports for one place a text appears: an event (which of its
  * values holds the text: path, rename target, an argv element, destination address, DNS name) or a
  * recorded tool call (its command, an argument, its cwd), with the run, the producer and the
- * evidence level. The SQL finds the rows (search-sources.query.ts); this names the value in each.
+ * evidence level. The SQL finds the rows (search-sources.sql.ts); this names the value in each.
  */
 import type { DateTimeText } from '../../shared/schema/wire-types.js';
 import type { EvidenceLevel } from '../../model/codes.js';

@@ -92,7 +92,7 @@ export function bindingOf(row: BindingRow): TimelineBinding {
   return { ...fields, created_at: formatRfc3339Nanos(createdNs), object_hash: row.object_hash };
 }
 
-/** The file effect of a file_effect object (payload: see provenance/record/record-store.ts). */
+/** The file effect of a file_effect object (payload: see provenance/record/record-store.sql.ts). */
 export function fileEffectOf(row: ObjectRow): TimelineFileEffect {
   const payload = parseObject(row.body).payload as unknown as FileEffect & { tool_call_id: string };
   return {
@@ -107,7 +107,7 @@ export function fileEffectOf(row: ObjectRow): TimelineFileEffect {
   };
 }
 
-/** The artifact of an artifact object (payload: see provenance/record/record-store.ts). */
+/** The artifact of an artifact object (payload: see provenance/record/record-store.sql.ts). */
 export function artifactOf(row: ObjectRow): TimelineArtifact {
   const payload = parseObject(row.body).payload as unknown as Omit<TimelineArtifact, 'object_hash'>;
   return {

@@ -7,7 +7,7 @@ import type { RouteHandler } from '../../shared/http/route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
-import type { ViewsQueries } from '../views-queries.js';
+import type { ViewsKinds } from '../views-kinds.js';
 
 /** The views of a run's timeline. */
 export type TimelineView = 'table' | 'causality';
@@ -45,7 +45,7 @@ const tableDeadlineMs = 10_000;
 const causalityDeadlineMs = 60_000;
 
 /** A run's timeline in the view asked for. */
-function timelineRoute(store: QueryClient<ViewsQueries>): RouteHandler {
+function timelineRoute(store: QueryClient<ViewsKinds>): RouteHandler {
   return async ({ query }) => {
     const { run, view, limit, cursor } = timelineQuery.parse(query);
     if (view === 'causality') {
@@ -69,7 +69,7 @@ function timelineRoute(store: QueryClient<ViewsQueries>): RouteHandler {
 }
 
 /** GET /v1/timeline. */
-export const timelineEndpoint: Endpoint<{ store: QueryClient<ViewsQueries> }> = {
+export const timelineEndpoint: Endpoint<{ store: QueryClient<ViewsKinds> }> = {
   method: 'GET',
   path: '/v1/timeline',
   operationId: 'get_timeline',

@@ -1,0 +1,68 @@
+/**
+ * The store query kinds of the provenance domain: the main thread sends them through its
+ * StoreClient; their kind map, ProvenanceKinds, is read from these handlers' types.
+ */
+import { log } from '../shared/log.js';
+import { jsonText } from '../store/json-text.js';
+import { classifyStoreError } from '../store/store-error.js';
+import type { NoParams, KindsOf, StoreContext } from '../store/store-module.js';
+import { latestCheckpoint, type CheckpointParams } from './checkpoint.sql.js';
+import type { Checkpointer } from './checkpoints.sql.js';
+import { listKeys } from './keys.sql.js';
+import {
+  assertToolCallFree,
+  writeRecord,
+  type RecordWrite,
+  type ToolCallKey,
+} from './record/record-store.sql.js';
+import type { SigningKey } from './signing-key.js';
+import type { ProvenanceDeps } from './provenance-store.js';
+import { VerifyLog } from './verify-log.js';
+import { keepVerifyResult, verifyRun, type VerifyParams } from './verify.sql.js';
+
+/** What the provenance handlers answer with, made by the module at start. */
+export interface ProvenanceParts {
+  key: SigningKey;
+  checkpointer: Checkpointer;
+  /** False only under PROVD_FAULT_NO_SEALING. */
+  sealing: boolean;
+}
+
+/** The provenance domain's handlers, by kind. */
+export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts, deps: ProvenanceDeps) {
+  const { writer, writes } = context;
+  /** Waits for the sealing round, so what is read next covers everything committed before; writes nothing itself. */
+  const sealedFirst = (): Promise<void> => (parts.sealing ? parts.checkpointer.sealed() : Promise.resolve());
+  const verifyLog = new VerifyLog();
+  return {
+    verify: async (params: VerifyParams) => {
+      const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
+      await sealedFirst();
+      const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks, sealedAtNs);
+      // kept for the summary (a log of the read, never evidence: nothing to seal, so it does not
+      // count as a write the sealing round follows), at most once a second a run for the same
+      // outcome; failing to keep it does not fail the verify
+      if (verifyLog.due(result))
+        await writes
+          .run(() => keepVerifyResult(writer, result), { housekeeping: true })
+          .catch((error: unknown) =>
+            log('warn', 'keeping a verify result failed', { error: classifyStoreError(error) }),
+          );
+      return jsonText(result);
+    },
+    keys: (_: NoParams) => listKeys(context.reader(), parts.key),
+    checkpoint: async (params: CheckpointParams) => {
+      await sealedFirst();
+      return latestCheckpoint(context.reader(), params);
+    },
+    // POST /v1/record: the check before a command runs, and the write after
+    recordFree: async (params: ToolCallKey) => {
+      await assertToolCallFree(context.reader(), params);
+      return jsonText<NoParams>({});
+    },
+    record: async (params: RecordWrite) => jsonText(await writes.run(() => writeRecord(writer, params))),
+  };
+}
+
+/** The provenance domain's kinds: params and result of each, from its handler. */
+export type ProvenanceKinds = KindsOf<ReturnType<typeof provenanceHandlers>>;

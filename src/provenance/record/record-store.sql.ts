@@ -1,0 +1,155 @@
+/**
+ * A recorded tool call on the store thread, in one transaction: its artifacts (content-addressed
+ * bytes), its `tool_call` object in the run's context chain (parent: the binding that attributes
+ * its runtime events), then one `artifact` object per output stream and one `file_effect` object
+ * per effect, each naming the tool call as its second parent, and the tool_calls row.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '@duckdb/node-api';
+import { ProvdError } from '../../shared/errors.js';
+import { execute, inTransaction, readRows, sql, unnested } from '../../store/sql.js';
+import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
+import { sha256 } from '../graph-object.js';
+import type { FileEffect } from './file-effects.js';
+import type { ToolCallStatus } from './record-answer.js';
+
+/** One captured output stream to store. */
+export interface OutputWrite {
+  stream: 'stdout' | 'stderr';
+  content: Uint8Array;
+  size: number;
+  truncated: boolean;
+  streamHash: string;
+}
+
+/** A tool call to store, as the record route built it. */
+export interface RecordWrite {
+  runId: string;
+  toolCallId: string;
+  bindingId: string | null;
+  status: ToolCallStatus;
+  startedNs: bigint;
+  endedNs: bigint | null;
+  /** The tool_call object's payload: JSON values only. */
+  toolCall: Record<string, unknown>;
+  outputs: OutputWrite[];
+  effects: FileEffect[];
+}
+
+/** The addresses the write gave. */
+export interface RecordWritten {
+  toolCallHash: string;
+  outputs: { stream: 'stdout' | 'stderr'; hash: string; objectHash: string }[];
+  effectHashes: string[];
+}
+
+/** A tool call's identity. */
+export interface ToolCallKey {
+  run: string;
+  toolCall: string;
+}
+
+/** Throws tool_call_exists when the run holds the tool call already. */
+export async function assertToolCallFree(connection: DuckDBConnection, key: ToolCallKey): Promise<void> {
+  const [taken] = await readRows<{ n: bigint }>(
+    connection,
+    sql`SELECT count(*) AS n FROM tool_calls WHERE run_id = ${key.run} AND tool_call_id = ${key.toolCall}`,
+  );
+  if (taken!.n > 0n)
+    throw new ProvdError('tool_call_exists', `run "${key.run}" already holds tool call "${key.toolCall}"`);
+}
+
+/** Stores a tool call; throws tool_call_exists when its run holds the id already. Call inside the write queue. */
+export async function writeRecord(connection: DuckDBConnection, write: RecordWrite): Promise<RecordWritten> {
+  return inTransaction(connection, async () => {
+    const { runId, toolCallId } = write;
+    await assertToolCallFree(connection, { run: runId, toolCall: toolCallId });
+    await ensureRun(connection, runId, write.startedNs);
+    const bindingHash = await bindingObject(connection, write.bindingId);
+    const [toolCall] = await appendToChains(connection, [
+      entry(runId, (previous, index) => ({
+        kind: 'tool_call',
+        run_id: runId,
+        parents: bindingHash === null ? [previous] : [previous, bindingHash],
+        payload: { index, ...write.toolCall },
+      })),
+    ]);
+    const toolCallHash = toolCall!.hash;
+    const contentHashes = write.outputs.map((output) => sha256(output.content));
+    await storeArtifacts(connection, write.outputs, contentHashes);
+    const children = await appendToChains(connection, [
+      ...write.outputs.map((output, i) =>
+        entry(runId, (previous, index) => ({
+          kind: 'artifact',
+          run_id: runId,
+          parents: [previous, toolCallHash],
+          payload: {
+            index,
+            tool_call_id: toolCallId,
+            stream: output.stream,
+            content_hash: contentHashes[i],
+            size: output.size,
+            stored_bytes: output.content.length,
+            truncated: output.truncated,
+            stream_hash: output.streamHash,
+          },
+        })),
+      ),
+      ...write.effects.map((effect) =>
+        entry(runId, (previous, index) => ({
+          kind: 'file_effect',
+          run_id: runId,
+          parents: [previous, toolCallHash],
+          payload: { index, tool_call_id: toolCallId, evidence_level: 'self_observed', ...effect },
+        })),
+      ),
+    ]);
+    const outputs = write.outputs.map((output, i) => ({
+      stream: output.stream,
+      hash: contentHashes[i]!,
+      objectHash: children[i]!.hash,
+    }));
+    const effectHashes = children.slice(write.outputs.length).map((object) => object.hash);
+    const record = JSON.stringify({ ...write.toolCall, object_hash: toolCallHash, outputs, effectHashes });
+    await execute(
+      connection,
+      sql`INSERT INTO tool_calls VALUES (${runId}, ${toolCallId}, ${write.status}, ${record}, ${toolCallHash},
+          ${write.startedNs}, ${write.endedNs})`,
+    );
+    return { toolCallHash, outputs, effectHashes };
+  });
+}
+
+function entry(runId: string, build: ChainEntry['build']): ChainEntry {
+  return { runId, chain: 'context', build };
+}
+
+/** The binding's object hash, when the record made a binding. */
+async function bindingObject(connection: DuckDBConnection, bindingId: string | null): Promise<string | null> {
+  if (bindingId === null) return null;
+  const [row] = await readRows<{ object_hash: string | null }>(
+    connection,
+    sql`SELECT object_hash FROM bindings WHERE binding_id = ${bindingId}`,
+  );
+  return row?.object_hash ?? null;
+}
+
+async function storeArtifacts(
+  connection: DuckDBConnection,
+  outputs: readonly OutputWrite[],
+  hashes: readonly string[],
+): Promise<void> {
+  // two streams with the same bytes are one artifact
+  const unique = [...new Map(outputs.map((output, i) => [hashes[i]!, output])).entries()];
+  if (unique.length === 0) return;
+  const now = BigInt(Date.now()) * 1_000_000n;
+  await execute(
+    connection,
+    sql`INSERT INTO artifacts SELECT ${unnested(
+      [unique.map(([hash]) => hash), VARCHAR],
+      [unique.map(([, output]) => blobValue(output.content)), BLOB],
+      [unique.map(([, output]) => BigInt(output.size)), BIGINT],
+      [unique.map(([, output]) => output.truncated), BOOLEAN],
+    )}, ${now} ON CONFLICT DO NOTHING`,
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * GET /v1/security/risks in the store actor: one keyset page of a run's risks. A risk is a policy
+ * decision on one of the run's events (not a plain allow), with the event as its evidence: its
+ * level is the event's own, never above it.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
+import { evidenceName, typeName, type EvidenceLevel } from '../model/codes.js';
+import { type CursorToken } from '../model/cursor.js';
+import type { EventType } from '../model/event.js';
+import type { PageLimit } from '../model/paging.js';
+import { pageJudgedEvents, type Judged, type JudgedEvent } from './judged-events.sql.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
+import type { Decision, Severity } from './policy/policy.js';
+import { keysetPage } from '../store/keyset-page.js';
+
+/** Validated parameters of one page request. */
+export interface RisksParams {
+  run: string;
+  limit: number;
+  cursor: string | null;
+}
+
+/** One risk: what the policy decided on an event of the run, and the event it decided on. */
+export interface SecurityRisk {
+  /** `risk_` and the event's id: one risk per judged event. */
+  risk_id: string;
+  rule_id: string;
+  severity: Severity;
+  /** What the policy decided; `allow` only with an advisory (a detect-only rule matched). */
+  decision: Decision;
+  reason: string;
+  advisory: { rule_id: string; decision: Decision; reason: string } | null;
+  /** The policy that decided: `built-in`, or its rules file. */
+  policy: string;
+  tool_call_id: string | null;
+  /** The weakest evidence level of the risk's evidence: here, its one event's. */
+  evidence_level: EvidenceLevel;
+  evidence: {
+    event_id: string;
+    type: EventType;
+    time: DateTimeText;
+    evidence_level: EvidenceLevel;
+    /** The event's hash when it was judged. */
+    hash: string;
+  }[];
+  detected_at: DateTimeText;
+}
+
+/** One page of a run's risks (`provenance.security_risks/v1`), in the order of their events. */
+export interface SecurityRisks {
+  schema_version: 'provenance.security_risks/v1';
+  run_id: string;
+  limit: PageLimit;
+  count: Count;
+  has_more: boolean;
+  next_cursor: CursorToken | null;
+  risks: SecurityRisk[];
+}
+
+/** The event columns a risk shows: the page reads only these (see pageJudgedEvents). */
+const riskColumns = ['seq', 'id', 'type', 'time', 'tool_call_id', 'evidence_level'] as const;
+
+/** What a risk shows of its event. */
+export type RiskEvent = Pick<JudgedEvent, (typeof riskColumns)[number]>;
+
+export async function listRisks(
+  connection: DuckDBConnection,
+  params: RisksParams,
+  formatVersion: number,
+  endSeq: bigint,
+): Promise<SecurityRisks> {
+  const opened = await keysetPage(connection, params, formatVersion, ['risks', params.run], 1);
+  const after = opened.afterInteger(-1n);
+  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq, riskColumns);
+  return {
+    schema_version: 'provenance.security_risks/v1',
+    run_id: params.run,
+    limit: params.limit,
+    count: page.judged.length,
+    has_more: page.hasMore,
+    next_cursor: page.hasMore ? opened.next([page.lastSeq!]) : null,
+    risks: page.judged.map(riskOf),
+  };
+}
+
+/** The risk of one judged event. */
+export function riskOf({ event, decision: row }: Judged<RiskEvent>): SecurityRisk {
+  const level = evidenceName(event.evidence_level);
+  return {
+    risk_id: riskId(row.event_id),
+    rule_id: row.rule_id,
+    severity: row.severity as Severity,
+    decision: row.decision as Decision,
+    reason: row.reason,
+    advisory:
+      row.advisory_rule_id === null
+        ? null
+        : {
+            rule_id: row.advisory_rule_id,
+            decision: row.advisory_decision as Decision,
+            reason: row.advisory_reason ?? '',
+          },
+    policy: row.policy,
+    tool_call_id: event.tool_call_id,
+    evidence_level: level,
+    evidence: [
+      {
+        event_id: event.id,
+        type: typeName(event.type),
+        time: event.time,
+        evidence_level: level,
+        hash: row.event_hash,
+      },
+    ],
+    detected_at: formatRfc3339Nanos(row.decided_ns),
+  };
+}
+
+/** The id of the risk of a judged event. */
+export function riskId(eventId: string): string {
+  return `risk_${eventId}`;
+}

@@ -1,0 +1,113 @@
+/**
+ * The binaries a run executed (the paths of its execve events, folded in signal-values.sql.ts), and
+ * which of them are new: executed by no run the store first saw before this one (runs.first_seen).
+ * The run's most executed binaries, at most `compared_binaries`, are looked up among the earlier
+ * runs' folded binaries: the work grows with the distinct binaries of the store, not its events.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Count } from '../../shared/schema/wire-types.js';
+import { raw, readRows, sql } from '../../store/sql.js';
+import { basis, signalBounds, type SignalBasis } from './signal-basis.js';
+import { kindCode } from './signal-values.sql.js';
+
+/** The binaries of a run. */
+export interface BinarySignals {
+  /** The run's execve events; those that name no path count here, not in `distinct`. */
+  execs: Count;
+  /** Distinct paths executed. */
+  distinct: Count;
+  /** The most executed, at most `bounds.list_items`. */
+  top: ExecutedBinary[];
+  new: NewBinaries;
+  basis: SignalBasis;
+}
+
+/** One binary and its executions. */
+export interface ExecutedBinary {
+  path: string;
+  execs: Count;
+  /** The run's first execve of it. */
+  first_event_id: string;
+  /** True when no earlier run executed it. */
+  new: boolean;
+}
+
+/** The run's binaries that no earlier run executed. */
+export interface NewBinaries {
+  /** Runs the store first saw before this one: what the run is compared with (0: every binary is new). */
+  earlier_runs: Count;
+  /** Of the run's binaries, how many were compared: the most executed, at most `bounds.compared_binaries`. */
+  compared: Count;
+  count: Count;
+  /** The first executed first, at most `bounds.list_items`. */
+  binaries: ExecutedBinary[];
+  basis: SignalBasis;
+}
+
+interface BinaryRow {
+  path: string;
+  execs: bigint;
+  first_seq: bigint;
+  first_id: string;
+  seen: boolean;
+}
+
+const binary = raw(String(kindCode('binary')));
+
+/** The run's binaries; `execs` is its count of execve events. */
+export async function readBinaries(
+  connection: DuckDBConnection,
+  run: string,
+  execs: number,
+): Promise<BinarySignals> {
+  const [row] = await readRows<{
+    earlier_runs: bigint;
+    distinct_values: bigint;
+    binaries: BinaryRow[] | null;
+  }>(
+    connection,
+    sql`WITH mine AS (
+          SELECT value_key, value, events, first_event FROM run_signal_values
+          WHERE run_id = ${run} AND kind = ${binary} ORDER BY events DESC, value LIMIT ${signalBounds.compared_binaries}),
+        earlier AS (
+          SELECT run_id FROM runs WHERE first_seen_ns < (SELECT first_seen_ns FROM runs WHERE run_id = ${run})),
+        seen AS (
+          SELECT DISTINCT value_key FROM run_signal_values
+          WHERE kind = ${binary} AND run_id IN (SELECT run_id FROM earlier) AND value_key IN (SELECT value_key FROM mine))
+        SELECT (SELECT count(*) FROM earlier) AS earlier_runs,
+          (SELECT count(*) FROM run_signal_values WHERE run_id = ${run} AND kind = ${binary}) AS distinct_values,
+          (SELECT list(struct_pack(path := value, execs := events, first_seq := first_event.seq,
+              first_id := first_event.id, seen := value_key IN (SELECT value_key FROM seen))
+            ORDER BY events DESC, value) FROM mine) AS binaries`,
+  );
+  const rows = row?.binaries ?? [];
+  const item = (binary: BinaryRow): ExecutedBinary => ({
+    path: binary.path,
+    execs: Number(binary.execs),
+    first_event_id: binary.first_id,
+    new: !binary.seen,
+  });
+  const fresh = rows.filter((binary) => !binary.seen).sort((a, b) => (a.first_seq < b.first_seq ? -1 : 1));
+  const distinct = Number(row?.distinct_values ?? 0);
+  return {
+    execs,
+    distinct,
+    top: rows.slice(0, signalBounds.list_items).map(item),
+    new: {
+      earlier_runs: Number(row?.earlier_runs ?? 0),
+      compared: rows.length,
+      count: fresh.length,
+      binaries: fresh.slice(0, signalBounds.list_items).map(item),
+      basis: basis(
+        ['run_signal_values', 'runs'],
+        "the run's binaries that no run first seen before it executed; events: the first execve of each, first executed first",
+        { events: fresh.map((binary) => binary.first_id) },
+      ),
+    },
+    basis: basis(
+      ['windows', 'run_signal_values'],
+      "execs: the run's execve events; distinct: their attrs.path; events: the first execve of the most executed",
+      { events: rows.map((binary) => binary.first_id) },
+    ),
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * The security signals of a run, in the store actor: its risks by severity, decision and rule (the
+ * policy's decisions on its events, folded in signal-values.sql.ts; GET /v1/security/risks lists them),
+ * and its coverage gaps: those recorded for the run, and those tied to no run during its span, which
+ * it may have suffered (provd records most loss, the sensor's and producers', without a run).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Count } from '../../shared/schema/wire-types.js';
+import { raw, readRows, sql } from '../../store/sql.js';
+import { decisions, severities, type Decision, type Severity } from '../policy/policy.js';
+import type { RunSpan } from './run-span.sql.js';
+import { basis, signalBounds, type SignalBasis } from './signal-basis.js';
+import { countsOf, readValueCounts } from './value-counts.sql.js';
+
+/** The run's risks and the capture it may have lost. */
+export interface SecuritySignals {
+  risks: RiskSignals;
+  coverage: CoverageSignals;
+}
+
+/** Risks: the policy's decisions on the run's events that were not a plain allow. */
+export interface RiskSignals {
+  total: Count;
+  /** The most severe first; a severity without risks is absent. */
+  by_severity: { severity: Severity; risks: Count; first_event_id: string }[];
+  /** `kill` first; `allow` counts the risks a detect-only rule flagged. */
+  by_decision: { decision: Decision; risks: Count; first_event_id: string }[];
+  /** The most frequent first, at most `bounds.list_items`. */
+  by_rule: { rule_id: string; risks: Count; first_event_id: string }[];
+  basis: SignalBasis;
+}
+
+/** Coverage gaps: capture that provd knows was lost. */
+export interface CoverageSignals {
+  /** Gaps recorded for this run. */
+  run: GapCounts;
+  /** Gaps tied to no run whose interval overlaps the run's span: loss it may have suffered, the store cannot tell. */
+  unattributed_in_span: GapCounts;
+}
+
+/** Gaps of one scope. */
+export interface GapCounts {
+  gaps: Count;
+  /** Events the gaps say were lost. */
+  lost_events: Count;
+  /** Gaps that do not say how many events they lost. */
+  unknown_loss: Count;
+  /** By kind (sensor_ring_full, producer_drop, spool_overflow, ...), the most gaps first, at most `bounds.list_items`. */
+  by_kind: { kind: string; gaps: Count; lost_events: Count }[];
+  /** The gaps' ids (coverage_gaps rows, not events), the earliest first, at most `bounds.basis_ids`. */
+  gap_ids: string[];
+  basis: SignalBasis;
+}
+
+interface GapRow {
+  scope: 'run' | 'unattributed';
+  kind: string | null;
+  gaps: bigint;
+  lost: bigint;
+  unknown: bigint;
+  ids: string[];
+}
+
+/** The security signals of the run; `span` is its events' span. */
+export async function readSecurity(
+  connection: DuckDBConnection,
+  run: string,
+  span: RunSpan,
+): Promise<SecuritySignals> {
+  const values = await readValueCounts(
+    connection,
+    run,
+    ['risk_severity', 'risk_decision', 'risk_rule'],
+    signalBounds.list_items,
+  );
+  const ranked = <T extends string>(kind: 'risk_severity' | 'risk_decision', order: readonly T[]) =>
+    countsOf(values, kind)
+      .top.map((top) => ({ name: top.value as T, risks: top.events, first_event_id: top.firstEventId }))
+      .sort((a, b) => order.indexOf(b.name) - order.indexOf(a.name));
+  const rules = countsOf(values, 'risk_rule').top;
+  return {
+    risks: {
+      total: countsOf(values, 'risk_severity').events,
+      by_severity: ranked('risk_severity', severities).map(({ name, ...count }) => ({
+        severity: name,
+        ...count,
+      })),
+      by_decision: ranked('risk_decision', decisions).map(({ name, ...count }) => ({
+        decision: name,
+        ...count,
+      })),
+      by_rule: rules.map((top) => ({
+        rule_id: top.value,
+        risks: top.events,
+        first_event_id: top.firstEventId,
+      })),
+      basis: basis(
+        ['run_signal_values'],
+        "the policy_decisions on the run's events, by severity, decision and rule; events: the first of each rule, the most frequent first",
+        { events: rules.map((top) => top.firstEventId) },
+      ),
+    },
+    coverage: await readGaps(connection, run, span),
+  };
+}
+
+async function readGaps(connection: DuckDBConnection, run: string, span: RunSpan): Promise<CoverageSignals> {
+  // a run without events has no span, so no gap of another scope can overlap it
+  const inSpan =
+    span.firstNs === null || span.lastNs === null
+      ? sql`false`
+      : sql`run_id IS NULL AND start_ns <= ${span.lastNs} AND end_ns >= ${span.firstNs}`;
+  const rows = await readRows<GapRow>(
+    connection,
+    sql`SELECT scope, kind, count(*) AS gaps, coalesce(sum(lost_events), 0) AS lost,
+          count(*) FILTER (WHERE lost_events IS NULL) AS unknown,
+          min_by(id, start_ns, ${raw(String(signalBounds.basis_ids))}) AS ids
+        FROM (SELECT *, CASE WHEN run_id = ${run} THEN 'run' ELSE 'unattributed' END AS scope
+              FROM coverage_gaps WHERE run_id = ${run} OR (${inSpan}))
+        GROUP BY GROUPING SETS ((scope, kind), (scope)) ORDER BY scope, gaps DESC, kind`,
+  );
+  const scope = (name: GapRow['scope'], method: string): GapCounts => {
+    const all = rows.find((row) => row.scope === name && row.kind === null);
+    return {
+      gaps: Number(all?.gaps ?? 0),
+      lost_events: Number(all?.lost ?? 0),
+      unknown_loss: Number(all?.unknown ?? 0),
+      by_kind: rows
+        .filter((row) => row.scope === name && row.kind !== null)
+        .slice(0, signalBounds.list_items)
+        .map((row) => ({ kind: row.kind!, gaps: Number(row.gaps), lost_events: Number(row.lost) })),
+      gap_ids: all?.ids ?? [],
+      basis: basis(['coverage_gaps'], method),
+    };
+  };
+  return {
+    run: scope('run', 'coverage_gaps recorded with this run_id'),
+    unattributed_in_span: scope(
+      'unattributed',
+      "coverage_gaps with no run_id whose [start, end] overlaps the run's first to last event",
+    ),
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * GET /v1/observe/summary in the store actor: what a run did, in one answer: its time span, events
+ * by type and evidence level, tool calls, processes, files, network destinations and DNS names, its
+ * coverage (gaps tied to it, and host-wide gaps during its span) and its graph. Lists are bounded;
+ * every list says how many distinct values there are in all.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { requireRun } from '../store/run-exists.sql.js';
+import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
+import { readRows, sql } from '../store/sql.js';
+import { evidenceName, typeCode, typeName } from '../model/codes.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
+import { jsonText, type JsonText } from '../store/json-text.js';
+
+/** The params of the `summary` store query. */
+export interface SummaryParams {
+  run: string;
+}
+
+/** Most values a summary list shows (the most frequent first). */
+export const summaryListMax = 20;
+
+/** The observability summary of one run. */
+export interface ObservabilitySummary {
+  schema_version: 'provenance.observability_summary/v1';
+  run_id: string;
+  /** When something first named the run. */
+  first_seen: DateTimeText;
+  /** Capture times of the run's first and last events; null without events. */
+  span: { first_event: DateTimeText | null; last_event: DateTimeText | null };
+  events: {
+    total: Count;
+    by_type: CountsByName;
+    by_evidence_level: CountsByName;
+  };
+  /** Tool calls recorded with POST /v1/record, and distinct tool calls named by bindings. */
+  tool_calls: { recorded: Count; by_status: CountsByName; bound: Count };
+  bindings: Count;
+  processes: { distinct: Count; execs: Count };
+  files: TopValues;
+  network_destinations: TopValues;
+  dns_names: TopValues;
+  coverage: {
+    /** Coverage gaps recorded for this run. */
+    run_gaps: Count;
+    /** Gaps tied to no run whose interval overlaps the run's event span: loss the run may have suffered. */
+    host_gaps_in_span: Count;
+  };
+  graph: {
+    objects: Count;
+    event_batches: Count;
+    /** The latest signed checkpoint; null before the first. */
+    last_checkpoint: { hash: string; index: Count } | null;
+    /** The outcome of the run's latest verify; null when it was never verified. */
+    last_verify: {
+      status: 'ok' | 'failed';
+      error_count: Count;
+      warning_count: Count;
+      verified_at: DateTimeText;
+    } | null;
+  };
+}
+
+/** Counts by a name (an event type, an evidence level, a tool call status). */
+export interface CountsByName {
+  [name: string]: Count;
+}
+
+/** The most frequent values of a list, bounded, with the number of distinct values in all. */
+export interface TopValues {
+  distinct: Count;
+  top: { value: string; events: Count }[];
+}
+
+/** Summarizes one run. */
+export async function summarizeRun(
+  connection: DuckDBConnection,
+  params: SummaryParams,
+): Promise<JsonText<ObservabilitySummary>> {
+  const run = params.run;
+  await requireRun(connection, run);
+  const [facts] = await readRows<{
+    first_seen_ns: bigint;
+    first_ns: bigint | null;
+    last_ns: bigint | null;
+    total: bigint;
+    processes: bigint;
+    execs: bigint;
+  }>(
+    connection,
+    sql`SELECT (SELECT first_seen_ns FROM runs WHERE run_id = ${run}) AS first_seen_ns,
+          min(time_ns) AS first_ns, max(time_ns) AS last_ns, count(*) AS total,
+          count(DISTINCT coalesce(tgid, pid)) AS processes, count(*) FILTER (WHERE type = ${typeCode('execve')}) AS execs
+        FROM events WHERE run_id = ${run}`,
+  );
+  const byType = await readRows<{ code: number; n: bigint }>(
+    connection,
+    sql`SELECT type AS code, count(*) AS n FROM events WHERE run_id = ${run} GROUP BY 1 ORDER BY 1`,
+  );
+  const byLevel = await readRows<{ code: number; n: bigint }>(
+    connection,
+    sql`SELECT evidence_level AS code, count(*) AS n FROM events WHERE run_id = ${run} GROUP BY 1 ORDER BY 1`,
+  );
+  const toolCalls = await readRows<{ status: string; n: bigint }>(
+    connection,
+    sql`SELECT status, count(*) AS n FROM tool_calls WHERE run_id = ${run} GROUP BY 1 ORDER BY 1`,
+  );
+  const [context] = await readRows<{ bindings: bigint; bound: bigint; objects: bigint; batches: bigint }>(
+    connection,
+    sql`SELECT (SELECT count(*) FROM bindings WHERE run_id = ${run}) AS bindings,
+          (SELECT count(DISTINCT tool_call_id) FROM bindings WHERE run_id = ${run}) AS bound,
+          (SELECT count(*) FROM objects WHERE run_id = ${run}) AS objects,
+          (SELECT count(*) FROM objects WHERE run_id = ${run} AND kind = 'event_batch') AS batches`,
+  );
+  const [checkpoint] = await readRows<{ hash: string; chain_index: bigint }>(
+    connection,
+    sql`SELECT hash, chain_index FROM checkpoints WHERE run_id = ${run} ORDER BY chain_index DESC LIMIT 1`,
+  );
+  const [verified] = await readRows<{
+    status: 'ok' | 'failed';
+    error_count: bigint;
+    warning_count: bigint;
+    verified_ns: bigint;
+  }>(
+    connection,
+    sql`SELECT status, error_count, warning_count, verified_ns FROM verify_results WHERE run_id = ${run}`,
+  );
+  const [gaps] = await readRows<{ run_gaps: bigint; host_gaps: bigint }>(
+    connection,
+    sql`SELECT count(*) FILTER (WHERE run_id = ${run}) AS run_gaps,
+          count(*) FILTER (WHERE run_id IS NULL AND start_ns <= ${facts!.last_ns ?? -1n}
+            AND end_ns >= ${facts!.first_ns ?? 0n}) AS host_gaps
+        FROM coverage_gaps`,
+  );
+  const counts = (rows: { code: number; n: bigint }[], name: (code: number) => string): CountsByName =>
+    Object.fromEntries(rows.map((row) => [name(row.code), Number(row.n)]));
+  const time = (ns: bigint | null): DateTimeText | null => (ns === null ? null : formatRfc3339Nanos(ns));
+  const answer: ObservabilitySummary = {
+    schema_version: 'provenance.observability_summary/v1',
+    run_id: run,
+    first_seen: formatRfc3339Nanos(facts!.first_seen_ns),
+    span: { first_event: time(facts!.first_ns), last_event: time(facts!.last_ns) },
+    events: {
+      total: Number(facts!.total),
+      by_type: counts(byType, typeName),
+      by_evidence_level: counts(byLevel, evidenceName),
+    },
+    tool_calls: {
+      recorded: toolCalls.reduce((sum, row) => sum + Number(row.n), 0),
+      by_status: Object.fromEntries(toolCalls.map((row) => [row.status, Number(row.n)])),
+      bound: Number(context!.bound),
+    },
+    bindings: Number(context!.bindings),
+    processes: { distinct: Number(facts!.processes), execs: Number(facts!.execs) },
+    files: await topValues(connection, run, '$.path'),
+    network_destinations: await topValues(connection, run, '$.dst_ip', '$.dst_port'),
+    dns_names: await topValues(connection, run, '$.query'),
+    coverage: { run_gaps: Number(gaps!.run_gaps), host_gaps_in_span: Number(gaps!.host_gaps) },
+    graph: {
+      objects: Number(context!.objects),
+      event_batches: Number(context!.batches),
+      last_checkpoint:
+        checkpoint === undefined ? null : { hash: checkpoint.hash, index: Number(checkpoint.chain_index) },
+      last_verify:
+        verified === undefined
+          ? null
+          : {
+              status: verified.status,
+              error_count: Number(verified.error_count),
+              warning_count: Number(verified.warning_count),
+              verified_at: formatRfc3339Nanos(verified.verified_ns),
+            },
+    },
+  };
+  return jsonText(answer);
+}
+
+/** The most frequent values of an attrs field (with a `:port` when given) among the run's events. */
+async function topValues(
+  connection: DuckDBConnection,
+  run: string,
+  field: '$.path' | '$.dst_ip' | '$.query',
+  port?: '$.dst_port',
+): Promise<TopValues> {
+  const value =
+    port === undefined
+      ? sql`json_extract_string(attrs, ${field})`
+      : sql`json_extract_string(attrs, ${field}) || coalesce(':' || json_extract_string(attrs, ${port}), '')`;
+  const rows = await readRows<{ value: string; n: bigint; distinct_values: bigint }>(
+    connection,
+    sql`SELECT value, n, count(*) OVER () AS distinct_values FROM (
+          SELECT ${value} AS value, count(*) AS n FROM events
+          WHERE run_id = ${run} AND json_extract_string(attrs, ${field}) IS NOT NULL GROUP BY 1)
+        ORDER BY n DESC, value LIMIT ${summaryListMax}`,
+  );
+  return {
+    distinct: rows.length === 0 ? 0 : Number(rows[0]!.distinct_values),
+    top: rows.map((row) => ({ value: row.value, events: Number(row.n) })),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * explain?risk=: a risk is the policy decision on one event (`risk_<event id>`, as
+ * security/risks.ts names it), so its path is the decision's step down to the event it
+ * judged, then that event's own path to its run.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { readRows, sql } from '../../store/sql.js';
+import type { ExplainNode, ExplainStep } from './explain-result.js';
+
+const riskPrefix = 'risk_';
+
+/** The stored decision behind a risk. */
+export interface RiskDecision {
+  event_id: string;
+  decision: string;
+  rule_id: string;
+  severity: string;
+  reason: string;
+  policy: string;
+}
+
+/** The non-allow decision a risk id names, or undefined when it names none. */
+export async function readRiskDecision(
+  connection: DuckDBConnection,
+  riskId: string,
+): Promise<RiskDecision | undefined> {
+  if (!riskId.startsWith(riskPrefix)) return undefined;
+  const eventId = riskId.slice(riskPrefix.length);
+  const [row] = await readRows<RiskDecision>(
+    connection,
+    sql`SELECT event_id, decision, rule_id, severity, reason, policy FROM policy_decisions
+          WHERE event_id = ${eventId} AND decision <> 'allow' ORDER BY decided_ns DESC LIMIT 1`,
+  );
+  return row;
+}
+
+/**
+ * The risk's node (as evidenced as the event it rests on, never more) and the step from it to that
+ * event: the decision, by its rule, recorded by the batch whose judgment root seals it.
+ */
+export function riskStep(
+  riskId: string,
+  decision: RiskDecision,
+  event: ExplainNode,
+): { node: ExplainNode; step: ExplainStep } {
+  const node: ExplainNode = {
+    kind: 'risk',
+    id: riskId,
+    run_id: event.run_id,
+    label: `${decision.severity} ${decision.decision} by rule ${decision.rule_id}: ${decision.reason}`,
+    time: event.time,
+    evidence_level: event.evidence_level,
+    object_hash: event.object_hash,
+  };
+  const step: ExplainStep = {
+    basis: {
+      relation: 'judged',
+      method: `policy:${decision.policy}`,
+      confidence: null,
+      evidence_level: event.evidence_level,
+      binding_id: null,
+      object_hash: event.object_hash,
+    },
+    node: event,
+  };
+  return { node, step };
+}
