@@ -11,7 +11,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { execute, inTransaction, join, raw, sql } from '../../src/store/sql.js';
-import { rollupFolds } from '../../src/security/security-store.js';
+import { securityModule } from '../../src/security/security-store.js';
 import { rebuildProcessRollup } from '../../src/telemetry/process-rollup.sql.js';
 
 /** What a fill did. */
@@ -84,7 +84,7 @@ export async function fillStoreBySql(path: string, target: number): Promise<Stor
         );
       });
       // the copies join their processes' rows and the signals' values, as ingesting them would have
-      await rebuildProcessRollup(connection, rollupFolds);
+      await rebuildProcessRollup(connection, securityModule.participants.rollupFolds);
       await connection.run('CHECKPOINT');
     }
     return {

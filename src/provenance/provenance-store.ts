@@ -3,7 +3,8 @@
  * records; provenance-kinds.ts), registered with the store actor as one module. The telemetry
  * commits store each batch's digest (seal-batches.sql.ts); the checkpoint rounds seal and sign them.
  */
-import type { StoreContext, StoreModule } from '../store/store-module.js';
+import type { StoreContext } from '../store/store-module.js';
+import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import { Checkpointer } from './checkpoints.sql.js';
 import { stopSealing } from './seal-batches.sql.js';
 import { sealLegacyRuns } from './seal-legacy.sql.js';
@@ -21,7 +22,7 @@ export interface ProvenanceStoreInit {
   sealing: boolean;
 }
 
-/** What other domains lend the provenance module, wired by the store worker. */
+/** What other domains give the provenance module: how to recheck their parts of a run. */
 export interface ProvenanceDeps {
   /** Recomputes an event's hash from its stored row (the telemetry domain owns the event format). */
   eventRecheck: EventRecheck;
@@ -29,12 +30,14 @@ export interface ProvenanceDeps {
   runChecks: readonly RunCheck[];
 }
 
+/** What the provenance module needs from the board: its init data and other domains' checks. */
+export type ProvenanceNeeds = ProvenanceDeps & { provenance: ProvenanceStoreInit };
+
 /** Starts the provenance module on an open, migrated store. */
-export async function startProvenanceStore(
+async function startProvenanceStore(
   context: StoreContext,
-  init: ProvenanceStoreInit,
-  deps: ProvenanceDeps,
-): Promise<StoreModule> {
+  { provenance: init, ...deps }: ProvenanceNeeds,
+): Promise<StartedModule<Record<string, never>>> {
   const { writer, writes } = context;
   await sealLegacyRuns(writer, writes);
   const key = loadSigningKey(init.signingKeyFile);
@@ -48,6 +51,7 @@ export async function startProvenanceStore(
   return {
     name: 'provenance',
     queries,
+    lends: {},
     // the batches committed since the last round, sealed and signed before the store closes
     flush: async () => {
       if (init.sealing) await writes.run(() => checkpointer.writeDue(null));
@@ -55,3 +59,10 @@ export async function startProvenanceStore(
     stop: () => checkpointer.stop(),
   };
 }
+
+/** The provenance domain on the store thread: it gives nothing to others and lends nothing. */
+export const provenanceModule = {
+  name: 'provenance',
+  participants: {},
+  start: startProvenanceStore,
+} satisfies StoreModuleSpec<ProvenanceNeeds, Record<string, never>, Record<string, never>>;

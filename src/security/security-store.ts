@@ -7,17 +7,23 @@
  * (rollupFolds, lent to it the same way), which lends back its catch-up.
  */
 import type { RollupFold } from '../telemetry/process-rollup.sql.js';
-import type { StoreContext, StoreModule } from '../store/store-module.js';
+import type { StoreContext } from '../store/store-module.js';
+import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
+import type { TelemetryDeps } from '../telemetry/telemetry-store.sql.js';
+import type { RunCheck } from '../provenance/verify.sql.js';
 import { securityHandlers } from './security-kinds.js';
 import { behaviourFold } from './baseline/behaviour-rollup.sql.js';
 import { llmUsageFold } from './signals/llm-usage-values.sql.js';
 import { signalValuesFold } from './signals/signal-values.sql.js';
 
-export { insertVerdicts, settleDecisions } from './decisions.sql.js';
-export { verifyPolicyLinks } from './audit/verify-policy-links.sql.js';
+import { insertVerdicts, settleDecisions } from './decisions.sql.js';
+import { verifyPolicyLinks } from './audit/verify-policy-links.sql.js';
 
 /** The per-run tables the signals and the baselines read, folded in with the process rollup. */
-export const rollupFolds: readonly RollupFold[] = [signalValuesFold, llmUsageFold, behaviourFold];
+const rollupFolds: readonly RollupFold[] = [signalValuesFold, llmUsageFold, behaviourFold];
+
+/** What the security module gives: its parts in the telemetry commits and rollup, and in verify. */
+type SecurityParticipants = TelemetryDeps & { runChecks: readonly RunCheck[] };
 
 /** What the security module borrows from the telemetry module. */
 export interface SecurityDeps {
@@ -27,7 +33,23 @@ export interface SecurityDeps {
   endSeq(): bigint;
 }
 
-/** Starts the security module; its signals, baseline and deviations queries borrow the telemetry module's catch-up. */
-export function startSecurityStore(context: StoreContext, deps: SecurityDeps): StoreModule {
-  return { name: 'security', queries: securityHandlers(context, deps) };
-}
+/**
+ * The security domain on the store thread. Its participants: the policy's decisions, written by the
+ * telemetry commits in the transaction of their events and settled when spooled events join a run;
+ * the signal values and behaviour folded in with the process rollup; verify's check of the
+ * decisions and kills. Its signals, baseline and deviations queries borrow the rollup's catch-up.
+ */
+export const securityModule = {
+  name: 'security',
+  participants: {
+    recordVerdicts: insertVerdicts,
+    settleDecisions,
+    rollupFolds,
+    runChecks: [verifyPolicyLinks],
+  },
+  start: (context: StoreContext, deps: SecurityDeps): StartedModule<Record<string, never>> => ({
+    name: 'security',
+    queries: securityHandlers(context, deps),
+    lends: {},
+  }),
+} satisfies StoreModuleSpec<SecurityDeps, SecurityParticipants, Record<string, never>>;

@@ -11,7 +11,10 @@ import { log } from '../shared/log.js';
 import { onRollback, readRows, sql } from '../store/sql.js';
 import { BatchPlaces } from './batch-places.sql.js';
 import { classifyStoreError } from '../store/store-error.js';
-import type { StoreContext, StoreModule } from '../store/store-module.js';
+import type { StoreContext } from '../store/store-module.js';
+import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
+import type { EventRecheck } from '../provenance/verify-events.sql.js';
+import { rehashStoredEvent, storedEventColumns, storedEventContentSql } from './stored-event-hash.js';
 import { BindingStore } from './binding-store.sql.js';
 import { EventCommitter, type CommitFaults } from './event-commit.sql.js';
 import { IngestLedger } from './ingest-ledger.sql.js';
@@ -28,7 +31,7 @@ export interface TelemetryStoreInit {
   faults: CommitFaults;
 }
 
-/** What other domains lend the telemetry module, wired by the store worker. */
+/** What other domains give the telemetry module: their parts in its commits and its rollup. */
 export interface TelemetryDeps {
   /**
    * Stores the policy's decisions on committed events, in their transaction (the security domain),
@@ -50,8 +53,8 @@ export interface TelemetryDeps {
   rollupFolds: readonly RollupFold[];
 }
 
-/** The telemetry module, and what it lends other domains once started. */
-export interface TelemetryStoreModule extends StoreModule {
+/** What the telemetry module lends the modules started after it. */
+export interface TelemetryLends {
   /** Folds every committed event into the rollup (and its folds); call before reading them. */
   catchUpRollup(): Promise<void>;
   /** The next position the store will hand out: nothing is stored at or beyond it. */
@@ -65,12 +68,14 @@ export interface TelemetryStoreModule extends StoreModule {
 /** How often keys past retention are forgotten. */
 const ledgerPurgeMs = 60_000;
 
+/** What the telemetry module needs from the board: its init data and other domains' participants. */
+export type TelemetryNeeds = TelemetryDeps & { telemetry: TelemetryStoreInit };
+
 /** Starts the telemetry module on an open, migrated store. */
-export async function startTelemetryStore(
+async function startTelemetryStore(
   context: StoreContext,
-  init: TelemetryStoreInit,
-  deps: TelemetryDeps,
-): Promise<TelemetryStoreModule> {
+  { telemetry: init, ...deps }: TelemetryNeeds,
+): Promise<StartedModule<TelemetryLends>> {
   const { writer, writes } = context;
   // row files left by a crash belong to requests that were never answered: nothing to recover
   mkdirSync(init.spoolDir, { recursive: true, mode: 0o700 });
@@ -142,10 +147,12 @@ export async function startTelemetryStore(
   return {
     name: 'telemetry',
     queries,
-    catchUpRollup: () => rollup.catchUp(),
-    unfoldedFrom: () => rollup.unfoldedFrom(),
-    places,
-    endSeq: () => committer.endSeq,
+    lends: {
+      catchUpRollup: () => rollup.catchUp(),
+      unfoldedFrom: () => rollup.unfoldedFrom(),
+      places,
+      endSeq: () => committer.endSeq,
+    },
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);
       return { spool: spool.stats, events_seen: seen.length > 0 };
@@ -158,3 +165,19 @@ export async function startTelemetryStore(
     },
   };
 }
+
+/**
+ * The telemetry domain on the store thread. It gives verify the rehash of a stored event (the
+ * event format is telemetry's) and lends its rollup catch-up and positions to the read sides.
+ */
+export const telemetryModule = {
+  name: 'telemetry',
+  participants: {
+    eventRecheck: {
+      columns: storedEventColumns,
+      contentSql: storedEventContentSql,
+      rehash: rehashStoredEvent,
+    },
+  },
+  start: startTelemetryStore,
+} satisfies StoreModuleSpec<TelemetryNeeds, { eventRecheck: EventRecheck }, TelemetryLends>;

@@ -3,11 +3,12 @@
  * views over what the domains below stored, registered with the store actor as one module. They
  * write nothing; what they read of the write side's state comes in ViewsDeps.
  */
-import type { StoreContext, StoreModule } from '../store/store-module.js';
+import type { StoreContext } from '../store/store-module.js';
+import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import type { BatchPlaces } from '../telemetry/batch-places.sql.js';
 import { viewsHandlers } from './views-kinds.js';
 
-/** What the telemetry module lends the views, wired by the store worker. */
+/** What the views read of the write side, lent by the telemetry module. */
 export interface ViewsDeps {
   /** Folds every committed event into the process rollup; call before reading it. */
   catchUpRollup(): Promise<void>;
@@ -19,7 +20,13 @@ export interface ViewsDeps {
   places: BatchPlaces;
 }
 
-/** Starts the views module. */
-export function startViewsStore(context: StoreContext, deps: ViewsDeps): StoreModule {
-  return { name: 'views', queries: viewsHandlers(context, deps) };
-}
+/** The read models on the store thread: they give nothing and lend nothing. */
+export const viewsModule = {
+  name: 'views',
+  participants: {},
+  start: (context: StoreContext, deps: ViewsDeps): StartedModule<Record<string, never>> => ({
+    name: 'views',
+    queries: viewsHandlers(context, deps),
+    lends: {},
+  }),
+} satisfies StoreModuleSpec<ViewsDeps, Record<string, never>, Record<string, never>>;
