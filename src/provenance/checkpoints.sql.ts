@@ -78,11 +78,7 @@ export class Checkpointer {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    const stopping = new ProvdError(
-      'PROVD_ERR_STORE_STOPPED',
-      'the store is closing: nothing more is sealed',
-    );
-    this.settleWaiters(this.seen, stopping, true);
+    this.settleWaiters(this.seen, storeClosing(), true);
   }
 
   /**
@@ -94,10 +90,7 @@ export class Checkpointer {
   sealed(): Promise<void> {
     const wanted = this.writes.generation;
     if (this.completed >= wanted) return Promise.resolve();
-    if (this.stopped)
-      return Promise.reject(
-        new ProvdError('PROVD_ERR_STORE_STOPPED', 'the store is closing: nothing more is sealed'),
-      );
+    if (this.stopped) return Promise.reject(storeClosing());
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ wanted, resolve, reject });
       if (!this.running) this.schedule(Math.max(0, this.lastWorkStart + intervalMs - performance.now()));
@@ -281,4 +274,9 @@ function checkpointEntry(runId: string, heads: Record<string, Head>, events: num
       },
     }),
   };
+}
+
+/** What a reader waiting for a round is told once the store closes. */
+function storeClosing(): ProvdError {
+  return new ProvdError('PROVD_ERR_STORE_STOPPED', 'the store is closing: nothing more is sealed');
 }

@@ -1,0 +1,59 @@
+// `npm run test:unit`: every test file under dist/test. The files that start the eBPF sensor run
+// one after another, alone: a sensor captures the whole host, so a test running beside it would be
+// seen in its store (a Go toolchain building for another test is found as a Go binary). Every other
+// file runs in mocha's parallel mode, as many at once as there are cores. One closing line sums both.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+const testDir = join(root, 'dist', 'test');
+const argv = process.argv.slice(2);
+const files = readdirSync(testDir, { recursive: true })
+  .map(String)
+  .filter((file) => file.endsWith('.test.js'))
+  .map((file) => join('dist', 'test', file))
+  .filter((file) => argv.length === 0 || argv.some((wanted) => file.includes(wanted)))
+  .sort();
+// a daemon with its sensor on, or the sensor addon loaded by the test itself
+const startsSensor = (file) =>
+  /\bsensor: true\b|\bloadSensorAddon\(/.test(readFileSync(join(root, file), 'utf8'));
+const alone = files.filter(startsSensor);
+const together = files.filter((file) => !startsSensor(file));
+
+const countsFile = join(tmpdir(), `provd-test-counts-${process.pid}.jsonl`);
+rmSync(countsFile, { force: true });
+const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
+const common = ['--no-config', '--reporter', './test/support/summary-reporter.cjs', '--timeout', '30000'];
+const env = { ...process.env, PROVD_TEST_COUNTS_FILE: countsFile };
+
+/** Runs one mocha over `list`; its exit code. */
+function run(list, extra) {
+  if (list.length === 0) return 0;
+  const { status } = spawnSync(process.execPath, [mocha, ...common, ...extra, ...list], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+  return status ?? 1;
+}
+
+const jobs = Math.max(2, availableParallelism());
+const codes = [run(together, ['--parallel', '--jobs', String(jobs)]), run(alone, [])];
+const totals = { passes: 0, failures: 0, pending: 0 };
+let runs = 0;
+for (const line of readFileSync(countsFile, 'utf8').split('\n').filter(Boolean)) {
+  const counts = JSON.parse(line);
+  for (const key of Object.keys(totals)) totals[key] += counts[key];
+  runs++;
+}
+rmSync(countsFile, { force: true });
+// a mocha that died before its end (a crash, a signal) counts as a failure even with no counts
+const crashed = codes.filter((code) => code !== 0).length > 0 && totals.failures === 0 ? 1 : 0;
+const expected = [together, alone].filter((list) => list.length > 0).length;
+const missing = Math.max(0, expected - runs);
+process.stdout.write(
+  `\n${totals.passes} passed, ${totals.failures + crashed + missing} failed, ${totals.pending} skipped\n`,
+);
+process.exit(codes.some((code) => code !== 0) || missing > 0 ? 1 : 0);
