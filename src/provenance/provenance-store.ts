@@ -49,7 +49,6 @@ async function startProvenanceStore(
   }
   const queries = provenanceHandlers(context, { key, checkpointer, sealing: init.sealing }, deps);
   return {
-    name: 'provenance',
     queries,
     lends: {},
     // the batches committed since the last round, sealed and signed before the store closes

@@ -48,7 +48,6 @@ export const securityModule = {
     runChecks: [verifyPolicyLinks],
   },
   start: (context: StoreContext, deps: SecurityDeps): StartedModule<Record<string, never>> => ({
-    name: 'security',
     queries: securityHandlers(context, deps),
     lends: {},
   }),

@@ -16,8 +16,8 @@ export interface StoreModuleSpec<Needs extends object, Participants extends obje
   start(context: StoreContext, needs: Needs): Promise<StartedModule<Lends>> | StartedModule<Lends>;
 }
 
-/** A started module, and what it lends the modules started after it. */
-export type StartedModule<Lends extends object> = StoreModule & { lends: Lends };
+/** A started module (its name is the spec's), and what it lends the modules started after it. */
+export type StartedModule<Lends extends object> = Omit<StoreModule, 'name'> & { lends: Lends };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any spec, whatever its needs
 type AnySpec = StoreModuleSpec<any, object, object>;
@@ -56,7 +56,7 @@ export function storeModules<const Specs extends readonly AnySpec[], Init extend
     for (const spec of specs as readonly AnySpec[]) {
       const module = await spec.start(context, board);
       give(spec.name, module.lends);
-      started.push(module);
+      started.push({ ...module, name: spec.name });
     }
     return started;
   };

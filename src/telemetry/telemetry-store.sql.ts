@@ -145,7 +145,6 @@ async function startTelemetryStore(
 
   const queries = telemetryHandlers(context, { committer, bindings, spool, spoolLimits: init.spool });
   return {
-    name: 'telemetry',
     queries,
     lends: {
       catchUpRollup: () => rollup.catchUp(),

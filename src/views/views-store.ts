@@ -25,7 +25,6 @@ export const viewsModule = {
   name: 'views',
   participants: {},
   start: (context: StoreContext, deps: ViewsDeps): StartedModule<Record<string, never>> => ({
-    name: 'views',
     queries: viewsHandlers(context, deps),
     lends: {},
   }),
