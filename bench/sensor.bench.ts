@@ -240,7 +240,7 @@ async function countStored(path: string, run: string, file: string, workloadRuns
     );
     const [loss] = await readRows<{ lost: bigint | null }>(
       connection,
-      sql`SELECT sum(lost_events) AS lost FROM coverage_gaps WHERE kind LIKE 'sensor_%' AND kind <> 'sensor_truncated'`,
+      sql`SELECT sum(lost_events) AS lost FROM coverage_gaps WHERE kind LIKE 'sensor_%'`,
     );
     return {
       execs: Number(row!.execs),

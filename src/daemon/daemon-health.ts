@@ -119,12 +119,27 @@ function judge(report: StoreHealthReport, capture: NativeCapture): DaemonHealth 
       coverage: {
         status: !ready ? 'unknown' : gapsRecorded ? 'gaps_recorded' : 'ok',
         recorded_gaps: ready ? gaps : null,
+        gaps_by_kind: report.gaps_by_kind,
+        truncated_records: report.truncated_records,
+        ...(gapsRecorded && { message: gapsMessage(report.gaps_by_kind) }),
       },
     },
     queued_spool: spool?.events ?? null,
     queued_spool_bytes: spool?.bytes ?? null,
     native_capture: capture,
   };
+}
+
+/**
+ * Why coverage is degraded, in a sentence: each kind of recorded loss with what it lost, e.g.
+ * "capture loss recorded: sensor_ring_full (2 gaps, 120 events lost), producer_throttle (1 gap)".
+ */
+function gapsMessage(byKind: StoreHealthReport['gaps_by_kind']): string {
+  const kinds = Object.entries(byKind).map(([kind, { gaps, lost_events: lost }]) => {
+    const counted = `${gaps} ${gaps === 1 ? 'gap' : 'gaps'}`;
+    return `${kind} (${lost === null ? counted : `${counted}, ${lost} events lost`})`;
+  });
+  return `capture loss recorded: ${kinds.join(', ')}; GET /v1/telemetry/producer-health says where`;
 }
 
 /** Whether POST /v1/record can give each command its own cgroup. */

@@ -113,8 +113,9 @@ export function normalizeBatch(
       const gap = reportedGap(event, `${task.batchId}.${i}`);
       if (gap !== undefined) gaps.push(gap);
       tally.count(event.source, `capture_loss:${String(event.attrs.loss)}`);
-      const filtered = event.attrs.filtered_events;
+      const { filtered_events: filtered, truncated_events: truncated } = event.attrs;
       if (typeof filtered === 'number') tally.count(event.source, 'filtered', filtered);
+      if (typeof truncated === 'number') tally.count(event.source, 'truncated', truncated);
     }
     if (match === undefined) {
       pendingIndexes.push(i);

@@ -10,7 +10,7 @@ import { isDiskFull, ProvdError, toErrorData, type ErrorData } from '../shared/e
 import { log, logNow } from '../shared/log.js';
 import type { StoreInbound, StoreOpenState, StoreOutbound, StoreRequest } from '../shared/store-protocol.js';
 import { jsonText } from './json-text.js';
-import { checkStoreHealth, type StoreHealthReport } from './store-health.js';
+import { checkStoreHealth, unreadStoreReport, type StoreHealthReport } from './store-health.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.sql.js';
 import { classifyStoreError, isInvalidated } from './store-error.js';
 import type { HealthFacts, QueryHandler, StoreModule, StoreModuleFactory } from './store-module.js';
@@ -230,14 +230,7 @@ export class StoreActor {
   private async inspectHealth(): Promise<StoreHealthReport> {
     if (this.database === undefined) {
       const error = this.lost ?? (this.state.status === 'ready' ? undefined : this.state.error);
-      return {
-        database: { ok: false, latency_ms: 0, ...(error && { error }) },
-        format: { found: null, supported: this.migrations.length, compatible: false },
-        missing_tables: [],
-        coverage_gaps: null,
-        spool: null,
-        events_seen: null,
-      };
+      return unreadStoreReport({ ok: false, latency_ms: 0, ...(error && { error }) }, this.migrations.length);
     }
     return checkStoreHealth(this.database.health, this.migrations, (connection) =>
       this.healthFacts(connection),

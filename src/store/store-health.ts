@@ -14,6 +14,10 @@ export interface StoreHealthReport extends HealthFacts {
   missing_tables: string[];
   /** Rows in coverage_gaps, or null when the table could not be read. */
   coverage_gaps: number | null;
+  /** Recorded gaps by kind, with the events they lost (null when no gap says how many). */
+  gaps_by_kind: { [kind: string]: { gaps: number; lost_events: number | null } };
+  /** Records the sensor kept but cut (argv, paths past its limits): fidelity, not loss. */
+  truncated_records: number;
 }
 
 /** The store's own query kinds. */
@@ -47,9 +51,24 @@ export async function checkStoreHealth(
       format.reason = `${verdict.pending.length} migrations not applied`;
 
     let coverageGaps: number | null = null;
+    const gapsByKind: StoreHealthReport['gaps_by_kind'] = {};
     if (tables.includes('coverage_gaps')) {
-      const reader = await connection.runAndReadAll('SELECT count(*) AS n FROM coverage_gaps');
-      coverageGaps = Number(reader.getRowObjectsJS()[0]?.['n'] ?? 0);
+      const reader = await connection.runAndReadAll(
+        'SELECT kind, count(*) AS n, sum(lost_events) AS lost FROM coverage_gaps GROUP BY kind ORDER BY kind',
+      );
+      coverageGaps = 0;
+      for (const row of reader.getRowObjectsJS()) {
+        const lost = row['lost'] === null ? null : Number(row['lost']);
+        gapsByKind[row['kind'] as string] = { gaps: Number(row['n']), lost_events: lost };
+        coverageGaps += Number(row['n']);
+      }
+    }
+    let truncated = 0;
+    if (tables.includes('producer_counters')) {
+      const reader = await connection.runAndReadAll(
+        "SELECT coalesce(sum(value), 0) AS n FROM producer_counters WHERE counter = 'truncated'",
+      );
+      truncated = Number(reader.getRowObjectsJS()[0]?.['n'] ?? 0);
     }
     const missing = requiredTables.filter((table) => !tables.includes(table));
     const found = compatible && missing.length === 0 ? await facts(connection) : {};
@@ -58,23 +77,34 @@ export async function checkStoreHealth(
       format,
       missing_tables: missing,
       coverage_gaps: coverageGaps,
+      gaps_by_kind: gapsByKind,
+      truncated_records: truncated,
       spool: found.spool ?? null,
       events_seen: found.events_seen ?? null,
     };
   } catch (error) {
-    return {
-      database: {
-        ok: false,
-        latency_ms: elapsedMs(started),
-        error: classifyStoreError(error),
-      },
-      format: { found: null, supported, compatible: false },
-      missing_tables: [],
-      coverage_gaps: null,
-      spool: null,
-      events_seen: null,
-    };
+    return unreadStoreReport(
+      { ok: false, latency_ms: elapsedMs(started), error: classifyStoreError(error) },
+      supported,
+    );
   }
+}
+
+/** The report when the database could not be read: only what was known before reading it. */
+export function unreadStoreReport(
+  database: StoreHealthReport['database'],
+  supported: number,
+): StoreHealthReport {
+  return {
+    database,
+    format: { found: null, supported, compatible: false },
+    missing_tables: [],
+    coverage_gaps: null,
+    gaps_by_kind: {},
+    truncated_records: 0,
+    spool: null,
+    events_seen: null,
+  };
 }
 
 function elapsedMs(started: number): number {

@@ -18,7 +18,6 @@ const gapKinds: Readonly<Record<string, string>> = {
   // provd's own sensor (src/sensor/loss-records.ts)
   sensor_ring_full: 'sensor_ring_full',
   sensor_pending_full: 'sensor_pending_full',
-  sensor_truncated: 'sensor_truncated',
   sensor_handoff: 'sensor_handoff',
   sensor_backpressure: 'sensor_backpressure',
   sensor_commit_failed: 'sensor_commit_failed',
@@ -45,13 +44,18 @@ export interface ReportedGap {
 }
 
 /**
- * The gap a capture_loss event reports; undefined for any other event, and for events the sensor's
- * capture filter left out on purpose (`sensor_filtered`: counted, not a gap).
+ * Losses that lose nothing: records the sensor's capture filter left out on purpose, and records it
+ * kept but cut at its limits (an argv or path too long). Both are counted (producer counters
+ * `filtered` and `truncated`), neither is a gap: a gap degrades health, and these happen on every
+ * ordinary host.
  */
+const notLoss: ReadonlySet<string> = new Set(['sensor_filtered', 'sensor_truncated']);
+
+/** The gap a capture_loss event reports; undefined for any other event, and for losses of nothing. */
 export function reportedGap(event: ParsedEvent, eventId: string): ReportedGap | undefined {
   if (event.type !== 'capture_loss') return undefined;
   const loss = typeof event.attrs.loss === 'string' ? event.attrs.loss : 'unknown';
-  if (loss === 'sensor_filtered') return undefined;
+  if (notLoss.has(loss)) return undefined;
   const lost = event.attrs.lost_events;
   return {
     eventId,

@@ -56,7 +56,26 @@ describe('health endpoints', function () {
       assert.equal(body['coverage_status'], 'gaps_recorded');
       const checks = body['checks'] as Record<string, Record<string, unknown>>;
       assert.equal(checks['coverage']?.['recorded_gaps'], 1);
+      assert.deepEqual(checks['coverage']?.['gaps_by_kind'], { kernel_loss: { gaps: 1, lost_events: 17 } });
+      assert.match(String(checks['coverage']?.['message']), /kernel_loss \(1 gap, 17 events lost\)/);
     }
+  });
+
+  it('answers ok after an upgrade to format 14 when the only recorded gaps were truncations', async function () {
+    // a format 13 store: records the sensor kept cut were recorded as sensor_truncated gaps
+    await withDatabase(dbFile(), async (db) => {
+      await applyMigrations(db, loadMigrations().slice(0, 13));
+      await db.run(`INSERT INTO coverage_gaps (id, run_id, kind, source, start_ns, end_ns, lost_events, recorded_at_ns)
+                    VALUES ('gap-1', NULL, 'sensor_truncated', 'provd_sensor', 1, 2, NULL, 3),
+                           ('gap-2', NULL, 'sensor_ring_full', 'provd_sensor', 1, 2, 4, 3)`);
+      await db.run(`INSERT INTO producer_counters VALUES ('provd_sensor', 'truncated', 6, 3)`);
+    });
+    const daemon = await fixture.start();
+    const { body } = await request(daemon.url, '/v1/health');
+    const coverage = (body['checks'] as Record<string, Record<string, unknown>>)['coverage'];
+    assert.deepEqual(coverage?.['gaps_by_kind'], { sensor_ring_full: { gaps: 1, lost_events: 4 } });
+    assert.equal(coverage?.['truncated_records'], 6);
+    assert.equal(body['status'], 'degraded', 'the ring_full loss still degrades');
   });
 
   it('answers ok after an upgrade to format 4 when the only recorded gaps were spool expiries', async function () {

@@ -37,6 +37,27 @@ describe('loss producers report about themselves', function () {
     assert.equal(sources['tetragon']?.['accepted'], 4, 'each report is also kept as an event');
   });
 
+  it('counts records kept but cut as truncated, with no coverage gap and health ok', async function () {
+    const daemon = await daemons.start();
+    const cut = (n: number): string =>
+      JSON.stringify({
+        type: 'capture_loss',
+        time: '2026-01-01T00:00:01Z',
+        loss: 'sensor_truncated',
+        truncated_events: n,
+      });
+    assert.equal((await ingest(daemon.url, [cut(5), cut(2)].join('\n'), 'native')).body['accepted'], 2);
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    assert.deepEqual(producer['coverage_gaps'], {});
+    const sources = producer['sources'] as Record<string, Record<string, number>>;
+    assert.equal(sources['native_jsonl']?.['truncated'], 7);
+    const health = (await request(daemon.url, '/v1/health')).body;
+    assert.equal(health['status'], 'ok');
+    const coverage = (health['checks'] as Record<string, Record<string, unknown>>)['coverage'];
+    assert.equal(coverage?.['truncated_records'], 7);
+    assert.equal(coverage?.['recorded_gaps'], 0);
+  });
+
   it('closes the latest open window of a cgroup with its stop, and leaves an earlier one open', async function () {
     const daemon = await daemons.start();
     const body = [

@@ -80,11 +80,11 @@ describe('sensor loss reports', function () {
       lostEvents: 7,
       cgroup: '',
     });
-    assert.equal(reportedGap(truncated!, 'b1.1')?.kind, 'sensor_truncated');
-    assert.equal(reportedGap(truncated!, 'b1.1')?.lostEvents, null, 'a cut record is kept, not lost');
+    assert.equal(reportedGap(truncated!, 'b1.1'), undefined, 'a cut record is kept, not lost: no gap');
+    assert.equal(truncated!.attrs.truncated_events, 3, 'counted instead');
   });
 
-  it('carries every kind of loss the sensor counts to a coverage gap of its own kind, and filtered to none', function () {
+  it('carries every kind of loss the sensor counts to a coverage gap of its own kind, filtered and truncated to none', function () {
     const { events, errors } = decodeSensorBatch(
       encodeLossBatch(
         lossKinds.map((kind) => ({ kind, probe: 'p', count: 1 })),
@@ -94,7 +94,7 @@ describe('sensor loss reports', function () {
     assert.deepEqual(errors, []);
     assert.deepEqual(
       events.map((event, index) => reportedGap(event, `b1.${index}`)?.kind),
-      lossKinds.map((kind) => (kind === 'filtered' ? undefined : `sensor_${kind}`)),
+      lossKinds.map((kind) => (kind === 'filtered' || kind === 'truncated' ? undefined : `sensor_${kind}`)),
     );
     const filtered = events[lossKinds.indexOf('filtered')]!;
     assert.equal(filtered.attrs.filtered_events, 1, 'left out on purpose: counted, not lost');
