@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { runCli } from '../../support/cli.js';
 import { useDaemonFixture, type RunningDaemon } from '../../support/daemon.js';
 import { findChromium, runChromium } from '../../support/chromium.js';
+import { DevtoolsBrowser } from '../../support/chromium-devtools.js';
+import { eventually } from '../../support/eventually.js';
 import { request } from '../../support/http.js';
 import { nativeLine } from '../../support/telemetry.js';
 
@@ -52,6 +54,14 @@ async function storeRun(daemon: RunningDaemon, cwd: string): Promise<void> {
     body: lines.join('\n'),
   });
   assert.equal(ingested.body['accepted'], 2, JSON.stringify(ingested.body));
+}
+
+/** What the page shows and holds, as the DevTools test reads it. */
+interface PageState {
+  state: string;
+  href?: string;
+  token?: string | null;
+  cookies?: string;
 }
 
 /** The `<main>` the page's script fills, from a dumped DOM. */
@@ -158,6 +168,43 @@ describe('the web view in headless Chromium', function () {
     assert.match(wrong, /The daemon refused this token \(401\): it is wrong/);
     for (const page of [missing, wrong]) {
       assert.doesNotMatch(page, /verify-status|echo hi|tc-shell|credentials/, 'no data without the token');
+    }
+  });
+
+  it("moves the token from the address bar into the tab's sessionStorage; forgetting it asks again", async function () {
+    const daemon = await fixture.start({ authToken: token });
+    await storeRun(daemon, cwd);
+    const browser = await DevtoolsBrowser.open(
+      chromium,
+      `${daemon.url}/ui#token=${encodeURIComponent(token)}&run=${run}`,
+    );
+    try {
+      // before the page has a context to evaluate in, Chromium answers an error: not loaded yet
+      const state = async (): Promise<PageState> => {
+        const expression =
+          `JSON.stringify({ state: document.getElementById('view')?.dataset.state, href: location.href, ` +
+          `token: sessionStorage.getItem('provd.token'), cookies: document.cookie })`;
+        try {
+          return JSON.parse(String(await browser.evaluate(expression))) as PageState;
+        } catch (error) {
+          return { state: `not loaded: ${String(error)}` };
+        }
+      };
+      const shown = (want: string) => (answer: PageState) => answer.state === want;
+      const ready = await eventually('the run page', state, shown('ready'));
+      assert.deepEqual(ready, { state: 'ready', href: `${daemon.url}/ui#run=${run}`, token, cookies: '' });
+      await browser.evaluate(`document.getElementById('forget-token').click()`);
+      const asked = await eventually('the token form', state, shown('token'));
+      assert.equal(asked.token, null);
+      // the form: the token goes to sessionStorage, the page reads the run again
+      await browser.evaluate(
+        `document.querySelector('#token-form input').value = ${JSON.stringify(token)}; ` +
+          `document.getElementById('token-form').requestSubmit()`,
+      );
+      const again = await eventually('the run page again', state, shown('ready'));
+      assert.deepEqual([again.href, again.token], [`${daemon.url}/ui#run=${run}`, token]);
+    } finally {
+      await browser.close();
     }
   });
 
