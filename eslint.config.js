@@ -61,6 +61,12 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    ignores: ['src/views/web/page/**'],
     languageOptions: { globals: globals.node },
+  },
+  {
+    // the web view's script runs in the browser, as ES modules, served as written (no build)
+    files: ['src/views/web/page/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'module' },
   },
 );

@@ -11,6 +11,7 @@ import { IngestCommand } from './commands/ingest.js';
 import { RecordCommand } from './commands/record.js';
 import { RunsCommand } from './commands/runs.js';
 import { SensorStatusCommand } from './commands/sensor-status.js';
+import { UiCommand } from './commands/ui.js';
 import { usageExitCode } from './daemon-client-command.js';
 import { bindOptionValues } from './option-values.js';
 import { ProvdCli, usesColors } from './provd-cli.js';
@@ -32,6 +33,7 @@ cli.register(IngestCommand);
 cli.register(RecordCommand);
 cli.register(RunsCommand);
 cli.register(SensorStatusCommand);
+cli.register(UiCommand);
 
 // A usage error (unknown option, missing or extra argument) exits 2, as Unix tools do; clipanion says 1.
 let command;

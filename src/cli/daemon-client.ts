@@ -140,10 +140,15 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The bearer header when $PROVD_AUTH_TOKEN, else $PROVD_AUTH_TOKEN_FILE, is set. */
-function authHeaders(): Record<string, string> {
+/** The token of $PROVD_AUTH_TOKEN, else of $PROVD_AUTH_TOKEN_FILE; '' when neither is set. */
+export function configuredToken(): string {
   const file = process.env['PROVD_AUTH_TOKEN_FILE'];
-  const token = process.env['PROVD_AUTH_TOKEN'] || (file ? readTokenFile(file, 'PROVD_AUTH_TOKEN_FILE') : '');
+  return process.env['PROVD_AUTH_TOKEN'] || (file ? readTokenFile(file, 'PROVD_AUTH_TOKEN_FILE') : '');
+}
+
+/** The bearer header when a token is configured. */
+function authHeaders(): Record<string, string> {
+  const token = configuredToken();
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 

@@ -4,8 +4,10 @@
  * them through DNS rebinding (its own name resolving to 127.0.0.1). Browsers mark both: a page's
  * request carries `Origin` (writes, CORS) or `Sec-Fetch-Site` (all of them, in every current
  * browser); a rebinding page's carries its own name in `Host`; a simple request's body has one of
- * three content types, or none. provd serves no pages, so it refuses every request a page made, as
- * Docker's API, Jupyter and Ollama do in their ways. CLIs, SDKs and curl send none of those marks.
+ * three content types, or none. provd refuses every request another page made, as Docker's API,
+ * Jupyter and Ollama do in their ways; CLIs, SDKs and curl send none of those marks. Its only page is
+ * its own web view (views/web/), whose requests are same-origin and addressed to the daemon's own
+ * loopback name and port: a rebinding page is same-origin too, but names its own host.
  */
 import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
 
@@ -36,15 +38,25 @@ const acceptedBodyTypes: Readonly<Record<string, readonly string[]>> = {
  * every path, the health endpoints included: a rebinding page must not read them either.
  */
 export function refusedBrowserRequest(marks: BrowserMarks, context: GuardContext): HttpReply | undefined {
-  // `none`: the user typed the URL; `same-origin`: a page the daemon served (it serves none yet)
+  // `none`: the user typed the URL; `same-origin`: the daemon's own web view, checked below
   if (marks.secFetchSite !== '' && marks.secFetchSite !== 'none' && marks.secFetchSite !== 'same-origin') {
     return forbidden(
-      `a web page's request (Sec-Fetch-Site: ${quoted(marks.secFetchSite)}) is refused: provd serves no pages`,
+      `a web page's request (Sec-Fetch-Site: ${quoted(marks.secFetchSite)}) is refused: ` +
+        'provd answers no page but its own web view',
     );
   }
   if (marks.origin !== '' && !isOwnOrigin(marks.origin, context.port)) {
     return forbidden(
-      `a request from the web origin ${quoted(marks.origin)} is refused: provd serves no pages`,
+      `a request from the web origin ${quoted(marks.origin)} is refused: ` +
+        'provd answers no page but its own web view',
+    );
+  }
+  // A rebinding page's requests are same-origin to it, token or not: only the daemon's own name and
+  // port make them the web view's (a page on another name could read the view's answers).
+  if (marks.secFetchSite === 'same-origin' && !isOwnHost(marks.host, context.port)) {
+    return forbidden(
+      `a same-origin request for Host ${quoted(marks.host)} is refused: provd's web view is served ` +
+        `only at a loopback name on port ${context.port} (a page on another name may be rebinding its DNS)`,
     );
   }
   // With a token a rebinding page cannot authenticate, and a remote client names the host it knows.
@@ -81,6 +93,14 @@ function isOwnOrigin(origin: string, port: number): boolean {
     return false; // `null` (sandboxed frames, file: pages) and anything unparsable
   }
   return url.protocol === 'http:' && url.port === String(port) && isLoopbackName(url.hostname);
+}
+
+/** True for `<loopback name>:<the daemon's port>` (a browser leaves out port 80). */
+function isOwnHost(host: string, port: number): boolean {
+  const name = hostOf(host);
+  const rest = host.slice(name.length);
+  const hostPort = rest === '' ? '80' : rest.startsWith(':') ? rest.slice(1) : '';
+  return isLoopbackName(name) && hostPort === String(port);
 }
 
 /** The name part of a Host header: `[::1]:8574` -> `[::1]`, `localhost:8574` -> `localhost`. */

@@ -28,6 +28,7 @@ import { PolicyEngine } from '../security/policy/policy-engine.js';
 import { KillSwitch } from '../security/responses/kill-switch.js';
 import { loadPolicyFile, PolicyFileError } from '../security/policy/policy-file.js';
 import { HttpServer } from './http-server.js';
+import { WebPages } from '../views/web/web-pages.js';
 import { Router } from './router.js';
 import { startStoreThread } from './store-thread.js';
 import { SnapshotPool } from '../provenance/record/snapshot-pool.js';
@@ -52,6 +53,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   // checked here, so a bad key stops the start with a message naming the option
   const signingKeyFile = config.signingKeyFile ?? ensureDefaultKey(config.dataDir);
   loadSigningKey(signingKeyFile, config.signingKeyFile === undefined ? 'signing key' : '--signing-key');
+  const pages = WebPages.load(); // before the store: a missing page file stops the start here
   const policy = await loadPolicy(config.policyFile);
   log('info', 'policy', { source: policy.policy.source, rules: policy.policy.rules.length });
   log('info', 'event hashing', { batch: batchHashing }); // native (native/hash) or js
@@ -147,6 +149,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
       openapi: openapiBytes,
     }),
     bodyBudgets: { ingest: ingest.budget },
+    pages,
   });
   let port: number;
   try {

@@ -52,9 +52,11 @@ export class Exchange {
     this.finish();
     this.res.cork(() => {
       this.res.writeStatus(statusLine(reply.status));
-      this.res.writeHeader('content-type', 'application/json; charset=utf-8');
+      // JSON unless the reply names its own type (the web view's pages)
+      const { 'content-type': type = 'application/json; charset=utf-8', ...headers } = reply.headers ?? {};
+      this.res.writeHeader('content-type', type);
       this.res.writeHeader('x-request-id', this.requestId);
-      for (const [name, value] of Object.entries(reply.headers ?? {})) this.res.writeHeader(name, value);
+      for (const [name, value] of Object.entries(headers)) this.res.writeHeader(name, value);
       if (reply.close !== true) this.res.writeHeader('keep-alive', keepAliveHint);
       if (!this.head) return void this.res.end(reply.body, reply.close === true);
       // uWS 20.30's endWithoutBody(length) leaves the response pending, and the connection's next

@@ -17,6 +17,7 @@ import { refusedContentLength } from './content-length.js';
 import { Exchange } from './exchange.js';
 import type { Router } from './router.js';
 import { listenExclusive, loadUws } from './uws.js';
+import type { WebPages } from '../views/web/web-pages.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   /** Undefined when no token is configured: every request is accepted. */
   auth: BearerAuth | undefined;
   router: Router;
+  /** The web view's files (GET /ui): served without the token, as they hold no data. */
+  pages: WebPages;
   /** Budgets of body bytes in memory, by operationId; a body that does not fit is answered 429. */
   bodyBudgets: Readonly<Partial<Record<string, BodyBudget>>>;
 }
@@ -118,6 +121,9 @@ export class HttpServer {
     };
     const fromPage = refusedBrowserRequest(marks, { port: this.port, tokenConfigured: auth !== undefined });
     if (fromPage !== undefined) return exchange.send(fromPage);
+    // the view's page, script and style hold nothing: a browser's navigation carries no token
+    const page = this.options.pages.reply(method, path);
+    if (page !== undefined) return exchange.send(page);
     // Auth comes before routing: without the token, a client learns nothing about which paths or
     // methods exist (no 404 or 405), only that it must authenticate.
     const authResult = auth === undefined ? 'ok' : auth.check(req.getHeader('authorization'));

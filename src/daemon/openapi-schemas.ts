@@ -110,7 +110,8 @@ const errorResponses = {
   ),
   Forbidden: errorResponse(
     ['forbidden'],
-    "`forbidden`: a web page sent the request (its Origin or Sec-Fetch-Site is not the daemon's own, or, " +
+    "`forbidden`: a web page sent the request (its Origin or Sec-Fetch-Site is not the daemon's own; a " +
+      "same-origin request's Host is not a loopback name with the daemon's port, as the web view's are; or, " +
       'without --auth-token, its Host is not a loopback name); or (POST /v1/record) executing a command ' +
       'needs the daemon to run with --auth-token, execute:false needs none',
   ),

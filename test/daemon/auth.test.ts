@@ -10,7 +10,17 @@ const token = 'correct-horse-battery-staple';
 const publicPaths = ['/v1/live', '/v1/ready', '/v1/health'];
 const protectedPath = '/v1/openapi.json';
 const sweptMethods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
-const unknownPaths = ['/', '/v1', '/v1/nope', '/v1/live/', '/v1/health/x', '/api/nope', '/V1/LIVE', '/x?y=z'];
+// `/` and `/ui...` are the web view's, served without the token (test/views/web/web-pages.test.ts)
+const unknownPaths = [
+  '/ui/nope',
+  '/v1',
+  '/v1/nope',
+  '/v1/live/',
+  '/v1/health/x',
+  '/api/nope',
+  '/V1/LIVE',
+  '/x?y=z',
+];
 
 /** Every path of the OpenAPI document in the repo, with the methods it documents (upper case). */
 function documentedPaths(): Map<string, Set<string>> {

@@ -218,6 +218,44 @@ describe('requests a web page makes', function () {
     }
   });
 
+  it("serves the web view's same-origin reads only at the daemon's own loopback name and port, token or not", async function () {
+    const token = 'browser-view-token';
+    for (const authToken of [token, undefined]) {
+      const daemon = await fixture.start(authToken === undefined ? {} : { authToken });
+      const auth: Record<string, string> =
+        authToken === undefined ? {} : { authorization: `Bearer ${token}` };
+      const sameOrigin = { ...auth, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' };
+      for (const host of [`127.0.0.1:${daemon.port}`, `localhost:${daemon.port}`, `[::1]:${daemon.port}`]) {
+        const answer = await send(daemon, 'GET', '/v1/runs', { ...sameOrigin, host });
+        assert.equal(answer.status, 200, `${host} token ${authToken !== undefined}`);
+      }
+      // a rebinding page's fetch is same-origin to itself: its Host names it, or another port
+      for (const host of [
+        `evil.example:${daemon.port}`,
+        `127.0.0.1.evil.example:${daemon.port}`,
+        `127.0.0.1:${daemon.port + 1}`,
+        '127.0.0.1', // port 80, as a browser leaves it out
+        `0.0.0.0:${daemon.port}`,
+      ]) {
+        for (const path of ['/v1/runs', `/v1/graph/verify?run=${run}`, '/v1/health']) {
+          const answer = await send(daemon, 'GET', path, { ...sameOrigin, host });
+          const what = `${path} Host ${host} token ${authToken !== undefined}`;
+          assert.deepEqual([answer.status, answer.code], [403, 'forbidden'], what);
+        }
+      }
+      // another site's page is refused with the token too: the guard comes before auth
+      const marks: Record<string, string>[] = [
+        { 'sec-fetch-site': 'cross-site' },
+        { origin: 'https://evil.example' },
+      ];
+      for (const mark of marks) {
+        const answer = await send(daemon, 'GET', '/v1/runs', { ...auth, ...mark });
+        assert.deepEqual([answer.status, answer.code], [403, 'forbidden'], JSON.stringify(mark));
+      }
+      await daemon.stop();
+    }
+  });
+
   it('with a token, serves a remote name in Host (the token keeps pages out) but still refuses a foreign Origin', async function () {
     const token = 'browser-test-token';
     const daemon = await fixture.start({ authToken: token });

@@ -1,7 +1,7 @@
 /** What a route answers, and the JSON bodies every route shares: data and errors. */
 import { wireErrorCodes, type WireErrorCode } from '../errors.js';
 
-/** A complete HTTP answer; the server adds content-type and x-request-id. */
+/** A complete HTTP answer; the server adds x-request-id, and a JSON content-type unless `headers` name one. */
 export interface HttpReply {
   status: number;
   body: Uint8Array | string;
@@ -47,6 +47,7 @@ export function errorReply(
 
 const reasons: Record<number, string> = {
   200: 'OK',
+  303: 'See Other',
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',

@@ -1,0 +1,98 @@
+// One run: its verify verdict, its risks, its timeline and its causality tree, each read from the
+// endpoint a CLI or an agent reads (GET /v1/graph/verify, /v1/security/risks, /v1/timeline).
+import { getJson } from './api.js';
+import { renderCausality } from './causality-view.js';
+import { el, rowOf, table, viewLink } from './dom.js';
+import { moreButton } from './more-button.js';
+
+/** The run page's nodes, once all four answers are in; a run nothing names rejects (404). */
+export async function renderRun(run) {
+  const [verify, risks, timeline, causality] = await Promise.all([
+    getJson('/v1/graph/verify', { run }, [503]),
+    getJson('/v1/security/risks', { run }),
+    getJson('/v1/timeline', { run, view: 'table' }),
+    getJson('/v1/timeline', { run, view: 'causality' }),
+  ]);
+  return [
+    el('p', {}, viewLink({}, '← all runs')),
+    el('h1', {}, 'Run ', el('span', { class: 'mono', id: 'run-id' }, run)),
+    verifySection(verify),
+    risksSection(run, risks),
+    timelineSection(run, timeline),
+    el('section', { id: 'causality' }, el('h2', {}, 'Causality'), renderCausality(causality.root)),
+  ];
+}
+
+/** The verdict first, then what verification found. */
+function verifySection(verify) {
+  const verdict = el('span', { class: `verdict ${verify.status}`, id: 'verify-status' }, verify.status);
+  const counts = `${verify.error_count} errors, ${verify.warning_count} warnings`;
+  const issues = verify.issues ?? [];
+  return el(
+    'section',
+    { id: 'verify' },
+    el('h2', {}, 'Verify'),
+    el('p', {}, 'Evidence chain: ', verdict, ' ', counts),
+    verify.error === undefined ? null : el('p', { class: 'error' }, verify.error),
+    issues.length === 0
+      ? null
+      : table(['severity', 'kind', 'id', 'message'], issues, (issue) => [
+          issue.severity,
+          issue.kind,
+          { mono: issue.id },
+          issue.message,
+        ]),
+  );
+}
+
+function riskCells(risk) {
+  return [
+    risk.severity,
+    risk.decision,
+    risk.rule_id,
+    risk.reason,
+    risk.evidence_level,
+    { mono: risk.tool_call_id ?? '' },
+    risk.detected_at,
+  ];
+}
+
+function risksSection(run, risks) {
+  const title = el('h2', {}, 'Risks');
+  if (risks.risks.length === 0) {
+    return el('section', { id: 'risks' }, title, el('p', { class: 'note' }, 'No risks found.'));
+  }
+  const headings = ['severity', 'decision', 'rule', 'reason', 'evidence', 'tool call', 'detected'];
+  const list = table(headings, risks.risks, riskCells);
+  const more = moreButton(
+    risks,
+    (cursor) => getJson('/v1/security/risks', { run, cursor }),
+    'risks',
+    (risk) => list.tBodies[0].append(rowOf(riskCells(risk))),
+  );
+  return el('section', { id: 'risks' }, title, list, more);
+}
+
+function entryCells(entry) {
+  return [
+    entry.time,
+    entry.kind,
+    entry.evidence_level,
+    { mono: entry.summary },
+    { mono: entry.tool_call_id ?? '' },
+  ];
+}
+
+function timelineSection(run, timeline) {
+  const title = el('h2', {}, 'Timeline');
+  if (timeline.entries.length === 0) {
+    return el('section', { id: 'timeline' }, title, el('p', { class: 'note' }, 'Nothing recorded.'));
+  }
+  const headings = ['time', 'kind', 'evidence', 'what', 'tool call'];
+  const list = table(headings, timeline.entries, entryCells);
+  const next = (cursor) => getJson('/v1/timeline', { run, view: 'table', cursor });
+  const more = moreButton(timeline, next, 'entries', (entry) =>
+    list.tBodies[0].append(rowOf(entryCells(entry))),
+  );
+  return el('section', { id: 'timeline' }, title, list, more);
+}
