@@ -6,12 +6,12 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
-/** The file's first `maxBytes + 1` bytes, and the size it had when opened (the larger is its size). */
+/** The file's first `maxBytes + 1` bytes, the size it had when opened (the larger is its size), its mode and owner. */
 export async function readPolicyBytes(
   path: string,
   maxBytes: number,
   refuse: (message: string) => never,
-): Promise<{ bytes: Buffer; size: number }> {
+): Promise<{ bytes: Buffer; size: number; mode: number; uid: number }> {
   let handle;
   try {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
@@ -26,7 +26,12 @@ export async function readPolicyBytes(
     let filled = 0;
     for (let read = -1; read !== 0 && filled < buffer.length; filled += read)
       ({ bytesRead: read } = await handle.read(buffer, filled, buffer.length - filled, filled));
-    return { bytes: buffer.subarray(0, filled), size: Math.max(stat.size, filled) };
+    return {
+      bytes: buffer.subarray(0, filled),
+      size: Math.max(stat.size, filled),
+      mode: stat.mode,
+      uid: stat.uid,
+    };
   } finally {
     await handle.close();
   }
