@@ -4,6 +4,7 @@
  * option values. A test keeps every registered option in this list.
  */
 export const optionValueNames: Readonly<Record<string, string>> = {
+  '--config': 'FILE',
   '--listen': 'HOST:PORT',
   '--data-dir': 'DIR',
   '--auth-token': 'TOKEN',

@@ -146,6 +146,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         watchKills: killSwitch.watch,
       },
       policy,
+      capture: () => sensor.report(),
       openapi: openapiBytes,
     }),
     bodyBudgets: { ingest: ingest.budget },

@@ -52,7 +52,7 @@ export class Exchange {
     this.finish();
     this.res.cork(() => {
       this.res.writeStatus(statusLine(reply.status));
-      // JSON unless the reply names its own type (the web view's pages)
+      // JSON unless the reply names its own type (the web view's pages, GET /metrics)
       const { 'content-type': type = 'application/json; charset=utf-8', ...headers } = reply.headers ?? {};
       this.res.writeHeader('content-type', type);
       this.res.writeHeader('x-request-id', this.requestId);

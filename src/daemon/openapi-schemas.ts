@@ -59,6 +59,7 @@ const openapiSchema: JsonObject = {
 /** The `components.schemas` name of the 200 body whose `schema_version` is `provenance.<schema>/v1`. */
 export function schemaComponentName(schema: string): string {
   if (schema === 'openapi') return 'OpenApiDocument';
+  if (schema === 'prometheus') return 'PrometheusText';
   return bodyComponentName(schema) ?? versionComponentName(schema);
 }
 
@@ -165,6 +166,10 @@ export function buildComponents(list: readonly Endpoint<never>[]): OpenApiCompon
     ...bodySchemas,
     ...unionSchemas,
     OpenApiDocument: openapiSchema,
+    PrometheusText: {
+      type: 'string',
+      description: 'Prometheus text exposition format 0.0.4: `# HELP` and `# TYPE` lines, then samples',
+    },
   };
   for (const { schema, operationId } of list) {
     const name = schemaComponentName(schema);

@@ -52,10 +52,12 @@ function requestBody(endpoint: Endpoint<never>): JsonObject {
 }
 
 function bodyResponse(description: string, schema: string): OpenApiResponse {
+  // GET /metrics answers text, in the format Prometheus scrapes
+  const mediaType = schema === 'prometheus' ? 'text/plain; version=0.0.4' : 'application/json';
   return {
     description,
     headers: commonHeaders,
-    content: { 'application/json': { schema: schemaRef(schemaComponentName(schema)) } },
+    content: { [mediaType]: { schema: schemaRef(schemaComponentName(schema)) } },
   };
 }
 
@@ -65,6 +67,7 @@ function okDescription(schema: string): string {
   if (schema === 'verify')
     return 'verification completed: `status` is `ok`, or `failed` when it found errors';
   if (schema === 'openapi') return 'this document';
+  if (schema === 'prometheus') return 'the metrics, in the Prometheus text format';
   return `the \`provenance.${schema}/v1\` body`;
 }
 

@@ -6,6 +6,7 @@ import type { IngestRouter } from '../ingest/ingest-router.js';
 import type { ProvenanceKinds } from '../provenance/provenance-kinds.js';
 import type { RecordDeps } from '../provenance/record/record.route.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
+import type { CaptureReport } from '../sensor/sensor.js';
 import type { SecurityKinds } from '../security/security-kinds.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
@@ -27,6 +28,8 @@ export interface RouteDeps {
   record: RecordDeps;
   /** The policy the gate evaluates with. */
   policy: PolicyEngine;
+  /** The sensor's capability report now (GET /metrics reads its counters). */
+  capture: () => CaptureReport;
   /** The OpenAPI document's bytes, as served. */
   openapi: Uint8Array;
 }

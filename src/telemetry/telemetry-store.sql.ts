@@ -18,7 +18,7 @@ import { rehashStoredEvent, storedEventColumns, storedEventContentSql } from './
 import { BindingStore } from './binding-store.sql.js';
 import { EventCommitter, type CommitFaults } from './event-commit.sql.js';
 import { IngestLedger } from './ingest-ledger.sql.js';
-import { Spool } from './spool.sql.js';
+import { Spool, type SpoolStats } from './spool.sql.js';
 import type { SpoolLimits } from './spool-limits.js';
 import { telemetryHandlers } from './telemetry-kinds.js';
 import { ProcessRollup, type RollupFold } from './process-rollup.sql.js';
@@ -63,6 +63,8 @@ export interface TelemetryLends {
   unfoldedFrom(): bigint | null;
   /** Where each sealed batch's events are. */
   places: BatchPlaces;
+  /** The events and bytes waiting in the spool now (kept in memory). */
+  spoolStats(): SpoolStats;
 }
 
 /** How often keys past retention are forgotten. */
@@ -151,6 +153,7 @@ async function startTelemetryStore(
       unfoldedFrom: () => rollup.unfoldedFrom(),
       places,
       endSeq: () => committer.endSeq,
+      spoolStats: () => spool.stats,
     },
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);

@@ -4,7 +4,7 @@
  * response body. The main thread sends them through its StoreClient; their kind map, ViewsKinds,
  * is read from these handlers' types.
  */
-import type { KindsOf, StoreContext } from '../store/store-module.js';
+import type { KindsOf, NoParams, StoreContext } from '../store/store-module.js';
 import { jsonText } from '../store/json-text.js';
 import { readArtifact, type ArtifactParams } from './context/artifact.sql.js';
 import { compareRecords, type CompareRecordsParams } from './context/compare-records.js';
@@ -14,6 +14,7 @@ import { listContextEntries, type ContextEntriesParams } from './context/context
 import { readContextLinks, type ContextLinksParams } from './context/context-links.sql.js';
 import { overviewContext, type ContextOverviewParams } from './context/context-overview.sql.js';
 import { explain, type ExplainParams } from './explain/explain.js';
+import { readMetricsFacts } from './metrics/metrics-facts.sql.js';
 import { searchSources, type SearchParams } from './search/search-sources.sql.js';
 import { timelineCausality, type TimelineCausalityParams } from './timeline/causality-tree.js';
 import { listTimeline, type TimelineTableParams } from './timeline/timeline-table.sql.js';
@@ -45,6 +46,8 @@ export function viewsHandlers(context: StoreContext, deps: ViewsDeps) {
     compareRecords: async (params: CompareRecordsParams) =>
       jsonText(await compareRecords(context.reader(), params)),
     artifact: async (params: ArtifactParams) => jsonText(await readArtifact(context.reader(), params)),
+    // one scrape of GET /metrics
+    metricsFacts: (_: NoParams) => readMetricsFacts(context.reader(), () => deps.spoolStats()),
     searchSources: async (params: SearchParams) =>
       jsonText(await searchSources(context.reader(), params, formatVersion, deps.endSeq())),
   };

@@ -6,6 +6,7 @@
 import type { StoreContext } from '../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import type { BatchPlaces } from '../telemetry/batch-places.sql.js';
+import type { SpoolStats } from '../telemetry/spool.sql.js';
 import { viewsHandlers } from './views-kinds.js';
 
 /** What the views read of the write side, lent by the telemetry module. */
@@ -18,6 +19,8 @@ export interface ViewsDeps {
   endSeq(): bigint;
   /** Where each sealed batch's events are (spares explain a read). */
   places: BatchPlaces;
+  /** The events and bytes waiting in the spool now. */
+  spoolStats(): SpoolStats;
 }
 
 /** The read models on the store thread: they give nothing and lend nothing. */

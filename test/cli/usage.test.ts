@@ -8,7 +8,18 @@ import { usesColors } from '../../src/cli/provd-cli.js';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { runCli } from '../support/cli.js';
 
-const commands = ['daemon', 'health', 'ingest', 'runs', 'record', 'ui', 'ai call', 'ai mcp', 'ai tools'];
+const commands = [
+  'daemon',
+  'health',
+  'ingest',
+  'runs',
+  'record',
+  'ui',
+  'policy check',
+  'ai call',
+  'ai mcp',
+  'ai tools',
+];
 const sample = join(packageRoot, 'test', 'fixtures', 'native-ebpf-events.jsonl');
 // an ANSI escape sequence (CSI), as clipanion's colours write them
 const ansiEscape = new RegExp(String.fromCharCode(27) + '\\[');

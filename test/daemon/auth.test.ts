@@ -38,7 +38,9 @@ async function ask(url: string, method: string, headers: Record<string, string>)
   const body = method === 'GET' || method === 'DELETE' ? undefined : '{}';
   const response = await fetch(url, { method, headers, ...(body !== undefined && { body }) });
   const text = await response.text();
-  const parsed = JSON.parse(text) as { error?: { code?: string } };
+  // GET /metrics answers text; every other answer, errors included, is JSON
+  const json = response.headers.get('content-type')?.startsWith('application/json') === true;
+  const parsed = (json ? JSON.parse(text) : {}) as { error?: { code?: string } };
   return { status: response.status, headers: response.headers, code: parsed.error?.code };
 }
 

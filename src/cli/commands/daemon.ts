@@ -1,6 +1,7 @@
 /** `provd daemon`: runs the daemon in the foreground. */
 import { Command, Option } from 'clipanion';
-import { resolveConfig } from '../../daemon/config.js';
+import { resolveConfig, type DaemonFlags } from '../../daemon/config.js';
+import { configKeys, loadConfigFile } from '../../daemon/config-file.js';
 import { ProvdError } from '../../shared/errors.js';
 
 export class DaemonCommand extends Command {
@@ -12,13 +13,22 @@ export class DaemonCommand extends Command {
       Serves the HTTP API (default 127.0.0.1:8574) over an embedded DuckDB database in the data dir
       (default \`$PROVD_HOME\`, else \`$XDG_DATA_HOME/provd\`, else \`~/.local/share/provd\`).
       SIGINT or SIGTERM stops it cleanly: it stops accepting, drains, checkpoints and closes the database.
+
+      \`--config FILE\` reads the options from a YAML or JSON file, keys named like the long options
+      (\`listen\`, \`data-dir\`, \`spool-ttl\`, \`no-sensor\`, ...); an option given on the command line
+      wins over the file, and the file over the environment (docs/operations.md).
     `,
     examples: [
       ['Run with defaults', '$0 daemon'],
       ['Require a bearer token', 'PROVD_AUTH_TOKEN=s3cret $0 daemon --listen 127.0.0.1:9000'],
+      ['Start from a config file', '$0 daemon --config /etc/provd/config.yaml'],
     ],
   });
 
+  config = Option.String('--config', {
+    description:
+      'read options from FILE (YAML or JSON, keys named like the long options); options given here win over it',
+  });
   listen = Option.String('--listen', {
     description: 'HOST:PORT to listen on (default 127.0.0.1:8574); beyond loopback only with a token',
   });
@@ -68,7 +78,8 @@ export class DaemonCommand extends Command {
       "whom POST /v1/record runs commands as when the daemon is root (a name or uid; env PROVD_RECORD_USER): default the owner of the command's cwd, never root unless --record-user root",
   });
 
-  sensor = Option.Boolean('--sensor', true, {
+  // no default here: absent, the config file (or the built-in default, on) decides
+  sensor = Option.Boolean('--sensor', {
     description: 'run the eBPF sensor where the host allows it (root, BTF); --no-sensor turns it off',
   });
 
@@ -79,7 +90,7 @@ export class DaemonCommand extends Command {
 
   async execute(): Promise<number> {
     try {
-      const config = resolveConfig(this);
+      const config = resolveConfig(await this.flags());
       // loaded here, not at the top: every other command (the MCP server among them) is a thin HTTP
       // client that must not map DuckDB and uWebSockets.js into its process
       const { runDaemon } = await import('../../daemon/daemon.js');
@@ -90,5 +101,22 @@ export class DaemonCommand extends Command {
       this.context.stderr.write(`provd: ${error.code}: ${error.message}\n`);
       return 2;
     }
+  }
+
+  /** The command line's options over the config file's. */
+  private async flags(): Promise<DaemonFlags> {
+    const given: DaemonFlags = {};
+    for (const [property] of Object.values(configKeys)) {
+      const value = this[property];
+      if (value !== undefined) Object.assign(given, { [property]: value });
+    }
+    if (this.config === undefined) return given;
+    const file = await loadConfigFile(this.config);
+    // a token given here replaces the file's, whichever way either gives it
+    if (given.authToken !== undefined || given.authTokenFile !== undefined) {
+      delete file.authToken;
+      delete file.authTokenFile;
+    }
+    return { ...file, ...given };
   }
 }

@@ -17,7 +17,6 @@
  * A file rule with the id of a built-in rule replaces it; the other built-in rules follow the
  * file's, in the contract's order, unless `include_default_rules: false`.
  */
-import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { eventTypes } from '../../model/event.js';
 import { defaultRules } from './default-policy.js';
@@ -31,6 +30,8 @@ import {
   type RuleMatch,
 } from './policy.js';
 import { PolicyEngine } from './policy-engine.js';
+import { policyErrorLine } from './policy-file-line.js';
+import { readPolicyBytes } from './policy-file-read.js';
 
 /** A rules file larger than this is refused: a policy is a few hundred rules at most. */
 const maxFileBytes = 1024 * 1024;
@@ -53,27 +54,39 @@ const matchKeys: (keyof RuleMatch)[] = [
 ];
 const ruleId = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-export class PolicyFileError extends Error {}
+/** Why a rules file was refused; `line` (1-based) points at the offending part when it can be found. */
+export class PolicyFileError extends Error {
+  constructor(
+    message: string,
+    /** `unreadable`: missing, not a regular file, or not readable; `invalid`: read, but wrong. */
+    readonly reason: 'unreadable' | 'invalid' = 'invalid',
+    readonly line?: number,
+  ) {
+    super(message);
+  }
+}
 
 /** Reads, checks and compiles the rules file at `path`; throws PolicyFileError saying what is wrong. */
 export async function loadPolicyFile(path: string): Promise<PolicyEngine> {
+  // the text once read, so a refusal can name its line
+  const read: { text?: string } = {};
   const fail = (message: string): never => {
-    throw new PolicyFileError(`policy ${path}: ${message}`);
+    throw new PolicyFileError(
+      `policy ${path}: ${message}`,
+      'invalid',
+      read.text === undefined ? undefined : policyErrorLine(read.text, message),
+    );
   };
   const format = /\.json$/i.test(path)
     ? 'json'
     : /\.ya?ml$/i.test(path)
       ? 'yaml'
       : fail('the file name must end in .json, .yaml or .yml');
-  let text: string;
-  try {
-    const bytes = await readFile(path);
-    if (bytes.length > maxFileBytes) fail(`the file holds ${bytes.length} bytes, more than ${maxFileBytes}`);
-    text = bytes.toString('utf8');
-  } catch (error) {
-    if (error instanceof PolicyFileError) throw error;
-    return fail(`cannot be read: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const { bytes, size } = await readPolicyBytes(path, maxFileBytes, (message) => {
+    throw new PolicyFileError(`policy ${path}: ${message}`, 'unreadable');
+  });
+  if (size > maxFileBytes) fail(`the file holds ${size} bytes, more than ${maxFileBytes}`);
+  const text = (read.text = bytes.toString('utf8'));
   const value = format === 'json' ? parseJson(text, fail) : parseYaml(text, fail);
   const depth = nestingDepth(value);
   if (depth > maxNesting)
