@@ -25,7 +25,7 @@ const duckdbInstanceRule = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cache/**'] },
+  { ignores: ['dist/**', 'dist.next/**', 'dist.old/**', 'node_modules/**', '.cache/**'] },
   js.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -33,11 +33,20 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--provider': 'PROVIDER',
 };
 
-/** Replaces clipanion's `--name #0` placeholders with the option's value name. */
+/** Switches that are on unless turned off: shown as `--[no-]name`, as git shows them. */
+const negatableSwitches: readonly string[] = ['--sensor'];
+
+/**
+ * Replaces clipanion's `--name #0` placeholders with the option's value name, and names the
+ * `--no-` form of a switch that is on by default (clipanion would list only `--sensor`).
+ */
 export function nameOptionValues(usage: string): string {
-  return usage.replace(
+  const named = usage.replace(
     /(--[a-z][a-z-]*) #0/g,
     (_all, name: string) => `${name} ${optionValueNames[name] ?? 'VALUE'}`,
+  );
+  return named.replace(/(?<![\w-])--([a-z][a-z-]*)(?![\w-])/g, (option, name: string) =>
+    negatableSwitches.includes(option) ? `--[no-]${name}` : option,
   );
 }
 

@@ -88,7 +88,7 @@ function parseCapture(value: string): CaptureMode {
 
 /** Resolves flags over environment over defaults. */
 export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
-  const { host, port } = parseListen(flags.listen ?? defaultListen);
+  const { host, port } = parseListen(flags.listen ?? env['PROVD_LISTEN'] ?? defaultListen);
   const dataDir = resolve(flags.dataDir ?? defaultDataDir(env));
   const authToken = resolveToken(flags, env);
   // without a token anyone who reaches the port may write evidence: only this host's users may

@@ -24,6 +24,14 @@ describe('daemon config', function () {
     }
   });
 
+  it('takes the listen address from --listen, then PROVD_LISTEN, then 127.0.0.1:8574', function () {
+    const env = { PROVD_LISTEN: '127.0.0.1:9001' };
+    assert.equal(resolveConfig({ listen: '127.0.0.1:9002' }, env).port, 9002);
+    assert.equal(resolveConfig({}, env).port, 9001);
+    assert.equal(resolveConfig({}, {}).port, 8574);
+    assert.throws(() => resolveConfig({}, { PROVD_LISTEN: '0.0.0.0:80' }), /not a loopback address/);
+  });
+
   it('takes the data dir from PROVD_HOME, then XDG_DATA_HOME, then the home directory', function () {
     assert.equal(defaultDataDir({ PROVD_HOME: '/p', XDG_DATA_HOME: '/x' }), '/p');
     assert.equal(defaultDataDir({ XDG_DATA_HOME: '/x' }), join('/x', 'provd'));

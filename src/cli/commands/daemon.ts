@@ -30,7 +30,8 @@ export class DaemonCommand extends Command {
       'read options from FILE (YAML or JSON, keys named like the long options); options given here win over it',
   });
   listen = Option.String('--listen', {
-    description: 'HOST:PORT to listen on (default 127.0.0.1:8574); beyond loopback only with a token',
+    description:
+      'HOST:PORT to listen on (also PROVD_LISTEN; default 127.0.0.1:8574); beyond loopback only with a token',
   });
   dataDir = Option.String('--data-dir', { description: 'directory of the DuckDB database' });
   authToken = Option.String('--auth-token', {
@@ -80,7 +81,8 @@ export class DaemonCommand extends Command {
 
   // no default here: absent, the config file (or the built-in default, on) decides
   sensor = Option.Boolean('--sensor', {
-    description: 'run the eBPF sensor where the host allows it (root, BTF); --no-sensor turns it off',
+    description:
+      'the eBPF sensor: on by default where the host allows it (root, BTF); --no-sensor turns it off',
   });
 
   capture = Option.String('--capture', {
