@@ -30,6 +30,12 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--timeout-ms': 'MS',
   '--input': 'JSON|-',
   '--provider': 'PROVIDER',
+  '--type': 'TYPE',
+  '--event': 'ID',
+  '--process': 'KEY',
+  '--file': 'PATH',
+  '--risk': 'ID',
+  '--artifact': 'HASH',
 };
 
 /** Replaces clipanion's `--name #0` placeholders with the option's value name. */
