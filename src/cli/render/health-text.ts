@@ -20,10 +20,13 @@ export function formatHealth(health: DaemonHealth, style: Style): string {
   const reasons = [...failedChecks(health), ...coverageReasons(health), ...captureReasons(health)];
   if (reasons.length > 0) lines.push('why:', ...reasons.map((reason) => `  - ${reason}`));
   lines.push('checks:');
-  const width = Math.max(...Object.keys(health.checks).map((name) => name.length));
-  for (const [name, check] of Object.entries(health.checks)) {
+  const checks = Object.entries(health.checks);
+  const width = Math.max(...checks.map(([name]) => name.length));
+  const statusWidth = Math.max(...checks.map(([, check]) => check.status.length));
+  for (const [name, check] of checks) {
     const paint = check.status === 'ok' ? 'green' : check.status === 'unavailable' ? undefined : 'red';
-    lines.push(`  ${name.padEnd(width)}  ${style.paint(check.status, paint)}${details(check)}`);
+    const status = style.paint(check.status.padEnd(statusWidth), paint);
+    lines.push(`  ${name.padEnd(width)}  ${status}${details(check)}`.trimEnd());
   }
   lines.push(`coverage: ${health.coverage_status}`);
   lines.push(
