@@ -16,11 +16,17 @@ const sample = readFileSync(join(packageRoot, 'test', 'fixtures', 'supply-chain-
  * Runs `provd ARGS` with stdout on a pseudo-terminal (util-linux `script`), as a user's shell
  * would; undefined where `script` is missing. Its stdout holds what the terminal received.
  */
-function runOnTerminal(args: readonly string[], env: Record<string, string>): string | undefined {
+function runOnTerminal(
+  args: readonly string[],
+  env: Record<string, string>,
+  columns = 200,
+): string | undefined {
   const quoted = [process.execPath, cliPath, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`);
   const { PROVD_AUTH_TOKEN: _token, NO_COLOR: _noColor, ...inherited } = process.env;
-  const result = spawnSync('script', ['-qec', quoted.join(' '), '/dev/null'], {
-    env: { ...inherited, TERM: 'xterm', COLUMNS: '200', ...env },
+  // the terminal's own width, as a user's window sets it
+  const command = `stty cols ${columns} rows 50; exec ${quoted.join(' ')}`;
+  const result = spawnSync('script', ['-qec', command, '/dev/null'], {
+    env: { ...inherited, TERM: 'xterm', ...env },
     encoding: 'utf8',
     timeout: 45_000,
   });
@@ -248,5 +254,23 @@ describe('provd verify, timeline, explain, risks and summary', function () {
     const plain = runOnTerminal(args, { ...env, NO_COLOR: '1' });
     assert.match(plain!, /verify run-snake: ok/);
     assert.doesNotMatch(plain!, ansiEscape);
+  });
+
+  it('cuts long values to the width of a terminal only; a pipe gets them whole', async function () {
+    const args = ['timeline', 'run-snake', '--url', shared.daemon.url];
+    const piped = await cli(['timeline', 'run-snake']);
+    const whole =
+      'binding of tool call tc-snake (control_plane, confidence 1) on container_id container-snake-demo';
+    assert.ok(piped.stdout.includes(whole), piped.stdout);
+    const screen = runOnTerminal(args, { ...env, NO_COLOR: '1' }, 80);
+    if (screen === undefined) this.skip();
+    const lines = screen.split(/\r?\n/).filter((line) => line !== '');
+    assert.equal(lines.length, 9, screen);
+    for (const line of lines) assert.ok(line.length <= 80, `longer than the terminal: ${line}`);
+    assert.match(
+      lines[1]!,
+      /^2026-06-29 10:00:00\.000 +binding +tc-snake +context_asserted +binding of \S.*…$/,
+    );
+    assert.match(lines[2]!, /kernel_correlated +\?\[4000\] execve$/, 'a value that fits is whole');
   });
 });
