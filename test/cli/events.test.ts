@@ -165,4 +165,29 @@ describe('provd events', function () {
     assert.equal(code, 1);
     assert.equal(stderr, 'provd: run_not_found: no run "no-such-run" is known\n');
   });
+
+  it('shows control characters in evidence as escapes, so an argv cannot drive the terminal or forge a row', async function () {
+    await bind(url(), {
+      run_id: 'run-esc',
+      tool_call_id: 'tc-e',
+      cgroup_id: '503',
+      started_at: '2026-01-01T00:00:00Z',
+    });
+    const argv = ['printf', '\u001b[2J\u001b]0;owned\u0007', 'two\nlines', '\u202eevil'];
+    await ingest(url(), nativeLine({ cgroup_id: '503', argv }), 'native');
+    const human = await runCli(['events', 'run-esc', '--url', url()]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.doesNotMatch(
+      human.stdout,
+      // eslint-disable-next-line no-control-regex -- the control characters are what must not be there
+      /[\u0000-\u0009\u000b-\u001f\u202e]/u,
+      'no control character but the line ends',
+    );
+    const lines = human.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 2, 'one row for the one event');
+    assert.ok(lines[1]!.endsWith('printf \\x1b[2J\\x1b]0;owned\\x07 two\\x0alines \\u202eevil'), lines[1]);
+    const json = await runCli(['events', 'run-esc', '--json', '--url', url()]);
+    const page = JSON.parse(json.stdout) as { events: { attrs: { argv: string[] } }[] };
+    assert.deepEqual(page.events[0]!.attrs.argv, argv, '--json keeps the evidence as stored');
+  });
 });

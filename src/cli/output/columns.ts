@@ -3,7 +3,7 @@
  * row, two spaces between columns. On a terminal the flexible column is cut so a row fits the
  * width; a pipe gets whole values (a value wider than its column then pushes the rest right).
  */
-import { truncate, type Paint, type Style } from './style.js';
+import { truncate, visible, type Paint, type Style } from './style.js';
 
 /** One column: its title, and how its cells are aligned and coloured. */
 export interface Column {
@@ -28,7 +28,8 @@ export function columnWidths(
   style: Style,
 ): number[] {
   const widths = columns.map(
-    (column, i) => column.width ?? Math.max(column.title.length, ...rows.map((row) => (row[i] ?? '').length)),
+    (column, i) =>
+      column.width ?? Math.max(column.title.length, ...rows.map((row) => visible(row[i] ?? '').length)),
   );
   const flexAt = columns.findIndex((column) => column.flex === true);
   const flex = flexAt < 0 ? columns.length - 1 : flexAt;
@@ -48,7 +49,8 @@ export function formatRow(
   header = false,
 ): string {
   const last = cells.length - 1;
-  const line = cells.map((raw, i) => {
+  const line = cells.map((value, i) => {
+    const raw = visible(value);
     const column = columns[i]!;
     const width = widths[i]!;
     // only a terminal cuts: what goes to a pipe or file is whole

@@ -38,3 +38,20 @@ export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   return max <= 1 ? '…'.slice(0, max) : text.slice(0, max - 1) + '…';
 }
+
+// C0 and C1 controls (ESC, CR, BEL, ...) and the bidi overrides and isolates of "Trojan Source"
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const unsafe = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every control character and bidi override shown as an escape (`\x1b`, `\u202e`).
+ * Evidence is written by whoever ran on the host: an argv or path holding ESC sequences would
+ * otherwise drive the reader's terminal (clear it, rewrite lines, set its title), and a newline
+ * would forge a row. Every value a view prints from the daemon passes through here.
+ */
+export function visible(text: string): string {
+  return text.replace(unsafe, (char) => {
+    const code = char.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
+}

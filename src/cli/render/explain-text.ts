@@ -1,14 +1,15 @@
 /** What `provd explain` prints: the node, then each step of its causal path up to the run, and why. */
 import type { ExplainBasis, ExplainNode, ExplainResult } from '../../views/explain/explain-result.js';
 import type { Style } from '../output/style.js';
-import { truncate } from '../output/style.js';
+import { truncate, visible } from '../output/style.js';
 import { utcTime } from '../output/time-text.js';
 import { plural } from './verify-text.js';
 
 /** The node and its evidence, the path (`↑ relation (method, confidence)  node`), and any file touches. */
 export function formatExplain(result: ExplainResult, style: Style): string {
-  const fit = (line: string): string => (style.width === undefined ? line : truncate(line, style.width));
-  const lines = [style.paint(nodeLine(result.node), 'bold'), `  ${nodeFacts(result.node)}`];
+  const fit = (line: string): string =>
+    style.width === undefined ? visible(line) : truncate(visible(line), style.width);
+  const lines = [nodeLine(result.node), `  ${nodeFacts(result.node)}`];
   lines.push(
     result.complete
       ? `path to the run (${result.path.length} ${plural(result.path.length, 'step')}):`

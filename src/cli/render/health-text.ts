@@ -4,7 +4,7 @@
  */
 import type { DaemonHealth, HealthCheck } from '../../daemon/daemon-health.js';
 import type { ProbeReport } from '../../sensor/sensor.js';
-import type { Paint, Style } from '../output/style.js';
+import { visible, type Paint, type Style } from '../output/style.js';
 
 const statusPaint: Record<DaemonHealth['status'], Paint> = {
   ok: 'green',
@@ -18,7 +18,7 @@ export function formatHealth(health: DaemonHealth, style: Style): string {
     `health: ${style.paint(health.status, statusPaint[health.status])} (${health.ready ? 'ready' : 'not ready'})`,
   ];
   const reasons = [...failedChecks(health), ...coverageReasons(health), ...captureReasons(health)];
-  if (reasons.length > 0) lines.push('why:', ...reasons.map((reason) => `  - ${reason}`));
+  if (reasons.length > 0) lines.push('why:', ...reasons.map((reason) => `  - ${visible(reason)}`));
   lines.push('checks:');
   const checks = Object.entries(health.checks);
   const width = Math.max(...checks.map(([name]) => name.length));
@@ -26,7 +26,7 @@ export function formatHealth(health: DaemonHealth, style: Style): string {
   for (const [name, check] of checks) {
     const paint = check.status === 'ok' ? 'green' : check.status === 'unavailable' ? undefined : 'red';
     const status = style.paint(check.status.padEnd(statusWidth), paint);
-    lines.push(`  ${name.padEnd(width)}  ${status}${details(check)}`.trimEnd());
+    lines.push(`  ${visible(name).padEnd(width)}  ${status}${visible(details(check))}`.trimEnd());
   }
   lines.push(`coverage: ${health.coverage_status}`);
   lines.push(

@@ -1,7 +1,7 @@
 /** What `provd summary` prints: a run's observability summary as labelled lines. */
 import type { CountsByName, ObservabilitySummary, TopValues } from '../../telemetry/summary.sql.js';
 import type { Style } from '../output/style.js';
-import { truncate } from '../output/style.js';
+import { truncate, visible } from '../output/style.js';
 import { utcTime } from '../output/time-text.js';
 import { plural } from './verify-text.js';
 
@@ -55,7 +55,9 @@ export function formatSummary(summary: ObservabilitySummary, style: Style): stri
   const width = Math.max(...facts.map(([label]) => label.length));
   // only a terminal cuts, and only the value: the labels stay whole
   const fit = (value: string): string =>
-    style.width === undefined ? value : truncate(value, Math.max(12, style.width - width - 2));
+    style.width === undefined
+      ? visible(value)
+      : truncate(visible(value), Math.max(12, style.width - width - 2));
   return facts
     .map(([label, value]) => `${style.paint(label.padEnd(width), 'bold')}  ${fit(value)}\n`)
     .join('');

@@ -1,7 +1,7 @@
 /** What `provd verify` prints: the verdict line first, with its counts, then one line an issue. */
 import type { VerifyResult } from '../../provenance/verify-result.js';
 import { formatColumns, type Column } from '../output/columns.js';
-import type { Paint, Style } from '../output/style.js';
+import { visible, type Paint, type Style } from '../output/style.js';
 
 const verdictPaint: Record<VerifyResult['status'], Paint> = {
   ok: 'green',
@@ -22,8 +22,8 @@ export function formatVerify(result: VerifyResult, style: Style): string {
     `${result.issue_count} ${plural(result.issue_count, 'issue')}: ` +
     `${result.error_count} ${plural(result.error_count, 'error')}, ` +
     `${result.warning_count} ${plural(result.warning_count, 'warning')}`;
-  let text = `verify ${result.run_id}: ${style.paint(result.status, verdictPaint[result.status])} (${counts})\n`;
-  if (result.error !== undefined) text += `could not complete: ${result.error}\n`;
+  let text = `verify ${visible(result.run_id)}: ${style.paint(result.status, verdictPaint[result.status])} (${counts})\n`;
+  if (result.error !== undefined) text += `could not complete: ${visible(result.error)}\n`;
   const issues = result.issues ?? [];
   if (issues.length > 0) {
     const rows = issues.map((issue) => [issue.severity, issue.kind, issue.id, issue.message]);
