@@ -1,75 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../../src/shared/package-root.js';
 import { runCli } from '../support/cli.js';
-import { cliPath, useSharedDaemon } from '../support/daemon.js';
-import { eventually } from '../support/eventually.js';
-import { request } from '../support/http.js';
-
-// an ANSI escape sequence (CSI)
-const ansiEscape = new RegExp(String.fromCharCode(27) + '\\[');
-const sample = readFileSync(join(packageRoot, 'test', 'fixtures', 'supply-chain-exfil.jsonl'), 'utf8');
-
-/**
- * Runs `provd ARGS` with stdout on a pseudo-terminal (util-linux `script`), as a user's shell
- * would; undefined where `script` is missing. Its stdout holds what the terminal received.
- */
-function runOnTerminal(
-  args: readonly string[],
-  env: Record<string, string>,
-  columns = 200,
-): string | undefined {
-  const quoted = [process.execPath, cliPath, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`);
-  const { PROVD_AUTH_TOKEN: _token, NO_COLOR: _noColor, ...inherited } = process.env;
-  // the terminal's own width, as a user's window sets it
-  const command = `stty cols ${columns} rows 50; exec ${quoted.join(' ')}`;
-  const result = spawnSync('script', ['-qec', command, '/dev/null'], {
-    env: { ...inherited, TERM: 'xterm', ...env },
-    encoding: 'utf8',
-    timeout: 45_000,
-  });
-  return result.error === undefined ? result.stdout : undefined;
-}
+import { useSharedDaemon } from '../support/daemon.js';
+import { daemonBody, recordSnakeRun } from '../support/snake-run.js';
 
 describe('provd verify, timeline, explain, risks and summary', function () {
   const shared = useSharedDaemon({ authToken: 'tok' });
   const env = { PROVD_AUTH_TOKEN: 'tok' };
   const cli = (args: string[], extra: Record<string, string> = {}) =>
     runCli([...args, '--url', shared.daemon.url], { env: { ...env, ...extra } });
-  /** The daemon's own body for `path`, fetched with the token. */
-  const body = async (path: string): Promise<unknown> => {
-    const answer = await fetch(shared.daemon.url + path, { headers: { authorization: 'Bearer tok' } });
-    return answer.json();
-  };
+  const body = (path: string): Promise<unknown> => daemonBody(shared.daemon.url, 'tok', path);
 
   before(async function () {
-    const { url } = shared.daemon;
-    const headers = { authorization: 'Bearer tok' };
-    const answer = await request(url, '/v1/telemetry/bind', {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        run_id: 'run-snake',
-        tool_call_id: 'tc-snake',
-        container_id: 'container-snake-demo',
-        started_at: '2026-06-29T10:00:00Z',
-      }),
-    });
-    assert.equal(answer.status, 200);
-    const ingested = await request(url, '/v1/telemetry/ingest?format=falco', {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/x-ndjson' },
-      body: sample,
-    });
-    assert.equal(ingested.body['accepted'], 7);
-    // the policy's risks are judged with the commit; wait until all four are there
-    await eventually(
-      'four risks',
-      async () => ((await body('/v1/security/risks?run=run-snake')) as { count: number }).count,
-      (count) => count === 4,
-    );
+    await recordSnakeRun(shared.daemon.url, 'tok');
   });
 
   it('says the verdict first for verify, and --json is the daemon body', async function () {
@@ -237,40 +179,5 @@ describe('provd verify, timeline, explain, risks and summary', function () {
       none.stderr,
       /^provd: unauthorized: .*\(set PROVD_AUTH_TOKEN, or PROVD_AUTH_TOKEN_FILE, to the daemon's --auth-token\)\n$/,
     );
-  });
-
-  it('writes no colour codes to a pipe, and colours a terminal unless NO_COLOR is set', async function () {
-    for (const args of [
-      ['verify', 'run-snake'],
-      ['risks', 'run-snake'],
-      ['timeline', 'run-snake'],
-    ]) {
-      assert.doesNotMatch((await cli(args)).stdout, ansiEscape, args.join(' '));
-    }
-    const args = ['verify', 'run-snake', '--url', shared.daemon.url];
-    const coloured = runOnTerminal(args, env);
-    if (coloured === undefined) this.skip();
-    assert.match(coloured, new RegExp(String.fromCharCode(27) + '\\[32mok'));
-    const plain = runOnTerminal(args, { ...env, NO_COLOR: '1' });
-    assert.match(plain!, /verify run-snake: ok/);
-    assert.doesNotMatch(plain!, ansiEscape);
-  });
-
-  it('cuts long values to the width of a terminal only; a pipe gets them whole', async function () {
-    const args = ['timeline', 'run-snake', '--url', shared.daemon.url];
-    const piped = await cli(['timeline', 'run-snake']);
-    const whole =
-      'binding of tool call tc-snake (control_plane, confidence 1) on container_id container-snake-demo';
-    assert.ok(piped.stdout.includes(whole), piped.stdout);
-    const screen = runOnTerminal(args, { ...env, NO_COLOR: '1' }, 80);
-    if (screen === undefined) this.skip();
-    const lines = screen.split(/\r?\n/).filter((line) => line !== '');
-    assert.equal(lines.length, 9, screen);
-    for (const line of lines) assert.ok(line.length <= 80, `longer than the terminal: ${line}`);
-    assert.match(
-      lines[1]!,
-      /^2026-06-29 10:00:00\.000 +binding +tc-snake +context_asserted +binding of \S.*…$/,
-    );
-    assert.match(lines[2]!, /kernel_correlated +\?\[4000\] execve$/, 'a value that fits is whole');
   });
 });
