@@ -143,8 +143,25 @@ describe('provd verify, timeline, explain, risks and summary', function () {
     assert.deepEqual(JSON.parse(json.stdout), await body('/v1/observe/summary?run=run-snake'));
   });
 
+  it('prints the signals in sections, and --json is the daemon body', async function () {
+    const { code, stdout, stderr } = await cli(['signals', 'run-snake']);
+    assert.equal(code, 0, stderr);
+    assert.match(
+      stdout,
+      /^run +run-snake\nevents span +2026-06-29 10:00:01\.000 \.\. 2026-06-29 10:00:07\.000 UTC \(6 s\)\n/,
+    );
+    assert.match(stdout, /\nbehaviour\n {2}events +7, /);
+    assert.match(
+      stdout,
+      /\nsecurity\n {2}risks +4: critical 2, high 1, medium 1; kill 2, quarantine 1, deny 1\n/,
+    );
+    assert.match(stdout, /\n {2}by rule +secret_path 2, metadata_ip 1, private_cidr 1\n/);
+    const json = await cli(['signals', 'run-snake', '--json']);
+    assert.deepEqual(JSON.parse(json.stdout), await body('/v1/signals?run=run-snake'));
+  });
+
   it('says an unknown run clearly: exit 1, verify 3 (no verdict)', async function () {
-    for (const command of ['timeline', 'risks', 'summary', 'events']) {
+    for (const command of ['timeline', 'risks', 'summary', 'signals', 'events']) {
       const { code, stdout, stderr } = await cli([command, 'no-such-run']);
       assert.equal(code, 1, command);
       assert.equal(stdout, '');
@@ -156,7 +173,7 @@ describe('provd verify, timeline, explain, risks and summary', function () {
   });
 
   it('exits 2 with the usage when RUN is missing', async function () {
-    for (const command of ['verify', 'timeline', 'risks', 'summary', 'events']) {
+    for (const command of ['verify', 'timeline', 'risks', 'summary', 'signals', 'events']) {
       const { code, stdout, stderr } = await cli([command]);
       assert.equal(code, 2, command);
       assert.equal(stdout, '');

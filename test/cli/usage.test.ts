@@ -22,6 +22,7 @@ const commands = [
   'explain',
   'risks',
   'summary',
+  'signals',
   'events',
 ];
 const sample = join(packageRoot, 'test', 'fixtures', 'native-ebpf-events.jsonl');
@@ -139,6 +140,7 @@ describe('provd usage and option checks', function () {
       'explain',
       'risks',
       'summary',
+      'signals',
       'events',
     ]) {
       const rest = rests[command] ?? (command in expected ? [] : ['run-1']);

@@ -1,7 +1,7 @@
 /** What `provd summary` prints: a run's observability summary as labelled lines. */
 import type { CountsByName, ObservabilitySummary, TopValues } from '../../telemetry/summary.sql.js';
 import type { Style } from '../output/style.js';
-import { truncate, visible } from '../output/style.js';
+import { countList, formatFacts, type Fact } from '../output/facts.js';
 import { utcTime } from '../output/time-text.js';
 import { plural } from './verify-text.js';
 
@@ -9,7 +9,7 @@ import { plural } from './verify-text.js';
 export function formatSummary(summary: ObservabilitySummary, style: Style): string {
   const { events, tool_calls: calls, graph, coverage } = summary;
   const verify = graph.last_verify;
-  const facts: [string, string][] = [
+  const facts: Fact[] = [
     ['run', summary.run_id],
     ['first seen', `${utcTime(summary.first_seen)} UTC`],
     [
@@ -52,21 +52,12 @@ export function formatSummary(summary: ObservabilitySummary, style: Style): stri
           `${verify.warning_count} warnings) at ${utcTime(verify.verified_at)} UTC`,
     ],
   ];
-  const width = Math.max(...facts.map(([label]) => label.length));
-  // only a terminal cuts, and only the value: the labels stay whole
-  const fit = (value: string): string =>
-    style.width === undefined
-      ? visible(value)
-      : truncate(visible(value), Math.max(12, style.width - width - 2));
-  return facts
-    .map(([label, value]) => `${style.paint(label.padEnd(width), 'bold')}  ${fit(value)}\n`)
-    .join('');
+  return formatFacts(facts, style);
 }
 
 /** `execve 3, secret_path 2`, or `-`. */
 function counts(by: CountsByName): string {
-  const entries = Object.entries(by);
-  return entries.length === 0 ? '-' : entries.map(([name, count]) => `${name} ${count}`).join(', ');
+  return countList(Object.entries(by));
 }
 
 function status(by: CountsByName): string {
