@@ -82,6 +82,44 @@ describe('provd events', function () {
     assert.match(bad.stderr, /^provd: invalid_argument: type must be one of /);
   });
 
+  it('names the next page with its type filter, since a cursor is bound to it', async function () {
+    await bind(url(), {
+      run_id: 'run-pages',
+      tool_call_id: 'tc-p',
+      cgroup_id: '504',
+      started_at: '2026-01-01T00:00:00Z',
+    });
+    const lines = ['a', 'b', 'c'].map((name) => nativeLine({ cgroup_id: '504', argv: [name] }));
+    lines.push(nativeLine({ cgroup_id: '504', event_type: 'file_write', path: '/tmp/p' }));
+    assert.equal((await ingest(url(), lines.join('\n'), 'native')).body['accepted'], 4);
+    const first = await runCli(['events', 'run-pages', '--type', 'execve', '--limit', '2', '--url', url()]);
+    assert.match(
+      first.stderr,
+      /^provd: more events follow: provd events run-pages --type execve --cursor [\w-]+\n$/,
+    );
+    const cursor = first.stderr.trim().split(' ').at(-1)!;
+    const next = await runCli([
+      'events',
+      'run-pages',
+      '--type',
+      'execve',
+      '--cursor',
+      cursor,
+      '--url',
+      url(),
+    ]);
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(next.stderr, '', 'the last page names no cursor');
+    assert.deepEqual(
+      next.stdout
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(/ {2,}/).at(-1)),
+      ['c'],
+    );
+  });
+
   it('prints the daemon body with --json, and refuses --limit with --follow', async function () {
     const { code, stdout } = await runCli(['events', 'run-ev', '--json', '--limit', '1', '--url', url()]);
     assert.equal(code, 0);

@@ -74,7 +74,9 @@ export class EventsCommand extends RunQueryCommand {
       return unreachableExitCode;
     }
     stdout.write(formatEvents(this.run, read.body.events, this.style));
-    stderr.write(morePagesHint('events', `events ${this.run}`, read.body.next_cursor));
+    // the cursor is bound to the type filter: the next page's command names it again
+    const command = `events ${this.run}${this.type === undefined ? '' : ` --type ${this.type}`}`;
+    stderr.write(morePagesHint('events', command, read.body.next_cursor));
     return 0;
   }
 
