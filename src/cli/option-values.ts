@@ -31,6 +31,12 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--timeout-ms': 'MS',
   '--input': 'JSON|-',
   '--provider': 'PROVIDER',
+  '--type': 'TYPE',
+  '--event': 'ID',
+  '--process': 'KEY',
+  '--file': 'PATH',
+  '--risk': 'ID',
+  '--artifact': 'HASH',
 };
 
 /** Switches that are on unless turned off: shown as `--[no-]name`, as git shows them. */

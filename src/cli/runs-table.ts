@@ -1,6 +1,6 @@
 /** The table `provd runs` prints: one run a line, columns padded, times to the second. */
 import type { RunSummary } from '../telemetry/runs.sql.js';
-import { formatTable } from './text-table.js';
+import { formatTable } from './output/text-table.js';
 
 const header = [
   'RUN',

@@ -31,6 +31,13 @@ export interface TelemetryEvents {
   has_more: boolean;
   /** The next page's cursor, or null on the last page. */
   next_cursor: CursorToken | null;
+  /**
+   * Where to resume once more events arrive: the position after this page's last event (after the
+   * asked cursor's when the page is empty). Unlike next_cursor it is never null, so a follower
+   * (`provd events --follow`) polls with it. Positions are store order, so an event committed later
+   * with an earlier capture time still comes after it.
+   */
+  resume_cursor: CursorToken;
   events: TelemetryEvent[];
 }
 
@@ -63,9 +70,10 @@ export async function listEvents(
         );
   const last = page[page.length - 1];
   const nextCursor = hasMore && last !== undefined ? JSON.stringify(opened.next([last.seq])) : 'null';
+  const resumeCursor = JSON.stringify(opened.next([last?.seq ?? after]));
   return asJsonText<TelemetryEvents>(
     `{"schema_version":"provenance.telemetry_events/v1","run_id":${JSON.stringify(params.run)},` +
       `"type":${JSON.stringify(params.type)},"limit":${params.limit},"count":${page.length},` +
-      `"has_more":${hasMore},"next_cursor":${nextCursor},"events":[${page.map(eventJson).join(',')}]}`,
+      `"has_more":${hasMore},"next_cursor":${nextCursor},"resume_cursor":${resumeCursor},"events":[${page.map(eventJson).join(',')}]}`,
   );
 }

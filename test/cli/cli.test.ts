@@ -48,7 +48,7 @@ describe('provd cli', function () {
 
   it('prints health JSON and exits 0 when the daemon is ready', async function () {
     const daemon = await fixture.start({ authToken: 'tok' });
-    const { code, stdout } = await provd(['health', '--url', daemon.url]);
+    const { code, stdout } = await provd(['health', '--url', daemon.url, '--json']);
     assert.equal(code, 0);
     assert.equal((JSON.parse(stdout) as Record<string, unknown>)['ready'], true);
   });
@@ -56,7 +56,7 @@ describe('provd cli', function () {
   it('exits 1 and still prints the body when the daemon is not ready', async function () {
     writeFileSync(join(fixture.dataDir, 'provd.duckdb'), 'garbage');
     const daemon = await fixture.start();
-    const { code, stdout } = await provd(['health'], { PROVD_URL: daemon.url });
+    const { code, stdout } = await provd(['health', '--json'], { PROVD_URL: daemon.url });
     assert.equal(code, 1);
     assert.equal((JSON.parse(stdout) as Record<string, unknown>)['status'], 'unavailable');
   });

@@ -19,6 +19,13 @@ const commands = [
   'ai call',
   'ai mcp',
   'ai tools',
+  'verify',
+  'timeline',
+  'explain',
+  'risks',
+  'summary',
+  'signals',
+  'events',
 ];
 const sample = join(packageRoot, 'test', 'fixtures', 'native-ebpf-events.jsonl');
 // an ANSI escape sequence (CSI), as clipanion's colours write them
@@ -125,10 +132,22 @@ describe('provd usage and option checks', function () {
   it('says PROVD_ERR_CLI_UNREACHABLE in every command for a well-formed URL where no daemon answers', async function () {
     const url = await closedUrl();
     const expected: Record<string, number> = { health: 2, runs: 2, ingest: 1 };
-    for (const command of ['health', 'runs', 'ingest']) {
-      const rest = command === 'ingest' ? [sample] : [];
+    const rests: Record<string, string[]> = { ingest: [sample], explain: ['--run', 'run-1'] };
+    for (const command of [
+      'health',
+      'runs',
+      'ingest',
+      'verify',
+      'timeline',
+      'explain',
+      'risks',
+      'summary',
+      'signals',
+      'events',
+    ]) {
+      const rest = rests[command] ?? (command in expected ? [] : ['run-1']);
       const { code, stderr } = await runCli([command, '--url', url + '/', ...rest]);
-      assert.equal(code, expected[command], `${command}: ${stderr}`);
+      assert.equal(code, expected[command] ?? 2, `${command}: ${stderr}`);
       assert.match(stderr, new RegExp(`PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${url}: `));
     }
   });

@@ -138,6 +138,7 @@ const telemetrySamples: {
     body: {
       schema_version: 'provenance.telemetry_events/v1',
       ...{ run_id: 'r', type: null, limit: 100, count: 1, has_more: false, next_cursor: null },
+      resume_cursor: 'eyJ2IjoyfQ',
       events: [
         {
           ...{ id: 'b1-0-0.0', run_id: 'r', type: 'secret_path', source: 'native_jsonl', time: at },

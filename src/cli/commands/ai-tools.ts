@@ -3,7 +3,7 @@ import { Command, Option } from 'clipanion';
 import { catalog } from '../../ai/catalog.js';
 import { providers, providerTools, type Provider } from '../../ai/provider-schemas.js';
 import { usageExitCode } from '../daemon-client-command.js';
-import { formatTable } from '../text-table.js';
+import { formatTable } from '../output/text-table.js';
 
 export class AiToolsCommand extends Command {
   static override paths = [['ai', 'tools']];

@@ -4,7 +4,7 @@ import { defaultRules } from '../../security/policy/default-policy.js';
 import { defaultAllowRule, type PolicyRule, type RuleMatch } from '../../security/policy/policy.js';
 import { loadPolicyFile, PolicyFileError } from '../../security/policy/policy-file.js';
 import { usageExitCode } from '../daemon-client-command.js';
-import { formatTable } from '../text-table.js';
+import { formatTable } from '../output/text-table.js';
 
 /** Exit code of a file that was read and is wrong. */
 const invalidExitCode = 1;

@@ -3,7 +3,7 @@ import { Command, Option } from 'clipanion';
 import type { CaptureReport } from '../../sensor/sensor.js';
 import { fetchDaemon } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
-import { formatTable } from '../text-table.js';
+import { formatTable } from '../output/text-table.js';
 
 export class SensorStatusCommand extends DaemonClientCommand {
   static override paths = [['sensor', 'status']];

@@ -23,7 +23,7 @@ const text = (value: unknown): string | null =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : null;
 
 /** What an event acted on: argv, a destination, a DNS name, a path, bytes, an exit code. */
-function eventObject(attrs: EventAttrs): string {
+export function eventObject(attrs: EventAttrs): string {
   const argv = attrs['argv'];
   if (Array.isArray(argv) && argv.length > 0) return argv.map(String).join(' ');
   const ip = text(attrs['dst_ip']);

@@ -1,0 +1,72 @@
+/** `provd timeline RUN`: a run's timeline as a table, or with `--causality` as a tree. */
+import { Command, Option } from 'clipanion';
+import typia from 'typia';
+import { ProvdError } from '../../shared/errors.js';
+import type { TimelineCausality } from '../../views/timeline/timeline-causality.js';
+import type { TimelineTable } from '../../views/timeline/timeline-table.js';
+import { isFailedRead, readDaemon, unreachableExitCode } from '../output/daemon-read.js';
+import { writeJson } from '../output/json-out.js';
+import { formatCausality } from '../render/causality-text.js';
+import { formatTimeline } from '../render/timeline-text.js';
+import { morePagesHint, pageQuery, RunQueryCommand } from '../run-query-command.js';
+
+export class TimelineCommand extends RunQueryCommand {
+  static override paths = [['timeline']];
+
+  static override usage = Command.Usage({
+    description: "Print a run's timeline: tool calls, bindings and runtime events in time order",
+    details: `
+      Prints one page of \`GET /v1/timeline\` (view \`table\`) as aligned columns: time (UTC), kind,
+      tool call, evidence level and a one-line summary; stderr names the \`--cursor\` of the next
+      page when more follow. With \`--causality\`, prints the causality view as a tree: the run, its
+      tool calls, their processes nested by parent, and each process's first events; what a bound
+      cut is counted on its own line. With \`--json\`, prints the \`provenance.timeline/v1\` body.
+
+      Exit code 0 when printed, 1 when the daemon answered an error (an unknown run, a bad cursor, a
+      wrong token: its code and message on stderr), 2 when it cannot be reached or for bad usage.
+    `,
+    examples: [
+      ['A run in time order', '$0 timeline run-1'],
+      ['Who started what', '$0 timeline run-1 --causality'],
+    ],
+  });
+
+  causality = Option.Boolean('--causality', false, {
+    description: 'print the causality tree instead of the table',
+  });
+  limit = Option.String('--limit', { description: 'entries per page of the table, 1..1000 (default 100)' });
+  cursor = Option.String('--cursor', { description: 'the page after the one that named this cursor' });
+
+  protected async executeAt(baseUrl: string): Promise<number> {
+    const { stdout, stderr } = this.context;
+    let query: URLSearchParams;
+    try {
+      if (this.causality && (this.limit !== undefined || this.cursor !== undefined)) {
+        throw new ProvdError(
+          'PROVD_ERR_CONFIG_INVALID',
+          '--causality is one tree: --limit and --cursor page the table only',
+        );
+      }
+      query = pageQuery(this.run, this.limit, this.cursor);
+    } catch (error) {
+      return this.refuseUsage(error);
+    }
+    query.set('view', this.causality ? 'causality' : 'table');
+    const read = await readDaemon(baseUrl, `/v1/timeline?${query.toString()}`, stderr);
+    if (isFailedRead(read)) return read.exitCode;
+    if (this.json) {
+      writeJson(stdout, read.body);
+      return 0;
+    }
+    if (this.causality && typia.is<TimelineCausality>(read.body)) {
+      stdout.write(formatCausality(read.body, this.style));
+    } else if (!this.causality && typia.is<TimelineTable>(read.body)) {
+      stdout.write(formatTimeline(read.body, this.style));
+      stderr.write(morePagesHint('entries', `timeline ${this.run}`, read.body.next_cursor));
+    } else {
+      stderr.write('provd: unexpected answer from the daemon (not a provenance.timeline/v1 body)\n');
+      return unreachableExitCode;
+    }
+    return 0;
+  }
+}

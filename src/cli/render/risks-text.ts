@@ -1,0 +1,35 @@
+/** What `provd risks` prints: one line a risk, in the order of the events judged. */
+import type { SecurityRisks } from '../../security/risks.js';
+import { formatColumns, type Column } from '../output/columns.js';
+import type { Style } from '../output/style.js';
+import { utcTime } from '../output/time-text.js';
+import { evidencePaint, riskPaint } from './evidence-paint.js';
+
+const columns: Column[] = [
+  { title: 'TIME (UTC)' },
+  { title: 'SEVERITY', paint: riskPaint },
+  { title: 'DECISION', paint: riskPaint },
+  { title: 'RULE' },
+  { title: 'TOOL CALL' },
+  { title: 'EVIDENCE', paint: evidencePaint },
+  { title: 'RISK' },
+  { title: 'REASON', flex: true },
+];
+
+/** The page's risks, or a sentence when the policy judged none of the run's events risky. */
+export function formatRisks(page: SecurityRisks, style: Style): string {
+  if (page.risks.length === 0) return `no risks in run ${page.run_id}\n`;
+  const rows = page.risks.map((risk) => [
+    utcTime(risk.evidence[0]?.time ?? risk.detected_at),
+    risk.severity,
+    risk.decision,
+    risk.rule_id,
+    risk.tool_call_id ?? '-',
+    risk.evidence_level,
+    risk.risk_id,
+    risk.advisory === null
+      ? risk.reason
+      : `${risk.reason} (advisory: ${risk.advisory.rule_id} would ${risk.advisory.decision})`,
+  ]);
+  return formatColumns(columns, rows, style);
+}
