@@ -30,6 +30,12 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--timeout-ms': 'MS',
   '--input': 'JSON|-',
   '--provider': 'PROVIDER',
+  '--host-name': 'NAME',
+  '--out': 'DIR',
+  '--from': 'TIME',
+  '--to': 'TIME',
+  '--bundle': 'DIR',
+  '--key': 'FILE',
 };
 
 /** Replaces clipanion's `--name #0` placeholders with the option's value name. */

@@ -37,6 +37,7 @@ import {
   contextOverviewEndpoint,
 } from '../views/context/context.route.js';
 import { artifactEndpoint, compareRecordsEndpoint } from '../views/context/records.route.js';
+import { exportEndpoint } from '../views/export/export.route.js';
 import { explainEndpoint } from '../views/explain/explain.route.js';
 import { searchSourcesEndpoint } from '../views/search/search.route.js';
 import { timelineEndpoint } from '../views/timeline/timeline.route.js';
@@ -81,6 +82,7 @@ export const endpoints: readonly Endpoint<RouteDeps>[] = [
   contextLinksEndpoint,
 
   runsEndpoint,
+  exportEndpoint,
 
   ingestEndpoint,
   bindEndpoint,

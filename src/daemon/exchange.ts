@@ -52,7 +52,7 @@ export class Exchange {
     this.finish();
     this.res.cork(() => {
       this.res.writeStatus(statusLine(reply.status));
-      this.res.writeHeader('content-type', 'application/json; charset=utf-8');
+      this.res.writeHeader('content-type', reply.contentType ?? 'application/json; charset=utf-8');
       this.res.writeHeader('x-request-id', this.requestId);
       for (const [name, value] of Object.entries(reply.headers ?? {})) this.res.writeHeader(name, value);
       if (reply.close !== true) this.res.writeHeader('keep-alive', keepAliveHint);

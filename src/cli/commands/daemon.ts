@@ -68,6 +68,11 @@ export class DaemonCommand extends Command {
       "whom POST /v1/record runs commands as when the daemon is root (a name or uid; env PROVD_RECORD_USER): default the owner of the command's cwd, never root unless --record-user root",
   });
 
+  hostName = Option.String('--host-name', {
+    description:
+      'the host partition of exports (host=NAME/...; env PROVD_HOST_NAME): default the machine name, lower-cased, other than [a-z0-9._-] as _',
+  });
+
   sensor = Option.Boolean('--sensor', true, {
     description: 'run the eBPF sensor where the host allows it (root, BTF); --no-sensor turns it off',
   });

@@ -6,6 +6,8 @@ export interface HttpReply {
   status: number;
   body: Uint8Array | string;
   headers?: Record<string, string>;
+  /** The body's media type when it is not JSON (an export's tar archive); JSON otherwise. */
+  contentType?: string;
   /** Close the connection after this answer (the rest of the request body was not read). */
   close?: boolean;
 }
