@@ -6,11 +6,13 @@ import { AiCallCommand } from './commands/ai-call.js';
 import { AiMcpCommand } from './commands/ai-mcp.js';
 import { AiToolsCommand } from './commands/ai-tools.js';
 import { DaemonCommand } from './commands/daemon.js';
+import { ExportCommand } from './commands/export.js';
 import { HealthCommand } from './commands/health.js';
 import { IngestCommand } from './commands/ingest.js';
 import { RecordCommand } from './commands/record.js';
 import { RunsCommand } from './commands/runs.js';
 import { SensorStatusCommand } from './commands/sensor-status.js';
+import { VerifyCommand } from './commands/verify.js';
 import { usageExitCode } from './daemon-client-command.js';
 import { bindOptionValues } from './option-values.js';
 import { ProvdCli, usesColors } from './provd-cli.js';
@@ -27,11 +29,13 @@ cli.register(AiCallCommand);
 cli.register(AiMcpCommand);
 cli.register(AiToolsCommand);
 cli.register(DaemonCommand);
+cli.register(ExportCommand);
 cli.register(HealthCommand);
 cli.register(IngestCommand);
 cli.register(RecordCommand);
 cli.register(RunsCommand);
 cli.register(SensorStatusCommand);
+cli.register(VerifyCommand);
 
 // A usage error (unknown option, missing or extra argument) exits 2, as Unix tools do; clipanion says 1.
 let command;
