@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractExport } from '../../src/cli/export-files.js';
@@ -29,11 +30,31 @@ describe('export archives (tar)', function () {
       { path: long, content: new Uint8Array(1000).fill(7) },
       { path: 'empty', content: new Uint8Array() },
     ];
-    const read = readTar(writeTar(entries, 0));
+    const archive = writeTar(entries, 0);
+    const read = readTar(archive);
     assert.deepEqual(
       read.map((entry) => [entry.path, Buffer.from(entry.content).toString('hex')]),
       entries.map((entry) => [entry.path, Buffer.from(entry.content).toString('hex')]),
     );
+  });
+
+  it('writes what GNU tar lists, a PAX path included', function () {
+    if (spawnSync('tar', ['--version']).status !== 0) this.skip(); // no tar binary on this host
+    const long = `host=h/date=2026-01-01/run=${'r'.repeat(180)}/events.parquet`;
+    const file = join(work.path, 'a.tar');
+    writeFileSync(
+      file,
+      writeTar(
+        [
+          { path: 'short', content: bytes('x') },
+          { path: long, content: bytes('y') },
+        ],
+        0,
+      ),
+    );
+    const listed = spawnSync('tar', ['tf', file], { encoding: 'utf8' });
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.deepEqual(listed.stdout.trim().split('\n'), ['short', long]);
   });
 
   it('refuses absolute paths, ".." segments, links and a broken checksum', function () {

@@ -24,7 +24,7 @@ export function readTar(archive: Uint8Array): TarEntry[] {
     const content = bytes.subarray(start, start + size);
     offset = start + Math.ceil(size / block) * block;
     if (type === 'x') {
-      paxPath = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(content.toString('utf8'))?.[1];
+      paxPath = paxPathOf(content);
       continue;
     }
     const prefix = text(head, 345, 155);
@@ -35,6 +35,22 @@ export function readTar(archive: Uint8Array): TarEntry[] {
     entries.push({ path: safePath(name), content });
   }
   return entries;
+}
+
+/** The `path` of a PAX extended header, each record's stated length checked. */
+function paxPathOf(content: Buffer): string | undefined {
+  let path: string | undefined;
+  let at = 0;
+  while (at < content.length) {
+    const space = content.indexOf(0x20, at);
+    const length = Number(content.subarray(at, space).toString('ascii'));
+    if (space === -1 || !Number.isSafeInteger(length) || length <= space - at || at + length > content.length)
+      refuse('a PAX record is malformed');
+    const record = content.subarray(space + 1, at + length - 1).toString('utf8');
+    if (record.startsWith('path=')) path = record.slice(5);
+    at += length;
+  }
+  return path;
 }
 
 /** `name` if it stays under the extraction directory, else a refusal. */

@@ -32,8 +32,9 @@ export function writeTar(entries: readonly TarEntry[], mtimeSeconds: number): Bu
 function paxRecord(key: string, value: string): Buffer {
   const body = ` ${key}=${value}\n`;
   const bodyLength = Buffer.byteLength(body);
-  let length = bodyLength + String(bodyLength).length;
-  if (String(length).length !== String(length - bodyLength).length) length++;
+  let length = bodyLength + 1;
+  // the length's own digits count: grow it until it states itself
+  while (length !== bodyLength + String(length).length) length = bodyLength + String(length).length;
   return Buffer.from(`${length}${body}`, 'utf8');
 }
 

@@ -209,25 +209,26 @@ describe('export', function () {
     assert.deepEqual([unknown.code, /run_not_found/.test(unknown.stderr)], [1, true]);
     assert.deepEqual(readdirSync(work.path), []);
   });
-});
 
-describe('export behind a token', function () {
-  const shared = useSharedDaemon({ authToken: 'export-token' });
-  const work = useTempDir('provd-export-auth-');
+  describe('behind a token', function () {
+    const shared = useSharedDaemon({ authToken: 'export-token' });
+    const work = useTempDir('provd-export-auth-');
 
-  it('answers 401 without the token or with a wrong one, and exports with it', async function () {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }] as Record<string, string>[]) {
-      const answer = await fetchBytes(shared.daemon.url, '/v1/export?run=any', headers);
-      assert.equal(answer.status, 401);
-      assert.equal(JSON.parse(Buffer.from(answer.bytes).toString('utf8')).error.code, 'unauthorized');
-    }
-    const refused = await runCli(['export', 'any', '--out', work.path, '--url', shared.daemon.url]);
-    assert.deepEqual([refused.code, /unauthorized/.test(refused.stderr)], [1, true]);
-    const authorized = await runCli(['export', 'any', '--out', work.path, '--url', shared.daemon.url], {
-      env: { PROVD_AUTH_TOKEN: 'export-token' },
+    it('answers 401 without the token or with a wrong one, and exports with it', async function () {
+      for (const headers of [{}, { authorization: 'Bearer wrong' }] as Record<string, string>[]) {
+        const answer = await fetchBytes(shared.daemon.url, '/v1/export?run=any', headers);
+        assert.equal(answer.status, 401);
+        const body = JSON.parse(Buffer.from(answer.bytes).toString('utf8')) as { error: { code: string } };
+        assert.equal(body.error.code, 'unauthorized');
+      }
+      const refused = await runCli(['export', 'any', '--out', work.path, '--url', shared.daemon.url]);
+      assert.deepEqual([refused.code, /unauthorized/.test(refused.stderr)], [1, true]);
+      const authorized = await runCli(['export', 'any', '--out', work.path, '--url', shared.daemon.url], {
+        env: { PROVD_AUTH_TOKEN: 'export-token' },
+      });
+      // past the token: the run is unknown
+      assert.match(authorized.stderr, /run_not_found/);
     });
-    // past the token: the run is unknown
-    assert.match(authorized.stderr, /run_not_found/);
   });
 });
 
