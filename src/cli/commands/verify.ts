@@ -36,8 +36,8 @@ export class VerifyCommand extends Command {
   async execute(): Promise<number> {
     const { stdout, stderr } = this.context;
     // loaded here: DuckDB is mapped only into the process of the one command that reads Parquet
-    const { keyOf } = await import('../../views/export/bundle-tables.js');
-    const { verifyBundle } = await import('../../views/export/bundle-verify.js');
+    const { keyOf } = await import('../../views/export/bundle-tables.sql.js');
+    const { verifyBundle } = await import('../../views/export/bundle-verify.sql.js');
     let keys: Map<string, string> | undefined;
     let bundles: string[];
     try {

@@ -19,7 +19,7 @@ import {
   storedEventColumns,
   storedEventContentSql,
 } from '../../telemetry/stored-event-hash.js';
-import { bundledKeys, loadEvents, loadRunBundle } from './bundle-tables.js';
+import { bundledKeys, loadEvents, loadRunBundle } from './bundle-tables.sql.js';
 import { bundleFiles } from './export-layout.js';
 import { fileDigest, type ExportManifest } from './export-manifest.js';
 
