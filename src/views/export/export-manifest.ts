@@ -32,6 +32,8 @@ export interface ExportManifest {
   exported_at: string;
   /** the run's run object (run scope), the root `provd verify --bundle` starts from */
   run_object_hash: string | null;
+  /** run scope: events of the run committed after the seal the export waited for, left to the next export; range scope: 0 */
+  unsealed_events: number;
   files: ManifestFile[];
   /** every graph object of the run (run scope), in chain order */
   objects: string[];

@@ -66,6 +66,7 @@ export async function exportRange(
       time_range: { from: formatRfc3339Nanos(range.fromNs), to: formatRfc3339Nanos(range.toNs) },
       exported_at: formatRfc3339Nanos(BigInt(Date.now()) * 1_000_000n),
       run_object_hash: null,
+      unsealed_events: 0,
       files,
       objects: [],
     });

@@ -16,9 +16,12 @@ import { describeFiles, writeManifest } from './export-manifest.js';
 
 /** The tables of a run bundle: file name and the SELECT over the store (the run is in `export_run`). */
 const runTables: readonly [file: string, select: string][] = [
+  // only events a sealed batch covers: one committed after the sealing round the export waited
+  // for is left to the next export (and counted in the manifest), never shipped unsealed
   [
     bundleFiles.events,
-    `SELECT ${exportedEventColumns} FROM events WHERE run_id = (SELECT run FROM export_run) ORDER BY seq`,
+    `SELECT ${exportedEventColumns} FROM events
+     WHERE run_id = (SELECT run FROM export_run) AND seq < (SELECT sealed_to FROM export_run) ORDER BY seq`,
   ],
   [
     bundleFiles.objects,
@@ -48,18 +51,24 @@ export async function exportRun(
   run: string,
 ): Promise<string[]> {
   await requireRun(connection, run);
-  await execute(connection, sql`CREATE TEMP TABLE export_run AS SELECT ${run}::VARCHAR AS run`);
+  await execute(
+    connection,
+    sql`CREATE TEMP TABLE export_run AS SELECT ${run}::VARCHAR AS run, coalesce((SELECT max(seq_to) FROM event_batches
+          WHERE run_id = ${run} AND object_hash IS NOT NULL), 0) AS sealed_to`,
+  );
   const [span] = await readRows<{
     first: bigint | null;
     last: bigint | null;
     created: bigint | null;
     root: string | null;
+    total: bigint;
   }>(
     connection,
-    sql`SELECT (SELECT min(time_ns) FROM events WHERE run_id = ${run}) AS first,
-          (SELECT max(time_ns) FROM events WHERE run_id = ${run}) AS last,
+    sql`SELECT (SELECT min(time_ns) FROM events WHERE run_id = ${run} AND seq < (SELECT sealed_to FROM export_run)) AS first,
+          (SELECT max(time_ns) FROM events WHERE run_id = ${run} AND seq < (SELECT sealed_to FROM export_run)) AS last,
           (SELECT min(created_ns) FROM objects WHERE run_id = ${run}) AS created,
-          (SELECT object_hash FROM runs WHERE run_id = ${run}) AS root`,
+          (SELECT object_hash FROM runs WHERE run_id = ${run}) AS root,
+          (SELECT count(*) FROM events WHERE run_id = ${run}) AS total`,
   );
   const dayNs = span?.first ?? span?.created ?? BigInt(Date.now()) * 1_000_000n;
   const relative = partitionDir(host, formatRfc3339Nanos(dayNs).slice(0, 10), run);
@@ -98,6 +107,7 @@ export async function exportRun(
     },
     exported_at: formatRfc3339Nanos(BigInt(Date.now()) * 1_000_000n),
     run_object_hash: span?.root ?? null,
+    unsealed_events: Number(span?.total ?? 0n) - (rows.get(bundleFiles.events) ?? 0),
     files,
     objects: objects.map((object) => object.hash),
   });

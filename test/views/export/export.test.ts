@@ -64,6 +64,7 @@ describe('export', function () {
     >;
     assert.equal(manifest['schema_version'], 'provenance.export_manifest/v1');
     assert.equal(manifest['host'], 'test-host');
+    assert.equal(manifest['unsealed_events'], 0);
     const files = manifest['files'] as { path: string; rows: number }[];
     assert.equal(files.find((file) => file.path === 'events.parquet')?.rows, 30);
     const { code, result } = await verifyJson(work.path);
