@@ -184,6 +184,19 @@ describe('export', function () {
     );
   });
 
+  it('names every option value in the help of export and verify', async function () {
+    const exportHelp = await runCli(['export', '--help']);
+    assert.match(exportHelp.stdout, /--out DIR/);
+    assert.match(exportHelp.stdout, /--from TIME/);
+    const verifyHelp = await runCli(['verify', '--help']);
+    assert.match(verifyHelp.stdout, /--bundle DIR/);
+    assert.match(verifyHelp.stdout, /--key FILE/);
+    for (const help of [exportHelp, verifyHelp]) {
+      assert.equal(help.code, 0);
+      assert.doesNotMatch(help.stdout, / VALUE\b|#\d/);
+    }
+  });
+
   it('refuses bad parameters with invalid_argument and an unknown run with run_not_found', async function () {
     await assertErrors(shared.daemon.url, [
       ['/v1/export', 400, 'invalid_argument'],
