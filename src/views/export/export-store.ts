@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonText } from '../../store/json-text.js';
-import type { KindsOf, StoreContext } from '../../store/store-module.js';
+import type { KindsOf, QueryRequest, StoreContext } from '../../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../../store/store-modules.js';
 import { exportRange } from './export-range.sql.js';
 import { exportRun } from './export-run.sql.js';
@@ -37,7 +37,7 @@ export interface ExportNeeds {
 
 function exportHandlers(context: StoreContext, { exports: init, sealedFirst }: ExportNeeds) {
   return {
-    exportBundle: async (params: ExportParams) => {
+    exportBundle: async (params: ExportParams, request: QueryRequest) => {
       // sealed first: a run's bundle holds every event committed before the request, sealed
       await sealedFirst();
       const dir = mkdtempSync(join(init.dir, 'export-'));
@@ -47,6 +47,8 @@ function exportHandlers(context: StoreContext, { exports: init, sealedFirst }: E
             ? exportRun(connection, dir, init.host, params.run)
             : exportRange(connection, dir, init.host, params),
         );
+        // a caller that gave up will never archive and remove it: do not leave it behind
+        if (request.signal.aborted) throw new Error('the export was written after its deadline');
         const bytes = files.reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
         return jsonText<ExportWritten>({ dir, files, bytes });
       } catch (error) {

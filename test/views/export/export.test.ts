@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { VerifyResult } from '../../../src/provenance/verify-result.js';
 import { runCli } from '../../support/cli.js';
 import { useSharedDaemon } from '../../support/daemon.js';
-import { withDatabase } from '../../support/duckdb.js';
+import { queryRows, withDatabase } from '../../support/duckdb.js';
 import { assertErrors, request } from '../../support/http.js';
 import { useTempDir } from '../../support/temp-dir.js';
 import { archivePaths, fetchBytes, seedRun } from './export-support.js';
@@ -182,6 +182,26 @@ describe('export', function () {
       readFileSync(join(work.path, 'host=test-host/date=2026-01-02/run=run-b/events.parquet')),
       before,
     );
+  });
+
+  it('keeps a hostile run id inside its partition directory', async function () {
+    const run = '../../escape me/..';
+    // another day than the range test exports, whatever order the tests run in
+    await seedRun(shared.daemon.url, run, '803', 2, '2026-02-01');
+    const exported = await runCli(['export', run, '--out', work.path, '--url', shared.daemon.url]);
+    assert.equal(exported.code, 0, exported.stderr);
+    const dir = join(work.path, 'host=test-host', 'date=2026-02-01', 'run=..%2F..%2Fescape%20me%2F..');
+    assert.equal(exported.stdout.trim(), dir);
+    assert.deepEqual(readdirSync(work.path), ['host=test-host']);
+    const { result } = await verifyJson(dir);
+    assert.deepEqual([result.status, result.run_id], ['ok', run]);
+    const rows = await withDatabase(':memory:', (connection) =>
+      queryRows(
+        connection,
+        `SELECT DISTINCT run, run_id FROM read_parquet('${dir}/events.parquet', hive_partitioning = true)`,
+      ),
+    );
+    assert.deepEqual(rows, [{ run, run_id: run }]);
   });
 
   it('names every option value in the help of export and verify', async function () {
