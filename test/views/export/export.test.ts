@@ -37,6 +37,19 @@ describe('export', function () {
 
   before(async function () {
     await seedRun(shared.daemon.url, 'run-a', '801', 30);
+    // a recorded tool call puts context objects in the run's graph beside its event batches
+    const record = {
+      run_id: 'run-a',
+      tool_call_id: 'call-2',
+      command: 'make',
+      args: ['all'],
+      execute: false,
+    };
+    const recorded = await request(shared.daemon.url, '/v1/record', {
+      method: 'POST',
+      body: JSON.stringify(record),
+    });
+    assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
     await seedRun(shared.daemon.url, 'run-b', '802', 5, '2026-01-02');
   });
 
