@@ -1,7 +1,8 @@
 /**
  * Export benchmark (`node dist/bench/export.bench.js [--short]`): GET /v1/export?run=R of one run of
  * 500,000 events (20,000 with --short), end to end (sealing wait, COPY of five tables in a read
- * snapshot, manifest hashing, tar, transfer), with p50 and p99 and the daemon's peak RSS; then
+ * snapshot, manifest hashing, tar, transfer), with p50 and p99 and the daemon's peak RSS, and the
+ * same events as a range (GET /v1/export?from=&to=); then
  * `provd verify --bundle`'s check of the extracted bundle. The baseline, in the same run, is
  * DuckDB's own COPY of the same rows to Parquet on the stopped daemon's file: each case reports
  * its p50 as a ratio to it. Prints one JSON object per result.
@@ -93,6 +94,7 @@ async function run(): Promise<string[]> {
   let archive = new Uint8Array();
   let exportTimes: number[];
   let peak: number | null;
+  let rangeTimes: number[];
   try {
     await seed(daemon);
     // one untimed export: the sealing round of the seed is not the export's cost
@@ -105,6 +107,11 @@ async function run(): Promise<string[]> {
       archive = new Uint8Array(await answer.arrayBuffer());
     });
     peak = readPeakRssBytes(pid);
+    rangeTimes = await timed(async () => {
+      const answer = await fetch(`${daemon.url}/v1/export?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z`);
+      if (answer.status !== 200) throw new Error(`range export answered HTTP ${answer.status}`);
+      await answer.arrayBuffer();
+    });
   } finally {
     await daemon.stop();
   }
@@ -128,11 +135,13 @@ async function run(): Promise<string[]> {
     archive_bytes: archive.byteLength,
     daemon_peak_rss_bytes: peak,
   });
+  const ranged = print('get_export_range', rangeTimes);
   const verified = print('verify_bundle', verifyTimes);
   const ratios = {
     bench: 'export',
     case: 'ratios_to_baseline_p50',
     get_export_run: Number((exported / baseline).toFixed(3)),
+    get_export_range: Number((ranged / baseline).toFixed(3)),
     verify_bundle: Number((verified / baseline).toFixed(3)),
   };
   process.stdout.write(JSON.stringify(ratios) + '\n');
