@@ -83,6 +83,31 @@ export async function sendDaemon(
   }
 }
 
+/**
+ * GETs a path whose answer may not be JSON (an export's archive): its status, media type and bytes;
+ * rejects with PROVD_ERR_CLI_UNREACHABLE when no answer came within `timeoutMs`.
+ */
+export async function fetchDaemonBytes(
+  baseUrl: string,
+  path: string,
+  timeoutMs: number,
+): Promise<{ status: number; contentType: string; bytes: Uint8Array }> {
+  try {
+    const response = await fetch(baseUrl + path, {
+      headers: authHeaders(),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { status: response.status, contentType: response.headers.get('content-type') ?? '', bytes };
+  } catch (error) {
+    throw new ProvdError(
+      'PROVD_ERR_CLI_UNREACHABLE',
+      `cannot reach the daemon at ${baseUrl}: ${fetchFailure(error)}`,
+      { cause: error },
+    );
+  }
+}
+
 /** One HTTP answer of the daemon; `body` is undefined when it was not JSON. */
 export interface DaemonAnswer {
   status: number;

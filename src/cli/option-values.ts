@@ -37,6 +37,12 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--file': 'PATH',
   '--risk': 'ID',
   '--artifact': 'HASH',
+  '--host-name': 'NAME',
+  '--out': 'DIR',
+  '--from': 'TIME',
+  '--to': 'TIME',
+  '--bundle': 'DIR',
+  '--key': 'FILE',
 };
 
 /** Switches that are on unless turned off: shown as `--[no-]name`, as git shows them. */

@@ -38,6 +38,7 @@ export const configKeys = {
   capture: ['capture', 'text'],
   policy: ['policy', 'path'],
   'record-user': ['recordUser', 'text'],
+  'host-name': ['hostName', 'text'],
 } as const satisfies Record<string, readonly [keyof DaemonFlags, Kind]>;
 
 const what: Record<Kind, string> = {

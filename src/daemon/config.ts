@@ -11,6 +11,7 @@ import { ProvdError } from '../shared/errors.js';
 import { defaultIngestLimits } from '../ingest/ingest-router.js';
 import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
 import type { CaptureMode } from '../sensor/capture-filter.js';
+import { exportHostName } from '../views/export/export-layout.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {
@@ -39,6 +40,8 @@ export interface DaemonConfig {
   policyFile: string | undefined;
   /** `--record-user`: whom recorded commands run as; undefined: their cwd's owner (command-user.ts). */
   recordUser: CommandUser | undefined;
+  /** The host partition of exports (`--host-name`, else the machine's name), sanitised for a path. */
+  hostName: string;
   faults: Faults;
 }
 
@@ -74,6 +77,7 @@ export interface DaemonFlags {
   capture?: string | undefined;
   policy?: string | undefined;
   recordUser?: string | undefined;
+  hostName?: string | undefined;
 }
 
 export const defaultListen = '127.0.0.1:8574';
@@ -128,6 +132,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     capture: parseCapture(flags.capture ?? env['PROVD_CAPTURE'] ?? 'all'),
     policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
     recordUser: parseRecordUser(flags.recordUser ?? env['PROVD_RECORD_USER']),
+    hostName: exportHostName(flags.hostName ?? env['PROVD_HOST_NAME']),
     faults: {
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
       commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),

@@ -3,6 +3,7 @@
  * drain, checkpoint and close the store). Resolves with the process exit code.
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
@@ -68,6 +69,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         faults: { stallMs: config.faults.commitStallMs, killAfterCommit: config.faults.killAfterCommit },
       },
       provenance: { signingKeyFile, sealing: !config.faults.noSealing },
+      exports: { dir: join(config.dataDir, 'exports'), host: config.hostName },
     },
     (error) => failStop(error),
   );

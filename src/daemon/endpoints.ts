@@ -38,6 +38,7 @@ import {
 } from '../views/context/context.route.js';
 import { artifactEndpoint, compareRecordsEndpoint } from '../views/context/records.route.js';
 import { metricsEndpoint } from '../views/metrics/metrics.route.js';
+import { exportEndpoint } from '../views/export/export.route.js';
 import { explainEndpoint } from '../views/explain/explain.route.js';
 import { searchSourcesEndpoint } from '../views/search/search.route.js';
 import { timelineEndpoint } from '../views/timeline/timeline.route.js';
@@ -83,6 +84,7 @@ export const endpoints: readonly Endpoint<RouteDeps>[] = [
 
   runsEndpoint,
   metricsEndpoint,
+  exportEndpoint,
 
   ingestEndpoint,
   bindEndpoint,

@@ -18,6 +18,7 @@ import type { ContextContent } from '../views/context/context-content.sql.js';
 import type { ContextEntries } from '../views/context/context-entries.sql.js';
 import type { ContextLinks } from '../views/context/context-links.sql.js';
 import type { ContextOverview } from '../views/context/context-overview.sql.js';
+import type { ExportManifest } from '../views/export/export-manifest.js';
 import type { GraphKeys } from '../provenance/keys.sql.js';
 import type { RecordAnswer } from '../provenance/record/record-answer.js';
 import type { RecordRequest } from '../provenance/record/record-request.js';
@@ -86,6 +87,7 @@ const generated = typia.json.schemas<
     Baseline,
     BaselineList,
     SecurityDeviations,
+    ExportManifest,
   ],
   '3.1'
 >();

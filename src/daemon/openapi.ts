@@ -61,6 +61,14 @@ function bodyResponse(description: string, schema: string): OpenApiResponse {
   };
 }
 
+/** GET /v1/export's answer: the one body that is not JSON (docs/export.md). */
+const archiveResponse: OpenApiResponse = {
+  description:
+    'an uncompressed POSIX tar archive of Hive-partitioned Parquet files, each directory with its manifest.json (components.schemas.ExportManifest)',
+  headers: commonHeaders,
+  content: { 'application/x-tar': { schema: { type: 'string', contentMediaType: 'application/x-tar' } } },
+};
+
 function okDescription(schema: string): string {
   if (schema === 'daemon_health')
     return 'ready; `status` is `degraded` when historical capture loss is recorded';
@@ -73,6 +81,7 @@ function okDescription(schema: string): string {
 
 /** The 200 answer, plus the spec's own 503 bodies for health, readiness and verification. */
 function bodyResponses({ schema }: Endpoint<never>): Record<string, OpenApiResponse> {
+  if (schema === 'export_manifest') return { '200': archiveResponse };
   const responses = { '200': bodyResponse(okDescription(schema), schema) };
   if (schema === 'ingest') {
     const ok = responses['200'] as { headers: Record<string, JsonObject> };

@@ -12,12 +12,13 @@ import type { QueryClient } from '../shared/store-protocol.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
 import type { IngestQueueState } from '../telemetry/producer-health.route.js';
 import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
+import type { ExportKinds } from '../views/export/export-store.js';
 import type { ViewsKinds } from '../views/views-kinds.js';
 import type { ReadinessCheck } from './daemon-health.js';
 
 /** Every part any endpoint's handler may ask for. */
 export interface RouteDeps {
-  store: QueryClient<TelemetryKinds & ProvenanceKinds & SecurityKinds & ViewsKinds>;
+  store: QueryClient<TelemetryKinds & ProvenanceKinds & SecurityKinds & ViewsKinds & ExportKinds>;
   readiness: ReadinessCheck;
   ingest: IngestRouter;
   /** What ingest holds in memory right now (producer health adds it). */

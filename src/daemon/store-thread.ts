@@ -12,6 +12,7 @@ import type { StoreInit } from '../store/store-actor.js';
 import { StoreClient } from '../store/store-client.js';
 import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
 import type { TelemetryStoreInit } from '../telemetry/telemetry-store.sql.js';
+import type { ExportKinds, ExportStoreInit } from '../views/export/export-store.js';
 import type { ViewsKinds } from '../views/views-kinds.js';
 
 /** The `workerData` of the store thread. */
@@ -19,10 +20,16 @@ export interface StoreThreadData {
   store: StoreInit;
   telemetry: TelemetryStoreInit;
   provenance: ProvenanceStoreInit;
+  exports: ExportStoreInit;
 }
 
 /** Every query kind the store thread answers. */
-export type DaemonQueries = StoreKinds & TelemetryKinds & ProvenanceKinds & SecurityKinds & ViewsKinds;
+export type DaemonQueries = StoreKinds &
+  TelemetryKinds &
+  ProvenanceKinds &
+  SecurityKinds &
+  ViewsKinds &
+  ExportKinds;
 
 /** Starts the store thread; resolves once it opened (or failed to open) the database. */
 export function startStoreThread(

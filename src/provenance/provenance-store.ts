@@ -37,7 +37,7 @@ export type ProvenanceNeeds = ProvenanceDeps & { provenance: ProvenanceStoreInit
 async function startProvenanceStore(
   context: StoreContext,
   { provenance: init, ...deps }: ProvenanceNeeds,
-): Promise<StartedModule<Record<string, never>>> {
+): Promise<StartedModule<ProvenanceLends>> {
   const { writer, writes } = context;
   await sealLegacyRuns(writer, writes);
   const key = loadSigningKey(init.signingKeyFile);
@@ -50,7 +50,8 @@ async function startProvenanceStore(
   const queries = provenanceHandlers(context, { key, checkpointer, sealing: init.sealing }, deps);
   return {
     queries,
-    lends: {},
+    // an export reads a run as of a sealing round, as verify does
+    lends: { sealedFirst: () => (init.sealing ? checkpointer.sealed() : Promise.resolve()) },
     // the batches committed since the last round, sealed and signed before the store closes
     flush: async () => {
       if (init.sealing) await writes.run(() => checkpointer.writeDue(null));
@@ -59,9 +60,15 @@ async function startProvenanceStore(
   };
 }
 
-/** The provenance domain on the store thread: it gives nothing to others and lends nothing. */
+/** What the provenance module lends the modules started after it. */
+export interface ProvenanceLends {
+  /** Waits for the sealing round, so what is read next is sealed up to the moment it was asked. */
+  sealedFirst: () => Promise<void>;
+}
+
+/** The provenance domain on the store thread: it gives nothing to others and lends its sealing wait. */
 export const provenanceModule = {
   name: 'provenance',
   participants: {},
   start: startProvenanceStore,
-} satisfies StoreModuleSpec<ProvenanceNeeds, Record<string, never>, Record<string, never>>;
+} satisfies StoreModuleSpec<ProvenanceNeeds, Record<string, never>, ProvenanceLends>;

@@ -35,6 +35,12 @@ export const verifyIssueKinds = {
   judgment_root_mismatch:
     "the policy's decisions on a batch's events are not those its sealed object records (one was added, removed or rewritten)",
   enforcement_decision_missing: 'a kill provd recorded names an event with no kill decision',
+  bundle_manifest_invalid: 'an export bundle has no readable provenance.export_manifest/v1 manifest.json',
+  bundle_file_missing: 'a file the bundle manifest lists is not in the bundle',
+  bundle_file_mismatch: 'a file of the bundle does not hash to (or count the rows) its manifest says',
+  bundle_file_unlisted: 'the bundle holds a file its manifest does not list',
+  bundle_events_only:
+    'a warning: a range export holds events only; their hashes are checked, their batches and checkpoints are not',
 } as const;
 export type VerifyIssueKind = keyof typeof verifyIssueKinds;
 

@@ -22,6 +22,9 @@ export const localErrorCodes = {
   PROVD_ERR_STORE_STOPPED: 'the store actor is closed or its thread exited',
   PROVD_ERR_CLI_UNREACHABLE: 'the CLI could not reach the daemon over HTTP',
   PROVD_ERR_NORMALIZE_POOL: 'the normalize worker threads failed or did not stop cleanly',
+  PROVD_ERR_EXPORT_ARCHIVE:
+    'an export archive is malformed or holds an entry provd refuses to extract (absolute path, "..", link)',
+  PROVD_ERR_EXPORT_EXISTS: 'provd export refused to overwrite a file that already exists under --out',
 } as const;
 
 /** Codes carried in HTTP error bodies, with the status each one answers. */

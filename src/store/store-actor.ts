@@ -127,6 +127,7 @@ export class StoreActor {
       writer: database.writer,
       writes: this.writes,
       reader: () => database.readers[this.nextReader++ % database.readers.length]!,
+      snapshot: (body) => inSnapshot(database.instance, body),
       formatVersion: this.migrations.length,
       activeQueries: () => this.running.size,
     });
@@ -342,6 +343,27 @@ async function openDatabase(path: string, readOnly: boolean): Promise<OpenDataba
   } catch (error) {
     instance.closeSync();
     throw error;
+  }
+}
+
+/**
+ * Runs `body` on a connection of its own inside one read transaction: every statement sees the
+ * same snapshot, and the shared readers never carry a transaction another query could land in.
+ */
+async function inSnapshot<T>(
+  instance: DuckDBInstance,
+  body: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
+  const connection = await instance.connect();
+  try {
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      return await body(connection);
+    } finally {
+      await connection.run('ROLLBACK').catch(() => undefined);
+    }
+  } finally {
+    connection.closeSync();
   }
 }
 

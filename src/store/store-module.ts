@@ -16,6 +16,8 @@ export interface StoreContext {
   writes: WriteQueue;
   /** A read connection, taken in turn; reads run on DuckDB's threads while writes go on. */
   reader(): DuckDBConnection;
+  /** Runs `body` on a private connection in one read transaction (one snapshot), then closes it. */
+  snapshot<T>(body: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
   /** The store format version (cursors carry it). */
   formatVersion: number;
   /** How many queries are being answered now: background upkeep waits for none. */

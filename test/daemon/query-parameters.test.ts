@@ -102,7 +102,9 @@ describe('query parameters', function () {
     await bind(daemon.url, { run_id: 'r', tool_call_id: 't', pid: 1 });
     const documented = documentedParameters();
     let checked = 0;
-    for (const { method, path, name, schema } of documented) {
+    // GET /v1/export answers an archive, not JSON, and its parameters go in pairs (run, or from
+    // with to): test/views/export/export.test.ts checks each refusal there
+    for (const { method, path, name, schema } of documented.filter((param) => param.path !== '/v1/export')) {
       // every other required parameter of the operation gets a good value
       const base = documented
         .filter((other) => other.path === path && other.required && other.name !== name)

@@ -79,6 +79,11 @@ export class DaemonCommand extends Command {
       "whom POST /v1/record runs commands as when the daemon is root (a name or uid; env PROVD_RECORD_USER): default the owner of the command's cwd, never root unless --record-user root",
   });
 
+  hostName = Option.String('--host-name', {
+    description:
+      'the host partition of exports (host=NAME/...; env PROVD_HOST_NAME): default the machine name, lower-cased, other than [a-z0-9._-] as _',
+  });
+
   // no default here: absent, the config file (or the built-in default, on) decides
   sensor = Option.Boolean('--sensor', {
     description:

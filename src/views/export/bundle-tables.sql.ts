@@ -1,0 +1,90 @@
+/**
+ * An export bundle loaded into an in-memory DuckDB under the store's own table names, so verify's
+ * queries (provenance/verify.sql.ts) run over it unchanged: no provd store file, no daemon.
+ */
+import { createHash, createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { execute, raw, sql } from '../../store/sql.js';
+import { pathLiteral } from './export-columns.js';
+import { bundleFiles } from './export-layout.js';
+import type { ExportManifest } from './export-manifest.js';
+
+/** Store table name, bundle file, and the columns kept (the export adds names an events row does not store). */
+const tables: readonly [table: string, file: string, select: string][] = [
+  [
+    'events',
+    bundleFiles.events,
+    '* EXCLUDE (type_name, source_name, evidence_level_name, correlation_method, event_time)',
+  ],
+  ['objects', bundleFiles.objects, '*'],
+  ['run_heads', bundleFiles.heads, '*'],
+  ['checkpoints', bundleFiles.checkpoints, '*'],
+  ['artifacts', bundleFiles.artifacts, '*'],
+];
+
+/** The public key PEMs verify trusts, by key id (`sha256:<hex>` of the SPKI DER, as the store names them). */
+export function keyOf(pem: string): [keyId: string, pem: string] {
+  const key = createPublicKey(pem);
+  const der = key.export({ type: 'spki', format: 'der' });
+  const spkiPem = key.export({ type: 'spki', format: 'pem' }).toString();
+  return [`sha256:${createHash('sha256').update(der).digest('hex')}`, spkiPem];
+}
+
+/** The keys of keys.json (`provenance.keys/v1`), by key id; ids are recomputed from the PEMs. */
+export function bundledKeys(dir: string): Map<string, string> {
+  const body = JSON.parse(readFileSync(join(dir, bundleFiles.keys), 'utf8')) as {
+    keys?: { public_key_pem?: unknown }[];
+  };
+  const keys = new Map<string, string>();
+  for (const entry of body.keys ?? []) {
+    if (typeof entry.public_key_pem !== 'string') continue;
+    const [keyId, pem] = keyOf(entry.public_key_pem);
+    keys.set(keyId, pem);
+  }
+  return keys;
+}
+
+/** Loads the events of a bundle alone (a range export). */
+export async function loadEvents(connection: DuckDBConnection, dir: string): Promise<void> {
+  const [table, file, select] = tables[0]!;
+  await loadTable(connection, table, join(dir, file), select);
+}
+
+/** Loads a run bundle: its tables, its run row from the manifest, and `keys` as the store's signing keys. */
+export async function loadRunBundle(
+  connection: DuckDBConnection,
+  dir: string,
+  manifest: ExportManifest,
+  keys: ReadonlyMap<string, string>,
+): Promise<void> {
+  for (const [table, file, select] of tables) await loadTable(connection, table, join(dir, file), select);
+  await execute(
+    connection,
+    sql`CREATE TABLE runs AS SELECT ${manifest.run}::VARCHAR AS run_id, ${manifest.run_object_hash}::VARCHAR AS object_hash`,
+  );
+  await execute(
+    connection,
+    sql`CREATE TABLE signing_keys (key_id VARCHAR, public_key_pem VARCHAR, created_ns BIGINT)`,
+  );
+  for (const [keyId, pem] of keys)
+    await execute(connection, sql`INSERT INTO signing_keys VALUES (${keyId}, ${pem}, 0)`);
+  // a bundle holds sealed batches only: no digest waits for a seal, so nothing counts as pending
+  await execute(
+    connection,
+    sql`CREATE TABLE event_batches (run_id VARCHAR, object_hash VARCHAR, seq_from BIGINT, seq_to BIGINT, committed_ns BIGINT)`,
+  );
+}
+
+async function loadTable(
+  connection: DuckDBConnection,
+  table: string,
+  path: string,
+  select: string,
+): Promise<void> {
+  await execute(
+    connection,
+    sql`CREATE TABLE ${raw(table)} AS SELECT ${raw(select)} FROM read_parquet(${raw(pathLiteral(path))}, hive_partitioning = false)`,
+  );
+}

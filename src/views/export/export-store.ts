@@ -1,0 +1,75 @@
+/**
+ * Exports on the store thread: a run's bundle or a range's events written as Parquet by DuckDB
+ * (COPY ... TO) into a fresh private directory under the daemon's data dir, never a path a caller
+ * chose. The route archives the directory and removes it; what a crash leaves is removed at start.
+ */
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { jsonText } from '../../store/json-text.js';
+import type { KindsOf, QueryRequest, StoreContext } from '../../store/store-module.js';
+import type { StartedModule, StoreModuleSpec } from '../../store/store-modules.js';
+import { exportRange } from './export-range.sql.js';
+import { exportRun } from './export-run.sql.js';
+
+/** What the export module is started with (StoreThreadData.exports). */
+export interface ExportStoreInit {
+  /** The daemon's private directory for exports being written (`<data dir>/exports`). */
+  dir: string;
+  /** The host partition value, already sanitised (exportHostName). */
+  host: string;
+}
+
+/** One export: a run, or the events of [fromNs, toNs). */
+export type ExportParams = { run: string } | { fromNs: bigint; toNs: bigint };
+
+/** Where the store wrote an export: the caller archives `files` (relative to `dir`) and removes `dir`. */
+export interface ExportWritten {
+  dir: string;
+  files: string[];
+  bytes: number;
+}
+
+/** What the module needs: its init data and the provenance module's sealing wait. */
+export interface ExportNeeds {
+  exports: ExportStoreInit;
+  sealedFirst: () => Promise<void>;
+}
+
+function exportHandlers(context: StoreContext, { exports: init, sealedFirst }: ExportNeeds) {
+  return {
+    exportBundle: async (params: ExportParams, request: QueryRequest) => {
+      // sealed first: a run's bundle holds every event committed before the request, sealed
+      await sealedFirst();
+      const dir = mkdtempSync(join(init.dir, 'export-'));
+      try {
+        const files = await context.snapshot((connection) =>
+          'run' in params
+            ? exportRun(connection, dir, init.host, params.run)
+            : exportRange(connection, dir, init.host, params),
+        );
+        // a caller that gave up will never archive and remove it: do not leave it behind
+        if (request.signal.aborted) throw new Error('the export was written after its deadline');
+        const bytes = files.reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+        return jsonText<ExportWritten>({ dir, files, bytes });
+      } catch (error) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    },
+  };
+}
+
+/** The export module's kinds. */
+export type ExportKinds = KindsOf<ReturnType<typeof exportHandlers>>;
+
+/** The export module: it needs the sealing wait, gives and lends nothing. */
+export const exportModule = {
+  name: 'export',
+  participants: {},
+  start: (context: StoreContext, needs: ExportNeeds): StartedModule<Record<string, never>> => {
+    // what an interrupted export left behind is nobody's now
+    rmSync(needs.exports.dir, { recursive: true, force: true });
+    mkdirSync(needs.exports.dir, { recursive: true, mode: 0o700 });
+    return { queries: exportHandlers(context, needs), lends: {} };
+  },
+} satisfies StoreModuleSpec<ExportNeeds, Record<string, never>, Record<string, never>>;
