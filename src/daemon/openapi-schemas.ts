@@ -125,12 +125,12 @@ const errorResponses = {
     ['tool_call_exists'],
     '`tool_call_exists`: the run already holds (or is running) a tool call with this id',
   ),
-  // a known path answers 404 for an unknown run (or event), or for an object, artifact or tool call
-  // nothing is stored under (a checkpoint, when sealing is off); an unknown path gets `ErrorBody`
+  // a known path answers 404 for an unknown run, or for an event, node, baseline, object, artifact
+  // or tool call nothing is stored under (a checkpoint, when sealing is off); an unknown path gets `ErrorBody`
   NotFound: errorResponse(
     ['run_not_found', 'not_found'],
-    '`run_not_found`: `run` (or another id) names nothing known; `not_found`: nothing is stored under the ' +
-      'hash or tool call asked for, or the run holds no such object yet (GET /v1/graph/checkpoint)',
+    '`run_not_found`: `run` names no known run; `not_found`: nothing is stored under the event, node, ' +
+      'baseline, hash or tool call asked for, or the run holds no such object yet (GET /v1/graph/checkpoint)',
   ),
   PayloadTooLarge: errorResponse(
     ['payload_too_large'],

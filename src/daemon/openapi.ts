@@ -2,6 +2,7 @@
  * The OpenAPI 3.1.0 document of the HTTP interface. It is built from the endpoint list, like the
  * router, so the two cannot disagree; `npm run openapi` writes it to openapi.json.
  */
+import { provdVersion } from '../shared/package-root.js';
 import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
@@ -23,6 +24,8 @@ export interface OpenApiDocument {
   info: {
     title: string;
     version: string;
+    /** The provd release that serves this interface (package.json), beside the interface's own version. */
+    'x-provd-version': string;
     description: string;
     license: { name: string; identifier: string };
   };
@@ -190,10 +193,13 @@ export const openapiDocument: OpenApiDocument = withSortedEnums({
   openapi: '3.1.0',
   info: {
     title: 'provd',
+    // the interface's version (the specification fixes it), not the release's: x-provd-version
     version: '1.0',
+    'x-provd-version': provdVersion,
     description:
       'Local provenance query service: signed provenance graphs of agent runs, their runtime telemetry, and ' +
-      'read queries over that evidence. Every body is JSON and names its format in `schema_version`. ' +
+      'read queries over that evidence. Every JSON body names its format in `schema_version`. ' +
+      '`info.version` is the version of this interface; `x-provd-version` the provd release serving it. ' +
       'Bearer auth is optional: it is required only when the daemon runs with --auth-token, and ' +
       '/v1/live, /v1/ready and /v1/health never need it.',
     license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },

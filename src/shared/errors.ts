@@ -21,6 +21,8 @@ export const localErrorCodes = {
   PROVD_ERR_STORE_TIMEOUT: 'the store actor did not answer within the deadline',
   PROVD_ERR_STORE_STOPPED: 'the store actor is closed or its thread exited',
   PROVD_ERR_CLI_UNREACHABLE: 'the CLI could not reach the daemon over HTTP',
+  PROVD_ERR_CLI_USAGE:
+    'a command was given an argument it cannot use (an unknown AI tool, an --input that is not a JSON object)',
   PROVD_ERR_NORMALIZE_POOL: 'the normalize worker threads failed or did not stop cleanly',
   PROVD_ERR_EXPORT_ARCHIVE:
     'an export archive is malformed or holds an entry provd refuses to extract (absolute path, "..", link)',

@@ -119,10 +119,9 @@ async function basisOfEvent(
         FROM events e LEFT JOIN bindings b ON b.binding_id = e.binding_id
         WHERE e.run_id = ${run} AND e.id = ${eventId}`,
   );
-  if (row === undefined) throw new ProvdError('run_not_found', `no event "${eventId}" in run "${run}"`);
+  if (row === undefined) throw new ProvdError('not_found', `no event "${eventId}" in run "${run}"`);
   // events join a run only through a binding; a missing record means the store was edited by hand
-  if (row['record'] === null)
-    throw new ProvdError('run_not_found', `event "${eventId}" has no binding record`);
+  if (row['record'] === null) throw new ProvdError('not_found', `event "${eventId}" has no binding record`);
   const binding = bindingFromJson(row['record'] as string);
   const method = methodName(row['corr_method'] as number);
   const matched: EventCorrelation['matched'] = {};

@@ -101,7 +101,11 @@ describe('provd ai call', function () {
 
   it('exits 2 for an unknown tool, input that is not a JSON object, or a daemon it cannot reach', async function () {
     const cases: [string[], string | undefined, RegExp][] = [
-      [['ai', 'call', 'rm_rf'], undefined, /unknown tool "rm_rf"; the tools are verify_run, explain, /],
+      [
+        ['ai', 'call', 'rm_rf'],
+        undefined,
+        /^provd: PROVD_ERR_CLI_USAGE: unknown tool "rm_rf"; the tools are verify_run, explain, /,
+      ],
       [['ai', 'call', 'verify_run', '--input', '{"run":'], undefined, /--input must be a JSON object: /],
       [
         ['ai', 'call', 'verify_run', '--input', '["r"]'],

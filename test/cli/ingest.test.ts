@@ -176,7 +176,7 @@ describe('provd ingest', function () {
     const refused = await provd([fixtureFile], { env: { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: 'nope' } });
     assert.equal(refused.code, 1);
     assert.equal(refused.stdout, '');
-    assert.match(refused.stderr, /unauthorized: the bearer token is wrong/);
+    assert.match(refused.stderr, /unauthorized: the bearer token is wrong \(the token in PROVD_AUTH_TOKEN/);
   });
 
   it('exits 2 when the file does not exist', async function () {

@@ -61,6 +61,9 @@ describe('provd runs', function () {
     assert.match(bad.stderr, /^provd: invalid_cursor: cursor is not a token this daemon issued\n$/);
     const refused = await runCli(['runs', '--url', daemon.url], { env: { PROVD_AUTH_TOKEN: 'nope' } });
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /^provd: unauthorized: /);
+    assert.match(
+      refused.stderr,
+      /^provd: unauthorized: .*\(the token in PROVD_AUTH_TOKEN or PROVD_AUTH_TOKEN_FILE is not/,
+    );
   });
 });

@@ -46,7 +46,7 @@ describe('provd ui', function () {
         { PROVD_AUTH_TOKEN: 'wrong' },
         ['ui'],
         1,
-        /unauthorized: the bearer token is wrong \(set PROVD_AUTH_TOKEN/,
+        /unauthorized: the bearer token is wrong \(the token in PROVD_AUTH_TOKEN/,
       ],
       [{}, ['ui'], 1, /unauthorized: this endpoint needs Authorization/],
       [{ PROVD_AUTH_TOKEN: token }, ['ui', '--run', 'nope'], 1, /run_not_found: no run "nope" is known/],

@@ -9,7 +9,7 @@ import { openapiBytes, openapiDocument } from '../../src/daemon/openapi.js';
 import { indexBodyVersions } from '../../src/daemon/body-versions.js';
 import { buildComponents } from '../../src/daemon/openapi-schemas.js';
 import { wireErrorCodes } from '../../src/shared/errors.js';
-import { packageRoot } from '../../src/shared/package-root.js';
+import { packageRoot, provdVersion } from '../../src/shared/package-root.js';
 import type { JsonObject } from '../../src/shared/schema/json-object.js';
 import { isBindRequestError, parseBindRequest } from '../../src/telemetry/binding.js';
 import { compileOpenApiMetaSchema, validateResponse } from '../support/openapi-validator.js';
@@ -337,6 +337,7 @@ describe('openapi document', function () {
   it('declares OpenAPI 3.1.0 and interface version 1.0 when read', function () {
     assert.equal(openapiDocument.openapi, '3.1.0');
     assert.equal(openapiDocument.info.version, '1.0');
+    assert.equal(openapiDocument.info['x-provd-version'], provdVersion, 'the release, from package.json');
     assert.equal(openapiDocument.info.title, 'provd');
   });
 

@@ -498,19 +498,20 @@ describe('GET /v1/graph/explain', function () {
       assert.equal(status, 400, query);
       assert.match(String((body['error'] as Record<string, unknown>)['message']), message, query);
     }
-    for (const query of [
-      'event=nope',
-      'process=4242424',
-      'tool-call=nope',
-      'artifact=sha256:00',
-      'risk=r1',
-      'run=nope',
-      'file=%2Fnope&run=run-e',
-      'file=%2Fetc%2Fhosts&run=nope',
+    // run_not_found names an unknown run only; any other node nothing names is not_found
+    for (const [query, code] of [
+      ['event=nope', 'not_found'],
+      ['process=4242424', 'not_found'],
+      ['tool-call=nope', 'not_found'],
+      ['artifact=sha256:00', 'not_found'],
+      ['risk=r1', 'not_found'],
+      ['run=nope', 'run_not_found'],
+      ['file=%2Fnope&run=run-e', 'not_found'],
+      ['file=%2Fetc%2Fhosts&run=nope', 'run_not_found'],
     ]) {
-      const { status, body } = await explain(daemon, query);
+      const { status, body } = await explain(daemon, query!);
       assert.equal(status, 404, query);
-      assert.equal((body['error'] as Record<string, unknown>)['code'], 'run_not_found', query);
+      assert.equal((body['error'] as Record<string, unknown>)['code'], code, query);
     }
   });
 });

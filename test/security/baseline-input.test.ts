@@ -49,7 +49,7 @@ describe('baselines and deviations: bad input', function () {
     // with no baseline learned, a version names nothing
     assert.deepEqual(errorOf(await request(daemon.url, '/v1/security/deviations?run=known&version=1')), [
       404,
-      'run_not_found',
+      'not_found',
       'no baseline is learned, so it has no version 1',
     ]);
   });
@@ -72,8 +72,8 @@ describe('baselines and deviations: bad input', function () {
     const cases: [string, [number, string, string]][] = [
       ['', [400, 'invalid_argument', 'run is required']],
       ['run=nope', [404, 'run_not_found', 'no run "nope" is known']],
-      ['run=scatter&baseline=ghost', [404, 'run_not_found', 'no baseline "ghost" is learned']],
-      ['run=scatter&baseline=agent&version=9', [404, 'run_not_found', 'baseline "agent" has no version 9']],
+      ['run=scatter&baseline=ghost', [404, 'not_found', 'no baseline "ghost" is learned']],
+      ['run=scatter&baseline=agent&version=9', [404, 'not_found', 'baseline "agent" has no version 9']],
       ['run=scatter&version=0', [400, 'invalid_argument', 'version must be an integer from 1 to 4294967295']],
       [
         'run=scatter&version=two',
@@ -95,11 +95,8 @@ describe('baselines and deviations: bad input', function () {
     }
     const lookups: [string, [number, string, string]][] = [
       ['/v1/security/baseline', [400, 'invalid_argument', 'name is required']],
-      ['/v1/security/baseline?name=ghost', [404, 'run_not_found', 'no baseline "ghost" is learned']],
-      [
-        '/v1/security/baseline?name=agent&version=2',
-        [404, 'run_not_found', 'baseline "agent" has no version 2'],
-      ],
+      ['/v1/security/baseline?name=ghost', [404, 'not_found', 'no baseline "ghost" is learned']],
+      ['/v1/security/baseline?name=agent&version=2', [404, 'not_found', 'baseline "agent" has no version 2']],
       [
         '/v1/security/baselines?limit=1001',
         [400, 'invalid_argument', 'limit must be an integer from 1 to 1000'],

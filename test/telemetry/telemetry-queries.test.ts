@@ -262,6 +262,13 @@ describe('telemetry queries', function () {
     const basis = (one.body['correlations'] as Record<string, unknown>[])[0]!;
     assert.equal(basis['binding_id'], binding['binding_id']);
     assert.deepEqual(basis['matched'], { cgroup_id: 'cg-late' });
+    // an event the run does not hold is not_found: run_not_found names unknown runs only
+    const missing = await request(daemon.url, '/v1/telemetry/correlations?run=run-l&event=b0.nope');
+    assert.equal(missing.status, 404);
+    assert.deepEqual(missing.body['error'], {
+      code: 'not_found',
+      message: 'no event "b0.nope" in run "run-l"',
+    });
     assert.equal((await request(daemon.url, '/v1/health')).body['queued_spool'], 0);
   });
 

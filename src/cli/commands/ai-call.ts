@@ -3,6 +3,7 @@ import { Command, Option } from 'clipanion';
 import { findTool, toolNames } from '../../ai/catalog.js';
 import { ToolDispatcher } from '../../ai/tool-dispatcher.js';
 import { failureBody } from '../../ai/tool-outcome.js';
+import { tokenHint } from '../daemon-error.js';
 import { ProvdError } from '../../shared/errors.js';
 import { sendDaemon } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
@@ -55,7 +56,7 @@ export class AiCallCommand extends DaemonClientCommand {
     if (tool === undefined)
       return this.refuseUsage(
         new ProvdError(
-          'PROVD_ERR_CONFIG_INVALID',
+          'PROVD_ERR_CLI_USAGE',
           `unknown tool "${this.tool}"; the tools are ${toolNames.join(', ')}`,
         ),
       );
@@ -74,7 +75,7 @@ export class AiCallCommand extends DaemonClientCommand {
     }
     const { code, message } = outcome.failure;
     if (this.json) print(failureBody(outcome.failure));
-    else stderr.write(`provd: ${code}: ${message}\n`);
+    else stderr.write(`provd: ${code}: ${message}${code === 'unauthorized' ? tokenHint() : ''}\n`);
     return code === 'PROVD_ERR_CLI_UNREACHABLE' ? 2 : 1;
   }
 
@@ -87,13 +88,13 @@ export class AiCallCommand extends DaemonClientCommand {
       input = JSON.parse(text);
     } catch (error) {
       throw new ProvdError(
-        'PROVD_ERR_CONFIG_INVALID',
+        'PROVD_ERR_CLI_USAGE',
         `${from} must be a JSON object: ${(error as Error).message}`,
       );
     }
     if (typeof input !== 'object' || input === null || Array.isArray(input))
       throw new ProvdError(
-        'PROVD_ERR_CONFIG_INVALID',
+        'PROVD_ERR_CLI_USAGE',
         `${from} must be a JSON object, got ${JSON.stringify(input)?.slice(0, 40)}`,
       );
     return input;

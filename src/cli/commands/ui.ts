@@ -41,8 +41,7 @@ export class UiCommand extends DaemonClientCommand {
     if (answer === undefined) return 2;
     if (answer.status !== 200 && !(this.run !== undefined && answer.status === 503)) {
       const error = daemonErrorOf(answer.body);
-      const hint = answer.status === 401 ? ' (set PROVD_AUTH_TOKEN to the token the daemon runs with)' : '';
-      stderr.write(`provd: ${error ?? `unexpected answer from the daemon (HTTP ${answer.status})`}${hint}\n`);
+      stderr.write(`provd: ${error ?? `unexpected answer from the daemon (HTTP ${answer.status})`}\n`);
       return error === undefined ? 2 : 1;
     }
     if (!isLoopbackName(new URL(baseUrl).hostname)) {

@@ -24,10 +24,12 @@ export class VerifyBundleCommand extends Command {
     examples: [['A run exported with provd export', '$0 verify --bundle ./exports --key signing-key.pub']],
   });
 
+  // not required to clipanion: `provd verify` with neither RUN nor --bundle lands here, and is told both
   bundle = Option.String('--bundle', {
-    required: true,
     description: 'a bundle directory, or a directory of exports',
   });
+  // `provd verify --url URL` without RUN lands here too (and is told it needs one): not used
+  url = Option.String('--url', { hidden: true });
   key = Option.String('--key', { description: 'a public key (PEM) the checkpoints must be signed with' });
   json = Option.Boolean('--json', false, {
     description: 'print each provenance.verify/v1 body as one JSON line',
@@ -35,6 +37,12 @@ export class VerifyBundleCommand extends Command {
 
   async execute(): Promise<number> {
     const { stdout, stderr } = this.context;
+    if (this.bundle === undefined) {
+      stderr.write(
+        'provd: PROVD_ERR_CLI_USAGE: verify needs a RUN (provd verify RUN: a run the daemon holds) or --bundle DIR (exported runs, offline)\n',
+      );
+      return usageExitCode;
+    }
     // loaded here: DuckDB is mapped only into the process of the one command that reads Parquet
     const { keyOf } = await import('../../views/export/bundle-tables.sql.js');
     const { verifyBundle } = await import('../../views/export/bundle-verify.sql.js');

@@ -17,7 +17,7 @@ export type DaemonRead = { status: number; body: unknown } | { exitCode: number 
 /**
  * GETs `path`; resolves with the answer when its status is in `expected` (200 by default), else
  * writes `provd: code: message` and resolves with an exit code: `errorExitCode` for an error body,
- * unreachableExitCode otherwise. A 401 also says how the CLI sends a token.
+ * unreachableExitCode otherwise. A 401 also says how the CLI sends a token (daemonErrorOf).
  */
 export async function readDaemon(
   baseUrl: string,
@@ -33,16 +33,8 @@ export async function readDaemon(
     stderr.write(`provd: unexpected answer from the daemon (HTTP ${answer.status})\n`);
     return { exitCode: unreachableExitCode };
   }
-  stderr.write(`provd: ${error}${answer.status === 401 ? tokenHint() : ''}\n`);
+  stderr.write(`provd: ${error}\n`);
   return { exitCode: options.errorExitCode ?? daemonErrorExitCode };
-}
-
-/** What to do about a refused token: the CLI sends $PROVD_AUTH_TOKEN (else the file's). */
-function tokenHint(): string {
-  const set = Boolean(process.env['PROVD_AUTH_TOKEN'] || process.env['PROVD_AUTH_TOKEN_FILE']);
-  return set
-    ? " (the token in PROVD_AUTH_TOKEN or PROVD_AUTH_TOKEN_FILE is not the daemon's --auth-token)"
-    : " (set PROVD_AUTH_TOKEN, or PROVD_AUTH_TOKEN_FILE, to the daemon's --auth-token)";
 }
 
 /** Whether `read` failed (and holds the exit code). */

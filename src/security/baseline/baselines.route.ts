@@ -94,7 +94,7 @@ export const baselineEndpoint = queryEndpointOf<SecurityKinds>()({
   operationId: 'get_baseline',
   summary: 'One version of a learned baseline, with its whole profile (provd extension)',
   description:
-    'The version named, or the latest of the name; a name or version never learned is 404 run_not_found saying which.',
+    'The version named, or the latest of the name; a name or version never learned is 404 not_found saying which.',
   schema: 'baseline',
   contract: baselineQuery,
   kind: 'baseline',

@@ -106,7 +106,7 @@ export async function getBaseline(connection: DuckDBConnection, params: Baseline
 /** The 404 for a baseline name, or a version of it, that was never learned. */
 export function noSuchBaseline(name: string, version: number | null): ProvdError {
   return new ProvdError(
-    'run_not_found',
+    'not_found',
     version === null ? `no baseline "${name}" is learned` : `baseline "${name}" has no version ${version}`,
   );
 }

@@ -43,7 +43,7 @@ export async function readExpectation(
     if (version === null) return null;
     const [latest] = await readRows<{ name: string | null }>(connection, sql`SELECT ${named} AS name`);
     if (latest?.name != null) throw noSuchBaseline(latest.name, version);
-    throw new ProvdError('run_not_found', `no baseline is learned, so it has no version ${version}`);
+    throw new ProvdError('not_found', `no baseline is learned, so it has no version ${version}`);
   }
   const { sets, rates } = JSON.parse(row.expected) as ExpectedSummary;
   return {

@@ -52,8 +52,9 @@ export interface Explained {
   otherMatches?: number;
 }
 
+/** The 404 for a node nothing names: run_not_found for a run, not_found for any other kind. */
 export function unknown(kind: string, id: string): never {
-  throw new ProvdError('run_not_found', `no ${kind} "${id}" is known`);
+  throw new ProvdError(kind === 'run' ? 'run_not_found' : 'not_found', `no ${kind} "${id}" is known`);
 }
 
 /** The tool call, binding and run of an attributed row; undefined for a row no binding claimed. */

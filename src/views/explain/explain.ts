@@ -32,7 +32,7 @@ export interface ExplainParams {
 }
 
 /**
- * The serialized ExplainResult; 404 run_not_found when the node names nothing known. Events from
+ * The serialized ExplainResult; 404 run_not_found for an unknown run, not_found for any other node nothing names. Events from
  * `unfoldedFrom` on are not in the process rollup yet (null: every committed event is).
  */
 export async function explain(
