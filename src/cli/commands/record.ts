@@ -2,6 +2,7 @@
 import { constants } from 'node:os';
 import { Command, Option } from 'clipanion';
 import typia from 'typia';
+import { ndjsonType, type RecordStreamEnd } from '../../provenance/record/live-output.js';
 import type { RecordAnswer } from '../../provenance/record/record-answer.js';
 import { defaultRecordTimeoutMs } from '../../provenance/record/record-request.js';
 import { ProvdError } from '../../shared/errors.js';
@@ -69,11 +70,18 @@ export class RecordCommand extends DaemonClientCommand {
       ...(timeoutMs !== undefined && { timeout_ms: timeoutMs }),
       execute: !this.assert,
     };
+    // the command's output as it runs: asked as NDJSON unless the record itself is what is printed
+    const live = !this.json && !this.assert;
+    const onNdjsonLine = (line: unknown): void => {
+      if (!typia.is<LiveLine>(line)) return;
+      (line.stream === 'stdout' ? stdout : stderr).write(line.data);
+    };
     let answer;
     try {
       answer = await postDaemon(baseUrl, '/v1/record', Buffer.from(JSON.stringify(body)), {
         contentType: 'application/json',
         idleTimeoutMs: (timeoutMs ?? defaultRecordTimeoutMs) + answerMarginMs,
+        ...(live && { headers: { accept: `${ndjsonType}, application/json` }, onNdjsonLine }),
       });
     } catch (error) {
       stderr.write(
@@ -81,17 +89,23 @@ export class RecordCommand extends DaemonClientCommand {
       );
       return exitProvdFailed;
     }
-    if (answer.status !== 200 || !typia.is<RecordAnswer>(answer.body)) {
+    const streamed = typia.is<RecordStreamEnd>(answer.body) ? answer.body : null;
+    const record = streamed?.record ?? answer.body;
+    if (answer.status !== 200 || !typia.is<RecordAnswer>(record)) {
       const error = daemonErrorOf(answer.body);
       stderr.write(`provd: ${error ?? `unexpected answer from the daemon (HTTP ${answer.status})`}\n`);
       return exitProvdFailed;
     }
-    const record = answer.body;
     if (this.json) stdout.write(JSON.stringify(record, null, 2) + '\n');
-    else {
+    else if (streamed === null) {
+      // a daemon that answered at the end (the command did not start, or an older daemon)
       stdout.write(record.stdout?.text ?? '');
       stderr.write(record.stderr?.text ?? '');
-    }
+    } else if (streamed.live_output_dropped_bytes > 0)
+      stderr.write(
+        `provd: ${streamed.live_output_dropped_bytes} bytes of live output were dropped (the terminal read too slowly); ` +
+          'the record keeps the first 1 MiB of each stream\n',
+      );
     stderr.write(`provd: ${summary(record)}\n`);
     return exitCodeOf(record);
   }
@@ -118,7 +132,6 @@ function summary(record: RecordAnswer): string {
         : record.signal !== null
           ? `${record.status}, ${record.signal}`
           : `${record.status}, exit ${record.exit_code}`;
-  const effects = record.file_effects.length + record.file_effects_omitted;
   const cgroup = record.cgroup.status === 'unavailable' ? `; ${record.cgroup.message}` : '';
   const kill = record.policy_kill;
   const killed =
@@ -127,8 +140,25 @@ function summary(record: RecordAnswer): string {
       : `; policy rule ${kill.rule_id} ${kill.outcome === 'killed' ? 'killed it' : `kill: ${kill.outcome}`} (event ${kill.event_id})`;
   return (
     `recorded tool call ${record.tool_call_id} of run ${record.run_id}: ${fate}, ` +
-    `${effects} file effect${effects === 1 ? '' : 's'} (${record.object_hash})${cgroup}${killed}`
+    `${effectsText(record)} (${record.object_hash})${cgroup}${killed}`
   );
+}
+
+/** The file effects found; never a bare count when the snapshots could not see everything. */
+function effectsText(record: RecordAnswer): string {
+  const count = record.file_effects.length + record.file_effects_omitted;
+  const found = `${count} file effect${count === 1 ? '' : 's'}`;
+  const { source, skipped } = record.file_effects_ignore;
+  const ignored =
+    source === 'git' && skipped > 0 ? `, ${skipped} git-ignored path${skipped === 1 ? '' : 's'} skipped` : '';
+  if (record.file_effects_complete) return found + ignored;
+  return `file effects incomplete (${count} found${ignored}): ${record.file_effects_incomplete_reason}`;
+}
+
+/** A chunk of the command's output, streamed while it runs. */
+interface LiveLine {
+  stream: 'stdout' | 'stderr';
+  data: string;
 }
 
 function exitCodeOf(record: RecordAnswer): number {

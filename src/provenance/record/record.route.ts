@@ -20,18 +20,20 @@ import type { RecordCgroupRoot } from './cgroup-root.js';
 import { CommandCgroup } from './command-cgroup.js';
 import { commandUser, type CommandUser, type CommandUserPolicy } from './command-user.js';
 import { findProgram } from './command-path.js';
-import {
-  compareSnapshots,
-  defaultSnapshotLimits,
-  type FileEffects,
-  type Snapshot,
-  type SnapshotLimits,
-} from './file-effects.js';
+import { cwdEffects, notRunIgnore, snapshotCwd, type TakeSnapshot } from './cwd-snapshot.js';
+import type { FileEffects } from './file-effects.js';
 import type { KillTarget, KillWatch, PolicyKill } from './kill-watch.js';
-import type { RecordAnswer, RecordArtifact, RecordCgroupReport, ToolCallStatus } from './record-answer.js';
+import type {
+  RecordAnswer,
+  RecordArtifact,
+  RecordCgroupReport,
+  RecordIgnoreReport,
+  ToolCallStatus,
+} from './record-answer.js';
 import { isRecordRefusal, parseRecordRequest, type RecordPlan } from './record-request.js';
 import type { RecordWrite, RecordWritten } from './record-store.sql.js';
 import { runCommand, type CommandOutcome } from './run-command.js';
+import { LiveOutput } from './live-output.js';
 import { startingUmask } from '../../shared/private-files.js';
 
 /** Attributes a recorded command's runtime events to its tool call: by cgroup, else by root pid. */
@@ -57,7 +59,7 @@ export interface RecordDeps {
   /** Whom commands run as (command-user.ts). */
   users: CommandUserPolicy;
   /** Takes a snapshot of a cwd off the thread and the pool the store uses (snapshot-pool.ts). */
-  snapshot: (root: string, limits: SnapshotLimits) => Promise<Snapshot>;
+  snapshot: TakeSnapshot;
 }
 
 /** Commands recorded at once; more answer 429. */
@@ -78,6 +80,19 @@ export const recordEndpoint: Endpoint<{ record: RecordDeps }> = {
   body: 'application/json',
   bodySchema: 'RecordRequest',
   errors: ['409', '429'],
+  headers: [
+    {
+      name: 'accept',
+      in: 'header',
+      required: false,
+      description:
+        'application/x-ndjson: a 200 answer streamed while the command runs, one line per output chunk ' +
+        '({"stream":"stdout"|"stderr","data":"..."}), then {"record":{...},"live_output_dropped_bytes":N} ' +
+        '(or a provenance.error/v1 body if storing failed). Errors found before the command starts keep ' +
+        'their JSON answers. Anything else: the JSON record once the command ends.',
+      schema: { type: 'string' },
+    },
+  ],
   handler: ({ record }) => recordRoute(record),
 };
 
@@ -108,7 +123,8 @@ function recordRoute(deps: RecordDeps): RouteHandler {
     claimed.add(key);
     if (plan.execute) executing++;
     try {
-      return plan.execute ? await execute(deps, plan) : await store(deps, asserted(plan));
+      const live = LiveOutput.opener(request);
+      return plan.execute ? await execute(deps, plan, live) : await store(deps, asserted(plan), null);
     } finally {
       claimed.delete(key);
       if (plan.execute) executing--;
@@ -116,7 +132,11 @@ function recordRoute(deps: RecordDeps): RouteHandler {
   };
 }
 
-async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
+async function execute(
+  deps: RecordDeps,
+  plan: RecordPlan,
+  openLive: (() => LiveOutput) | null,
+): Promise<HttpReply> {
   const cwdProblem = await stat(plan.cwd).then(
     (stats) => (stats.isDirectory() ? null : 'is not a directory'),
     (error: NodeJS.ErrnoException) =>
@@ -131,8 +151,8 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
     { run: plan.runId, toolCall: plan.toolCallId },
     { deadlineMs: 5000 },
   );
-  if ('error' in program) return store(deps, notStarted(plan, program.error));
-  const before = await deps.snapshot(plan.cwd, defaultSnapshotLimits);
+  if ('error' in program) return store(deps, notStarted(plan, program.error), null);
+  const before = await snapshotCwd(deps.snapshot, plan.cwd, runAs.user, recordPath);
   const { cgroupRoot } = deps;
   const cgroup =
     cgroupRoot.status === 'ok' ? await CommandCgroup.create(cgroupRoot.path, plan.toolCallId) : null;
@@ -151,6 +171,9 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       watching.end = deps.watchKills({ bindingId, runId: plan.runId, toolCallId: plan.toolCallId }, target);
     };
     if (cgroup !== null) watch(await binding!, cgroupTarget(cgroup));
+    // from here on the answer is 200 whatever happens; a client that leaves does not stop the
+    // command: it runs to its end (or timeout) and is recorded all the same
+    const live = openLive?.() ?? null;
     const outcome = await runCommand({
       command: program.path,
       args: plan.args,
@@ -161,6 +184,7 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       cgroup,
       user: runAs.user,
       umask: startingUmask(),
+      ...(live !== null && { onOutput: (stream, chunk) => live.output(stream, chunk) }),
       onStart: (pid) => {
         if (binding !== null) return;
         binding = deps.bind({ ...scope, cgroupId: null, rootPid: pid });
@@ -170,10 +194,9 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
     });
     const bindingId = binding === null ? null : await binding;
     const policyKill = (await watching.end?.()) ?? null;
-    const effects = compareSnapshots(
+    const { effects, ignore } = cwdEffects(
       before,
-      await deps.snapshot(plan.cwd, defaultSnapshotLimits),
-      defaultSnapshotLimits,
+      await snapshotCwd(deps.snapshot, plan.cwd, runAs.user, recordPath),
     );
     const removed = cgroup === null ? null : await cgroup.remove();
     const report: RecordCgroupReport =
@@ -187,7 +210,8 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
           }
         : { status: 'used', path: cgroup.path, id: cgroup.id, removed, message: null };
     const ranAs = runAs.user ?? daemonUser();
-    return store(deps, executed(plan, outcome, effects, report, bindingId, policyKill, ranAs));
+    const found = { ...effects, ignore };
+    return store(deps, executed(plan, outcome, found, report, bindingId, policyKill, ranAs), live);
   } catch (error) {
     await watching.end?.();
     await cgroup?.remove();
@@ -275,6 +299,7 @@ function asserted(plan: RecordPlan): Pending {
     file_effects_complete: true,
     file_effects_incomplete_reason: null,
     file_effects_omitted: 0,
+    file_effects_ignore: notRunIgnore,
     leftover_processes_killed: null,
     policy_kill: null,
     run_as: null,
@@ -297,7 +322,7 @@ function notStarted(plan: RecordPlan, error: string): Pending {
 function executed(
   plan: RecordPlan,
   outcome: CommandOutcome,
-  effects: FileEffects,
+  effects: FileEffects & { ignore: RecordIgnoreReport },
   cgroup: RecordCgroupReport,
   bindingId: string | null,
   policyKill: PolicyKill | null,
@@ -328,6 +353,7 @@ function executed(
     file_effects_complete: effects.complete,
     file_effects_incomplete_reason: effects.incomplete_reason,
     file_effects_omitted: effects.omitted,
+    file_effects_ignore: effects.ignore,
     leftover_processes_killed: outcome.leftoverKilled,
     policy_kill: policyKill,
     run_as: outcome.startError !== null && outcome.pid === null ? null : { uid: ranAs.uid, name: ranAs.name },
@@ -370,7 +396,7 @@ function toolCallOf(answer: Pending['answer']): Record<string, unknown> {
   return toolCall;
 }
 
-async function store(deps: RecordDeps, pending: Pending): Promise<HttpReply> {
+async function store(deps: RecordDeps, pending: Pending, live: LiveOutput | null): Promise<HttpReply> {
   const written: RecordWritten = await deps.store.queryJson('record', pending.write, {
     deadlineMs: writeDeadlineMs,
     verdictMs: writeDeadlineMs,
@@ -399,5 +425,5 @@ async function store(deps: RecordDeps, pending: Pending): Promise<HttpReply> {
     })),
     object_hash: written.toolCallHash,
   };
-  return jsonReply(200, answer);
+  return live === null ? jsonReply(200, answer) : live.end(answer);
 }
