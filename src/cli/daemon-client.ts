@@ -104,8 +104,11 @@ export function postDaemon(
     contentType: string;
     idleTimeoutMs: number;
     headers?: Record<string, string>;
-    /** Given an NDJSON answer, each line as it arrives; the answer's body is then its last line. */
-    onNdjsonLine?: (line: unknown) => void;
+    /**
+     * Given an NDJSON answer, each line as it arrives (reading waits for a promise it returns, so a
+     * slow reader slows the daemon's writes); the answer's body is then its last line.
+     */
+    onNdjsonLine?: (line: unknown) => void | Promise<void>;
   },
 ): Promise<DaemonAnswer> {
   const url = new URL(baseUrl + path);
@@ -145,21 +148,24 @@ export function postDaemon(
 }
 
 /** Calls `onLine` with each line parsed as it arrives; resolves with the last one. */
-async function readLines(response: NodeJS.ReadableStream, onLine: (line: unknown) => void): Promise<unknown> {
+async function readLines(
+  response: NodeJS.ReadableStream,
+  onLine: (line: unknown) => void | Promise<void>,
+): Promise<unknown> {
   response.setEncoding('utf8'); // a character split between two reads stays whole
   let rest = '';
   let last: unknown;
-  const take = (line: string): void => {
+  const take = async (line: string): Promise<void> => {
     if (line.trim() === '') return;
     last = parseJson(line);
-    onLine(last);
+    await onLine(last);
   };
   for await (const text of response) {
     const lines = (rest + String(text)).split('\n');
     rest = lines.pop()!;
-    for (const line of lines) take(line);
+    for (const line of lines) await take(line);
   }
-  take(rest);
+  await take(rest);
   return last;
 }
 

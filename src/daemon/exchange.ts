@@ -19,7 +19,7 @@ const maxQueuedStreamBytes = 4 * 1024 * 1024;
 /** Guards a uWS response: `send` is a no-op after an abort or a first answer. */
 export class Exchange {
   private done = false;
-  private stream: { queued: number; dropped: number; waiting: boolean } | null = null;
+  private stream: { queued: number; waiting: boolean } | null = null;
   private abortListeners: (() => void)[] = [];
   private finishListeners: (() => void)[] = [];
 
@@ -55,7 +55,7 @@ export class Exchange {
   /** Sends status 200 and the headers now; chunks follow, and `send` ends the answer. */
   openStream(contentType: string): ReplyStream {
     if (this.stream !== null || this.done) throw new Error('a stream opens once, before the answer');
-    const stream = { queued: 0, dropped: 0, waiting: false };
+    const stream = { queued: 0, waiting: false };
     this.stream = stream;
     this.res.cork(() => {
       this.res.writeStatus(statusLine(200));
@@ -66,37 +66,31 @@ export class Exchange {
     const gone = (): boolean => this.done;
     return {
       write: (text) => this.writeChunk(text),
-      get droppedBytes() {
-        return stream.dropped;
-      },
       get gone() {
         return gone();
       },
     };
   }
 
-  /** One chunk of a stream; while the client lags past the bound, chunks are dropped and counted. */
-  private writeChunk(text: string): void {
+  /** One chunk of a stream; while the client lags past the bound, chunks are dropped (false). */
+  private writeChunk(text: string): boolean {
     const stream = this.stream!;
-    const bytes = Buffer.byteLength(text);
-    if (this.done || stream.queued > maxQueuedStreamBytes) {
-      stream.dropped += bytes;
-      return;
-    }
+    if (this.done || stream.queued > maxQueuedStreamBytes) return false;
     let written = true;
     this.res.cork(() => {
       written = this.res.write(text);
     });
-    if (written) return;
+    if (written) return true;
     // uWS keeps what it could not send yet: counted until the socket drains
-    stream.queued += bytes;
-    if (stream.waiting) return;
+    stream.queued += Buffer.byteLength(text);
+    if (stream.waiting) return true;
     stream.waiting = true;
     this.res.onWritable(() => {
       stream.queued = 0;
       stream.waiting = false;
       return true;
     });
+    return true;
   }
 
   send(reply: HttpReply): void {

@@ -216,6 +216,32 @@ describe('provd record: git-ignored paths, live output', function () {
     assert.match(JSON.stringify(again.body), /already holds tool call/);
   });
 
+  it('drops and counts the live output a client does not read, never queueing it without bound', async function () {
+    const headers = { ...auth, 'content-type': 'application/json', accept: 'application/x-ndjson' };
+    const total = 32 * 1024 * 1024;
+    const script = `yes | head -c ${total}; touch printed; ${waitForGo}`;
+    const body = JSON.stringify({ command: 'sh', args: ['-c', script], cwd: work });
+    const response = await fetch(`${shared.daemon.url}/v1/record`, { method: 'POST', headers, body });
+    // nothing is read until the command has printed everything
+    await eventually(
+      'the output to be printed',
+      () => existsSync(join(work, 'printed')),
+      (done) => done,
+    );
+    writeFileSync(join(work, 'go'), '');
+    const lines = (await response.text())
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const last = lines.pop()!;
+    const received = lines.reduce((sum, line) => sum + String(line['data']).length, 0);
+    const dropped = last['live_output_dropped_bytes'] as number;
+    assert.ok(dropped > 0, `dropped ${dropped}`);
+    assert.equal(received + dropped, total);
+    const stdout = (last['record'] as Record<string, Record<string, unknown>>)['stdout']!;
+    assert.deepEqual([stdout['size'], stdout['truncated']], [total, true]);
+  });
+
   it('says file effects are incomplete instead of a count when the snapshot hit its bound', async function () {
     mkdirSync(join(work, 'many'));
     for (let i = 0; i <= 20_000; i++) writeFileSync(join(work, 'many', String(i)), '');

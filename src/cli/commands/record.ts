@@ -1,4 +1,5 @@
 /** `provd record [--run R] [--tool-call T] -- CMD ARGS...`: runs a command through the daemon and records it. */
+import { once } from 'node:events';
 import { constants } from 'node:os';
 import { Command, Option } from 'clipanion';
 import typia from 'typia';
@@ -26,9 +27,10 @@ export class RecordCommand extends DaemonClientCommand {
       Sends \`POST /v1/record\`: the daemon runs CMD with ARGS (no shell) in this directory, in a
       cgroup of its own bound to the tool call, so every runtime event of its process tree
       attributes to it; it stores the exit status, stdout and stderr (first 1 MiB each) and the
-      files created, modified and deleted under the directory. Then prints the command's stdout
-      and stderr to the same streams, and a summary line on stderr. Executing needs a daemon with
-      a token (\`PROVD_AUTH_TOKEN\`); \`--assert\` stores the tool call as asserted and runs nothing.
+      files created, modified and deleted under the directory (what git ignores there, and .git,
+      is not looked at). The command's stdout and stderr are printed to the same streams as it
+      runs, then a summary line on stderr once it is recorded. Executing needs a daemon with a
+      token (\`PROVD_AUTH_TOKEN\`); \`--assert\` stores the tool call as asserted and runs nothing.
 
       Exit code: the command's own; 128+N when signal N ended it; 124 when it timed out; 127 when
       it could not start; 125 when provd failed (daemon unreachable or refusing, a bad option value);
@@ -72,9 +74,11 @@ export class RecordCommand extends DaemonClientCommand {
     };
     // the command's output as it runs: asked as NDJSON unless the record itself is what is printed
     const live = !this.json && !this.assert;
-    const onNdjsonLine = (line: unknown): void => {
+    const onNdjsonLine = async (line: unknown): Promise<void> => {
       if (!typia.is<LiveLine>(line)) return;
-      (line.stream === 'stdout' ? stdout : stderr).write(line.data);
+      const to = line.stream === 'stdout' ? stdout : stderr;
+      // a slow terminal slows the reading: the daemon then drops live output and counts it
+      if (!to.write(line.data)) await once(to, 'drain');
     };
     let answer;
     try {

@@ -15,12 +15,13 @@ export const ndjsonType = 'application/x-ndjson';
 /** The last line of a streamed record. */
 export interface RecordStreamEnd {
   record: RecordAnswer;
-  /** Bytes of live output a slow client did not get (the stored artifacts do not depend on it). */
+  /** Bytes of output (UTF-8 as sent) a slow or gone client did not get; the stored artifacts keep theirs. */
   live_output_dropped_bytes: number;
 }
 
 export class LiveOutput {
   private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+  private dropped = 0;
 
   private constructor(private readonly stream: ReplyStream) {}
 
@@ -39,12 +40,14 @@ export class LiveOutput {
   end(answer: RecordAnswer): HttpReply {
     this.line('stdout', this.decoders.stdout.end());
     this.line('stderr', this.decoders.stderr.end());
-    const last: RecordStreamEnd = { record: answer, live_output_dropped_bytes: this.stream.droppedBytes };
+    const last: RecordStreamEnd = { record: answer, live_output_dropped_bytes: this.dropped };
     return jsonReply(200, last);
   }
 
   private line(name: 'stdout' | 'stderr', data: string): void {
-    if (data !== '') this.stream.write(JSON.stringify({ stream: name, data }) + '\n');
+    if (data === '') return;
+    if (!this.stream.write(JSON.stringify({ stream: name, data }) + '\n'))
+      this.dropped += Buffer.byteLength(data);
   }
 }
 

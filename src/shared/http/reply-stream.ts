@@ -1,14 +1,13 @@
 /**
  * An answer written as it is made (POST /v1/record's NDJSON variant): the status and headers go
  * out first, then chunks, then the route's final reply as the last chunk. Writing never blocks
- * and never buffers without bound: what a slow or gone client cannot take is dropped and counted.
+ * and never buffers without bound: what a slow or gone client cannot take is dropped, and
+ * the writer counts it.
  */
 
 export interface ReplyStream {
-  /** Writes one chunk, or counts it dropped (the client is gone, or is over the backpressure bound). */
-  write(text: string): void;
-  /** Bytes dropped so far. */
-  readonly droppedBytes: number;
+  /** Writes one chunk; false when it was dropped (the client is gone, or is over the backpressure bound). */
+  write(text: string): boolean;
   /** The client went away; the route goes on, and its final reply is not sent. */
   readonly gone: boolean;
 }
