@@ -63,13 +63,7 @@ export class Exchange {
       this.res.writeHeader('x-request-id', this.requestId);
       this.res.writeHeader('cache-control', 'no-store');
     });
-    const gone = (): boolean => this.done;
-    return {
-      write: (text) => this.writeChunk(text),
-      get gone() {
-        return gone();
-      },
-    };
+    return { write: (text) => this.writeChunk(text) };
   }
 
   /** One chunk of a stream; while the client lags past the bound, chunks are dropped (false). */

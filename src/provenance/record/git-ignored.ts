@@ -92,6 +92,9 @@ export async function gitIgnored(cwd: string, user: CommandUser | null, path: st
           );
         const said = stderr.toString('utf8').split('\n')[0]!.slice(0, 200);
         if (/not a git repository/.test(said)) return resolve(none('cwd is not in a git work tree'));
+        // git 2.39 cannot list from inside an ignored directory: the whole cwd is looked at
+        if (/not superset of prefix/.test(said))
+          return resolve(none('cwd is itself ignored by git: nothing under it is skipped'));
         resolve(none(`git failed (${said || error.message.slice(0, 200)}): nothing under cwd is skipped`));
       },
     );

@@ -8,8 +8,6 @@
 export interface ReplyStream {
   /** Writes one chunk; false when it was dropped (the client is gone, or is over the backpressure bound). */
   write(text: string): boolean;
-  /** The client went away; the route goes on, and its final reply is not sent. */
-  readonly gone: boolean;
 }
 
 /** Opens the stream with status 200 and this content type; once only, before the final reply. */
