@@ -62,6 +62,33 @@ describe('provd record: git-ignored paths, live output', function () {
     assert.equal(ignore['skipped'], 4);
   });
 
+  it('shows a change of ignore rules as an effect, without reporting what it hid as deleted', async function () {
+    git(work, 'init', '-q');
+    writeFileSync(join(work, '.gitignore'), 'ignored/\n');
+    writeFileSync(join(work, 'a.log'), 'a\n');
+    mkdirSync(join(work, 'sub'));
+    // the command hides *.log, then writes what a rule of sub/ would hide, rule file included
+    const script =
+      "echo '*.log' >> .gitignore; echo changed > a.log; echo '*' > sub/.gitignore; echo s > sub/x";
+    const { body } = await record({ command: 'sh', args: ['-c', script], cwd: work });
+    const effects = (body['file_effects'] as Effect[]).map(({ path, effect }) => `${effect} ${path}`);
+    assert.deepEqual(effects, ['modified .gitignore', 'created sub/.gitignore']);
+    // a cwd git itself ignores: nothing is skipped, and the record says why
+    mkdirSync(join(work, 'ignored/deep'), { recursive: true });
+    const inside = await record({
+      command: 'sh',
+      args: ['-c', 'echo x > f.log'],
+      cwd: join(work, 'ignored/deep'),
+    });
+    assert.deepEqual(
+      (inside.body['file_effects'] as Effect[]).map(({ path }) => path),
+      ['f.log'],
+    );
+    const ignore = inside.body['file_effects_ignore'] as Record<string, unknown>;
+    assert.equal(ignore['source'], 'none');
+    assert.match(String(ignore['reason']), /ignored by git/);
+  });
+
   it('never lets a hostile .git/config run a program (core.fsmonitor)', async function () {
     git(work, 'init', '-q');
     writeFileSync(join(work, 'tracked.txt'), 'x\n');

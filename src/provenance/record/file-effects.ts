@@ -5,7 +5,7 @@
  * cut is said in `complete` and `omitted`, never silently missing.
  */
 import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { hashFile, sha256Text } from './hash-file.js';
 import { IgnoreMatch, type IgnoredPaths } from './ignore-match.js';
 
@@ -108,12 +108,16 @@ export function snapshot(root: string, limits: SnapshotLimits, ignore = ignoreNo
       incomplete ??= `cannot read ${relative(root, dir) || '.'}: ${(error as NodeJS.ErrnoException).code}`;
       continue;
     }
-    for (const name of names.sort()) {
-      const path = join(dir, name);
+    const paths = names.sort().map((name) => join(dir, name));
+    for (let i = 0; i < paths.length; i++) {
+      const path = paths[i]!;
+      const name = basename(path);
       const stats = attempt(() => lstatSync(path));
-      if (stats instanceof Error) continue; // removed while we looked
+      if (stats instanceof Error) continue; // removed while we looked (or a .gitignore not there)
       if (skip.skips(relative(root, path), name, stats.isDirectory())) {
         skipped++;
+        // an ignored directory's own rules stay in sight: a command that hides one shows how
+        if (stats.isDirectory() && name !== '.git') paths.splice(i + 1, 0, join(path, '.gitignore'));
         continue;
       }
       if (stats.isDirectory()) {
