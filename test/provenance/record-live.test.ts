@@ -8,6 +8,7 @@ import { runCli } from '../support/cli.js';
 import { cliPath, useSharedDaemon } from '../support/daemon.js';
 import { eventually } from '../support/eventually.js';
 import { request } from '../support/http.js';
+import { assertValidResponse } from '../support/openapi-validator.js';
 
 const token = 'record-live-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -188,6 +189,9 @@ describe('provd record: git-ignored paths, live output', function () {
       ],
     );
     const stored = last['record'] as Record<string, unknown>;
+    // the streamed record is the JSON answer's body, as the document gives it
+    assertValidResponse({ method: 'POST', path: '/v1/record', status: 200, body: stored });
+    assert.deepEqual(Object.keys(last).sort(), ['live_output_dropped_bytes', 'record']);
     assert.equal(stored['exit_code'], 3);
     assert.equal((stored['stdout'] as Record<string, unknown>)['text'], 'a\n');
     assert.equal(last['live_output_dropped_bytes'], 0);

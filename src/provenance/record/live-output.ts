@@ -12,6 +12,13 @@ import type { RecordAnswer } from './record-answer.js';
 
 export const ndjsonType = 'application/x-ndjson';
 
+/** A chunk of the command's output, one line of a streamed record. */
+export interface RecordLiveChunk {
+  stream: 'stdout' | 'stderr';
+  /** The bytes read, decoded as UTF-8 (malformed sequences replaced). */
+  data: string;
+}
+
 /** The last line of a streamed record. */
 export interface RecordStreamEnd {
   record: RecordAnswer;
