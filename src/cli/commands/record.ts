@@ -78,7 +78,8 @@ export class RecordCommand extends DaemonClientCommand {
       if (!typia.is<LiveLine>(line)) return;
       const to = line.stream === 'stdout' ? stdout : stderr;
       // a slow terminal slows the reading: the daemon then drops live output and counts it
-      if (!to.write(line.data)) await once(to, 'drain');
+      // (a closed stdout, `| head`, stops the printing, not the reading of the record)
+      if (!to.write(line.data)) await once(to, 'drain').catch(() => undefined);
     };
     let answer;
     try {
