@@ -6,5 +6,5 @@ import { announceThread } from '../src/shared/thread-id.js';
 announceThread('snapshot');
 
 export default function take(task: SnapshotTask): Snapshot {
-  return snapshot(task.root, task.limits);
+  return snapshot(task.root, task.limits, task.ignore);
 }

@@ -125,7 +125,16 @@ export function postDaemon(
   baseUrl: string,
   path: string,
   body: Uint8Array,
-  options: { contentType: string; idleTimeoutMs: number; headers?: Record<string, string> },
+  options: {
+    contentType: string;
+    idleTimeoutMs: number;
+    headers?: Record<string, string>;
+    /**
+     * Given an NDJSON answer, each line as it arrives (reading waits for a promise it returns, so a
+     * slow reader slows the daemon's writes); the answer's body is then its last line.
+     */
+    onNdjsonLine?: (line: unknown) => void | Promise<void>;
+  },
 ): Promise<DaemonAnswer> {
   const url = new URL(baseUrl + path);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -137,6 +146,12 @@ export function postDaemon(
   };
   return new Promise((resolve, reject) => {
     const request = send(url, { method: 'POST', headers, timeout: options.idleTimeoutMs }, (response) => {
+      const { onNdjsonLine } = options;
+      if (onNdjsonLine !== undefined && /^application\/x-ndjson/.test(response.headers['content-type'] ?? ''))
+        return void readLines(response, onNdjsonLine).then(
+          (last) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: last }),
+          reject,
+        );
       const parts: Buffer[] = [];
       response.on('data', (part: Buffer) => parts.push(part));
       response.on('error', reject);
@@ -155,6 +170,28 @@ export function postDaemon(
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/** Calls `onLine` with each line parsed as it arrives; resolves with the last one. */
+async function readLines(
+  response: NodeJS.ReadableStream,
+  onLine: (line: unknown) => void | Promise<void>,
+): Promise<unknown> {
+  response.setEncoding('utf8'); // a character split between two reads stays whole
+  let rest = '';
+  let last: unknown;
+  const take = async (line: string): Promise<void> => {
+    if (line.trim() === '') return;
+    last = parseJson(line);
+    await onLine(last);
+  };
+  for await (const text of response) {
+    const lines = (rest + String(text)).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) await take(line);
+  }
+  await take(rest);
+  return last;
 }
 
 function parseJson(text: string): unknown {

@@ -143,7 +143,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         cgroupRoot: recordCgroupRoot,
         authConfigured: auth !== undefined,
         users: { daemonUid: process.getuid?.() ?? -1, configured: config.recordUser },
-        snapshot: (root, limits) => snapshots.take(root, limits),
+        snapshot: (root, limits, ignore) => snapshots.take(root, limits, ignore),
         defaultCwd: process.cwd(),
         watchKills: killSwitch.watch,
       },

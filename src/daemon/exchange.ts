@@ -4,6 +4,7 @@
  */
 import type { HttpResponse } from 'uWebSockets.js';
 import { statusLine, type HttpReply } from '../shared/http/http-reply.js';
+import type { ReplyStream } from '../shared/http/reply-stream.js';
 
 /**
  * uWS closes a kept-alive connection 8 to 12 s after its last answer (a 10 s timeout checked every
@@ -12,9 +13,13 @@ import { statusLine, type HttpReply } from '../shared/http/http-reply.js';
  */
 const keepAliveHint = 'timeout=5';
 
+/** Bytes a streamed answer may queue in uWS beyond what the client took; more are dropped, counted. */
+const maxQueuedStreamBytes = 4 * 1024 * 1024;
+
 /** Guards a uWS response: `send` is a no-op after an abort or a first answer. */
 export class Exchange {
   private done = false;
+  private stream: { queued: number; waiting: boolean } | null = null;
   private abortListeners: (() => void)[] = [];
   private finishListeners: (() => void)[] = [];
 
@@ -47,9 +52,49 @@ export class Exchange {
     this.finishListeners.push(listener);
   }
 
+  /** Sends status 200 and the headers now; chunks follow, and `send` ends the answer. */
+  openStream(contentType: string): ReplyStream {
+    if (this.stream !== null || this.done) throw new Error('a stream opens once, before the answer');
+    const stream = { queued: 0, waiting: false };
+    this.stream = stream;
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(200));
+      this.res.writeHeader('content-type', contentType);
+      this.res.writeHeader('x-request-id', this.requestId);
+      this.res.writeHeader('cache-control', 'no-store');
+    });
+    return { write: (text) => this.writeChunk(text) };
+  }
+
+  /** One chunk of a stream; while the client lags past the bound, chunks are dropped (false). */
+  private writeChunk(text: string): boolean {
+    const stream = this.stream!;
+    if (this.done || stream.queued > maxQueuedStreamBytes) return false;
+    let written = true;
+    this.res.cork(() => {
+      written = this.res.write(text);
+    });
+    if (written) return true;
+    // uWS keeps what it could not send yet: counted until the socket drains
+    stream.queued += Buffer.byteLength(text);
+    if (stream.waiting) return true;
+    stream.waiting = true;
+    this.res.onWritable(() => {
+      stream.queued = 0;
+      stream.waiting = false;
+      return true;
+    });
+    return true;
+  }
+
   send(reply: HttpReply): void {
     if (this.done) return;
     this.finish();
+    if (this.stream !== null) {
+      // the final reply is the stream's last line, whatever its status
+      const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8');
+      return void this.res.cork(() => this.res.end(text.endsWith('\n') ? text : text + '\n'));
+    }
     this.res.cork(() => {
       this.res.writeStatus(statusLine(reply.status));
       // JSON unless the reply names its own type (the web view's pages, GET /metrics)

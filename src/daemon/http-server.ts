@@ -182,7 +182,7 @@ export class HttpServer {
   private dispatch(exchange: Exchange, handler: RouteHandler, request: RouteRequest): void {
     let reply: HttpReply | Promise<HttpReply>;
     try {
-      reply = handler(request);
+      reply = handler({ ...request, stream: (contentType) => exchange.openStream(contentType) });
     } catch (error) {
       return exchange.send(failureReply(error, request));
     }

@@ -21,6 +21,7 @@ import type { ContextOverview } from '../views/context/context-overview.sql.js';
 import type { ExportManifest } from '../views/export/export-manifest.js';
 import type { GraphKeys } from '../provenance/keys.sql.js';
 import type { RecordAnswer } from '../provenance/record/record-answer.js';
+import type { RecordLiveChunk, RecordStreamEnd } from '../provenance/record/live-output.js';
 import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
 import type { GateAnswer, GateRequest } from '../security/gate.route.js';
@@ -68,6 +69,8 @@ const generated = typia.json.schemas<
     TimelineCausality,
     RecordRequest,
     RecordAnswer,
+    RecordLiveChunk,
+    RecordStreamEnd,
     ExplainResult,
     GateRequest,
     GateAnswer,

@@ -96,6 +96,18 @@ function bodyResponses({ schema }: Endpoint<never>): Record<string, OpenApiRespo
       },
     };
   }
+  if (schema === 'record') {
+    // Accept: application/x-ndjson: the output as it comes, then the record (or the error) last
+    const ok = responses['200'] as { content: Record<string, { schema: JsonObject }> };
+    ok.content['application/x-ndjson'] = {
+      schema: {
+        type: 'string',
+        description:
+          'one JSON object a line: components RecordLiveChunk while the command runs, then one ' +
+          'RecordStreamEnd (or an ErrorBody when storing failed)',
+      },
+    };
+  }
   if (schema === 'daemon_health') {
     const why =
       'not ready: database error, missing required table, incompatible store format, or check over 2 s';

@@ -1,7 +1,9 @@
 /** `provd record [--run R] [--tool-call T] -- CMD ARGS...`: runs a command through the daemon and records it. */
+import { once } from 'node:events';
 import { constants } from 'node:os';
 import { Command, Option } from 'clipanion';
 import typia from 'typia';
+import { ndjsonType, type RecordStreamEnd } from '../../provenance/record/live-output.js';
 import type { RecordAnswer } from '../../provenance/record/record-answer.js';
 import { defaultRecordTimeoutMs } from '../../provenance/record/record-request.js';
 import { ProvdError } from '../../shared/errors.js';
@@ -25,9 +27,10 @@ export class RecordCommand extends DaemonClientCommand {
       Sends \`POST /v1/record\`: the daemon runs CMD with ARGS (no shell) in this directory, in a
       cgroup of its own bound to the tool call, so every runtime event of its process tree
       attributes to it; it stores the exit status, stdout and stderr (first 1 MiB each) and the
-      files created, modified and deleted under the directory. Then prints the command's stdout
-      and stderr to the same streams, and a summary line on stderr. Executing needs a daemon with
-      a token (\`PROVD_AUTH_TOKEN\`); \`--assert\` stores the tool call as asserted and runs nothing.
+      files created, modified and deleted under the directory (what git ignores there, and .git,
+      is not looked at). The command's stdout and stderr are printed to the same streams as it
+      runs, then a summary line on stderr once it is recorded. Executing needs a daemon with a
+      token (\`PROVD_AUTH_TOKEN\`); \`--assert\` stores the tool call as asserted and runs nothing.
 
       Exit code: the command's own; 128+N when signal N ended it; 124 when it timed out; 127 when
       it could not start; 125 when provd failed (daemon unreachable or refusing, a bad option value);
@@ -69,11 +72,21 @@ export class RecordCommand extends DaemonClientCommand {
       ...(timeoutMs !== undefined && { timeout_ms: timeoutMs }),
       execute: !this.assert,
     };
+    // the command's output as it runs: asked as NDJSON unless the record itself is what is printed
+    const live = !this.json && !this.assert;
+    const onNdjsonLine = async (line: unknown): Promise<void> => {
+      if (!typia.is<LiveLine>(line)) return;
+      const to = line.stream === 'stdout' ? stdout : stderr;
+      // a slow terminal slows the reading: the daemon then drops live output and counts it
+      // (a closed stdout, `| head`, stops the printing, not the reading of the record)
+      if (!to.write(line.data)) await once(to, 'drain').catch(() => undefined);
+    };
     let answer;
     try {
       answer = await postDaemon(baseUrl, '/v1/record', Buffer.from(JSON.stringify(body)), {
         contentType: 'application/json',
         idleTimeoutMs: (timeoutMs ?? defaultRecordTimeoutMs) + answerMarginMs,
+        ...(live && { headers: { accept: `${ndjsonType}, application/json` }, onNdjsonLine }),
       });
     } catch (error) {
       stderr.write(
@@ -81,17 +94,23 @@ export class RecordCommand extends DaemonClientCommand {
       );
       return exitProvdFailed;
     }
-    if (answer.status !== 200 || !typia.is<RecordAnswer>(answer.body)) {
+    const streamed = typia.is<RecordStreamEnd>(answer.body) ? answer.body : null;
+    const record = streamed?.record ?? answer.body;
+    if (answer.status !== 200 || !typia.is<RecordAnswer>(record)) {
       const error = daemonErrorOf(answer.body);
       stderr.write(`provd: ${error ?? `unexpected answer from the daemon (HTTP ${answer.status})`}\n`);
       return exitProvdFailed;
     }
-    const record = answer.body;
     if (this.json) stdout.write(JSON.stringify(record, null, 2) + '\n');
-    else {
+    else if (streamed === null) {
+      // a daemon that answered at the end (the command did not start, or an older daemon)
       stdout.write(record.stdout?.text ?? '');
       stderr.write(record.stderr?.text ?? '');
-    }
+    } else if (streamed.live_output_dropped_bytes > 0)
+      stderr.write(
+        `provd: ${streamed.live_output_dropped_bytes} bytes of live output were dropped (the terminal read too slowly); ` +
+          'the record keeps the first 1 MiB of each stream\n',
+      );
     stderr.write(`provd: ${summary(record)}\n`);
     return exitCodeOf(record);
   }
@@ -118,7 +137,6 @@ function summary(record: RecordAnswer): string {
         : record.signal !== null
           ? `${record.status}, ${record.signal}`
           : `${record.status}, exit ${record.exit_code}`;
-  const effects = record.file_effects.length + record.file_effects_omitted;
   const cgroup = record.cgroup.status === 'unavailable' ? `; ${record.cgroup.message}` : '';
   const kill = record.policy_kill;
   const killed =
@@ -127,8 +145,25 @@ function summary(record: RecordAnswer): string {
       : `; policy rule ${kill.rule_id} ${kill.outcome === 'killed' ? 'killed it' : `kill: ${kill.outcome}`} (event ${kill.event_id})`;
   return (
     `recorded tool call ${record.tool_call_id} of run ${record.run_id}: ${fate}, ` +
-    `${effects} file effect${effects === 1 ? '' : 's'} (${record.object_hash})${cgroup}${killed}`
+    `${effectsText(record)} (${record.object_hash})${cgroup}${killed}`
   );
+}
+
+/** The file effects found; never a bare count when the snapshots could not see everything. */
+function effectsText(record: RecordAnswer): string {
+  const count = record.file_effects.length + record.file_effects_omitted;
+  const found = `${count} file effect${count === 1 ? '' : 's'}`;
+  const { source, skipped } = record.file_effects_ignore;
+  const ignored =
+    source === 'git' && skipped > 0 ? `, ${skipped} git-ignored path${skipped === 1 ? '' : 's'} skipped` : '';
+  if (record.file_effects_complete) return found + ignored;
+  return `file effects incomplete (${count} found${ignored}): ${record.file_effects_incomplete_reason}`;
+}
+
+/** A chunk of the command's output, streamed while it runs. */
+interface LiveLine {
+  stream: 'stdout' | 'stderr';
+  data: string;
 }
 
 function exitCodeOf(record: RecordAnswer): number {

@@ -4,19 +4,10 @@
  * and deleted entries with content hashes. Bounded in entries and hashed bytes; whatever a bound
  * cut is said in `complete` and `omitted`, never silently missing.
  */
-import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  readSync,
-  type Stats,
-} from 'node:fs';
-import { join, relative } from 'node:path';
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { hashFile, sha256Text } from './hash-file.js';
+import { IgnoreMatch, type IgnoredPaths } from './ignore-match.js';
 
 /** Bounds of one snapshot and of the effects kept. */
 export interface SnapshotLimits {
@@ -51,7 +42,17 @@ export interface Snapshot {
   entries: Map<string, Entry>;
   /** Why the snapshot is partial, if it is. */
   incomplete: string | null;
+  /** Ignored entries the walk skipped (a directory counts once, its contents not at all). */
+  skipped: number;
 }
+
+/** What a snapshot skips: git's ignored paths, and `.git` entries when git said them. */
+export interface SnapshotIgnore {
+  paths: IgnoredPaths;
+  skipGitDirs: boolean;
+}
+
+export const ignoreNothing: SnapshotIgnore = { paths: [], skipGitDirs: false };
 
 /** One change to a path under cwd. */
 export interface FileEffect {
@@ -82,15 +83,17 @@ export interface FileEffects {
  * synchronous calls: the daemon runs it on a snapshot thread of its own (snapshot-pool.ts), so no
  * file it reads holds a thread of the libuv pool the store's DuckDB calls run on.
  */
-export function snapshot(root: string, limits: SnapshotLimits): Snapshot {
+export function snapshot(root: string, limits: SnapshotLimits, ignore = ignoreNothing): Snapshot {
   const entries = new Map<string, Entry>();
+  const skip = new IgnoreMatch(ignore.paths, ignore.skipGitDirs);
   let incomplete: string | null = null;
   let hashed = 0;
+  let skipped = 0;
   const rootStats = attempt(() => lstatSync(root));
   if (rootStats instanceof Error) {
     // a command that removed its own cwd removed everything under it
-    if (rootStats.code === 'ENOENT') return { entries, incomplete: null };
-    return { entries, incomplete: `cannot read cwd: ${rootStats.code ?? rootStats.message}` };
+    if (rootStats.code === 'ENOENT') return { entries, incomplete: null, skipped };
+    return { entries, incomplete: `cannot read cwd: ${rootStats.code ?? rootStats.message}`, skipped };
   }
   const rootDevice = rootStats.dev;
   const deadline = Date.now() + limits.hashingMs;
@@ -105,10 +108,18 @@ export function snapshot(root: string, limits: SnapshotLimits): Snapshot {
       incomplete ??= `cannot read ${relative(root, dir) || '.'}: ${(error as NodeJS.ErrnoException).code}`;
       continue;
     }
-    for (const name of names.sort()) {
-      const path = join(dir, name);
+    const paths = names.sort().map((name) => join(dir, name));
+    for (let i = 0; i < paths.length; i++) {
+      const path = paths[i]!;
+      const name = basename(path);
       const stats = attempt(() => lstatSync(path));
-      if (stats instanceof Error) continue; // removed while we looked
+      if (stats instanceof Error) continue; // removed while we looked (or a .gitignore not there)
+      if (skip.skips(relative(root, path), name, stats.isDirectory())) {
+        skipped++;
+        // an ignored directory's own rules stay in sight: a command that hides one shows how
+        if (stats.isDirectory() && name !== '.git') paths.splice(i + 1, 0, join(path, '.gitignore'));
+        continue;
+      }
       if (stats.isDirectory()) {
         if (stats.dev === rootDevice) pending.push(path);
         continue;
@@ -135,13 +146,25 @@ export function snapshot(root: string, limits: SnapshotLimits): Snapshot {
     }
   }
   if (pending.length > 0) incomplete ??= `more than ${limits.maxEntries} files under cwd`;
-  return { entries, incomplete };
+  return { entries, incomplete, skipped };
 }
 
-/** Compares two snapshots of one directory. */
-export function compareSnapshots(before: Snapshot, after: Snapshot, limits: SnapshotLimits): FileEffects {
+/**
+ * Compares two snapshots of one directory. With the ignore lists each was taken with, a path either
+ * list skips is left out of both: a command that changed what is ignored neither "deletes" what
+ * became ignored nor "creates" what stopped being ignored.
+ */
+export function compareSnapshots(
+  before: Snapshot,
+  after: Snapshot,
+  limits: SnapshotLimits,
+  ignores: readonly SnapshotIgnore[] = [],
+): FileEffects {
+  const matches = ignores.map((ignore) => new IgnoreMatch(ignore.paths, ignore.skipGitDirs));
+  const kept = (path: string): boolean => !matches.some((match) => match.covers(path));
   const found: FileEffect[] = [];
   for (const [path, now] of after.entries) {
+    if (!kept(path)) continue;
     const then = before.entries.get(path);
     if (then === undefined) {
       found.push(effect(path, 'created', now, null, now.hash));
@@ -150,7 +173,7 @@ export function compareSnapshots(before: Snapshot, after: Snapshot, limits: Snap
     }
   }
   for (const [path, then] of before.entries) {
-    if (!after.entries.has(path)) found.push(effect(path, 'deleted', then, then.hash, null));
+    if (!after.entries.has(path) && kept(path)) found.push(effect(path, 'deleted', then, then.hash, null));
   }
   found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const reason = before.incomplete ?? after.incomplete;
@@ -184,43 +207,6 @@ function effect(
     hash_before: hashBefore,
     hash_after: hashAfter,
   };
-}
-
-function sha256Text(text: string): string {
-  return 'sha256:' + createHash('sha256').update(text).digest('hex');
-}
-
-/**
- * Hashes the regular file `lstat` saw at `path`, reading at most `maxBytes`: opened without
- * following a symlink and without blocking (a FIFO swapped in would hang a thread of the pool the
- * store shares), and only if it is still that file. Procfs and sysfs files say size 0 and read
- * on; past `maxBytes` the file gets no hash. A null hash compares the file by size and times.
- */
-function hashFile(path: string, seen: Stats, maxBytes: number): { hash: string | null; bytes: number } {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return { hash: null, bytes: 0 }; // gone, swapped for a symlink, or unreadable
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.ino !== seen.ino || stats.dev !== seen.dev) return { hash: null, bytes: 0 };
-    const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(64 * 1024);
-    let bytes = 0;
-    for (;;) {
-      const bytesRead = readSync(fd, buffer, 0, Math.min(buffer.length, maxBytes + 1 - bytes), null);
-      if (bytesRead === 0) return { hash: 'sha256:' + hash.digest('hex'), bytes };
-      bytes += bytesRead;
-      if (bytes > maxBytes) return { hash: null, bytes };
-      hash.update(buffer.subarray(0, bytesRead));
-    }
-  } catch {
-    return { hash: null, bytes: 0 };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** `call`'s value, or the error it threw. */

@@ -36,6 +36,19 @@ export interface RecordCgroupReport {
   message: string | null;
 }
 
+/**
+ * What the snapshots of cwd left out. `git`: what git ignores there (nested .gitignore files with
+ * their negations, .git/info/exclude, core.excludesFile) and every `.git` entry; `.gitignore` files
+ * themselves are always kept. `none`: nothing was left out, `reason` says why (no git work tree, no
+ * git, git failed or hit its bound). `not_run`: no snapshot was taken.
+ */
+export interface RecordIgnoreReport {
+  source: 'git' | 'none' | 'not_run';
+  /** Ignored entries skipped (the larger count of the two snapshots; an ignored directory counts once). */
+  skipped: Count;
+  reason: string | null;
+}
+
 /** A file effect with its object in the graph. */
 export interface RecordedFileEffect extends FileEffect {
   object_hash: string;
@@ -79,6 +92,8 @@ export interface RecordAnswer extends RecordedToolCall {
   /** False when cwd was too large or partly unreadable: effects outside what was seen are unknown. */
   file_effects_complete: boolean;
   file_effects_incomplete_reason: string | null;
+  /** What the snapshots skipped as ignored by git: its effects there are not looked for. */
+  file_effects_ignore: RecordIgnoreReport;
   /** Effects beyond the first 1,000, counted and not listed. */
   file_effects_omitted: Count;
   /** Processes of the tree still alive when the command exited, then killed; null without a cgroup. */

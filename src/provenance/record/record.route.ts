@@ -12,26 +12,20 @@ import { errorReply, jsonReply, type HttpReply } from '../../shared/http/http-re
 import { parseJsonObject } from '../../shared/http/json-body.js';
 import type { Endpoint } from '../../shared/http/endpoint.js';
 import type { RouteHandler } from '../../shared/http/route.js';
-import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import type { ProvenanceKinds } from '../provenance-kinds.js';
-import type { CapturedOutput } from './bounded-output.js';
 import type { RecordCgroupRoot } from './cgroup-root.js';
 import { CommandCgroup } from './command-cgroup.js';
 import { commandUser, type CommandUser, type CommandUserPolicy } from './command-user.js';
 import { findProgram } from './command-path.js';
-import {
-  compareSnapshots,
-  defaultSnapshotLimits,
-  type FileEffects,
-  type Snapshot,
-  type SnapshotLimits,
-} from './file-effects.js';
+import { cwdEffects, snapshotCwd, type TakeSnapshot } from './cwd-snapshot.js';
 import type { KillTarget, KillWatch, PolicyKill } from './kill-watch.js';
-import type { RecordAnswer, RecordArtifact, RecordCgroupReport, ToolCallStatus } from './record-answer.js';
+import type { RecordAnswer, RecordArtifact, RecordCgroupReport } from './record-answer.js';
+import { asserted, executed, notStarted, type Pending } from './record-pending.js';
 import { isRecordRefusal, parseRecordRequest, type RecordPlan } from './record-request.js';
-import type { RecordWrite, RecordWritten } from './record-store.sql.js';
-import { runCommand, type CommandOutcome } from './run-command.js';
+import type { RecordWritten } from './record-store.sql.js';
+import { runCommand } from './run-command.js';
+import { LiveOutput } from './live-output.js';
 import { startingUmask } from '../../shared/private-files.js';
 
 /** Attributes a recorded command's runtime events to its tool call: by cgroup, else by root pid. */
@@ -57,7 +51,7 @@ export interface RecordDeps {
   /** Whom commands run as (command-user.ts). */
   users: CommandUserPolicy;
   /** Takes a snapshot of a cwd off the thread and the pool the store uses (snapshot-pool.ts). */
-  snapshot: (root: string, limits: SnapshotLimits) => Promise<Snapshot>;
+  snapshot: TakeSnapshot;
 }
 
 /** Commands recorded at once; more answer 429. */
@@ -78,6 +72,19 @@ export const recordEndpoint: Endpoint<{ record: RecordDeps }> = {
   body: 'application/json',
   bodySchema: 'RecordRequest',
   errors: ['409', '429'],
+  headers: [
+    {
+      name: 'accept',
+      in: 'header',
+      required: false,
+      description:
+        'application/x-ndjson: a 200 answer streamed while the command runs, one line per output chunk ' +
+        '({"stream":"stdout"|"stderr","data":"..."}), then {"record":{...},"live_output_dropped_bytes":N} ' +
+        '(or a provenance.error/v1 body if storing failed). Errors found before the command starts keep ' +
+        'their JSON answers. Anything else: the JSON record once the command ends.',
+      schema: { type: 'string' },
+    },
+  ],
   handler: ({ record }) => recordRoute(record),
 };
 
@@ -108,7 +115,8 @@ function recordRoute(deps: RecordDeps): RouteHandler {
     claimed.add(key);
     if (plan.execute) executing++;
     try {
-      return plan.execute ? await execute(deps, plan) : await store(deps, asserted(plan));
+      const live = LiveOutput.opener(request);
+      return plan.execute ? await execute(deps, plan, live) : await store(deps, asserted(plan), null);
     } finally {
       claimed.delete(key);
       if (plan.execute) executing--;
@@ -116,7 +124,11 @@ function recordRoute(deps: RecordDeps): RouteHandler {
   };
 }
 
-async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
+async function execute(
+  deps: RecordDeps,
+  plan: RecordPlan,
+  openLive: (() => LiveOutput) | null,
+): Promise<HttpReply> {
   const cwdProblem = await stat(plan.cwd).then(
     (stats) => (stats.isDirectory() ? null : 'is not a directory'),
     (error: NodeJS.ErrnoException) =>
@@ -131,8 +143,8 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
     { run: plan.runId, toolCall: plan.toolCallId },
     { deadlineMs: 5000 },
   );
-  if ('error' in program) return store(deps, notStarted(plan, program.error));
-  const before = await deps.snapshot(plan.cwd, defaultSnapshotLimits);
+  if ('error' in program) return store(deps, notStarted(plan, program.error), null);
+  const before = await snapshotCwd(deps.snapshot, plan.cwd, runAs.user, recordPath);
   const { cgroupRoot } = deps;
   const cgroup =
     cgroupRoot.status === 'ok' ? await CommandCgroup.create(cgroupRoot.path, plan.toolCallId) : null;
@@ -151,6 +163,9 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       watching.end = deps.watchKills({ bindingId, runId: plan.runId, toolCallId: plan.toolCallId }, target);
     };
     if (cgroup !== null) watch(await binding!, cgroupTarget(cgroup));
+    // from here on the answer is 200 whatever happens; a client that leaves does not stop the
+    // command: it runs to its end (or timeout) and is recorded all the same
+    const live = openLive?.() ?? null;
     const outcome = await runCommand({
       command: program.path,
       args: plan.args,
@@ -161,6 +176,7 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
       cgroup,
       user: runAs.user,
       umask: startingUmask(),
+      ...(live !== null && { onOutput: (stream, chunk) => live.output(stream, chunk) }),
       onStart: (pid) => {
         if (binding !== null) return;
         binding = deps.bind({ ...scope, cgroupId: null, rootPid: pid });
@@ -170,10 +186,9 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
     });
     const bindingId = binding === null ? null : await binding;
     const policyKill = (await watching.end?.()) ?? null;
-    const effects = compareSnapshots(
+    const { effects, ignore } = cwdEffects(
       before,
-      await deps.snapshot(plan.cwd, defaultSnapshotLimits),
-      defaultSnapshotLimits,
+      await snapshotCwd(deps.snapshot, plan.cwd, runAs.user, recordPath),
     );
     const removed = cgroup === null ? null : await cgroup.remove();
     const report: RecordCgroupReport =
@@ -187,7 +202,8 @@ async function execute(deps: RecordDeps, plan: RecordPlan): Promise<HttpReply> {
           }
         : { status: 'used', path: cgroup.path, id: cgroup.id, removed, message: null };
     const ranAs = runAs.user ?? daemonUser();
-    return store(deps, executed(plan, outcome, effects, report, bindingId, policyKill, ranAs));
+    const found = { ...effects, ignore };
+    return store(deps, executed(plan, outcome, found, report, bindingId, policyKill, ranAs), live);
   } catch (error) {
     await watching.end?.();
     await cgroup?.remove();
@@ -243,134 +259,7 @@ function unavailableMessage(root: RecordCgroupRoot): string {
     : 'ran without a cgroup';
 }
 
-/** A tool call and its answer before the store addresses them. */
-interface Pending {
-  write: RecordWrite;
-  answer: Omit<RecordAnswer, 'object_hash' | 'stdout' | 'stderr' | 'file_effects'>;
-  outputs: CapturedOutput[];
-}
-
-function asserted(plan: RecordPlan): Pending {
-  const nowNs = BigInt(Date.now()) * 1_000_000n;
-  const answer: Pending['answer'] = {
-    schema_version: 'provenance.record/v1',
-    run_id: plan.runId,
-    tool_call_id: plan.toolCallId,
-    status: 'asserted',
-    executed: false,
-    evidence_level: 'context_asserted',
-    command: plan.command,
-    args: plan.args,
-    cwd: plan.cwd,
-    started_at: formatRfc3339Nanos(nowNs),
-    ended_at: null,
-    duration_ms: null,
-    pid: null,
-    exit_code: null,
-    signal: null,
-    error: null,
-    cgroup: { status: 'not_run', path: null, id: null, removed: null, message: null },
-    binding_id: null,
-    llm_usage: plan.llmUsage,
-    file_effects_complete: true,
-    file_effects_incomplete_reason: null,
-    file_effects_omitted: 0,
-    leftover_processes_killed: null,
-    policy_kill: null,
-    run_as: null,
-  };
-  return { write: writeOf(answer, nowNs, null, [], []), answer, outputs: [] };
-}
-
-/** A command that could not start: nothing ran, so no cgroup, binding, output or effects. */
-function notStarted(plan: RecordPlan, error: string): Pending {
-  const pending = asserted(plan);
-  const answer: Pending['answer'] = {
-    ...pending.answer,
-    status: 'error',
-    evidence_level: 'self_observed',
-    error,
-  };
-  return { ...pending, answer, write: { ...pending.write, status: 'error', toolCall: toolCallOf(answer) } };
-}
-
-function executed(
-  plan: RecordPlan,
-  outcome: CommandOutcome,
-  effects: FileEffects,
-  cgroup: RecordCgroupReport,
-  bindingId: string | null,
-  policyKill: PolicyKill | null,
-  ranAs: { uid: number; name: string },
-): Pending {
-  const status: ToolCallStatus =
-    outcome.startError !== null
-      ? 'error'
-      : outcome.timedOut
-        ? 'timeout'
-        : outcome.exitCode === 0
-          ? 'completed'
-          : 'failed';
-  const answer: Pending['answer'] = {
-    ...asserted(plan).answer,
-    status,
-    executed: true,
-    evidence_level: 'self_observed',
-    started_at: formatRfc3339Nanos(outcome.startedNs),
-    ended_at: formatRfc3339Nanos(outcome.endedNs),
-    duration_ms: Number(outcome.endedNs - outcome.startedNs) / 1e6,
-    pid: outcome.pid,
-    exit_code: outcome.exitCode,
-    signal: outcome.signal,
-    error: outcome.startError,
-    cgroup,
-    binding_id: bindingId,
-    file_effects_complete: effects.complete,
-    file_effects_incomplete_reason: effects.incomplete_reason,
-    file_effects_omitted: effects.omitted,
-    leftover_processes_killed: outcome.leftoverKilled,
-    policy_kill: policyKill,
-    run_as: outcome.startError !== null && outcome.pid === null ? null : { uid: ranAs.uid, name: ranAs.name },
-  };
-  const outputs = [outcome.stdout, outcome.stderr];
-  const write = writeOf(answer, outcome.startedNs, outcome.endedNs, outputs, effects.effects);
-  return { write, answer, outputs };
-}
-
-/** The store write of a tool call: its object's payload is the answer without what the store adds. */
-function writeOf(
-  answer: Pending['answer'],
-  startedNs: bigint,
-  endedNs: bigint | null,
-  outputs: CapturedOutput[],
-  effects: FileEffects['effects'],
-): RecordWrite {
-  return {
-    runId: answer.run_id,
-    toolCallId: answer.tool_call_id,
-    bindingId: answer.binding_id,
-    status: answer.status,
-    startedNs,
-    endedNs,
-    toolCall: toolCallOf(answer),
-    outputs: outputs.map((output, i) => ({
-      stream: i === 0 ? 'stdout' : 'stderr',
-      content: output.content,
-      size: output.size,
-      truncated: output.truncated,
-      streamHash: output.streamHash,
-    })),
-    effects,
-  };
-}
-
-/** The tool_call object's payload: the answer without what the store adds. */
-function toolCallOf(answer: Pending['answer']): Record<string, unknown> {
-  const { schema_version: _version, ...toolCall } = answer;
-  return toolCall;
-}
-
-async function store(deps: RecordDeps, pending: Pending): Promise<HttpReply> {
+async function store(deps: RecordDeps, pending: Pending, live: LiveOutput | null): Promise<HttpReply> {
   const written: RecordWritten = await deps.store.queryJson('record', pending.write, {
     deadlineMs: writeDeadlineMs,
     verdictMs: writeDeadlineMs,
@@ -399,5 +288,5 @@ async function store(deps: RecordDeps, pending: Pending): Promise<HttpReply> {
     })),
     object_hash: written.toolCallHash,
   };
-  return jsonReply(200, answer);
+  return live === null ? jsonReply(200, answer) : live.end(answer);
 }

@@ -40,6 +40,8 @@ export interface CommandSpec {
   user: CommandUser | null;
   /** The file mode creation mask it starts with (the one the daemon was started with). */
   umask: number;
+  /** Each chunk of output as it is read (the captured output is kept all the same). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
   /** Called once the process exists (before its output is read). */
   onStart?: (pid: number) => void;
 }
@@ -92,8 +94,14 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   if (child.pid !== undefined) spec.onStart?.(child.pid);
   if (spec.cgroup !== null && child.pid !== undefined)
     void moveIntoCgroup(child.pid, spec.cgroup, child.stdio[3] as Writable);
-  child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
-  child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout.add(chunk);
+    spec.onOutput?.('stdout', chunk);
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr.add(chunk);
+    spec.onOutput?.('stderr', chunk);
+  });
   return new Promise((resolve) => {
     let timedOut = false;
     const killTree = async (): Promise<number | null> => {

@@ -6,7 +6,7 @@
  * bounded at 10 s) leaves one thread for the next record.
  */
 import { Piscina } from 'piscina';
-import type { Snapshot, SnapshotLimits } from './file-effects.js';
+import { ignoreNothing, type Snapshot, type SnapshotIgnore, type SnapshotLimits } from './file-effects.js';
 
 const taskFile = new URL('../../../workers/snapshot.task.js', import.meta.url).href;
 
@@ -14,6 +14,7 @@ const taskFile = new URL('../../../workers/snapshot.task.js', import.meta.url).h
 export interface SnapshotTask {
   root: string;
   limits: SnapshotLimits;
+  ignore: SnapshotIgnore;
 }
 
 export class SnapshotPool {
@@ -27,8 +28,8 @@ export class SnapshotPool {
     atomics: 'disabled',
   });
 
-  take(root: string, limits: SnapshotLimits): Promise<Snapshot> {
-    const task: SnapshotTask = { root, limits };
+  take(root: string, limits: SnapshotLimits, ignore: SnapshotIgnore = ignoreNothing): Promise<Snapshot> {
+    const task: SnapshotTask = { root, limits, ignore };
     return this.pool.run(task) as Promise<Snapshot>;
   }
 
