@@ -6,7 +6,10 @@ import { runCli } from '../support/cli.js';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
-const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+// the README shows the ingest; docs/http-api.md the whole walkthrough
+const readme = ['README.md', 'docs/http-api.md']
+  .map((page) => readFileSync(join(packageRoot, page), 'utf8'))
+  .join('\n');
 
 /** The first match of `pattern` in the README, or a failure naming what the README no longer shows. */
 function shown(pattern: RegExp, what: string): RegExpExecArray {
@@ -18,14 +21,14 @@ function shown(pattern: RegExp, what: string): RegExpExecArray {
 // the walkthrough's commands, read from the README itself, so the test fails when they drift apart
 const cliIngest = shown(/^provd ingest (examples\/\S+)[^\n#]*?(?=\s*(?:#|$))/m, 'the provd ingest example');
 const curlIngest = shown(
-  /-H 'content-type: ([^']+)' --data-binary @(\S+) \\\n\s+'(?:http:\/\/127\.0\.0\.1:8574)(\/v1\/telemetry\/ingest\?format=\w+)'/,
+  /-H 'content-type: ([^']+)' \\\n\s+--data-binary @(\S+) "\$PROVD_URL(\/v1\/telemetry\/ingest\?format=\w+)"/,
   'the curl ingest example',
 );
 const curlBind = shown(
-  /-H 'content-type: ([^']+)' \\\n\s+-d '(\{[^']+\})' \\\n\s+http:\/\/127\.0\.0\.1:8574\/v1\/telemetry\/bind/,
+  /-H 'content-type: ([^']+)' \\\n\s+-d '(\{[^']+\})' \\\n\s+"\$PROVD_URL\/v1\/telemetry\/bind"/,
   'the bind example',
 );
-const curlEvents = shown(/'http:\/\/127\.0\.0\.1:8574(\/v1\/telemetry\/events\?[^']+)'/, 'the events query');
+const curlEvents = shown(/"\$PROVD_URL(\/v1\/telemetry\/events\?[^"]+)"/, 'the events query');
 
 describe('the README walkthrough', function () {
   const daemons = useDaemonFixture();
