@@ -67,7 +67,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         spool: config.spool,
         faults: { stallMs: config.faults.commitStallMs, killAfterCommit: config.faults.killAfterCommit },
       },
-      provenance: { signingKeyFile, sealing: !config.faults.noSealing },
+      provenance: { signingKeyFile, sealing: !config.faults.noSealing, hostLimits: config.hostLimits },
     },
     (error) => failStop(error),
   );

@@ -35,6 +35,13 @@ export const verifyIssueKinds = {
   judgment_root_mismatch:
     "the policy's decisions on a batch's events are not those its sealed object records (one was added, removed or rewritten)",
   enforcement_decision_missing: 'a kill provd recorded names an event with no kill decision',
+  host_digests_mismatch:
+    'the host digests stored differ from those the latest host checkpoint signs (one removed or edited with no signed retention record)',
+  host_events_missing: 'a host digest lacks events that no binding claimed into a run: they were removed',
+  host_unsigned:
+    'a warning: no host round has signed the host digests yet (the daemon signs them once a minute)',
+  host_events_retained:
+    'a warning: host retention removed these host events, as the signed host chain records (docs/retention.md)',
 } as const;
 export type VerifyIssueKind = keyof typeof verifyIssueKinds;
 

@@ -22,6 +22,8 @@ export const localErrorCodes = {
   PROVD_ERR_STORE_STOPPED: 'the store actor is closed or its thread exited',
   PROVD_ERR_CLI_UNREACHABLE: 'the CLI could not reach the daemon over HTTP',
   PROVD_ERR_NORMALIZE_POOL: 'the normalize worker threads failed or did not stop cleanly',
+  PROVD_ERR_HOST_CHAIN_DIVERGED:
+    'the stored host digests differ from those the host chain signed: the host round signs and removes nothing (logged)',
 } as const;
 
 /** Codes carried in HTTP error bodies, with the status each one answers. */
