@@ -7,13 +7,13 @@
  * one pass over the host events.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { log } from '../../shared/log.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { execute, inTransaction, sql, unnested } from '../../store/sql.js';
+import { inTransaction } from '../../store/sql.js';
 import { classifyStoreError } from '../../store/store-error.js';
 import type { WriteQueue } from '../../store/write-queue.js';
 import type { SigningKey } from '../signing-key.js';
+import { countRemoval } from './host-counters.sql.js';
 import { appendHostEntry, readHostHead, type Retention } from './host-chain.sql.js';
 import {
   readHostDigests,
@@ -77,6 +77,7 @@ export class HostKeeper {
   async round(): Promise<HostRound> {
     const retaining = this.limits.ageMs !== null || this.limits.maxBytes !== null;
     const nowNs = BigInt(Date.now()) * 1_000_000n;
+    const started = performance.now();
     const round = await inTransaction(this.connection, async (): Promise<HostRound> => {
       const removal = retaining ? await removeDueHostEvents(this.connection, this.limits, nowNs) : null;
       const digests = await readHostDigests(this.connection);
@@ -89,7 +90,7 @@ export class HostKeeper {
           ? summary.count > 0
           : head.digests.root !== summary.root || head.digests.count !== summary.count;
       if (!removed && !changed) {
-        await this.count(removal);
+        await countRemoval(this.connection, removal);
         return { entry: null, removal };
       }
       const entry = await appendHostEntry(
@@ -98,7 +99,7 @@ export class HostKeeper {
         summary,
         removed ? retentionOf(removal, this.limits) : undefined,
       );
-      await this.count(removal);
+      await countRemoval(this.connection, removal);
       return { entry, removal };
     });
     if (round.removal !== null && (round.removal.digests.length > 0 || round.removal.refused.length > 0))
@@ -107,32 +108,9 @@ export class HostKeeper {
         batches: round.removal.digests.length,
         refused: round.removal.refused,
         entry: round.entry,
+        ms: Math.round(performance.now() - started),
       });
     return round;
-  }
-
-  /** Counts what retention removed and refused (producer counters of source `host`). */
-  private async count(removal: Removal | null): Promise<void> {
-    if (removal === null) return;
-    const deltas = [
-      { counter: 'retained_events', value: removal.events },
-      { counter: 'retained_batches', value: removal.digests.length },
-      { counter: 'retained_bytes', value: removal.bytes },
-      { counter: 'retention_refused', value: removal.refused.length },
-    ].filter((delta) => delta.value > 0);
-    if (deltas.length === 0) return;
-    // as telemetry's addCounters does (provenance sits below telemetry and cannot import it)
-    await execute(
-      this.connection,
-      sql`MERGE INTO producer_counters p
-          USING (SELECT 'host', ${unnested(
-            [deltas.map((delta) => delta.counter), VARCHAR],
-            [deltas.map((delta) => BigInt(delta.value)), BIGINT],
-          )}, ${BigInt(Date.now()) * 1_000_000n}) c (source, counter, value, updated_ns)
-          ON p.source = c.source AND p.counter = c.counter
-          WHEN MATCHED THEN UPDATE SET value = p.value + c.value, updated_ns = c.updated_ns
-          WHEN NOT MATCHED THEN INSERT VALUES (c.source, c.counter, c.value, c.updated_ns)`,
-    );
   }
 }
 
@@ -168,7 +146,7 @@ function assertSignedStillStored(
 /** The retention record an entry carries: what was removed, and under which setting. */
 function retentionOf(removal: Removal, limits: HostLimits): Retention {
   const reasons = [
-    ...(limits.ageMs === null ? [] : [`age ${limits.ageMs} ms`]),
+    ...(limits.ageMs === null ? [] : [`age ${formatDuration(limits.ageMs)}`]),
     ...(limits.maxBytes === null ? [] : [`bytes ${limits.maxBytes}`]),
   ];
   return {
@@ -179,4 +157,16 @@ function retentionOf(removal: Removal, limits: HostLimits): Retention {
     time_from: removal.oldestNs === null ? null : formatRfc3339Nanos(removal.oldestNs),
     time_to: removal.newestNs === null ? null : formatRfc3339Nanos(removal.newestNs),
   };
+}
+
+/** A duration as the flag takes it: the largest unit that divides it (7d, 36h, 90s, 500ms). */
+function formatDuration(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
 }
