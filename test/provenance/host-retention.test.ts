@@ -152,7 +152,15 @@ describe('host event retention', function () {
     await withDatabase(dbPath(), tamper);
     const daemon = await fixture.start({ authToken: token, env: fastRounds });
     // a round that finds the signed digests changed refuses to sign over them (and to remove anything)
-    if (digestsChanged) await awaitLogged(daemon, 'a host round failed');
+    if (digestsChanged) {
+      const failed = 'a host round failed; the next round tries again';
+      await awaitLogged(daemon, failed);
+      const entry = daemon.logs.find((line) => line['msg'] === failed);
+      assert.equal(
+        (entry?.['error'] as { code?: string } | undefined)?.code,
+        'PROVD_ERR_HOST_CHAIN_DIVERGED',
+      );
+    }
     const body = await verifyHost(daemon);
     assert.equal(body['status'], 'failed', JSON.stringify(body));
     return body;
