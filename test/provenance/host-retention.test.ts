@@ -72,6 +72,14 @@ describe('host event retention', function () {
     await awaitLogged(daemon, 'host events retained');
     assert.equal(await metric(daemon, 'provd_host_events_retained_total'), 3);
     assert.equal(await metric(daemon, 'provd_host_batches_retained_total'), 1);
+    const health = await request(daemon.url, '/v1/telemetry/producer-health', { headers: auth });
+    assert.deepEqual(health.body['host_retention'], {
+      retained_events: 3,
+      retained_batches: 1,
+      retained_bytes: (health.body['host_retention'] as { retained_bytes: number }).retained_bytes,
+      refused_batches: 0,
+    });
+    assert.ok((health.body['host_retention'] as { retained_bytes: number }).retained_bytes > 3 * 96);
     const run = await request(daemon.url, '/v1/graph/verify?run=run-kept', { headers: auth });
     assert.equal(run.body['status'], 'ok', JSON.stringify(run.body));
     const events = await request(daemon.url, '/v1/telemetry/events?run=run-kept', { headers: auth });
