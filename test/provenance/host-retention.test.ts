@@ -123,6 +123,30 @@ describe('host event retention', function () {
     await assertStopsCleanly(daemon);
   });
 
+  it('removes a batch committed since the last host checkpoint, on record though it was never signed', async function () {
+    // rounds 2 s apart, events unclaimed within one: the old batch is first seen by the round that removes it
+    const daemon = await fixture.start({
+      args: ['--spool-ttl', '100ms', '--retain-host-events-age', '1d'],
+      env: { PROVD_FAULT_HOST_ROUND_MS: '2000' },
+    });
+    assert.equal((await ingest(daemon.url, hostLines(2, new Date().toISOString()), 'native')).status, 200);
+    await eventually(
+      'the recent batch signed',
+      async () => (await request(daemon.url, '/v1/graph/verify-host')).body,
+      (answer) => !kinds(answer, 'warning').includes('host_unsigned'),
+    );
+    assert.equal(
+      (await ingest(daemon.url, hostLines(3, '2020-01-01T00:00:01Z', '998'), 'native')).status,
+      200,
+    );
+    await awaitLogged(daemon, 'host events retained');
+    const body = (await request(daemon.url, '/v1/graph/verify-host')).body;
+    assert.equal(body['status'], 'ok', JSON.stringify(body));
+    assert.deepEqual(kinds(body, 'warning'), ['host_events_retained']);
+    assert.equal(await metric(daemon, 'provd_host_events_retained_total'), 3);
+    await assertStopsCleanly(daemon);
+  });
+
   it('removes the oldest whole host batches while host events exceed the size bound', async function () {
     // rows of these lines are estimated at about 130 bytes: 5 + 1 exceed 400, the newest one alone does not
     const daemon = await fixture.start({

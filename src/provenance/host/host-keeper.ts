@@ -127,13 +127,16 @@ function assertSignedStillStored(
   const through = BigInt(signed.through_seq);
   const before = [
     ...digests.filter((digest) => digest.seqFrom <= through),
-    ...(removal?.digests ?? []).map((digest) => ({
-      batchId: digest.batch_id,
-      seqFrom: BigInt(digest.seq_from),
-      seqTo: BigInt(digest.seq_to),
-      events: digest.events,
-      merkleRoot: digest.merkle_root,
-    })),
+    // those removed that it signed (one committed since the head is removed unsigned, but on record)
+    ...(removal?.digests ?? [])
+      .filter((digest) => BigInt(digest.seq_from) <= through)
+      .map((digest) => ({
+        batchId: digest.batch_id,
+        seqFrom: BigInt(digest.seq_from),
+        seqTo: BigInt(digest.seq_to),
+        events: digest.events,
+        merkleRoot: digest.merkle_root,
+      })),
   ].sort((a, b) => (a.seqFrom < b.seqFrom ? -1 : a.seqFrom > b.seqFrom ? 1 : 0));
   const now = summarizeDigests(before);
   if (now.root !== signed.root || now.count !== signed.count)
