@@ -119,6 +119,9 @@ describe('host event retention', function () {
       (answer) => answer['count'] === 4,
     );
     assert.equal(events['count'], 4);
+    // the digest that sealed them lacks them now, and verify-host accepts it: a binding claimed them all
+    const settled = (await request(daemon.url, '/v1/graph/verify-host')).body;
+    assert.equal(settled['status'], 'ok', JSON.stringify(settled));
     assert.equal(await metric(daemon, 'provd_host_events_retained_total'), 0);
     await assertStopsCleanly(daemon);
   });
