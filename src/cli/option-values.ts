@@ -20,6 +20,8 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--capture': 'all|bound',
   '--spool-max-events': 'COUNT',
   '--spool-max-bytes': 'BYTES',
+  '--retain-host-events-age': 'DURATION',
+  '--retain-host-events-bytes': 'SIZE',
   '--url': 'URL',
   '--format': 'FORMAT',
   '--chunk-bytes': 'BYTES',

@@ -17,7 +17,7 @@ import type { DaemonFlags } from './config.js';
 /** A config file larger than this is refused: it holds a dozen keys. */
 const maxFileBytes = 1024 * 1024;
 
-type Kind = 'text' | 'path' | 'integer' | 'duration' | 'boolean';
+type Kind = 'text' | 'path' | 'integer' | 'duration' | 'size' | 'boolean';
 
 /** Every key a config file may hold: its flag's property in DaemonFlags and the value it takes. */
 export const configKeys = {
@@ -33,6 +33,8 @@ export const configKeys = {
   'spool-ttl': ['spoolTtl', 'duration'],
   'spool-max-events': ['spoolMaxEvents', 'integer'],
   'spool-max-bytes': ['spoolMaxBytes', 'integer'],
+  'retain-host-events-age': ['retainHostEventsAge', 'duration'],
+  'retain-host-events-bytes': ['retainHostEventsBytes', 'size'],
   sensor: ['sensor', 'boolean'],
   'no-sensor': ['sensor', 'boolean'],
   capture: ['capture', 'text'],
@@ -45,7 +47,8 @@ const what: Record<Kind, string> = {
   text: 'a string',
   path: 'a path (a string; relative to the config file)',
   integer: 'a non-negative integer',
-  duration: 'a duration like 90s, 2m or 500ms, or a number of seconds',
+  duration: 'a duration like 90s, 2m, 7d or 500ms, or a number of seconds',
+  size: 'a size like 512M or 2G, or a number of bytes',
   boolean: 'true or false',
 };
 
@@ -96,7 +99,7 @@ export async function loadConfigFile(
 /** The value as DaemonFlags holds it (strings, as a flag gives them, and booleans), or undefined. */
 function checkedValue(value: unknown, kind: Kind): string | boolean | undefined {
   if (kind === 'boolean') return typeof value === 'boolean' ? value : undefined;
-  if (kind === 'integer' || kind === 'duration')
+  if (kind === 'integer' || kind === 'duration' || kind === 'size')
     if (typeof value === 'number')
       return Number.isSafeInteger(value) && value >= 0 ? String(value) : undefined;
   if (typeof value !== 'string' || value === '') return undefined;

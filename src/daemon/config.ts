@@ -12,6 +12,7 @@ import { defaultIngestLimits } from '../ingest/ingest-router.js';
 import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
 import type { CaptureMode } from '../sensor/capture-filter.js';
 import { exportHostName } from '../views/export/export-layout.js';
+import { defaultHostRoundMs, type HostLimits } from '../provenance/host/host-limits.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {
@@ -32,6 +33,8 @@ export interface DaemonConfig {
   /** How long an ingest request waits for its commit before it is rolled back and answered 503. */
   ingestTimeoutMs: number;
   spool: SpoolLimits;
+  /** Host event retention and the host chain's round (docs/retention.md). */
+  hostLimits: HostLimits;
   /** Whether to run the eBPF sensor where the host allows it (`--no-sensor`: never). */
   sensor: boolean;
   /** What the sensor captures: every process, or only the bound ones (README: The eBPF sensor). */
@@ -73,6 +76,8 @@ export interface DaemonFlags {
   spoolTtl?: string | undefined;
   spoolMaxEvents?: string | undefined;
   spoolMaxBytes?: string | undefined;
+  retainHostEventsAge?: string | undefined;
+  retainHostEventsBytes?: string | undefined;
   sensor?: boolean | undefined;
   capture?: string | undefined;
   policy?: string | undefined;
@@ -145,6 +150,21 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       maxEvents: parseInteger('--spool-max-events', flags.spoolMaxEvents, defaultSpoolLimits.maxEvents, 1),
       maxBytes: parseInteger('--spool-max-bytes', flags.spoolMaxBytes, defaultSpoolLimits.maxBytes, 1),
     },
+    hostLimits: {
+      ageMs: parseRetention(flags.retainHostEventsAge, (value) =>
+        parseDurationMs('--retain-host-events-age', value, 0),
+      ),
+      maxBytes: parseRetention(flags.retainHostEventsBytes, (value) =>
+        parseSize('--retain-host-events-bytes', value),
+      ),
+      // test hook: rounds more often than a minute, so a test need not wait for one
+      roundMs: parseInteger(
+        'PROVD_FAULT_HOST_ROUND_MS',
+        env['PROVD_FAULT_HOST_ROUND_MS'],
+        defaultHostRoundMs,
+        1,
+      ),
+    },
   };
 }
 
@@ -200,16 +220,31 @@ function parseInteger(name: string, value: string | undefined, fallback: number,
   return number;
 }
 
-/** A duration: an integer with a unit, ms, s, m or h (a bare integer is seconds). */
+/** A duration: an integer with a unit, ms, s, m, h or d (a bare integer is seconds). */
 export function parseDurationMs(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  const match = /^(\d+)(ms|s|m|h)?$/.exec(value);
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(value);
   const amount = Number(match?.[1]);
-  const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match?.[2] ?? 's'] ?? 1000;
+  const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match?.[2] ?? 's'] ?? 1000;
   if (match === null || !Number.isSafeInteger(amount * scale) || amount === 0) {
-    throw invalid(`${name} must be a positive duration like 120, 90s, 2m or 500ms, got "${value}"`);
+    throw invalid(`${name} must be a positive duration like 120, 90s, 2m, 7d or 500ms, got "${value}"`);
   }
   return amount * scale;
+}
+
+/** A retention setting: absent or `off` is null (nothing removed), else what `parse` makes of it. */
+function parseRetention(value: string | undefined, parse: (value: string) => number): number | null {
+  return value === undefined || value === 'off' ? null : parse(value);
+}
+
+/** A size in bytes: an integer, or one with a unit K, M or G (powers of 1024: 512M, 2G). */
+export function parseSize(name: string, value: string): number {
+  const match = /^(\d+)([KMG])?$/.exec(value);
+  const scale = { K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[match?.[2] ?? ''] ?? 1;
+  const bytes = Number(match?.[1]) * scale;
+  if (match === null || !Number.isSafeInteger(bytes) || bytes === 0)
+    throw invalid(`${name} must be a positive size like 1048576, 512M or 2G (or off), got "${value}"`);
+  return bytes;
 }
 
 function invalid(message: string): ProvdError {

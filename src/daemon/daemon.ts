@@ -68,7 +68,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         spool: config.spool,
         faults: { stallMs: config.faults.commitStallMs, killAfterCommit: config.faults.killAfterCommit },
       },
-      provenance: { signingKeyFile, sealing: !config.faults.noSealing },
+      provenance: { signingKeyFile, sealing: !config.faults.noSealing, hostLimits: config.hostLimits },
       exports: { dir: join(config.dataDir, 'exports'), host: config.hostName },
     },
     (error) => failStop(error),

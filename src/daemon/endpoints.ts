@@ -7,6 +7,7 @@ import { ingestEndpoint } from '../ingest/ingest.route.js';
 import { checkpointEndpoint, graphKeysEndpoint } from '../provenance/graph-keys.route.js';
 import { recordEndpoint } from '../provenance/record/record.route.js';
 import { verifyEndpoint } from '../provenance/verify.route.js';
+import { verifyHostEndpoint } from '../provenance/host/verify-host.route.js';
 import {
   apiAuditAssociationsEndpoint,
   auditAssociationsEndpoint,
@@ -53,6 +54,7 @@ export const endpoints: readonly Endpoint<RouteDeps>[] = [
   openapiEndpoint,
 
   verifyEndpoint,
+  verifyHostEndpoint,
   graphKeysEndpoint,
   checkpointEndpoint,
   explainEndpoint,

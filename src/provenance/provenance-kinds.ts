@@ -19,6 +19,7 @@ import type { SigningKey } from './signing-key.js';
 import type { ProvenanceDeps } from './provenance-store.js';
 import { VerifyLog } from './verify-log.js';
 import { keepVerifyResult, verifyRun, type VerifyParams } from './verify.sql.js';
+import { verifyHost } from './host/verify-host.sql.js';
 
 /** What the provenance handlers answer with, made by the module at start. */
 export interface ProvenanceParts {
@@ -50,6 +51,7 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
           );
       return jsonText(result);
     },
+    verifyHost: async (_: NoParams) => jsonText(await verifyHost(context.reader(), deps.eventRecheck)),
     keys: (_: NoParams) => listKeys(context.reader(), parts.key),
     checkpoint: async (params: CheckpointParams) => {
       await sealedFirst();

@@ -6,6 +6,8 @@
 import type { StoreContext } from '../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import { Checkpointer } from './checkpoints.sql.js';
+import { HostKeeper } from './host/host-keeper.js';
+import type { HostLimits } from './host/host-limits.js';
 import { stopSealing } from './seal-batches.sql.js';
 import { sealLegacyRuns } from './seal-legacy.sql.js';
 import { loadSigningKey } from './signing-key.js';
@@ -20,6 +22,8 @@ export interface ProvenanceStoreInit {
   signingKeyFile: string;
   /** False only under PROVD_FAULT_NO_SEALING: no event_batch objects, no checkpoints. */
   sealing: boolean;
+  /** Host event retention and how often the host chain is signed (host/host-keeper.ts). */
+  hostLimits: HostLimits;
 }
 
 /** What other domains give the provenance module: how to recheck their parts of a run. */
@@ -42,8 +46,11 @@ async function startProvenanceStore(
   await sealLegacyRuns(writer, writes);
   const key = loadSigningKey(init.signingKeyFile);
   const checkpointer = new Checkpointer(writer, writes, key);
-  if (init.sealing) checkpointer.start();
-  else {
+  const hostKeeper = new HostKeeper(writer, writes, key, init.hostLimits);
+  if (init.sealing) {
+    checkpointer.start();
+    hostKeeper.start();
+  } else {
     stopSealing();
     log('warn', 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed');
   }
@@ -56,7 +63,10 @@ async function startProvenanceStore(
     flush: async () => {
       if (init.sealing) await writes.run(() => checkpointer.writeDue(null));
     },
-    stop: () => checkpointer.stop(),
+    stop: () => {
+      checkpointer.stop();
+      hostKeeper.stop();
+    },
   };
 }
 

@@ -41,6 +41,13 @@ export const verifyIssueKinds = {
   bundle_file_unlisted: 'the bundle holds a file its manifest does not list',
   bundle_events_only:
     'a warning: a range export holds events only; their hashes are checked, their batches and checkpoints are not',
+  host_digests_mismatch:
+    'the host digests stored differ from those the latest host checkpoint signs (one removed or edited with no signed retention record)',
+  host_events_missing: 'a host digest lacks events that no binding claimed into a run: they were removed',
+  host_unsigned:
+    'a warning: no host round has signed the host digests yet (the daemon signs them once a minute)',
+  host_events_retained:
+    'a warning: host retention removed these host events, as the signed host chain records (docs/retention.md)',
 } as const;
 export type VerifyIssueKind = keyof typeof verifyIssueKinds;
 

@@ -27,6 +27,8 @@ export const localErrorCodes = {
   PROVD_ERR_EXPORT_ARCHIVE:
     'an export archive is malformed or holds an entry provd refuses to extract (absolute path, "..", link)',
   PROVD_ERR_EXPORT_EXISTS: 'provd export refused to overwrite a file that already exists under --out',
+  PROVD_ERR_HOST_CHAIN_DIVERGED:
+    'the stored host digests differ from those the host chain signed: the host round signs and removes nothing (logged)',
 } as const;
 
 /** Codes carried in HTTP error bodies, with the status each one answers. */

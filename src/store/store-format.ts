@@ -35,6 +35,7 @@ export const requiredTables = [
   'baseline_values',
   'run_signal_values',
   'run_llm_usage',
+  'host_chain',
 ] as const;
 
 /** What a database is, relative to this build. */

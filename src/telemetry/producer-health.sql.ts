@@ -59,6 +59,17 @@ export interface ProducerHealth {
     ingest_in_flight_bytes: Count;
     ingest_refused_requests: Count;
   };
+  /**
+   * What host retention (--retain-host-events-age/-bytes) removed: whole host batches, each removal
+   * recorded in the signed host chain (docs/retention.md); `refused_batches` counts, per round,
+   * batches kept because their events no longer match their digest.
+   */
+  host_retention: {
+    retained_events: Count;
+    retained_batches: Count;
+    retained_bytes: Count;
+    refused_batches: Count;
+  };
   correlation_coverage: RunCoverage | AllCoverage;
   /** By gap kind (kernel_loss, spool_overflow, ...). */
   coverage_gaps: { [kind: string]: { gaps: Count; lost_events: Count } };
@@ -102,6 +113,7 @@ export async function producerHealth(
   const invalidByReason: Record<string, number> = {};
   let invalid = 0;
   const spool: Record<string, number> = {};
+  const host: Record<string, number> = {};
   for (const row of counters) {
     const source = row['source'] as string;
     const counter = row['counter'] as string;
@@ -109,6 +121,8 @@ export async function producerHealth(
     if (source === unknownSource && counter === 'invalid') invalid = value;
     else if (source === unknownSource) invalidByReason[counter.replace(/^invalid:/, '')] = value;
     else if (source === 'spool') spool[counter] = value;
+    else if (source === 'host')
+      host[counter] = value; // host retention's (provenance/host/host-counters.sql.ts)
     else (sources[source] ??= {})[counter] = value;
   }
   const ofRun = params.run === null ? sql`` : sql`WHERE run_id = ${params.run} OR run_id IS NULL`;
@@ -137,6 +151,12 @@ export async function producerHealth(
       spool_unclaimed: spool['unclaimed'] ?? 0,
       ingest_in_flight_bytes: params.ingestInFlightBytes,
       ingest_refused_requests: params.ingestRefusedRequests,
+    },
+    host_retention: {
+      retained_events: host['retained_events'] ?? 0,
+      retained_batches: host['retained_batches'] ?? 0,
+      retained_bytes: host['retained_bytes'] ?? 0,
+      refused_batches: host['retention_refused'] ?? 0,
     },
     correlation_coverage: await coverage(connection, params.run),
     coverage_gaps: Object.fromEntries(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { resolveConfig } from '../../src/daemon/config.js';
 import { configKeys, loadConfigFile } from '../../src/daemon/config-file.js';
 import { runCli } from '../support/cli.js';
 import { assertStopsCleanly, cliPath, spawnServer, type RunningServer } from '../support/daemon.js';
@@ -99,6 +100,8 @@ describe('provd daemon --config FILE', function () {
       ['float.yaml', 'max-body-bytes: 1.5\n', /max-body-bytes must be a non-negative integer, not 1\.5/],
       ['range.yaml', 'max-body-bytes: 0\n', /--max-body-bytes must be an integer >= 1, got "0"/],
       ['duration.yaml', 'spool-ttl: soon\n', /--spool-ttl must be a positive duration/],
+      ['size.yaml', 'retain-host-events-bytes: lots\n', /--retain-host-events-bytes must be a positive size/],
+      ['age.yaml', 'retain-host-events-age: [7d]\n', /retain-host-events-age must be a duration/],
       ['disagree.yaml', 'sensor: true\nno-sensor: true\n', /sensor and no-sensor disagree/],
       ['list.yaml', '- listen\n', /must be a mapping/],
       ['twice.yaml', 'listen: a:1\nlisten: b:2\n', /not valid YAML or JSON: Map keys must be unique/],
@@ -117,6 +120,28 @@ describe('provd daemon --config FILE', function () {
     const directory = await runCli(['daemon', '--config', work.path]);
     assert.equal(directory.code, 2);
     assert.match(directory.stderr, /not a regular file/);
+  });
+
+  it('reads host retention from the file: an age with a unit or in seconds, a size with a unit or in bytes', async function () {
+    const flags = await loadConfigFile(
+      file('retain.yaml', 'retain-host-events-age: 7d\nretain-host-events-bytes: 2G\n'),
+    );
+    assert.deepEqual(resolveConfig(flags, {}).hostLimits, {
+      ageMs: 7 * 86_400_000,
+      maxBytes: 2 * 1024 ** 3,
+      roundMs: 60_000,
+    });
+    const numbers = await loadConfigFile(
+      file(
+        'retain.json',
+        JSON.stringify({ 'retain-host-events-age': 3600, 'retain-host-events-bytes': 1048576 }),
+      ),
+    );
+    assert.deepEqual(resolveConfig(numbers, {}).hostLimits, {
+      ageMs: 3_600_000,
+      maxBytes: 1048576,
+      roundMs: 60_000,
+    });
   });
 
   it('refuses a file others may write or another user owns, and a token in a file others may read', async function () {

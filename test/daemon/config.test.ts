@@ -63,18 +63,45 @@ describe('daemon config', function () {
     }
   });
 
+  it('leaves host retention off by default and reads its age and size, rejecting junk', function () {
+    assert.deepEqual(resolveConfig({}, {}).hostLimits, { ageMs: null, maxBytes: null, roundMs: 60_000 });
+    const on = resolveConfig({ retainHostEventsAge: '7d', retainHostEventsBytes: '512M' }, {}).hostLimits;
+    assert.equal(on.ageMs, 7 * 86_400_000);
+    assert.equal(on.maxBytes, 512 * 1024 * 1024);
+    assert.equal(resolveConfig({ retainHostEventsBytes: '4096' }, {}).hostLimits.maxBytes, 4096);
+    assert.equal(
+      resolveConfig({ retainHostEventsAge: 'off', retainHostEventsBytes: 'off' }, {}).hostLimits.ageMs,
+      null,
+    );
+    for (const bad of ['0', '-1d', '7 days', '1.5h', 'forever', '']) {
+      assert.throws(
+        () => resolveConfig({ retainHostEventsAge: bad }, {}),
+        { code: 'PROVD_ERR_CONFIG_INVALID', message: /--retain-host-events-age/ },
+        bad,
+      );
+    }
+    for (const bad of ['0', '-5', '1.5G', '2T', '10 M', 'lots', '']) {
+      assert.throws(
+        () => resolveConfig({ retainHostEventsBytes: bad }, {}),
+        { code: 'PROVD_ERR_CONFIG_INVALID', message: /--retain-host-events-bytes/ },
+        bad,
+      );
+    }
+  });
+
   it('puts the database file inside the resolved data dir', function () {
     const config = resolveConfig({ dataDir: 'relative/dir' }, {});
     assert.equal(config.dbPath, join(process.cwd(), 'relative/dir', 'provd.duckdb'));
   });
 
-  it('reads durations with ms, s, m or h, a bare number as seconds, and rejects the rest', function () {
+  it('reads durations with ms, s, m, h or d, a bare number as seconds, and rejects the rest', function () {
     assert.equal(parseDurationMs('--spool-ttl', undefined, 7), 7);
     assert.equal(parseDurationMs('--spool-ttl', '90', 0), 90_000);
     assert.equal(parseDurationMs('--spool-ttl', '500ms', 0), 500);
     assert.equal(parseDurationMs('--spool-ttl', '2m', 0), 120_000);
     assert.equal(parseDurationMs('--spool-ttl', '1h', 0), 3_600_000);
-    for (const bad of ['0', '0s', '-1s', '1.5m', '2d', 'soon', '']) {
+    assert.equal(parseDurationMs('--spool-ttl', '2d', 0), 172_800_000);
+    for (const bad of ['0', '0s', '-1s', '1.5m', '2w', '1D', 'soon', '']) {
       assert.throws(() => parseDurationMs('--spool-ttl', bad, 0), { message: /--spool-ttl/ }, bad);
     }
   });

@@ -200,6 +200,7 @@ const telemetrySamples: {
           ingest_refused_requests: 0,
         },
       },
+      host_retention: { retained_events: 3, retained_batches: 1, retained_bytes: 420, refused_batches: 0 },
       correlation_coverage: {
         ...{ scope: 'run', events: 3, by_evidence_level: { kernel_correlated: 3 } },
         by_method: { cgroup: 3 },

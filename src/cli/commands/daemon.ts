@@ -68,6 +68,14 @@ export class DaemonCommand extends Command {
   spoolMaxBytes = Option.String('--spool-max-bytes', {
     description: 'most bytes the spool holds (default 256 MiB)',
   });
+  retainHostEventsAge = Option.String('--retain-host-events-age', {
+    description:
+      'remove host events (bound to no run) captured longer ago than DURATION, whole signed batches at a time, recorded in the host chain (e.g. 7d; default off)',
+  });
+  retainHostEventsBytes = Option.String('--retain-host-events-bytes', {
+    description:
+      'keep the host events under SIZE (e.g. 2G), removing the oldest whole batches first, recorded in the host chain (default off)',
+  });
 
   policy = Option.String('--policy', {
     description:

@@ -44,12 +44,14 @@ function storeFamilies(text: PrometheusText, facts: MetricsFacts): void {
   const other: Samples = [];
   const rejected: Samples = [];
   const spool = new Map<string, number>();
+  const host = new Map<string, number>();
   for (const { source, counter, value } of facts.counters) {
     if (source === unknownSource) {
       // `invalid` is the sum of the `invalid:<code>` counters beside it
       if (counter.startsWith('invalid:'))
         rejected.push([{ reason: counter.slice('invalid:'.length) }, value]);
     } else if (source === 'spool') spool.set(counter, value);
+    else if (source === 'host') host.set(counter, value);
     else if (counter === 'accepted') accepted.push([{ source }, value]);
     else other.push([{ source, counter }, value]);
   }
@@ -84,6 +86,24 @@ function storeFamilies(text: PrometheusText, facts: MetricsFacts): void {
       'counter',
       'Spooled events a later binding attributed to a run.',
       [[{}, spool.get('correlated') ?? 0]],
+    )
+    .family(
+      'provd_host_events_retained_total',
+      'counter',
+      'Host events (bound to no run) removed by host retention, each removal recorded in the signed host chain.',
+      [[{}, host.get('retained_events') ?? 0]],
+    )
+    .family(
+      'provd_host_batches_retained_total',
+      'counter',
+      'Host event batches (digests) removed whole by host retention.',
+      [[{}, host.get('retained_batches') ?? 0]],
+    )
+    .family(
+      'provd_host_retention_refused_total',
+      'counter',
+      'Host batches retention chose but kept, because their events no longer hash to their signed root (tampering: see verify-host).',
+      [[{}, host.get('retention_refused') ?? 0]],
     )
     .family('provd_spool_events', 'gauge', 'Events waiting in the spool for a binding.', [
       [{}, facts.spool.events],

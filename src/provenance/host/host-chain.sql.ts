@@ -1,0 +1,108 @@
+/**
+ * The host chain (table host_chain): entries `{kind: 'host_checkpoint', parents: [previous],
+ * payload}` as canonical JSON, addressed by their sha256 and signed as DSSE envelopes with the
+ * checkpoint key. Each entry signs the host digests that remain and, when a retention round removed
+ * some, which ones and their roots; the chain keeps every removal on record after its rows are gone.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { canonicalJson } from '../../model/canonical-json.js';
+import { execute, readRows, sql } from '../../store/sql.js';
+import { signEnvelope } from '../dsse.js';
+import { sha256 } from '../graph-object.js';
+import type { SigningKey } from '../signing-key.js';
+import type { DigestsSummary } from './host-digests.sql.js';
+
+/** The payload type of host chain envelopes: never readable as a run's checkpoint. */
+export const hostPayloadType = 'application/vnd.provd.host-checkpoint+json';
+
+/** One host digest a retention round removed, with what it removed of it. */
+export interface RetainedDigest {
+  batch_id: string;
+  seq_from: string;
+  seq_to: string;
+  /** The digest as stored: its events and root. */
+  events: number;
+  merkle_root: string;
+  /** The events removed (fewer than `events` when a binding had claimed some into a run) and their root. */
+  removed: number;
+  removed_root: string;
+}
+
+/** What a retention round removed, as its entry records it. */
+export interface Retention {
+  reason: string;
+  digests: RetainedDigest[];
+  events: number;
+  bytes: number;
+  /** Capture times of the removed events, RFC 3339 (null when none were left to remove). */
+  time_from: string | null;
+  time_to: string | null;
+}
+
+/** An entry's payload. */
+export interface HostEntryPayload {
+  index: number;
+  digests: DigestsSummary;
+  retention?: Retention;
+}
+
+/** A stored entry. */
+export interface HostEntryRow {
+  chain_index: bigint;
+  hash: string;
+  body: string;
+  envelope: string;
+  key_id: string;
+}
+
+/** The whole chain, in order. */
+export async function readHostChain(connection: DuckDBConnection): Promise<HostEntryRow[]> {
+  return readRows<HostEntryRow>(
+    connection,
+    sql`SELECT chain_index, hash, body, envelope, key_id FROM host_chain ORDER BY chain_index`,
+  );
+}
+
+/** The latest entry's hash, index and signed digest summary, or null for an empty chain. */
+export async function readHostHead(
+  connection: DuckDBConnection,
+): Promise<{ hash: string; index: number; digests: DigestsSummary } | null> {
+  const [row] = await readRows<{ hash: string; chain_index: bigint; body: string }>(
+    connection,
+    sql`SELECT hash, chain_index, body FROM host_chain ORDER BY chain_index DESC LIMIT 1`,
+  );
+  if (row === undefined) return null;
+  const body = JSON.parse(row.body) as { payload: HostEntryPayload };
+  return { hash: row.hash, index: Number(row.chain_index), digests: body.payload.digests };
+}
+
+/** Appends a signed entry after the head; call inside a write transaction. Returns its hash. */
+export async function appendHostEntry(
+  connection: DuckDBConnection,
+  key: SigningKey,
+  digests: DigestsSummary,
+  retention: Retention | undefined,
+): Promise<string> {
+  const head = await readHostHead(connection);
+  const index = head === null ? 0 : head.index + 1;
+  const payload: HostEntryPayload = { index, digests, ...(retention !== undefined && { retention }) };
+  const body = canonicalJson({
+    kind: 'host_checkpoint',
+    parents: head === null ? [] : [head.hash],
+    payload,
+  });
+  const hash = sha256(body);
+  const envelope = signEnvelope(hostPayloadType, Buffer.from(body), key.privateKey, key.keyId);
+  const nowNs = BigInt(Date.now()) * 1_000_000n;
+  // verify finds the public key where it finds the run checkpoints' keys
+  await execute(
+    connection,
+    sql`INSERT INTO signing_keys VALUES (${key.keyId}, ${key.publicKeyPem}, ${nowNs}) ON CONFLICT DO NOTHING`,
+  );
+  await execute(
+    connection,
+    sql`INSERT INTO host_chain VALUES (${BigInt(index)}, ${hash}, ${body}, ${JSON.stringify(envelope)},
+        ${key.keyId}, ${nowNs})`,
+  );
+  return hash;
+}

@@ -1,0 +1,31 @@
+/**
+ * The producer counters of source `host`: what host retention removed and refused, added up as
+ * telemetry's addCounters adds the ingest counters (provenance sits below telemetry and cannot import it).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { execute, sql, unnested } from '../../store/sql.js';
+import type { Removal } from './host-retention.sql.js';
+
+/** Counts a round's removal: retained_events, retained_batches, retained_bytes, retention_refused. */
+export async function countRemoval(connection: DuckDBConnection, removal: Removal | null): Promise<void> {
+  if (removal === null) return;
+  const deltas = [
+    { counter: 'retained_events', value: removal.events },
+    { counter: 'retained_batches', value: removal.digests.length },
+    { counter: 'retained_bytes', value: removal.bytes },
+    { counter: 'retention_refused', value: removal.refused.length },
+  ].filter((delta) => delta.value > 0);
+  if (deltas.length === 0) return;
+  await execute(
+    connection,
+    sql`MERGE INTO producer_counters p
+        USING (SELECT 'host', ${unnested(
+          [deltas.map((delta) => delta.counter), VARCHAR],
+          [deltas.map((delta) => BigInt(delta.value)), BIGINT],
+        )}, ${BigInt(Date.now()) * 1_000_000n}) c (source, counter, value, updated_ns)
+        ON p.source = c.source AND p.counter = c.counter
+        WHEN MATCHED THEN UPDATE SET value = p.value + c.value, updated_ns = c.updated_ns
+        WHEN NOT MATCHED THEN INSERT VALUES (c.source, c.counter, c.value, c.updated_ns)`,
+  );
+}

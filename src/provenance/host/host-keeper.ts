@@ -1,0 +1,175 @@
+/**
+ * The host rounds, on the store thread, as housekeeping writes: each round, in one transaction,
+ * removes the host events retention makes due (host-retention.sql.ts) and appends a signed host
+ * chain entry when the host digests changed since the last one (or retention removed some), so the
+ * host events that remain can be verified and the removed ones are on signed record. Nothing is done
+ * per event at ingest: a round reads the digests (one row per ingest batch) and, with retention on,
+ * one pass over the host events.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { log } from '../../shared/log.js';
+import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
+import { inTransaction } from '../../store/sql.js';
+import { classifyStoreError } from '../../store/store-error.js';
+import type { WriteQueue } from '../../store/write-queue.js';
+import type { SigningKey } from '../signing-key.js';
+import { countRemoval } from './host-counters.sql.js';
+import { appendHostEntry, readHostHead, type Retention } from './host-chain.sql.js';
+import {
+  readHostDigests,
+  summarizeDigests,
+  type DigestsSummary,
+  type HostDigest,
+} from './host-digests.sql.js';
+import { ProvdError } from '../../shared/errors.js';
+import type { HostLimits } from './host-limits.js';
+import { removeDueHostEvents, type Removal } from './host-retention.sql.js';
+
+/** The pause before the next round when a round stopped at its bound with more to remove. */
+const catchUpMs = 1000;
+
+/** What a round did. */
+export interface HostRound {
+  /** The entry appended, or null when nothing changed. */
+  entry: string | null;
+  removal: Removal | null;
+}
+
+/** Runs host rounds on a timer (every `limits.roundMs`) until stopped. */
+export class HostKeeper {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly writes: WriteQueue,
+    private readonly key: SigningKey,
+    private readonly limits: HostLimits,
+  ) {}
+
+  start(): void {
+    this.schedule(this.limits.roundMs);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    let next = this.limits.roundMs;
+    try {
+      const round = await this.writes.run(() => this.round(), { housekeeping: true });
+      if (round.removal?.more === true) next = catchUpMs;
+    } catch (error) {
+      log('warn', 'a host round failed; the next round tries again', { error: classifyStoreError(error) });
+    }
+    if (!this.stopped) this.schedule(next);
+  }
+
+  /** One round in one transaction; call inside the write queue. */
+  async round(): Promise<HostRound> {
+    const retaining = this.limits.ageMs !== null || this.limits.maxBytes !== null;
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    const started = performance.now();
+    const round = await inTransaction(this.connection, async (): Promise<HostRound> => {
+      const removal = retaining ? await removeDueHostEvents(this.connection, this.limits, nowNs) : null;
+      const digests = await readHostDigests(this.connection);
+      const summary = summarizeDigests(digests);
+      const head = await readHostHead(this.connection);
+      if (head !== null) assertSignedStillStored(head.digests, digests, removal);
+      const removed = removal !== null && removal.digests.length > 0;
+      const changed =
+        head === null
+          ? summary.count > 0
+          : head.digests.root !== summary.root || head.digests.count !== summary.count;
+      if (!removed && !changed) {
+        await countRemoval(this.connection, removal);
+        return { entry: null, removal };
+      }
+      const entry = await appendHostEntry(
+        this.connection,
+        this.key,
+        summary,
+        removed ? retentionOf(removal, this.limits) : undefined,
+      );
+      await countRemoval(this.connection, removal);
+      return { entry, removal };
+    });
+    if (round.removal !== null && (round.removal.digests.length > 0 || round.removal.refused.length > 0))
+      log('info', 'host events retained', {
+        events: round.removal.events,
+        batches: round.removal.digests.length,
+        refused: round.removal.refused,
+        entry: round.entry,
+        ms: Math.round(performance.now() - started),
+      });
+    return round;
+  }
+}
+
+/**
+ * Throws (the round rolls back) unless the digests the head signed are all still stored as signed,
+ * but for those this round removed: a round never signs over a digest removed or edited behind its
+ * back, so verify keeps reporting it.
+ */
+function assertSignedStillStored(
+  signed: DigestsSummary,
+  digests: readonly HostDigest[],
+  removal: Removal | null,
+): void {
+  const through = BigInt(signed.through_seq);
+  const before = [
+    ...digests.filter((digest) => digest.seqFrom <= through),
+    // those removed that it signed (one committed since the head is removed unsigned, but on record)
+    ...(removal?.digests ?? [])
+      .filter((digest) => BigInt(digest.seq_from) <= through)
+      .map((digest) => ({
+        batchId: digest.batch_id,
+        seqFrom: BigInt(digest.seq_from),
+        seqTo: BigInt(digest.seq_to),
+        events: digest.events,
+        merkleRoot: digest.merkle_root,
+      })),
+  ].sort((a, b) => (a.seqFrom < b.seqFrom ? -1 : a.seqFrom > b.seqFrom ? 1 : 0));
+  const now = summarizeDigests(before);
+  if (now.root !== signed.root || now.count !== signed.count)
+    throw new ProvdError(
+      'PROVD_ERR_HOST_CHAIN_DIVERGED',
+      `the stored host digests differ from those the host chain signed (${now.count} for ${signed.count}): nothing is signed or removed until GET /v1/graph/verify-host is looked at`,
+    );
+}
+
+/** The retention record an entry carries: what was removed, and under which setting. */
+function retentionOf(removal: Removal, limits: HostLimits): Retention {
+  const reasons = [
+    ...(limits.ageMs === null ? [] : [`age ${formatDuration(limits.ageMs)}`]),
+    ...(limits.maxBytes === null ? [] : [`bytes ${limits.maxBytes}`]),
+  ];
+  return {
+    reason: reasons.join(', '),
+    digests: removal.digests,
+    events: removal.events,
+    bytes: removal.bytes,
+    time_from: removal.oldestNs === null ? null : formatRfc3339Nanos(removal.oldestNs),
+    time_to: removal.newestNs === null ? null : formatRfc3339Nanos(removal.newestNs),
+  };
+}
+
+/** A duration as the flag takes it: the largest unit that divides it (7d, 36h, 90s, 500ms). */
+function formatDuration(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}

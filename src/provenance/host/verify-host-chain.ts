@@ -1,0 +1,95 @@
+/**
+ * Verification of the host chain: every entry's bytes hash to its address, name the entry before
+ * it, carry their index, and are signed (DSSE, a key this store knows) over exactly those bytes.
+ * What the entries record (the latest one's digest summary, every retention) is handed back for
+ * the checks against the stored digests (verify-host.sql.ts).
+ */
+import { verifyEnvelope, type DsseEnvelope } from '../dsse.js';
+import { sha256 } from '../graph-object.js';
+import type { VerifyIssues } from '../verify-issues.js';
+import { hostPayloadType, type HostEntryPayload, type HostEntryRow } from './host-chain.sql.js';
+
+/** A chain entry that checked out, with its payload. */
+export interface CheckedHostEntry {
+  hash: string;
+  payload: HostEntryPayload;
+}
+
+/** Checks the chain; returns its entries whose bytes are intact, in order. */
+export function verifyHostChain(
+  rows: readonly HostEntryRow[],
+  keys: ReadonlyMap<string, string>,
+  issues: VerifyIssues,
+): CheckedHostEntry[] {
+  const checked: CheckedHostEntry[] = [];
+  let previous: string | null = null;
+  rows.forEach((row, i) => {
+    if (Number(row.chain_index) !== i)
+      issues.error(
+        'chain_gap',
+        row.hash,
+        `host chain entry ${String(row.chain_index)} stands at position ${i}`,
+      );
+    if (sha256(row.body) !== row.hash) {
+      issues.error(
+        'object_hash_mismatch',
+        row.hash,
+        "the host chain entry's bytes do not hash to its address",
+      );
+      previous = row.hash;
+      return;
+    }
+    let body: { kind?: unknown; parents?: unknown; payload?: HostEntryPayload };
+    try {
+      body = JSON.parse(row.body) as typeof body;
+    } catch {
+      body = {};
+    }
+    if (body.kind !== 'host_checkpoint' || !Array.isArray(body.parents) || typeof body.payload !== 'object') {
+      issues.error('object_malformed', row.hash, 'not a host chain entry');
+      previous = row.hash;
+      return;
+    }
+    const expected = previous === null ? [] : [previous];
+    if (JSON.stringify(body.parents) !== JSON.stringify(expected) || body.payload.index !== i)
+      issues.error('chain_link_broken', row.hash, 'the host chain entry does not follow the entry before it');
+    checkEnvelope(row, keys, issues);
+    checked.push({ hash: row.hash, payload: body.payload });
+    previous = row.hash;
+  });
+  return checked;
+}
+
+function checkEnvelope(row: HostEntryRow, keys: ReadonlyMap<string, string>, issues: VerifyIssues): void {
+  let envelope: DsseEnvelope;
+  try {
+    envelope = JSON.parse(row.envelope) as DsseEnvelope;
+    if (typeof envelope.payload !== 'string' || !Array.isArray(envelope.signatures)) throw new TypeError();
+  } catch {
+    issues.error('checkpoint_payload_mismatch', row.hash, 'the stored envelope is not a DSSE envelope');
+    return;
+  }
+  if (
+    envelope.payloadType !== hostPayloadType ||
+    sha256(Buffer.from(envelope.payload, 'base64')) !== row.hash
+  ) {
+    issues.error(
+      'checkpoint_payload_mismatch',
+      row.hash,
+      'the envelope does not carry this host chain entry',
+    );
+    return;
+  }
+  const known = envelope.signatures.map((signature) => signature.keyid).filter((keyId) => keys.has(keyId));
+  if (known.length === 0) {
+    issues.error('checkpoint_key_unknown', row.hash, 'signed by no key of this store');
+    return;
+  }
+  let valid = false;
+  try {
+    valid = known.some((keyId) => verifyEnvelope(envelope, keyId, keys.get(keyId)!));
+  } catch {
+    valid = false; // a signature that is not even well-formed
+  }
+  if (!valid) issues.error('checkpoint_signature_invalid', row.hash, 'the signature does not verify');
+}
