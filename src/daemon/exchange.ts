@@ -98,10 +98,11 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(reply.status));
       // JSON unless the reply names its own type (the web view's pages, GET /metrics)
-      const { 'content-type': type = 'application/json; charset=utf-8', ...headers } = reply.headers ?? {};
-      this.res.writeHeader('content-type', type);
+      const headers = reply.headers;
+      this.res.writeHeader('content-type', headers?.['content-type'] ?? 'application/json; charset=utf-8');
       this.res.writeHeader('x-request-id', this.requestId);
-      for (const [name, value] of Object.entries(headers)) this.res.writeHeader(name, value);
+      if (headers !== undefined)
+        for (const name in headers) if (name !== 'content-type') this.res.writeHeader(name, headers[name]!);
       if (reply.close !== true) this.res.writeHeader('keep-alive', keepAliveHint);
       if (!this.head) return void this.res.end(reply.body, reply.close === true);
       // uWS 20.30's endWithoutBody(length) leaves the response pending, and the connection's next

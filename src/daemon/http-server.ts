@@ -150,6 +150,7 @@ export class HttpServer {
       body: undefined,
       requestId,
       authenticated,
+      stream: (contentType) => exchange.openStream(contentType),
     };
     if (endpoint.body === undefined) return this.dispatch(exchange, handler, request);
 
@@ -175,14 +176,16 @@ export class HttpServer {
         errorReply('backpressure', `${path} takes no more bodies now (${why}); retry later`),
     };
     void readBody(res, exchange, limits).then((body) => {
-      if (body !== undefined) this.dispatch(exchange, handler, { ...request, body });
+      if (body === undefined) return;
+      request.body = body; // the request object is this exchange's own: set, not copied, per request
+      this.dispatch(exchange, handler, request);
     });
   }
 
   private dispatch(exchange: Exchange, handler: RouteHandler, request: RouteRequest): void {
     let reply: HttpReply | Promise<HttpReply>;
     try {
-      reply = handler({ ...request, stream: (contentType) => exchange.openStream(contentType) });
+      reply = handler(request);
     } catch (error) {
       return exchange.send(failureReply(error, request));
     }
