@@ -1,6 +1,7 @@
 /** Counts what one batch did per producer, as increments for the store's producer counters. */
 import type { RejectionCode } from '../model/event.js';
-import { unknownSource, type CounterDelta } from '../telemetry/producer-counters.sql.js';
+import type { CounterDelta } from '../telemetry/producer-counters.sql.js';
+import { unknownSource } from '../telemetry/unknown-source.js';
 
 const recentRows = 4;
 

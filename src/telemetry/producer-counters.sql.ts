@@ -13,9 +13,6 @@ export interface CounterDelta {
   value: number;
 }
 
-/** Rejected lines have no trustworthy source: they are counted under this one. */
-export const unknownSource = 'unparsed';
-
 /** Sums increments of the same counter. */
 export function mergeCounters(deltas: readonly CounterDelta[]): CounterDelta[] {
   const merged = new Map<string, CounterDelta>();

@@ -17,7 +17,7 @@ import {
   type CountsBySpoolState,
 } from '../model/codes.js';
 import type { CountsByRejection, EventSource } from '../model/event.js';
-import { unknownSource } from './producer-counters.sql.js';
+import { unknownSource } from './unknown-source.js';
 import { requireRun } from '../store/run-exists.sql.js';
 import type { SpoolLimits } from './spool-limits.js';
 import type { SpoolStats } from './spool.sql.js';

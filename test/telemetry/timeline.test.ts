@@ -523,6 +523,8 @@ describe('GET /v1/timeline', function () {
       // 012
       await db.run('DROP TABLE run_signal_values');
       await db.run('DROP TABLE run_llm_usage');
+      // 015
+      await db.run('DROP TABLE host_chain');
       await db.run('DELETE FROM store_format WHERE version >= 8');
     });
     const upgraded = await fixture.start();

@@ -8,7 +8,7 @@ import type { RouteHandler } from '../../shared/http/route.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import type { ProvenanceKinds } from '../provenance-kinds.js';
 import { verifyAnswer, verifyDeadlineMs } from '../verify-answer.js';
-import { hostScope } from './verify-host.sql.js';
+import { hostScope } from './host-scope.js';
 
 function verifyHostRoute(store: QueryClient<ProvenanceKinds>): RouteHandler {
   // host verification reads every host event: it may take as long as a run's

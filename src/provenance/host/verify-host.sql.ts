@@ -15,10 +15,8 @@ import { VerifyIssues } from '../verify-issues.js';
 import type { VerifyResult } from '../verify-result.js';
 import { readHostChain } from './host-chain.sql.js';
 import { readHostDigests, summarizeDigests, type HostDigest } from './host-digests.sql.js';
+import { hostScope } from './host-scope.js';
 import { verifyHostChain } from './verify-host-chain.js';
-
-/** The run_id a host VerifyResult carries. */
-export const hostScope = 'host';
 
 /** Verifies the host events and the host chain. */
 export async function verifyHost(connection: DuckDBConnection, recheck: EventRecheck): Promise<VerifyResult> {

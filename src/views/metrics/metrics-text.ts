@@ -5,7 +5,7 @@
  */
 import type { CaptureReport } from '../../sensor/sensor.js';
 import type { IngestQueueState } from '../../telemetry/producer-health.route.js';
-import { unknownSource } from '../../telemetry/producer-counters.sql.js';
+import { unknownSource } from '../../telemetry/unknown-source.js';
 import type { MetricsFacts } from './metrics-facts.sql.js';
 import { PrometheusText, type Labels } from './prometheus-text.js';
 
