@@ -39,7 +39,10 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
     verify: async (params: VerifyParams) => {
       const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
       await sealedFirst();
-      const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks, sealedAtNs);
+      // one snapshot: a round or a commit between two of its reads would look like tampering
+      const result = await context.snapshot((connection) =>
+        verifyRun(connection, params, deps.eventRecheck, deps.runChecks, sealedAtNs),
+      );
       // kept for the summary (a log of the read, never evidence: nothing to seal, so it does not
       // count as a write the sealing round follows), at most once a second a run for the same
       // outcome; failing to keep it does not fail the verify
@@ -51,7 +54,10 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
           );
       return jsonText(result);
     },
-    verifyHost: async (_: NoParams) => jsonText(await verifyHost(context.reader(), deps.eventRecheck)),
+    // one snapshot: a host round, a commit or a binding between two of its reads (the chain, then the
+    // digests, then the events) made verify-host report tampering on a store nobody touched
+    verifyHost: async (_: NoParams) =>
+      jsonText(await context.snapshot((connection) => verifyHost(connection, deps.eventRecheck))),
     keys: (_: NoParams) => listKeys(context.reader(), parts.key),
     checkpoint: async (params: CheckpointParams) => {
       await sealedFirst();
