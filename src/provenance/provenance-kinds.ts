@@ -19,7 +19,7 @@ import type { SigningKey } from './signing-key.js';
 import type { ProvenanceDeps } from './provenance-store.js';
 import { VerifyLog } from './verify-log.js';
 import { keepVerifyResult, verifyRun, type VerifyParams } from './verify.sql.js';
-import { verifyHost } from './host/verify-host.sql.js';
+import type { HostVerifier } from './host/verify-host.sql.js';
 
 /** What the provenance handlers answer with, made by the module at start. */
 export interface ProvenanceParts {
@@ -27,6 +27,12 @@ export interface ProvenanceParts {
   checkpointer: Checkpointer;
   /** False only under PROVD_FAULT_NO_SEALING. */
   sealing: boolean;
+  hostVerifier: HostVerifier;
+}
+
+/** The params of the `verifyHost` store query: `full` checks every host event again. */
+export interface VerifyHostParams {
+  full?: boolean;
 }
 
 /** The provenance domain's handlers, by kind. */
@@ -54,10 +60,10 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
           );
       return jsonText(result);
     },
-    // one snapshot: a host round, a commit or a binding between two of its reads (the chain, then the
-    // digests, then the events) made verify-host report tampering on a store nobody touched
-    verifyHost: async (_: NoParams) =>
-      jsonText(await context.snapshot((connection) => verifyHost(connection, deps.eventRecheck))),
+    // in one snapshot (a host round, a commit or a binding between two of its reads made verify-host
+    // report tampering on a store nobody touched), and only what changed since the last call
+    verifyHost: async (params: VerifyHostParams) =>
+      jsonText(await parts.hostVerifier.verify(params.full === true)),
     keys: (_: NoParams) => listKeys(context.reader(), parts.key),
     checkpoint: async (params: CheckpointParams) => {
       await sealedFirst();

@@ -8,6 +8,7 @@ import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import { Checkpointer } from './checkpoints.sql.js';
 import { HostKeeper } from './host/host-keeper.js';
 import type { HostLimits } from './host/host-limits.js';
+import { HostVerifier } from './host/verify-host.sql.js';
 import { stopSealing } from './seal-batches.sql.js';
 import { sealLegacyRuns } from './seal-legacy.sql.js';
 import { loadSigningKey } from './signing-key.js';
@@ -24,6 +25,8 @@ export interface ProvenanceStoreInit {
   sealing: boolean;
   /** Host event retention and how often the host chain is signed (host/host-keeper.ts). */
   hostLimits: HostLimits;
+  /** The host chain's anchor file, beside the database (host/host-anchor.ts). */
+  hostAnchorFile: string;
 }
 
 /** What other domains give the provenance module: how to recheck their parts of a run. */
@@ -46,15 +49,23 @@ async function startProvenanceStore(
   await sealLegacyRuns(writer, writes);
   const key = loadSigningKey(init.signingKeyFile);
   const checkpointer = new Checkpointer(writer, writes, key);
-  const hostKeeper = new HostKeeper(writer, writes, key, init.hostLimits);
+  const hostKeeper = new HostKeeper(writer, writes, key, init.hostLimits, init.hostAnchorFile);
   if (init.sealing) {
     checkpointer.start();
-    hostKeeper.start();
+    await hostKeeper.start();
   } else {
     stopSealing();
     log('warn', 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed');
   }
-  const queries = provenanceHandlers(context, { key, checkpointer, sealing: init.sealing }, deps);
+  const hostVerifier = new HostVerifier(context.snapshot, deps.eventRecheck, init.hostAnchorFile, {
+    through: () => (init.sealing ? hostKeeper.anchoredThrough() : Infinity),
+    pending: () => hostKeeper.pendingAnchors(),
+  });
+  const queries = provenanceHandlers(
+    context,
+    { key, checkpointer, sealing: init.sealing, hostVerifier },
+    deps,
+  );
   return {
     queries,
     // an export reads a run as of a sealing round, as verify does

@@ -17,7 +17,7 @@ describe('verify-host under load', function () {
   const fixture = useDaemonFixture();
 
   it('never reports a failure on a store nobody touched, while rounds, ingest and bindings change it', async function () {
-    this.timeout(120_000);
+    this.timeout(Math.max(120_000, steps * 2000));
     // a round every 100 ms that removes every host batch the spool gave up on (200 ms): the host
     // chain and the digests change under verify all the time, as do the events bindings claim
     const daemon = await fixture.start({

@@ -28,8 +28,11 @@ export interface DigestsSummary {
   through_seq: string;
 }
 
-/** Every host digest with events, in seq order (seq_from is unique among them: batches never overlap). */
-export async function readHostDigests(connection: DuckDBConnection): Promise<HostDigest[]> {
+/**
+ * Every host digest with events (starting at or after `from`), in seq order (seq_from is unique
+ * among them: batches never overlap).
+ */
+export async function readHostDigests(connection: DuckDBConnection, from = -1n): Promise<HostDigest[]> {
   const rows = await readRows<{
     batch_id: string;
     seq_from: bigint;
@@ -39,7 +42,7 @@ export async function readHostDigests(connection: DuckDBConnection): Promise<Hos
   }>(
     connection,
     sql`SELECT batch_id, seq_from, seq_to, events, merkle_root FROM event_batches
-        WHERE run_id IS NULL AND events > 0 ORDER BY seq_from, batch_id`,
+        WHERE run_id IS NULL AND events > 0 AND seq_from >= ${from} ORDER BY seq_from, batch_id`,
   );
   return rows.map((row) => ({
     batchId: row.batch_id,
@@ -48,6 +51,22 @@ export async function readHostDigests(connection: DuckDBConnection): Promise<Hos
     events: Number(row.events),
     merkleRoot: row.merkle_root,
   }));
+}
+
+/**
+ * A fingerprint of the host digests as stored, and where the last one ends: one pass over the
+ * digest rows (one per ingest batch), so verify-host re-reads them only when it changed.
+ */
+export async function fingerprintHostDigests(
+  connection: DuckDBConnection,
+): Promise<{ print: string; end: bigint }> {
+  const [row] = await readRows<{ print: string; end: bigint | null }>(
+    connection,
+    sql`SELECT concat_ws(':', count(*), sum(events), sum(seq_from), sum(seq_to),
+          bit_xor(hash(batch_id, merkle_root))) AS print, max(seq_to) AS end
+        FROM event_batches WHERE run_id IS NULL AND events > 0`,
+  );
+  return { print: row!.print, end: row!.end ?? 0n };
 }
 
 /** A digest as a leaf: the hash of its canonical JSON, so any field edited changes the root. */
