@@ -57,10 +57,15 @@ async function startProvenanceStore(
     stopSealing();
     log('warn', 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed');
   }
-  const hostVerifier = new HostVerifier(context.snapshot, deps.eventRecheck, init.hostAnchorFile, {
-    through: () => (init.sealing ? hostKeeper.anchoredThrough() : Infinity),
-    pending: () => hostKeeper.pendingAnchors(),
-  });
+  const hostVerifier = new HostVerifier(
+    (body) => context.snapshot(body),
+    deps.eventRecheck,
+    init.hostAnchorFile,
+    {
+      through: () => (init.sealing ? hostKeeper.anchoredThrough() : Infinity),
+      pending: () => hostKeeper.pendingAnchors(),
+    },
+  );
   const queries = provenanceHandlers(
     context,
     { key, checkpointer, sealing: init.sealing, hostVerifier },
