@@ -18,8 +18,9 @@ import {
 import type { SigningKey } from './signing-key.js';
 import type { ProvenanceDeps } from './provenance-store.js';
 import { VerifyLog } from './verify-log.js';
-import { keepVerifyResult, verifyRun, type VerifyParams } from './verify.sql.js';
-import type { HostVerifier } from './host/verify-host.sql.js';
+import { keepVerifyResult, type VerifyParams } from './verify.sql.js';
+import { RunVerifier } from './run-verifier.js';
+import type { HostVerifier } from './host/host-verifier.js';
 
 /** What the provenance handlers answer with, made by the module at start. */
 export interface ProvenanceParts {
@@ -41,14 +42,17 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
   /** Waits for the sealing round, so what is read next covers everything committed before; writes nothing itself. */
   const sealedFirst = (): Promise<void> => (parts.sealing ? parts.checkpointer.sealed() : Promise.resolve());
   const verifyLog = new VerifyLog();
+  const runVerifier = new RunVerifier({
+    snapshot: (body) => context.snapshot(body),
+    changes: () => writes.changes,
+    sealedFirst,
+    recheck: deps.eventRecheck,
+    runChecks: deps.runChecks,
+  });
   return {
+    // sealed first and in one snapshot, kept while nothing changed, one run at a time (run-verifier.ts)
     verify: async (params: VerifyParams) => {
-      const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
-      await sealedFirst();
-      // one snapshot: a round or a commit between two of its reads would look like tampering
-      const result = await context.snapshot((connection) =>
-        verifyRun(connection, params, deps.eventRecheck, deps.runChecks, sealedAtNs),
-      );
+      const result = await runVerifier.verify(params.run);
       // kept for the summary (a log of the read, never evidence: nothing to seal, so it does not
       // count as a write the sealing round follows), at most once a second a run for the same
       // outcome; failing to keep it does not fail the verify

@@ -8,7 +8,9 @@ import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import { Checkpointer } from './checkpoints.sql.js';
 import { HostKeeper } from './host/host-keeper.js';
 import type { HostLimits } from './host/host-limits.js';
-import { HostVerifier } from './host/verify-host.sql.js';
+import { HostVerifier } from './host/host-verifier.js';
+import { countFullVerification } from './host/host-counters.sql.js';
+import { classifyStoreError } from '../store/store-error.js';
 import { stopSealing } from './seal-batches.sql.js';
 import { sealLegacyRuns } from './seal-legacy.sql.js';
 import { loadSigningKey } from './signing-key.js';
@@ -57,15 +59,26 @@ async function startProvenanceStore(
     stopSealing();
     log('warn', 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed');
   }
-  const hostVerifier = new HostVerifier(
-    (body) => context.snapshot(body),
-    deps.eventRecheck,
-    init.hostAnchorFile,
-    {
+  const hostVerifier = new HostVerifier({
+    snapshot: (body) => context.snapshot(body),
+    changes: () => writes.changes,
+    recheck: deps.eventRecheck,
+    anchorFile: init.hostAnchorFile,
+    witness: {
       through: () => (init.sealing ? hostKeeper.anchoredThrough() : Infinity),
       pending: () => hostKeeper.pendingAnchors(),
     },
-  );
+    recordFull: (ms) =>
+      writes
+        .run(() => countFullVerification(writer, ms), { housekeeping: true })
+        .catch((error: unknown) =>
+          log('warn', 'counting a full verification of the host events failed', {
+            error: classifyStoreError(error),
+          }),
+        ),
+    fullEveryMs: init.hostLimits.verifyFullEveryMs,
+  });
+  hostVerifier.start();
   const queries = provenanceHandlers(
     context,
     { key, checkpointer, sealing: init.sealing, hostVerifier },
@@ -82,6 +95,7 @@ async function startProvenanceStore(
     stop: () => {
       checkpointer.stop();
       hostKeeper.stop();
+      hostVerifier.stop();
     },
   };
 }

@@ -64,6 +64,7 @@ export class HostKeeper {
   async start(): Promise<void> {
     this.head = await this.writes.run(() => startAnchor(this.connection, this.anchorFile, this.key), {
       housekeeping: true,
+      changed: () => true,
     });
     this.schedule(this.limits.roundMs);
   }
@@ -108,7 +109,11 @@ export class HostKeeper {
   private async tick(): Promise<void> {
     let next = this.limits.roundMs;
     try {
-      const round = await this.writes.run(() => this.round(), { housekeeping: true });
+      const round = await this.writes.run(() => this.round(), {
+        housekeeping: true,
+        // an entry signed or events removed: verify-host's kept answer no longer holds
+        changed: ({ entry, removal }) => entry !== null || (removal?.digests.length ?? 0) > 0,
+      });
       if (round.removal?.more === true) next = catchUpMs;
     } catch (error) {
       log('warn', 'a host round failed; the next round tries again', { error: classifyStoreError(error) });

@@ -1,18 +1,16 @@
 /**
- * Verification of the host events (no run) in the store actor, answered as a VerifyResult with
- * run_id `host`, and kept: a call checks what was added since the last one and reuses what that
- * found. Checked each call, in one snapshot: the host chain's entries added since (and that the
- * entry verified last is still there, else the whole chain again); the anchor file's new lines and
- * the chain's tail against it (verify-host-anchor.sql.ts); the stored digests against the latest
- * entry's signed summary, when either changed; and the host events from the frontier on (every
+ * One verification of the host events (no run) in one snapshot, answered as a VerifyResult with
+ * run_id `host`, from what an earlier one kept (HostVerified): it checks what was added since.
+ * Checked, in one snapshot: the host chain's entries added since (and that the entry verified
+ * last is still there, else the whole chain again); the anchor file's new lines and the chain's
+ * tail against it (verify-host-anchor.sql.ts); the stored digests an entry signed against the
+ * latest entry's summary, when either changed; and the host events from the frontier on (every
  * event past the last digest whose events were all final) in bounded chunks
  * (verify-host-events.sql.ts). A removal is accepted only as the chain records it: each retention
- * is a warning (`host_events_retained`), never silent.
+ * is a warning (`host_events_retained`), never silent. host-verifier.ts decides when it runs.
  *
- * What a cheap call gives up: a row below the frontier edited after it was verified is not read
- * again (its digest row is: the digests' fingerprint is taken every call). `full` verifies
- * everything again from the start, in the same bounded chunks; a full verification also runs in
- * the background when the last one is older than `fullEveryMs` and the store is idle.
+ * What a check from kept state gives up: a row below the frontier edited after it was verified is
+ * not read again. A check from a fresh HostVerified verifies everything.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows, sql } from '../../store/sql.js';
@@ -37,8 +35,10 @@ export interface AnchorWitness {
   pending(): readonly HostEntryRef[];
 }
 
-/** What verify-host keeps between calls. */
-class HostVerified {
+/** What a verification keeps for the next one: a fresh one has verified nothing yet. */
+export class HostVerified {
+  /** Nothing verified yet: a check from it verifies everything. */
+  fresh = true;
   /** Chain entries checked (0..length-1) and the last one's hash. */
   chainLength = 0;
   lastHash: string | null = null;
@@ -56,184 +56,163 @@ class HostVerified {
   summaryIssues = new VerifyIssues();
 }
 
-/** Verifies the host events and chain, keeping what it found; concurrent calls share one verification. */
-export class HostVerifier {
-  private kept = new HostVerified();
-  private running: Promise<VerifyResult> | null = null;
-  private runningFull = false;
-  /** When the last full verification finished (ms since the epoch), and how long it took. */
-  lastFull: { atMs: number; ms: number } | null = null;
+/** What a check needs besides its snapshot. */
+export interface HostCheckParts {
+  recheck: EventRecheck;
+  anchorFile: string;
+  witness: AnchorWitness;
+}
 
-  constructor(
-    private readonly snapshot: <T>(body: (connection: DuckDBConnection) => Promise<T>) => Promise<T>,
-    private readonly recheck: EventRecheck,
-    private readonly anchorFile: string,
-    private readonly witness: AnchorWitness,
-  ) {}
+/**
+ * Checks the host chain, anchor and events in `connection`'s snapshot from what `kept` verified
+ * (updated in place, or replaced when the chain was rewritten behind its back); `through`: the
+ * witness's newest anchored entry, read before the snapshot began. `pace` is awaited between
+ * chunks of events.
+ */
+export async function checkHost(
+  connection: DuckDBConnection,
+  kept: HostVerified,
+  through: number,
+  parts: HostCheckParts,
+  pace?: (chunkMs: number) => Promise<void>,
+): Promise<{ result: VerifyResult; verified: HostVerified }> {
+  const keys = new Map(
+    (
+      await readRows<{ key_id: string; public_key_pem: string }>(
+        connection,
+        sql`SELECT key_id, public_key_pem FROM signing_keys`,
+      )
+    ).map((key) => [key.key_id, key.public_key_pem]),
+  );
+  const chain = await checkChain(connection, kept, keys);
+  const issues = new VerifyIssues();
+  issues.merge(chain.issues);
+  await chain.kept.anchor.check(
+    connection,
+    parts.anchorFile,
+    keys,
+    chain.length,
+    through,
+    () => parts.witness.pending(),
+    issues,
+  );
+  await checkEvents(connection, chain.kept, parts.recheck, issues, pace);
+  chain.kept.fresh = false;
+  const result: VerifyResult = {
+    schema_version: 'provenance.verify/v1',
+    run_id: hostScope,
+    status: issues.errors > 0 ? 'failed' : 'ok',
+    issue_count: issues.errors + issues.warnings,
+    error_count: issues.errors,
+    warning_count: issues.warnings,
+    issues: issues.listed,
+  };
+  return { result, verified: chain.kept };
+}
 
-  /** The host events verified; `full` checks everything again (after a call in flight, if any). */
-  async verify(full = false): Promise<VerifyResult> {
-    while (this.running !== null) {
-      const running = this.running;
-      if (!full || this.runningFull) return running;
-      await running.catch(() => undefined);
-    }
-    this.runningFull = full;
-    this.running = this.run(full).finally(() => {
-      this.running = null;
-    });
-    return this.running;
+/** The entries added since the last call; the whole chain when the one checked last is gone or changed. */
+async function checkChain(
+  connection: DuckDBConnection,
+  kept: HostVerified,
+  keys: ReadonlyMap<string, string>,
+): Promise<{ kept: HostVerified; length: number; issues: VerifyIssues }> {
+  const probe = await probeHostChain(connection, kept.chainLength > 0 ? [kept.chainLength - 1] : []);
+  if (kept.chainLength > 0 && probe.hashes.get(kept.chainLength - 1)?.hash !== kept.lastHash) {
+    // entries removed or replaced behind the last call's back: everything again
+    kept = new HostVerified();
   }
-
-  private async run(full: boolean): Promise<VerifyResult> {
-    const started = performance.now();
-    const kept = full ? new HostVerified() : this.kept;
-    const through = this.witness.through(); // before the snapshot: what it may not hold yet is later
-    try {
-      const { result, verified } = await this.snapshot((connection) => this.check(connection, kept, through));
-      this.kept = verified;
-      if (full) this.lastFull = { atMs: Date.now(), ms: Math.round(performance.now() - started) };
-      return result;
-    } catch (error) {
-      if (!full) this.kept = new HostVerified(); // half-updated: the next call starts over
-      throw error;
+  for (let from = kept.chainLength; from < probe.length; from += entriesPerRead) {
+    const rows = await readHostChain(connection, from, from + entriesPerRead);
+    if (rows.length === 0) break;
+    const checked = verifyHostChain(rows, keys, kept.chainIssues, from, kept.lastHash);
+    for (const entry of checked) {
+      kept.head = entry;
+      const retention = entry.payload.retention;
+      if (retention === undefined) continue;
+      kept.chainIssues.warning(
+        'host_events_retained',
+        entry.hash,
+        `retention (${retention.reason}) removed ${retention.events} host events of ${retention.digests.length} batches, captured ${retention.time_from ?? '-'} to ${retention.time_to ?? '-'}`,
+      );
+      // what was found of a digest retention removed is gone with it
+      for (const digest of retention.digests) kept.digestIssues.delete(BigInt(digest.seq_from));
     }
+    kept.chainLength = from + rows.length;
+    kept.lastHash = rows[rows.length - 1]!.hash;
   }
+  return { kept, length: probe.length, issues: kept.chainIssues };
+}
 
-  private async check(
-    connection: DuckDBConnection,
-    kept: HostVerified,
-    through: number,
-  ): Promise<{ result: VerifyResult; verified: HostVerified }> {
-    const keys = new Map(
-      (
-        await readRows<{ key_id: string; public_key_pem: string }>(
-          connection,
-          sql`SELECT key_id, public_key_pem FROM signing_keys`,
-        )
-      ).map((key) => [key.key_id, key.public_key_pem]),
-    );
-    const chain = await this.checkChain(connection, kept, keys);
-    const issues = new VerifyIssues();
-    issues.merge(chain.issues);
-    await chain.kept.anchor.check(
-      connection,
-      this.anchorFile,
-      keys,
-      chain.length,
-      through,
-      () => this.witness.pending(),
-      issues,
-    );
-    await this.checkEvents(connection, chain.kept, issues);
-    const result: VerifyResult = {
-      schema_version: 'provenance.verify/v1',
-      run_id: hostScope,
-      status: issues.errors > 0 ? 'failed' : 'ok',
-      issue_count: issues.errors + issues.warnings,
-      error_count: issues.errors,
-      warning_count: issues.warnings,
-      issues: issues.listed,
-    };
-    return { result, verified: chain.kept };
-  }
-
-  /** The entries added since the last call; the whole chain when the one checked last is gone or changed. */
-  private async checkChain(
-    connection: DuckDBConnection,
-    kept: HostVerified,
-    keys: ReadonlyMap<string, string>,
-  ): Promise<{ kept: HostVerified; length: number; issues: VerifyIssues }> {
-    const probe = await probeHostChain(connection, kept.chainLength > 0 ? [kept.chainLength - 1] : []);
-    if (kept.chainLength > 0 && probe.hashes.get(kept.chainLength - 1)?.hash !== kept.lastHash) {
-      // entries removed or replaced behind the last call's back: everything again
-      kept = new HostVerified();
-    }
-    for (let from = kept.chainLength; from < probe.length; from += entriesPerRead) {
-      const rows = await readHostChain(connection, from, from + entriesPerRead);
-      if (rows.length === 0) break;
-      const checked = verifyHostChain(rows, keys, kept.chainIssues, from, kept.lastHash);
-      for (const entry of checked) {
-        kept.head = entry;
-        const retention = entry.payload.retention;
-        if (retention === undefined) continue;
-        kept.chainIssues.warning(
-          'host_events_retained',
-          entry.hash,
-          `retention (${retention.reason}) removed ${retention.events} host events of ${retention.digests.length} batches, captured ${retention.time_from ?? '-'} to ${retention.time_to ?? '-'}`,
+/**
+ * The signed digests against the head's summary (when either changed), then the events from the
+ * frontier on.
+ */
+async function checkEvents(
+  connection: DuckDBConnection,
+  kept: HostVerified,
+  recheck: EventRecheck,
+  issues: VerifyIssues,
+  pace?: (chunkMs: number) => Promise<void>,
+): Promise<void> {
+  const head = kept.head;
+  const signedThrough = head === null ? -1n : BigInt(head.payload.digests.through_seq);
+  const { print, end } = await fingerprintHostDigests(connection, signedThrough);
+  // with no entry yet, whether there is anything to sign is what the check depends on
+  const summaryFor = `${print}/${head?.hash ?? (end > 0n ? 'unsigned' : 'none')}`;
+  if (summaryFor !== kept.summaryFor) {
+    const found = new VerifyIssues();
+    if (head === null) {
+      if (end > 0n)
+        found.warning('host_unsigned', hostScope, 'no host round has signed the host digests yet');
+    } else {
+      const digests = await readHostDigests(connection, -1n, signedThrough);
+      const now = summarizeDigests(digests);
+      const signed = head.payload.digests;
+      if (now.root !== signed.root || now.count !== signed.count || now.events !== signed.events)
+        found.error(
+          'host_digests_mismatch',
+          head.hash,
+          `the latest host checkpoint signs ${signed.count} digests of ${signed.events} events; ${now.count} of ${now.events} are stored as signed`,
         );
-        // what was found of a digest retention removed is gone with it
-        for (const digest of retention.digests) kept.digestIssues.delete(BigInt(digest.seq_from));
-      }
-      kept.chainLength = from + rows.length;
-      kept.lastHash = rows[rows.length - 1]!.hash;
-    }
-    return { kept, length: probe.length, issues: kept.chainIssues };
-  }
-
-  /** The digests against the head's summary (when either changed), then the events from the frontier on. */
-  private async checkEvents(
-    connection: DuckDBConnection,
-    kept: HostVerified,
-    issues: VerifyIssues,
-  ): Promise<void> {
-    const { print, end } = await fingerprintHostDigests(connection);
-    const summaryFor = `${print}/${kept.head?.hash ?? ''}`;
-    if (summaryFor !== kept.summaryFor) {
-      const digests = await readHostDigests(connection);
-      const found = new VerifyIssues();
-      const head = kept.head;
-      if (head === null) {
-        if (digests.length > 0)
-          found.warning('host_unsigned', hostScope, 'no host round has signed the host digests yet');
-      } else {
-        const signedThrough = BigInt(head.payload.digests.through_seq);
-        const now = summarizeDigests(digests.filter((digest) => digest.seqFrom <= signedThrough));
-        const signed = head.payload.digests;
-        if (now.root !== signed.root || now.count !== signed.count || now.events !== signed.events)
-          found.error(
-            'host_digests_mismatch',
-            head.hash,
-            `the latest host checkpoint signs ${signed.count} digests of ${signed.events} events; ${now.count} of ${now.events} are stored as signed`,
-          );
-      }
+      // what was found of a signed digest that is gone goes with it (its removal is reported above)
       const stored = new Set(digests.map((digest) => digest.seqFrom));
       for (const seqFrom of kept.digestIssues.keys())
-        if (!stored.has(seqFrom)) kept.digestIssues.delete(seqFrom);
-      kept.summaryFor = summaryFor;
-      kept.summaryIssues = found;
+        if (seqFrom <= signedThrough && !stored.has(seqFrom)) kept.digestIssues.delete(seqFrom);
     }
-    const fresh = new VerifyIssues();
-    if (kept.frontier < end) {
-      const digests: [bigint, VerifyIssues][] = [];
-      const unsealed: [bigint, string][] = [];
-      const frontier = await checkHostEvents(
-        connection,
-        await readHostDigests(connection, kept.frontier),
-        kept.frontier,
-        end,
-        this.recheck,
-        {
-          digest: (seqFrom, found) => digests.push([seqFrom, found]),
-          unsealed: (seq, id) => unsealed.push([seq, id]),
-        },
-      );
-      // below the new frontier it is final: kept; past it, found again by the next call
-      for (const [seqFrom, found] of digests) {
-        if (seqFrom >= frontier) fresh.merge(found);
-        else if (found.errors + found.warnings > 0) kept.digestIssues.set(seqFrom, found);
-      }
-      for (const [seq, id] of unsealed)
-        (seq < frontier ? kept.unsealed : fresh).error(
-          'unsealed_event',
-          id,
-          'a host event no host digest seals',
-        );
-      kept.frontier = frontier;
-    }
-    for (const found of kept.digestIssues.values()) issues.merge(found);
-    issues.merge(kept.unsealed);
-    issues.merge(fresh);
-    issues.merge(kept.summaryIssues);
+    kept.summaryFor = summaryFor;
+    kept.summaryIssues = found;
   }
+  const fresh = new VerifyIssues();
+  if (kept.frontier < end) {
+    const digests: [bigint, VerifyIssues][] = [];
+    const unsealed: [bigint, string][] = [];
+    const frontier = await checkHostEvents(
+      connection,
+      await readHostDigests(connection, kept.frontier),
+      kept.frontier,
+      end,
+      recheck,
+      {
+        digest: (seqFrom, found) => digests.push([seqFrom, found]),
+        unsealed: (seq, id) => unsealed.push([seq, id]),
+      },
+      pace,
+    );
+    // below the new frontier it is final: kept; past it, found again by the next call
+    for (const [seqFrom, found] of digests) {
+      if (seqFrom >= frontier) fresh.merge(found);
+      else if (found.errors + found.warnings > 0) kept.digestIssues.set(seqFrom, found);
+    }
+    for (const [seq, id] of unsealed)
+      (seq < frontier ? kept.unsealed : fresh).error(
+        'unsealed_event',
+        id,
+        'a host event no host digest seals',
+      );
+    kept.frontier = frontier;
+  }
+  for (const found of kept.digestIssues.values()) issues.merge(found);
+  issues.merge(kept.unsealed);
+  issues.merge(fresh);
+  issues.merge(kept.summaryIssues);
 }
