@@ -173,6 +173,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
         flags.verifyHostFullEvery === 'off'
           ? null
           : parseDurationMs('--verify-host-full-every', flags.verifyHostFullEvery, defaultVerifyFullEveryMs),
+      killBeforeAnchor: env['PROVD_FAULT_KILL_BEFORE_ANCHOR'] === '1',
     },
   };
 }

@@ -86,6 +86,16 @@ export function appendAnchor(
   return points;
 }
 
+/**
+ * Creates the file, empty, unless it exists: before the first entry commits, so that a stop between
+ * that COMMIT and its line leaves an empty file (a crash), never no file (a deletion).
+ */
+export function createAnchor(path: string): void {
+  closeSync(
+    openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600),
+  );
+}
+
 /** Where reading stopped: the offset after the last whole line, and the file's size and identity. */
 export interface AnchorRead {
   /** Offset after the last '\n' read: a torn last line (a crash mid-append) is left for later. */

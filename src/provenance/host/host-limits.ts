@@ -15,6 +15,8 @@ export interface HostLimits {
   roundMs: number;
   /** How often verify-host verifies every host event again in the background; null: never. */
   verifyFullEveryMs: number | null;
+  /** Fault injection (PROVD_FAULT_KILL_BEFORE_ANCHOR): SIGKILL between a round's COMMIT and its anchor line. */
+  killBeforeAnchor?: boolean;
 }
 
 /** A round a minute: host events are signed at most this long after they become host events. */

@@ -50,7 +50,12 @@ export class AnchorCheck {
       const read = readAnchor(file, this.read, keys, (line) => batch.push(line) < linesPerLookup);
       // at once, as the file was read: an entry is anchored in one or pending in the other, never neither
       waiting = new Set(pending().map((entry) => entry.hash));
-      if (read === null) break; // no file: the entries that say they are anchored show it below
+      if (read === null) {
+        // no file (any more): what its lines showed is gone with it, and every entry that says it
+        // is anchored shows it below
+        this.restart();
+        break;
+      }
       if (read.identity !== this.read.identity || read.end < this.read.end) this.restart();
       await this.checkLines(connection, batch);
       this.read = read;

@@ -8,12 +8,13 @@
  * any more, so what was found of it holds until retention removes it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, INTEGER, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, INTEGER } from '@duckdb/node-api';
 import { list, raw, readRows, sql, unnested, type Statement } from '../../store/sql.js';
 import { merkleRoots } from '../batch-hash.js';
 import type { EventRecheck } from '../verify-events.sql.js';
 import { VerifyIssues } from '../verify-issues.js';
 import type { HostDigest } from './host-digests.sql.js';
+import { checkClaimed } from './verify-host-claimed.sql.js';
 
 /**
  * Host events checked per chunk (a chunk holds whole digests, so one larger digest makes a larger
@@ -25,8 +26,11 @@ const chunkEvents = 122_880;
 
 /** What the check found, by where: a digest's seq_from, or the seq of an event no digest seals. */
 export interface HostEventFindings {
-  /** What was found of a digest (often nothing). */
-  digest(seqFrom: bigint, issues: VerifyIssues): void;
+  /**
+   * What was found of a digest (often nothing), of how many events it holds now, and whether it is
+   * final (none of them still waits in the spool).
+   */
+  digest(seqFrom: bigint, issues: VerifyIssues, count: number, final: boolean): void;
   /** An event no digest seals. */
   unsealed(seq: bigint, id: string): void;
 }
@@ -104,6 +108,7 @@ async function checkChunk(
     suspects.length === 0 ? new Map<bigint, string>() : await rehashSuspects(connection, suspects, recheck);
   const found = digests.map(() => new VerifyIssues());
   const counts = digests.map(() => 0);
+  const final = digests.map(() => true);
   let open: bigint | null = null;
   const lower = (seq: bigint | null): void => {
     if (seq !== null && (open === null || seq < open)) open = seq;
@@ -121,7 +126,10 @@ async function checkChunk(
     }
     counts[group.g] = Number(group.n);
     // a digest with an event still in the spool is not final: a binding may yet claim from it
-    if (group.pending_from !== null) lower(digests[group.g]!.seqFrom);
+    if (group.pending_from !== null) {
+      final[group.g] = false;
+      lower(digests[group.g]!.seqFrom);
+    }
   }
   const roots = merkleRoots(leaves.bytes, leaves.groups, digests.length);
   const partial: { at: number; lacking: number }[] = [];
@@ -142,7 +150,7 @@ async function checkChunk(
       );
   });
   await checkClaimed(connection, digests, partial, found);
-  digests.forEach((digest, i) => findings.digest(digest.seqFrom, found[i]!));
+  digests.forEach((digest, i) => findings.digest(digest.seqFrom, found[i]!, counts[i]!, final[i]!));
   return open;
 }
 
@@ -195,7 +203,7 @@ async function readUnsealed(
 }
 
 /** The digests as an inline table `d(i, f, t)`: index, seq_from, seq_to. */
-function rangesOf(digests: readonly HostDigest[]): Statement {
+export function rangesOf(digests: readonly HostDigest[]): Statement {
   if (digests.length === 0)
     return sql`(SELECT NULL::INTEGER AS i, NULL::BIGINT AS f, NULL::BIGINT AS t WHERE false) d`;
   return sql`(SELECT ${unnested(
@@ -247,42 +255,4 @@ async function rehashSuspects(
   return new Map(
     rows.filter((row) => recheck.rehash(row as never) !== row.hash).map((row) => [row.seq, row.id]),
   );
-}
-
-/**
- * A host digest lacking events is honest only when bindings claimed exactly that many of its batch
- * into runs since it was committed. A claimed event gets a new seq past every seq committed before
- * (past its digest's range, where the batch's events that joined runs at commit stay), so those are
- * counted from the digest's seq_to on, and zone maps skip the older events.
- */
-async function checkClaimed(
-  connection: DuckDBConnection,
-  digests: readonly HostDigest[],
-  partial: readonly { at: number; lacking: number }[],
-  found: readonly VerifyIssues[],
-): Promise<void> {
-  if (partial.length === 0) return;
-  const lacking = partial.map(({ at }) => digests[at]!);
-  const since = lacking.reduce((min, digest) => (digest.seqTo < min ? digest.seqTo : min), lacking[0]!.seqTo);
-  const rows = await readRows<{ b: string; n: bigint }>(
-    connection,
-    sql`SELECT p.b, count(*) AS n FROM (
-          SELECT regexp_extract(id, '^(.*)\\.[0-9]+$', 1) AS b, seq FROM events
-          WHERE run_id IS NOT NULL AND seq >= ${since}) e
-        JOIN (SELECT ${unnested(
-          [lacking.map((digest) => digest.batchId), VARCHAR],
-          [lacking.map((digest) => digest.seqTo), BIGINT],
-        )}) p(b, t) ON e.b = p.b AND e.seq >= p.t GROUP BY p.b`,
-  );
-  const claimed = new Map(rows.map((row) => [row.b, Number(row.n)]));
-  for (const { at, lacking: count } of partial) {
-    const digest = digests[at]!;
-    const moved = claimed.get(digest.batchId) ?? 0;
-    if (moved !== count)
-      found[at]!.error(
-        'host_events_missing',
-        digest.batchId,
-        `the host digest seals ${digest.events} events; ${count} are gone from it and ${moved} of its batch joined runs since`,
-      );
-  }
 }

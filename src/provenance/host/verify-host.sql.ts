@@ -5,8 +5,8 @@
  * last is still there, else the whole chain again); the anchor file's new lines and the chain's
  * tail against it (verify-host-anchor.sql.ts); the stored digests an entry signed against the
  * latest entry's summary, when either changed; and the host events from the frontier on (every
- * event past the last digest whose events were all final) in bounded chunks
- * (verify-host-events.sql.ts). A removal is accepted only as the chain records it: each retention
+ * event past the last digest whose events were all final), a digest checked by an earlier call
+ * only counted (verify-host-frontier.sql.ts), new ones in bounded chunks (verify-host-events.sql.ts). A removal is accepted only as the chain records it: each retention
  * is a warning (`host_events_retained`), never silent. host-verifier.ts decides when it runs.
  *
  * What a check from kept state gives up: a row below the frontier edited after it was verified is
@@ -23,7 +23,7 @@ import { fingerprintHostDigests, readHostDigests, summarizeDigests } from './hos
 import type { HostEntryRef } from './host-keeper.js';
 import { hostScope } from './host-scope.js';
 import { verifyHostChain, type CheckedHostEntry } from './verify-host-chain.js';
-import { checkHostEvents } from './verify-host-events.sql.js';
+import { checkFromFrontier, type FrontierState, type OpenDigest } from './verify-host-frontier.sql.js';
 
 /** Entries read and checked at a time. */
 const entriesPerRead = 1000;
@@ -36,7 +36,7 @@ export interface AnchorWitness {
 }
 
 /** What a verification keeps for the next one: a fresh one has verified nothing yet. */
-export class HostVerified {
+export class HostVerified implements FrontierState {
   /** Nothing verified yet: a check from it verifies everything. */
   fresh = true;
   /** Chain entries checked (0..length-1) and the last one's hash. */
@@ -51,6 +51,9 @@ export class HostVerified {
   /** Issues of final digests below the frontier, by seq_from; events no digest seals, below it. */
   readonly digestIssues = new Map<bigint, VerifyIssues>();
   readonly unsealed = new VerifyIssues();
+  /** The digests from the frontier on, each checked in full once, by seq_from; every event below `checkedTo` was. */
+  open = new Map<bigint, OpenDigest>();
+  checkedTo = -1n;
   /** The digests' fingerprint and head hash the summary check ran for, and what it found. */
   summaryFor = '';
   summaryIssues = new VerifyIssues();
@@ -135,7 +138,10 @@ async function checkChain(
         `retention (${retention.reason}) removed ${retention.events} host events of ${retention.digests.length} batches, captured ${retention.time_from ?? '-'} to ${retention.time_to ?? '-'}`,
       );
       // what was found of a digest retention removed is gone with it
-      for (const digest of retention.digests) kept.digestIssues.delete(BigInt(digest.seq_from));
+      for (const digest of retention.digests) {
+        kept.digestIssues.delete(BigInt(digest.seq_from));
+        kept.open.delete(BigInt(digest.seq_from));
+      }
     }
     kept.chainLength = from + rows.length;
     kept.lastHash = rows[rows.length - 1]!.hash;
@@ -145,7 +151,7 @@ async function checkChain(
 
 /**
  * The signed digests against the head's summary (when either changed), then the events from the
- * frontier on.
+ * frontier on (checkFromFrontier).
  */
 async function checkEvents(
   connection: DuckDBConnection,
@@ -182,37 +188,10 @@ async function checkEvents(
     kept.summaryFor = summaryFor;
     kept.summaryIssues = found;
   }
-  const fresh = new VerifyIssues();
-  if (kept.frontier < end) {
-    const digests: [bigint, VerifyIssues][] = [];
-    const unsealed: [bigint, string][] = [];
-    const frontier = await checkHostEvents(
-      connection,
-      await readHostDigests(connection, kept.frontier),
-      kept.frontier,
-      end,
-      recheck,
-      {
-        digest: (seqFrom, found) => digests.push([seqFrom, found]),
-        unsealed: (seq, id) => unsealed.push([seq, id]),
-      },
-      pace,
-    );
-    // below the new frontier it is final: kept; past it, found again by the next call
-    for (const [seqFrom, found] of digests) {
-      if (seqFrom >= frontier) fresh.merge(found);
-      else if (found.errors + found.warnings > 0) kept.digestIssues.set(seqFrom, found);
-    }
-    for (const [seq, id] of unsealed)
-      (seq < frontier ? kept.unsealed : fresh).error(
-        'unsealed_event',
-        id,
-        'a host event no host digest seals',
-      );
-    kept.frontier = frontier;
-  }
+  const fresh = kept.frontier < end ? await checkFromFrontier(connection, kept, end, recheck, pace) : null;
   for (const found of kept.digestIssues.values()) issues.merge(found);
   issues.merge(kept.unsealed);
-  issues.merge(fresh);
+  for (const digest of kept.open.values()) issues.merge(digest.issues);
+  if (fresh !== null) issues.merge(fresh);
   issues.merge(kept.summaryIssues);
 }
