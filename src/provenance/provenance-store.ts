@@ -90,6 +90,7 @@ async function startProvenanceStore(
     lends: { sealedFirst: () => (init.sealing ? checkpointer.sealed() : Promise.resolve()) },
     // the batches committed since the last round, sealed and signed before the store closes
     flush: async () => {
+      await hostVerifier.drain(); // a background verification ends at its next chunk
       if (init.sealing) await writes.run(() => checkpointer.writeDue(null));
     },
     stop: () => {

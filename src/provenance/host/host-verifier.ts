@@ -9,7 +9,7 @@
  */
 import { lstatSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { toErrorData } from '../../shared/errors.js';
+import { ProvdError, toErrorData } from '../../shared/errors.js';
 import { log } from '../../shared/log.js';
 import { VerifyFlight, type Verified } from '../verify-flight.js';
 import type { VerifyResult } from '../verify-result.js';
@@ -42,6 +42,9 @@ export class HostVerifier {
   private pacing = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The background run in flight, and how to end its pause early. */
+  private background: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
   private lastAttemptMs = Date.now();
   /** When everything was last verified in full (ms since the epoch), and how long it took. */
   lastFull: { atMs: number; ms: number } | null = null;
@@ -63,9 +66,17 @@ export class HostVerifier {
     this.schedule();
   }
 
+  /** Stops the background runs: one in flight ends at its next chunk. */
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.wake?.();
+  }
+
+  /** Stops, and waits for a background run in flight to end (at most a chunk): before the store closes. */
+  async drain(): Promise<void> {
+    this.stop();
+    await this.background;
   }
 
   /** The host events verified: what changed since the last call, or (`full`) everything again. */
@@ -124,10 +135,22 @@ export class HostVerifier {
     return { version, result };
   }
 
-  /** A background run takes DuckDB's threads at most about half the time: requests go on beside it. */
+  /**
+   * A background run takes DuckDB's threads at most about half the time: requests go on beside it.
+   * It ends (throws) at the first chunk after the store began to close.
+   */
   private async pace(chunkMs: number): Promise<void> {
     if (!this.pacing) return;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(chunkMs, 1), maxPauseMs)));
+    if (!this.stopped)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(Math.max(chunkMs, 1), maxPauseMs));
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    this.wake = null;
+    if (this.stopped) throw new ProvdError('PROVD_ERR_STORE_STOPPED', 'the store is closing');
   }
 
   private async fullDone(started: number, result: VerifyResult): Promise<void> {
@@ -150,22 +173,23 @@ export class HostVerifier {
     const last = Math.max(this.lastFull?.atMs ?? 0, this.lastAttemptMs);
     clearTimeout(this.timer);
     this.timer = setTimeout(
-      () => void this.background(),
+      () => void (this.background = this.runBackground().finally(() => (this.background = null))),
       Math.min(Math.max(0, last + every - Date.now()), 2 ** 31 - 1),
     );
     this.timer.unref();
   }
 
-  private async background(): Promise<void> {
+  private async runBackground(): Promise<void> {
     const every = this.parts.fullEveryMs!;
     if (this.lastFull !== null && Date.now() - this.lastFull.atMs < every) return this.schedule();
     this.pacing = !this.full.busy; // joining a call's run: no pauses
     try {
       await this.full.answer();
     } catch (error) {
-      log('warn', 'the background full verification of the host events failed; it runs again in a period', {
-        error: toErrorData(error, 'PROVD_ERR_STORE_QUERY'),
-      });
+      if (!this.stopped)
+        log('warn', 'the background full verification of the host events failed; it runs again in a period', {
+          error: toErrorData(error, 'PROVD_ERR_STORE_QUERY'),
+        });
     } finally {
       this.pacing = false;
     }
