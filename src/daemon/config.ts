@@ -99,6 +99,13 @@ function parseCapture(value: string): CaptureMode {
 export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
   const { host, port } = parseListen(flags.listen ?? env['PROVD_LISTEN'] ?? defaultListen);
   const dataDir = resolve(flags.dataDir ?? defaultDataDir(env));
+  // DuckDB reads the paths of the files the store loads (rows files, exports) as glob patterns
+  if (/[*?[]/.test(dataDir)) {
+    throw invalid(
+      `--data-dir ${JSON.stringify(dataDir)} holds *, ? or [: DuckDB reads the paths of the files provd loads ` +
+        'from it as patterns, so they would name other files; choose a data dir without these characters',
+    );
+  }
   const authToken = resolveToken(flags, env);
   // without a token anyone who reaches the port may write evidence: only this host's users may
   if (authToken === undefined && !isLoopbackName(host)) {

@@ -25,6 +25,7 @@ import { parseNdjson } from './parse-ndjson.js';
 import { SliceRows } from './slice-rows.js';
 import { ProducerTally } from './producer-tally.js';
 import { missingTime, stampReceived } from './received-time.js';
+import { hasDestination } from './no-destination.js';
 
 /**
  * Fault injection for tests only: an event whose comm is this value gets a row the store refuses
@@ -109,6 +110,8 @@ export function normalizeBatch(
     rows.add(i, { event, content, line, match, judged: decision !== null, unstorablePid });
     tally.count(event.source, 'accepted');
     if (event.type === 'generic') tally.count(event.source, `generic:${String(event.attrs.kind)}`);
+    if (event.type === 'network_connect' && !hasDestination(event.attrs))
+      tally.count(event.source, 'connect_no_destination');
     if (event.type === 'capture_loss') {
       const gap = reportedGap(event, `${task.batchId}.${i}`);
       if (gap !== undefined) gaps.push(gap);
