@@ -158,10 +158,16 @@ const events: TimelineSource = {
 /** An objects row with what a source selects beside it. */
 type SourcedObjectRow = SourceKey & ObjectRow & Record<string, unknown>;
 
+/** What a source of objects reads beside them: its columns (each after a comma), and their join. */
+interface Beside {
+  columns: Statement;
+  join: Statement;
+}
+
 /**
  * The objects of one kind that POST /v1/record wrote for a run's tool calls, as a source: `parse`
  * reads one into its entry's object, `summarize` writes its summary line (from the object and its
- * row, with the `columns` the source selects beside it).
+ * row, with what the source reads `beside` it).
  */
 function objectSource<
   Kind extends 'file_effect' | 'artifact',
@@ -170,16 +176,18 @@ function objectSource<
   kind: Kind,
   parse: (row: ObjectRow) => T,
   summarize: (object: T, row: SourcedObjectRow) => string,
-  columns: (run: string) => Statement = () => sql``,
+  beside: (run: string) => Beside = () => ({ columns: sql``, join: sql`` }),
 ): TimelineSource {
   return {
     kind,
     time: sql`created_ns`,
     tie: sql`hash`,
     integerTie: false,
-    select: (run) =>
-      sql`SELECT created_ns AS time_ns, hash AS tie, hash, body${columns(run)} FROM objects
-          WHERE run_id = ${run} AND kind = ${kind}`,
+    select: (run) => {
+      const { columns, join } = beside(run);
+      return sql`SELECT created_ns AS time_ns, hash AS tie, hash, body${columns} FROM objects${join}
+          WHERE objects.run_id = ${run} AND objects.kind = ${kind}`;
+    },
     entry(row) {
       const object = parse(row as SourcedObjectRow);
       // the fields every entry has; `kind` and `object` are those of TimelineFileEffectEntry or TimelineArtifactEntry
@@ -197,14 +205,17 @@ function objectSource<
 
 /**
  * Beside each file effect, its tool call's `file_effects_compared` as JSON text when the record's
- * effects are incomplete (`{}` for a record stored before the field existed), else null.
+ * effects are incomplete (`{}` for a record stored before the field existed), else null. A join on
+ * the run's incomplete tool calls (mostly none): a subquery per effect made a page of 1,000 effects
+ * 2 to 4 times slower (116 -> 280 ms, median here), the join nothing measurable.
  */
-const effectsCompared = (run: string): Statement =>
-  sql`, (SELECT any_value(CASE WHEN json_extract_string(t.record, '$.file_effects_complete') = 'false'
-          THEN coalesce(CAST(json_extract(t.record, '$.file_effects_compared') AS VARCHAR), '{}') END)
-        FROM tool_calls t
-        WHERE t.run_id = ${run} AND t.tool_call_id = json_extract_string(objects.body, '$.payload.tool_call_id')
-      ) AS effects_compared`;
+const effectsCompared = (run: string): Beside => ({
+  columns: sql`, incomplete.compared AS effects_compared`,
+  join: sql` LEFT JOIN (
+      SELECT tool_call_id, coalesce(CAST(json_extract(record, '$.file_effects_compared') AS VARCHAR), '{}') AS compared
+      FROM tool_calls WHERE run_id = ${run} AND json_extract_string(record, '$.file_effects_complete') = 'false'
+    ) incomplete ON incomplete.tool_call_id = json_extract_string(objects.body, '$.payload.tool_call_id')`,
+});
 
 const fileEffects = objectSource(
   'file_effect',
