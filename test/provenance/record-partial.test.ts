@@ -271,4 +271,41 @@ describe('file effects of a snapshot cut short', function () {
       });
     });
   });
+
+  describe('two snapshots cut at different places', function () {
+    let work = '';
+    beforeEach(function () {
+      work = mkdtempSync(join(tmpdir(), 'provd-record-cuts-'));
+    });
+    afterEach(function () {
+      rmSync(work, { recursive: true, force: true });
+    });
+
+    it('claims no creation where the first did not reach, and names only the outermost parts not compared', function () {
+      // r, then c, then a: the first snapshot stops at one file, r, before c and a
+      mkdirSync(join(work, 'a'));
+      mkdirSync(join(work, 'a', 'b'));
+      mkdirSync(join(work, 'c'));
+      for (const file of ['r', 'a/1', 'a/b/3', 'c/5']) writeFileSync(join(work, file), `${file}\n`);
+      const before = snapshot(work, { ...defaultSnapshotLimits, maxEntries: 1 });
+      rmSync(join(work, 'r'));
+      writeFileSync(join(work, 'a', '0'), 'new\n');
+      // the second stops at three: c/5, a/0 and a/1, with a/b left unwalked
+      const after = snapshot(work, { ...defaultSnapshotLimits, maxEntries: 3 });
+      const found = compareSnapshots(before, after, defaultSnapshotLimits);
+      // a/0 is new, but so would a/1 and c/5 seem: the first snapshot saw neither a nor c
+      assert.deepEqual(
+        found.effects.map((effect) => [effect.path, effect.effect]),
+        [['r', 'deleted']],
+      );
+      assert.deepEqual(found.compared, {
+        not_compared: [
+          { path: 'a', from: null, reason: 'file_limit' },
+          { path: 'c', from: null, reason: 'file_limit' },
+        ],
+        not_compared_omitted: 0,
+        compared_by_metadata: 0,
+      });
+    });
+  });
 });
