@@ -30,7 +30,15 @@ interface Entry {
   summary: string;
   tool_call_id: string | null;
   object?: { path: string; effect: string };
+  tool_call?: { object_hash: string };
 }
+
+/**
+ * The reason of a cut at 20,000 files, or, on a machine slow enough, of hashing stopped at its 10 s
+ * before the cut (it then compares the files left unhashed by size, mtime and inode: still no
+ * false effect, which is what these tests are about).
+ */
+const cutReason = /^(more than 20000 files under cwd|hashing stopped after 10000 ms: [^;]+)$/;
 
 /** 25 directories `d00`..`d24` of 1,000 files `0000`..`0999` each: past the snapshot's 20,000 files. */
 function writeTree(root: string): void {
@@ -94,7 +102,7 @@ describe('file effects of a snapshot cut short', function () {
       ]);
       assert.deepEqual(answered.sort(), expected);
       assert.equal(body['file_effects_complete'], false);
-      assert.equal(body['file_effects_incomplete_reason'], 'more than 20000 files under cwd');
+      assert.match(String(body['file_effects_incomplete_reason']), cutReason);
       // what was stored, read back: the same two effects, no more
       const entries = await timeline(shared.daemon.url, 'run-partial');
       assert.deepEqual(storedEffects(entries, 'tc-inside'), expected);
@@ -125,7 +133,7 @@ describe('file effects of a snapshot cut short', function () {
       // the one before (d05) only in part by the second, whose cut came a file earlier (new.txt)
       assert.match(
         ran.stderr,
-        /completed, exit 0, file effects incomplete \(1 found\): more than 20000 files under cwd; not compared: d00, d01, d02, d03, d04 and 1 more \(/,
+        /completed, exit 0, file effects incomplete \(1 found\): (more than 20000 files under cwd|hashing stopped [^;]+); not compared: d00, d01, d02, d03, d04 and 1 more[;( ]/,
       );
       const entries = await timeline(shared.daemon.url, 'run-outside');
       assert.deepEqual(storedEffects(entries, 'tc-outside'), [['new.txt', 'created']]);
@@ -133,17 +141,18 @@ describe('file effects of a snapshot cut short', function () {
       const call = entries.find((entry) => entry.kind === 'tool_call')!;
       assert.match(
         call.summary,
-        /; file effects incomplete: compared only part of cwd, not d00, d01, d02 and 3 more$/,
+        /; file effects incomplete: compared only part of cwd, not d00, d01, d02 and 3 more(;|$)/,
       );
       const effect = entries.find((entry) => entry.kind === 'file_effect')!;
       assert.match(effect.summary, /^created new\.txt \(2 bytes\); incomplete: compared only part of cwd$/);
       const stored = await request(
         shared.daemon.url,
-        `/v1/context/content?hash=${encodeURIComponent((call as unknown as { id: string; tool_call: { object_hash: string } }).tool_call.object_hash)}`,
+        `/v1/context/content?hash=${encodeURIComponent(call.tool_call!.object_hash)}`,
         { headers: auth },
       );
-      const payload = stored.body['payload'] as Record<string, unknown>;
-      assert.deepEqual(payload['file_effects_compared'], {
+      const payload = stored.body['payload'] as { file_effects_compared: Record<string, unknown> };
+      const { compared_by_metadata: _unhashed, ...compared } = payload.file_effects_compared;
+      assert.deepEqual(compared, {
         not_compared: [
           { path: 'd00', from: null, reason: 'file_limit' },
           { path: 'd01', from: null, reason: 'file_limit' },
@@ -153,7 +162,6 @@ describe('file effects of a snapshot cut short', function () {
           { path: 'd05', from: '0999', reason: 'file_limit' },
         ],
         not_compared_omitted: 0,
-        compared_by_metadata: 0,
       });
     });
   });
