@@ -316,4 +316,40 @@ describe('file effects of a snapshot cut short', function () {
       });
     });
   });
+
+  describe('a filesystem mounted under cwd', function () {
+    let work = '';
+    beforeEach(function () {
+      work = mkdtempSync(join(tmpdir(), 'provd-record-mount-'));
+    });
+    afterEach(function () {
+      spawnSync('umount', [join(work, 'data')]);
+      rmSync(work, { recursive: true, force: true });
+    });
+
+    it('claims no deletion beneath a directory a command mounted over, and says it was not compared', function () {
+      if (process.getuid?.() !== 0) {
+        process.stderr.write('      skipped: only root can mount a filesystem (this run is not root)\n');
+        this.skip();
+      }
+      mkdirSync(join(work, 'data'));
+      for (const file of ['data/a', 'data/b', 'kept']) writeFileSync(join(work, file), `${file}\n`);
+      const before = snapshot(work, defaultSnapshotLimits);
+      // what a command's `mount -t tmpfs tmpfs data` does: data/a and data/b are hidden, not gone
+      const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', join(work, 'data')]);
+      assert.equal(mounted.status, 0, String(mounted.stderr));
+      writeFileSync(join(work, 'new'), 'new\n');
+      const after = snapshot(work, defaultSnapshotLimits);
+      const found = compareSnapshots(before, after, defaultSnapshotLimits);
+      assert.deepEqual(
+        found.effects.map((effect) => [effect.path, effect.effect]),
+        [['new', 'created']],
+      );
+      assert.equal(found.complete, false);
+      assert.equal(found.incomplete_reason, 'data is another filesystem: not compared');
+      assert.deepEqual(found.compared?.not_compared, [
+        { path: 'data', from: null, reason: 'other_filesystem' },
+      ]);
+    });
+  });
 });

@@ -140,6 +140,12 @@ export function snapshot(root: string, limits: SnapshotLimits, ignore = ignoreNo
       }
       if (stats.isDirectory()) {
         if (stats.dev === rootDevice) pending.push(path);
+        else {
+          // another filesystem mounted here: not walked, so not compared (a mount made by the
+          // command would otherwise "delete" every file the first snapshot saw beneath it)
+          incomplete ??= `${relative(root, path)} is another filesystem: not compared`;
+          unseen.set(relative(root, path), { from: null, reason: 'other_filesystem' });
+        }
         continue;
       }
       if (!stats.isFile() && !stats.isSymbolicLink()) continue;

@@ -6,8 +6,11 @@
  */
 import type { Count } from '../../shared/schema/wire-types.js';
 
-/** Why a part was not seen: the snapshot's file bound, or the daemon could not read it. */
-export type UnseenReason = 'file_limit' | 'unreadable';
+/**
+ * Why a part was not seen: the snapshot's file bound, the daemon could not read it, or another
+ * filesystem is mounted there (a snapshot stays on cwd's own).
+ */
+export type UnseenReason = 'file_limit' | 'unreadable' | 'other_filesystem';
 
 /** A part of cwd a snapshot did not see: a path and all under it, or a directory's names from `from` on. */
 export interface UnseenPart {
@@ -28,7 +31,10 @@ export interface NotComparedPart {
    * or after this one (by UTF-16 code units, the order the snapshots walk a directory in).
    */
   from: string | null;
-  /** `file_limit`: a snapshot stopped at its file bound; `unreadable`: the daemon could not read it. */
+  /**
+   * `file_limit`: a snapshot stopped at its file bound; `unreadable`: the daemon could not read it;
+   * `other_filesystem`: another filesystem is mounted there.
+   */
   reason: UnseenReason;
 }
 
