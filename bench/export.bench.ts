@@ -122,7 +122,7 @@ async function run(): Promise<string[]> {
   } finally {
     await daemon.stop();
   }
-  const bundles = extractExport(archive, join(scratch, 'bundle'));
+  const bundles = extractExport(archive, join(scratch, 'bundle'), 'run');
   const verifyTimes = await timed(async () => {
     const result = await verifyBundle(bundles[0]!, { pinned: new Map([keyOf(daemonKey)]) });
     if (result.status !== 'ok') throw new Error(`verify --bundle: ${JSON.stringify(result.issues)}`);
