@@ -29,7 +29,8 @@ export const localErrorCodes = {
   PROVD_ERR_EXPORT_ARCHIVE:
     'an export archive is malformed or holds an entry provd refuses to extract (absolute path, "..", link)',
   PROVD_ERR_EXPORT_EXISTS: 'provd export refused to overwrite a file that already exists under --out',
-  PROVD_ERR_EXPORT_LINK: 'provd export refused to write through a link (or a non-directory) it found under --out',
+  PROVD_ERR_EXPORT_LINK:
+    'provd export refused to write through a link (or a non-directory) it found under --out',
   PROVD_ERR_HOST_CHAIN_DIVERGED:
     'the stored host digests differ from those the host chain signed: the host round signs and removes nothing (logged)',
 } as const;

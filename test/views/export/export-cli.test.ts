@@ -51,7 +51,7 @@ describe('provd export writes only an export, only under --out', function () {
     await seedRun(shared.daemon.url, 'run-a', '821', 6);
   });
 
-  afterEach(async function () {
+  afterEach(function () {
     for (const server of servers.splice(0)) {
       server.closeAllConnections();
       server.close();
