@@ -72,7 +72,8 @@ export const exportEndpoint: Endpoint<{ store: QueryClient<ExportKinds> }> = {
   description:
     'The one answer that is not JSON: `application/x-tar`, entries `host=<host>/date=<YYYY-MM-DD>/run=<run>/<file>`. ' +
     'A run bundle holds events.parquet, objects.parquet, heads.parquet, checkpoints.parquet, artifacts.parquet, ' +
-    'keys.json and manifest.json (`provenance.export_manifest/v1`); a range holds events.parquet and manifest.json per run ' +
+    'keys.json, manifest.json (`provenance.export_manifest/v1`) and manifest.dsse.json (the manifest signed by the checkpoint key); ' +
+    'a range holds events.parquet, keys.json, manifest.json and manifest.dsse.json per run ' +
     '(`run=_none` for events no run claimed). Refused with 400 past 31 days or 256 MiB. Errors are JSON as everywhere.',
   schema: 'export_manifest',
   query: exportQuery.parameters,
