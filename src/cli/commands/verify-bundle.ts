@@ -1,5 +1,6 @@
 /** `provd verify --bundle DIR`: checks exported runs with no daemon and no provd database. */
 import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { Command, Option } from 'clipanion';
 import { ProvdError } from '../../shared/errors.js';
 import type { VerifyResult } from '../../provenance/verify-result.js';
@@ -22,6 +23,9 @@ export class VerifyBundleCommand extends Command {
       \`--trust-bundle-key\` accepts that (a warning then says so). Prints one line per bundle,
       or with \`--json\` one \`provenance.verify/v1\` body per line, as \`GET
       /v1/graph/verify\` answers.
+
+      A file in a \`name=value\` directory that no bundle holds fails too: a Hive query over the
+      tree would read it, and no manifest vouches for it.
 
       Exit code 0 when every bundle is ok, 1 when one failed, 2 for bad usage (no bundle found,
       an unreadable \`--key\`, \`--key\` with \`--trust-bundle-key\`).
@@ -61,9 +65,10 @@ export class VerifyBundleCommand extends Command {
     }
     // loaded here: DuckDB is mapped only into the process of the one command that reads Parquet
     const { keyOf } = await import('../../views/export/bundle-tables.sql.js');
-    const { verifyBundle } = await import('../../views/export/bundle-verify.sql.js');
+    const { unbundledFiles, verifyBundle } = await import('../../views/export/bundle-verify.sql.js');
     let pinned: Map<string, string> | undefined;
     let bundles: string[];
+    let strays: string[];
     try {
       if (this.key !== undefined && this.trustBundleKey)
         throw new ProvdError(
@@ -71,13 +76,18 @@ export class VerifyBundleCommand extends Command {
           "--key and --trust-bundle-key exclude each other: pin the key, or accept the bundle's own",
         );
       if (this.key !== undefined) pinned = new Map([readKey(this.key, keyOf)]);
-      bundles = findBundles(this.bundle);
+      ({ bundles, strays } = findBundles(this.bundle));
     } catch (error) {
       if (!(error instanceof ProvdError)) throw error;
       stderr.write(`provd: ${error.code}: ${error.message}\n`);
       return usageExitCode;
     }
     let failed = 0;
+    if (strays.length > 0) {
+      const result = unbundledFiles(this.bundle, strays);
+      failed++;
+      stdout.write(this.json ? JSON.stringify(result) + '\n' : humanLine(this.bundle, result));
+    }
     for (const dir of bundles) {
       const result = await verifyBundle(dir, { pinned, trustBundleKey: this.trustBundleKey });
       if (result.status !== 'ok') failed++;
@@ -109,8 +119,12 @@ function readKey(file: string, keyOf: (pem: string) => [string, string]): [strin
   }
 }
 
-/** Every directory under `root` (itself included) that holds a manifest.json, in path order. */
-function findBundles(root: string): string[] {
+/**
+ * Every directory under `root` (itself included) that holds a manifest.json, in path order; and
+ * every file (or link) of a `name=value` directory that is in no bundle: a Hive query over the
+ * tree would read it as evidence, and no manifest vouches for it.
+ */
+function findBundles(root: string): { bundles: string[]; strays: string[] } {
   let entries;
   try {
     entries = readdirSync(root, { withFileTypes: true, recursive: true });
@@ -126,5 +140,14 @@ function findBundles(root: string): string[] {
       'PROVD_ERR_CONFIG_INVALID',
       `--bundle ${root} holds no manifest.json: nothing to verify`,
     );
-  return found;
+  // what sits below a bundle is that bundle's to report (bundle_file_unlisted)
+  const inBundle = (dir: string): boolean =>
+    found.some((bundle) => dir === bundle || dir.startsWith(bundle + sep));
+  const inPartition = (dir: string): boolean =>
+    [basename(resolve(root)), ...relative(root, dir).split(sep)].some((segment) => segment.includes('='));
+  const strays = entries
+    .filter((entry) => !entry.isDirectory() && !inBundle(entry.parentPath) && inPartition(entry.parentPath))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+  return { bundles: found, strays };
 }

@@ -76,6 +76,18 @@ export async function verifyBundle(dir: string, trust: BundleTrust): Promise<Ver
   }
 }
 
+/** The files under `root` in partition directories that no bundle holds, as one failed result. */
+export function unbundledFiles(root: string, paths: readonly string[]): VerifyResult {
+  const issues = new VerifyIssues();
+  for (const path of paths)
+    issues.error(
+      'bundle_file_unlisted',
+      path,
+      'in a host=/date=/run= tree, in no bundle: no signed manifest lists it, yet a query over the tree reads it',
+    );
+  return resultOf(basename(root), issues, null);
+}
+
 /** Without --key, says that the signer is the bundle's own key: an error unless the user accepted that. */
 function reportUnpinned(keyId: string, accepted: boolean, issues: VerifyIssues): void {
   const why = `signed by ${keyId}, a key of the bundle's own keys.json: whoever wrote the bundle chose it`;

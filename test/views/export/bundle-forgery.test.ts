@@ -198,6 +198,23 @@ describe('provd verify --bundle trusts only what the daemon signed', function ()
     );
   });
 
+  it('fails events planted in a run directory with no manifest beside the genuine bundle', async function () {
+    const dir = await exportVictim(work.path);
+    const planted = join(dirname(dir), 'run=evil-run');
+    mkdirSync(planted);
+    cpSync(join(dir, 'events.parquet'), join(planted, 'events.parquet'));
+    const { run, results } = await verifyAll(work.path, pinned);
+    assert.equal(run.code, 1, run.stdout);
+    assert.deepEqual(
+      results.map((result) => [result.status, kindsOf(result)]),
+      [
+        ['failed', ['bundle_file_unlisted']],
+        ['ok', []],
+      ],
+    );
+    assert.equal(results[0]?.issues?.[0]?.id, join(planted, 'events.parquet'));
+  });
+
   it('fails a bundle whose run directory was renamed', async function () {
     const dir = await exportVictim(work.path);
     const renamed = join(dirname(dir), 'run=other-run');
