@@ -10,7 +10,7 @@ import { HostKeeper } from './host/host-keeper.js';
 import type { HostLimits } from './host/host-limits.js';
 import { stopSealing } from './seal-batches.sql.js';
 import { sealLegacyRuns } from './seal-legacy.sql.js';
-import { loadSigningKey } from './signing-key.js';
+import { loadSigningKey, statementSigner, type StatementSigner } from './signing-key.js';
 import type { EventRecheck } from './verify-events.sql.js';
 import type { RunCheck } from './verify.sql.js';
 import { provenanceHandlers } from './provenance-kinds.js';
@@ -58,7 +58,10 @@ async function startProvenanceStore(
   return {
     queries,
     // an export reads a run as of a sealing round, as verify does
-    lends: { sealedFirst: () => (init.sealing ? checkpointer.sealed() : Promise.resolve()) },
+    lends: {
+      sealedFirst: () => (init.sealing ? checkpointer.sealed() : Promise.resolve()),
+      signer: statementSigner(key),
+    },
     // the batches committed since the last round, sealed and signed before the store closes
     flush: async () => {
       if (init.sealing) await writes.run(() => checkpointer.writeDue(null));
@@ -74,6 +77,8 @@ async function startProvenanceStore(
 export interface ProvenanceLends {
   /** Waits for the sealing round, so what is read next is sealed up to the moment it was asked. */
   sealedFirst: () => Promise<void>;
+  /** Signs an export's manifest with the key checkpoints are signed with. */
+  signer: StatementSigner;
 }
 
 /** The provenance domain on the store thread: it gives nothing to others and lends its sealing wait. */

@@ -92,7 +92,9 @@ export class RecordCommand extends DaemonClientCommand {
       });
     } catch (error) {
       stderr.write(
-        `provd: PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${baseUrl}: ${(error as Error).message}\n`,
+        error instanceof ProvdError
+          ? `provd: ${error.code}: ${error.message}\n`
+          : `provd: PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${baseUrl}: ${(error as Error).message}\n`,
       );
       return exitProvdFailed;
     }

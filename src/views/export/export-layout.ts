@@ -19,6 +19,9 @@ export const bundleFiles = {
   manifest: 'manifest.json',
 } as const;
 
+/** The DSSE envelope of manifest.json, signed by the daemon (export-manifest.ts); no manifest lists it. */
+export const manifestEnvelopeFile = 'manifest.dsse.json';
+
 /**
  * A partition value as a path segment: letters, digits, `.`, `-` and a `_` that does not lead stay;
  * every other byte is %XX (UTF-8). `.` alone cannot climb: the segment is always `name=value`.
