@@ -11,6 +11,8 @@ import { freePort } from '../support/free-port.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 describe('provd health --wait', function () {
+  // most tests start two daemons, one after the other
+  this.timeout(60_000);
   const fixture = useDaemonFixture();
   const work = useTempDir('provd-health-wait-');
   let late: RunningServer | undefined;
