@@ -45,6 +45,8 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--to': 'TIME',
   '--bundle': 'DIR',
   '--key': 'FILE',
+  '--wait': 'SECONDS',
+  '--pid': 'PID',
 };
 
 /** Switches that are on unless turned off: shown as `--[no-]name`, as git shows them. */
