@@ -61,7 +61,7 @@ export function hostileInteger(rng: Rng): string {
     '',
     '4294967296',
     '-0',
-    '１',
+    '%EF%BC%91', // a fullwidth 1
   ]);
 }
 

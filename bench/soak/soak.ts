@@ -7,7 +7,7 @@
  * the request that caused it. Progress goes to stderr. Not part of `npm test`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHost } from '../support/host.js';
@@ -85,6 +85,7 @@ async function main(): Promise<number> {
       out,
     };
     process.stdout.write(JSON.stringify(line) + '\n');
+    writeFileSync(join(out, 'figures.json'), JSON.stringify(line) + '\n');
     for (const summary of failures.summary()) process.stderr.write(`soak: ${summary}\n`);
     process.stderr.write(
       `soak: ${ok ? 'passed' : `FAILED: ${total.failures} failures`} (seed ${options.seed}; details in ${failures.file})\n`,
