@@ -80,5 +80,6 @@ export const gateEndpoint: Endpoint<{ policy: PolicyEngine }> = {
     "Evaluates a proposed action with the policy (built-in, or the rules file given with --policy) and answers one decision: allow, deny, quarantine or kill, with the rule and the reason. It executes nothing, blocks nothing, stores nothing and reads no runtime evidence: enforcement is the caller's duty, and a decision is no proof of what later ran.",
   schema: 'gate',
   body: 'application/json',
+  bodySchema: 'GateRequest',
   handler: ({ policy }) => gateRoute(policy),
 };
