@@ -225,6 +225,28 @@ describe('export', function () {
     assert.deepEqual(rows, [{ run, run_id: run }]);
   });
 
+  it('exports and verifies a run whose id is longer than a file name may be, in a directory of its own', async function () {
+    // 100 characters of id, 302 bytes of `run=` segment once encoded: the export answered 500
+    // ENAMETOOLONG; the two ids are alike past where their segments are cut
+    const long = `r${' '.repeat(99)}`;
+    const longer = `r${' '.repeat(98)}s`;
+    await seedRun(shared.daemon.url, long, '804', 2, '2026-03-01');
+    await seedRun(shared.daemon.url, longer, '805', 2, '2026-03-01');
+    const dirs: string[] = [];
+    for (const run of [long, longer]) {
+      const exported = await runCli(['export', run, '--out', work.path, '--url', shared.daemon.url]);
+      assert.equal(exported.code, 0, exported.stderr);
+      const dir = exported.stdout.trim();
+      dirs.push(dir);
+      const segment = dir.split('/').pop()!;
+      assert.ok(Buffer.byteLength(segment) <= 255, segment);
+      assert.match(segment, /^run=r(%20)+~[0-9a-f]{32}$/);
+      const { result } = await verifyJson(dir, pinned);
+      assert.deepEqual([result.status, result.run_id], ['ok', run]);
+    }
+    assert.notEqual(dirs[0], dirs[1]);
+  });
+
   it('names every option value in the help of export and verify', async function () {
     const exportHelp = await runCli(['export', '--help']);
     assert.match(exportHelp.stdout, /--out DIR/);
