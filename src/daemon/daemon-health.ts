@@ -121,6 +121,7 @@ function judge(report: StoreHealthReport, capture: NativeCapture): DaemonHealth 
         recorded_gaps: ready ? gaps : null,
         gaps_by_kind: report.gaps_by_kind,
         truncated_records: report.truncated_records,
+        tls_unparsed_messages: report.tls_unparsed_messages,
         ...(gapsRecorded && { message: gapsMessage(report.gaps_by_kind) }),
       },
     },
