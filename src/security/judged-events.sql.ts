@@ -114,7 +114,7 @@ export async function pageJudgedEvents<Column extends keyof JudgedEvent>(
  * position, and decisions are written in their events' order: the page's seq range prunes the
  * table by its zone maps (3 ms at 10M events, where a match on the ids alone scans it: 10 ms).
  */
-async function decisionsOf(
+export async function decisionsOf(
   connection: DuckDBConnection,
   events: readonly Pick<JudgedEvent, PageKey>[],
 ): Promise<Map<string, DecisionRow>> {
