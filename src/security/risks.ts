@@ -19,7 +19,6 @@ import {
   type CommandFacts,
   type SecurityResponse,
 } from './responses/response.js';
-import { commandFacts } from './responses/responses.sql.js';
 
 /** Validated parameters of one page request. */
 export interface RisksParams {
@@ -88,8 +87,7 @@ export async function listRisks(
   const opened = await keysetPage(connection, params, formatVersion, ['risks', params.run], 1);
   const after = opened.afterInteger(-1n);
   const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq, riskColumns);
-  const toolCalls = [...new Set(page.judged.flatMap(({ event }) => event.tool_call_id ?? []))];
-  const commands = await commandFacts(connection, params.run, toolCalls);
+  const { commands } = page;
   return {
     schema_version: 'provenance.security_risks/v1',
     run_id: params.run,

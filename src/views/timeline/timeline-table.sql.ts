@@ -15,7 +15,6 @@ import { asJsonText, type JsonText } from '../../store/json-text.js';
 import type { TimelineRisk, TimelineTable } from './timeline-table.js';
 import { decisionsOf } from '../../security/judged-events.sql.js';
 import { riskOf, type RiskEvent } from '../../security/risks.js';
-import { commandFacts } from '../../security/responses/responses.sql.js';
 
 /** Validated parameters of one table page. */
 export interface TimelineTableParams {
@@ -115,12 +114,9 @@ async function pageRisks(
   if (events.length === 0) return risks;
   // decisionsOf reads a seq range: the page's events are in time order, not always in seq order
   const positions = events.map((row) => ({ seq: row.tie as bigint, id: row.id }));
-  const decisions = await decisionsOf(
-    connection,
-    positions.sort((a, b) => compareBig(a.seq, b.seq)),
-  );
   const toolCalls = [...new Set(events.flatMap((row) => row.tool_call_id ?? []))];
-  const commands = await commandFacts(connection, run, toolCalls);
+  const sorted = positions.sort((a, b) => compareBig(a.seq, b.seq));
+  const { decisions, commands } = await decisionsOf(connection, sorted, run, toolCalls);
   for (const row of events) {
     const decision = decisions.get(row.id);
     if (decision === undefined) continue; // a decision gone: verify says so
