@@ -15,6 +15,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--max-memory-bytes': 'BYTES',
   '--signing-key': 'FILE',
   '--policy': 'FILE',
+  '--resolv-conf': 'FILE',
   '--ingest-timeout': 'DURATION',
   '--spool-ttl': 'DURATION',
   '--capture': 'all|bound',

@@ -13,6 +13,7 @@ import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.
 import type { CaptureMode } from '../sensor/capture-filter.js';
 import { exportHostName } from '../views/export/export-layout.js';
 import { defaultHostRoundMs, type HostLimits } from '../provenance/host/host-limits.js';
+import { defaultResolvConfFiles } from '../security/policy/host-resolvers.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {
@@ -41,6 +42,11 @@ export interface DaemonConfig {
   capture: CaptureMode;
   /** The rules file given with --policy; undefined: the built-in policy. */
   policyFile: string | undefined;
+  /**
+   * The resolv.conf files the host's resolvers are read from (`--resolv-conf`, PROVD_RESOLV_CONF;
+   * default /etc/resolv.conf and systemd-resolved's), and whether they were given (then each must be read).
+   */
+  resolvConf: { files: string[]; given: boolean };
   /** `--record-user`: whom recorded commands run as; undefined: their cwd's owner (command-user.ts). */
   recordUser: CommandUser | undefined;
   /** The host partition of exports (`--host-name`, else the machine's name), sanitised for a path. */
@@ -81,6 +87,7 @@ export interface DaemonFlags {
   sensor?: boolean | undefined;
   capture?: string | undefined;
   policy?: string | undefined;
+  resolvConf?: string | undefined;
   recordUser?: string | undefined;
   hostName?: string | undefined;
 }
@@ -143,6 +150,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     sensor: flags.sensor ?? true,
     capture: parseCapture(flags.capture ?? env['PROVD_CAPTURE'] ?? 'all'),
     policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
+    resolvConf: resolvConfFiles(flags.resolvConf ?? env['PROVD_RESOLV_CONF']),
     recordUser: parseRecordUser(flags.recordUser ?? env['PROVD_RECORD_USER']),
     hostName: exportHostName(flags.hostName ?? env['PROVD_HOST_NAME']),
     faults: {
@@ -189,6 +197,13 @@ function resolveToken(flags: DaemonFlags, env: NodeJS.ProcessEnv): string | unde
   if (fromEnv !== undefined) return checkedToken(fromEnv, 'PROVD_AUTH_TOKEN');
   const file = env['PROVD_AUTH_TOKEN_FILE'];
   return file === undefined ? undefined : readTokenFile(resolve(file), 'PROVD_AUTH_TOKEN_FILE');
+}
+
+/** `--resolv-conf FILE` / PROVD_RESOLV_CONF: the one file the host's resolvers are read from. */
+function resolvConfFiles(given: string | undefined): DaemonConfig['resolvConf'] {
+  if (given === undefined) return { files: [...defaultResolvConfFiles], given: false };
+  if (given === '') throw invalid('--resolv-conf / PROVD_RESOLV_CONF must name a file, not ""');
+  return { files: [resolve(given)], given: true };
 }
 
 /** `--record-user` / PROVD_RECORD_USER: a user of /etc/passwd, by name or uid. */

@@ -37,6 +37,7 @@ import type {
   TimelineArtifactEntry,
   TimelineBindingEntry,
   TimelineEntry,
+  TimelineRisk,
   TimelineToolCallEntry,
 } from './timeline-table.js';
 
@@ -66,8 +67,8 @@ export interface TimelineSource {
    * (`keys` are in key order and span [first, last] in time).
    */
   widen?(run: string, keys: readonly SourceKey[]): Statement;
-  /** The entry's JSON text (a TimelineEntry). */
-  entry(row: SourceKey): string;
+  /** The entry's JSON text (a TimelineEntry); `risks` are the page's, by event id. */
+  entry(row: SourceKey, risks: ReadonlyMap<string, TimelineRisk>): string;
 }
 
 const time = (ns: bigint): string => formatRfc3339Nanos(ns);
@@ -134,7 +135,7 @@ const events: TimelineSource = {
   // filters in the scan, where `IN (SELECT unnest(…))` joins: 3.4 ms)
   select: (run) => sql`SELECT time_ns, seq AS tie FROM events WHERE run_id = ${run}`,
   widen: (run, keys) =>
-    sql`SELECT seq AS tie, ${raw(eventJsonColumns)} FROM events
+    sql`SELECT seq AS tie, judged, ${raw(eventJsonColumns)} FROM events
         WHERE run_id = ${run} AND time_ns >= ${keys[0]!.time_ns} AND time_ns <= ${keys[keys.length - 1]!.time_ns}
           AND list_contains(${list(
             keys.map((key) => key.tie),
@@ -142,7 +143,7 @@ const events: TimelineSource = {
           )}, seq)
         ORDER BY time_ns, seq`,
   // written by hand around eventJson, like events.sql.ts: keep in step with TimelineEventEntry
-  entry(key) {
+  entry(key, risks) {
     const row = key as SourceKey & EventJsonRow;
     const attrs = JSON.parse(row.attrs) as EventAttrs;
     const summary = eventSummary(typeName(row.type), row.comm, row.tgid ?? row.pid, attrs);
@@ -150,7 +151,7 @@ const events: TimelineSource = {
       `{"kind":"event","time":"${time(row.time_ns)}","id":${JSON.stringify(row.id)},` +
       `"tool_call_id":${JSON.stringify(row.tool_call_id)},` +
       `"evidence_level":"${evidenceName(row.evidence_level)}","summary":${JSON.stringify(summary)},` +
-      `"event":${eventJson(row)}}`
+      `"event":${eventJson(row)},"risk":${JSON.stringify(risks.get(row.id) ?? null)}}`
     );
   },
 };
