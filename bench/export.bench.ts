@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { extractExport } from '../src/cli/export-files.js';
 import { execute, raw, sql } from '../src/store/sql.js';
 import { pathLiteral } from '../src/views/export/export-columns.js';
+import { keyOf } from '../src/views/export/bundle-tables.sql.js';
 import { verifyBundle } from '../src/views/export/bundle-verify.sql.js';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { withDatabase } from '../test/support/duckdb.js';
@@ -95,8 +96,14 @@ async function run(): Promise<string[]> {
   let exportTimes: number[];
   let peak: number | null;
   let rangeTimes: number[];
+  let daemonKey: string;
   try {
     await seed(daemon);
+    // the key the bundle is verified under, as a user pins it (--key)
+    const keys = (await (await fetch(`${daemon.url}/v1/graph/keys`)).json()) as {
+      keys: { public_key_pem: string }[];
+    };
+    daemonKey = keys.keys[0]!.public_key_pem;
     // one untimed export: the sealing round of the seed is not the export's cost
     await fetch(`${daemon.url}/v1/export?run=${runId}`).then((answer) => answer.arrayBuffer());
     const pid = daemon.child.pid!;
@@ -115,9 +122,9 @@ async function run(): Promise<string[]> {
   } finally {
     await daemon.stop();
   }
-  const bundles = extractExport(archive, join(scratch, 'bundle'));
+  const bundles = extractExport(archive, join(scratch, 'bundle'), 'run');
   const verifyTimes = await timed(async () => {
-    const result = await verifyBundle(bundles[0]!);
+    const result = await verifyBundle(bundles[0]!, { pinned: new Map([keyOf(daemonKey)]) });
     if (result.status !== 'ok') throw new Error(`verify --bundle: ${JSON.stringify(result.issues)}`);
   });
   // the baseline: the same rows, COPY'd to Parquet by DuckDB alone, on the stopped daemon's file

@@ -8,11 +8,12 @@ import { BindingReplica } from '../src/telemetry/binding-replica.js';
 import { announceThread } from '../src/shared/thread-id.js';
 
 announceThread('normalize');
-const data = workerData as { bindingLog: SharedArrayBuffer; policy: Policy };
+const data = workerData as { bindingLog: SharedArrayBuffer; policy: Policy; hostResolvers: string[] };
 const log = new BindingLog(data.bindingLog);
 const replica = new BindingReplica();
-// the daemon checked and compiled this policy at start: each thread compiles its own copy
-const policy = new PolicyEngine(data.policy);
+// the daemon checked and compiled this policy at start: each thread compiles its own copy, with the
+// resolvers the gate's copy has, so the gate and ingest decide alike
+const policy = new PolicyEngine(data.policy, data.hostResolvers);
 
 /**
  * A task of at least this many events is followed by a minor GC (a scavenge), while nothing of it is

@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Writable } from 'node:stream';
 import { ProvdError } from '../shared/errors.js';
 import { readTokenFile } from '../shared/auth-token.js';
+import { answerTooLarge, maxJsonAnswerBytes, readAtMost } from './answer-limit.js';
 
 export const defaultDaemonUrl = 'http://127.0.0.1:8574';
 const requestTimeoutMs = 10_000;
@@ -57,7 +58,8 @@ export async function fetchDaemon(
 /**
  * Sends one JSON request with the configured token and resolves with the status and the parsed
  * body (undefined when not JSON); rejects with PROVD_ERR_CLI_UNREACHABLE when no answer came
- * within `timeoutMs`. The AI tools' dispatcher sends through this (ai/tool-dispatcher.ts).
+ * within `timeoutMs`, PROVD_ERR_CLI_TOO_LARGE past maxJsonAnswerBytes. The AI tools' dispatcher
+ * sends through this (ai/tool-dispatcher.ts).
  */
 export async function sendDaemon(
   baseUrl: string,
@@ -73,8 +75,15 @@ export async function sendDaemon(
       ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    return { status: response.status, body: parseJson(await response.text()) };
+    const bytes = await readAtMost(
+      response.body,
+      response.headers.get('content-length'),
+      maxJsonAnswerBytes,
+      `the answer of ${request.path}`,
+    );
+    return { status: response.status, body: parseJson(bytes.toString('utf8')) };
   } catch (error) {
+    if (error instanceof ProvdError) throw error;
     throw new ProvdError(
       'PROVD_ERR_CLI_UNREACHABLE',
       `cannot reach the daemon at ${baseUrl}: ${fetchFailure(error)}`,
@@ -84,22 +93,26 @@ export async function sendDaemon(
 }
 
 /**
- * GETs a path whose answer may not be JSON (an export's archive): its status, media type and bytes;
- * rejects with PROVD_ERR_CLI_UNREACHABLE when no answer came within `timeoutMs`.
+ * GETs a path whose answer may not be JSON (an export's archive): its status, media type and bytes,
+ * at most `maxBytes` (`what` names the answer in the refusal); rejects with
+ * PROVD_ERR_CLI_UNREACHABLE when no answer came within `timeoutMs`, PROVD_ERR_CLI_TOO_LARGE past
+ * the cap.
  */
 export async function fetchDaemonBytes(
   baseUrl: string,
   path: string,
-  timeoutMs: number,
+  options: { timeoutMs: number; maxBytes: number; what: string },
 ): Promise<{ status: number; contentType: string; bytes: Uint8Array }> {
   try {
     const response = await fetch(baseUrl + path, {
       headers: authHeaders(),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(options.timeoutMs),
     });
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    const declared = response.headers.get('content-length');
+    const bytes = await readAtMost(response.body, declared, options.maxBytes, options.what);
     return { status: response.status, contentType: response.headers.get('content-type') ?? '', bytes };
   } catch (error) {
+    if (error instanceof ProvdError) throw error;
     throw new ProvdError(
       'PROVD_ERR_CLI_UNREACHABLE',
       `cannot reach the daemon at ${baseUrl}: ${fetchFailure(error)}`,
@@ -152,17 +165,17 @@ export function postDaemon(
           (last) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: last }),
           reject,
         );
-      const parts: Buffer[] = [];
-      response.on('data', (part: Buffer) => parts.push(part));
-      response.on('error', reject);
-      response.on('end', () => {
-        const status = response.statusCode ?? 0;
-        resolve({
-          status,
-          headers: response.headers,
-          body: parseJson(Buffer.concat(parts).toString('utf8')),
-        });
-      });
+      const declared = response.headers['content-length'];
+      readAtMost(response, declared, maxJsonAnswerBytes, `the answer of ${path}`).then(
+        (bytes) => {
+          const status = response.statusCode ?? 0;
+          resolve({ status, headers: response.headers, body: parseJson(bytes.toString('utf8')) });
+        },
+        (error: unknown) => {
+          request.destroy();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
     });
     request.on('timeout', () => {
       request.destroy(new Error(`no answer for ${options.idleTimeoutMs / 1000} s`));
@@ -188,6 +201,8 @@ async function readLines(
   for await (const text of response) {
     const lines = (rest + String(text)).split('\n');
     rest = lines.pop()!;
+    // a line is one progress object: one past the JSON cap is no answer of the daemon's
+    if (rest.length > maxJsonAnswerBytes) throw answerTooLarge(maxJsonAnswerBytes, 'one line of the answer');
     for (const line of lines) await take(line);
   }
   await take(rest);

@@ -1,6 +1,7 @@
 /** Sends one NDJSON chunk to the ingest endpoint until the daemon commits it or refuses it for good. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import typia from 'typia';
+import { ProvdError } from '../shared/errors.js';
 import { postDaemon, type DaemonAnswer } from './daemon-client.js';
 import { daemonErrorOf } from './daemon-error.js';
 import type { NdjsonChunk } from './ndjson-chunker.js';
@@ -74,6 +75,9 @@ async function tryOnce(
       headers: { 'idempotency-key': `${target.keyPrefix}-${chunk.index}` },
     });
   } catch (error) {
+    // an answer over the CLI's cap is no answer a resend would change
+    if (error instanceof ProvdError)
+      return { outcome: { ok: false, reason: `${error.code}: ${error.message}` } };
     const reason = error instanceof Error ? error.message : String(error);
     return { problem: `PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${target.baseUrl}: ${reason}` };
   }

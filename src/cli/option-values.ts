@@ -15,6 +15,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--max-memory-bytes': 'BYTES',
   '--signing-key': 'FILE',
   '--policy': 'FILE',
+  '--resolv-conf': 'FILE',
   '--ingest-timeout': 'DURATION',
   '--spool-ttl': 'DURATION',
   '--capture': 'all|bound',
@@ -46,6 +47,8 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--to': 'TIME',
   '--bundle': 'DIR',
   '--key': 'FILE',
+  '--wait': 'SECONDS',
+  '--pid': 'PID',
 };
 
 /** Switches that are on unless turned off: shown as `--[no-]name`, as git shows them. */

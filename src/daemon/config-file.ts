@@ -40,6 +40,7 @@ export const configKeys = {
   'no-sensor': ['sensor', 'boolean'],
   capture: ['capture', 'text'],
   policy: ['policy', 'path'],
+  'resolv-conf': ['resolvConf', 'path'],
   'record-user': ['recordUser', 'text'],
   'host-name': ['hostName', 'text'],
 } as const satisfies Record<string, readonly [keyof DaemonFlags, Kind]>;

@@ -17,6 +17,7 @@ import {
   defaultVerifyFullEveryMs,
   type HostLimits,
 } from '../provenance/host/host-limits.js';
+import { defaultResolvConfFiles } from '../security/policy/host-resolvers.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {
@@ -45,6 +46,11 @@ export interface DaemonConfig {
   capture: CaptureMode;
   /** The rules file given with --policy; undefined: the built-in policy. */
   policyFile: string | undefined;
+  /**
+   * The resolv.conf files the host's resolvers are read from (`--resolv-conf`, PROVD_RESOLV_CONF;
+   * default /etc/resolv.conf and systemd-resolved's), and whether they were given (then each must be read).
+   */
+  resolvConf: { files: string[]; given: boolean };
   /** `--record-user`: whom recorded commands run as; undefined: their cwd's owner (command-user.ts). */
   recordUser: CommandUser | undefined;
   /** The host partition of exports (`--host-name`, else the machine's name), sanitised for a path. */
@@ -86,6 +92,7 @@ export interface DaemonFlags {
   sensor?: boolean | undefined;
   capture?: string | undefined;
   policy?: string | undefined;
+  resolvConf?: string | undefined;
   recordUser?: string | undefined;
   hostName?: string | undefined;
 }
@@ -104,6 +111,13 @@ function parseCapture(value: string): CaptureMode {
 export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
   const { host, port } = parseListen(flags.listen ?? env['PROVD_LISTEN'] ?? defaultListen);
   const dataDir = resolve(flags.dataDir ?? defaultDataDir(env));
+  // DuckDB reads the paths of the files the store loads (rows files, exports) as glob patterns
+  if (/[*?[]/.test(dataDir)) {
+    throw invalid(
+      `--data-dir ${JSON.stringify(dataDir)} holds *, ? or [: DuckDB reads the paths of the files provd loads ` +
+        'from it as patterns, so they would name other files; choose a data dir without these characters',
+    );
+  }
   const authToken = resolveToken(flags, env);
   // without a token anyone who reaches the port may write evidence: only this host's users may
   if (authToken === undefined && !isLoopbackName(host)) {
@@ -141,6 +155,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     sensor: flags.sensor ?? true,
     capture: parseCapture(flags.capture ?? env['PROVD_CAPTURE'] ?? 'all'),
     policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
+    resolvConf: resolvConfFiles(flags.resolvConf ?? env['PROVD_RESOLV_CONF']),
     recordUser: parseRecordUser(flags.recordUser ?? env['PROVD_RECORD_USER']),
     hostName: exportHostName(flags.hostName ?? env['PROVD_HOST_NAME']),
     faults: {
@@ -192,6 +207,13 @@ function resolveToken(flags: DaemonFlags, env: NodeJS.ProcessEnv): string | unde
   if (fromEnv !== undefined) return checkedToken(fromEnv, 'PROVD_AUTH_TOKEN');
   const file = env['PROVD_AUTH_TOKEN_FILE'];
   return file === undefined ? undefined : readTokenFile(resolve(file), 'PROVD_AUTH_TOKEN_FILE');
+}
+
+/** `--resolv-conf FILE` / PROVD_RESOLV_CONF: the one file the host's resolvers are read from. */
+function resolvConfFiles(given: string | undefined): DaemonConfig['resolvConf'] {
+  if (given === undefined) return { files: [...defaultResolvConfFiles], given: false };
+  if (given === '') throw invalid('--resolv-conf / PROVD_RESOLV_CONF must name a file, not ""');
+  return { files: [resolve(given)], given: true };
 }
 
 /** `--record-user` / PROVD_RECORD_USER: a user of /etc/passwd, by name or uid. */

@@ -3,6 +3,7 @@
  * deadline, judged into a DaemonHealth body (spec: DaemonHealth, provenance.daemon_health/v1).
  */
 import type { RecordCgroupRoot } from '../provenance/record/cgroup-root.js';
+import type { HostResolvers } from '../security/policy/host-resolvers.js';
 import { ProvdError } from '../shared/errors.js';
 import type { Count } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -121,6 +122,7 @@ function judge(report: StoreHealthReport, capture: NativeCapture): DaemonHealth 
         recorded_gaps: ready ? gaps : null,
         gaps_by_kind: report.gaps_by_kind,
         truncated_records: report.truncated_records,
+        tls_unparsed_messages: report.tls_unparsed_messages,
         ...(gapsRecorded && { message: gapsMessage(report.gaps_by_kind) }),
       },
     },
@@ -167,6 +169,22 @@ export function withoutHostPaths<T>(value: T): T {
       kept[key] = key === 'schema_version' ? item : withoutHostPaths(item);
   }
   return kept as T;
+}
+
+/**
+ * The host's resolvers the policy reads (host_resolvers: DNS to them is no private_cidr risk), and
+ * the files they came from (`paths`, dropped for a client without the token).
+ */
+export function hostResolversCheck(resolvers: HostResolvers): HealthCheck {
+  const found = { addresses: resolvers.addresses, paths: resolvers.paths };
+  return resolvers.addresses.length > 0
+    ? { status: 'ok', ...found }
+    : {
+        status: 'unavailable',
+        message:
+          'no nameserver found in resolv.conf: DNS to a resolver in private space is judged as any connection there',
+        ...found,
+      };
 }
 
 /** Whether recorded commands get a cgroup of their own. */

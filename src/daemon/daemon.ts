@@ -21,13 +21,14 @@ import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
 import { Sensor } from '../sensor/sensor.js';
-import { noSealingCheck, ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
+import { hostResolversCheck, noSealingCheck, ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
 import { openapiBytes } from './openapi.js';
 import { defaultPolicy } from '../security/policy/default-policy.js';
 import { PolicyEngine } from '../security/policy/policy-engine.js';
 import { KillSwitch } from '../security/responses/kill-switch.js';
 import { loadPolicyFile, PolicyFileError } from '../security/policy/policy-file.js';
+import { readHostResolvers, type HostResolvers } from '../security/policy/host-resolvers.js';
 import { HttpServer } from './http-server.js';
 import { WebPages } from '../views/web/web-pages.js';
 import { Router } from './router.js';
@@ -56,8 +57,13 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const signingKeyFile = config.signingKeyFile ?? ensureDefaultKey(config.dataDir);
   loadSigningKey(signingKeyFile, config.signingKeyFile === undefined ? 'signing key' : '--signing-key');
   const pages = WebPages.load(); // before the store: a missing page file stops the start here
-  const policy = await loadPolicy(config.policyFile);
-  log('info', 'policy', { source: policy.policy.source, rules: policy.policy.rules.length });
+  const resolvers = await loadHostResolvers(config.resolvConf);
+  const policy = await loadPolicy(config.policyFile, resolvers.addresses);
+  log('info', 'policy', {
+    source: policy.policy.source,
+    rules: policy.policy.rules.length,
+    host_resolvers: resolvers.addresses,
+  });
   log('info', 'event hashing', { batch: batchHashing }); // native (native/hash) or js
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
@@ -104,12 +110,13 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     store,
     {
       record_cgroup: recordCgroupCheck(recordCgroupRoot),
+      host_resolvers: hostResolversCheck(resolvers),
       ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
     },
     () => ({ ...sensor.report() }),
   );
   const bindingLog = await loadBindingLog(store, state.status === 'ready');
-  const pool = createNormalizePool(bindingLog, policy.policy);
+  const pool = createNormalizePool(bindingLog, policy.policy, resolvers.addresses);
   const killSwitch = new KillSwitch(store);
   const ingest = new IngestRouter(
     pool,
@@ -233,6 +240,16 @@ async function loadBindingLog(store: QueryClient<TelemetryKinds>, ready: boolean
   return bindingLog;
 }
 
+/** The host's resolvers; a file given with --resolv-conf that cannot be read stops the start. */
+async function loadHostResolvers(resolvConf: DaemonConfig['resolvConf']): Promise<HostResolvers> {
+  const resolvers = await readHostResolvers(resolvConf.files, !resolvConf.given);
+  const unread = resolvers.unread[0];
+  if (unread !== undefined && resolvConf.given)
+    throw new ProvdError('invalid_argument', `--resolv-conf ${unread.path}: ${unread.error}`);
+  if (resolvers.unread.length > 0) log('warn', 'resolv.conf not read', { unread: resolvers.unread });
+  return resolvers;
+}
+
 /** Resolves with the first SIGINT/SIGTERM; a second one exits at once. */
 function waitForSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -251,10 +268,10 @@ function forceExit(signal: NodeJS.Signals): void {
 }
 
 /** The built-in policy, or the rules file given with --policy: a bad file stops the start, saying why. */
-async function loadPolicy(file: string | undefined): Promise<PolicyEngine> {
-  if (file === undefined) return new PolicyEngine(defaultPolicy);
+async function loadPolicy(file: string | undefined, hostResolvers: readonly string[]): Promise<PolicyEngine> {
+  if (file === undefined) return new PolicyEngine(defaultPolicy, hostResolvers);
   try {
-    return await loadPolicyFile(file);
+    return await loadPolicyFile(file, hostResolvers);
   } catch (error) {
     if (error instanceof PolicyFileError) throw new ProvdError('invalid_argument', error.message);
     throw error;

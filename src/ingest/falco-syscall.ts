@@ -4,6 +4,7 @@
  */
 import type { EventType } from '../model/event.js';
 import { readFalcoDestination } from './falco-destination.js';
+import { markNoDestination } from './no-destination.js';
 import { readString, readUint32, wrongType } from './field-value.js';
 import { rejectWrongType, type LineRejection } from './line-rejection.js';
 
@@ -87,8 +88,11 @@ export function readFalcoSyscall(
       if (typeof fields['proc.cwd'] === 'string') attrs.cwd = fields['proc.cwd'];
       break;
     }
-    case 'network_connect':
-      return readFalcoDestination(fields, attrs);
+    case 'network_connect': {
+      const rejection = readFalcoDestination(fields, attrs);
+      if (rejection === undefined) markNoDestination(attrs, 'the alert prints no fd.rip, fd.sip or fd.name');
+      return rejection;
+    }
     case 'file_open':
     case 'file_write':
       pathFields = openPathFields;

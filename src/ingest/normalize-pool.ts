@@ -28,6 +28,8 @@ const youngGenerationMb = 64;
 export function createNormalizePool(
   bindingLog: BindingLog,
   policy: Policy,
+  /** The host's resolvers the policy's `host_resolvers` conditions name (the gate's, too). */
+  hostResolvers: readonly string[] = [],
   threads = availableParallelism(),
 ): Piscina {
   // gives the threads created from now on `gc`, for a scavenge between tasks (workers/normalize.task.ts);
@@ -38,7 +40,7 @@ export function createNormalizePool(
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 2 ** 31 - 1,
-    workerData: { bindingLog: bindingLog.buffer, policy },
+    workerData: { bindingLog: bindingLog.buffer, policy, hostResolvers },
     execArgv: workerExecArgv,
     atomics: 'disabled',
     // a young generation of 64 MB: a task's objects (a slice's parsed lines) die young, and with

@@ -14,7 +14,7 @@ import type { IngestFormat, LineError, ParsedEvent } from '../model/event.js';
 import { canonicalContent } from '../telemetry/event-hash.js';
 import type { BatchDigest } from '../telemetry/batch-commit.js';
 import type { CounterDelta } from '../telemetry/producer-counters.sql.js';
-import { reportedGap, type ReportedGap } from '../telemetry/reported-gaps.sql.js';
+import { notLossCounts, reportedGap, type ReportedGap } from '../telemetry/reported-gaps.sql.js';
 import { estimateRowBytes } from '../telemetry/spool.sql.js';
 import { decodeSensorBatch } from '../sensor/decode-records.js';
 import type { EventVerdict, KillVerdict } from '../shared/event-verdict.js';
@@ -25,6 +25,7 @@ import { parseNdjson } from './parse-ndjson.js';
 import { SliceRows } from './slice-rows.js';
 import { ProducerTally } from './producer-tally.js';
 import { missingTime, stampReceived } from './received-time.js';
+import { hasDestination } from './no-destination.js';
 
 /**
  * Fault injection for tests only: an event whose comm is this value gets a row the store refuses
@@ -109,13 +110,13 @@ export function normalizeBatch(
     rows.add(i, { event, content, line, match, judged: decision !== null, unstorablePid });
     tally.count(event.source, 'accepted');
     if (event.type === 'generic') tally.count(event.source, `generic:${String(event.attrs.kind)}`);
+    if (event.type === 'network_connect' && !hasDestination(event.attrs))
+      tally.count(event.source, 'connect_no_destination');
     if (event.type === 'capture_loss') {
       const gap = reportedGap(event, `${task.batchId}.${i}`);
       if (gap !== undefined) gaps.push(gap);
       tally.count(event.source, `capture_loss:${String(event.attrs.loss)}`);
-      const { filtered_events: filtered, truncated_events: truncated } = event.attrs;
-      if (typeof filtered === 'number') tally.count(event.source, 'filtered', filtered);
-      if (typeof truncated === 'number') tally.count(event.source, 'truncated', truncated);
+      for (const [counter, value] of notLossCounts(event.attrs)) tally.count(event.source, counter, value);
     }
     if (match === undefined) {
       pendingIndexes.push(i);

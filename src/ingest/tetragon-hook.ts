@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { EventType } from '../model/event.js';
 import { readCountOrDecimal, readObject, readPort, wrongType } from './field-value.js';
 import { rejectLine, rejectWrongType, type LineRejection } from './line-rejection.js';
+import { markNoDestination } from './no-destination.js';
 
 /**
  * Hooked functions (after syscallPrefixes are stripped) by the event type they produce.
@@ -48,7 +49,8 @@ export const hookFunctions = {
   ],
   file_rename: ['rename', 'renameat', 'renameat2', 'do_renameat2', 'vfs_rename', 'security_path_rename'],
   network_connect: ['connect', 'tcp_connect', 'tcp_v4_connect', 'tcp_v6_connect', 'security_socket_connect'],
-  network_listen: ['listen', 'inet_listen', 'security_socket_listen'],
+  // inet_csk_listen_start(sk): the kernel puts a TCP socket in LISTEN (Tetragon's tcp-listen.yaml)
+  network_listen: ['listen', 'inet_listen', 'inet_csk_listen_start', 'security_socket_listen'],
   network_accept: ['accept', 'accept4', 'inet_csk_accept', 'security_socket_accept'],
   setuid: ['setuid', 'setreuid', 'setresuid', 'setfsuid'],
   setgid: ['setgid', 'setregid', 'setresgid', 'setfsgid'],
@@ -122,9 +124,22 @@ export function readHookArgs(
     if (args !== undefined) attrs.args = args;
     return type;
   }
-  if (args === undefined || args === null) return type;
-  if (!Array.isArray(args)) return rejectWrongType('args', 'an array', args);
+  if (args !== undefined && args !== null && !Array.isArray(args))
+    return rejectWrongType('args', 'an array', args);
+  const refined = readArgs(functionName, type, (args ?? []) as unknown[], attrs);
+  if (refined === 'network_connect') {
+    markNoDestination(attrs, `${functionName} carries no sock or sockaddr argument with an address`);
+  }
+  return refined;
+}
 
+/** readHookArgs over an array of arguments. */
+function readArgs(
+  functionName: string,
+  type: EventType,
+  args: readonly unknown[],
+  attrs: Record<string, unknown>,
+): EventType | LineRejection {
   let paths = 0; // file/path/string args seen, in order: the first is `path`, the second `new_path`
   const ints: number[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -158,7 +173,7 @@ export function readHookArgs(
           break;
         case 'sock_arg':
         case 'sockaddr_arg': {
-          const rejection = readSocket(i, key, field, attrs);
+          const rejection = readSocket(i, key, field, attrs, type === 'network_listen');
           if (rejection !== undefined) return rejection;
           break;
         }
@@ -255,20 +270,31 @@ function pathOf(field: unknown): unknown {
   return object === wrongType || object === null ? undefined : object.path;
 }
 
-/** Copies the destination (and source) of a sock_arg (KprobeSock) or sockaddr_arg (KprobeSockaddr). */
+/**
+ * Copies the destination (and source) of a sock_arg (KprobeSock) or sockaddr_arg (KprobeSockaddr);
+ * for a socket put in listening state (`listening`), only its own address, as src_ip/src_port: the
+ * port it listens on. A listening socket has no peer, and its daddr/dport (0.0.0.0:0) name none.
+ */
 function readSocket(
   index: number,
   key: string,
   field: unknown,
   attrs: Record<string, unknown>,
+  listening: boolean,
 ): LineRejection | undefined {
   const isSock = key === 'sock_arg';
   const sock = readObject(field);
   if (sock === wrongType || sock === null) return rejectWrongType(argName(index, key), 'an object', field);
-  const ip = isSock ? sock.daddr : sock.addr;
+  // the address this event is about: the peer of a connect or accept, the socket's own of a listen
+  const [ipName, portName] = isSock
+    ? listening
+      ? ['saddr', 'sport']
+      : ['daddr', 'dport']
+    : ['addr', 'port'];
+  const ip = sock[ipName];
   if (ip !== undefined && typeof ip !== 'string')
-    return rejectWrongType(`${argName(index, key)}.${isSock ? 'daddr' : 'addr'}`, 'an IP string', ip);
-  const port = readPort(isSock ? sock.dport : sock.port);
+    return rejectWrongType(`${argName(index, key)}.${ipName}`, 'an IP string', ip);
+  const port = readPort(sock[portName]);
   if (port === wrongType) return rejectLine('wrong_type', `${argName(index, key)}: port is not in 0..65535`);
   if (typeof sock.family === 'string') attrs.family = sock.family;
   // a socket of another family, or one the hook's argument type misreads (a policy naming the wrong
@@ -279,14 +305,19 @@ function readSocket(
     (family !== undefined && family !== 'AF_INET' && family !== 'AF_INET6') ||
     (typeof ip === 'string' && isIP(ip) === 0)
   ) {
-    attrs.unreadable = `${argName(index, key)}: no IP destination (family ${String(family)}, address ${String(ip)})`;
+    attrs.unreadable = `${argName(index, key)}: no IP ${listening ? 'address' : 'destination'} (family ${String(family)}, address ${String(ip)})`;
     attrs[key] = field;
     return undefined;
   }
-  if (typeof ip === 'string') attrs.dst_ip = ip;
-  if (port !== null) attrs.dst_port = port;
-  if (typeof sock.saddr === 'string') attrs.src_ip = sock.saddr;
-  if (typeof sock.sport === 'number') attrs.src_port = sock.sport;
+  if (listening) {
+    if (typeof ip === 'string') attrs.src_ip = ip;
+    if (port !== null) attrs.src_port = port;
+  } else {
+    if (typeof ip === 'string') attrs.dst_ip = ip;
+    if (port !== null) attrs.dst_port = port;
+    if (typeof sock.saddr === 'string') attrs.src_ip = sock.saddr;
+    if (typeof sock.sport === 'number') attrs.src_port = sock.sport;
+  }
   if (typeof sock.protocol === 'string') attrs.protocol = sock.protocol;
   return undefined;
 }

@@ -10,6 +10,7 @@ import { rejectLine, rejectTime, rejectWrongType, type LineRejection } from './l
 import { splitTetragonArguments } from './tetragon-argv.js';
 import { hookType, readHookArgs } from './tetragon-hook.js';
 import { keepWhole, readTetragonLoss } from './tetragon-loss.js';
+import { markNoDestination } from './no-destination.js';
 
 /**
  * Event kinds of Tetragon's GetEventsResponse (api/v1/tetragon/events.proto), the older socket events
@@ -173,7 +174,9 @@ function readKind(
   if (socketType !== undefined) {
     if (socketType === 'generic') attrs.kind = kind;
     const rejection = readSocketEvent(kind, body, attrs);
-    return rejection ?? socketType;
+    if (rejection !== undefined) return rejection;
+    if (socketType === 'network_connect') markNoDestination(attrs, `${kind} carries no destination_ip`);
+    return socketType;
   }
   // uprobes, USDT probes, loader events and kinds this version does not know: kept whole
   keepWhole(kind, body, attrs);

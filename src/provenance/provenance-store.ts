@@ -13,7 +13,7 @@ import { countFullVerification } from './host/host-counters.sql.js';
 import { classifyStoreError } from '../store/store-error.js';
 import { stopSealing } from './seal-batches.sql.js';
 import { sealLegacyRuns } from './seal-legacy.sql.js';
-import { loadSigningKey } from './signing-key.js';
+import { loadSigningKey, statementSigner, type StatementSigner } from './signing-key.js';
 import type { EventRecheck } from './verify-events.sql.js';
 import type { RunCheck } from './verify.sql.js';
 import { provenanceHandlers } from './provenance-kinds.js';
@@ -87,7 +87,10 @@ async function startProvenanceStore(
   return {
     queries,
     // an export reads a run as of a sealing round, as verify does
-    lends: { sealedFirst: () => (init.sealing ? checkpointer.sealed() : Promise.resolve()) },
+    lends: {
+      sealedFirst: () => (init.sealing ? checkpointer.sealed() : Promise.resolve()),
+      signer: statementSigner(key),
+    },
     // the batches committed since the last round, sealed and signed before the store closes
     flush: async () => {
       await hostVerifier.drain(); // a background verification ends at its next chunk
@@ -105,6 +108,8 @@ async function startProvenanceStore(
 export interface ProvenanceLends {
   /** Waits for the sealing round, so what is read next is sealed up to the moment it was asked. */
   sealedFirst: () => Promise<void>;
+  /** Signs an export's manifest with the key checkpoints are signed with. */
+  signer: StatementSigner;
 }
 
 /** The provenance domain on the store thread: it gives nothing to others and lends its sealing wait. */

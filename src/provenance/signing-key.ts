@@ -7,6 +7,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProvdError } from '../shared/errors.js';
+import { signEnvelope, type DsseEnvelope } from './dsse.js';
 import { sha256 } from './graph-object.js';
 
 /** A loaded signing key with its public half and id. */
@@ -52,5 +53,21 @@ export function loadSigningKey(file: string, option = '--signing-key'): SigningK
     privateKey,
     publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     keyId: sha256(publicKey.export({ type: 'spki', format: 'der' })),
+  };
+}
+
+/** Signs statements other than checkpoints with the store's key (an export's manifest); the private key stays here. */
+export interface StatementSigner {
+  keyId: string;
+  publicKeyPem: string;
+  sign(payloadType: string, payload: Buffer): DsseEnvelope;
+}
+
+/** The signer of `key`. */
+export function statementSigner(key: SigningKey): StatementSigner {
+  return {
+    keyId: key.keyId,
+    publicKeyPem: key.publicKeyPem,
+    sign: (payloadType, payload) => signEnvelope(payloadType, payload, key.privateKey, key.keyId),
   };
 }

@@ -35,10 +35,19 @@ export const verifyIssueKinds = {
   judgment_root_mismatch:
     "the policy's decisions on a batch's events are not those its sealed object records (one was added, removed or rewritten)",
   enforcement_decision_missing: 'a kill provd recorded names an event with no kill decision',
-  bundle_manifest_invalid: 'an export bundle has no readable provenance.export_manifest/v1 manifest.json',
-  bundle_file_missing: 'a file the bundle manifest lists is not in the bundle',
+  bundle_manifest_invalid:
+    'an export bundle has no readable provenance.export_manifest/v1 manifest (or it lists a file twice, or a name that is not a plain file of its directory)',
+  bundle_manifest_unsigned: 'an export bundle has no manifest.dsse.json: nothing it claims is signed',
+  bundle_manifest_signature_invalid:
+    "a bundle's manifest.dsse.json is not signed by the key verify trusts (--key, or with --trust-bundle-key a key of keys.json)",
+  bundle_manifest_mismatch: "a bundle's manifest.json is not the manifest its envelope signs",
+  bundle_directory_mismatch:
+    'a bundle sits in another host=/date=/run= directory than its signed manifest names (renamed or copied elsewhere)',
+  bundle_signer_unpinned:
+    'the signatures were checked only under keys.json, which whoever wrote the bundle chose: an error without --key, a warning with --trust-bundle-key',
+  bundle_file_missing: 'a file the bundle manifest lists is not in the bundle (or is a link, not a file)',
   bundle_file_mismatch: 'a file of the bundle does not hash to (or count the rows) its manifest says',
-  bundle_file_unlisted: 'the bundle holds a file its manifest does not list',
+  bundle_file_unlisted: 'the bundle directory holds a file, directory or link its manifest does not list',
   bundle_events_only:
     'a warning: a range export holds events only; their hashes are checked, their batches and checkpoints are not',
   host_digests_mismatch:

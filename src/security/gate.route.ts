@@ -25,6 +25,8 @@ export interface GateRequest {
   args?: (ArgText[] & tags.MaxItems<4096>) | null;
   /** The destination address of a connection. */
   dst_ip?: (string & tags.MinLength<1> & tags.MaxLength<64>) | null;
+  /** The destination port of a connection (53: DNS, which the host's own resolvers may receive). */
+  dst_port?: IntegerIn<0, 65535> | null;
   /** The file the action reads, writes, renames or removes. */
   path?: (string & tags.MinLength<1> & tags.MaxLength<4096> & tags.Pattern<'^[^\\u0000]*$'>) | null;
   /** The user or group id a setuid or setgid asks for. */
@@ -80,5 +82,6 @@ export const gateEndpoint: Endpoint<{ policy: PolicyEngine }> = {
     "Evaluates a proposed action with the policy (built-in, or the rules file given with --policy) and answers one decision: allow, deny, quarantine or kill, with the rule and the reason. It executes nothing, blocks nothing, stores nothing and reads no runtime evidence: enforcement is the caller's duty, and a decision is no proof of what later ran.",
   schema: 'gate',
   body: 'application/json',
+  bodySchema: 'GateRequest',
   handler: ({ policy }) => gateRoute(policy),
 };

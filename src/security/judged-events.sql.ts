@@ -8,6 +8,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
 import type { DecisionFacts } from '../provenance/decision-leaf.js';
 import { list, raw, readRows, sql } from '../store/sql.js';
+import { commandFactsOf, commandFactsRows, type CommandFactsRow } from './responses/command-facts.sql.js';
+import type { CommandFacts } from './responses/response.js';
 
 /** A judged event: the columns its risk, response and associations read. */
 export interface JudgedEvent {
@@ -43,6 +45,8 @@ export interface JudgedPage<Event = JudgedEvent> {
   hasMore: boolean;
   /** The seq of the page's last event: the next page's position. */
   lastSeq: bigint | null;
+  /** The facts of the commands provd ran among the page's tool calls, by tool call (a run's page only). */
+  commands: Map<string, CommandFacts>;
 }
 
 // First probe width, in positions; each further probe is 8 times wider (as the events page).
@@ -98,7 +102,12 @@ export async function pageJudgedEvents<Column extends keyof JudgedEvent>(
     if (rows.length > limit || upper + 1n >= endSeq) break;
   }
   const page = rows.slice(0, limit);
-  const decisions = await decisionsOf(connection, page);
+  // a run's page also reads what provd did about its tool calls, in the same statement
+  const toolCalls =
+    run === null
+      ? []
+      : [...new Set(page.flatMap((event) => (event as Partial<JudgedEvent>).tool_call_id ?? []))];
+  const { decisions, commands } = await decisionsOf(connection, page, run ?? '', toolCalls);
   return {
     judged: page.flatMap((event) => {
       const decision = decisions.get(event.id);
@@ -106,29 +115,59 @@ export async function pageJudgedEvents<Column extends keyof JudgedEvent>(
     }),
     hasMore: rows.length > limit,
     lastSeq: page.at(-1)?.seq ?? null,
+    commands,
   };
 }
 
 /**
- * The decisions on the given events (in seq order), by event id. A decision carries its event's
- * position, and decisions are written in their events' order: the page's seq range prunes the
- * table by its zone maps (3 ms at 10M events, where a match on the ids alone scans it: 10 ms).
+ * The decisions on the given events (in seq order), by event id, and the facts of the commands
+ * provd ran among `toolCalls` of `run` (command-facts.sql.ts), in one statement. A decision carries
+ * its event's position, and decisions are written in their events' order: the page's seq range
+ * prunes the table by its zone maps (3 ms at 10M events, where a match on the ids alone scans it:
+ * 10 ms).
  */
-async function decisionsOf(
+export async function decisionsOf(
   connection: DuckDBConnection,
   events: readonly Pick<JudgedEvent, PageKey>[],
-): Promise<Map<string, DecisionRow>> {
-  if (events.length === 0) return new Map();
+  run = '',
+  toolCalls: readonly string[] = [],
+): Promise<{ decisions: Map<string, DecisionRow>; commands: Map<string, CommandFacts> }> {
+  if (events.length === 0) return { decisions: new Map(), commands: new Map() };
   const ids = list(
     events.map((event) => event.id),
     VARCHAR,
   );
-  const rows = await readRows<DecisionRow>(
+  const commandsPart =
+    toolCalls.length === 0 ? sql`` : sql`UNION ALL BY NAME ${commandFactsRows(run, toolCalls)}`;
+  const rows = await readRows<(DecisionRow & { part: 'decision' }) | CommandFactsRow>(
     connection,
-    sql`SELECT event_id, event_hash, decision, rule_id, severity, reason, advisory_rule_id,
-          advisory_decision, advisory_reason, policy, decided_ns
+    sql`SELECT 'decision' AS part, event_id, event_hash, decision, rule_id, severity, reason,
+          advisory_rule_id, advisory_decision, advisory_reason, policy, decided_ns
         FROM policy_decisions WHERE seq BETWEEN ${events[0]!.seq} AND ${events.at(-1)!.seq}
-          AND list_contains(${ids}, event_id)`,
+          AND list_contains(${ids}, event_id)
+        ${commandsPart}`,
   );
-  return new Map(rows.map((row) => [row.event_id, row]));
+  const decisions = new Map<string, DecisionRow>();
+  for (const row of rows) if (row.part === 'decision') decisions.set(row.event_id, decisionOf(row)); // without the other part's nulls
+  const commandRows = rows.filter((row): row is CommandFactsRow => row.part !== 'decision');
+  return { decisions, commands: commandFactsOf(commandRows) };
+}
+
+/** A decision row's own columns, as decisionsOf selects them. */
+function decisionOf(row: DecisionRow): DecisionRow {
+  const { event_id, event_hash, decision, rule_id, severity, reason, policy, decided_ns } = row;
+  const { advisory_rule_id, advisory_decision, advisory_reason } = row;
+  return {
+    event_id,
+    event_hash,
+    decision,
+    rule_id,
+    severity,
+    reason,
+    advisory_rule_id,
+    advisory_decision,
+    advisory_reason,
+    policy,
+    decided_ns,
+  };
 }

@@ -13,6 +13,12 @@ import { pageJudgedEvents, type Judged, type JudgedEvent } from './judged-events
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { Decision, Severity } from './policy/policy.js';
 import { keysetPage } from '../store/keyset-page.js';
+import {
+  decisionOutcome,
+  responseId,
+  type CommandFacts,
+  type SecurityResponse,
+} from './responses/response.js';
 
 /** Validated parameters of one page request. */
 export interface RisksParams {
@@ -45,7 +51,15 @@ export interface SecurityRisk {
     hash: string;
   }[];
   detected_at: DateTimeText;
+  /**
+   * What became of the decision (its response: GET /v1/security/responses): whether provd enforced
+   * it, and `outcome`, the few words to show beside the decision.
+   */
+  response: RiskResponse;
 }
+
+/** A risk's response, as a risk shows it beside its decision. */
+export type RiskResponse = Pick<SecurityResponse, 'response_id' | 'status' | 'actor' | 'outcome'>;
 
 /** One page of a run's risks (`provenance.security_risks/v1`), in the order of their events. */
 export interface SecurityRisks {
@@ -73,6 +87,7 @@ export async function listRisks(
   const opened = await keysetPage(connection, params, formatVersion, ['risks', params.run], 1);
   const after = opened.afterInteger(-1n);
   const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq, riskColumns);
+  const { commands } = page;
   return {
     schema_version: 'provenance.security_risks/v1',
     run_id: params.run,
@@ -80,13 +95,17 @@ export async function listRisks(
     count: page.judged.length,
     has_more: page.hasMore,
     next_cursor: page.hasMore ? opened.next([page.lastSeq!]) : null,
-    risks: page.judged.map(riskOf),
+    risks: page.judged.map((judged) => riskOf(judged, commands.get(judged.event.tool_call_id ?? '') ?? null)),
   };
 }
 
-/** The risk of one judged event. */
-export function riskOf({ event, decision: row }: Judged<RiskEvent>): SecurityRisk {
+/** The risk of one judged event; `command` when provd ran its tool call. */
+export function riskOf(
+  { event, decision: row }: Judged<RiskEvent>,
+  command: CommandFacts | null,
+): SecurityRisk {
   const level = evidenceName(event.evidence_level);
+  const { status, actor, outcome } = decisionOutcome(event.id, row, command);
   return {
     risk_id: riskId(row.event_id),
     rule_id: row.rule_id,
@@ -114,6 +133,7 @@ export function riskOf({ event, decision: row }: Judged<RiskEvent>): SecurityRis
       },
     ],
     detected_at: formatRfc3339Nanos(row.decided_ns),
+    response: { response_id: responseId(event.id), status, actor, outcome },
   };
 }
 

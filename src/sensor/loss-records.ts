@@ -19,7 +19,8 @@ export const lossKinds = [
   'malformed',
   // the kernel skipped a probe's program while another BPF program ran on the CPU
   'missed',
-  // TLS (src/sensor/tls/): messages the reassembler had to drop, or could not read as HTTP/1.x
+  // TLS (src/sensor/tls/): messages the reassembler had to drop; plaintext it could not read as
+  // HTTP (not loss: counted as `unparsed_tls_messages`, no coverage gap)
   'tls_evicted',
   'tls_unparsed',
   // TLS targets (src/sensor/tls-targets.ts) whose plaintext is not captured: one per target
@@ -27,6 +28,8 @@ export const lossKinds = [
   'tls_over_budget',
   // not loss: events capture bound left out on purpose (producer counter `filtered`, no coverage gap)
   'filtered',
+  // TLS: messages whose plaintext was not all captured (chunks the kernel ring dropped)
+  'tls_uncaptured',
 ] as const;
 
 export type LossKind = (typeof lossKinds)[number];
@@ -84,6 +87,7 @@ export function decodeLossReport(record: RecordView, event: ParsedEvent): string
   if (detail !== null) event.attrs.detail = detail;
   if (kind === 'truncated') event.attrs.truncated_events = count;
   else if (kind === 'filtered') event.attrs.filtered_events = count;
+  else if (kind === 'tls_unparsed') event.attrs.unparsed_tls_messages = count;
   else event.attrs.lost_events = count;
   return undefined;
 }

@@ -21,12 +21,16 @@ export const localErrorCodes = {
   PROVD_ERR_STORE_TIMEOUT: 'the store actor did not answer within the deadline',
   PROVD_ERR_STORE_STOPPED: 'the store actor is closed or its thread exited',
   PROVD_ERR_CLI_UNREACHABLE: 'the CLI could not reach the daemon over HTTP',
+  PROVD_ERR_CLI_TOO_LARGE:
+    "the daemon's answer was larger than the CLI reads (an export over the daemon's own cap, a JSON answer over 256 MiB)",
   PROVD_ERR_CLI_USAGE:
     'a command was given an argument it cannot use (an unknown AI tool, an --input that is not a JSON object)',
   PROVD_ERR_NORMALIZE_POOL: 'the normalize worker threads failed or did not stop cleanly',
   PROVD_ERR_EXPORT_ARCHIVE:
     'an export archive is malformed or holds an entry provd refuses to extract (absolute path, "..", link)',
   PROVD_ERR_EXPORT_EXISTS: 'provd export refused to overwrite a file that already exists under --out',
+  PROVD_ERR_EXPORT_LINK:
+    'provd export refused to write through a link (or a non-directory) it found under --out',
   PROVD_ERR_HOST_CHAIN_DIVERGED:
     'the stored host digests differ from those the host chain signed: the host round signs and removes nothing (logged)',
 } as const;

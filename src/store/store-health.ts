@@ -18,6 +18,8 @@ export interface StoreHealthReport extends HealthFacts {
   gaps_by_kind: { [kind: string]: { gaps: number; lost_events: number | null } };
   /** Records the sensor kept but cut (argv, paths past its limits): fidelity, not loss. */
   truncated_records: number;
+  /** TLS plaintext captured but not readable as HTTP/1.x or HTTP/2 (another protocol): not loss. */
+  tls_unparsed_messages: number;
 }
 
 /** The store's own query kinds. */
@@ -64,11 +66,16 @@ export async function checkStoreHealth(
       }
     }
     let truncated = 0;
+    let unparsed = 0;
     if (tables.includes('producer_counters')) {
       const reader = await connection.runAndReadAll(
-        "SELECT coalesce(sum(value), 0) AS n FROM producer_counters WHERE counter = 'truncated'",
+        `SELECT coalesce(sum(value) FILTER (WHERE counter = 'truncated'), 0) AS truncated,
+           coalesce(sum(value) FILTER (WHERE counter = 'tls_unparsed_messages'), 0) AS unparsed
+         FROM producer_counters WHERE counter IN ('truncated', 'tls_unparsed_messages')`,
       );
-      truncated = Number(reader.getRowObjectsJS()[0]?.['n'] ?? 0);
+      const row = reader.getRowObjectsJS()[0];
+      truncated = Number(row?.['truncated'] ?? 0);
+      unparsed = Number(row?.['unparsed'] ?? 0);
     }
     const missing = requiredTables.filter((table) => !tables.includes(table));
     const found = compatible && missing.length === 0 ? await facts(connection) : {};
@@ -79,6 +86,7 @@ export async function checkStoreHealth(
       coverage_gaps: coverageGaps,
       gaps_by_kind: gapsByKind,
       truncated_records: truncated,
+      tls_unparsed_messages: unparsed,
       spool: found.spool ?? null,
       events_seen: found.events_seen ?? null,
     };
@@ -102,6 +110,7 @@ export function unreadStoreReport(
     coverage_gaps: null,
     gaps_by_kind: {},
     truncated_records: 0,
+    tls_unparsed_messages: 0,
     spool: null,
     events_seen: null,
   };

@@ -24,7 +24,7 @@ const gapKinds: Readonly<Record<string, string>> = {
   sensor_malformed: 'sensor_malformed',
   sensor_missed: 'sensor_missed',
   sensor_tls_evicted: 'sensor_tls_evicted',
-  sensor_tls_unparsed: 'sensor_tls_unparsed',
+  sensor_tls_uncaptured: 'sensor_tls_uncaptured',
   sensor_tls_unsupported: 'sensor_tls_unsupported',
   sensor_tls_over_budget: 'sensor_tls_over_budget',
 };
@@ -44,12 +44,29 @@ export interface ReportedGap {
 }
 
 /**
- * Losses that lose nothing: records the sensor's capture filter left out on purpose, and records it
- * kept but cut at its limits (an argv or path too long). Both are counted (producer counters
- * `filtered` and `truncated`), neither is a gap: a gap degrades health, and these happen on every
- * ordinary host.
+ * Losses that lose nothing: records the sensor's capture filter left out on purpose, records it
+ * kept but cut at its limits (an argv or path too long), and TLS plaintext it captured but could
+ * not read as HTTP (another protocol inside TLS). Each is counted (producer counters `filtered`,
+ * `truncated`, `tls_unparsed_messages`: see notLossCounts), none is a gap: a gap degrades health,
+ * and these happen on every ordinary host.
  */
-const notLoss: ReadonlySet<string> = new Set(['sensor_filtered', 'sensor_truncated']);
+const notLoss: ReadonlySet<string> = new Set(['sensor_filtered', 'sensor_truncated', 'sensor_tls_unparsed']);
+
+/**
+ * The producer counters a capture_loss event that lost nothing adds to, with how much. A
+ * `sensor_tls_unparsed` report stored before it was told apart from loss says `lost_events`.
+ */
+export function notLossCounts(attrs: Readonly<Record<string, unknown>>): [counter: string, value: number][] {
+  const counts: [string, number][] = [];
+  const { filtered_events: filtered, truncated_events: truncated } = attrs;
+  if (typeof filtered === 'number') counts.push(['filtered', filtered]);
+  if (typeof truncated === 'number') counts.push(['truncated', truncated]);
+  if (attrs['loss'] === 'sensor_tls_unparsed') {
+    const unparsed = attrs['unparsed_tls_messages'] ?? attrs['lost_events'] ?? 1;
+    if (typeof unparsed === 'number') counts.push(['tls_unparsed_messages', unparsed]);
+  }
+  return counts;
+}
 
 /** The gap a capture_loss event reports; undefined for any other event, and for losses of nothing. */
 export function reportedGap(event: ParsedEvent, eventId: string): ReportedGap | undefined {

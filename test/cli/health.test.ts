@@ -46,7 +46,10 @@ describe('provd health', function () {
       lines[2],
       '  - capture loss recorded: kernel_loss (1 gap, 17 events lost); GET /v1/telemetry/producer-health says where',
     );
-    assert.match(stdout, /\n {2}coverage +gaps_recorded +recorded_gaps 1, truncated_records 0\n/);
+    assert.match(
+      stdout,
+      /\n {2}coverage +gaps_recorded +recorded_gaps 1, truncated_records 0, tls_unparsed_messages 0\n/,
+    );
   });
 
   it('says why it is unavailable: the failed check and its missing table; exit 1', async function () {

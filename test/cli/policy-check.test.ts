@@ -29,13 +29,20 @@ describe('provd policy check', function () {
     const text = await runCli(['policy', 'check', path]);
     assert.equal(text.code, 0, text.stderr);
     const lines = text.stdout.trimEnd().split('\n');
-    assert.equal(lines[0], `${path}: valid, 7 rules, first match wins`);
+    assert.equal(lines[0], `${path}: valid, 8 rules, first match wins`);
     assert.match(lines[1]!, /^RULE_ID +MATCH +DECISION +MODE +FROM$/);
     assert.match(lines[2]!, /^no-netcat +commands=nc,ncat +deny +detect +file$/);
     assert.match(lines[3]!, /^ptrace +event_types=ptrace +kill +enforce +file$/);
     assert.deepEqual(
       lines.slice(4).map((line) => line.split(/\s+/)[0]),
-      ['metadata_ip', 'secret_path', 'private_cidr', 'privilege_escalation', 'default_allow'],
+      [
+        'metadata_ip',
+        'secret_path',
+        'host_resolver',
+        'private_cidr',
+        'privilege_escalation',
+        'default_allow',
+      ],
     );
     assert.match(lines.at(-1)!, /^default_allow +\(anything else\) +allow +enforce +built-in$/);
 
@@ -52,6 +59,7 @@ describe('provd policy check', function () {
         ['ptrace', 'kill', 'enforce', 'file'],
         ['metadata_ip', 'quarantine', 'enforce', 'built-in'],
         ['secret_path', 'kill', 'enforce', 'built-in'],
+        ['host_resolver', 'allow', 'enforce', 'built-in'],
         ['private_cidr', 'deny', 'enforce', 'built-in'],
         ['privilege_escalation', 'quarantine', 'enforce', 'built-in'],
         ['default_allow', 'allow', 'enforce', 'built-in'],

@@ -82,10 +82,10 @@ describe('provd verify, timeline, explain, risks and summary', function () {
     assert.deepEqual(
       rows.map((row) => row.split(/ {2,}/).slice(1, 4)),
       [
-        ['critical', 'kill', 'secret_path'],
-        ['critical', 'kill', 'secret_path'],
-        ['high', 'quarantine', 'metadata_ip'],
-        ['medium', 'deny', 'private_cidr'],
+        ['critical', 'kill: not enforced, not a command provd ran', 'secret_path'],
+        ['critical', 'kill: not enforced, not a command provd ran', 'secret_path'],
+        ['high', 'quarantine: not enforced, not a command provd ran', 'metadata_ip'],
+        ['medium', 'deny: not enforced, not a command provd ran', 'private_cidr'],
       ],
     );
     const json = await cli(['risks', 'run-snake', '--json']);

@@ -23,6 +23,7 @@ const commands = [
   'timeline',
   'explain',
   'risks',
+  'responses',
   'summary',
   'signals',
   'events',

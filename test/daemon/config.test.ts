@@ -115,6 +115,20 @@ describe('daemon config', function () {
     assert.equal(config.dbPath, join(process.cwd(), 'relative/dir', 'provd.duckdb'));
   });
 
+  // DuckDB globs the paths it reads: rows files under /data/x[1]/ would be read from /data/x1/
+  it('refuses a data dir holding *, ? or [, which DuckDB would read as a pattern', function () {
+    for (const dir of ['/tmp/x[1]', '/tmp/*', '/tmp/a?b', '/srv/[v]ictim/provd']) {
+      assert.throws(
+        () => resolveConfig({ dataDir: dir }, {}),
+        { code: 'PROVD_ERR_CONFIG_INVALID', message: /--data-dir .* holds \*, \? or \[/ },
+        dir,
+      );
+      assert.throws(() => resolveConfig({}, { PROVD_HOME: dir }), { code: 'PROVD_ERR_CONFIG_INVALID' }, dir);
+    }
+    for (const dir of ['/tmp/x]1', '/tmp/a{b,c}', '/tmp/host=vm', '/tmp/sp ace', '/tmp/back\\slash'])
+      assert.equal(resolveConfig({ dataDir: dir }, {}).dataDir, dir);
+  });
+
   it('reads durations with ms, s, m, h or d, a bare number as seconds, and rejects the rest', function () {
     assert.equal(parseDurationMs('--spool-ttl', undefined, 7), 7);
     assert.equal(parseDurationMs('--spool-ttl', '90', 0), 90_000);

@@ -78,6 +78,26 @@ describe('health endpoints', function () {
     assert.equal(body['status'], 'degraded', 'the ring_full loss still degrades');
   });
 
+  it('answers ok after an upgrade to format 16 when the only recorded gaps were unparsed TLS, and counts them', async function () {
+    // a format 15 store: TLS plaintext that was not HTTP was recorded as sensor_tls_unparsed gaps
+    await withDatabase(dbFile(), async (db) => {
+      await applyMigrations(db, loadMigrations().slice(0, 15));
+      await db.run(`INSERT INTO coverage_gaps (id, run_id, kind, source, start_ns, end_ns, lost_events, recorded_at_ns)
+                    VALUES ('gap-1', NULL, 'sensor_tls_unparsed', 'provd_sensor', 1, 2, 1, 3),
+                           ('gap-2', NULL, 'sensor_tls_unparsed', 'provd_sensor', 5, 6, 1, 7)`);
+    });
+    const daemon = await fixture.start();
+    const { status, body } = await request(daemon.url, '/v1/health');
+    const coverage = (body['checks'] as Record<string, Record<string, unknown>>)['coverage'];
+    assert.deepEqual(
+      [status, body['status'], coverage?.['gaps_by_kind'], coverage?.['tls_unparsed_messages']],
+      [200, 'ok', {}, 2],
+    );
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    const sources = producer['sources'] as Record<string, Record<string, number>>;
+    assert.equal(sources['provd_sensor']?.['tls_unparsed_messages'], 2);
+  });
+
   it('answers ok after an upgrade to format 4 when the only recorded gaps were spool expiries', async function () {
     // a format 3 store: unclaimed events were recorded as spool_expiry gaps and counted as `expired`
     await withDatabase(dbFile(), async (db) => {

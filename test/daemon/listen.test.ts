@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import { assertStopsCleanly, cliPath, makeDataDir, removeDir, spawnServer } from '../support/daemon.js';
+import {
+  assertStopsCleanly,
+  cliPath,
+  freePort,
+  makeDataDir,
+  removeDir,
+  spawnServer,
+} from '../support/daemon.js';
 import { request } from '../support/http.js';
-
-/** A loopback port that was free a moment ago. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 const daemonArgs = (port: number, dataDir: string): string[] => [
   'daemon',

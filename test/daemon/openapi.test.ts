@@ -298,6 +298,21 @@ describe('openapi document', function () {
     }
   });
 
+  it('documents the exact schema of every JSON request body, so a client can build one from the document', function () {
+    for (const [path, item] of Object.entries(openapiDocument.paths))
+      for (const [verb, operation] of Object.entries(item)) {
+        const body = (operation as { requestBody?: JsonObject }).requestBody;
+        const content = body?.['content'] as Record<string, { schema: JsonObject }> | undefined;
+        const schema = content?.['application/json']?.schema;
+        if (schema === undefined) continue;
+        assert.match(
+          String(schema['$ref']),
+          /^#\/components\/schemas\//,
+          `${verb} ${path}: ${JSON.stringify(schema)}`,
+        );
+      }
+  });
+
   it('has no operation when it is missing from the endpoint list', function () {
     const listed = new Set(endpoints.map((endpoint) => `${endpoint.method.toLowerCase()} ${endpoint.path}`));
     for (const [path, item] of Object.entries(openapiDocument.paths)) {

@@ -104,6 +104,20 @@ describe('parseFalcoLine', function () {
     assert.deepEqual([bracket.attrs.dst_ip, bracket.attrs.dst_port], ['fd00:ec2::254', 80]);
   });
 
+  it('says so when a connect alert prints no destination', function () {
+    const bare = parsed(alert({ 'evt.type': 'connect', 'proc.name': 'nc' }));
+    assert.deepEqual(
+      [bare.type, bare.attrs.dst_ip, bare.attrs.no_destination],
+      [
+        'network_connect',
+        undefined,
+        'the producer sent no destination: the alert prints no fd.rip, fd.sip or fd.name',
+      ],
+    );
+    const host = parsed(alert({ 'evt.type': 'connect', 'fd.rip': 'api.example.com:443' }));
+    assert.equal(host.attrs.no_destination, undefined, 'a host name is a destination');
+  });
+
   it('makes a read-only open file_open and an open with a write flag file_write', function () {
     const read = parsed(
       alert({ 'evt.type': 'openat', 'fd.name': '/etc/hosts', 'evt.arg.flags': 'O_RDONLY|O_CLOEXEC' }),

@@ -4,6 +4,9 @@ import { queryRows, withDatabase } from '../support/duckdb.js';
 import { assertStopsCleanly, useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { bind, ingest, pageAll } from '../support/telemetry.js';
+import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
+import { TlsReassembler } from '../../src/sensor/tls/reassembler.js';
+import { chunkBatch } from '../support/tls-chunks.js';
 
 const throttle = (type: string, cgroup: string, second: number): string =>
   JSON.stringify({ process_throttle: { type, cgroup }, time: `2026-01-01T00:00:${second}Z` });
@@ -56,6 +59,62 @@ describe('loss producers report about themselves', function () {
     const coverage = (health['checks'] as Record<string, Record<string, unknown>>)['coverage'];
     assert.equal(coverage?.['truncated_records'], 7);
     assert.equal(coverage?.['recorded_gaps'], 0);
+  });
+
+  it('counts TLS plaintext that is not HTTP apart from lost events: no gap, health ok, the count shown', async function () {
+    // what the sensor's TLS pool makes of an SMTP session and a binary protocol inside TLS (the same
+    // reassembler, fed the kernel's chunk records), stored through the native format
+    const pool = new TlsReassembler();
+    const reports = decodeSensorBatch(
+      pool.take(
+        chunkBatch([
+          { data: 'EHLO mail.example\r\n', conn: 1n },
+          { data: '\x16\x03\x01\x00\x05hello', conn: 2n, direction: 'read' },
+          { data: 'QUIT\r\n', conn: 3n },
+        ]),
+        1_790_000_000_000_000_000n,
+      ),
+    ).events;
+    assert.equal(reports.length, 3);
+    const lines = reports.map((event) =>
+      JSON.stringify({ type: event.type, time: '2026-01-01T00:00:01Z', ...event.attrs }),
+    );
+    const daemon = await daemons.start();
+    assert.equal((await ingest(daemon.url, lines.join('\n'), 'native')).body['accepted'], 3);
+    const health = (await request(daemon.url, '/v1/health')).body;
+    const coverage = (health['checks'] as Record<string, Record<string, unknown>>)['coverage'];
+    assert.deepEqual(
+      [health['status'], coverage?.['recorded_gaps'], coverage?.['tls_unparsed_messages']],
+      ['ok', 0, 3],
+    );
+    assert.notEqual(health['coverage_status'], 'gaps_recorded');
+    const producer = (await request(daemon.url, '/v1/telemetry/producer-health')).body;
+    assert.deepEqual(producer['coverage_gaps'], {});
+    const sources = producer['sources'] as Record<string, Record<string, number>>;
+    assert.equal(sources['native_jsonl']?.['tls_unparsed_messages'], 3);
+    const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+    assert.match(
+      metrics,
+      /^provd_source_events_total\{source="native_jsonl",counter="tls_unparsed_messages"\} 3$/m,
+    );
+    // a real loss beside it still degrades: a message whose chunks the kernel ring dropped
+    const dropped = decodeSensorBatch(
+      pool.take(
+        chunkBatch([
+          { data: 'POST /x HTTP/1.1\r\nContent-Length: 30\r\n\r\n0123', conn: 4n, seq: 0 },
+          { data: '4567', conn: 4n, seq: 2 },
+        ]),
+        1_790_000_000_000_000_000n,
+      ),
+    ).events;
+    const lost = dropped.map((event) =>
+      JSON.stringify({ type: event.type, time: '2026-01-01T00:00:02Z', ...event.attrs }),
+    );
+    assert.equal((await ingest(daemon.url, lost.join('\n'), 'native')).body['accepted'], 1);
+    const after = (await request(daemon.url, '/v1/health')).body;
+    assert.deepEqual([after['status'], after['coverage_status']], ['degraded', 'gaps_recorded']);
+    const kinds = (after['checks'] as Record<string, Record<string, unknown>>)['coverage']?.['gaps_by_kind'];
+    assert.deepEqual(kinds, { sensor_tls_uncaptured: { gaps: 1, lost_events: 1 } });
   });
 
   it('closes the latest open window of a cgroup with its stop, and leaves an earlier one open', async function () {

@@ -10,7 +10,7 @@ import { parseNdjson } from '../../src/ingest/parse-ndjson.js';
 import type { ParsedEvent } from '../../src/model/event.js';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
-import { ingest } from '../support/telemetry.js';
+import { bind, ingest, pageAll } from '../support/telemetry.js';
 import { tetragonJoin } from '../support/tetragon-join.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/real/', import.meta.url));
@@ -345,6 +345,61 @@ describe('real published lines (test/fixtures/real)', function () {
       >;
       assert.equal(sources['tetragon']?.['accepted'], lines('tetragon.jsonl').length);
       assert.equal(sources['falco']?.['accepted'], lines('falco.jsonl').length);
+    });
+
+    // issue 41: the listen was stored as generic, the connect without args as a connect to nowhere
+    it('stores a published listen as a listen, and a connect whose destination was not given says so, in the event and in producer health', async function () {
+      const daemon = await daemons.start();
+      const [listen, connect] = lines('tetragon-listen-connect.jsonl');
+      // the same connect from a policy that captures no argument: args left out, null or empty
+      const bare = (args: unknown): string => {
+        const kprobe = { ...object(connect!.value['process_kprobe']), args };
+        return JSON.stringify({ ...connect!.value, process_kprobe: kprobe });
+      };
+      const body = [listen!.text, connect!.text, bare(undefined), bare(null), bare([])].join('\n');
+      const containerId = 'd665767d27511008a0c12fae494594ef5daf1d01af7ee3a213c5ebc14348fce8';
+      await bind(daemon.url, { run_id: 'ssh-tunnel', tool_call_id: 'tc', container_id: containerId });
+      const answer = await ingest(daemon.url, body, 'tetragon');
+      assert.deepEqual([answer.status, answer.body['accepted'], answer.body['errors']], [200, 5, []]);
+
+      const events = await pageAll(daemon.url, 'run=ssh-tunnel');
+      assert.equal(events.length, 5);
+      const attrsOf = (event: Record<string, unknown>): Record<string, unknown> => object(event['attrs']);
+      const [listened, ...connects] = events;
+      const sock = object(
+        object((object(listen!.value['process_kprobe'])['args'] as unknown[])[0])['sock_arg'],
+      );
+      assert.deepEqual(
+        [listened!['type'], attrsOf(listened!)['src_ip'], attrsOf(listened!)['src_port']],
+        ['network_listen', sock['saddr'], sock['sport']],
+        'the port sshd listens on (its remote forward), as the socket gives it',
+      );
+      assert.deepEqual(
+        [attrsOf(listened!)['dst_ip'], attrsOf(listened!)['dst_port'], attrsOf(listened!)['function_name']],
+        [undefined, undefined, 'inet_csk_listen_start'],
+        'a listening socket has no peer: its daddr 0.0.0.0 and dport 0 are no destination',
+      );
+      const [sent, ...unsent] = connects;
+      assert.deepEqual(
+        [attrsOf(sent!)['observed_type'], attrsOf(sent!)['dst_ip'], attrsOf(sent!)['dst_port']],
+        ['network_connect', '10.244.0.232', 8080],
+      );
+      assert.equal(attrsOf(sent!)['no_destination'], undefined);
+      for (const event of unsent) {
+        assert.deepEqual([event['type'], attrsOf(event)['dst_ip']], ['network_connect', undefined]);
+        assert.equal(
+          attrsOf(event)['no_destination'],
+          'the producer sent no destination: tcp_connect carries no sock or sockaddr argument with an address',
+        );
+      }
+      const health = await request(daemon.url, '/v1/telemetry/producer-health');
+      const sources = health.body['sources'] as Record<string, Record<string, number>>;
+      assert.equal(sources['tetragon']?.['connect_no_destination'], 3);
+      assert.equal(
+        sources['tetragon']?.['generic:process_kprobe'],
+        undefined,
+        'nothing was stored as generic',
+      );
     });
   });
 });

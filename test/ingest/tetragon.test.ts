@@ -145,6 +145,64 @@ describe('parseTetragonLine', function () {
     assert.equal(viaSockaddr.attrs.dst_port, 80);
   });
 
+  it('maps listen hooks onto network_listen with the address listened on, never a destination', function () {
+    const sock = { family: 'AF_INET', saddr: '0.0.0.0', daddr: '0.0.0.0', sport: 58000, dport: 0 };
+    for (const name of ['inet_csk_listen_start', 'inet_listen', '__x64_sys_listen']) {
+      const event = parsed(kprobe(name, [{ sock_arg: sock }, { int_arg: 128 }]));
+      assert.deepEqual(
+        [event.type, event.attrs.src_ip, event.attrs.src_port, event.attrs.dst_ip, event.attrs.dst_port],
+        ['network_listen', '0.0.0.0', 58000, undefined, undefined],
+        name,
+      );
+    }
+    const lsm = parsed({
+      process_lsm: {
+        process: proc,
+        function_name: 'socket_listen',
+        args: [{ sock_arg: { ...sock, sport: 22 } }],
+      },
+      time,
+    });
+    assert.deepEqual([lsm.type, lsm.attrs.src_port, lsm.attrs.dst_port], ['network_listen', 22, undefined]);
+    const odd = parsed(kprobe('inet_csk_listen_start', [{ sock_arg: { family: '26977', saddr: '<nil>' } }]));
+    assert.match(String(odd.attrs.unreadable), /no IP address \(family 26977, address <nil>\)/);
+    assert.equal(odd.attrs.src_ip, undefined);
+  });
+
+  it('says so when a connect hook, or an older process_connect, carries no destination', function () {
+    for (const args of [
+      undefined,
+      null,
+      [],
+      [{ int_arg: 3 }],
+      [{ sock_arg: { family: 'AF_INET', sport: 1 } }],
+    ]) {
+      const event = parsed(kprobe('tcp_connect', args as unknown[]));
+      assert.deepEqual(
+        [event.type, event.attrs.dst_ip, event.attrs.no_destination],
+        [
+          'network_connect',
+          undefined,
+          'the producer sent no destination: tcp_connect carries no sock or sockaddr argument with an address',
+        ],
+        JSON.stringify(args),
+      );
+    }
+    const older = parsed({ process_connect: { process: proc, protocol: 'TCP' }, time });
+    assert.equal(
+      older.attrs.no_destination,
+      'the producer sent no destination: process_connect carries no destination_ip',
+    );
+    // a socket the producer sent but provd cannot read says so in `unreadable`, not twice
+    const unreadable = parsed(kprobe('tcp_connect', [{ sock_arg: { family: '26977', daddr: '<nil>' } }]));
+    assert.deepEqual(
+      [typeof unreadable.attrs.unreadable, unreadable.attrs.no_destination],
+      ['string', undefined],
+    );
+    // other types never carry it
+    assert.equal(parsed(kprobe('security_file_open', [])).attrs.no_destination, undefined);
+  });
+
   it('maps setuid, setgid and ptrace kprobes with their targets', function () {
     assert.equal(parsed(kprobe('__x64_sys_setuid', [{ int_arg: 0 }])).attrs.target_uid, 0);
     assert.equal(parsed(kprobe('__x64_sys_setgid', [{ int_arg: 0 }])).attrs.target_gid, 0);

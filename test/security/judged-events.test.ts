@@ -61,6 +61,7 @@ function expectedPage(
     }),
     hasMore: rest.length > limit,
     lastSeq: page.at(-1)?.seq ?? null,
+    commands: new Map(), // provd ran none of these tool calls
   };
 }
 

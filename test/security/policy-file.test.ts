@@ -43,7 +43,15 @@ rules:
     assert.equal(engine.policy.source, path);
     assert.deepEqual(
       engine.policy.rules.map((rule) => rule.id),
-      ['no-netcat', 'ptrace', 'metadata_ip', 'secret_path', 'private_cidr', 'privilege_escalation'],
+      [
+        'no-netcat',
+        'ptrace',
+        'metadata_ip',
+        'secret_path',
+        'host_resolver',
+        'private_cidr',
+        'privilege_escalation',
+      ],
     );
     assert.deepEqual(engine.policy.rules[0], {
       id: 'no-netcat',
@@ -85,7 +93,7 @@ rules:
       engine.evaluate({ event_type: 'network_connect', dst_ip: '203.0.113.9' }).decision,
       'quarantine',
     );
-    assert.equal(defaultRules.length, 5, 'the built-in rules are untouched');
+    assert.equal(defaultRules.length, 6, 'the built-in rules are untouched');
   });
 
   it('refuses each kind of mistake with a message naming the rule and the field', async function () {
@@ -155,6 +163,21 @@ rules:
       [
         'cidr.json',
         '{"rules": [{"id": "a", "decision": "deny", "match": {"dst_ips": ["10.0.0.0/8", "10.0.0.0/33"]}}]}',
+        /rule "a": "10\.0\.0\.0\/33" has a prefix length past 32/,
+      ],
+      [
+        'ports.json',
+        '{"rules": [{"id": "a", "decision": "deny", "match": {"dst_ports": [53, 65536]}}]}',
+        /rules\[0\] \(a\): match\.dst_ports must be a non-empty list of ports \(integers from 0 to 65535\)/,
+      ],
+      [
+        'resolvers.json',
+        '{"rules": [{"id": "a", "decision": "deny", "match": {"host_resolvers": "yes"}}]}',
+        /rules\[0\] \(a\): match\.host_resolvers must be true or false, not "yes"/,
+      ],
+      [
+        'deep-cidr.json',
+        '{"rules": [{"id": "a", "decision": "deny", "match": {"host_resolvers": true, "dst_ips": ["10.0.0.0/33"]}}]}',
         /rule "a": "10\.0\.0\.0\/33" has a prefix length past 32/,
       ],
       [

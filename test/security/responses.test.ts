@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { assertErrors, pageItems, request, type JsonAnswer } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
-import { eventuallyDefined } from '../support/eventually.js';
+import { recordCgroupId } from '../support/record-cgroup.js';
 
 const token = 'responses-test-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -30,24 +30,6 @@ interface Response {
 /** Every response of a run, page by page (each page checked against the OpenAPI document). */
 function responsesOf(daemon: RunningDaemon, run: string, limit = 100): Promise<Response[]> {
   return pageItems<Response>(daemon.url, `/v1/security/responses?run=${run}`, 'responses', limit, auth);
-}
-
-/**
- * The id of the cgroup POST /v1/record made for `toolCall`, once its command runs in it (a cgroup of
- * that name left behind by an earlier daemon holds no process).
- */
-async function recordCgroupId(root: string, toolCall: string): Promise<string> {
-  const dir = await eventuallyDefined(
-    `a cgroup for ${toolCall} under ${root} holding its command`,
-    () =>
-      readdirSync(root).find(
-        (name) =>
-          name.startsWith(`${toolCall}-`) &&
-          readFileSync(join(root, name, 'cgroup.procs'), 'utf8').trim() !== '',
-      ),
-    { everyMs: 10 },
-  );
-  return statSync(join(root, dir), { bigint: true }).ino.toString();
 }
 
 const now = (): string => new Date().toISOString();

@@ -84,7 +84,7 @@ describe('sensor loss reports', function () {
     assert.equal(truncated!.attrs.truncated_events, 3, 'counted instead');
   });
 
-  it('carries every kind of loss the sensor counts to a coverage gap of its own kind, filtered and truncated to none', function () {
+  it('carries every kind of loss the sensor counts to a coverage gap of its own kind, filtered, truncated and unparsed TLS to none', function () {
     const { events, errors } = decodeSensorBatch(
       encodeLossBatch(
         lossKinds.map((kind) => ({ kind, probe: 'p', count: 1 })),
@@ -94,7 +94,9 @@ describe('sensor loss reports', function () {
     assert.deepEqual(errors, []);
     assert.deepEqual(
       events.map((event, index) => reportedGap(event, `b1.${index}`)?.kind),
-      lossKinds.map((kind) => (kind === 'filtered' || kind === 'truncated' ? undefined : `sensor_${kind}`)),
+      lossKinds.map((kind) =>
+        ['filtered', 'truncated', 'tls_unparsed'].includes(kind) ? undefined : `sensor_${kind}`,
+      ),
     );
     const filtered = events[lossKinds.indexOf('filtered')]!;
     assert.equal(filtered.attrs.filtered_events, 1, 'left out on purpose: counted, not lost');

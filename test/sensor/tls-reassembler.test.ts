@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
 import { defaultTlsBounds, TlsReassembler, type TlsBounds } from '../../src/sensor/tls/reassembler.js';
 import type { ParsedEvent } from '../../src/model/event.js';
+import { notLossCounts, reportedGap } from '../../src/telemetry/reported-gaps.sql.js';
 import { chunkBatch, type ChunkSpec } from '../support/tls-chunks.js';
 
 const t0 = 1_790_000_000_000_000_000n;
@@ -220,8 +221,9 @@ describe('TLS reassembly into HTTP/1.x messages', function () {
     );
     const headLost = reassemble([{ data: '', callSize: 100, unreadable: true }]);
     assert.deepEqual(
-      headLost.map((event) => event.attrs['loss']),
-      ['sensor_tls_unparsed'],
+      headLost.map((event) => [event.attrs['loss'], event.attrs['lost_events']]),
+      [['sensor_tls_uncaptured', 1]],
+      'plaintext the sensor could not read is lost, not unparsed',
     );
   });
 
@@ -238,7 +240,7 @@ describe('TLS reassembly into HTTP/1.x messages', function () {
     assert.deepEqual(
       events.map((event) => [event.attrs['loss'] ?? http(event)['path'], event.attrs['detail'] ?? null]),
       [
-        ['sensor_tls_unparsed', '1 chunks of plaintext were dropped in the kernel (its ring was full)'],
+        ['sensor_tls_uncaptured', '1 chunks of plaintext were dropped in the kernel (its ring was full)'],
         ['/next', null],
         ['/again', null],
       ],
@@ -261,6 +263,69 @@ describe('TLS reassembly into HTTP/1.x messages', function () {
       ['y'.repeat(10), true, sha256(body)],
     );
     assert.doesNotMatch(JSON.stringify(events.map((event) => event.attrs)), /sk-secret|a=b/);
+  });
+
+  it('counts plaintext that is not HTTP as unparsed, not as lost events, and reads it again where a message starts', function () {
+    const pool = new TlsReassembler();
+    const events = reassemble(
+      [
+        { data: 'EHLO mail.example\r\n', conn: 5n },
+        { data: 'MAIL FROM:<a@example>\r\n', conn: 5n },
+        { data: 'GET /after HTTP/1.1\r\nHost: h\r\n\r\n', conn: 5n },
+      ],
+      {},
+      pool,
+    );
+    // SMTP's lines look like a method at first; each is told apart when its line ends, not held as
+    // a head until the stream goes idle (which would count it evicted, a loss)
+    assert.deepEqual(
+      events.map((event) => [event.type, event.attrs['loss'] ?? http(event)['path']]),
+      [
+        ['capture_loss', 'sensor_tls_unparsed'],
+        ['capture_loss', 'sensor_tls_unparsed'],
+        ['tls_write', '/after'],
+      ],
+    );
+    assert.deepEqual(events[0]!.attrs, {
+      loss: 'sensor_tls_unparsed',
+      probe: 'tls_write',
+      detail: 'not an HTTP/1.x start line: "EHLO mail.example"',
+      unparsed_tls_messages: 1,
+    });
+    assert.equal(reportedGap(events[0]!, 'b.0'), undefined, 'no coverage gap: nothing was lost');
+    assert.deepEqual(notLossCounts(events[0]!.attrs), [['tls_unparsed_messages', 1]]);
+    const binary = reassemble([{ data: '\x00\x00\x00\x08\x04\xd2\x16\x2f', conn: 7n }], {}, pool);
+    assert.deepEqual(binary[0]!.attrs['detail'], 'its plaintext does not start an HTTP/1.x message');
+    assert.deepEqual([pool.stats().unparsed, pool.stats().uncaptured, pool.stats().evicted], [3, 0, 0]);
+  });
+
+  it("reads the server's side of an HTTP/2 connection as HTTP/2, not as HTTP/1.x that does not parse", function () {
+    const pool = new TlsReassembler();
+    const events = reassemble(
+      [
+        { data: 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', conn: 6n },
+        // the server's SETTINGS frame, on the read side of the same connection
+        { data: '\x00\x00\x00\x04\x00\x00\x00\x00\x00', conn: 6n, direction: 'read' },
+      ],
+      {},
+      pool,
+    );
+    assert.deepEqual(
+      events.map((event) => [event.type, event.attrs['protocol'], event.attrs['bytes']]),
+      [
+        ['tls_write', 'http2', 24],
+        ['tls_read', 'http2', 9],
+      ],
+    );
+    assert.equal(pool.stats().unparsed, 0);
+  });
+
+  it('gives up a head past its bound as evicted at the bound, a loss', function () {
+    const events = reassemble([{ data: `GET /${'a'.repeat(300)}` }], { maxHeadBytes: 100 });
+    assert.deepEqual(
+      events.map((event) => [event.attrs['loss'], event.attrs['lost_events']]),
+      [['sensor_tls_evicted', 1]],
+    );
   });
 
   it('completes a body that runs to the connection end when the stream goes idle, and counts one cut short', function () {

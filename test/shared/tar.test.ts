@@ -72,18 +72,28 @@ describe('export archives (tar)', function () {
     assert.throws(() => readTar(broken), /checksum/);
   });
 
+  it('refuses an archive cut short, or with bytes after its end marker', function () {
+    const archive = writeTar([{ path: 'a', content: bytes('x') }], 0);
+    assert.throws(() => readTar(archive.subarray(0, archive.length - 1024)), /end marker/);
+    assert.throws(() => readTar(Buffer.concat([archive, bytes('junk')])), /end marker/);
+    // zeros: an empty archive with a record's padding is one; a megabyte of them is not
+    assert.deepEqual(readTar(new Uint8Array(10240)), []);
+    assert.throws(() => readTar(new Uint8Array(1024 * 1024)), /end marker/);
+  });
+
   it('extracts nothing when one entry would overwrite a file', function () {
-    mkdirSync(join(work.path, 'd'));
-    writeFileSync(join(work.path, 'd', 'second'), 'mine');
+    const d = 'host=h/date=2026-01-01/run=r';
+    mkdirSync(join(work.path, d), { recursive: true });
+    writeFileSync(join(work.path, d, 'manifest.json'), 'mine');
     const archive = writeTar(
       [
-        { path: 'd/first', content: bytes('1') },
-        { path: 'd/second', content: bytes('2') },
+        { path: `${d}/events.parquet`, content: bytes('1') },
+        { path: `${d}/manifest.json`, content: bytes('2') },
       ],
       0,
     );
-    assert.throws(() => extractExport(archive, work.path), /PROVD_ERR_EXPORT_EXISTS|exists/);
-    assert.equal(existsSync(join(work.path, 'd', 'first')), false);
-    assert.equal(readFileSync(join(work.path, 'd', 'second'), 'utf8'), 'mine');
+    assert.throws(() => extractExport(archive, work.path, 'run'), /PROVD_ERR_EXPORT_EXISTS|exists/);
+    assert.equal(existsSync(join(work.path, d, 'events.parquet')), false);
+    assert.equal(readFileSync(join(work.path, d, 'manifest.json'), 'utf8'), 'mine');
   });
 });

@@ -104,7 +104,7 @@ describe('store migrations', function () {
       const upgraded = await startDaemon({ dataDir });
       assert.ok(upgraded.logs.some((entry) => entry['msg'] === 'upgrading the store'));
       const opened = upgraded.logs.find((entry) => entry['msg'] === 'store opened');
-      assert.deepEqual(opened?.['migrated'], [13, 14, 15]);
+      assert.deepEqual(opened?.['migrated'], [13, 14, 15, 16]);
       const again = await request(upgraded.url, `/v1/graph/verify?run=${run}`);
       assert.equal(again.body['status'], 'ok');
       await assertStopsCleanly(upgraded);

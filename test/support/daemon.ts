@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { eventually } from './eventually.js';
@@ -65,6 +66,18 @@ export async function awaitLogged(
   );
 }
 
+/** A loopback port that was free a moment ago (the kernel's choice for port 0, released at once). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
 export function makeDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'provd-test-'));
 }
@@ -108,6 +121,7 @@ export async function spawnServer(
   args: string[] = [],
   env = process.env,
   identity?: { uid: number; gid: number },
+  timeoutMs = startTimeoutMs,
 ): Promise<RunningServer> {
   const child = spawn(process.execPath, [script, ...args], {
     env,
@@ -120,8 +134,8 @@ export async function spawnServer(
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${script} did not listen within ${startTimeoutMs} ms`));
-    }, startTimeoutMs);
+      reject(new Error(`${script} did not listen within ${timeoutMs} ms`));
+    }, timeoutMs);
     void exited.then((code) => {
       clearTimeout(timer);
       const seen = logs.map((entry) => JSON.stringify(entry)).join('\n');

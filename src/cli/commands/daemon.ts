@@ -86,6 +86,11 @@ export class DaemonCommand extends Command {
       'the policy rules file (YAML or JSON) the gate and ingest decide with; checked at start (default: the built-in policy)',
   });
 
+  resolvConf = Option.String('--resolv-conf', {
+    description:
+      "the resolv.conf whose nameservers are the host's own resolvers, which DNS may reach without a private_cidr risk (env PROVD_RESOLV_CONF; default /etc/resolv.conf and /run/systemd/resolve/resolv.conf); read at start",
+  });
+
   recordUser = Option.String('--record-user', {
     description:
       "whom POST /v1/record runs commands as when the daemon is root (a name or uid; env PROVD_RECORD_USER): default the owner of the command's cwd, never root unless --record-user root",

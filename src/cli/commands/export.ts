@@ -4,6 +4,7 @@ import { ProvdError } from '../../shared/errors.js';
 import { fetchDaemonBytes } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
 import { daemonErrorOf } from '../daemon-error.js';
+import { maxExportArchiveBytes } from '../../views/export/export-limits.js';
 import { extractExport } from '../export-files.js';
 
 /** Past the daemon's own 120 s for writing the export, and the transfer. */
@@ -20,8 +21,9 @@ export class ExportCommand extends DaemonClientCommand {
       events, graph objects, chain heads, signed checkpoints, artifacts, public keys and a manifest,
       and \`provd verify --bundle\` checks it with no daemon. \`--from\`/\`--to\` export the events
       captured in that range (at most 31 days), one directory per run, \`run=_none\` for events no
-      run claimed. Existing files are never overwritten: the export is refused before anything is
-      written.
+      run claimed. Existing files are never overwritten, and no link under \`--out\` is followed:
+      the export is refused before anything is written. An answer over the daemon's own export cap
+      (256 MiB), or one that is not an export archive, is refused.
 
       Exit code 0 when the files were written, 1 when the daemon answered an error or the files
       were refused, 2 when it cannot be reached or for bad usage.
@@ -50,11 +52,16 @@ export class ExportCommand extends DaemonClientCommand {
     }
     let answer;
     try {
-      answer = await fetchDaemonBytes(baseUrl, `/v1/export?${query.toString()}`, exportTimeoutMs);
+      answer = await fetchDaemonBytes(baseUrl, `/v1/export?${query.toString()}`, {
+        timeoutMs: exportTimeoutMs,
+        // the daemon builds no larger archive: past it the answer is not the daemon's export
+        maxBytes: maxExportArchiveBytes,
+        what: "the export answer (the daemon's own cap on an export)",
+      });
     } catch (error) {
       if (!(error instanceof ProvdError)) throw error;
       stderr.write(`provd: ${error.code}: ${error.message}\n`);
-      return 2;
+      return error.code === 'PROVD_ERR_CLI_UNREACHABLE' ? 2 : 1;
     }
     if (answer.status !== 200 || !answer.contentType.startsWith('application/x-tar')) {
       const error = daemonErrorOf(parsed(answer.bytes));
@@ -62,10 +69,12 @@ export class ExportCommand extends DaemonClientCommand {
       return error === undefined ? 2 : 1;
     }
     try {
-      const bundles = extractExport(answer.bytes, this.out);
+      const bundles = extractExport(answer.bytes, this.out, this.run === undefined ? 'range' : 'run');
       for (const dir of bundles) stdout.write(`${dir}\n`);
       stderr.write(
-        `provd: exported ${bundles.length} director${bundles.length === 1 ? 'y' : 'ies'} under ${this.out}\n`,
+        bundles.length === 0
+          ? `provd: exported nothing: no event was captured in the range\n`
+          : `provd: exported ${bundles.length} director${bundles.length === 1 ? 'y' : 'ies'} under ${this.out}\n`,
       );
       return 0;
     } catch (error) {

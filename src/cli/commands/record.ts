@@ -5,11 +5,13 @@ import { Command, Option } from 'clipanion';
 import typia from 'typia';
 import { ndjsonType, type RecordStreamEnd } from '../../provenance/record/live-output.js';
 import type { RecordAnswer } from '../../provenance/record/record-answer.js';
+import { comparedText } from '../../provenance/record/compared-text.js';
 import { defaultRecordTimeoutMs } from '../../provenance/record/record-request.js';
 import { ProvdError } from '../../shared/errors.js';
 import { postDaemon } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
 import { daemonErrorOf } from '../daemon-error.js';
+import { visible } from '../output/style.js';
 
 /** Exit codes of the command's fate, as timeout(1) and shells give them. */
 const exitTimedOut = 124;
@@ -90,7 +92,9 @@ export class RecordCommand extends DaemonClientCommand {
       });
     } catch (error) {
       stderr.write(
-        `provd: PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${baseUrl}: ${(error as Error).message}\n`,
+        error instanceof ProvdError
+          ? `provd: ${error.code}: ${error.message}\n`
+          : `provd: PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${baseUrl}: ${(error as Error).message}\n`,
       );
       return exitProvdFailed;
     }
@@ -111,7 +115,8 @@ export class RecordCommand extends DaemonClientCommand {
         `provd: ${streamed.live_output_dropped_bytes} bytes of live output were dropped (the terminal read too slowly); ` +
           'the record keeps the first 1 MiB of each stream\n',
       );
-    stderr.write(`provd: ${summary(record)}\n`);
+    // names of files under cwd are anyone's: no control character of theirs reaches the terminal
+    stderr.write(`provd: ${visible(summary(record))}\n`);
     return exitCodeOf(record);
   }
 
@@ -157,7 +162,12 @@ function effectsText(record: RecordAnswer): string {
   const ignored =
     source === 'git' && skipped > 0 ? `, ${skipped} git-ignored path${skipped === 1 ? '' : 's'} skipped` : '';
   if (record.file_effects_complete) return found + ignored;
-  return `file effects incomplete (${count} found${ignored}): ${record.file_effects_incomplete_reason}`;
+  const compared = record.file_effects_compared;
+  const part = compared === undefined ? '' : comparedText(compared, 5);
+  return (
+    `file effects incomplete (${count} found${ignored}): ${record.file_effects_incomplete_reason}` +
+    (part === '' ? '' : `; ${part}`)
+  );
 }
 
 /** A chunk of the command's output, streamed while it runs. */

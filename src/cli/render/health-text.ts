@@ -110,12 +110,19 @@ function probeReasons(name: string, probe: Partial<ProbeReport>): string[] {
 function details(check: HealthCheck): string {
   if (check.message !== undefined && check.status !== 'gaps_recorded') return `  ${check.message}`;
   const facts = Object.entries(check)
+    .map(([key, value]): [string, unknown] => [key, Array.isArray(value) ? listText(value) : value])
     .filter(
       ([key, value]) =>
         key !== 'status' && key !== 'message' && (typeof value === 'number' || typeof value === 'string'),
     )
     .map(([key, value]) => `${key} ${String(value)}`);
   return facts.length === 0 ? '' : `  ${facts.join(', ')}`;
+}
+
+/** A list of names or numbers as words (`addresses 10.0.0.2 192.168.1.1`); undefined when empty or not such a list. */
+function listText(values: unknown[]): string | undefined {
+  const words = values.filter((value) => typeof value === 'string' || typeof value === 'number');
+  return words.length === 0 || words.length !== values.length ? undefined : words.join(' ');
 }
 
 function count(value: number | null | undefined): string {

@@ -1,5 +1,5 @@
 /** What `provd risks` prints: one line a risk, in the order of the events judged. */
-import type { SecurityRisks } from '../../security/risks.js';
+import type { SecurityRisk, SecurityRisks } from '../../security/risks.js';
 import { formatColumns, type Column } from '../output/columns.js';
 import type { Style } from '../output/style.js';
 import { utcTime } from '../output/time-text.js';
@@ -8,7 +8,7 @@ import { evidencePaint, riskPaint } from './evidence-paint.js';
 const columns: Column[] = [
   { title: 'TIME (UTC)' },
   { title: 'SEVERITY', paint: riskPaint },
-  { title: 'DECISION', paint: riskPaint },
+  { title: 'DECISION', paint: (cell) => riskPaint(cell.split(':')[0]!) },
   { title: 'RULE' },
   { title: 'TOOL CALL' },
   { title: 'EVIDENCE', paint: evidencePaint },
@@ -22,7 +22,7 @@ export function formatRisks(page: SecurityRisks, style: Style): string {
   const rows = page.risks.map((risk) => [
     utcTime(risk.evidence[0]?.time ?? risk.detected_at),
     risk.severity,
-    risk.decision,
+    decisionText(risk),
     risk.rule_id,
     risk.tool_call_id ?? '-',
     risk.evidence_level,
@@ -32,4 +32,9 @@ export function formatRisks(page: SecurityRisks, style: Style): string {
       : `${risk.reason} (advisory: ${risk.advisory.rule_id} would ${risk.advisory.decision})`,
   ]);
   return formatColumns(columns, rows, style);
+}
+
+/** The decision with what became of it: `kill: not enforced, the command had ended`. */
+export function decisionText(risk: Pick<SecurityRisk, 'decision' | 'response'>): string {
+  return `${risk.decision}: ${risk.response.outcome}`;
 }

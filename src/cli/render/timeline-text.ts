@@ -4,6 +4,7 @@ import { formatColumns, type Column } from '../output/columns.js';
 import type { Style } from '../output/style.js';
 import { utcTime } from '../output/time-text.js';
 import { evidencePaint } from './evidence-paint.js';
+import { decisionText } from './risks-text.js';
 
 const columns: Column[] = [
   { title: 'TIME (UTC)' },
@@ -21,7 +22,9 @@ export function formatTimeline(page: TimelineTable, style: Style): string {
     entry.kind,
     entry.tool_call_id ?? '-',
     entry.evidence_level,
-    entry.summary,
+    entry.kind === 'event' && entry.risk !== null
+      ? `${entry.summary} [${decisionText(entry.risk)}]`
+      : entry.summary,
   ]);
   return formatColumns(columns, rows, style);
 }

@@ -2,12 +2,14 @@
  * What a recorded command did to the files under its `cwd`: a snapshot before and after (regular
  * files and symlinks, without crossing into other filesystems), compared into created, modified
  * and deleted entries with content hashes. Bounded in entries and hashed bytes; whatever a bound
- * cut is said in `complete` and `omitted`, never silently missing.
+ * cut is said in `complete`, `compared` and `omitted`, never silently missing, and no effect is
+ * claimed where either snapshot did not look (snapshot-coverage.ts).
  */
 import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { hashFile, sha256Text } from './hash-file.js';
 import { IgnoreMatch, type IgnoredPaths } from './ignore-match.js';
+import { isUnseen, notCompared, type FileEffectsCompared, type UnseenParts } from './snapshot-coverage.js';
 
 /** Bounds of one snapshot and of the effects kept. */
 export interface SnapshotLimits {
@@ -35,6 +37,8 @@ interface Entry {
   /** Size, mtime, ctime and inode: equal stamps mean no change was made through the filesystem. */
   stamp: string;
   hash: string | null;
+  /** Not hashed because the snapshot's time bound on hashing had passed when the walk reached it. */
+  unhashed: boolean;
 }
 
 /** The state of a directory tree at one moment. */
@@ -44,6 +48,8 @@ export interface Snapshot {
   incomplete: string | null;
   /** Ignored entries the walk skipped (a directory counts once, its contents not at all). */
   skipped: number;
+  /** What the walk did not see: a bound cut it, or it could not read there. */
+  unseen: UnseenParts;
 }
 
 /** What a snapshot skips: git's ignored paths, and `.git` entries when git said them. */
@@ -76,6 +82,8 @@ export interface FileEffects {
   incomplete_reason: string | null;
   /** Effects found beyond maxEffects, counted, not listed. */
   omitted: number;
+  /** When not complete: what was compared, and what not; null when complete. */
+  compared: FileEffectsCompared | null;
 }
 
 /**
@@ -89,11 +97,14 @@ export function snapshot(root: string, limits: SnapshotLimits, ignore = ignoreNo
   let incomplete: string | null = null;
   let hashed = 0;
   let skipped = 0;
+  const unseen: UnseenParts = new Map();
   const rootStats = attempt(() => lstatSync(root));
   if (rootStats instanceof Error) {
     // a command that removed its own cwd removed everything under it
-    if (rootStats.code === 'ENOENT') return { entries, incomplete: null, skipped };
-    return { entries, incomplete: `cannot read cwd: ${rootStats.code ?? rootStats.message}`, skipped };
+    if (rootStats.code === 'ENOENT') return { entries, incomplete: null, skipped, unseen };
+    unseen.set('', { from: null, reason: 'unreadable' });
+    const incomplete = `cannot read cwd: ${rootStats.code ?? rootStats.message}`;
+    return { entries, incomplete, skipped, unseen };
   }
   const rootDevice = rootStats.dev;
   const deadline = Date.now() + limits.hashingMs;
@@ -106,6 +117,7 @@ export function snapshot(root: string, limits: SnapshotLimits, ignore = ignoreNo
       names = readdirSync(dir);
     } catch (error) {
       incomplete ??= `cannot read ${relative(root, dir) || '.'}: ${(error as NodeJS.ErrnoException).code}`;
+      unseen.set(relative(root, dir), { from: null, reason: 'unreadable' });
       continue;
     }
     const paths = names.sort().map((name) => join(dir, name));
@@ -113,7 +125,13 @@ export function snapshot(root: string, limits: SnapshotLimits, ignore = ignoreNo
       const path = paths[i]!;
       const name = basename(path);
       const stats = attempt(() => lstatSync(path));
-      if (stats instanceof Error) continue; // removed while we looked (or a .gitignore not there)
+      if (stats instanceof Error) {
+        if (gone(stats)) continue; // removed while we looked (or a .gitignore not there)
+        // there, but not to be looked at (a directory readable and not searchable): unknown, not gone
+        incomplete ??= `cannot read ${relative(root, path)}: ${stats.code ?? stats.message}`;
+        unseen.set(relative(root, path), { from: null, reason: 'unreadable' });
+        continue;
+      }
       if (skip.skips(relative(root, path), name, stats.isDirectory())) {
         skipped++;
         // an ignored directory's own rules stay in sight: a command that hides one shows how
@@ -122,37 +140,55 @@ export function snapshot(root: string, limits: SnapshotLimits, ignore = ignoreNo
       }
       if (stats.isDirectory()) {
         if (stats.dev === rootDevice) pending.push(path);
+        else {
+          // another filesystem mounted here: not walked, so not compared (a mount made by the
+          // command would otherwise "delete" every file the first snapshot saw beneath it)
+          incomplete ??= `${relative(root, path)} is another filesystem: not compared`;
+          unseen.set(relative(root, path), { from: null, reason: 'other_filesystem' });
+        }
         continue;
       }
       if (!stats.isFile() && !stats.isSymbolicLink()) continue;
       if (entries.size >= limits.maxEntries) {
         incomplete ??= `more than ${limits.maxEntries} files under cwd`;
+        // the names from this one on (an ignored directory's .gitignore: from that directory on)
+        const from = relative(dir, path).split('/')[0]!;
+        unseen.set(relative(root, dir), { from, reason: 'file_limit' });
         break;
       }
       const kind = stats.isFile() ? 'file' : 'symlink';
       let hash: string | null = null;
+      let unhashed = false;
       if (kind === 'symlink') {
         const target = attempt(() => readlinkSync(path));
         hash = target instanceof Error ? null : sha256Text(target);
-      } else if (Date.now() > deadline)
-        incomplete ??= `hashing stopped after ${limits.hashingMs} ms: later files compared by size and times only`;
-      else if (stats.size <= limits.maxFileBytes && hashed + stats.size <= limits.maxHashedBytes) {
+      } else if (Date.now() > deadline) {
+        incomplete ??= `hashing stopped after ${limits.hashingMs} ms: later files compared by size, mtime and inode only`;
+        unhashed = true;
+      } else if (stats.size <= limits.maxFileBytes && hashed + stats.size <= limits.maxHashedBytes) {
         const read = hashFile(path, stats, Math.min(limits.maxFileBytes, limits.maxHashedBytes - hashed));
         hash = read.hash;
         hashed += read.bytes;
       }
       const stamp = `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
-      entries.set(relative(root, path), { kind, size: stats.size, stamp, hash });
+      entries.set(relative(root, path), { kind, size: stats.size, stamp, hash, unhashed });
     }
   }
   if (pending.length > 0) incomplete ??= `more than ${limits.maxEntries} files under cwd`;
-  return { entries, incomplete, skipped };
+  for (const dir of pending) unseen.set(relative(root, dir), { from: null, reason: 'file_limit' });
+  return { entries, incomplete, skipped, unseen };
+}
+
+/** An lstat error that means the entry is not there (any more). */
+function gone(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'ENOENT' || error.code === 'ENOTDIR';
 }
 
 /**
  * Compares two snapshots of one directory. With the ignore lists each was taken with, a path either
  * list skips is left out of both: a command that changed what is ignored neither "deletes" what
- * became ignored nor "creates" what stopped being ignored.
+ * became ignored nor "creates" what stopped being ignored. A path either snapshot did not see is
+ * left out too: a file past one snapshot's cut is neither "deleted" nor "created".
  */
 export function compareSnapshots(
   before: Snapshot,
@@ -162,18 +198,23 @@ export function compareSnapshots(
 ): FileEffects {
   const matches = ignores.map((ignore) => new IgnoreMatch(ignore.paths, ignore.skipGitDirs));
   const kept = (path: string): boolean => !matches.some((match) => match.covers(path));
+  const seen = (path: string): boolean => !isUnseen(before.unseen, path) && !isUnseen(after.unseen, path);
   const found: FileEffect[] = [];
+  let byMetadata = 0;
   for (const [path, now] of after.entries) {
     if (!kept(path)) continue;
     const then = before.entries.get(path);
     if (then === undefined) {
-      found.push(effect(path, 'created', now, null, now.hash));
-    } else if (changed(then, now)) {
-      found.push(effect(path, 'modified', now, then.hash, now.hash));
+      if (seen(path)) found.push(effect(path, 'created', now, null, now.hash));
+      continue;
     }
+    const unhashed = (then.unhashed || now.unhashed) && (then.hash === null || now.hash === null);
+    if (unhashed) byMetadata++;
+    if (changed(then, now, unhashed)) found.push(effect(path, 'modified', now, then.hash, now.hash));
   }
   for (const [path, then] of before.entries) {
-    if (!after.entries.has(path) && kept(path)) found.push(effect(path, 'deleted', then, then.hash, null));
+    if (!after.entries.has(path) && kept(path) && seen(path))
+      found.push(effect(path, 'deleted', then, then.hash, null));
   }
   found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const reason = before.incomplete ?? after.incomplete;
@@ -182,14 +223,29 @@ export function compareSnapshots(
     complete: reason === null,
     incomplete_reason: reason,
     omitted: Math.max(0, found.length - limits.maxEffects),
+    compared:
+      reason === null
+        ? null
+        : { ...notCompared(before.unseen, after.unseen), compared_by_metadata: byMetadata },
   };
 }
 
-/** Content changed: by hash when both are known, else by the stamp. */
-function changed(then: Entry, now: Entry): boolean {
+/**
+ * Content changed: by hash when both are known, else by the stamp. A file left unhashed by the time
+ * bound is compared by size, mtime and inode: a ctime alone (a chmod, a new hard link) says nothing
+ * of its content, where a hash would have said "unchanged".
+ */
+function changed(then: Entry, now: Entry, unhashed: boolean): boolean {
   if (then.kind !== now.kind) return true;
   if (then.hash !== null && now.hash !== null) return then.hash !== now.hash;
+  if (unhashed) return withoutCtime(then.stamp) !== withoutCtime(now.stamp);
   return then.stamp !== now.stamp;
+}
+
+/** `size:mtime:ino` of a stamp `size:mtime:ctime:ino`. */
+function withoutCtime(stamp: string): string {
+  const [size, mtime, , inode] = stamp.split(':');
+  return `${size}:${mtime}:${inode}`;
 }
 
 function effect(

@@ -1,6 +1,7 @@
 /** The answer to POST /v1/record (`provenance.record/v1`): the tool call as stored, with its evidence. */
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import type { FileEffect } from './file-effects.js';
+import type { FileEffectsCompared } from './snapshot-coverage.js';
 import type { PolicyKill } from './kill-watch.js';
 import type { RecordedLlmUsage } from './record-request.js';
 
@@ -92,6 +93,11 @@ export interface RecordAnswer extends RecordedToolCall {
   /** False when cwd was too large or partly unreadable: effects outside what was seen are unknown. */
   file_effects_complete: boolean;
   file_effects_incomplete_reason: string | null;
+  /**
+   * Only when the effects are incomplete: which part of cwd was compared (everything but
+   * `not_compared`). No effect is claimed of a path a snapshot did not see.
+   */
+  file_effects_compared?: FileEffectsCompared;
   /** What the snapshots skipped as ignored by git: its effects there are not looked for. */
   file_effects_ignore: RecordIgnoreReport;
   /** Effects beyond the first 1,000, counted and not listed. */

@@ -107,6 +107,8 @@ export function executed(
     leftover_processes_killed: outcome.leftoverKilled,
     policy_kill: policyKill,
     run_as: outcome.startError !== null && outcome.pid === null ? null : { uid: ranAs.uid, name: ranAs.name },
+    // absent when complete: the tool call of a complete record is stored as it always was
+    ...(effects.compared !== null && { file_effects_compared: effects.compared }),
   };
   const outputs = [outcome.stdout, outcome.stderr];
   const write = writeOf(answer, outcome.startedNs, outcome.endedNs, outputs, effects.effects);

@@ -11,7 +11,7 @@ import { list, readRows, sql } from '../../store/sql.js';
 import { type CursorToken } from '../../model/cursor.js';
 import type { PageLimit } from '../../model/paging.js';
 import { judgedEventColumns, pageJudgedEvents, type Judged } from '../judged-events.sql.js';
-import { commandFacts } from '../responses/responses.sql.js';
+import { commandFacts } from '../responses/command-facts.sql.js';
 import { respond } from '../responses/response.js';
 import { associationOf, type AuditAssociation, type GraphLinks } from './audit-association.js';
 import { keysetPage } from '../../store/keyset-page.js';
@@ -55,7 +55,8 @@ export async function listAuditAssociations(
   const associations: (AuditAssociation & { seq: bigint })[] = [];
   for (const [run, judged] of byRun(page.judged)) {
     const toolCalls = [...new Set(judged.flatMap(({ event }) => event.tool_call_id ?? []))];
-    const commands = await commandFacts(connection, run, toolCalls);
+    // a run's page read them with its decisions; a page of every run reads them run by run
+    const commands = params.run === null ? await commandFacts(connection, run, toolCalls) : page.commands;
     for (const item of judged) {
       const response = respond(item, commands.get(item.event.tool_call_id ?? '') ?? null);
       associations.push(associationOf(item, response, links));

@@ -21,8 +21,13 @@ export class AddressSet {
 
   /** Whether the address `text` (IPv4, IPv6, IPv4-mapped IPv6) is in the set; false for a non-address. */
   has(text: string): boolean {
-    const groups = addressGroups(text.trim());
+    const groups = AddressSet.read(text);
     return groups !== undefined && this.hasGroups(groups);
+  }
+
+  /** An address as the set compares it (128 bits, IPv4 mapped); undefined for what is not one. */
+  static read(text: string): Uint16Array | undefined {
+    return addressGroups(text.trim());
   }
 
   /** Whether the command line names an address of the set, in any of the forms a program accepts. */
@@ -32,7 +37,8 @@ export class AddressSet {
     return false;
   }
 
-  private hasGroups(groups: Uint16Array): boolean {
+  /** Whether an address `read` gave is in the set. */
+  hasGroups(groups: Uint16Array): boolean {
     return this.blocks.some((block) => inBlock(groups, block));
   }
 }

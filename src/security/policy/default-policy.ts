@@ -36,6 +36,20 @@ export const defaultRules: readonly PolicyRule[] = [
     match: [{ event_types: ['secret_path'] }, { event_types: fileTypes, secret_paths: true }],
   },
   {
+    // before private_cidr: a host's resolver is often in 10/8 (a cloud VPC's) or 192.168/16 (a home
+    // router's), and every name lookup would otherwise be a deny; another port to it is still judged
+    id: 'host_resolver',
+    description: "DNS to one of the host's own resolvers (its resolv.conf nameservers)",
+    decision: 'allow',
+    severity: 'info',
+    mode: 'enforce',
+    reason: "DNS to one of this host's configured resolvers (resolv.conf)",
+    match: [
+      { event_types: ['network_connect', 'private_cidr'], host_resolvers: true, dst_ports: [53] },
+      { event_types: ['dns_query'], host_resolvers: true },
+    ],
+  },
+  {
     id: 'private_cidr',
     description: 'A connection into RFC 1918 private address space',
     decision: 'deny',

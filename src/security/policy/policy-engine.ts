@@ -24,14 +24,24 @@ import {
 class Subject {
   readonly eventType: string;
   readonly dstIp: string | null;
+  readonly dstPort: number | null;
   readonly targetId: number | null;
   private normalized: string | null | undefined;
   private base: string | null | undefined;
+  private address: Uint16Array | null | undefined;
 
   constructor(private readonly given: PolicySubject) {
     this.eventType = given.event_type;
     this.dstIp = given.dst_ip ?? null;
+    this.dstPort = given.dst_port ?? null;
     this.targetId = given.target_id ?? null;
+  }
+
+  /** The destination as an address set compares it, read once for every condition that asks. */
+  get dstAddress(): Uint16Array | null {
+    if (this.address === undefined)
+      this.address = this.dstIp === null ? null : (AddressSet.read(this.dstIp) ?? null);
+    return this.address;
   }
 
   get path(): string | null {
@@ -83,11 +93,22 @@ export class PolicyEngine {
   /** Per event type, the rules with a block that takes it, each with only those blocks. */
   private readonly byType = new Map<string, readonly CompiledRule[]>();
 
-  /** Compiles `policy`; throws, naming the rule, for a value it cannot compile. */
-  constructor(readonly policy: Policy) {
+  /**
+   * Compiles `policy`; throws, naming the rule, for a value it cannot compile. `hostResolvers` are
+   * the addresses the `host_resolvers` condition names (none: it matches no destination).
+   */
+  constructor(
+    readonly policy: Policy,
+    readonly hostResolvers: readonly string[] = [],
+  ) {
+    const resolvers = AddressSet.parse(hostResolvers);
+    // without resolvers a block asking for one never matches: left out, so the types it names
+    // (dns_query) are not judged for nothing
+    const possible = (match: RuleMatch): boolean => hostResolvers.length > 0 || match.host_resolvers !== true;
     this.rules = policy.rules.map((rule) => {
       try {
-        return { rule, blocks: rule.match.map(compileBlock) };
+        const blocks = rule.match.map((match) => compileBlock(match, resolvers)); // every block checked
+        return { rule, blocks: blocks.filter((_block, index) => possible(rule.match[index]!)) };
       } catch (error) {
         throw new Error(`rule "${rule.id}": ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -138,12 +159,22 @@ export class PolicyEngine {
   }
 }
 
-function compileBlock(match: RuleMatch): CompiledBlock {
+function compileBlock(match: RuleMatch, hostResolvers: AddressSet): CompiledBlock {
   const conditions: Condition[] = [];
   const types = match.event_types === undefined ? undefined : new Set<string>(match.event_types);
   if (match.dst_ips !== undefined) {
     const addresses = AddressSet.parse(match.dst_ips);
-    conditions.push((subject) => subject.dstIp !== null && addresses.has(subject.dstIp));
+    conditions.push((subject) => subject.dstAddress !== null && addresses.hasGroups(subject.dstAddress));
+  }
+  if (match.dst_ports !== undefined) {
+    const ports = new Set(match.dst_ports);
+    conditions.push((subject) => subject.dstPort !== null && ports.has(subject.dstPort));
+  }
+  if (match.host_resolvers !== undefined) {
+    const wanted = match.host_resolvers;
+    conditions.push(
+      (subject) => subject.dstAddress !== null && hostResolvers.hasGroups(subject.dstAddress) === wanted,
+    );
   }
   if (match.args_mention_ips !== undefined) {
     const addresses = AddressSet.parse(match.args_mention_ips);

@@ -12,7 +12,7 @@
  *       description: netcat         # optional
  *       reason: opens raw sockets   # optional (the description, else "rule ID matched")
  *       match:                      # a block, or a list of blocks (any one matching is enough)
- *         commands: [nc, ncat]
+ *         commands: [nc, ncat]      # also event_types, dst_ips, dst_ports, host_resolvers, ...
  *
  * A file rule with the id of a built-in rule replaces it; the other built-in rules follow the
  * file's, in the contract's order, unless `include_default_rules: false`.
@@ -38,6 +38,8 @@ const maxFileBytes = 1024 * 1024;
 
 /** Levels of objects and lists a policy needs: the file, rules, a rule, match blocks, a block, a list. */
 const maxNesting = 8;
+/** Flow collections (`[`, `{`) open at once past which a YAML file is not parsed at all. */
+const maxFlowNesting = 64;
 /** Alias expansions a YAML policy may make (the yaml package counts them). */
 const maxAliases = 100;
 
@@ -46,6 +48,8 @@ const ruleKeys = ['id', 'description', 'decision', 'severity', 'mode', 'reason',
 const matchKeys: (keyof RuleMatch)[] = [
   'event_types',
   'dst_ips',
+  'dst_ports',
+  'host_resolvers',
   'args_mention_ips',
   'paths',
   'secret_paths',
@@ -66,8 +70,14 @@ export class PolicyFileError extends Error {
   }
 }
 
-/** Reads, checks and compiles the rules file at `path`; throws PolicyFileError saying what is wrong. */
-export async function loadPolicyFile(path: string): Promise<PolicyEngine> {
+/**
+ * Reads, checks and compiles the rules file at `path` (with the host's resolvers, for its
+ * `host_resolvers` conditions); throws PolicyFileError saying what is wrong.
+ */
+export async function loadPolicyFile(
+  path: string,
+  hostResolvers: readonly string[] = [],
+): Promise<PolicyEngine> {
   // the text once read, so a refusal can name its line
   const read: { text?: string } = {};
   const fail = (message: string): never => {
@@ -95,7 +105,7 @@ export async function loadPolicyFile(path: string): Promise<PolicyEngine> {
     );
   const policy = parsePolicy(value, path, fail);
   try {
-    return new PolicyEngine(policy);
+    return new PolicyEngine(policy, hostResolvers);
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   }
@@ -110,6 +120,9 @@ function parseJson(text: string, fail: (message: string) => never): unknown {
 }
 
 function parseYaml(text: string, fail: (message: string) => never): unknown {
+  const deep = flowNestedPast(text, maxFlowNesting);
+  if (deep !== undefined)
+    fail(`nested too deep to parse (${deep.line}:${deep.col}); a policy needs at most ${maxNesting} levels`);
   const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const error = document.errors[0];
   // the parser recurses per level: a file nested thousands deep ends its stack
@@ -126,6 +139,28 @@ function parseYaml(text: string, fail: (message: string) => never): unknown {
       return fail(`its aliases expand past ${maxAliases} nodes (an alias bomb?): write the rules out`);
     return fail(`not valid YAML: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * Where `text` first holds more than `limit` flow collections (`[`, `{`) open at once; brackets in
+ * quoted text count too, which no policy comes near. The YAML parser recurses per level: thousands
+ * of levels end its stack, and V8 may then fail to compile a regular expression it needs there,
+ * which ends the process instead of throwing.
+ */
+function flowNestedPast(text: string, limit: number): { line: number; col: number } | undefined {
+  let depth = 0;
+  let line = 1;
+  let lineStart = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x0a) {
+      line++;
+      lineStart = at + 1;
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return { line, col: at - lineStart + 1 };
+    } else if ((code === 0x5d || code === 0x7d) && depth > 0) depth--;
+  }
+  return undefined;
 }
 
 /** How deep `value` nests, walked without recursion (a hostile file may nest thousands deep). */
@@ -200,10 +235,21 @@ function parseMatch(value: unknown, at: string, fail: (message: string) => never
   }
   for (const key of ['dst_ips', 'args_mention_ips', 'paths', 'commands'] as const)
     if (block[key] !== undefined) match[key] = texts(block[key], `${at}.${key}`, fail);
-  if (block['secret_paths'] !== undefined) {
-    if (typeof block['secret_paths'] !== 'boolean')
-      fail(`${at}.secret_paths must be true or false, not ${describe(block['secret_paths'])}`);
-    match.secret_paths = block['secret_paths'];
+  for (const key of ['secret_paths', 'host_resolvers'] as const)
+    if (block[key] !== undefined) {
+      if (typeof block[key] !== 'boolean')
+        fail(`${at}.${key} must be true or false, not ${describe(block[key])}`);
+      match[key] = block[key];
+    }
+  if (block['dst_ports'] !== undefined) {
+    const ports = block['dst_ports'];
+    if (
+      !Array.isArray(ports) ||
+      ports.length === 0 ||
+      !ports.every((port) => Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65535)
+    )
+      fail(`${at}.dst_ports must be a non-empty list of ports (integers from 0 to 65535)`);
+    match.dst_ports = ports as number[];
   }
   if (block['target_ids'] !== undefined) {
     const ids = block['target_ids'];

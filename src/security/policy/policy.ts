@@ -24,6 +24,13 @@ export interface RuleMatch {
   event_types?: string[];
   /** The destination address: an address, or a CIDR block (`10.0.0.0/8`, `fd00::/8`). */
   dst_ips?: string[];
+  /** The destination port (53 for DNS). */
+  dst_ports?: number[];
+  /**
+   * True: the destination is one of the host's own DNS resolvers (its resolv.conf nameservers,
+   * read when the daemon starts: src/security/policy/host-resolvers.ts); false: it is not.
+   */
+  host_resolvers?: boolean;
   /** An address the command or one of its arguments names, however it is written (`2852039166`). */
   args_mention_ips?: string[];
   /** The path, by glob: `*` and `?` within one path segment, `**` across segments. */
@@ -63,6 +70,7 @@ export interface PolicySubject {
   command?: string | null;
   args?: readonly string[] | null;
   dst_ip?: string | null;
+  dst_port?: number | null;
   path?: string | null;
   target_id?: number | null;
 }

@@ -6,7 +6,7 @@
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { evidenceName, type EvidenceLevel } from '../../model/codes.js';
-import type { Judged } from '../judged-events.sql.js';
+import type { DecisionRow, Judged } from '../judged-events.sql.js';
 import type { Decision } from '../policy/policy.js';
 import { riskId } from '../risks.js';
 
@@ -49,8 +49,19 @@ export interface SecurityResponse {
   /** The risk's evidence level. */
   evidence_level: EvidenceLevel;
   reason: string;
+  /**
+   * What became of the decision, in a few words to show beside it: `enforced, 2 processes of
+   * cgroup 4711 killed`, `not enforced, the command had ended`, `not enforced, not a command provd ran`.
+   */
+  outcome: string;
   enforcement: ResponseEnforcement | null;
 }
+
+/** What became of one decision: a response without its target (what risks and the timeline show). */
+export type DecisionOutcome = Pick<SecurityResponse, 'status' | 'actor' | 'reason' | 'outcome'> & {
+  /** The kill provd recorded for the decision's tool call, if any. */
+  kill: EnforcementRow | null;
+};
 
 /** A row of `enforcements`, as the responses read it. */
 export interface EnforcementRow {
@@ -73,70 +84,110 @@ export interface CommandFacts {
 /** The response to a judged event's risk; `command` when provd ran its tool call. */
 export function respond(judged: Judged, command: CommandFacts | null): SecurityResponse {
   const { event, decision } = judged;
-  const action = decision.decision === 'allow' ? 'none' : (decision.decision as SecurityResponse['action']);
-  const base = {
-    response_id: `response_${event.id}`,
+  const action = actionOf(decision);
+  const { kill, ...outcome } = decisionOutcome(event.id, decision, command);
+  return {
+    response_id: responseId(event.id),
     risk_id: riskId(event.id),
     event_id: event.id,
     rule_id: decision.rule_id,
     decision: decision.decision as Decision,
     action,
+    ...outcome,
+    target: kill === null ? targetOf(judged, action) : { kind: kill.target_kind, id: kill.target_id },
     tool_call_id: event.tool_call_id,
     evidence_level: evidenceName(event.evidence_level),
+    enforcement:
+      kill === null
+        ? null
+        : {
+            event_id: kill.event_id,
+            outcome: kill.outcome,
+            processes_killed: kill.processes_killed,
+            message: kill.message,
+            enforced_at: formatRfc3339Nanos(kill.enforced_ns),
+          },
   };
-  const target = targetOf(judged, action);
+}
+
+/** The id of the response to the risk of a judged event. */
+export function responseId(eventId: string): string {
+  return `response_${eventId}`;
+}
+
+/** What a decision calls for; `none` for an allow (a detect-only advisory). */
+function actionOf(decision: DecisionRow): SecurityResponse['action'] {
+  return decision.decision === 'allow' ? 'none' : (decision.decision as SecurityResponse['action']);
+}
+
+/**
+ * What became of the decision on event `eventId`: provd's kill of the command it ran (`command`),
+ * or why there was none. Risks, responses and the timeline all say it from here.
+ */
+export function decisionOutcome(
+  eventId: string,
+  decision: DecisionRow,
+  command: CommandFacts | null,
+): DecisionOutcome {
+  const action = actionOf(decision);
   if (action === 'none')
     return {
-      ...base,
       status: 'not_required',
       actor: 'none',
-      target,
       reason: `detect-only rule ${decision.advisory_rule_id ?? decision.rule_id} flagged the action; the policy allowed it`,
-      enforcement: null,
+      outcome: 'detect only, nothing to enforce',
+      kill: null,
     };
-  if (action !== 'kill' || command === null)
+  if (command === null)
     return {
-      ...base,
       status: 'recommended',
       actor: 'caller',
-      target,
-      reason:
-        command === null
-          ? `provd did not run this process: ${action} is the caller's to carry out`
-          : `provd enforces only kill on the commands it runs: ${action} is the caller's to carry out`,
-      enforcement: null,
+      reason: `provd did not run this process: ${action} is the caller's to carry out`,
+      outcome: 'not enforced, not a command provd ran',
+      kill: null,
+    };
+  if (action !== 'kill')
+    return {
+      status: 'recommended',
+      actor: 'caller',
+      reason: `provd enforces only kill on the commands it runs: ${action} is the caller's to carry out`,
+      outcome: 'not enforced, provd enforces only kill',
+      kill: null,
     };
   const kill = command.kill;
-  if (kill === null)
+  if (kill === null) {
+    const ended = command.endedNs !== null && decision.decided_ns >= command.endedNs;
     return {
-      ...base,
       status: 'not_enforced',
       actor: 'provd',
-      target,
-      reason:
-        command.endedNs !== null && decision.decided_ns >= command.endedNs
-          ? `the command had ended (${command.endedAt}) before provd judged this event`
-          : 'provd ran the command but did not kill it',
-      enforcement: null,
+      reason: ended
+        ? `the command had ended (${command.endedAt}) before provd judged this event`
+        : 'provd ran the command but did not kill it',
+      outcome: ended ? 'not enforced, the command had ended' : 'not enforced, provd did not kill the command',
+      kill: null,
     };
-  const enforcement: ResponseEnforcement = {
-    event_id: kill.event_id,
-    outcome: kill.outcome,
-    processes_killed: kill.processes_killed,
-    message: kill.message,
-    enforced_at: formatRfc3339Nanos(kill.enforced_ns),
-  };
+  }
+  const other = kill.event_id === eventId ? '' : ` (for event ${kill.event_id} of the same tool call)`;
   return {
-    ...base,
     status: kill.outcome === 'killed' ? 'enforced' : 'not_enforced',
     actor: 'provd',
-    target: { kind: kill.target_kind, id: kill.target_id },
     reason:
-      kill.event_id === event.id
+      other === ''
         ? kill.message
         : `killed for event ${kill.event_id} of the same tool call: ${kill.message}`,
-    enforcement,
+    outcome: killOutcome(kill) + other,
+    kill,
   };
+}
+
+/** `enforced, 2 processes of cgroup 4711 killed`, `not enforced, the command had ended`, ... */
+function killOutcome(kill: EnforcementRow): string {
+  if (kill.outcome === 'ended') return 'not enforced, the command had ended';
+  if (kill.outcome === 'failed') return 'not enforced, the kill failed';
+  const target = `${kill.target_kind === 'cgroup' ? 'cgroup' : 'process group'} ${kill.target_id}`;
+  const killed = kill.processes_killed;
+  if (killed === null) return `enforced, ${target} killed`;
+  return `enforced, ${killed} ${killed === 1 ? 'process' : 'processes'} of ${target} killed`;
 }
 
 /** Where the caller should aim the action: the narrowest thing the event names that the action fits. */

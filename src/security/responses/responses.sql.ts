@@ -5,15 +5,12 @@
  * `enforcements` table); every other deny, quarantine or kill is the caller's to carry out.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
-import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count } from '../../shared/schema/wire-types.js';
-import { list, readRows, sql } from '../../store/sql.js';
 import { type CursorToken } from '../../model/cursor.js';
 import type { PageLimit } from '../../model/paging.js';
 import { judgedEventColumns, pageJudgedEvents } from '../judged-events.sql.js';
 import type { RisksParams } from '../risks.js';
-import { respond, type CommandFacts, type EnforcementRow, type SecurityResponse } from './response.js';
+import { respond, type SecurityResponse } from './response.js';
 import { keysetPage } from '../../store/keyset-page.js';
 
 /** One page of a run's responses (`provenance.security_responses/v1`). */
@@ -46,8 +43,7 @@ export async function listResponses(
     endSeq,
     judgedEventColumns,
   );
-  const toolCalls = [...new Set(page.judged.flatMap(({ event }) => event.tool_call_id ?? []))];
-  const commands = await commandFacts(connection, params.run, toolCalls);
+  const { commands } = page;
   return {
     schema_version: 'provenance.security_responses/v1',
     run_id: params.run,
@@ -59,38 +55,4 @@ export async function listResponses(
       respond(judged, commands.get(judged.event.tool_call_id ?? '') ?? null),
     ),
   };
-}
-
-/** What provd knows of the tool calls it ran among `toolCalls`: how each ended, and its kill. */
-export async function commandFacts(
-  connection: DuckDBConnection,
-  run: string,
-  toolCalls: readonly string[],
-): Promise<Map<string, CommandFacts>> {
-  if (toolCalls.length === 0) return new Map();
-  const ids = list(toolCalls, VARCHAR);
-  const executed = await readRows<{ tool_call_id: string; ended_ns: bigint | null }>(
-    connection,
-    sql`SELECT tool_call_id, ended_ns FROM tool_calls WHERE run_id = ${run}
-        AND tool_call_id IN (SELECT unnest(${ids})) AND json_extract(record, '$.executed')::BOOLEAN`,
-  );
-  const kills = await readRows<EnforcementRow & { tool_call_id: string }>(
-    connection,
-    sql`SELECT tool_call_id, event_id, outcome, target_kind, target_id, processes_killed, message, enforced_ns
-        FROM enforcements WHERE run_id = ${run} AND tool_call_id IN (SELECT unnest(${ids}))
-        ORDER BY enforced_ns`,
-  );
-  const facts = new Map<string, CommandFacts>();
-  for (const row of executed)
-    facts.set(row.tool_call_id, {
-      endedAt: row.ended_ns === null ? null : formatRfc3339Nanos(row.ended_ns),
-      endedNs: row.ended_ns,
-      kill: null,
-    });
-  for (const { tool_call_id: id, ...kill } of kills) {
-    // a command still running has no tool_calls row yet, but its kill is already recorded
-    const known = facts.get(id) ?? { endedAt: null, endedNs: null, kill: null };
-    facts.set(id, { ...known, kill: known.kill ?? kill });
-  }
-  return facts;
 }

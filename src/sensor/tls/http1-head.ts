@@ -45,14 +45,28 @@ export function startsLikeHttp1(bytes: Uint8Array): boolean {
   return /^[A-Z][A-Z-]{0,15}( |$)/.test(start) && !start.startsWith('PRI ');
 }
 
+/**
+ * Why the first line of a head still arriving (`text` holds its end, CRLF) is no HTTP/1.x start
+ * line; undefined while it is one, or while the line has not ended. Another line protocol inside
+ * TLS (SMTP's `EHLO`, IMAP's `a1 LOGIN`) is told apart at its first line, not held until a head's
+ * blank line that never comes.
+ */
+export function startLineRefusal(text: string): string | undefined {
+  const end = text.indexOf('\r\n');
+  if (end === -1) return undefined;
+  const start = text.slice(0, end);
+  return requestLine.test(start) || statusLine.test(start)
+    ? undefined
+    : `not an HTTP/1.x start line: ${JSON.stringify(start.slice(0, 64))}`;
+}
+
 /** The head in `text` (its lines, without the blank line that ends it), or why it is not one. */
 export function parseHead(text: string): HttpHead | string {
   const lines = text.split('\r\n');
   const start = lines[0] ?? '';
   const request = requestLine.exec(start);
   const status = request === null ? statusLine.exec(start) : null;
-  if (request === null && status === null)
-    return `not an HTTP/1.x start line: ${JSON.stringify(start.slice(0, 64))}`;
+  if (request === null && status === null) return startLineRefusal(`${start}\r\n`)!;
   const headers: Record<string, string> = {};
   let chunked = false;
   let contentLength: number | null = null;

@@ -7,7 +7,14 @@
 import { createHash, type Hash } from 'node:crypto';
 import { ChunkedBody } from './chunked-body.js';
 import type { TlsChunk } from './chunks.js';
-import { bodyFraming, parseHead, startsLikeHttp1, type BodyFraming, type HttpHead } from './http1-head.js';
+import {
+  bodyFraming,
+  parseHead,
+  startLineRefusal,
+  startsLikeHttp1,
+  type BodyFraming,
+  type HttpHead,
+} from './http1-head.js';
 
 export interface StreamBounds {
   /** A head longer than this is not read as HTTP. */
@@ -57,8 +64,16 @@ export interface OpaqueData extends Origin {
   sha256: string;
 }
 
+/**
+ * What a stream could not turn into a message: `tls_unparsed` plaintext that is not HTTP/1.x (nothing
+ * was lost: it was captured, and is not HTTP); `tls_uncaptured` a message whose plaintext was not all
+ * captured (chunks the kernel ring dropped, bytes past the capture); `tls_evicted` a message the
+ * reassembler let go at its bounds (idle, too many streams or bytes, a head past its bound).
+ */
+export type StreamLoss = 'tls_unparsed' | 'tls_uncaptured' | 'tls_evicted';
+
 export type StreamOutput =
-  { message: HttpMessage } | { opaque: OpaqueData } | { lost: 'tls_unparsed' | 'tls_evicted'; why: string };
+  { message: HttpMessage } | { opaque: OpaqueData } | { lost: StreamLoss; why: string };
 
 type Phase = 'head' | 'body' | 'opaque' | 'resync';
 
@@ -94,6 +109,21 @@ export class Http1Stream {
     return this.headBuffer.length > 0 || this.phase === 'body';
   }
 
+  /** Whether the stream speaks HTTP/2 (it began with the client's preface, or its connection did). */
+  get http2(): boolean {
+    return this.protocol === 'http2';
+  }
+
+  /**
+   * Its connection speaks HTTP/2 (the other direction began with the client's preface): the peer's
+   * frames are read as opaque HTTP/2 data, not as HTTP/1.x that does not parse. Only between messages.
+   */
+  joinHttp2(): void {
+    if (this.protocol !== 'unknown' || this.midMessage) return;
+    this.protocol = 'http2';
+    this.reset('opaque');
+  }
+
   feed(chunk: TlsChunk, out: StreamOutput[]): void {
     this.lastFedNs = chunk.wallNs;
     // a hole in the numbers: the kernel ring had no room for those chunks (it counted them)
@@ -120,7 +150,11 @@ export class Http1Stream {
   private lostChunks(chunks: number, out: StreamOutput[]): void {
     if (this.phase === 'opaque') return; // opaque chunks stand alone
     if (this.midMessage)
-      this.desync(`${chunks} chunks of plaintext were dropped in the kernel (its ring was full)`, out);
+      this.desync(
+        'tls_uncaptured',
+        `${chunks} chunks of plaintext were dropped in the kernel (its ring was full)`,
+        out,
+      );
     else this.reset('resync');
   }
 
@@ -145,7 +179,7 @@ export class Http1Stream {
           this.phase = 'opaque';
           return data;
         }
-        this.desync('its plaintext does not start an HTTP/1.x message', out);
+        this.desync('tls_unparsed', 'its plaintext does not start an HTTP/1.x message', out);
         return new Uint8Array(0);
       }
       this.origin = { wallNs: chunk.wallNs, identity: chunk.identity };
@@ -158,8 +192,11 @@ export class Http1Stream {
       : concat(this.headBuffer, data);
     const end = buffered.indexOf('\r\n\r\n', searchFrom);
     if (end === -1) {
-      if (buffered.length > this.bounds.maxHeadBytes)
-        this.desync(`a head over ${this.bounds.maxHeadBytes} bytes`, out);
+      // the start line ended and is not HTTP's: another protocol, told now, not at the idle bound
+      const refusal = startLineRefusal(Buffer.from(buffered.subarray(0, 1024)).toString('latin1'));
+      if (refusal !== undefined) this.desync('tls_unparsed', refusal, out);
+      else if (buffered.length > this.bounds.maxHeadBytes)
+        this.desync('tls_evicted', `a head over ${this.bounds.maxHeadBytes} bytes`, out);
       else this.headBuffer = fresh ? Buffer.from(buffered) : buffered; // a copy: the chunk's bytes belong to its batch
       return new Uint8Array(0);
     }
@@ -167,7 +204,7 @@ export class Http1Stream {
     this.headBuffer = new Uint8Array(0);
     const head = parseHead(Buffer.from(buffered.subarray(0, end)).toString('latin1'));
     if (typeof head === 'string') {
-      this.desync(head, out);
+      this.desync('tls_unparsed', head, out);
       return new Uint8Array(0);
     }
     this.startBody(head, end + 4, out);
@@ -218,7 +255,7 @@ export class Http1Stream {
         if (step.done) this.finish('chunked', out);
         return data.subarray(step.consumed);
       } catch (error) {
-        this.desync((error as Error).message, out);
+        this.desync('tls_unparsed', (error as Error).message, out);
         return new Uint8Array(0);
       }
     }
@@ -256,7 +293,7 @@ export class Http1Stream {
         if (this.lengthLeft === 0) this.finish('length', out);
       }
     } else if (this.phase !== 'opaque' && this.phase !== 'resync') {
-      this.desync(`${bytes} bytes of plaintext were not captured outside a body`, out);
+      this.desync('tls_uncaptured', `${bytes} bytes of plaintext were not captured outside a body`, out);
     }
   }
 
@@ -281,9 +318,9 @@ export class Http1Stream {
     });
   }
 
-  /** The stream no longer reads as HTTP/1.x: what it held is reported lost, and it waits for a new message. */
-  private desync(why: string, out: StreamOutput[]): void {
-    out.push({ lost: 'tls_unparsed', why });
+  /** The stream no longer reads as HTTP/1.x: what it held is reported as `kind`, and it waits for a new message. */
+  private desync(kind: StreamLoss, why: string, out: StreamOutput[]): void {
+    out.push({ lost: kind, why });
     this.reset('resync');
   }
 

@@ -40,6 +40,9 @@ export interface TlsStats {
   streams: number;
   pendingBytes: number;
   evicted: number;
+  /** Messages whose plaintext was not all captured (the kernel ring dropped chunks of it). */
+  uncaptured: number;
+  /** Plaintext that is not HTTP/1.x or HTTP/2: captured, not read, and no loss. */
   unparsed: number;
   malformed: number;
 }
@@ -54,7 +57,8 @@ interface Held {
 export class TlsReassembler {
   /** Least recently fed first. */
   private readonly streams = new Map<string, Held>();
-  private readonly requests = new Map<string, { queue: RequestLine[]; streams: number }>();
+  /** Per connection: its requests not answered yet, its streams held, and whether it speaks HTTP/2. */
+  private readonly requests = new Map<string, { queue: RequestLine[]; streams: number; http2: boolean }>();
   private readonly counts: TlsStats = {
     chunks: 0,
     messages: 0,
@@ -62,6 +66,7 @@ export class TlsReassembler {
     streams: 0,
     pendingBytes: 0,
     evicted: 0,
+    uncaptured: 0,
     unparsed: 0,
     malformed: 0,
   };
@@ -80,7 +85,10 @@ export class TlsReassembler {
       this.streams.delete(chunk.stream); // to the end: most recently fed
       this.streams.set(chunk.stream, held);
       const out: StreamOutput[] = [];
+      const connection = this.requests.get(held.connection)!;
+      if (connection.http2) held.stream.joinHttp2();
       held.stream.feed(chunk, out);
+      if (held.stream.http2) connection.http2 = true;
       this.emit(held, out, records, nowNs);
     }
     this.enforceBounds(records, nowNs);
@@ -105,7 +113,8 @@ export class TlsReassembler {
 
   private open(connection: string, direction: TlsDirection, conn: string): Held {
     let requests = this.requests.get(connection);
-    if (requests === undefined) this.requests.set(connection, (requests = { queue: [], streams: 0 }));
+    if (requests === undefined)
+      this.requests.set(connection, (requests = { queue: [], streams: 0, http2: false }));
     requests.streams++;
     const { queue } = requests;
     const max = this.bounds.maxQueuedRequests;
@@ -156,6 +165,7 @@ export class TlsReassembler {
       } else {
         const kind: LossKind = item.lost;
         if (kind === 'tls_evicted') this.counts.evicted++;
+        else if (kind === 'tls_uncaptured') this.counts.uncaptured++;
         else this.counts.unparsed++;
         const probe = held.direction === 'write' ? 'tls_write' : 'tls_read';
         records.push(lossRecord({ kind, probe, count: 1, detail: item.why }, nowNs));

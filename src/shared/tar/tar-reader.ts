@@ -6,6 +6,8 @@ import { ProvdError } from '../errors.js';
 import type { TarEntry } from './tar-writer.js';
 
 const block = 512;
+/** What may follow the end marker: zeros up to one 10,240-byte record (tar's default blocking). */
+const maxPadding = 20 * block;
 
 /** Every regular file of `archive`; throws PROVD_ERR_EXPORT_ARCHIVE naming the first bad entry. */
 export function readTar(archive: Uint8Array): TarEntry[] {
@@ -13,7 +15,8 @@ export function readTar(archive: Uint8Array): TarEntry[] {
   const entries: TarEntry[] = [];
   let offset = 0;
   let paxPath: string | undefined;
-  while (offset + block <= bytes.length) {
+  for (;;) {
+    if (offset + block > bytes.length) refuse('the archive ends without its end marker (cut short?)');
     const head = bytes.subarray(offset, offset + block);
     if (head.every((byte) => byte === 0)) break;
     checkSum(head);
@@ -34,6 +37,10 @@ export function readTar(archive: Uint8Array): TarEntry[] {
     if (type !== '0') refuse(`"${name}" is not a regular file (type ${type})`);
     entries.push({ path: safePath(name), content });
   }
+  // the end marker is two zero blocks; after it, only a record's zero padding
+  const rest = bytes.subarray(offset);
+  if (rest.length < 2 * block || rest.length > 2 * block + maxPadding || !rest.every((byte) => byte === 0))
+    refuse('the archive does not end with its end marker alone (bytes follow it, or it is cut short)');
   return entries;
 }
 

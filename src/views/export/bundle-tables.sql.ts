@@ -3,13 +3,16 @@
  * queries (provenance/verify.sql.ts) run over it unchanged: no provd store file, no daemon.
  */
 import { createHash, createPublicKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, raw, sql } from '../../store/sql.js';
+import { readRegularFile } from './bundle-files.js';
 import { pathLiteral } from './export-columns.js';
 import { bundleFiles } from './export-layout.js';
 import type { ExportManifest } from './export-manifest.js';
+
+/** The most of keys.json read: a few PEMs. */
+const maxKeysBytes = 1024 * 1024;
 
 /** Store table name, bundle file, and the columns kept (the export adds names an events row does not store). */
 const tables: readonly [table: string, file: string, select: string][] = [
@@ -32,16 +35,30 @@ export function keyOf(pem: string): [keyId: string, pem: string] {
   return [`sha256:${createHash('sha256').update(der).digest('hex')}`, spkiPem];
 }
 
-/** The keys of keys.json (`provenance.keys/v1`), by key id; ids are recomputed from the PEMs. */
+/**
+ * The keys of keys.json (`provenance.keys/v1`), by key id; ids are recomputed from the PEMs. A
+ * missing, linked or malformed file, or an entry that is not a public key, gives no key.
+ */
 export function bundledKeys(dir: string): Map<string, string> {
-  const body = JSON.parse(readFileSync(join(dir, bundleFiles.keys), 'utf8')) as {
-    keys?: { public_key_pem?: unknown }[];
-  };
   const keys = new Map<string, string>();
-  for (const entry of body.keys ?? []) {
-    if (typeof entry.public_key_pem !== 'string') continue;
-    const [keyId, pem] = keyOf(entry.public_key_pem);
-    keys.set(keyId, pem);
+  let entries: unknown;
+  try {
+    entries = (
+      JSON.parse(readRegularFile(join(dir, bundleFiles.keys), maxKeysBytes).toString('utf8')) as {
+        keys?: unknown;
+      }
+    ).keys;
+  } catch {
+    return keys;
+  }
+  for (const entry of Array.isArray(entries) ? (entries as { public_key_pem?: unknown }[]) : []) {
+    if (typeof entry?.public_key_pem !== 'string') continue;
+    try {
+      const [keyId, pem] = keyOf(entry.public_key_pem);
+      keys.set(keyId, pem);
+    } catch {
+      // not a public key: it verifies nothing
+    }
   }
   return keys;
 }

@@ -1,15 +1,16 @@
 /**
- * `provd verify --bundle`: checks an exported run with nothing but its files. The manifest's file
- * hashes and row counts first; then the bundle is loaded into an in-memory DuckDB and verify's own
- * checks run over it (every event hash, every batch's count and Merkle root, every object hash and
- * chain link, every checkpoint signature under the bundled key or the one given). The answer is a
- * VerifyResult, as GET /v1/graph/verify gives.
+ * `provd verify --bundle`: checks an exported bundle with nothing but its files and a key. First
+ * the signed manifest (manifest.dsse.json under the trusted key), which alone says what the bundle
+ * is (scope, run, host, directory, files); then its directory and files against it, each file
+ * copied as it is hashed into a private staging directory; then those copies are loaded into an
+ * in-memory DuckDB and verify's own checks run over them (every event hash, every batch's count
+ * and Merkle root, every object hash and chain link, every checkpoint signature under the same
+ * trusted key). The answer is a VerifyResult, as GET /v1/graph/verify gives.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { withMemoryDatabase } from '../../store/memory-database.js';
-import typia from 'typia';
 import { VerifyIssues } from '../../provenance/verify-issues.js';
 import type { VerifyResult } from '../../provenance/verify-result.js';
 import { verifyRun } from '../../provenance/verify.sql.js';
@@ -19,9 +20,9 @@ import {
   storedEventColumns,
   storedEventContentSql,
 } from '../../telemetry/stored-event-hash.js';
+import { readSignedManifest } from './bundle-manifest.js';
+import { checkDirectory, stageBundle } from './bundle-stage.js';
 import { bundledKeys, loadEvents, loadRunBundle } from './bundle-tables.sql.js';
-import { bundleFiles } from './export-layout.js';
-import { fileDigest, type ExportManifest } from './export-manifest.js';
 
 /** How an event is rehashed from its row: the telemetry domain's recipe, as the daemon's verify uses. */
 const eventRecheck = {
@@ -30,72 +31,73 @@ const eventRecheck = {
   rehash: rehashStoredEvent,
 };
 
-/** Verifies the bundle in `dir`; with `keys`, checkpoints must be signed by one of them (not the bundled ones). */
-export async function verifyBundle(dir: string, keys?: ReadonlyMap<string, string>): Promise<VerifyResult> {
+/**
+ * The keys a bundle's signatures must verify under: `pinned` (from --key: a key the user holds),
+ * else the bundle's own keys.json, which whoever wrote the bundle chose: an error unless
+ * `trustBundleKey` accepts that, and then a warning saying so.
+ */
+export interface BundleTrust {
+  pinned?: ReadonlyMap<string, string>;
+  trustBundleKey?: boolean;
+}
+
+/** Verifies the bundle in `dir` under `trust`. */
+export async function verifyBundle(dir: string, trust: BundleTrust): Promise<VerifyResult> {
   const issues = new VerifyIssues();
-  const manifest = readManifest(dir, issues);
-  if (manifest === undefined) return resultOf(basename(dir), issues, null);
-  const intact = checkFiles(dir, manifest, issues);
+  const keys = trust.pinned ?? bundledKeys(dir);
+  const signed = readSignedManifest(dir, keys, issues);
+  if (signed === undefined) return resultOf(basename(dir), issues, null);
+  const { manifest, keyId } = signed;
   const runId = manifest.run ?? '_none';
-  if (!intact) return resultOf(runId, issues, null);
-  return withMemoryDatabase(async (connection) => {
-    if (manifest.scope === 'range') {
-      await loadEvents(connection, dir);
-      await checkEventHashes(connection, issues);
-      issues.warning(
-        'bundle_events_only',
-        runId,
-        'a range export: batches, objects and checkpoints are not in it',
-      );
-      return resultOf(runId, issues, null);
-    }
-    await loadRunBundle(connection, dir, manifest, keys ?? bundledKeys(dir));
-    // a bundle holds only sealed events, so no event counts as pending a seal (sealedAt: the epoch)
-    const graph = await verifyRun(connection, { run: runId }, eventRecheck, [], 0n);
-    return resultOf(runId, issues, graph);
-  });
-}
-
-function readManifest(dir: string, issues: VerifyIssues): ExportManifest | undefined {
-  const path = join(dir, bundleFiles.manifest);
-  let manifest: unknown;
+  if (trust.pinned === undefined) reportUnpinned(keyId, trust.trustBundleKey === true, issues);
+  checkDirectory(dir, manifest, issues);
+  const staged = stageBundle(dir, manifest, issues);
+  if (staged === undefined) return resultOf(runId, issues, null);
   try {
-    manifest = JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    issues.error('bundle_manifest_invalid', path, 'manifest.json is missing or not JSON');
-    return undefined;
+    return await withMemoryDatabase(async (connection) => {
+      if (manifest.scope === 'range') {
+        await loadEvents(connection, staged);
+        await checkEventHashes(connection, issues);
+        issues.warning(
+          'bundle_events_only',
+          runId,
+          'a range export: batches, objects and checkpoints are not in it',
+        );
+        return resultOf(runId, issues, null);
+      }
+      // the checkpoints, like the manifest, must be signed by a trusted key
+      await loadRunBundle(connection, staged, manifest, trust.pinned ?? bundledKeys(staged));
+      // a bundle holds only sealed events, so no event counts as pending a seal (sealedAt: the epoch)
+      const graph = await verifyRun(connection, { run: runId }, eventRecheck, [], 0n);
+      return resultOf(runId, issues, graph);
+    });
+  } finally {
+    rmSync(staged, { recursive: true, force: true });
   }
-  if (typia.is<ExportManifest>(manifest)) return manifest;
-  issues.error('bundle_manifest_invalid', path, 'manifest.json is not a provenance.export_manifest/v1 body');
-  return undefined;
 }
 
-/** Checks every listed file's presence and digest, and that nothing unlisted sits beside them; true when all hold. */
-function checkFiles(dir: string, manifest: ExportManifest, issues: VerifyIssues): boolean {
-  const before = issues.errors;
-  const listed = new Set(manifest.files.map((file) => file.path));
-  for (const file of manifest.files) {
-    const path = join(dir, file.path);
-    // a manifest could name a path outside its directory: only plain names of this directory count
-    if (file.path.includes('/') || file.path.startsWith('.') || !existsSync(path)) {
-      issues.error('bundle_file_missing', file.path, 'listed in manifest.json, not in the bundle');
-    } else if (fileDigest(path) !== file.sha256) {
-      issues.error('bundle_file_mismatch', file.path, `its bytes do not hash to ${file.sha256}`);
-    }
-  }
-  for (const name of readdirSync(dir)) {
-    if (name !== bundleFiles.manifest && !listed.has(name) && !name.includes('='))
-      issues.error('bundle_file_unlisted', name, 'in the bundle, not in manifest.json');
-  }
-  const required = manifest.scope === 'run' ? Object.values(bundleFiles) : [bundleFiles.events];
-  for (const name of required)
-    if (name !== bundleFiles.manifest && !listed.has(name))
-      issues.error(
-        'bundle_file_missing',
-        name,
-        `a ${manifest.scope} bundle needs it; manifest.json does not list it`,
-      );
-  return issues.errors === before;
+/** The files under `root` in partition directories that no bundle holds, as one failed result. */
+export function unbundledFiles(root: string, paths: readonly string[]): VerifyResult {
+  const issues = new VerifyIssues();
+  for (const path of paths)
+    issues.error(
+      'bundle_file_unlisted',
+      path,
+      'in a host=/date=/run= tree, in no bundle: no signed manifest lists it, yet a query over the tree reads it',
+    );
+  return resultOf(basename(root), issues, null);
+}
+
+/** Without --key, says that the signer is the bundle's own key: an error unless the user accepted that. */
+function reportUnpinned(keyId: string, accepted: boolean, issues: VerifyIssues): void {
+  const why = `signed by ${keyId}, a key of the bundle's own keys.json: whoever wrote the bundle chose it`;
+  if (accepted) issues.warning('bundle_signer_unpinned', keyId, `${why} (accepted by --trust-bundle-key)`);
+  else
+    issues.error(
+      'bundle_signer_unpinned',
+      keyId,
+      `the signer was not checked: ${why}; give --key with the daemon's public key, or --trust-bundle-key`,
+    );
 }
 
 /** Events whose stored facts do not hash to their stored hash (DuckDB first, then exactly in JS). */

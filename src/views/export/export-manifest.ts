@@ -1,13 +1,18 @@
 /**
  * manifest.json of an export bundle (`provenance.export_manifest/v1`): what was exported, from
- * which host, and every file with its sha256, size and row count, so a copy can be checked with
- * nothing but the bundle (`provd verify --bundle`). The signed checkpoint, not the manifest, is
- * the bundle's trust root: the manifest only says which bytes left the daemon.
+ * which host, into which directory, and every file with its sha256, size and row count. The daemon
+ * signs the manifest's exact bytes with its checkpoint key into manifest.dsse.json (a DSSE
+ * envelope), so what a bundle claims to be (its scope, run, host, directory, files) is a signed
+ * statement `provd verify --bundle --key` checks before it trusts any of it.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleFiles } from './export-layout.js';
+import type { StatementSigner } from '../../provenance/signing-key.js';
+import { bundleFiles, manifestEnvelopeFile } from './export-layout.js';
+
+/** The DSSE payload type of a signed export manifest: its signature can never pass for a checkpoint's. */
+export const manifestPayloadType = 'application/vnd.provd.export-manifest+json';
 
 /** One file of a bundle, by its name in the bundle's directory. */
 export interface ManifestFile {
@@ -25,6 +30,8 @@ export interface ExportManifest {
   /** `run`: the whole run, verifiable; `range`: the events of [from, to) only, each event hash checkable */
   scope: 'run' | 'range';
   host: string;
+  /** the bundle's directory, `host=<host>/date=<YYYY-MM-DD>/run=<run>`: the partition values engines read from its path */
+  directory: string;
   /** the run, or null for the events no run claimed (`run=_none`) */
   run: string | null;
   /** run scope: the run's first and last event times (null when it has no events); range scope: the request */
@@ -57,7 +64,31 @@ export function describeFiles(dir: string, rows: ReadonlyMap<string, number>): M
   });
 }
 
-/** Writes manifest.json into `dir`. */
-export function writeManifest(dir: string, manifest: ExportManifest): void {
-  writeFileSync(join(dir, bundleFiles.manifest), JSON.stringify(manifest, null, 2) + '\n', { flag: 'wx' });
+/** Writes manifest.json into `dir`, and its DSSE envelope signed by `signer` beside it; returns both names. */
+export function writeManifest(dir: string, manifest: ExportManifest, signer: StatementSigner): string[] {
+  const bytes = Buffer.from(JSON.stringify(manifest, null, 2) + '\n', 'utf8');
+  writeFileSync(join(dir, bundleFiles.manifest), bytes, { flag: 'wx' });
+  const envelope = signer.sign(manifestPayloadType, bytes);
+  writeFileSync(join(dir, manifestEnvelopeFile), JSON.stringify(envelope, null, 2) + '\n', { flag: 'wx' });
+  return [bundleFiles.manifest, manifestEnvelopeFile];
+}
+
+/** Writes keys.json (`provenance.keys/v1`): the keys that signed the bundle's checkpoints, and the manifest's. */
+export function writeKeys(
+  dir: string,
+  keys: readonly { key_id: string; public_key_pem: string }[],
+  signer: StatementSigner,
+): void {
+  const all = new Map(keys.map((key) => [key.key_id, key.public_key_pem]));
+  all.set(signer.keyId, signer.publicKeyPem);
+  const body = {
+    schema_version: 'provenance.keys/v1',
+    keys: [...all].map(([key_id, public_key_pem]) => ({
+      key_id,
+      public_key_pem,
+      algorithm: 'ed25519',
+      current: key_id === signer.keyId,
+    })),
+  };
+  writeFileSync(join(dir, bundleFiles.keys), JSON.stringify(body, null, 2) + '\n', { flag: 'wx' });
 }

@@ -11,7 +11,8 @@ import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { execute, raw, readRows, sql } from '../../store/sql.js';
 import { eventDateSql, exportedEventColumns, pathLiteral } from './export-columns.js';
 import { bundleFiles, partitionDir } from './export-layout.js';
-import { describeFiles, writeManifest } from './export-manifest.js';
+import type { StatementSigner } from '../../provenance/signing-key.js';
+import { describeFiles, writeKeys, writeManifest } from './export-manifest.js';
 
 /** The instants of a range export, Unix ns, `from` inclusive and `to` exclusive. */
 export interface ExportRange {
@@ -25,12 +26,13 @@ const placeEvents = `CREATE TEMP TABLE export_events AS
     ELSE strftime(make_timestamp(min(time_ns) OVER (PARTITION BY run_id) // 1000), '%Y-%m-%d') END AS day
   FROM events WHERE time_ns >= (SELECT from_ns FROM export_range) AND time_ns < (SELECT to_ns FROM export_range)`;
 
-/** Writes the range's events under `root`; returns the files' paths, relative to `root`. */
+/** Writes the range's events under `root`, each manifest signed by `signer`; returns the files' paths, relative to `root`. */
 export async function exportRange(
   connection: DuckDBConnection,
   root: string,
   host: string,
   range: ExportRange,
+  signer: StatementSigner,
 ): Promise<string[]> {
   await execute(
     connection,
@@ -57,20 +59,31 @@ export async function exportRange(
             WHERE x.run_id IS NOT DISTINCT FROM g.run_id AND x.day = g.day) ORDER BY seq)
           TO ${target} (FORMAT parquet)`,
     );
-    const files = describeFiles(dir, new Map([[bundleFiles.events, Number(result.rowsChanged)]]));
-    writeManifest(dir, {
-      schema_version: 'provenance.export_manifest/v1',
-      scope: 'range',
-      host,
-      run: group.run_id,
-      time_range: { from: formatRfc3339Nanos(range.fromNs), to: formatRfc3339Nanos(range.toNs) },
-      exported_at: formatRfc3339Nanos(BigInt(Date.now()) * 1_000_000n),
-      run_object_hash: null,
-      unsealed_events: 0,
-      files,
-      objects: [],
-    });
-    paths.push(`${relative}/${bundleFiles.events}`, `${relative}/${bundleFiles.manifest}`);
+    // the key that signs the manifest, so --trust-bundle-key has one to check it with
+    writeKeys(dir, [], signer);
+    const rows = new Map([
+      [bundleFiles.events, Number(result.rowsChanged)],
+      [bundleFiles.keys, 0],
+    ]);
+    const files = describeFiles(dir, rows);
+    const signed = writeManifest(
+      dir,
+      {
+        schema_version: 'provenance.export_manifest/v1',
+        scope: 'range',
+        host,
+        directory: relative,
+        run: group.run_id,
+        time_range: { from: formatRfc3339Nanos(range.fromNs), to: formatRfc3339Nanos(range.toNs) },
+        exported_at: formatRfc3339Nanos(BigInt(Date.now()) * 1_000_000n),
+        run_object_hash: null,
+        unsealed_events: 0,
+        files,
+        objects: [],
+      },
+      signer,
+    );
+    paths.push(...[...files.map((file) => file.path), ...signed].map((name) => `${relative}/${name}`));
   }
   return paths;
 }

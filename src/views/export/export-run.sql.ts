@@ -4,7 +4,7 @@
  * public keys of its checkpoints as keys.json, and manifest.json, in the run's Hive directory.
  * Its day is the UTC day of the run's first event (of its first object when it has no events).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
@@ -12,7 +12,8 @@ import { requireRun } from '../../store/run-exists.sql.js';
 import { execute, raw, readRows, sql } from '../../store/sql.js';
 import { exportedEventColumns, pathLiteral } from './export-columns.js';
 import { bundleFiles, partitionDir } from './export-layout.js';
-import { describeFiles, writeManifest } from './export-manifest.js';
+import type { StatementSigner } from '../../provenance/signing-key.js';
+import { describeFiles, writeKeys, writeManifest } from './export-manifest.js';
 
 /** The tables of a run bundle: file name and the SELECT over the store (the run is in `export_run`). */
 const runTables: readonly [file: string, select: string][] = [
@@ -43,12 +44,13 @@ const runTables: readonly [file: string, select: string][] = [
   ],
 ];
 
-/** Writes run `run`'s bundle under `root`; returns its files' paths, relative to `root`. */
+/** Writes run `run`'s bundle under `root`, its manifest signed by `signer`; returns its files' paths, relative to `root`. */
 export async function exportRun(
   connection: DuckDBConnection,
   root: string,
   host: string,
   run: string,
+  signer: StatementSigner,
 ): Promise<string[]> {
   await requireRun(connection, run);
   await execute(
@@ -85,31 +87,32 @@ export async function exportRun(
     sql`SELECT key_id, public_key_pem FROM signing_keys
         WHERE key_id IN (SELECT key_id FROM checkpoints WHERE run_id = ${run}) ORDER BY created_ns`,
   );
-  const keysBody = {
-    schema_version: 'provenance.keys/v1',
-    keys: keys.map((key) => ({ ...key, algorithm: 'ed25519', current: false })),
-  };
-  writeFileSync(join(dir, bundleFiles.keys), JSON.stringify(keysBody, null, 2) + '\n', { flag: 'wx' });
+  writeKeys(dir, keys, signer);
   rows.set(bundleFiles.keys, 0);
   const objects = await readRows<{ hash: string }>(
     connection,
     sql`SELECT hash FROM objects WHERE run_id = ${run} ORDER BY chain_index, hash`,
   );
   const files = describeFiles(dir, rows);
-  writeManifest(dir, {
-    schema_version: 'provenance.export_manifest/v1',
-    scope: 'run',
-    host,
-    run,
-    time_range: {
-      from: span?.first == null ? null : formatRfc3339Nanos(span.first),
-      to: span?.last == null ? null : formatRfc3339Nanos(span.last),
+  const signed = writeManifest(
+    dir,
+    {
+      schema_version: 'provenance.export_manifest/v1',
+      scope: 'run',
+      host,
+      directory: relative,
+      run,
+      time_range: {
+        from: span?.first == null ? null : formatRfc3339Nanos(span.first),
+        to: span?.last == null ? null : formatRfc3339Nanos(span.last),
+      },
+      exported_at: formatRfc3339Nanos(BigInt(Date.now()) * 1_000_000n),
+      run_object_hash: span?.root ?? null,
+      unsealed_events: Number(span?.total ?? 0n) - (rows.get(bundleFiles.events) ?? 0),
+      files,
+      objects: objects.map((object) => object.hash),
     },
-    exported_at: formatRfc3339Nanos(BigInt(Date.now()) * 1_000_000n),
-    run_object_hash: span?.root ?? null,
-    unsealed_events: Number(span?.total ?? 0n) - (rows.get(bundleFiles.events) ?? 0),
-    files,
-    objects: objects.map((object) => object.hash),
-  });
-  return [...files.map((file) => `${relative}/${file.path}`), `${relative}/${bundleFiles.manifest}`];
+    signer,
+  );
+  return [...files.map((file) => file.path), ...signed].map((name) => `${relative}/${name}`);
 }

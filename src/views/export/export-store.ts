@@ -5,6 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StatementSigner } from '../../provenance/signing-key.js';
 import { jsonText } from '../../store/json-text.js';
 import type { KindsOf, QueryRequest, StoreContext } from '../../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../../store/store-modules.js';
@@ -29,13 +30,14 @@ export interface ExportWritten {
   bytes: number;
 }
 
-/** What the module needs: its init data and the provenance module's sealing wait. */
+/** What the module needs: its init data, and the provenance module's sealing wait and signer. */
 export interface ExportNeeds {
   exports: ExportStoreInit;
   sealedFirst: () => Promise<void>;
+  signer: StatementSigner;
 }
 
-function exportHandlers(context: StoreContext, { exports: init, sealedFirst }: ExportNeeds) {
+function exportHandlers(context: StoreContext, { exports: init, sealedFirst, signer }: ExportNeeds) {
   return {
     exportBundle: async (params: ExportParams, request: QueryRequest) => {
       // sealed first: a run's bundle holds every event committed before the request, sealed
@@ -44,8 +46,8 @@ function exportHandlers(context: StoreContext, { exports: init, sealedFirst }: E
       try {
         const files = await context.snapshot((connection) =>
           'run' in params
-            ? exportRun(connection, dir, init.host, params.run)
-            : exportRange(connection, dir, init.host, params),
+            ? exportRun(connection, dir, init.host, params.run, signer)
+            : exportRange(connection, dir, init.host, params, signer),
         );
         // a caller that gave up will never archive and remove it: do not leave it behind
         if (request.signal.aborted) throw new Error('the export was written after its deadline');
@@ -62,7 +64,7 @@ function exportHandlers(context: StoreContext, { exports: init, sealedFirst }: E
 /** The export module's kinds. */
 export type ExportKinds = KindsOf<ReturnType<typeof exportHandlers>>;
 
-/** The export module: it needs the sealing wait, gives and lends nothing. */
+/** The export module: it needs the sealing wait and the signer, gives and lends nothing. */
 export const exportModule = {
   name: 'export',
   participants: {},

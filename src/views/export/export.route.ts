@@ -13,6 +13,7 @@ import { parseRfc3339 } from '../../shared/rfc3339.js';
 import type { DateTimeText } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { writeTar, type TarEntry } from '../../shared/tar/tar-writer.js';
+import { maxExportArchiveBytes } from './export-limits.js';
 import type { ExportKinds, ExportParams } from './export-store.js';
 
 /** The query string of GET /v1/export: `run`, or both `from` and `to`. */
@@ -32,8 +33,6 @@ export const exportQuery = new ParamContract<ExportQuery>(
 
 /** The longest range one request may export: a bounded answer, and a day partition of a month at most. */
 export const maxRangeNs = 31n * 86_400n * 1_000_000_000n;
-/** The largest archive an answer carries (it is built in memory): past it the export is refused. */
-export const maxArchiveBytes = 256 * 1024 * 1024;
 /** How long the store may take to write an export. */
 const deadlineMs = 120_000;
 
@@ -73,7 +72,8 @@ export const exportEndpoint: Endpoint<{ store: QueryClient<ExportKinds> }> = {
   description:
     'The one answer that is not JSON: `application/x-tar`, entries `host=<host>/date=<YYYY-MM-DD>/run=<run>/<file>`. ' +
     'A run bundle holds events.parquet, objects.parquet, heads.parquet, checkpoints.parquet, artifacts.parquet, ' +
-    'keys.json and manifest.json (`provenance.export_manifest/v1`); a range holds events.parquet and manifest.json per run ' +
+    'keys.json, manifest.json (`provenance.export_manifest/v1`) and manifest.dsse.json (the manifest signed by the checkpoint key); ' +
+    'a range holds events.parquet, keys.json, manifest.json and manifest.dsse.json per run ' +
     '(`run=_none` for events no run claimed). Refused with 400 past 31 days or 256 MiB. Errors are JSON as everywhere.',
   schema: 'export_manifest',
   query: exportQuery.parameters,
@@ -83,16 +83,19 @@ export const exportEndpoint: Endpoint<{ store: QueryClient<ExportKinds> }> = {
       const params = exportParams(exportQuery.parse(query));
       const written = await store.queryJson('exportBundle', params, { deadlineMs });
       try {
-        if (written.bytes > maxArchiveBytes)
-          throw new ProvdError(
+        const tooLarge = (bytes: number): ProvdError =>
+          new ProvdError(
             'invalid_argument',
-            `the export is ${written.bytes} bytes, over the ${maxArchiveBytes} an answer carries: export a shorter range`,
+            `the export is ${bytes} bytes, over the ${maxExportArchiveBytes} an answer carries: export a shorter range`,
           );
+        if (written.bytes > maxExportArchiveBytes) throw tooLarge(written.bytes);
         // read asynchronously: the main thread keeps answering other requests meanwhile
         const entries: TarEntry[] = await Promise.all(
           written.files.map(async (path) => ({ path, content: await readFile(join(written.dir, path)) })),
         );
         const body = writeTar(entries, Math.floor(Date.now() / 1000));
+        // the archive, headers included, is what the CLI caps its read at
+        if (body.byteLength > maxExportArchiveBytes) throw tooLarge(body.byteLength);
         return { status: 200, body, headers: { 'content-type': 'application/x-tar' } };
       } finally {
         await rm(written.dir, { recursive: true, force: true });

@@ -190,6 +190,18 @@ function sensorFamilies(text: PrometheusText, capture: CaptureReport): void {
       'Evictions from TLS plaintext reassembly (it holds bounded bytes and streams): what was evicted is not captured.',
       [[{}, reassembly?.evicted ?? 0]],
     )
+    .family(
+      'provd_tls_unparsed_messages_total',
+      'counter',
+      'TLS plaintext captured but not readable as HTTP/1.x or HTTP/2 (another protocol inside TLS): counted, not lost.',
+      [[{}, reassembly?.unparsed ?? 0]],
+    )
+    .family(
+      'provd_tls_uncaptured_messages_total',
+      'counter',
+      'TLS messages lost because their plaintext was not all captured (the kernel ring dropped chunks of it).',
+      [[{}, reassembly?.uncaptured ?? 0]],
+    )
     .family('provd_tls_pending_bytes', 'gauge', 'TLS plaintext bytes held for reassembly.', [
       [{}, reassembly?.pendingBytes ?? 0],
     ]);

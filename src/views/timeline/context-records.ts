@@ -4,7 +4,9 @@
  * its stored row into one typed record. Both timeline views use these.
  */
 import { parseObject } from '../../provenance/graph-object.js';
+import { incompleteCallText, incompleteEffectText } from '../../provenance/record/compared-text.js';
 import type { FileEffect } from '../../provenance/record/file-effects.js';
+import type { FileEffectsCompared } from '../../provenance/record/snapshot-coverage.js';
 import type { RecordedToolCall } from '../../provenance/record/record-answer.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
@@ -84,6 +86,33 @@ export function toolCallOf(row: ToolCallRow): TimelineToolCall {
     binding_id: record.binding_id,
     object_hash: row.object_hash,
   };
+}
+
+/** What a stored record says of its file effects' completeness (record-answer.ts). */
+interface RecordCompleteness {
+  file_effects_complete?: boolean;
+  file_effects_incomplete_reason?: string | null;
+  file_effects_compared?: FileEffectsCompared;
+}
+
+/** The words beside a tool call whose file effects are incomplete; null when they are complete. */
+export function callEffectsNote(row: ToolCallRow): string | null {
+  const record = JSON.parse(row.record) as RecordCompleteness;
+  if (record.file_effects_complete !== false) return null;
+  return incompleteCallText(
+    record.file_effects_compared ?? null,
+    record.file_effects_incomplete_reason ?? null,
+  );
+}
+
+/**
+ * The words beside a file effect of an incomplete record, from its record's `file_effects_compared`
+ * as JSON text (`{}`: a record stored before it existed); null (a complete record) for none.
+ */
+export function effectNote(compared: string | null): string | null {
+  if (compared === null) return null;
+  const parsed = JSON.parse(compared) as Partial<FileEffectsCompared>;
+  return incompleteEffectText(parsed.not_compared === undefined ? null : (parsed as FileEffectsCompared));
 }
 
 /** The binding of a bindings row, without the parsed instants the workers use. */

@@ -60,8 +60,19 @@ export function eventSummary(
   return shorten(object === '' ? `${actor} ${type}` : `${actor} ${type} ${object}`);
 }
 
-/** `tool call tc-1: make test (failed, exit 2, 1520 ms)`. */
-export function toolCallSummary(call: TimelineToolCall): string {
+/** `text; note`, the text cut so that the note stays whole; without a note, `text` shortened. */
+function noted(text: string, note: string | null): string {
+  if (note === null) return shorten(text);
+  const tail = `; ${note}`;
+  const room = summaryMax - tail.length;
+  return shorten((text.length <= room ? text : text.slice(0, Math.max(0, room - 1)) + '…') + tail);
+}
+
+/**
+ * `tool call tc-1: make test (failed, exit 2, 1520 ms)`, and `note` after it (what its file effects
+ * left out, when they are incomplete).
+ */
+export function toolCallSummary(call: TimelineToolCall, note: string | null = null): string {
   const outcome = [
     call.status,
     call.exit_code === null ? null : `exit ${call.exit_code}`,
@@ -69,7 +80,7 @@ export function toolCallSummary(call: TimelineToolCall): string {
     call.duration_ms === null ? null : `${Math.round(call.duration_ms)} ms`,
   ].filter((part) => part !== null);
   const command = [call.command, ...call.args].join(' ');
-  return shorten(`tool call ${call.tool_call_id}: ${command} (${outcome.join(', ')})`);
+  return noted(`tool call ${call.tool_call_id}: ${command} (${outcome.join(', ')})`, note);
 }
 
 /** `binding of tool call tc-1 (control_plane, confidence 1) on cgroup_id 777`. */
@@ -81,10 +92,10 @@ export function bindingSummary(binding: TimelineBinding): string {
   return shorten(`binding of tool call ${binding.tool_call_id} (${source}) on ${keys.join(', ')}`);
 }
 
-/** `created src/a.ts (120 bytes)`. */
-export function fileEffectSummary(effect: TimelineFileEffect): string {
+/** `created src/a.ts (120 bytes)`, and `note` after it (when its record's effects are incomplete). */
+export function fileEffectSummary(effect: TimelineFileEffect, note: string | null = null): string {
   const what = effect.kind === 'symlink' ? 'symlink ' : '';
-  return shorten(`${effect.effect} ${what}${effect.path} (${effect.size} bytes)`);
+  return noted(`${effect.effect} ${what}${effect.path} (${effect.size} bytes)`, note);
 }
 
 /** `stdout of tool call tc-1: 120 bytes`. */

@@ -12,7 +12,9 @@ import { integerPart } from '../../model/cursor.js';
 import { timelineSources, type SourceKey, type TimelineSource } from './timeline-sources.sql.js';
 import { keysetPage } from '../../store/keyset-page.js';
 import { asJsonText, type JsonText } from '../../store/json-text.js';
-import type { TimelineTable } from './timeline-table.js';
+import type { TimelineRisk, TimelineTable } from './timeline-table.js';
+import { decisionsOf } from '../../security/judged-events.sql.js';
+import { riskOf, type RiskEvent } from '../../security/risks.js';
 
 /** Validated parameters of one table page. */
 export interface TimelineTableParams {
@@ -54,7 +56,7 @@ export async function listTimeline(
     sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
         ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`;
   const readEvents = async (): Promise<Ranked[]> => {
-    const rank = timelineSources.findIndex((source) => source.kind === 'event');
+    const rank = eventRank;
     const source = timelineSources[rank]!;
     const keys = await readRows<SourceKey>(connection, pageOf(source, rank));
     const rows =
@@ -88,13 +90,45 @@ export async function listTimeline(
   const last = page[page.length - 1];
   const nextCursor =
     hasMore && last !== undefined ? JSON.stringify(opened.next([last.time_ns, last.rank, last.tie])) : 'null';
-  const entries = page.map((row) => timelineSources[row.rank]!.entry(row));
+  const risks = await pageRisks(connection, params.run, page);
+  const entries = page.map((row) => timelineSources[row.rank]!.entry(row, risks));
   return asJsonText<TimelineTable>(
     `{"schema_version":"provenance.timeline/v1","view":"table","run_id":${JSON.stringify(params.run)},` +
       `"limit":${params.limit},"count":${page.length},"has_more":${hasMore},"next_cursor":${nextCursor},` +
       `"entries":[${entries.join(',')}]}`,
   );
 }
+
+/**
+ * The risks on the page's judged events, by event id: their decisions, and what provd did about
+ * them (two statements over the page's positions and tool calls; none when the page judged nothing).
+ */
+async function pageRisks(
+  connection: DuckDBConnection,
+  run: string,
+  page: readonly Ranked[],
+): Promise<Map<string, TimelineRisk>> {
+  type EventRow = Ranked & Omit<RiskEvent, 'seq'> & { judged: boolean };
+  const events = page.filter((row) => row.rank === eventRank && (row as EventRow).judged) as EventRow[];
+  const risks = new Map<string, TimelineRisk>();
+  if (events.length === 0) return risks;
+  // decisionsOf reads a seq range: the page's events are in time order, not always in seq order
+  const positions = events.map((row) => ({ seq: row.tie as bigint, id: row.id }));
+  const toolCalls = [...new Set(events.flatMap((row) => row.tool_call_id ?? []))];
+  const sorted = positions.sort((a, b) => compareBig(a.seq, b.seq));
+  const { decisions, commands } = await decisionsOf(connection, sorted, run, toolCalls);
+  for (const row of events) {
+    const decision = decisions.get(row.id);
+    if (decision === undefined) continue; // a decision gone: verify says so
+    const event = { ...row, seq: row.tie as bigint };
+    const risk = riskOf({ event, decision }, commands.get(row.tool_call_id ?? '') ?? null);
+    const { risk_id, rule_id, severity, decision: decided, response } = risk;
+    risks.set(row.id, { risk_id, rule_id, severity, decision: decided, response });
+  }
+  return risks;
+}
+
+const eventRank = timelineSources.findIndex((source) => source.kind === 'event');
 
 function compareBig(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -8,6 +8,7 @@ import type { EvidenceLevel } from '../../model/codes.js';
 import type { CursorToken } from '../../model/cursor.js';
 import type { TelemetryEvent } from '../../telemetry/event-json.js';
 import type { PageLimit } from '../../model/paging.js';
+import type { SecurityRisk } from '../../security/risks.js';
 import type {
   TimelineArtifact,
   TimelineBinding,
@@ -54,7 +55,12 @@ interface TimelineEntryHead {
 export interface TimelineEventEntry extends TimelineEntryHead {
   kind: 'event';
   event: TelemetryEvent;
+  /** The policy's decision on the event, with what became of it; null when it judged none. */
+  risk: TimelineRisk | null;
 }
+
+/** A risk on a timeline event: the decision and its outcome (GET /v1/security/risks has the rest). */
+export type TimelineRisk = Pick<SecurityRisk, 'risk_id' | 'rule_id' | 'severity' | 'decision' | 'response'>;
 
 /** A tool call recorded with POST /v1/record. */
 export interface TimelineToolCallEntry extends TimelineEntryHead {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VerifyResult } from '../../../src/provenance/verify-result.js';
@@ -8,14 +7,15 @@ import { useSharedDaemon } from '../../support/daemon.js';
 import { queryRows, withDatabase } from '../../support/duckdb.js';
 import { assertErrors, request } from '../../support/http.js';
 import { useTempDir } from '../../support/temp-dir.js';
+import { forgerKey, readManifest, rewriteParquet, writeForgedManifest } from './bundle-forger.js';
 import { archivePaths, fetchBytes, seedRun } from './export-support.js';
 
 const bundleDir = (out: string): string => join(out, 'host=test-host', 'date=2026-01-01', 'run=run-a');
 
-/** `provd verify --bundle DIR --json` and its one VerifyResult. */
+/** `provd verify --bundle DIR --json EXTRA` and its one VerifyResult. */
 async function verifyJson(
   dir: string,
-  extra: string[] = [],
+  extra: string[],
 ): Promise<{ code: number | null; result: VerifyResult }> {
   const run = await runCli(['verify', '--bundle', dir, '--json', ...extra]);
   const [line, ...rest] = run.stdout.trim().split('\n');
@@ -23,19 +23,23 @@ async function verifyJson(
   return { code: run.code, result: JSON.parse(line!) as VerifyResult };
 }
 
-/** Rewrites a bundle's Parquet file through DuckDB with `select` over its rows (`t`). */
-async function rewriteParquet(file: string, select: string): Promise<void> {
-  await withDatabase(':memory:', async (connection) => {
-    await connection.run(`CREATE TABLE t AS SELECT * FROM read_parquet('${file}')`);
-    await connection.run(`COPY (${select}) TO '${file}' (FORMAT parquet)`);
-  });
-}
-
 describe('export', function () {
   const shared = useSharedDaemon({ args: ['--host-name', 'Test-Host'] });
   const work = useTempDir('provd-export-');
+  const keys = useTempDir('provd-export-keys-', { per: 'suite' });
+  /** `--key` with the daemon's public key, as a user pins it */
+  let pinned: string[];
+  /** The manifest re-signed with the daemon's own key: what only a holder of that key could do */
+  const resignAsDaemon = (dir: string): void =>
+    writeForgedManifest(dir, readManifest(dir), forgerKey(join(shared.daemon.dataDir, 'signing-key.pem')));
 
   before(async function () {
+    const served = await request(shared.daemon.url, '/v1/graph/keys');
+    writeFileSync(
+      join(keys.path, 'daemon.pub'),
+      (served.body['keys'] as { public_key_pem: string }[])[0]!.public_key_pem,
+    );
+    pinned = ['--key', join(keys.path, 'daemon.pub')];
     await seedRun(shared.daemon.url, 'run-a', '801', 30);
     // a recorded tool call puts context objects in the run's graph beside its event batches
     const record = {
@@ -61,13 +65,13 @@ describe('export', function () {
     const names = ['events', 'objects', 'heads', 'checkpoints', 'artifacts'].map((t) => `${t}.parquet`);
     assert.deepEqual(
       archivePaths(answer.bytes).sort(),
-      [...names, 'keys.json', 'manifest.json'].map((n) => `${dir}/${n}`).sort(),
+      [...names, 'keys.json', 'manifest.json', 'manifest.dsse.json'].map((n) => `${dir}/${n}`).sort(),
     );
     // nothing is left behind in the daemon's private export directory
     assert.deepEqual(readdirSync(join(shared.daemon.dataDir, 'exports')), []);
   });
 
-  it('writes a bundle provd verify --bundle finds ok with no daemon, under the bundled and the served key', async function () {
+  it('writes a bundle provd verify --bundle finds ok with no daemon under the served key, and says so only when asked under its own', async function () {
     const exported = await runCli(['export', 'run-a', '--out', work.path, '--url', shared.daemon.url]);
     assert.equal(exported.code, 0, exported.stderr);
     assert.equal(exported.stdout.trim(), bundleDir(work.path));
@@ -80,21 +84,21 @@ describe('export', function () {
     assert.equal(manifest['unsealed_events'], 0);
     const files = manifest['files'] as { path: string; rows: number }[];
     assert.equal(files.find((file) => file.path === 'events.parquet')?.rows, 30);
-    const { code, result } = await verifyJson(work.path);
+    assert.equal(manifest['directory'], 'host=test-host/date=2026-01-01/run=run-a');
+    const { code, result } = await verifyJson(work.path, pinned);
     assert.deepEqual(
-      [code, result.status, result.run_id, result.error_count],
+      [code, result.status, result.run_id, result.issue_count],
       [0, 'ok', 'run-a', 0],
       JSON.stringify(result),
     );
     const daemonVerdict = await request(shared.daemon.url, '/v1/graph/verify?run=run-a');
     assert.equal(daemonVerdict.body['status'], 'ok');
-    const keys = await request(shared.daemon.url, '/v1/graph/keys');
-    const pem = (keys.body['keys'] as { public_key_pem: string }[])[0]!.public_key_pem;
-    writeFileSync(join(work.path, 'daemon.pub'), pem);
-    const pinned = await verifyJson(work.path, ['--key', join(work.path, 'daemon.pub')]);
-    assert.deepEqual([pinned.code, pinned.result.status], [0, 'ok']);
-    const human = await runCli(['verify', '--bundle', work.path]);
+    const own = await verifyJson(work.path, ['--trust-bundle-key']);
+    assert.deepEqual([own.code, own.result.status, own.result.warning_count], [0, 'ok', 1]);
+    const human = await runCli(['verify', '--bundle', work.path, ...pinned]);
     assert.match(human.stdout, /^ok run-a .*run=run-a: 0 errors, 0 warnings\n$/);
+    const both = await runCli(['verify', '--bundle', work.path, ...pinned, '--trust-bundle-key']);
+    assert.deepEqual([both.code, /exclude each other/.test(both.stderr)], [2, true]);
   });
 
   it('fails a bundle with an edited event row: its file no longer matches the manifest', async function () {
@@ -104,22 +108,22 @@ describe('export', function () {
       events,
       "SELECT * REPLACE (CASE WHEN seq = (SELECT min(seq) FROM t) THEN 'evil' ELSE comm END AS comm) FROM t",
     );
-    const { code, result } = await verifyJson(work.path);
+    const { code, result } = await verifyJson(work.path, pinned);
     assert.equal(code, 1);
     assert.equal(result.status, 'failed');
     const kinds = (result.issues ?? []).map((issue) => issue.kind);
-    assert.ok(kinds.includes('bundle_file_mismatch'), kinds.join());
+    assert.deepEqual(kinds, ['bundle_file_mismatch']);
   });
 
-  it('fails an edited row even when the manifest was rewritten to match it', async function () {
+  it('fails an edited row even when the manifest was rewritten to match it and signed with the daemon key', async function () {
     await runCli(['export', 'run-a', '--out', work.path, '--url', shared.daemon.url]);
     const dir = bundleDir(work.path);
     await rewriteParquet(
       join(dir, 'events.parquet'),
       "SELECT * REPLACE (CASE WHEN seq = (SELECT min(seq) FROM t) THEN 'evil' ELSE comm END AS comm) FROM t",
     );
-    rewriteManifestDigests(dir);
-    const { result } = await verifyJson(work.path);
+    resignAsDaemon(dir);
+    const { result } = await verifyJson(work.path, pinned);
     assert.equal(result.status, 'failed');
     assert.deepEqual([...new Set((result.issues ?? []).map((issue) => issue.kind))], ['event_hash_mismatch']);
   });
@@ -127,7 +131,7 @@ describe('export', function () {
   it('fails a bundle with a deleted file', async function () {
     await runCli(['export', 'run-a', '--out', work.path, '--url', shared.daemon.url]);
     rmSync(join(bundleDir(work.path), 'checkpoints.parquet'));
-    const { code, result } = await verifyJson(work.path);
+    const { code, result } = await verifyJson(work.path, pinned);
     assert.equal(code, 1);
     assert.deepEqual(
       (result.issues ?? []).map((issue) => [issue.kind, issue.id]),
@@ -135,7 +139,7 @@ describe('export', function () {
     );
   });
 
-  it('fails a bundle whose checkpoint envelope was changed, even with the manifest rewritten', async function () {
+  it('fails a bundle whose checkpoint envelope was changed, even with the manifest re-signed by the daemon key', async function () {
     await runCli(['export', 'run-a', '--out', work.path, '--url', shared.daemon.url]);
     const dir = bundleDir(work.path);
     // another valid-looking signature: the last base64 characters of the signature swapped
@@ -143,10 +147,10 @@ describe('export', function () {
       join(dir, 'checkpoints.parquet'),
       `SELECT * REPLACE (regexp_replace(envelope, '"sig":"[A-Za-z0-9+/]{8}', '"sig":"AAAAAAAA') AS envelope) FROM t`,
     );
-    const mismatch = await verifyJson(work.path);
+    const mismatch = await verifyJson(work.path, pinned);
     assert.equal(mismatch.result.status, 'failed');
-    rewriteManifestDigests(dir);
-    const { result } = await verifyJson(work.path);
+    resignAsDaemon(dir);
+    const { result } = await verifyJson(work.path, pinned);
     assert.equal(result.status, 'failed');
     assert.deepEqual(
       [...new Set((result.issues ?? []).map((issue) => issue.kind))],
@@ -161,8 +165,9 @@ describe('export', function () {
     writeFileSync(join(work.path, 'other.pub'), other);
     const { code, result } = await verifyJson(work.path, ['--key', join(work.path, 'other.pub')]);
     assert.equal(code, 1);
-    assert.ok(
-      (result.issues ?? []).some((issue) => issue.kind === 'checkpoint_key_unknown'),
+    assert.deepEqual(
+      (result.issues ?? []).map((issue) => issue.kind),
+      ['bundle_manifest_signature_invalid'],
       JSON.stringify(result),
     );
   });
@@ -185,7 +190,10 @@ describe('export', function () {
       join(work.path, 'host=test-host/date=2026-01-01/run=run-a'),
       join(work.path, 'host=test-host/date=2026-01-02/run=run-b'),
     ]);
-    const { code, result } = await verifyJson(join(work.path, 'host=test-host/date=2026-01-02/run=run-b'));
+    const { code, result } = await verifyJson(
+      join(work.path, 'host=test-host/date=2026-01-02/run=run-b'),
+      pinned,
+    );
     assert.deepEqual([code, result.status, result.warning_count], [0, 'ok', 1]);
     const before = readFileSync(join(work.path, 'host=test-host/date=2026-01-02/run=run-b/events.parquet'));
     const again = await runCli(args);
@@ -206,7 +214,7 @@ describe('export', function () {
     const dir = join(work.path, 'host=test-host', 'date=2026-02-01', 'run=..%2F..%2Fescape%20me%2F..');
     assert.equal(exported.stdout.trim(), dir);
     assert.deepEqual(readdirSync(work.path), ['host=test-host']);
-    const { result } = await verifyJson(dir);
+    const { result } = await verifyJson(dir, pinned);
     assert.deepEqual([result.status, result.run_id], ['ok', run]);
     const rows = await withDatabase(':memory:', (connection) =>
       queryRows(
@@ -215,6 +223,28 @@ describe('export', function () {
       ),
     );
     assert.deepEqual(rows, [{ run, run_id: run }]);
+  });
+
+  it('exports and verifies a run whose id is longer than a file name may be, in a directory of its own', async function () {
+    // 100 characters of id, 302 bytes of `run=` segment once encoded: the export answered 500
+    // ENAMETOOLONG; the two ids are alike past where their segments are cut
+    const long = `r${' '.repeat(99)}`;
+    const longer = `r${' '.repeat(98)}s`;
+    await seedRun(shared.daemon.url, long, '804', 2, '2026-03-01');
+    await seedRun(shared.daemon.url, longer, '805', 2, '2026-03-01');
+    const dirs: string[] = [];
+    for (const run of [long, longer]) {
+      const exported = await runCli(['export', run, '--out', work.path, '--url', shared.daemon.url]);
+      assert.equal(exported.code, 0, exported.stderr);
+      const dir = exported.stdout.trim();
+      dirs.push(dir);
+      const segment = dir.split('/').pop()!;
+      assert.ok(Buffer.byteLength(segment) <= 255, segment);
+      assert.match(segment, /^run=r(%20)+~[0-9a-f]{32}$/);
+      const { result } = await verifyJson(dir, pinned);
+      assert.deepEqual([result.status, result.run_id], ['ok', run]);
+    }
+    assert.notEqual(dirs[0], dirs[1]);
   });
 
   it('names every option value in the help of export and verify', async function () {
@@ -278,17 +308,3 @@ describe('export', function () {
     });
   });
 });
-
-/** Rewrites manifest.json's digests to match the files as they are now (a forger's next step). */
-function rewriteManifestDigests(dir: string): void {
-  const path = join(dir, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(path, 'utf8')) as {
-    files: { path: string; sha256: string; bytes: number }[];
-  };
-  for (const file of manifest.files) {
-    const bytes = readFileSync(join(dir, file.path));
-    file.sha256 = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-    file.bytes = bytes.byteLength;
-  }
-  writeFileSync(path, JSON.stringify(manifest));
-}

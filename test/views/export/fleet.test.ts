@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../support/cli.js';
 import { removeDir, startDaemon, type RunningDaemon } from '../../support/daemon.js';
@@ -71,9 +72,29 @@ describe('exports of a fleet read together as Hive-partitioned Parquet', functio
     }
     const fleet = await countsOf(join(runsDir, '**', 'events.parquet'));
     assert.deepEqual(fleet, expected);
-    const verified = await runCli(['verify', '--bundle', runsDir]);
-    assert.equal(verified.code, 0, verified.stdout);
-    assert.equal(verified.stdout.trim().split('\n').length, 5);
+    // each host's bundles under that host's own key, as a fleet pins them
+    let lines = 0;
+    for (const [i, host] of hosts.entries()) {
+      const served = await request(daemons[i]!.url, '/v1/graph/keys');
+      const key = join(work.path, `${host.name}.pub`);
+      writeFileSync(key, (served.body['keys'] as { public_key_pem: string }[])[0]!.public_key_pem);
+      const verified = await runCli(['verify', '--bundle', join(runsDir, `host=${host.name}`), '--key', key]);
+      assert.equal(verified.code, 0, verified.stdout);
+      lines += verified.stdout.trim().split('\n').length;
+      // the previous host's key signed none of them
+      if (i > 0) {
+        const other = join(work.path, `${hosts[i - 1]!.name}.pub`);
+        const crossed = await runCli([
+          'verify',
+          '--bundle',
+          join(runsDir, `host=${host.name}`),
+          '--key',
+          other,
+        ]);
+        assert.equal(crossed.code, 1, crossed.stdout);
+      }
+    }
+    assert.equal(lines, 5);
   });
 
   it('counts a range of every host, run=_none holding the events no run claimed', async function () {

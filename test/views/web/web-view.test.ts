@@ -116,7 +116,13 @@ describe('the web view in headless Chromium', function () {
     );
     // the risk of reading a credential
     assert.match(main, /<td>secret_path<\/td>/);
-    assert.match(main, /<td>kill<\/td>/);
+    // beside the decision, what became of it: provd did not run cat, so it could not kill it
+    assert.match(main, /<td>kill: not enforced, not a command provd ran<\/td>/);
+    assert.match(
+      main,
+      /cat\[4242\] secret_path \/root\/\.aws\/credentials<\/td><td>kill: not enforced, not a command provd ran<\/td>/,
+      'the timeline says it beside the event too',
+    );
     // the hostile file name is text: escaped in the DOM, never an element
     assert.match(main, /created &lt;img src=x onerror="document\.title='pwned'"&gt; \(2 bytes\)/);
     assert.doesNotMatch(dom, /<img/i);

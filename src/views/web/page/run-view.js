@@ -45,10 +45,15 @@ function verifySection(verify) {
   );
 }
 
+/** A decision with what became of it: `kill: not enforced, the command had ended`. */
+function decisionText(risk) {
+  return `${risk.decision}: ${risk.response.outcome}`;
+}
+
 function riskCells(risk) {
   return [
     risk.severity,
-    risk.decision,
+    decisionText(risk),
     risk.rule_id,
     risk.reason,
     risk.evidence_level,
@@ -79,6 +84,7 @@ function entryCells(entry) {
     entry.kind,
     entry.evidence_level,
     { mono: entry.summary },
+    entry.kind === 'event' && entry.risk !== null ? decisionText(entry.risk) : '',
     { mono: entry.tool_call_id ?? '' },
   ];
 }
@@ -88,7 +94,7 @@ function timelineSection(run, timeline) {
   if (timeline.entries.length === 0) {
     return el('section', { id: 'timeline' }, title, el('p', { class: 'note' }, 'Nothing recorded.'));
   }
-  const headings = ['time', 'kind', 'evidence', 'what', 'tool call'];
+  const headings = ['time', 'kind', 'evidence', 'what', 'decision', 'tool call'];
   const list = table(headings, timeline.entries, entryCells);
   const next = (cursor) => getJson('/v1/timeline', { run, view: 'table', cursor });
   const more = moreButton(timeline, next, 'entries', (entry) =>

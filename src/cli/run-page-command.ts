@@ -1,0 +1,50 @@
+/** What a command printing one page of a run's list shares (`provd risks`, `provd responses`). */
+import { Option } from 'clipanion';
+import { isFailedRead, readDaemon, unreachableExitCode } from './output/daemon-read.js';
+import { writeJson } from './output/json-out.js';
+import type { Style } from './output/style.js';
+import { morePagesHint, pageQuery, RunQueryCommand } from './run-query-command.js';
+
+/** A page of a run's list, as the daemon answers it. */
+export interface RunPage {
+  next_cursor: string | null;
+}
+
+/**
+ * `provd VERB RUN [--limit N] [--cursor C] [--json]`: one page of `path`, its body unchanged with
+ * `--json`, else as `format` prints it; stderr names the next page's command when more follow.
+ */
+export abstract class RunPageCommand<Page extends RunPage> extends RunQueryCommand {
+  limit = Option.String('--limit', { description: 'how many per page, 1..1000 (default 100)' });
+  cursor = Option.String('--cursor', { description: 'the page after the one that named this cursor' });
+
+  /** What the page lists (`risks`), its endpoint, and its body's schema name. */
+  protected abstract readonly what: string;
+  protected abstract readonly endpoint: string;
+  protected abstract readonly schema: string;
+  protected abstract isPage(body: unknown): body is Page;
+  protected abstract format(page: Page, style: Style): string;
+
+  protected async executeAt(baseUrl: string): Promise<number> {
+    const { stdout, stderr } = this.context;
+    let query: URLSearchParams;
+    try {
+      query = pageQuery(this.run, this.limit, this.cursor);
+    } catch (error) {
+      return this.refuseUsage(error);
+    }
+    const read = await readDaemon(baseUrl, `${this.endpoint}?${query.toString()}`, stderr);
+    if (isFailedRead(read)) return read.exitCode;
+    if (this.json) {
+      writeJson(stdout, read.body);
+      return 0;
+    }
+    if (!this.isPage(read.body)) {
+      stderr.write(`provd: unexpected answer from the daemon (not a ${this.schema} body)\n`);
+      return unreachableExitCode;
+    }
+    stdout.write(this.format(read.body, this.style));
+    stderr.write(morePagesHint(this.what, `${this.what} ${this.run}`, read.body.next_cursor));
+    return 0;
+  }
+}
