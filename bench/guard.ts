@@ -30,6 +30,7 @@ const benches = [
   'security',
   'search',
   'ai',
+  'verify-host',
 ] as const;
 
 const argv = process.argv.slice(2);

@@ -23,6 +23,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--spool-max-bytes': 'BYTES',
   '--retain-host-events-age': 'DURATION',
   '--retain-host-events-bytes': 'SIZE',
+  '--verify-host-full-every': 'DURATION',
   '--url': 'URL',
   '--format': 'FORMAT',
   '--chunk-bytes': 'BYTES',

@@ -35,6 +35,7 @@ export const configKeys = {
   'spool-max-bytes': ['spoolMaxBytes', 'integer'],
   'retain-host-events-age': ['retainHostEventsAge', 'duration'],
   'retain-host-events-bytes': ['retainHostEventsBytes', 'size'],
+  'verify-host-full-every': ['verifyHostFullEvery', 'duration'],
   sensor: ['sensor', 'boolean'],
   'no-sensor': ['sensor', 'boolean'],
   capture: ['capture', 'text'],

@@ -12,7 +12,11 @@ import { defaultIngestLimits } from '../ingest/ingest-router.js';
 import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
 import type { CaptureMode } from '../sensor/capture-filter.js';
 import { exportHostName } from '../views/export/export-layout.js';
-import { defaultHostRoundMs, type HostLimits } from '../provenance/host/host-limits.js';
+import {
+  defaultHostRoundMs,
+  defaultVerifyFullEveryMs,
+  type HostLimits,
+} from '../provenance/host/host-limits.js';
 import { defaultResolvConfFiles } from '../security/policy/host-resolvers.js';
 
 /** Everything the daemon needs to start. */
@@ -84,6 +88,7 @@ export interface DaemonFlags {
   spoolMaxBytes?: string | undefined;
   retainHostEventsAge?: string | undefined;
   retainHostEventsBytes?: string | undefined;
+  verifyHostFullEvery?: string | undefined;
   sensor?: boolean | undefined;
   capture?: string | undefined;
   policy?: string | undefined;
@@ -179,6 +184,11 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
         defaultHostRoundMs,
         1,
       ),
+      verifyFullEveryMs:
+        flags.verifyHostFullEvery === 'off'
+          ? null
+          : parseDurationMs('--verify-host-full-every', flags.verifyHostFullEvery, defaultVerifyFullEveryMs),
+      killBeforeAnchor: env['PROVD_FAULT_KILL_BEFORE_ANCHOR'] === '1',
     },
   };
 }

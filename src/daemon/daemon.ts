@@ -36,6 +36,7 @@ import { startStoreThread } from './store-thread.js';
 import { SnapshotPool } from '../provenance/record/snapshot-pool.js';
 import { secureDataDir } from './data-dir.js';
 import { keepFilesPrivate } from '../shared/private-files.js';
+import { hostAnchorFileName } from '../provenance/host/host-anchor.js';
 import { loadUws } from './uws.js';
 
 const drainTimeoutMs = 10_000;
@@ -74,7 +75,12 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         spool: config.spool,
         faults: { stallMs: config.faults.commitStallMs, killAfterCommit: config.faults.killAfterCommit },
       },
-      provenance: { signingKeyFile, sealing: !config.faults.noSealing, hostLimits: config.hostLimits },
+      provenance: {
+        signingKeyFile,
+        sealing: !config.faults.noSealing,
+        hostLimits: config.hostLimits,
+        hostAnchorFile: join(config.dataDir, hostAnchorFileName),
+      },
       exports: { dir: join(config.dataDir, 'exports'), host: config.hostName },
     },
     (error) => failStop(error),

@@ -18,8 +18,9 @@ import {
 import type { SigningKey } from './signing-key.js';
 import type { ProvenanceDeps } from './provenance-store.js';
 import { VerifyLog } from './verify-log.js';
-import { keepVerifyResult, verifyRun, type VerifyParams } from './verify.sql.js';
-import { verifyHost } from './host/verify-host.sql.js';
+import { keepVerifyResult, type VerifyParams } from './verify.sql.js';
+import { RunVerifier } from './run-verifier.js';
+import type { HostVerifier } from './host/host-verifier.js';
 
 /** What the provenance handlers answer with, made by the module at start. */
 export interface ProvenanceParts {
@@ -27,6 +28,12 @@ export interface ProvenanceParts {
   checkpointer: Checkpointer;
   /** False only under PROVD_FAULT_NO_SEALING. */
   sealing: boolean;
+  hostVerifier: HostVerifier;
+}
+
+/** The params of the `verifyHost` store query: `full` checks every host event again. */
+export interface VerifyHostParams {
+  full?: boolean;
 }
 
 /** The provenance domain's handlers, by kind. */
@@ -35,11 +42,17 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
   /** Waits for the sealing round, so what is read next covers everything committed before; writes nothing itself. */
   const sealedFirst = (): Promise<void> => (parts.sealing ? parts.checkpointer.sealed() : Promise.resolve());
   const verifyLog = new VerifyLog();
+  const runVerifier = new RunVerifier({
+    snapshot: (body) => context.snapshot(body),
+    changes: () => writes.changes,
+    sealedFirst,
+    recheck: deps.eventRecheck,
+    runChecks: deps.runChecks,
+  });
   return {
+    // sealed first and in one snapshot, kept while nothing changed, one run at a time (run-verifier.ts)
     verify: async (params: VerifyParams) => {
-      const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
-      await sealedFirst();
-      const result = await verifyRun(context.reader(), params, deps.eventRecheck, deps.runChecks, sealedAtNs);
+      const result = await runVerifier.verify(params.run);
       // kept for the summary (a log of the read, never evidence: nothing to seal, so it does not
       // count as a write the sealing round follows), at most once a second a run for the same
       // outcome; failing to keep it does not fail the verify
@@ -51,7 +64,10 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
           );
       return jsonText(result);
     },
-    verifyHost: async (_: NoParams) => jsonText(await verifyHost(context.reader(), deps.eventRecheck)),
+    // in one snapshot (a host round, a commit or a binding between two of its reads made verify-host
+    // report tampering on a store nobody touched), and only what changed since the last call
+    verifyHost: async (params: VerifyHostParams) =>
+      jsonText(await parts.hostVerifier.verify(params.full === true)),
     keys: (_: NoParams) => listKeys(context.reader(), parts.key),
     checkpoint: async (params: CheckpointParams) => {
       await sealedFirst();

@@ -8,6 +8,9 @@ import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import { Checkpointer } from './checkpoints.sql.js';
 import { HostKeeper } from './host/host-keeper.js';
 import type { HostLimits } from './host/host-limits.js';
+import { HostVerifier } from './host/host-verifier.js';
+import { countFullVerification } from './host/host-counters.sql.js';
+import { classifyStoreError } from '../store/store-error.js';
 import { stopSealing } from './seal-batches.sql.js';
 import { sealLegacyRuns } from './seal-legacy.sql.js';
 import { loadSigningKey, statementSigner, type StatementSigner } from './signing-key.js';
@@ -24,6 +27,8 @@ export interface ProvenanceStoreInit {
   sealing: boolean;
   /** Host event retention and how often the host chain is signed (host/host-keeper.ts). */
   hostLimits: HostLimits;
+  /** The host chain's anchor file, beside the database (host/host-anchor.ts). */
+  hostAnchorFile: string;
 }
 
 /** What other domains give the provenance module: how to recheck their parts of a run. */
@@ -46,15 +51,39 @@ async function startProvenanceStore(
   await sealLegacyRuns(writer, writes);
   const key = loadSigningKey(init.signingKeyFile);
   const checkpointer = new Checkpointer(writer, writes, key);
-  const hostKeeper = new HostKeeper(writer, writes, key, init.hostLimits);
+  const hostKeeper = new HostKeeper(writer, writes, key, init.hostLimits, init.hostAnchorFile);
   if (init.sealing) {
     checkpointer.start();
-    hostKeeper.start();
+    await hostKeeper.start();
   } else {
     stopSealing();
     log('warn', 'PROVD_FAULT_NO_SEALING is set: events are stored unsealed and no checkpoint is signed');
   }
-  const queries = provenanceHandlers(context, { key, checkpointer, sealing: init.sealing }, deps);
+  const hostVerifier = new HostVerifier({
+    snapshot: (body) => context.snapshot(body),
+    changes: () => writes.changes,
+    recheck: deps.eventRecheck,
+    anchorFile: init.hostAnchorFile,
+    witness: {
+      through: () => (init.sealing ? hostKeeper.anchoredThrough() : Infinity),
+      pending: () => hostKeeper.pendingAnchors(),
+    },
+    recordFull: (ms) =>
+      writes
+        .run(() => countFullVerification(writer, ms), { housekeeping: true })
+        .catch((error: unknown) =>
+          log('warn', 'counting a full verification of the host events failed', {
+            error: classifyStoreError(error),
+          }),
+        ),
+    fullEveryMs: init.hostLimits.verifyFullEveryMs,
+  });
+  hostVerifier.start();
+  const queries = provenanceHandlers(
+    context,
+    { key, checkpointer, sealing: init.sealing, hostVerifier },
+    deps,
+  );
   return {
     queries,
     // an export reads a run as of a sealing round, as verify does
@@ -64,11 +93,13 @@ async function startProvenanceStore(
     },
     // the batches committed since the last round, sealed and signed before the store closes
     flush: async () => {
+      await hostVerifier.drain(); // a background verification ends at its next chunk
       if (init.sealing) await writes.run(() => checkpointer.writeDue(null));
     },
     stop: () => {
       checkpointer.stop();
       hostKeeper.stop();
+      hostVerifier.stop();
     },
   };
 }

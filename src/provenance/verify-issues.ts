@@ -57,6 +57,16 @@ export const verifyIssueKinds = {
     'a warning: no host round has signed the host digests yet (the daemon signs them once a minute)',
   host_events_retained:
     'a warning: host retention removed these host events, as the signed host chain records (docs/retention.md)',
+  host_chain_truncated:
+    'the anchor file records host chain entries the store no longer holds: the newest entries (or all) were removed',
+  host_anchor_mismatch: 'a host chain entry is not the one its anchor line records: it was replaced',
+  host_anchor_missing:
+    'host chain entries signed since the anchor file began have no line in it: the file (or lines of it) was removed',
+  host_anchor_invalid: 'an anchor line is not signed by a key of this store',
+  host_anchor_unreadable:
+    'a warning: a line of the anchor file is not an anchor line (a crash mid-append tears one)',
+  host_anchor_recovered:
+    'a warning: host chain entries were anchored when the daemon started, not when they were signed: their removal before that start could not be detected',
 } as const;
 export type VerifyIssueKind = keyof typeof verifyIssueKinds;
 
@@ -84,6 +94,25 @@ export class VerifyIssues {
   warning(kind: VerifyIssueKind, id: string, message: string): void {
     this.warnings++;
     this.add({ severity: 'warning', kind, id, message });
+  }
+
+  /** Adds what `other` found: its listed issues (within this one's caps) and the counts past them. */
+  merge(other: VerifyIssues): void {
+    for (const issue of other.listed) this.count(issue);
+    for (const [kind, total] of other.perKind) {
+      const listed = other.listed.filter((issue) => issue.kind === kind);
+      const more = total - listed.length;
+      if (more <= 0) continue;
+      if (listed[0]?.severity === 'warning') this.warnings += more;
+      else this.errors += more;
+      this.perKind.set(kind, (this.perKind.get(kind) ?? 0) + more);
+    }
+  }
+
+  private count(issue: VerifyIssue): void {
+    if (issue.severity === 'error') this.errors++;
+    else this.warnings++;
+    this.add(issue);
   }
 
   private add(issue: VerifyIssue): void {

@@ -6,7 +6,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { tags } from 'typia';
-import type { Count, Ratio } from '../shared/schema/wire-types.js';
+import type { Count, DateTimeText, Ratio } from '../shared/schema/wire-types.js';
+import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { readRows, sql } from '../store/sql.js';
 import {
   evidenceName,
@@ -70,6 +71,16 @@ export interface ProducerHealth {
     retained_bytes: Count;
     refused_batches: Count;
   };
+  /**
+   * verify-host's full verifications (docs/retention.md): a call checks only what changed since the
+   * last one, so this says when every host event was last verified again, and how long that took.
+   */
+  host_verification: {
+    full_verifications: Count;
+    /** When the last full verification ended, or null when none has since the store was made. */
+    last_full_at: DateTimeText | null;
+    last_full_ms: Count | null;
+  };
   correlation_coverage: RunCoverage | AllCoverage;
   /** By gap kind (kernel_loss, spool_overflow, ...). */
   coverage_gaps: { [kind: string]: { gaps: Count; lost_events: Count } };
@@ -106,7 +117,7 @@ export async function producerHealth(
   if (params.run !== null) await requireRun(connection, params.run);
   const counters = await readRows<Record<string, unknown>>(
     connection,
-    sql`SELECT source, counter, value FROM producer_counters ORDER BY ALL`,
+    sql`SELECT source, counter, value, updated_ns FROM producer_counters ORDER BY ALL`,
   );
   // counter rows name sources and reasons as the ingest side wrote them
   const sources: Record<string, CountsByName> = {};
@@ -114,6 +125,7 @@ export async function producerHealth(
   let invalid = 0;
   const spool: Record<string, number> = {};
   const host: Record<string, number> = {};
+  let lastFullNs: bigint | null = null;
   for (const row of counters) {
     const source = row['source'] as string;
     const counter = row['counter'] as string;
@@ -121,9 +133,10 @@ export async function producerHealth(
     if (source === unknownSource && counter === 'invalid') invalid = value;
     else if (source === unknownSource) invalidByReason[counter.replace(/^invalid:/, '')] = value;
     else if (source === 'spool') spool[counter] = value;
-    else if (source === 'host')
-      host[counter] = value; // host retention's (provenance/host/host-counters.sql.ts)
-    else (sources[source] ??= {})[counter] = value;
+    else if (source === 'host') {
+      host[counter] = value; // host retention's and verify-host's (provenance/host/host-counters.sql.ts)
+      if (counter === 'verified_full') lastFullNs = row['updated_ns'] as bigint;
+    } else (sources[source] ??= {})[counter] = value;
   }
   const ofRun = params.run === null ? sql`` : sql`WHERE run_id = ${params.run} OR run_id IS NULL`;
   const gaps = await readRows<Record<string, unknown>>(
@@ -157,6 +170,11 @@ export async function producerHealth(
       retained_batches: host['retained_batches'] ?? 0,
       retained_bytes: host['retained_bytes'] ?? 0,
       refused_batches: host['retention_refused'] ?? 0,
+    },
+    host_verification: {
+      full_verifications: host['verified_full'] ?? 0,
+      last_full_at: lastFullNs === null ? null : formatRfc3339Nanos(lastFullNs),
+      last_full_ms: host['verified_full_ms'] ?? null,
     },
     correlation_coverage: await coverage(connection, params.run),
     coverage_gaps: Object.fromEntries(

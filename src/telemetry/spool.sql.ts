@@ -73,7 +73,11 @@ export class Spool {
     await this.recount();
     const upkeep = (): Promise<unknown> =>
       this.writes
-        .run(() => this.tick(), { housekeeping: true })
+        .run(() => this.tick(), {
+          housekeeping: true,
+          // rows given up are host events no binding can claim any more: verify-host reads that
+          changed: ({ unclaimed, overflowed }) => unclaimed + overflowed > 0,
+        })
         .catch((error: unknown) => {
           log('warn', 'spool upkeep failed; it runs again in a second', { error: classifyStoreError(error) });
         });

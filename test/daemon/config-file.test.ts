@@ -122,25 +122,36 @@ describe('provd daemon --config FILE', function () {
     assert.match(directory.stderr, /not a regular file/);
   });
 
-  it('reads host retention from the file: an age with a unit or in seconds, a size with a unit or in bytes', async function () {
+  it('reads host retention and full verification from the file: an age with a unit or in seconds, a size with a unit or in bytes, off', async function () {
     const flags = await loadConfigFile(
-      file('retain.yaml', 'retain-host-events-age: 7d\nretain-host-events-bytes: 2G\n'),
+      file(
+        'retain.yaml',
+        'retain-host-events-age: 7d\nretain-host-events-bytes: 2G\nverify-host-full-every: 12h\n',
+      ),
     );
     assert.deepEqual(resolveConfig(flags, {}).hostLimits, {
       ageMs: 7 * 86_400_000,
       maxBytes: 2 * 1024 ** 3,
       roundMs: 60_000,
+      verifyFullEveryMs: 12 * 3_600_000,
+      killBeforeAnchor: false,
     });
     const numbers = await loadConfigFile(
       file(
         'retain.json',
-        JSON.stringify({ 'retain-host-events-age': 3600, 'retain-host-events-bytes': 1048576 }),
+        JSON.stringify({
+          'retain-host-events-age': 3600,
+          'retain-host-events-bytes': 1048576,
+          'verify-host-full-every': 'off',
+        }),
       ),
     );
     assert.deepEqual(resolveConfig(numbers, {}).hostLimits, {
       ageMs: 3_600_000,
       maxBytes: 1048576,
       roundMs: 60_000,
+      verifyFullEveryMs: null,
+      killBeforeAnchor: false,
     });
   });
 

@@ -64,7 +64,13 @@ describe('daemon config', function () {
   });
 
   it('leaves host retention off by default and reads its age and size, rejecting junk', function () {
-    assert.deepEqual(resolveConfig({}, {}).hostLimits, { ageMs: null, maxBytes: null, roundMs: 60_000 });
+    assert.deepEqual(resolveConfig({}, {}).hostLimits, {
+      ageMs: null,
+      maxBytes: null,
+      roundMs: 60_000,
+      verifyFullEveryMs: 86_400_000,
+      killBeforeAnchor: false,
+    });
     const on = resolveConfig({ retainHostEventsAge: '7d', retainHostEventsBytes: '512M' }, {}).hostLimits;
     assert.equal(on.ageMs, 7 * 86_400_000);
     assert.equal(on.maxBytes, 512 * 1024 * 1024);
@@ -84,6 +90,21 @@ describe('daemon config', function () {
       assert.throws(
         () => resolveConfig({ retainHostEventsBytes: bad }, {}),
         { code: 'PROVD_ERR_CONFIG_INVALID', message: /--retain-host-events-bytes/ },
+        bad,
+      );
+    }
+  });
+
+  it('verifies every host event again a day by default, as often as --verify-host-full-every says, or never', function () {
+    assert.equal(
+      resolveConfig({ verifyHostFullEvery: '6h' }, {}).hostLimits.verifyFullEveryMs,
+      6 * 3_600_000,
+    );
+    assert.equal(resolveConfig({ verifyHostFullEvery: 'off' }, {}).hostLimits.verifyFullEveryMs, null);
+    for (const bad of ['0', '-1d', 'daily', '1.5h', '']) {
+      assert.throws(
+        () => resolveConfig({ verifyHostFullEvery: bad }, {}),
+        { code: 'PROVD_ERR_CONFIG_INVALID', message: /--verify-host-full-every/ },
         bad,
       );
     }

@@ -201,6 +201,11 @@ const telemetrySamples: {
         },
       },
       host_retention: { retained_events: 3, retained_batches: 1, retained_bytes: 420, refused_batches: 0 },
+      host_verification: {
+        full_verifications: 2,
+        last_full_at: '2026-11-28T12:00:00.000000000Z',
+        last_full_ms: 2500,
+      },
       correlation_coverage: {
         ...{ scope: 'run', events: 3, by_evidence_level: { kernel_correlated: 3 } },
         by_method: { cgroup: 3 },

@@ -76,6 +76,10 @@ export class DaemonCommand extends Command {
     description:
       'keep the host events under SIZE (e.g. 2G), removing the oldest whole batches first, recorded in the host chain (default off)',
   });
+  verifyHostFullEvery = Option.String('--verify-host-full-every', {
+    description:
+      'verify every host event again in the background this often, pausing between chunks (a call to verify-host checks only what changed); DURATION or off (default 1d)',
+  });
 
   policy = Option.String('--policy', {
     description:

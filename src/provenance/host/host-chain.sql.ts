@@ -6,7 +6,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { canonicalJson } from '../../model/canonical-json.js';
-import { execute, readRows, sql } from '../../store/sql.js';
+import { BIGINT } from '@duckdb/node-api';
+import { execute, list, readRows, sql } from '../../store/sql.js';
 import { signEnvelope } from '../dsse.js';
 import { sha256 } from '../graph-object.js';
 import type { SigningKey } from '../signing-key.js';
@@ -44,6 +45,8 @@ export interface HostEntryPayload {
   index: number;
   digests: DigestsSummary;
   retention?: Retention;
+  /** Set on every entry signed since the anchor file (host-anchor.ts): its line must be there. */
+  anchored?: true;
 }
 
 /** A stored entry. */
@@ -55,12 +58,57 @@ export interface HostEntryRow {
   key_id: string;
 }
 
-/** The whole chain, in order. */
-export async function readHostChain(connection: DuckDBConnection): Promise<HostEntryRow[]> {
+/** Entries `from` to `to` (exclusive), in order. */
+export async function readHostChain(
+  connection: DuckDBConnection,
+  from = 0,
+  to = Number.MAX_SAFE_INTEGER,
+): Promise<HostEntryRow[]> {
   return readRows<HostEntryRow>(
     connection,
-    sql`SELECT chain_index, hash, body, envelope, key_id FROM host_chain ORDER BY chain_index`,
+    sql`SELECT chain_index, hash, body, envelope, key_id FROM host_chain
+        WHERE chain_index >= ${BigInt(from)} AND chain_index < ${BigInt(to)} ORDER BY chain_index`,
   );
+}
+
+/** The chain's length (entries are 0..n-1 when nobody removed one) and the hashes at `indices`. */
+export async function probeHostChain(
+  connection: DuckDBConnection,
+  indices: readonly number[],
+): Promise<{ length: number; hashes: Map<number, { hash: string; anchored: boolean }> }> {
+  const [count] = await readRows<{ n: bigint; last: bigint | null }>(
+    connection,
+    sql`SELECT count(*) AS n, max(chain_index) AS last FROM host_chain`,
+  );
+  const rows =
+    indices.length === 0
+      ? []
+      : await readRows<{ chain_index: bigint; hash: string; anchored: boolean | null }>(
+          connection,
+          sql`SELECT chain_index, hash, json_extract(body, '$.payload.anchored') = 'true'::JSON AS anchored
+              FROM host_chain WHERE chain_index IN (SELECT unnest(${list(indices.map(BigInt), BIGINT)}))`,
+        );
+  return {
+    // the last index + 1: a chain whose middle entries were removed is still as long as its end
+    length: count!.last === null ? 0 : Math.max(Number(count!.n), Number(count!.last) + 1),
+    hashes: new Map(
+      rows.map((row) => [Number(row.chain_index), { hash: row.hash, anchored: row.anchored === true }]),
+    ),
+  };
+}
+
+/** Entries after `after` (and before `before`) that say they are anchored: index and hash, in order. */
+export async function readAnchoredAfter(
+  connection: DuckDBConnection,
+  after: number,
+  before = Number.MAX_SAFE_INTEGER,
+): Promise<{ index: number; hash: string }[]> {
+  const rows = await readRows<{ chain_index: bigint; hash: string }>(
+    connection,
+    sql`SELECT chain_index, hash FROM host_chain WHERE chain_index > ${BigInt(after)} AND chain_index < ${BigInt(before)}
+        AND json_extract(body, '$.payload.anchored') = 'true'::JSON ORDER BY chain_index`,
+  );
+  return rows.map((row) => ({ index: Number(row.chain_index), hash: row.hash }));
 }
 
 /** The latest entry's hash, index and signed digest summary, or null for an empty chain. */
@@ -76,16 +124,21 @@ export async function readHostHead(
   return { hash: row.hash, index: Number(row.chain_index), digests: body.payload.digests };
 }
 
-/** Appends a signed entry after the head; call inside a write transaction. Returns its hash. */
+/** Appends a signed entry after the head; call inside a write transaction. Returns its index and hash. */
 export async function appendHostEntry(
   connection: DuckDBConnection,
   key: SigningKey,
   digests: DigestsSummary,
   retention: Retention | undefined,
-): Promise<string> {
+): Promise<{ index: number; hash: string }> {
   const head = await readHostHead(connection);
   const index = head === null ? 0 : head.index + 1;
-  const payload: HostEntryPayload = { index, digests, ...(retention !== undefined && { retention }) };
+  const payload: HostEntryPayload = {
+    index,
+    digests,
+    ...(retention !== undefined && { retention }),
+    anchored: true,
+  };
   const body = canonicalJson({
     kind: 'host_checkpoint',
     parents: head === null ? [] : [head.hash],
@@ -104,5 +157,5 @@ export async function appendHostEntry(
     sql`INSERT INTO host_chain VALUES (${BigInt(index)}, ${hash}, ${body}, ${JSON.stringify(envelope)},
         ${key.keyId}, ${nowNs})`,
   );
-  return hash;
+  return { index, hash };
 }

@@ -28,8 +28,15 @@ export interface DigestsSummary {
   through_seq: string;
 }
 
-/** Every host digest with events, in seq order (seq_from is unique among them: batches never overlap). */
-export async function readHostDigests(connection: DuckDBConnection): Promise<HostDigest[]> {
+/**
+ * Every host digest with events starting in [from, to], in seq order (seq_from is unique among
+ * them: batches never overlap).
+ */
+export async function readHostDigests(
+  connection: DuckDBConnection,
+  from = -1n,
+  to = 1n << 62n,
+): Promise<HostDigest[]> {
   const rows = await readRows<{
     batch_id: string;
     seq_from: bigint;
@@ -39,7 +46,8 @@ export async function readHostDigests(connection: DuckDBConnection): Promise<Hos
   }>(
     connection,
     sql`SELECT batch_id, seq_from, seq_to, events, merkle_root FROM event_batches
-        WHERE run_id IS NULL AND events > 0 ORDER BY seq_from, batch_id`,
+        WHERE run_id IS NULL AND events > 0 AND seq_from >= ${from} AND seq_from <= ${to}
+        ORDER BY seq_from, batch_id`,
   );
   return rows.map((row) => ({
     batchId: row.batch_id,
@@ -48,6 +56,26 @@ export async function readHostDigests(connection: DuckDBConnection): Promise<Hos
     events: Number(row.events),
     merkleRoot: row.merkle_root,
   }));
+}
+
+/**
+ * A fingerprint of the host digests starting at or before `through` (those a chain entry signed)
+ * as stored, and where the last digest of all ends: one pass over the digest rows (one per ingest
+ * batch), so verify-host reads the signed ones again only when the fingerprint changed, and never
+ * because a commit added one.
+ */
+export async function fingerprintHostDigests(
+  connection: DuckDBConnection,
+  through: bigint,
+): Promise<{ print: string; end: bigint }> {
+  const [row] = await readRows<{ print: string; end: bigint | null }>(
+    connection,
+    sql`SELECT concat_ws(':', count(*) FILTER (WHERE signed), sum(events) FILTER (WHERE signed),
+          sum(seq_from) FILTER (WHERE signed), sum(seq_to) FILTER (WHERE signed),
+          bit_xor(hash(batch_id, merkle_root)) FILTER (WHERE signed)) AS print, max(seq_to) AS end
+        FROM (SELECT *, seq_from <= ${through} AS signed FROM event_batches WHERE run_id IS NULL AND events > 0)`,
+  );
+  return { print: row!.print, end: row!.end ?? 0n };
 }
 
 /** A digest as a leaf: the hash of its canonical JSON, so any field edited changes the root. */

@@ -21,7 +21,9 @@ import {
   type DigestsSummary,
   type HostDigest,
 } from './host-digests.sql.js';
-import { ProvdError } from '../../shared/errors.js';
+import { ProvdError, toErrorData } from '../../shared/errors.js';
+import { appendAnchor } from './host-anchor.js';
+import { startAnchor } from './host-anchor-start.sql.js';
 import type { HostLimits } from './host-limits.js';
 import { removeDueHostEvents, type Removal } from './host-retention.sql.js';
 
@@ -35,25 +37,67 @@ export interface HostRound {
   removal: Removal | null;
 }
 
+/** An entry of the host chain, by index and hash. */
+export interface HostEntryRef {
+  index: number;
+  hash: string;
+}
+
 /** Runs host rounds on a timer (every `limits.roundMs`) until stopped. */
 export class HostKeeper {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The entry this daemon signed last (or found anchored at start): a round extends only it. */
+  private head: HostEntryRef | null = null;
+  /** Entries committed whose anchor line is not written yet: the one being committed, those whose append failed. */
+  private readonly unanchored: HostEntryRef[] = [];
 
   constructor(
     private readonly connection: DuckDBConnection,
     private readonly writes: WriteQueue,
     private readonly key: SigningKey,
     private readonly limits: HostLimits,
+    private readonly anchorFile: string,
   ) {}
 
-  start(): void {
+  /** Reconciles the anchor file with the chain (host-anchor-start.sql.ts), then starts the rounds. */
+  async start(): Promise<void> {
+    this.head = await this.writes.run(() => startAnchor(this.connection, this.anchorFile, this.key), {
+      housekeeping: true,
+      changed: () => true,
+    });
     this.schedule(this.limits.roundMs);
+  }
+
+  /** The index of the entry this daemon signed or found anchored last (-1: none). */
+  anchoredThrough(): number {
+    return this.head?.index ?? -1;
+  }
+
+  /** Entries committed and not anchored yet: verify-host counts them pending, not missing. */
+  pendingAnchors(): readonly HostEntryRef[] {
+    return this.unanchored;
   }
 
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+  }
+
+  /** Writes the lines of entries committed and not anchored yet; a failure is logged and retried next round. */
+  private anchorPending(): void {
+    if (this.unanchored.length === 0) return;
+    try {
+      for (const point of appendAnchor(this.anchorFile, this.key, this.unanchored))
+        log('info', 'host chain anchored', { index: point.index, hash: point.hash, at: point.at });
+      this.unanchored.length = 0;
+    } catch (error) {
+      log('error', 'the host chain anchor could not be written; the next round tries again', {
+        file: this.anchorFile,
+        entries: this.unanchored.length,
+        error: toErrorData(error, 'PROVD_ERR_STORE_IO'),
+      });
+    }
   }
 
   private schedule(delayMs: number): void {
@@ -65,7 +109,11 @@ export class HostKeeper {
   private async tick(): Promise<void> {
     let next = this.limits.roundMs;
     try {
-      const round = await this.writes.run(() => this.round(), { housekeeping: true });
+      const round = await this.writes.run(() => this.round(), {
+        housekeeping: true,
+        // an entry signed or events removed: verify-host's kept answer no longer holds
+        changed: ({ entry, removal }) => entry !== null || (removal?.digests.length ?? 0) > 0,
+      });
       if (round.removal?.more === true) next = catchUpMs;
     } catch (error) {
       log('warn', 'a host round failed; the next round tries again', { error: classifyStoreError(error) });
@@ -73,16 +121,19 @@ export class HostKeeper {
     if (!this.stopped) this.schedule(next);
   }
 
-  /** One round in one transaction; call inside the write queue. */
+  /** One round in one transaction, then its entry's anchor line; call inside the write queue. */
   async round(): Promise<HostRound> {
+    this.anchorPending();
     const retaining = this.limits.ageMs !== null || this.limits.maxBytes !== null;
     const nowNs = BigInt(Date.now()) * 1_000_000n;
     const started = performance.now();
+    let signed: HostEntryRef | null = null;
     const round = await inTransaction(this.connection, async (): Promise<HostRound> => {
+      const head = await readHostHead(this.connection);
+      assertHeadIsOurs(this.head, head);
       const removal = retaining ? await removeDueHostEvents(this.connection, this.limits, nowNs) : null;
       const digests = await readHostDigests(this.connection);
       const summary = summarizeDigests(digests);
-      const head = await readHostHead(this.connection);
       if (head !== null) assertSignedStillStored(head.digests, digests, removal);
       const removed = removal !== null && removal.digests.length > 0;
       const changed =
@@ -93,15 +144,26 @@ export class HostKeeper {
         await countRemoval(this.connection, removal);
         return { entry: null, removal };
       }
-      const entry = await appendHostEntry(
+      signed = await appendHostEntry(
         this.connection,
         this.key,
         summary,
         removed ? retentionOf(removal, this.limits) : undefined,
       );
+      // pending from before COMMIT: a verify whose snapshot holds the entry finds it here or in the file
+      this.unanchored.push(signed);
       await countRemoval(this.connection, removal);
-      return { entry, removal };
+      return { entry: signed.hash, removal };
+    }).catch((error: unknown) => {
+      if (signed !== null) this.unanchored.splice(this.unanchored.indexOf(signed), 1);
+      throw error;
     });
+    if (signed !== null) {
+      this.head = signed;
+      // a crash here leaves an entry without its line: the next start anchors it as recovered
+      if (this.limits.killBeforeAnchor === true) process.kill(process.pid, 'SIGKILL');
+      this.anchorPending();
+    }
     if (round.removal !== null && (round.removal.digests.length > 0 || round.removal.refused.length > 0))
       log('info', 'host events retained', {
         events: round.removal.events,
@@ -112,6 +174,18 @@ export class HostKeeper {
       });
     return round;
   }
+}
+
+/**
+ * Throws (the round rolls back) unless the chain's head is the entry this daemon signed or
+ * anchored last: entries removed, replaced or added behind its back are never extended.
+ */
+function assertHeadIsOurs(ours: HostEntryRef | null, head: { hash: string; index: number } | null): void {
+  if (ours?.hash === head?.hash && ours?.index === head?.index) return;
+  throw new ProvdError(
+    'PROVD_ERR_HOST_CHAIN_DIVERGED',
+    `the host chain's head is ${head === null ? 'gone' : `entry ${head.index}`}, not entry ${ours?.index ?? '(none)'} this daemon signed and anchored last: nothing is signed or removed until GET /v1/graph/verify-host is looked at`,
+  );
 }
 
 /**

@@ -15,15 +15,21 @@ export interface CheckedHostEntry {
   payload: HostEntryPayload;
 }
 
-/** Checks the chain; returns its entries whose bytes are intact, in order. */
+/**
+ * Checks entries `start`, `start + 1`, ... of the chain (`after`: the hash of the entry before
+ * `start`, which was checked already); returns those whose bytes are intact, in order.
+ */
 export function verifyHostChain(
   rows: readonly HostEntryRow[],
   keys: ReadonlyMap<string, string>,
   issues: VerifyIssues,
+  start = 0,
+  after: string | null = null,
 ): CheckedHostEntry[] {
   const checked: CheckedHostEntry[] = [];
-  let previous: string | null = null;
-  rows.forEach((row, i) => {
+  let previous = after;
+  rows.forEach((row, offset) => {
+    const i = start + offset;
     if (Number(row.chain_index) !== i)
       issues.error(
         'chain_gap',

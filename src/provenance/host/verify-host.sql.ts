@@ -1,63 +1,107 @@
 /**
- * Verification of the host events (no run) in the store actor, answered as a VerifyResult with
- * run_id `host`: the host chain (verify-host-chain.ts); every host event's hash; every host digest's
- * count and Merkle root over the host events in its range; every host event in some digest; the
- * digests the latest chain entry signs still stored as signed; a digest whose events a binding
- * claimed into runs lacks only as many as left it that way. A removal is accepted only as the chain
- * records it: each retention is reported as a warning (`host_events_retained`), never silently.
+ * One verification of the host events (no run) in one snapshot, answered as a VerifyResult with
+ * run_id `host`, from what an earlier one kept (HostVerified): it checks what was added since.
+ * Checked, in one snapshot: the host chain's entries added since (and that the entry verified
+ * last is still there, else the whole chain again); the anchor file's new lines and the chain's
+ * tail against it (verify-host-anchor.sql.ts); the stored digests an entry signed against the
+ * latest entry's summary, when either changed; and the host events from the frontier on (every
+ * event past the last digest whose events were all final), a digest checked by an earlier call
+ * only counted (verify-host-frontier.sql.ts), new ones in bounded chunks (verify-host-events.sql.ts). A removal is accepted only as the chain records it: each retention
+ * is a warning (`host_events_retained`), never silent. host-verifier.ts decides when it runs.
+ *
+ * What a check from kept state gives up: a row below the frontier edited after it was verified is
+ * not read again. A check from a fresh HostVerified verifies everything.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
-import { list, raw, readRows, sql } from '../../store/sql.js';
-import { merkleRoot } from '../merkle.js';
+import { readRows, sql } from '../../store/sql.js';
 import type { EventRecheck } from '../verify-events.sql.js';
 import { VerifyIssues } from '../verify-issues.js';
 import type { VerifyResult } from '../verify-result.js';
-import { readHostChain } from './host-chain.sql.js';
-import { readHostDigests, summarizeDigests, type HostDigest } from './host-digests.sql.js';
+import { AnchorCheck } from './verify-host-anchor.sql.js';
+import { probeHostChain, readHostChain } from './host-chain.sql.js';
+import { fingerprintHostDigests, readHostDigests, summarizeDigests } from './host-digests.sql.js';
+import type { HostEntryRef } from './host-keeper.js';
 import { hostScope } from './host-scope.js';
-import { verifyHostChain } from './verify-host-chain.js';
+import { verifyHostChain, type CheckedHostEntry } from './verify-host-chain.js';
+import { checkFromFrontier, type FrontierState, type OpenDigest } from './verify-host-frontier.sql.js';
 
-/** Verifies the host events and the host chain. */
-export async function verifyHost(connection: DuckDBConnection, recheck: EventRecheck): Promise<VerifyResult> {
-  const issues = new VerifyIssues();
-  const keys = await readRows<{ key_id: string; public_key_pem: string }>(
-    connection,
-    sql`SELECT key_id, public_key_pem FROM signing_keys`,
+/** Entries read and checked at a time. */
+const entriesPerRead = 1000;
+
+/** What the daemon's host rounds tell verify: the newest entry anchored, and those being anchored. */
+export interface AnchorWitness {
+  /** The index of the newest entry the daemon signed or anchored (Infinity when it runs no rounds). */
+  through(): number;
+  pending(): readonly HostEntryRef[];
+}
+
+/** What a verification keeps for the next one: a fresh one has verified nothing yet. */
+export class HostVerified implements FrontierState {
+  /** Nothing verified yet: a check from it verifies everything. */
+  fresh = true;
+  /** Chain entries checked (0..length-1) and the last one's hash. */
+  chainLength = 0;
+  lastHash: string | null = null;
+  /** The newest entry whose bytes checked out: its summary is what the digests must match. */
+  head: CheckedHostEntry | null = null;
+  readonly chainIssues = new VerifyIssues();
+  readonly anchor = new AnchorCheck();
+  /** Every host event below it was checked, in a digest whose events were all final. */
+  frontier = -1n;
+  /** Issues of final digests below the frontier, by seq_from; events no digest seals, below it. */
+  readonly digestIssues = new Map<bigint, VerifyIssues>();
+  readonly unsealed = new VerifyIssues();
+  /** The digests from the frontier on, each checked in full once, by seq_from; every event below `checkedTo` was. */
+  open = new Map<bigint, OpenDigest>();
+  checkedTo = -1n;
+  /** The digests' fingerprint and head hash the summary check ran for, and what it found. */
+  summaryFor = '';
+  summaryIssues = new VerifyIssues();
+}
+
+/** What a check needs besides its snapshot. */
+export interface HostCheckParts {
+  recheck: EventRecheck;
+  anchorFile: string;
+  witness: AnchorWitness;
+}
+
+/**
+ * Checks the host chain, anchor and events in `connection`'s snapshot from what `kept` verified
+ * (updated in place, or replaced when the chain was rewritten behind its back); `through`: the
+ * witness's newest anchored entry, read before the snapshot began. `pace` is awaited between
+ * chunks of events.
+ */
+export async function checkHost(
+  connection: DuckDBConnection,
+  kept: HostVerified,
+  through: number,
+  parts: HostCheckParts,
+  pace?: (chunkMs: number) => Promise<void>,
+): Promise<{ result: VerifyResult; verified: HostVerified }> {
+  const keys = new Map(
+    (
+      await readRows<{ key_id: string; public_key_pem: string }>(
+        connection,
+        sql`SELECT key_id, public_key_pem FROM signing_keys`,
+      )
+    ).map((key) => [key.key_id, key.public_key_pem]),
   );
-  const entries = verifyHostChain(
-    await readHostChain(connection),
-    new Map(keys.map((key) => [key.key_id, key.public_key_pem])),
+  const chain = await checkChain(connection, kept, keys);
+  const issues = new VerifyIssues();
+  issues.merge(chain.issues);
+  await chain.kept.anchor.check(
+    connection,
+    parts.anchorFile,
+    keys,
+    chain.length,
+    through,
+    () => parts.witness.pending(),
     issues,
   );
-  await checkEventHashes(connection, recheck, issues);
-  const digests = await readHostDigests(connection);
-  await checkDigests(connection, digests, issues);
-  const head = entries[entries.length - 1];
-  if (head === undefined) {
-    if (digests.length > 0)
-      issues.warning('host_unsigned', hostScope, 'no host round has signed the host digests yet');
-  } else {
-    const through = BigInt(head.payload.digests.through_seq);
-    const now = summarizeDigests(digests.filter((digest) => digest.seqFrom <= through));
-    const signed = head.payload.digests;
-    if (now.root !== signed.root || now.count !== signed.count || now.events !== signed.events)
-      issues.error(
-        'host_digests_mismatch',
-        head.hash,
-        `the latest host checkpoint signs ${signed.count} digests of ${signed.events} events; ${now.count} of ${now.events} are stored as signed`,
-      );
-  }
-  for (const entry of entries) {
-    const retention = entry.payload.retention;
-    if (retention === undefined) continue;
-    issues.warning(
-      'host_events_retained',
-      entry.hash,
-      `retention (${retention.reason}) removed ${retention.events} host events of ${retention.digests.length} batches, captured ${retention.time_from ?? '-'} to ${retention.time_to ?? '-'}`,
-    );
-  }
-  return {
+  await checkEvents(connection, chain.kept, parts.recheck, issues, pace);
+  chain.kept.fresh = false;
+  const result: VerifyResult = {
     schema_version: 'provenance.verify/v1',
     run_id: hostScope,
     status: issues.errors > 0 ? 'failed' : 'ok',
@@ -66,104 +110,88 @@ export async function verifyHost(connection: DuckDBConnection, recheck: EventRec
     warning_count: issues.warnings,
     issues: issues.listed,
   };
+  return { result, verified: chain.kept };
 }
 
-/** Host rows whose stored hash DuckDB's rehash disagrees with, rehashed again exactly. */
-async function checkEventHashes(
+/** The entries added since the last call; the whole chain when the one checked last is gone or changed. */
+async function checkChain(
   connection: DuckDBConnection,
+  kept: HostVerified,
+  keys: ReadonlyMap<string, string>,
+): Promise<{ kept: HostVerified; length: number; issues: VerifyIssues }> {
+  const probe = await probeHostChain(connection, kept.chainLength > 0 ? [kept.chainLength - 1] : []);
+  if (kept.chainLength > 0 && probe.hashes.get(kept.chainLength - 1)?.hash !== kept.lastHash) {
+    // entries removed or replaced behind the last call's back: everything again
+    kept = new HostVerified();
+  }
+  for (let from = kept.chainLength; from < probe.length; from += entriesPerRead) {
+    const rows = await readHostChain(connection, from, from + entriesPerRead);
+    if (rows.length === 0) break;
+    const checked = verifyHostChain(rows, keys, kept.chainIssues, from, kept.lastHash);
+    for (const entry of checked) {
+      kept.head = entry;
+      const retention = entry.payload.retention;
+      if (retention === undefined) continue;
+      kept.chainIssues.warning(
+        'host_events_retained',
+        entry.hash,
+        `retention (${retention.reason}) removed ${retention.events} host events of ${retention.digests.length} batches, captured ${retention.time_from ?? '-'} to ${retention.time_to ?? '-'}`,
+      );
+      // what was found of a digest retention removed is gone with it
+      for (const digest of retention.digests) {
+        kept.digestIssues.delete(BigInt(digest.seq_from));
+        kept.open.delete(BigInt(digest.seq_from));
+      }
+    }
+    kept.chainLength = from + rows.length;
+    kept.lastHash = rows[rows.length - 1]!.hash;
+  }
+  return { kept, length: probe.length, issues: kept.chainIssues };
+}
+
+/**
+ * The signed digests against the head's summary (when either changed), then the events from the
+ * frontier on (checkFromFrontier).
+ */
+async function checkEvents(
+  connection: DuckDBConnection,
+  kept: HostVerified,
   recheck: EventRecheck,
   issues: VerifyIssues,
+  pace?: (chunkMs: number) => Promise<void>,
 ): Promise<void> {
-  const suspects = await readRows<{ id: string; hash: string }>(
-    connection,
-    sql`SELECT id, hash, ${raw(recheck.columns)} FROM events
-        WHERE run_id IS NULL AND 'sha256:' || sha256(${raw(recheck.contentSql)}) IS DISTINCT FROM hash ORDER BY seq`,
-  );
-  for (const row of suspects)
-    if (recheck.rehash(row as never) !== row.hash)
-      issues.error('event_hash_mismatch', row.id, 'its stored facts do not hash to its stored hash');
-}
-
-/**
- * Each digest against the host events in its range (in seq order), and every host event against
- * the digests: one pass, each event matched to the digest that starts at or before it.
- */
-async function checkDigests(
-  connection: DuckDBConnection,
-  digests: readonly HostDigest[],
-  issues: VerifyIssues,
-): Promise<void> {
-  const rows = await readRows<{ id: string; seq: bigint; hash: string; f: bigint | null }>(
-    connection,
-    sql`SELECT e.id, e.seq, e.hash, d.seq_from AS f FROM (SELECT id, seq, hash FROM events WHERE run_id IS NULL) e
-        ASOF LEFT JOIN (SELECT seq_from FROM event_batches WHERE run_id IS NULL AND events > 0) d
-        ON e.seq >= d.seq_from ORDER BY e.seq`,
-  );
-  const byStart = new Map(digests.map((digest) => [digest.seqFrom, digest]));
-  const leaves = new Map<bigint, string[]>();
-  for (const row of rows) {
-    const digest = row.f === null ? undefined : byStart.get(row.f);
-    if (digest === undefined || row.seq >= digest.seqTo) {
-      issues.error('unsealed_event', row.id, 'a host event no host digest seals');
-      continue;
+  const head = kept.head;
+  const signedThrough = head === null ? -1n : BigInt(head.payload.digests.through_seq);
+  const { print, end } = await fingerprintHostDigests(connection, signedThrough);
+  // with no entry yet, whether there is anything to sign is what the check depends on
+  const summaryFor = `${print}/${head?.hash ?? (end > 0n ? 'unsigned' : 'none')}`;
+  if (summaryFor !== kept.summaryFor) {
+    const found = new VerifyIssues();
+    if (head === null) {
+      if (end > 0n)
+        found.warning('host_unsigned', hostScope, 'no host round has signed the host digests yet');
+    } else {
+      const digests = await readHostDigests(connection, -1n, signedThrough);
+      const now = summarizeDigests(digests);
+      const signed = head.payload.digests;
+      if (now.root !== signed.root || now.count !== signed.count || now.events !== signed.events)
+        found.error(
+          'host_digests_mismatch',
+          head.hash,
+          `the latest host checkpoint signs ${signed.count} digests of ${signed.events} events; ${now.count} of ${now.events} are stored as signed`,
+        );
+      // what was found of a signed digest that is gone goes with it (its removal is reported above)
+      const stored = new Set(digests.map((digest) => digest.seqFrom));
+      for (const seqFrom of kept.digestIssues.keys())
+        if (seqFrom <= signedThrough && !stored.has(seqFrom)) kept.digestIssues.delete(seqFrom);
     }
-    const hashes = leaves.get(digest.seqFrom);
-    if (hashes === undefined) leaves.set(digest.seqFrom, [row.hash]);
-    else hashes.push(row.hash);
+    kept.summaryFor = summaryFor;
+    kept.summaryIssues = found;
   }
-  const partial: { digest: HostDigest; lacking: number }[] = [];
-  for (const digest of digests) {
-    const hashes = leaves.get(digest.seqFrom) ?? [];
-    if (hashes.length > digest.events)
-      issues.error(
-        'batch_count_mismatch',
-        digest.batchId,
-        `the host digest seals ${digest.events} events; ${hashes.length} are stored in its range`,
-      );
-    else if (hashes.length < digest.events) partial.push({ digest, lacking: digest.events - hashes.length });
-    else if (merkleRoot(hashes) !== digest.merkleRoot)
-      issues.error(
-        'batch_root_mismatch',
-        digest.batchId,
-        "the host events' Merkle root differs from the digest's",
-      );
-  }
-  await checkClaimed(connection, partial, issues);
-}
-
-/**
- * A host digest lacking events is honest only when bindings claimed exactly that many of its batch
- * into runs: the batch's events in runs, less those its run digests sealed at commit.
- */
-async function checkClaimed(
-  connection: DuckDBConnection,
-  partial: readonly { digest: HostDigest; lacking: number }[],
-  issues: VerifyIssues,
-): Promise<void> {
-  if (partial.length === 0) return;
-  const batchIds = list(
-    partial.map(({ digest }) => digest.batchId),
-    VARCHAR,
-  );
-  const inRuns = await readRows<{ b: string; n: bigint }>(
-    connection,
-    sql`SELECT regexp_extract(id, '^(.*)\\.[0-9]+$', 1) AS b, count(*) AS n FROM events
-        WHERE run_id IS NOT NULL AND b IN (SELECT unnest(${batchIds})) GROUP BY b`,
-  );
-  const atCommit = await readRows<{ b: string; n: bigint }>(
-    connection,
-    sql`SELECT batch_id AS b, sum(events)::BIGINT AS n FROM event_batches
-        WHERE run_id IS NOT NULL AND batch_id IN (SELECT unnest(${batchIds})) GROUP BY b`,
-  );
-  const claimed = new Map(inRuns.map((row) => [row.b, Number(row.n)]));
-  for (const row of atCommit) claimed.set(row.b, (claimed.get(row.b) ?? 0) - Number(row.n));
-  for (const { digest, lacking } of partial) {
-    const moved = claimed.get(digest.batchId) ?? 0;
-    if (moved !== lacking)
-      issues.error(
-        'host_events_missing',
-        digest.batchId,
-        `the host digest seals ${digest.events} events; ${lacking} are gone from it and ${moved} of its batch joined runs since`,
-      );
-  }
+  const fresh = kept.frontier < end ? await checkFromFrontier(connection, kept, end, recheck, pace) : null;
+  for (const found of kept.digestIssues.values()) issues.merge(found);
+  issues.merge(kept.unsealed);
+  for (const digest of kept.open.values()) issues.merge(digest.issues);
+  if (fresh !== null) issues.merge(fresh);
+  issues.merge(kept.summaryIssues);
 }
