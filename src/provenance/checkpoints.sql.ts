@@ -87,11 +87,15 @@ export class Checkpointer {
    * it waits, the next round runs at most `intervalMs` after the last one began, never sooner,
    * so however often readers ask, rounds run at most once a second.
    */
-  sealed(): Promise<void> {
+  async sealed(): Promise<void> {
+    // a write under way is counted in `generation` only once it ends (a commit: after its COMMIT),
+    // and its rows are readable from then on: wait for it, or a reader whose snapshot begins just
+    // after it ends reads its events unsealed, dated before the reader asked (a false unsealed_event)
+    await this.writes.ended();
     const wanted = this.writes.generation;
-    if (this.completed >= wanted) return Promise.resolve();
-    if (this.stopped) return Promise.reject(storeClosing());
-    return new Promise<void>((resolve, reject) => {
+    if (this.completed >= wanted) return;
+    if (this.stopped) throw storeClosing();
+    await new Promise<void>((resolve, reject) => {
       this.waiters.push({ wanted, resolve, reject });
       if (!this.running) this.schedule(Math.max(0, this.lastWorkStart + intervalMs - performance.now()));
     });

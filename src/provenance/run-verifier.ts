@@ -23,6 +23,12 @@ export interface RunVerifierParts {
   runChecks: readonly RunCheck[];
 }
 
+/**
+ * Fault injection for tests, never to be set in production (PROVD_FAULT_VERIFY_PAUSE_MS): a pause
+ * between the sealing round and the snapshot, so a test can have a commit end inside it.
+ */
+const verifyPauseMs = Number(process.env['PROVD_FAULT_VERIFY_PAUSE_MS'] ?? 0) || 0;
+
 /** Runs whose last answer is kept (each is one VerifyResult, at most 100 issues of a kind listed). */
 const keptRuns = 64;
 
@@ -54,6 +60,7 @@ export class RunVerifier {
   private async run(runId: string): Promise<Verified<VerifyResult>> {
     const sealedAtNs = BigInt(Date.now()) * 1_000_000n;
     await this.parts.sealedFirst();
+    if (verifyPauseMs > 0) await new Promise((resolve) => setTimeout(resolve, verifyPauseMs));
     // after the seal (its own write counts): an answer is kept under what its snapshot saw
     const version = String(this.parts.changes());
     // one snapshot: a round or a commit between two of its reads would look like tampering

@@ -42,6 +42,11 @@ export class WriteQueue {
     return result;
   }
 
+  /** Resolves once every write queued before the call has ended (committed or not). */
+  ended(): Promise<void> {
+    return this.tail.then(() => undefined);
+  }
+
   /**
    * How many writes (but housekeeping, and those that said they left nothing) have run so far:
    * periodic work (sealing, checkpoints) compares it with what it saw last, so that it runs only
