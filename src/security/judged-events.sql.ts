@@ -7,6 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
 import type { DecisionFacts } from '../provenance/decision-leaf.js';
+import { mayHoldCommands } from '../provenance/record/command-runs.sql.js';
 import { list, raw, readRows, sql } from '../store/sql.js';
 import { commandFactsOf, commandFactsRows, type CommandFactsRow } from './responses/command-facts.sql.js';
 import type { CommandFacts } from './responses/response.js';
@@ -137,8 +138,9 @@ export async function decisionsOf(
     events.map((event) => event.id),
     VARCHAR,
   );
-  const commandsPart =
-    toolCalls.length === 0 ? sql`` : sql`UNION ALL BY NAME ${commandFactsRows(run, toolCalls)}`;
+  // most runs hold no command provd ran: they read no part for it
+  const commanded = toolCalls.length > 0 && (await mayHoldCommands(connection, run));
+  const commandsPart = commanded ? sql`UNION ALL BY NAME ${commandFactsRows(run, toolCalls)}` : sql``;
   const rows = await readRows<(DecisionRow & { part: 'decision' }) | CommandFactsRow>(
     connection,
     sql`SELECT 'decision' AS part, event_id, event_hash, decision, rule_id, severity, reason,

@@ -10,6 +10,7 @@ import { isDiskFull, ProvdError, toErrorData, type ErrorData } from '../shared/e
 import { log, logNow } from '../shared/log.js';
 import type { StoreInbound, StoreOpenState, StoreOutbound, StoreRequest } from '../shared/store-protocol.js';
 import { jsonText } from './json-text.js';
+import { connectTo } from './database-of.js';
 import { checkStoreHealth, unreadStoreReport, type StoreHealthReport } from './store-health.js';
 import { applyMigrations, loadMigrations, type Migration } from './migrations.sql.js';
 import { classifyStoreError, isInvalidated } from './store-error.js';
@@ -332,11 +333,11 @@ async function openDatabase(path: string, readOnly: boolean): Promise<OpenDataba
   if (readOnly) options['access_mode'] = 'READ_ONLY';
   const instance = await DuckDBInstance.create(path, options);
   try {
-    const readers = [await instance.connect(), await instance.connect()];
+    const readers = [await connectTo(instance), await connectTo(instance)];
     return {
       instance,
-      writer: await instance.connect(),
-      health: await instance.connect(),
+      writer: await connectTo(instance),
+      health: await connectTo(instance),
       readers,
       readOnly,
     };
@@ -354,7 +355,7 @@ async function inSnapshot<T>(
   instance: DuckDBInstance,
   body: (connection: DuckDBConnection) => Promise<T>,
 ): Promise<T> {
-  const connection = await instance.connect();
+  const connection = await connectTo(instance);
   try {
     await connection.run('BEGIN TRANSACTION');
     try {

@@ -129,6 +129,12 @@ describe('provd responses, and the outcome beside each decision in risks and the
     );
     const timeline = await cli(daemon, ['timeline', 'run-ended']);
     assert.match(timeline.stdout, new RegExp(`\\[${outcome}\\]\\n`));
+
+    // a daemon started again on the store knows the run holds a command it ran, and says the same
+    await daemon.stop();
+    const again = await fixture.start({ authToken: token });
+    const reread = await cli(again, ['risks', 'run-ended']);
+    assert.match(reread.stdout, new RegExp(`critical +${outcome} +secret_path`));
   });
 
   it('says a decision on a process provd did not run is the caller to carry out, and prints none for a run without risks', async function () {

@@ -10,6 +10,7 @@ import { ProvdError } from '../../shared/errors.js';
 import { execute, inTransaction, readRows, sql, unnested } from '../../store/sql.js';
 import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
 import { sha256 } from '../graph-object.js';
+import { noteCommandRun } from './command-runs.sql.js';
 import type { FileEffect } from './file-effects.js';
 import type { ToolCallStatus } from './record-answer.js';
 
@@ -111,6 +112,7 @@ export async function writeRecord(connection: DuckDBConnection, write: RecordWri
     }));
     const effectHashes = children.slice(write.outputs.length).map((object) => object.hash);
     const record = JSON.stringify({ ...write.toolCall, object_hash: toolCallHash, outputs, effectHashes });
+    if (write.toolCall['executed'] === true) noteCommandRun(connection, runId);
     await execute(
       connection,
       sql`INSERT INTO tool_calls VALUES (${runId}, ${toolCallId}, ${write.status}, ${record}, ${toolCallHash},

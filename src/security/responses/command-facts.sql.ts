@@ -5,6 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '@duckdb/node-api';
+import { mayHoldCommands } from '../../provenance/record/command-runs.sql.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { list, readRows, sql, type Statement } from '../../store/sql.js';
 import type { CommandFacts, EnforcementRow } from './response.js';
@@ -56,6 +57,6 @@ export async function commandFacts(
   run: string,
   toolCalls: readonly string[],
 ): Promise<Map<string, CommandFacts>> {
-  if (toolCalls.length === 0) return new Map();
+  if (toolCalls.length === 0 || !(await mayHoldCommands(connection, run))) return new Map();
   return commandFactsOf(await readRows<CommandFactsRow>(connection, commandFactsRows(run, toolCalls)));
 }

@@ -4,6 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, sql } from '../../store/sql.js';
+import { noteCommandRun } from '../../provenance/record/command-runs.sql.js';
 import type { PolicyKill } from '../../provenance/record/kill-watch.js';
 
 /** One kill provd carried out (or tried to) on a command it runs. */
@@ -25,6 +26,7 @@ export interface Enforcement {
 
 /** Stores one enforcement (call inside the write queue). */
 export async function insertEnforcement(connection: DuckDBConnection, row: Enforcement): Promise<void> {
+  noteCommandRun(connection, row.runId);
   await execute(
     connection,
     sql`INSERT INTO enforcements VALUES (${row.eventId}, ${row.runId}, ${row.toolCallId}, ${row.bindingId},
