@@ -30,7 +30,7 @@ import type { BaselineRequest } from '../security/baseline/baseline-request.js';
 import type { SecurityDeviations } from '../security/baseline/deviation.js';
 import type { SecurityRisks } from '../security/risks.js';
 import type { AuditAssociations } from '../security/audit/audit-associations.sql.js';
-import type { SecurityResponses } from '../security/responses/responses.sql.js';
+import type { SecurityResponses } from '../security/responses/responses.js';
 import type { Signals } from '../security/signals/signals.js';
 import type { IngestAnswer } from '../telemetry/batch-commit.js';
 import type { BindingAnswer } from '../telemetry/bind.route.js';

@@ -14,7 +14,7 @@ import {
 } from './baseline/baselines.sql.js';
 import { listDeviations, type DeviationsParams } from './baseline/deviations.sql.js';
 import { insertEnforcement, type Enforcement } from './responses/enforcement.sql.js';
-import { listResponses, type ResponsesParams } from './responses/responses.sql.js';
+import { listResponses, type ResponsesParams } from './responses/responses.js';
 import { listRisks, type RisksParams } from './risks.js';
 import type { SecurityDeps } from './security-store.js';
 import { readSignals, type SignalsParams } from './signals/signals.js';

@@ -3,7 +3,7 @@
  * run_id `host`, from what an earlier one kept (HostVerified): it checks what was added since.
  * Checked, in one snapshot: the host chain's entries added since (and that the entry verified
  * last is still there, else the whole chain again); the anchor file's new lines and the chain's
- * tail against it (verify-host-anchor.sql.ts); the stored digests an entry signed against the
+ * tail against it (verify-host-anchor.ts); the stored digests an entry signed against the
  * latest entry's summary, when either changed; and the host events from the frontier on (every
  * event past the last digest whose events were all final), a digest checked by an earlier call
  * only counted (verify-host-frontier.sql.ts), new ones in bounded chunks (verify-host-events.sql.ts). A removal is accepted only as the chain records it: each retention
@@ -17,7 +17,7 @@ import { readRows, sql } from '../../store/sql.js';
 import type { EventRecheck } from '../verify-events.sql.js';
 import { VerifyIssues } from '../verify-issues.js';
 import type { VerifyResult } from '../verify-result.js';
-import { AnchorCheck } from './verify-host-anchor.sql.js';
+import { AnchorCheck } from './verify-host-anchor.js';
 import { probeHostChain, readHostChain } from './host-chain.sql.js';
 import { fingerprintHostDigests, readHostDigests, summarizeDigests } from './host-digests.sql.js';
 import type { HostEntryRef } from './host-keeper.js';
