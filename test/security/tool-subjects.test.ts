@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultPolicy } from '../../src/security/policy/default-policy.js';
+import { judgeToolCall } from '../../src/security/policy/judge-tool-call.js';
 import { decideSubjects } from '../../src/security/policy/most-severe.js';
 import { PolicyEngine } from '../../src/security/policy/policy-engine.js';
 import { toolCallSubjects } from '../../src/security/policy/tool-subjects.js';
@@ -100,6 +101,20 @@ describe('tool call subjects (an agent tool call, as the gate judges it)', funct
       );
       assert.match(decided.reason, /(reads|writes|deletes) \/etc\/shadow: secret_path, touches a file/);
     }
+  });
+
+  it('judges a Bash tool call that copies /etc/shadow out: kill, naming what it reads', function () {
+    const decided = judgeToolCall(engine, 'Bash', { command: 'cat /etc/shadow > stolen.txt' }, '/w');
+    assert.deepEqual(
+      [decided.decision, decided.rule_id, decided.subject, decided.reason, decided.unreadable],
+      [
+        'kill',
+        'secret_path',
+        'reads /etc/shadow',
+        'reads /etc/shadow: secret_path, touches a file that holds credentials, keys or tokens',
+        [],
+      ],
+    );
   });
 
   it('reads the paths of file tools, every path of a patch, and the hosts of fetch tools', function () {
