@@ -7,6 +7,10 @@
  *   same actions (the least a caller pays to hand the engine its input) as the baseline;
  * - `gate.http`: POST /v1/security/evaluate on the real daemon under autocannon, beside a bare
  *   uWebSockets.js hello server measured in the same run;
+ * - `gate.tool_call`: a typical agent tool call judged by what it names (`toolCallSubjects` then
+ *   `decideSubjects`: the shell read, each subject evaluated, the most severe kept), µs per call and
+ *   its p50/p99, beside `policy.evaluate` of one subject (the gate's cost before it read commands);
+ *   every PreToolUse pays it. Printed, not guarded (`--subjects`: this one alone);
  * - `gate.ingest`: the ingest benchmark's native workload posted to a daemon that judges every
  *   event with the built-in policy, beside one whose policy has no rule (the baseline), in
  *   alternating rounds (target: >= 0.9x).
@@ -21,6 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { defaultPolicy } from '../src/security/policy/default-policy.js';
 import type { PolicySubject } from '../src/security/policy/policy.js';
 import { PolicyEngine } from '../src/security/policy/policy-engine.js';
+import { decideSubjects } from '../src/security/policy/most-severe.js';
+import { toolCallSubjects } from '../src/security/policy/tool-subjects.js';
 import { makeDataDir, removeDir, spawnServer, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';
@@ -96,8 +102,59 @@ function measureInProcess(): Record<string, unknown> {
   };
 }
 
+/** Typical tool calls of the three agents: shell commands, a file write, a patch. */
+const toolCalls: [string, unknown][] = [
+  ['Bash', { command: 'echo hello > greeting.txt && cat greeting.txt' }],
+  ['Bash', { command: 'git status --porcelain && git diff --stat HEAD~1 | tail -20' }],
+  ['Bash', { command: 'npm test -- --grep "policy engine" 2>&1 | tail -50' }],
+  ['Bash', { command: "cd src && grep -rn 'TODO' --include='*.ts' . | head" }],
+  ['run_shell_command', { command: 'ls -la /work/src && cat package.json' }],
+  ['exec_command', { cmd: "bash -lc 'python3 -m pytest -q tests/test_api.py'" }],
+  ['Bash', { command: 'curl -s https://registry.npmjs.org/yaml | jq .version' }],
+  ['Write', { file_path: '/work/proj/notes.md', content: '# notes' }],
+  ['apply_patch', { command: '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\n' }],
+];
+
+/** A tool call judged by what it names, µs per call, beside one subject's policy.evaluate. */
+function measureToolCalls(): Record<string, unknown> {
+  const engine = new PolicyEngine(defaultPolicy);
+  const calls = isShort ? 50_000 : 300_000;
+  const judge = (i: number): number => {
+    const [tool, input] = toolCalls[i % toolCalls.length]!;
+    return decideSubjects(engine, toolCallSubjects(tool, input, '/work/proj', '/home/agent')).rule_id.length;
+  };
+  let sink = 0;
+  for (let i = 0; i < 20_000; i++)
+    sink += judge(i) + engine.evaluate(actions[i % actions.length]!).rule_id.length;
+  let started = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) sink += judge(i);
+  const judgeNs = Number(process.hrtime.bigint() - started) / calls;
+  started = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) sink += engine.evaluate(actions[i % actions.length]!).rule_id.length;
+  const evaluateNs = Number(process.hrtime.bigint() - started) / calls;
+  const samples = new Float64Array(Math.min(calls, 100_000));
+  for (let i = 0; i < samples.length; i++) {
+    const at = process.hrtime.bigint();
+    sink += judge(i);
+    samples[i] = Number(process.hrtime.bigint() - at) / 1e3;
+  }
+  samples.sort();
+  return {
+    name: 'gate.tool_call',
+    calls,
+    us_per_call: Number((judgeNs / 1e3).toFixed(3)),
+    p50_us: Number(samples[Math.floor(samples.length * 0.5)]!.toFixed(3)),
+    p99_us: Number(samples[Math.floor(samples.length * 0.99)]!.toFixed(3)),
+    baseline: { name: 'policy.evaluate_one_subject', us_per_call: Number((evaluateNs / 1e3).toFixed(3)) },
+    ratio_to_baseline: Number((judgeNs / evaluateNs).toFixed(1)),
+    checksum: sink % 1000,
+  };
+}
+
 async function runBench(): Promise<string[]> {
   const failures: string[] = [];
+  process.stdout.write(`${JSON.stringify({ ...measureToolCalls(), ...host })}\n`);
+  if (args.has('--subjects')) return failures;
   const inProcess = measureInProcess();
   process.stdout.write(`${JSON.stringify({ ...inProcess, ...host })}\n`);
   failures.push(

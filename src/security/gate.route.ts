@@ -14,6 +14,9 @@ import type { ArgText } from '../provenance/record/record-request.js';
 import type { EventType } from '../model/event.js';
 import type { Decision, PolicyDecision } from './policy/policy.js';
 import type { PolicyEngine } from './policy/policy-engine.js';
+import { addArgv } from './policy/command-subjects.js';
+import { decideSubjects, type SubjectsDecision } from './policy/most-severe.js';
+import { SubjectList } from './policy/named-subject.js';
 
 /** A proposed action: what the caller is about to do. Give the fields its type has. */
 export interface GateRequest {
@@ -31,6 +34,8 @@ export interface GateRequest {
   path?: (string & tags.MinLength<1> & tags.MaxLength<4096> & tags.Pattern<'^[^\\u0000]*$'>) | null;
   /** The user or group id a setuid or setgid asks for. */
   target_id?: IntegerIn<0, 4294967295> | null;
+  /** The directory an `execve` runs in: its relative paths are judged against it. */
+  cwd?: (string & tags.MinLength<1> & tags.MaxLength<4096> & tags.Pattern<'^/[^\\u0000]*$'>) | null;
 }
 
 /** GateRequest's schema and validator: unknown fields are refused. */
@@ -55,13 +60,36 @@ export interface GateAnswer {
   policy: string;
   /** Always false: the gate runs and blocks nothing; enforcement is the caller's duty. */
   enforced: false;
+  /**
+   * What decided, in words: for an `execve`, the program, path or host its command line names
+   * (`reads /etc/shadow`); null when no rule matched, and for other actions.
+   */
+  subject: string | null;
+  /**
+   * What an `execve`'s command line names that only running it would tell (a variable, a glob, a
+   * substitution's output): the decision was made on what it names. Empty when it was read whole.
+   */
+  unreadable: string[];
+}
+
+/**
+ * An `execve` is judged by everything its command line names (the program, each path and host,
+ * `sh -c` strings read too), the most severe decision winning; any other action as given.
+ */
+function judgeAction(policy: PolicyEngine, action: GateRequest): SubjectsDecision {
+  if (action.event_type !== 'execve' || action.command === undefined || action.command === null)
+    return { ...policy.evaluate(action), subject: null, unreadable: [] };
+  const list = new SubjectList({ cwd: action.cwd ?? null });
+  list.add(action, `runs ${action.command.slice(0, 200)}`, true); // as given, judged whole first
+  addArgv(list, [action.command, ...(action.args ?? [])]);
+  return decideSubjects(policy, list.reading());
 }
 
 function gateRoute(policy: PolicyEngine): RouteHandler {
   return (request) => {
     const checked = gateRequest.check(parseJsonObject(request.body));
     if (!checked.ok) return errorReply('invalid_argument', checked.failure.message);
-    const decided = policy.evaluate(checked.value);
+    const decided = judgeAction(policy, checked.value);
     const answer: GateAnswer = {
       schema_version: 'provenance.gate/v1',
       ...decided,
@@ -79,7 +107,7 @@ export const gateEndpoint: Endpoint<{ policy: PolicyEngine }> = {
   operationId: 'evaluate_action',
   summary: 'Policy preflight: the decision for a proposed action',
   description:
-    "Evaluates a proposed action with the policy (built-in, or the rules file given with --policy) and answers one decision: allow, deny, quarantine or kill, with the rule and the reason. It executes nothing, blocks nothing, stores nothing and reads no runtime evidence: enforcement is the caller's duty, and a decision is no proof of what later ran.",
+    "Evaluates a proposed action with the policy (built-in, or the rules file given with --policy) and answers one decision: allow, deny, quarantine or kill, with the rule and the reason. An execve is judged by everything its command and args name (each program, path and host; `sh -c` strings read too), the most severe decision winning, and `subject` says which decided. It executes nothing, blocks nothing, stores nothing and reads no runtime evidence: enforcement is the caller's duty, and a decision is no proof of what later ran.",
   schema: 'gate',
   body: 'application/json',
   bodySchema: 'GateRequest',

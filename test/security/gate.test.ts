@@ -151,6 +151,75 @@ describe('POST /v1/security/evaluate (the policy preflight)', function () {
     assert.deepEqual([shadow.body['decision'], shadow.body['rule_id']], ['kill', 'secret_path']);
   });
 
+  it('judges an execve by every program, path and host its command line names', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const judged = async (body: unknown): Promise<unknown[]> => {
+      const answer = await evaluate(daemon.url, body);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      const { decision, rule_id: rule, subject, reason, unreadable } = answer.body;
+      return [decision, rule, subject, reason, unreadable];
+    };
+    const shadowReason =
+      'reads /etc/shadow: secret_path, touches a file that holds credentials, keys or tokens';
+    assert.deepEqual(await judged({ event_type: 'execve', command: 'cat', args: ['/etc/shadow'] }), [
+      'kill',
+      'secret_path',
+      'reads /etc/shadow',
+      shadowReason,
+      [],
+    ]);
+    assert.deepEqual(
+      await judged({
+        event_type: 'execve',
+        command: '/bin/bash',
+        args: ['-c', 'cat /etc/shadow > stolen.txt'],
+        cwd: '/srv/p',
+      }),
+      ['kill', 'secret_path', 'reads /etc/shadow', shadowReason, []],
+    );
+    assert.deepEqual(await judged({ event_type: 'execve', command: 'cat', args: ['.env'], cwd: '/srv/p' }), [
+      'kill',
+      'secret_path',
+      'reads /srv/p/.env',
+      'reads /srv/p/.env: secret_path, touches a file that holds credentials, keys or tokens',
+      [],
+    ]);
+    assert.deepEqual(await judged({ event_type: 'execve', command: 'cat', args: ['shadow.txt'] }), [
+      'allow',
+      'default_allow',
+      null,
+      'no rule of the policy matches',
+      [],
+    ]);
+    assert.deepEqual(await judged({ event_type: 'execve', command: 'sh', args: ['-c', 'cat "$F"'] }), [
+      'allow',
+      'default_allow',
+      null,
+      'no rule of the policy matches',
+      ['an argument is $F: known only when it runs'],
+    ]);
+    // the action as given still decides with its rule's own reason; other actions as before
+    assert.deepEqual(
+      await judged({ event_type: 'execve', command: 'curl', args: ['http://169.254.169.254/'] }),
+      [
+        'quarantine',
+        'metadata_ip',
+        'runs curl',
+        'reaches a cloud instance metadata endpoint, where instance credentials are served',
+        [],
+      ],
+    );
+    assert.deepEqual(await judged({ event_type: 'file_open', path: '/etc/shadow' }), [
+      'kill',
+      'secret_path',
+      null,
+      'touches a file that holds credentials, keys or tokens',
+      [],
+    ]);
+    const relative = await evaluate(daemon.url, { event_type: 'execve', command: 'ls', cwd: 'tmp' });
+    assert.equal(relative.status, 400);
+  });
+
   it('does not start on a malformed rules file, saying which rule and field are wrong', async function () {
     const policy = join(work, 'bad.yaml');
     writeFileSync(policy, 'rules:\n  - id: r1\n    decision: block\n    match: { commands: [nc] }\n');

@@ -4,6 +4,7 @@
  * and the daemon does not start: a policy that half-loads would decide what nobody wrote.
  *
  *   include_default_rules: true     # optional (true): the built-in rules follow the file's
+ *   unreadable_commands: judge      # optional (judge): deny a command line the gate cannot read whole
  *   rules:
  *     - id: no-netcat               # letters, digits, _ . -; unique; `default_allow` is reserved
  *       decision: deny              # allow | deny | quarantine | kill
@@ -25,6 +26,7 @@ import {
   defaultAllowRule,
   ruleModes,
   severities,
+  unreadableModes,
   type Policy,
   type PolicyRule,
   type RuleMatch,
@@ -43,7 +45,7 @@ const maxFlowNesting = 64;
 /** Alias expansions a YAML policy may make (the yaml package counts them). */
 const maxAliases = 100;
 
-const fileKeys = ['include_default_rules', 'rules'];
+const fileKeys = ['include_default_rules', 'rules', 'unreadable_commands'];
 const ruleKeys = ['id', 'description', 'decision', 'severity', 'mode', 'reason', 'match'];
 const matchKeys: (keyof RuleMatch)[] = [
   'event_types',
@@ -192,7 +194,15 @@ export function parsePolicy(value: unknown, source: string, fail: (message: stri
     ids.add(rule.id);
   }
   const kept = include === true ? defaultRules.filter((rule) => !ids.has(rule.id)) : [];
-  return { source, rules: [...parsed, ...kept] };
+  const policy: Policy = { source, rules: [...parsed, ...kept] };
+  if (file['unreadable_commands'] !== undefined)
+    policy.unreadable_commands = oneOf(
+      file['unreadable_commands'],
+      unreadableModes,
+      'unreadable_commands',
+      fail,
+    );
+  return policy;
 }
 
 function parseRule(value: unknown, at: string, fail: (message: string) => never): PolicyRule {

@@ -58,10 +58,19 @@ export interface PolicyRule {
 /** The rule that answers when no rule matches. */
 export const defaultAllowRule = 'default_allow';
 
+/**
+ * How the gate judges a command line it cannot read whole (a variable, a glob, a substitution's
+ * output): `judge` by what it names, or `deny` it unless a rule decides worse.
+ */
+export const unreadableModes = ['judge', 'deny'] as const;
+export type UnreadableMode = (typeof unreadableModes)[number];
+
 export interface Policy {
   /** Where it came from: `built-in`, or the rules file's path. */
   source: string;
   rules: PolicyRule[];
+  /** The rules file's `unreadable_commands` (absent: `judge`). */
+  unreadable_commands?: UnreadableMode;
 }
 
 /** What a policy is asked about: a proposed action (the gate) or an event that happened. */
