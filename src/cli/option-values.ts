@@ -18,7 +18,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--resolv-conf': 'FILE',
   '--ingest-timeout': 'DURATION',
   '--spool-ttl': 'DURATION',
-  '--capture': 'all|bound',
+  '--capture': 'agents|host',
   '--spool-max-events': 'COUNT',
   '--spool-max-bytes': 'BYTES',
   '--retain-host-events-age': 'DURATION',
