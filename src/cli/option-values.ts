@@ -30,6 +30,8 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--concurrency': 'COUNT',
   '--limit': 'COUNT',
   '--cursor': 'CURSOR',
+  '--since': 'WHEN',
+  '--until': 'WHEN',
   '--run': 'RUN',
   '--tool-call': 'ID',
   '--timeout-ms': 'MS',

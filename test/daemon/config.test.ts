@@ -67,7 +67,11 @@ describe('daemon config', function () {
     assert.deepEqual(capture('bound'), ['agents', 'bound']);
     assert.deepEqual(capture('all'), ['host', 'all']);
     for (const bad of ['', 'ALL', 'toString', '__proto__', 'agents '])
-      assert.throws(() => resolveConfig({ capture: bad }, {}), { code: 'PROVD_ERR_CONFIG_INVALID', message: /agents or host/ }, bad);
+      assert.throws(
+        () => resolveConfig({ capture: bad }, {}),
+        { code: 'PROVD_ERR_CONFIG_INVALID', message: /agents or host/ },
+        bad,
+      );
   });
 
   it('defaults the body limit to 64 MiB and rejects a limit that is not a positive integer', function () {
