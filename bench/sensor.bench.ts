@@ -304,9 +304,9 @@ async function run(): Promise<string[]> {
     JSON.stringify({
       name: 'sensor.capture_modes',
       // what the default mode costs beside the loop, over what capturing the whole host costs
-      loop_agents_over_host: Number((rates['agents']!.loop / Math.max(rates['host']!.loop, 0.01)).toFixed(2)),
+      loop_agents_over_host: Number((rates['agents']!.loop / Math.max(rates['host'].loop, 0.01)).toFixed(2)),
       quiet_agents_over_host: Number(
-        (rates['agents']!.quiet / Math.max(rates['host']!.quiet, 0.01)).toFixed(2),
+        (rates['agents']!.quiet / Math.max(rates['host'].quiet, 0.01)).toFixed(2),
       ),
       ...host,
     }) + '\n',
