@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import typia from 'typia';
 import { maxPageLimit } from '../model/paging.js';
 import type { TelemetryEvent } from '../telemetry/event-json.js';
-import type { TelemetryEvents } from '../telemetry/events.sql.js';
+import type { EventPageBody } from '../telemetry/events.sql.js';
 import { isFailedRead, readDaemon, unreachableExitCode } from './output/daemon-read.js';
 
 /** How long to wait after a page that held every event there was. */
@@ -18,6 +18,8 @@ export const followIntervalMs = 1000;
 /** What to follow, and where each event goes. */
 export interface FollowPlan {
   baseUrl: string;
+  /** The list followed: `/v1/telemetry/events` (a run's) or `/v1/telemetry/host-events`. */
+  path: string;
   /** The run, the type filter, and the cursor to start after (none: from the first event). */
   query: URLSearchParams;
   stderr: Writable;
@@ -31,12 +33,10 @@ export async function followEvents(plan: FollowPlan): Promise<number> {
   const query = new URLSearchParams(plan.query);
   query.set('limit', String(maxPageLimit));
   while (!plan.stop.aborted) {
-    const read = await readDaemon(plan.baseUrl, `/v1/telemetry/events?${query.toString()}`, plan.stderr);
+    const read = await readDaemon(plan.baseUrl, `${plan.path}?${query.toString()}`, plan.stderr);
     if (isFailedRead(read)) return plan.stop.aborted ? 0 : read.exitCode;
-    if (!typia.is<TelemetryEvents>(read.body)) {
-      plan.stderr.write(
-        'provd: unexpected answer from the daemon (not a provenance.telemetry_events/v1 body)\n',
-      );
+    if (!typia.is<EventPageBody>(read.body)) {
+      plan.stderr.write('provd: unexpected answer from the daemon (not a page of events)\n');
       return unreachableExitCode;
     }
     for (const event of read.body.events) plan.print(event);

@@ -17,15 +17,15 @@ export abstract class RunQueryCommand extends DaemonClientCommand {
 }
 
 /**
- * The `run`, `limit` and `cursor` query of one page, or PROVD_ERR_CONFIG_INVALID naming the
- * option that breaks its rule (the daemon would say the same, later, as invalid_argument).
+ * The `run` (none: null), `limit` and `cursor` query of one page, or PROVD_ERR_CONFIG_INVALID naming
+ * the option that breaks its rule (the daemon would say the same, later, as invalid_argument).
  */
 export function pageQuery(
-  run: string,
+  run: string | null,
   limit: string | undefined,
   cursor: string | undefined,
 ): URLSearchParams {
-  const query = new URLSearchParams({ run });
+  const query = new URLSearchParams(run === null ? {} : { run });
   if (limit !== undefined) {
     if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > maxPageLimit) {
       throw new ProvdError(

@@ -10,7 +10,7 @@ import { findUser, type CommandUser } from '../provenance/record/command-user.js
 import { ProvdError } from '../shared/errors.js';
 import { defaultIngestLimits } from '../ingest/ingest-router.js';
 import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
-import type { CaptureMode } from '../sensor/capture-filter.js';
+import { deprecatedCaptureModes, type CaptureMode } from '../sensor/capture-filter.js';
 import { exportHostName } from '../views/export/export-layout.js';
 import {
   defaultHostRoundMs,
@@ -42,8 +42,10 @@ export interface DaemonConfig {
   hostLimits: HostLimits;
   /** Whether to run the eBPF sensor where the host allows it (`--no-sensor`: never). */
   sensor: boolean;
-  /** What the sensor captures: every process, or only the bound ones (README: The eBPF sensor). */
+  /** What the sensor captures: only what bindings name, or every process (README: The eBPF sensor). */
   capture: CaptureMode;
+  /** The deprecated name `--capture` was given (`bound`, `all`), for the daemon's log; null when none. */
+  captureDeprecated: string | null;
   /** The rules file given with --policy; undefined: the built-in policy. */
   policyFile: string | undefined;
   /**
@@ -101,10 +103,19 @@ export const defaultListen = '127.0.0.1:8574';
 export const defaultMaxBodyBytes = 64 * 1024 * 1024;
 export const databaseFileName = 'provd.duckdb';
 
-/** `--capture` / PROVD_CAPTURE: `all` stores every process of the host, `bound` only bound ones. */
-function parseCapture(value: string): CaptureMode {
-  if (value === 'all' || value === 'bound') return value;
-  throw invalid(`--capture / PROVD_CAPTURE must be all or bound, not ${JSON.stringify(value)}`);
+/**
+ * `--capture` / PROVD_CAPTURE: `agents` (the default) stores only what a binding names, `host` every
+ * process; the old names `bound` and `all` still mean them, and `deprecated` names the one given.
+ */
+function parseCapture(value: string): { mode: CaptureMode; deprecated: string | null } {
+  if (value === 'agents' || value === 'host') return { mode: value, deprecated: null };
+  const mode = Object.hasOwn(deprecatedCaptureModes, value) ? deprecatedCaptureModes[value] : undefined;
+  if (mode !== undefined) return { mode, deprecated: value };
+  throw invalid(`--capture / PROVD_CAPTURE must be agents or host, not ${JSON.stringify(value)}`);
+}
+
+function captureOf(parsed: { mode: CaptureMode; deprecated: string | null }) {
+  return { capture: parsed.mode, captureDeprecated: parsed.deprecated };
 }
 
 /** Resolves flags over environment over defaults. */
@@ -153,7 +164,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       defaultIngestLimits.commitDeadlineMs,
     ),
     sensor: flags.sensor ?? true,
-    capture: parseCapture(flags.capture ?? env['PROVD_CAPTURE'] ?? 'all'),
+    ...captureOf(parseCapture(flags.capture ?? env['PROVD_CAPTURE'] ?? 'agents')),
     policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
     resolvConf: resolvConfFiles(flags.resolvConf ?? env['PROVD_RESOLV_CONF']),
     recordUser: parseRecordUser(flags.recordUser ?? env['PROVD_RECORD_USER']),

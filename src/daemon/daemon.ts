@@ -137,7 +137,14 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   log(capture.status === 'running' ? 'info' : 'warn', 'sensor', {
     status: capture.status,
     message: capture.message,
+    capture: config.capture,
   });
+  if (config.captureDeprecated !== null)
+    log('warn', 'deprecated --capture value', {
+      given: config.captureDeprecated,
+      means: config.capture,
+      use: `--capture ${config.capture}`,
+    });
   const snapshots = new SnapshotPool();
   const server = new HttpServer({
     host: config.host,

@@ -26,6 +26,7 @@ import type { Endpoint } from '../shared/http/endpoint.js';
 import { bindEndpoint } from '../telemetry/bind.route.js';
 import { correlationsEndpoint } from '../telemetry/correlations.route.js';
 import { eventsEndpoint } from '../telemetry/events.route.js';
+import { hostEventsEndpoint } from '../telemetry/host-events.route.js';
 import { producerHealthEndpoint } from '../telemetry/producer-health.route.js';
 import { runsEndpoint } from '../telemetry/runs.route.js';
 import { summaryEndpoint } from '../telemetry/summary.route.js';
@@ -69,6 +70,7 @@ export const endpoints: readonly Endpoint<RouteDeps>[] = [
   baselinesEndpoint,
   baselineEndpoint,
   eventsEndpoint,
+  hostEventsEndpoint,
   windowsEndpoint,
   correlationsEndpoint,
   producerHealthEndpoint,

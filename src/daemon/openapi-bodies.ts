@@ -37,6 +37,7 @@ import type { BindingAnswer } from '../telemetry/bind.route.js';
 import { systemKeys, type BindRequest } from '../telemetry/bind-request.js';
 import type { TelemetryCorrelations } from '../telemetry/correlations.sql.js';
 import type { TelemetryEvents } from '../telemetry/events.sql.js';
+import type { HostEvents } from '../telemetry/host-events.sql.js';
 import type { ExplainResult } from '../views/explain/explain-result.js';
 import type { ProducerHealth } from '../telemetry/producer-health.sql.js';
 import type { RunList } from '../telemetry/runs.sql.js';
@@ -58,6 +59,7 @@ const generated = typia.json.schemas<
     BindRequest,
     BindingAnswer,
     TelemetryEvents,
+    HostEvents,
     TelemetryEventWindows,
     TelemetryCorrelations,
     ProducerHealth,

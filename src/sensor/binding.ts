@@ -23,7 +23,7 @@ export interface NativeLoss {
   ringFull: number;
   truncated: number;
   pendingFull: number;
-  /** Events left out on purpose: capture bound, of a process nothing binds. */
+  /** Events left out on purpose: capture agents, of a process nothing binds. */
   filtered: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `--capture bound`: the kernel captures only processes a binding names (bpf/lib/emit.h:
+ * `--capture agents` (the default): the kernel captures only processes a binding names (bpf/lib/emit.h:
  * is_captured). This turns each binding into the keys the kernel's maps hold: cgroup v2 ids (a
  * cgroup and everything below it) and process ids (a process and the children it forks from then
  * on). A binding by container id alone names nothing the kernel sees, so it binds nothing.
@@ -9,8 +9,19 @@ import { join } from 'node:path';
 import { cgroup2MountPoint } from '../provenance/record/cgroup-root.js';
 import type { Binding } from '../telemetry/binding.js';
 
-/** `--capture`: store every process of the host, or only those a binding names. */
-export type CaptureMode = 'all' | 'bound';
+/** `--capture`: store only what a binding names (watched agents, recorded commands), or every process of the host. */
+export type CaptureMode = 'agents' | 'host';
+
+/** The names `--capture` accepted before `agents` and `host`, still accepted: the daemon's log calls them deprecated. */
+export const deprecatedCaptureModes: Readonly<Record<string, CaptureMode>> = { bound: 'agents', all: 'host' };
+
+/** What each mode leaves out on purpose (health's `native_capture.capture.leaves_out`, `provd sensor status`). */
+export function captureLeavesOut(mode: CaptureMode): string | null {
+  return mode === 'host'
+    ? null
+    : 'events of processes no binding names (a recorded command, a watched agent, a bound cgroup or pid): ' +
+        'left out by choice, not lost, counted per probe as filtered; --capture host stores them';
+}
 
 /** One key of the kernel's capture filter. */
 export interface CaptureKey {

@@ -26,7 +26,7 @@ export const lossKinds = [
   // TLS targets (src/sensor/tls-targets.ts) whose plaintext is not captured: one per target
   'tls_unsupported',
   'tls_over_budget',
-  // not loss: events capture bound left out on purpose (producer counter `filtered`, no coverage gap)
+  // not loss: events capture agents left out on purpose (producer counter `filtered`, no coverage gap)
   'filtered',
   // TLS: messages whose plaintext was not all captured (chunks the kernel ring dropped)
   'tls_uncaptured',

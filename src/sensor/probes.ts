@@ -18,7 +18,7 @@ const syscall = (name: string): string[] => [`provd_${name}_enter`, `provd_${nam
 const openSsl = (name: string): string[] => [...syscall(`ssl_${name}`), ...syscall(`ssl_${name}_ex`)];
 
 export const probeSpecs: readonly ProbeSpec[] = [
-  // provd_fork binds a bound process's children (capture bound)
+  // provd_fork binds a bound process's children (capture agents)
   { name: 'exec', object: 'process', index: 0, required: true, programs: ['provd_exec', 'provd_fork'] },
   { name: 'exit', object: 'process', index: 1, required: true, programs: ['provd_exit'] },
   {

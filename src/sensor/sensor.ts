@@ -6,7 +6,7 @@
 import type { CaptureMode } from './capture-filter.js';
 import { log } from '../shared/log.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
-import { captureKeys } from './capture-filter.js';
+import { captureKeys, captureLeavesOut } from './capture-filter.js';
 import { loadSensorAddon, type NativeLoss, type NativeProbe, type NativeSensor } from './binding.js';
 import { sensorUnavailable } from './host-support.js';
 import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
@@ -58,7 +58,7 @@ export interface ProbeReport {
   pending_full: number;
   /** Events the probe never saw: the kernel skipped its programs while another BPF program ran on the CPU. */
   missed: number;
-  /** Events left out on purpose: capture bound, of a process nothing binds (not loss, not a gap). */
+  /** Events left out on purpose: capture agents, of a process nothing binds (not loss, not a gap). */
   filtered: number;
 }
 
@@ -68,7 +68,11 @@ export interface CaptureReport {
   message: string | null;
   probes: Record<string, ProbeReport>;
   /** `mode` all or bound; with bound, the keys bound in the kernel and those its full maps refused. */
-  capture: { mode: CaptureMode; bound: number; refused: number };
+  /**
+   * The capture mode, the filter keys bindings added (and refused when the kernel's map was full),
+   * and what the mode leaves out on purpose (null: nothing, `host`).
+   */
+  capture: { mode: CaptureMode; bound: number; refused: number; leaves_out: string | null };
   records: number;
   /** Records lost between the kernel and the store, by where. */
   dropped: { handoff: number; backpressure: number; commit_failed: number; malformed: number };
@@ -102,7 +106,12 @@ export class Sensor {
   private tlsTimer: NodeJS.Timeout | undefined;
   /** Loss reported once rather than counted (a TLS target not captured), waiting to be sent. */
   private readonly oneOffLosses: Loss[] = [];
-  private readonly capture = { mode: 'all' as CaptureMode, bound: 0, refused: 0 };
+  private readonly capture = {
+    mode: 'agents' as CaptureMode,
+    bound: 0,
+    refused: 0,
+    leaves_out: captureLeavesOut('agents'),
+  };
 
   private constructor(
     private readonly native: NativeSensor | null,
@@ -122,7 +131,7 @@ export class Sensor {
   static async start(
     router: BatchSink,
     faults: { stallMs: number } = { stallMs: 0 },
-    capture: CaptureMode = 'all',
+    capture: CaptureMode = 'agents',
     bindings?: BindingLog,
   ): Promise<Sensor> {
     const why = sensorUnavailable();
@@ -131,7 +140,7 @@ export class Sensor {
     if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable);
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
     const native = new addon.Sensor(
-      { selfTgid: process.pid, captureBound: capture === 'bound', ...batchLimits, stallMs: faults.stallMs },
+      { selfTgid: process.pid, captureBound: capture === 'agents', ...batchLimits, stallMs: faults.stallMs },
       (batch, records) => started.sensor?.take(batch, records),
       (batch, records) => started.sensor?.take(batch, records, true),
     );
@@ -144,7 +153,8 @@ export class Sensor {
       return new Sensor(null, { status: 'failed', message });
     }
     sensor.capture.mode = capture;
-    if (capture === 'bound' && bindings !== undefined) sensor.followBindings(native, bindings);
+    sensor.capture.leaves_out = captureLeavesOut(capture);
+    if (capture === 'agents' && bindings !== undefined) sensor.followBindings(native, bindings);
     const report = sensor.report();
     if (report.status !== 'running') log('warn', 'the sensor runs degraded', { message: report.message });
     sensor.idleLossTimer = setInterval(() => void sensor.reportLoss(), idleLossReportMs);
@@ -154,7 +164,7 @@ export class Sensor {
   }
 
   /**
-   * capture bound: every binding so far that has not ended, and each one appended from now on, goes
+   * capture agents: every binding so far that has not ended, and each one appended from now on, goes
    * into the kernel's filter. A recorded command is bound before it starts, so it is captured whole.
    */
   private followBindings(native: NativeSensor, bindings: BindingLog): void {

@@ -7,7 +7,7 @@ import type { EventType } from '../model/event.js';
 import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from './event-json.js';
 import type { PageLimit } from '../model/paging.js';
 import { probePositions } from '../store/seq-probe.sql.js';
-import { raw, readRows, sql } from '../store/sql.js';
+import { raw, readRows, sql, type Statement } from '../store/sql.js';
 import { keysetPage } from '../store/keyset-page.js';
 import { asJsonText, type JsonText } from '../store/json-text.js';
 
@@ -20,12 +20,16 @@ export interface EventsParams {
 }
 
 /** One page of a run's events (`provenance.telemetry_events/v1`). */
-// listEvents below writes this as JSON text by hand: change the two together
-export interface TelemetryEvents {
+// listEvents and readEventPage below write this as JSON text by hand: change them together
+export interface TelemetryEvents extends EventPageBody {
   schema_version: 'provenance.telemetry_events/v1';
   run_id: string;
   /** The type filter, or null for every type. */
   type: EventType | null;
+}
+
+/** What every page of events says beside its own filters (a run's, the host's). */
+export interface EventPageBody {
   limit: PageLimit;
   count: Count;
   has_more: boolean;
@@ -52,12 +56,40 @@ export async function listEvents(
   endSeq: bigint,
 ): Promise<JsonText<TelemetryEvents>> {
   const opened = await keysetPage(connection, params, formatVersion, ['events', params.run, params.type], 1);
-  const after = opened.afterInteger(-1n);
   const typeFilter = params.type === null ? sql`` : sql` AND type = ${typeCode(params.type)}`;
-  const ofRun = sql`run_id = ${params.run}${typeFilter}`;
-  const positions = await probePositions(connection, ofRun, after, params.limit + 1, endSeq);
-  const hasMore = positions.length > params.limit;
-  const pageEnd = positions[Math.min(positions.length, params.limit) - 1];
+  const page = await readEventPage(connection, sql`run_id = ${params.run}${typeFilter}`, {
+    after: opened.afterInteger(-1n),
+    limit: params.limit,
+    endSeq,
+    cursorAt: (seq) => opened.next([seq]),
+  });
+  return asJsonText<TelemetryEvents>(
+    `{"schema_version":"provenance.telemetry_events/v1","run_id":${JSON.stringify(params.run)},` +
+      `"type":${JSON.stringify(params.type)},${page}}`,
+  );
+}
+
+/** Where a page of events starts, how long it is, and how a cursor names a position. */
+export interface EventPageAsked {
+  /** The position the page starts after (-1: the first page). */
+  after: bigint;
+  limit: number;
+  endSeq: bigint;
+  cursorAt(seq: bigint): CursorToken;
+}
+
+/**
+ * The fields of EventPageBody, as JSON text without braces: the events `filter` (a condition on
+ * `events`) selects after `asked.after`, in store order.
+ */
+export async function readEventPage(
+  connection: DuckDBConnection,
+  filter: Statement,
+  asked: EventPageAsked,
+): Promise<string> {
+  const positions = await probePositions(connection, filter, asked.after, asked.limit + 1, asked.endSeq);
+  const hasMore = positions.length > asked.limit;
+  const pageEnd = positions[Math.min(positions.length, asked.limit) - 1];
   // the page is every row of the filter from its first position to its last: positions only grow
   // (an event joining a run later gets a new one past endSeq), so this range holds the same rows
   const page =
@@ -66,14 +98,13 @@ export async function listEvents(
       : await readRows<EventJsonRow & { seq: bigint }>(
           connection,
           sql`SELECT seq, ${raw(eventJsonColumns)} FROM events
-              WHERE ${ofRun} AND seq BETWEEN ${positions[0]!} AND ${pageEnd} ORDER BY seq`,
+              WHERE ${filter} AND seq BETWEEN ${positions[0]!} AND ${pageEnd} ORDER BY seq`,
         );
   const last = page[page.length - 1];
-  const nextCursor = hasMore && last !== undefined ? JSON.stringify(opened.next([last.seq])) : 'null';
-  const resumeCursor = JSON.stringify(opened.next([last?.seq ?? after]));
-  return asJsonText<TelemetryEvents>(
-    `{"schema_version":"provenance.telemetry_events/v1","run_id":${JSON.stringify(params.run)},` +
-      `"type":${JSON.stringify(params.type)},"limit":${params.limit},"count":${page.length},` +
-      `"has_more":${hasMore},"next_cursor":${nextCursor},"resume_cursor":${resumeCursor},"events":[${page.map(eventJson).join(',')}]}`,
+  const nextCursor = hasMore && last !== undefined ? JSON.stringify(asked.cursorAt(last.seq)) : 'null';
+  const resumeCursor = JSON.stringify(asked.cursorAt(last?.seq ?? asked.after));
+  return (
+    `"limit":${asked.limit},"count":${page.length},"has_more":${hasMore},"next_cursor":${nextCursor},` +
+    `"resume_cursor":${resumeCursor},"events":[${page.map(eventJson).join(',')}]`
   );
 }

@@ -10,6 +10,7 @@ import type { BindingStore } from './binding-store.sql.js';
 import { explainCorrelations, type CorrelationsParams } from './correlations.sql.js';
 import type { EventCommitter } from './event-commit.sql.js';
 import { listEvents, type EventsParams } from './events.sql.js';
+import { listHostEvents, type HostEventsParams } from './host-events.sql.js';
 import { producerHealth, type ProducerHealthParams } from './producer-health.sql.js';
 import { listRuns, type RunsParams } from './runs.sql.js';
 import type { Spool } from './spool.sql.js';
@@ -46,6 +47,8 @@ export function telemetryHandlers(context: StoreContext, parts: TelemetryParts) 
     /** Every binding as a JSON record, in arrival order (to fill the workers' BindingLog at start). */
     bindings: (_: NoParams) => Promise.resolve(jsonText({ records: bindings.records() })),
     events: (params: EventsParams) => listEvents(context.reader(), params, formatVersion, committer.endSeq),
+    hostEvents: (params: HostEventsParams) =>
+      listHostEvents(context.reader(), params, formatVersion, committer.endSeq),
     windows: (params: WindowsParams) => listWindows(context.reader(), params, formatVersion),
     correlations: (params: CorrelationsParams) => explainCorrelations(context.reader(), params),
     producerHealth: (params: ProducerHealthParams) =>

@@ -55,6 +55,25 @@ describe('daemon config', function () {
     assert.throws(() => resolveConfig({ authToken: 'two words' }, {}), { code: 'PROVD_ERR_CONFIG_INVALID' });
   });
 
+  it('captures agents by default, host when asked, and takes bound and all as deprecated names of the two', function () {
+    const capture = (flag: string | undefined, env: Record<string, string> = {}) => {
+      const config = resolveConfig({ capture: flag }, env);
+      return [config.capture, config.captureDeprecated];
+    };
+    assert.deepEqual(capture(undefined), ['agents', null]);
+    assert.deepEqual(capture('host'), ['host', null]);
+    assert.deepEqual(capture(undefined, { PROVD_CAPTURE: 'host' }), ['host', null]);
+    assert.deepEqual(capture('agents', { PROVD_CAPTURE: 'host' }), ['agents', null]);
+    assert.deepEqual(capture('bound'), ['agents', 'bound']);
+    assert.deepEqual(capture('all'), ['host', 'all']);
+    for (const bad of ['', 'ALL', 'toString', '__proto__', 'agents '])
+      assert.throws(
+        () => resolveConfig({ capture: bad }, {}),
+        { code: 'PROVD_ERR_CONFIG_INVALID', message: /agents or host/ },
+        bad,
+      );
+  });
+
   it('defaults the body limit to 64 MiB and rejects a limit that is not a positive integer', function () {
     assert.equal(resolveConfig({}, {}).maxBodyBytes, 64 * 1024 * 1024);
     assert.equal(resolveConfig({ maxBodyBytes: '1024' }, {}).maxBodyBytes, 1024);

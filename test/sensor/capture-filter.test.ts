@@ -49,7 +49,7 @@ async function openBoth(daemon: RunningDaemon, outside: string, inside: string, 
   assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
   const { body } = await request(daemon.url, '/v1/health');
   return body['native_capture'] as {
-    capture: { mode: string; bound: number };
+    capture: { mode: string; bound: number; leaves_out: string | null };
     probes: Record<string, { filtered: number }>;
   };
 }
@@ -73,10 +73,11 @@ describe('the sensor capture filter (--capture)', function () {
     writeFileSync(inside, 'x');
   });
 
-  it('stores only bound processes with bound, and counts what it left out without a coverage gap', async function () {
-    const daemon = await fixture.start({ sensor: true, authToken: token, args: ['--capture', 'bound'] });
-    const capture = await openBoth(daemon, outside, inside, 'run-bound');
-    assert.equal(capture.capture.mode, 'bound');
+  it('stores only bound processes with agents, the default, and counts what it left out without a coverage gap', async function () {
+    const daemon = await fixture.start({ sensor: true, authToken: token });
+    const capture = await openBoth(daemon, outside, inside, 'run-agents');
+    assert.equal(capture.capture.mode, 'agents');
+    assert.match(capture.capture.leaves_out ?? '', /processes no binding names.*--capture host/);
     assert.ok(capture.capture.bound >= 1, JSON.stringify(capture.capture));
     assert.ok(capture.probes['file_open']!.filtered > 0, JSON.stringify(capture.probes['file_open']));
     assert.equal(await daemon.stop(), 0);
@@ -90,10 +91,11 @@ describe('the sensor capture filter (--capture)', function () {
     assert.deepEqual(store.gaps, [], JSON.stringify(store));
   });
 
-  it('stores every process with all, the default, and filters nothing', async function () {
-    const daemon = await fixture.start({ sensor: true, authToken: token });
-    const capture = await openBoth(daemon, outside, inside, 'run-all');
-    assert.equal(capture.capture.mode, 'all');
+  it('stores every process with host, and filters nothing', async function () {
+    const daemon = await fixture.start({ sensor: true, authToken: token, args: ['--capture', 'host'] });
+    const capture = await openBoth(daemon, outside, inside, 'run-host');
+    assert.equal(capture.capture.mode, 'host');
+    assert.equal(capture.capture.leaves_out, null);
     assert.equal(capture.probes['file_open']!.filtered, 0);
     assert.equal(await daemon.stop(), 0);
     const store = await readStore(daemon.dataDir, [outside, inside]);
@@ -103,5 +105,24 @@ describe('the sensor capture filter (--capture)', function () {
       JSON.stringify(store),
     );
     assert.equal(store.filtered, 0);
+  });
+
+  it('takes bound, the old name of agents, and logs it as deprecated', async function () {
+    const daemon = await fixture.start({ sensor: true, authToken: token, args: ['--capture', 'bound'] });
+    const capture = await openBoth(daemon, outside, inside, 'run-bound');
+    assert.equal(capture.capture.mode, 'agents');
+    const warned = daemon.logs.find((line) => line['msg'] === 'deprecated --capture value');
+    assert.deepEqual(
+      [warned?.['given'], warned?.['means']],
+      ['bound', 'agents'],
+      JSON.stringify(daemon.logs.slice(0, 20)),
+    );
+    assert.equal(await daemon.stop(), 0);
+    const store = await readStore(daemon.dataDir, [outside, inside]);
+    assert.deepEqual(
+      store.opens.map((n) => n > 0),
+      [false, true],
+      JSON.stringify(store),
+    );
   });
 });

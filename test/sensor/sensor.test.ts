@@ -387,6 +387,7 @@ describe('the eBPF sensor in the daemon', function () {
       lines[records]!,
       /^records read: \d+; dropped on the way to the store: handoff 0, backpressure 0/,
     );
+    assert.match(lines[records + 1]!, /^capture: agents; leaves out events of processes no binding names/);
     const json = await runCli(['sensor', 'status', '--url', daemon.url, '--json']);
     assert.equal(json.code, 0);
     assert.equal((JSON.parse(json.stdout) as { status: string }).status, 'running');

@@ -253,7 +253,8 @@ describe('TLS plaintext capture by the eBPF sensor', function () {
         process.stderr.write(`      skipped: the system's ${version} is inside the supported range\n`);
         this.skip();
       }
-      const daemon = await fixture.start({ sensor: true, authToken: token });
+      // the client runs outside any recorded command: only --capture host sees its exec and scans it
+      const daemon = await fixture.start({ sensor: true, authToken: token, args: ['--capture', 'host'] });
       // waits for a start file that never comes: it only has to run until discovery finds it
       const client = spawn(binary, [url, join(work.path, 'never')], { stdio: 'ignore' });
       try {

@@ -109,7 +109,7 @@ export class DaemonCommand extends Command {
 
   capture = Option.String('--capture', {
     description:
-      'what the sensor stores: all (default: every process of the host) or bound (only processes a binding or recorded command names, filtered in the kernel); env PROVD_CAPTURE',
+      'what the sensor stores: agents (default: only what a binding names, recorded commands and watched agents, filtered in the kernel) or host (every process of the host); bound and all are deprecated names of the two; env PROVD_CAPTURE',
   });
 
   async execute(): Promise<number> {

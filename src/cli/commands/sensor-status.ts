@@ -13,7 +13,8 @@ export class SensorStatusCommand extends DaemonClientCommand {
     details: `
       Reads \`native_capture\` of \`GET /v1/health\`: the sensor's status and why, then a line per
       probe: attached or not (and why not), whether the sensor needs it, and the records the kernel
-      dropped (ring buffer full, too many calls in flight), cut, or never ran the probe for (missed). With \`--json\`, prints the
+      dropped (ring buffer full, too many calls in flight), cut, or never ran the probe for (missed),
+      then the capture mode (\`agents\` or \`host\`) and what it leaves out on purpose. With \`--json\`, prints the
       report as JSON. Exit code 0 when the sensor runs with every probe, 1 when it is degraded or
       off, 2 when the daemon cannot be reached.
     `,
@@ -56,8 +57,16 @@ function formatReport(report: CaptureReport): string {
     summary +
     formatTable(header, rows, new Set([3, 4, 5, 6])) +
     `records read: ${report.records}; dropped on the way to the store: ${dropped}\n` +
+    formatCapture(report.capture) +
     formatTlsTargets(report.tls.targets)
   );
+}
+
+/** The capture mode and what it leaves out on purpose (older daemons report no `leaves_out`). */
+function formatCapture(capture: CaptureReport['capture'] | undefined): string {
+  if (capture === undefined) return '';
+  const leavesOut = capture.leaves_out ?? null;
+  return `capture: ${capture.mode}; ${leavesOut === null ? 'every process of the host' : `leaves out ${leavesOut}`}\n`;
 }
 
 /** The TLS libraries and binaries found, and whether their plaintext is captured. */

@@ -39,8 +39,8 @@ function commandOf(event: TelemetryEvent): string {
 }
 
 /** A page of events under a header, or a sentence when there is none. */
-export function formatEvents(runId: string, events: readonly TelemetryEvent[], style: Style): string {
-  if (events.length === 0) return `no events in run ${runId}\n`;
+export function formatEvents(where: string, events: readonly TelemetryEvent[], style: Style): string {
+  if (events.length === 0) return `no events in ${where}\n`;
   return formatColumns(measured, events.map(eventCells), style);
 }
 
