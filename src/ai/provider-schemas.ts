@@ -11,9 +11,9 @@ import type { JsonObject } from '../shared/schema/json-object.js';
 import type { AiTool } from './ai-tool.js';
 import { catalog } from './catalog.js';
 import { mcpTool } from './mcp-tools.js';
+import type { Provider } from './providers.js';
 
-export const providers = ['anthropic', 'openai', 'mcp'] as const;
-export type Provider = (typeof providers)[number];
+export { providers, type Provider } from './providers.js';
 
 const formats: Readonly<Record<Provider, (tool: AiTool) => JsonObject>> = {
   anthropic: (tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }),

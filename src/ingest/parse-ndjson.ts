@@ -13,7 +13,7 @@ import { isLineRejection, type LineRejection } from './line-rejection.js';
 import { parseNativeLine } from './native.js';
 import { parseTetragonLine, tetragonEventKind } from './tetragon.js';
 import { hasLoneSurrogate, maxNesting, unstorableValueIn } from './exact-values.js';
-import { maxCsvRowBytes } from '../store/csv-rows.sql.js';
+import { maxCsvRowBytes } from '../store/csv-row-limit.js';
 import { canonicalContent } from '../telemetry/event-hash.js';
 
 // ignoreBOM keeps a U+FEFF in the text, so the whole-chunk and per-line paths treat it alike: it is

@@ -8,7 +8,8 @@ import { BIGINT, VARCHAR } from '@duckdb/node-api';
 import { rmSync, writeFileSync } from 'node:fs';
 import { decisionLeaf, type DecisionFacts } from '../provenance/decision-leaf.js';
 import type { EventVerdict } from '../shared/event-verdict.js';
-import { csvInt, csvSource, csvText } from '../store/csv-rows.sql.js';
+import { csvSource } from '../store/csv-rows.sql.js';
+import { csvInt, csvText } from '../store/csv-text.js';
 import { execute, list, raw, readRows, sql, unnested } from '../store/sql.js';
 
 /** The columns of a decisions file, in order (sql/009_policy_decisions.sql, sql/010_responses.sql). */

@@ -6,38 +6,9 @@
  * empty string and NULL stay distinct. native/hash/rows.cc writes the same quoting (kQuote).
  */
 import { VARCHAR } from '@duckdb/node-api';
+import { maxCsvRowBytes } from './csv-row-limit.js';
+import { csvQuote } from './csv-text.js';
 import { list, raw, sql, type Statement } from './sql.js';
-
-/** The quote of every string field. */
-export const csvQuote = '\u001e';
-
-/**
- * A quoted CSV string that DuckDB reads back byte for byte (newlines included). Its reader drops
- * one U+FEFF (a BOM) at the start of any value, so a value starting with one gets a second in front
- * to be dropped. Tests (test/telemetry/event-row.test.ts, test/security/decisions.test.ts) hold
- * hostile strings to this through the real reader.
- */
-export function csvText(value: string | null): string {
-  if (value === null) return '';
-  const quoted = value.includes(csvQuote)
-    ? `${csvQuote}${value.replaceAll(csvQuote, csvQuote + csvQuote)}${csvQuote}`
-    : `${csvQuote}${value}${csvQuote}`;
-  return value.charCodeAt(0) === 0xfeff ? `${csvQuote}\ufeff${quoted.slice(1)}` : quoted;
-}
-
-/** An integer field, empty for null. */
-export function csvInt(value: number | bigint | null): string {
-  return value === null ? '' : String(value);
-}
-
-/**
- * The longest row DuckDB's reader takes from our files, in bytes. Its default (2,000,000) is less
- * than a row some 1 MiB lines make (a Tetragon exec keeps its arguments both as text and split), and
- * a row over the limit fails the whole commit; what writes rows keeps them under it (ingest refuses
- * a line whose event would not fit: parse-ndjson.ts). A larger limit costs nothing measurable on
- * rows of ordinary size (CPU and RSS of a 1,000,000-row load unchanged).
- */
-export const maxCsvRowBytes = 5 * 1024 * 1024;
 
 /**
  * Every option of DuckDB's CSV reader (1.5) that it would otherwise detect or default, stated: left

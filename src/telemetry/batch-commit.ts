@@ -7,7 +7,7 @@ import type { EventVerdict } from '../shared/event-verdict.js';
 import type { Count } from '../shared/schema/wire-types.js';
 import type { LineError } from '../model/event.js';
 import type { CounterDelta } from './producer-counters.sql.js';
-import type { ReportedGap } from './reported-gaps.sql.js';
+import type { ReportedGap } from './reported-gap.js';
 
 /** Digest of the events one batch adds to a run (null: the batch's spooled events). */
 export interface BatchDigest {

@@ -18,13 +18,19 @@ import { execute, inTransaction, list, raw, sql, type Statement } from '../store
 import type { WriteQueue } from '../store/write-queue.js';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import type { BatchCommit, IngestAnswer, IngestCommit, IngestCommitResult } from './batch-commit.js';
-import { eventRowColumns, eventRowsSource } from './event-row.js';
+import { csvSource } from '../store/csv-rows.sql.js';
+import { eventRowColumns } from './event-row.js';
 import type { IngestLedger, LedgerEntry } from './ingest-ledger.sql.js';
 import { insertDigests } from '../provenance/seal-batches.sql.js';
 import { addCounters } from './producer-counters.sql.js';
 import { recordReportedGaps } from './reported-gaps.sql.js';
 import { countWindows } from './window-upsert.sql.js';
 import { StepTrace } from '../store/step-trace.js';
+
+/** The read_csv call for row files (event-row.ts), as a table source. */
+export function eventRowsSource(files: readonly string[]): Statement {
+  return csvSource(files, eventRowColumns);
+}
 
 /** One request waiting for, or in, a commit. */
 interface Unit {

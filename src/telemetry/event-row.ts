@@ -9,8 +9,7 @@
  * it raw (JSON escapes control characters), so attrs go in as they are, where `"` quoting doubled
  * every quote of every attrs (a copy of each, and DuckDB's slower unescaping path on the way in).
  */
-import { csvInt, csvQuote, csvSource, csvText } from '../store/csv-rows.sql.js';
-import type { Statement } from '../store/sql.js';
+import { csvInt, csvQuote, csvText } from '../store/csv-text.js';
 import type { Correlation } from './binding-index.js';
 import type { ParsedEvent } from '../model/event.js';
 import { evidenceCode, methodCode, sourceCode, spoolCode, typeCode } from '../model/codes.js';
@@ -46,11 +45,6 @@ export const eventRowColumns = [
 ] as const;
 
 const quote = csvQuote;
-
-/** The read_csv call for row files, as a table source. */
-export function eventRowsSource(files: readonly string[]): Statement {
-  return csvSource(files, eventRowColumns);
-}
 
 /** Flags of a row for the native writer (native/hash/rows.cc: kRisky, kJudged, kUnstorablePid). */
 export const rowFlags = { risky: 1, judged: 2, unstorablePid: 4 } as const;

@@ -17,7 +17,6 @@ import { execute, inTransaction, raw, readRows, sql, type Statement } from '../s
 import { classifyStoreError } from '../store/store-error.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { spoolCode } from '../model/codes.js';
-import type { ParsedEvent } from '../model/event.js';
 import { addCounters } from './producer-counters.sql.js';
 import type { SpoolLimits } from './spool-limits.js';
 
@@ -27,22 +26,7 @@ export interface SpoolStats {
   bytes: number;
 }
 
-/**
- * A spooled row's size estimate, in JS, from the UTF-16 length of its attrs JSON; must match
- * `rowBytes` below (ASCII text: length = bytes).
- */
-export function estimateRowBytes(event: ParsedEvent, attrsLength: number): number {
-  return (
-    attrsLength +
-    event.time.length +
-    (event.comm?.length ?? 0) +
-    (event.cgroupId?.length ?? 0) +
-    (event.containerId?.length ?? 0) +
-    96
-  );
-}
-
-// An estimate of a row's stored size, used for the byte bound; must match estimateRowBytes above.
+// An estimate of a row's stored size, used for the byte bound; must match estimateRowBytes (spool-row-bytes.ts).
 const rowBytes = raw(
   'strlen(attrs) + strlen(time) + coalesce(strlen(comm), 0) + ' +
     'coalesce(strlen(cgroup_id), 0) + coalesce(strlen(container_id), 0) + 96',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
 import { encodeLossBatch, lossKinds, lossReport } from '../../src/sensor/loss-records.js';
 import { batchHeaderBytes } from '../../src/sensor/records.js';
-import { reportedGap } from '../../src/telemetry/reported-gaps.sql.js';
+import { reportedGap } from '../../src/telemetry/reported-gap.js';
 
 describe('sensor loss reports', function () {
   const nowNs = 1_790_000_000_123_456_789n;

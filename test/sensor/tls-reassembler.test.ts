@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
 import { defaultTlsBounds, TlsReassembler, type TlsBounds } from '../../src/sensor/tls/reassembler.js';
 import type { ParsedEvent } from '../../src/model/event.js';
-import { notLossCounts, reportedGap } from '../../src/telemetry/reported-gaps.sql.js';
+import { notLossCounts, reportedGap } from '../../src/telemetry/reported-gap.js';
 import { chunkBatch, type ChunkSpec } from '../support/tls-chunks.js';
 
 const t0 = 1_790_000_000_000_000_000n;

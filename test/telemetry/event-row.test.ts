@@ -7,7 +7,8 @@ import { canonicalJson } from '../../src/model/canonical-json.js';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { readRows, sql } from '../../src/store/sql.js';
 import { canonicalEventContent, hashEvent } from '../../src/telemetry/event-hash.js';
-import { encodeEventRow, eventRowsSource } from '../../src/telemetry/event-row.js';
+import { eventRowsSource } from '../../src/telemetry/event-commit.sql.js';
+import { encodeEventRow } from '../../src/telemetry/event-row.js';
 import type { ParsedEvent } from '../../src/model/event.js';
 import { useTempDir } from '../support/temp-dir.js';
 

@@ -1,8 +1,6 @@
 /** `provd ai mcp`: the MCP server of the AI tools, on stdin and stdout. */
 import { Command } from 'clipanion';
-import { serveMcpStdio } from '../../ai/mcp-server.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
-import { daemonDispatcher } from './ai-call.js';
 
 export class AiMcpCommand extends DaemonClientCommand {
   static override paths = [['ai', 'mcp']];
@@ -24,6 +22,11 @@ export class AiMcpCommand extends DaemonClientCommand {
 
   protected async executeAt(baseUrl: string): Promise<number> {
     const { stdin, stdout, stderr } = this.context;
+    // the MCP SDK loads only when this command runs
+    const [{ serveMcpStdio }, { daemonDispatcher }] = await Promise.all([
+      import('../../ai/mcp-server.js'),
+      import('../ai-dispatcher.js'),
+    ]);
     await serveMcpStdio(daemonDispatcher(baseUrl), { stdin, stdout, stderr, daemonUrl: baseUrl });
     return 0;
   }

@@ -1,7 +1,6 @@
 /** `provd ai tools [--provider anthropic|openai|mcp]`: the nine AI tools, or their provider schemas. */
 import { Command, Option } from 'clipanion';
-import { catalog } from '../../ai/catalog.js';
-import { providers, providerTools, type Provider } from '../../ai/provider-schemas.js';
+import { providers, type Provider } from '../../ai/providers.js';
 import { usageExitCode } from '../daemon-client-command.js';
 import { formatTable } from '../output/text-table.js';
 
@@ -30,11 +29,9 @@ export class AiToolsCommand extends Command {
   provider = Option.String('--provider', { description: `tool-definition format: ${providers.join(', ')}` });
   json = Option.Boolean('--json', false, { description: 'print the MCP tool definitions as JSON' });
 
-  execute(): Promise<number> {
-    return Promise.resolve(this.print());
-  }
-
-  private print(): number {
+  async execute(): Promise<number> {
+    // the catalog's schemas load only when this command runs
+    const { catalog } = await import('../../ai/catalog.js');
     const { stdout, stderr } = this.context;
     const provider = this.provider ?? (this.json ? 'mcp' : undefined);
     if (provider === undefined) {
@@ -53,6 +50,7 @@ export class AiToolsCommand extends Command {
       );
       return usageExitCode;
     }
+    const { providerTools } = await import('../../ai/provider-schemas.js');
     stdout.write(JSON.stringify(providerTools(provider), null, 2) + '\n');
     return 0;
   }
