@@ -9,7 +9,11 @@ import { defaultPageLimit, type PageQuery } from '../model/paging.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
 
 /** A time bound: an RFC 3339 date-time or a duration back from now (`10m`). */
-type InstantParam = string & tags.MinLength<2> & tags.MaxLength<64>;
+type InstantParam = string &
+  tags.MinLength<2> &
+  tags.MaxLength<64> &
+  tags.Pattern<'^([0-9]{1,9}(ms|s|m|h|d)|[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt].+)$'> &
+  tags.JsonSchemaPlugin<{ examples: ['10m', '2026-01-01T00:00:00Z'] }>;
 
 /** The query string of GET /v1/telemetry/host-events. */
 export interface HostEventsQuery extends PageQuery {

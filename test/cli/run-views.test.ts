@@ -177,12 +177,14 @@ describe('provd verify, timeline, explain, risks and summary', function () {
       const { code, stdout, stderr } = await cli([command]);
       assert.equal(code, 2, command);
       assert.equal(stdout, '');
-      // verify without RUN may mean verify --bundle: it names both
-      assert.match(
-        stderr,
-        command === 'verify' ? /verify needs a RUN .* or --bundle DIR/ : /Not enough positional arguments/,
-        command,
-      );
+      // verify without RUN may mean verify --bundle, events may mean events --host: each names both
+      const expected =
+        command === 'verify'
+          ? /verify needs a RUN .* or --bundle DIR/
+          : command === 'events'
+            ? /name a RUN, or --host for the events of no run/
+            : /Not enough positional arguments/;
+      assert.match(stderr, expected, command);
     }
   });
 

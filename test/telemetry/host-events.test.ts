@@ -154,7 +154,7 @@ describe('host events (GET /v1/telemetry/host-events, provd events --host)', fun
       assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
     }
     const bad = await runCli(['events', '--host', '--since', 'yesterday', '--url', url()]);
-    assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /since must be an RFC 3339 date-time or a duration back from now/);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--since must be an RFC 3339 date-time or a duration back from now/);
   });
 });

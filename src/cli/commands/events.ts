@@ -5,6 +5,7 @@
 import { Command, Option } from 'clipanion';
 import typia from 'typia';
 import { ProvdError } from '../../shared/errors.js';
+import { instantParamRule, parseInstantParam } from '../../shared/instant-param.js';
 import type { TelemetryEvents } from '../../telemetry/events.sql.js';
 import type { HostEvents } from '../../telemetry/host-events.sql.js';
 import { followEvents } from '../event-follower.js';
@@ -126,6 +127,13 @@ export class EventsCommand extends DaemonClientCommand {
       );
     if (!this.host && (this.since !== undefined || this.until !== undefined))
       throw new ProvdError('PROVD_ERR_CONFIG_INVALID', '--since and --until go with --host');
+    // said here, in the rule's words, before the daemon's schema answers with its pattern
+    for (const [flag, value] of [
+      ['--since', this.since],
+      ['--until', this.until],
+    ] as const)
+      if (value !== undefined && parseInstantParam(value, BigInt(Date.now()) * 1_000_000n) === undefined)
+        throw new ProvdError('PROVD_ERR_CONFIG_INVALID', `${flag} must be ${instantParamRule}`);
     return this.host ? null : this.run!;
   }
 
