@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
+import { captureLeavesOut } from '../../src/sensor/capture-filter.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { runCli } from '../support/cli.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
@@ -410,7 +411,7 @@ describe('the eBPF sensor in the daemon', function () {
       status: 'off',
       message: 'turned off with --no-sensor',
       probes: {},
-      capture: { mode: 'all', bound: 0, refused: 0 },
+      capture: { mode: 'agents', bound: 0, refused: 0, leaves_out: captureLeavesOut('agents') },
       records: 0,
       dropped: { handoff: 0, backpressure: 0, commit_failed: 0, malformed: 0 },
       tls: { targets: [], reassembly: null },
