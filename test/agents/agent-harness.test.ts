@@ -9,22 +9,28 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { postToolEvent, preToolEvent } from '../support/agents/agent-config.js';
 import { agentMissing } from '../support/agents/installed-agents.js';
-import { runAgent, type AgentRun } from '../support/agents/run-agent.js';
+import { AgentTimeoutError, runAgent, type AgentRun } from '../support/agents/run-agent.js';
 import type { AgentName } from '../support/agents/script.js';
+import { eventually, softDeadline } from '../support/eventually.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const timeoutMs = 120_000;
 const agents: AgentName[] = ['claude', 'codex', 'gemini'];
 
+/** The result the agent sent back for the call `id` (Gemini CLI too echoes the function call's id). */
 function resultOf(run: AgentRun, id: string): string {
   const result = run.toolResults.find((entry) => entry.id === id);
   assert.ok(result, `no result for ${id}; results: ${JSON.stringify(run.toolResults)}; stderr: ${run.stderr.slice(-1500)}`);
   return result.output;
 }
 
-/** Gemini CLI echoes the function call's id back in its response only when... it does: else its name. */
-function resultId(agent: AgentName, id: string, geminiTool: string): string {
-  return agent === 'gemini' ? geminiTool : id;
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
 }
 
 for (const agent of agents) {
@@ -49,7 +55,7 @@ for (const agent of agents) {
       });
       assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
       assert.equal(readFileSync(join(work.path, 'greeting.txt'), 'utf8'), 'hello-from-shell\n');
-      assert.match(resultOf(run, resultId(agent, 'call_shell_1', 'run_shell_command')), /wrote-it/);
+      assert.match(resultOf(run, 'call_shell_1'), /wrote-it/);
       assert.equal(run.turnsTaken, 2);
     });
 
@@ -107,7 +113,24 @@ for (const agent of agents) {
       });
       assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
       assert.equal(existsSync(join(work.path, 'denied.txt')), false);
-      assert.match(resultOf(run, resultId(agent, 'call_denied_1', 'run_shell_command')), /denied by the harness test/);
+      assert.match(resultOf(run, 'call_denied_1'), /denied by the harness test/);
+    });
+
+    it('kills an agent that outlives its timeout with its whole process tree, and says so', async () => {
+      const pidFile = join(work.path, 'hook.pid');
+      const started = runAgent(agent, {
+        cwd: work.path,
+        prompt: 'hang',
+        script: [{ calls: [{ id: 'call_hang_1', kind: 'shell', command: 'true' }] }],
+        // a hook that never ends, as a stuck hook would
+        hooks: { [preToolEvent(agent)]: `echo $$ > ${pidFile}; exec sleep 600` },
+        timeoutMs: 15_000,
+      });
+      await assert.rejects(started, (error: unknown) => error instanceof AgentTimeoutError && /killed with its process tree/.test(error.message));
+      const hookPid = Number(readFileSync(pidFile, 'utf8'));
+      assert.ok(hookPid > 0);
+      await eventually(`the hook's sleep (${hookPid}) to end with the agent`, () => isAlive(hookPid), (alive) => !alive, softDeadline);
+      assert.equal(isAlive(hookPid), false, `the hook's sleep (${hookPid}) outlived the kill`);
     });
   });
 }

@@ -21,11 +21,14 @@ export function postToolEvent(agent: AgentName): string {
 }
 
 /** The hooks object all three agents share: per event, one matcher for every tool, one command. */
-function hooksObject(hooks: HookCommands): Record<string, unknown> {
+function hooksObject(hooks: HookCommands, timeout: number): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(hooks).map(([event, command]) => [event, [{ matcher: '*', hooks: [{ type: 'command', command, timeout: 60 }] }]]),
+    Object.entries(hooks).map(([event, command]) => [event, [{ matcher: '*', hooks: [{ type: 'command', command, timeout }] }]]),
   );
 }
+
+/** A hook's timeout: 60 s, in seconds for Claude Code and Codex, in milliseconds for Gemini CLI (measured: 60 there killed it at once). */
+const hookTimeout: Record<AgentName, number> = { claude: 60, codex: 60, gemini: 60_000 };
 
 export interface AgentLaunch {
   readonly args: readonly string[];
@@ -37,7 +40,7 @@ export function configureAgent(agent: AgentName, home: string, baseUrl: string, 
   const base = { HOME: home, HTTPS_PROXY: deadProxy, HTTP_PROXY: deadProxy, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
   if (agent === 'claude') {
     const settings = join(home, 'provd-test-settings.json');
-    writeFileSync(settings, JSON.stringify({ hooks: hooksObject(hooks) }));
+    writeFileSync(settings, JSON.stringify({ hooks: hooksObject(hooks, hookTimeout[agent]) }));
     return {
       args: ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions', '--settings', settings, '--setting-sources', ''],
       env: { ...base, IS_SANDBOX: '1', ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: 'test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
@@ -65,7 +68,7 @@ export function configureAgent(agent: AgentName, home: string, baseUrl: string, 
         '',
       ].join('\n'),
     );
-    writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: hooksObject(hooks) }));
+    writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: hooksObject(hooks, hookTimeout[agent]) }));
     return {
       args: ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--dangerously-bypass-hook-trust', prompt],
       env: { ...base, CODEX_HOME: codexHome, FAKE_OPENAI_KEY: 'test' },
@@ -80,7 +83,7 @@ export function configureAgent(agent: AgentName, home: string, baseUrl: string, 
       general: { disableAutoUpdate: true, disableUpdateNag: true },
       privacy: { usageStatisticsEnabled: false },
       telemetry: { enabled: false },
-      hooks: hooksObject(hooks),
+      hooks: hooksObject(hooks, hookTimeout[agent]),
     }),
   );
   return {

@@ -21,7 +21,7 @@ function answer(res: ServerResponse, parts: readonly Record<string, unknown>[], 
 }
 
 export const geminiProtocol: ModelProtocol = {
-  handles: (method, url) => method === 'POST' && /^\/v1(beta)?\/models\/[^/:]+:(stream)?generateContent/.test(url),
+  handles: (method, url) => method === 'POST' && /^\/v1(beta)?\/models\/[^/:]+:(streamGenerateContent|generateContent)\b/.test(url),
   isTurnRequest: (_method, url, body) => url.includes(':streamGenerateContent') && asArray(asRecord(body).tools).length > 0,
   sendCalls(res, calls, url) {
     answer(res, calls.map((call) => ({ functionCall: { id: call.id, name: call.name, args: call.input } })), url);

@@ -1,7 +1,8 @@
 /**
  * runAgent: starts a real agent CLI headless against its own scripted model server, in a temporary
  * home, with the hooks a test gives, and returns its exit, its stdout events and the requests the
- * server recorded. A child that outlives its timeout is killed with its whole process group.
+ * server recorded. A child that outlives its timeout is killed with its whole process tree (its group,
+ * and its hooks' and tools' own sessions).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configureAgent, type HookCommands } from './agent-config.js';
 import { agentCommand, agentMissing } from './installed-agents.js';
+import { killTree } from './kill-tree.js';
 import { ScriptedModelServer, type ToolCallTiming } from './model-server.js';
 import type { AgentName, RecordedRequest, Script, ToolResult } from './script.js';
 
@@ -64,19 +66,19 @@ export async function runAgent(agent: AgentName, options: RunAgentOptions): Prom
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup(child.pid);
+      if (child.pid !== undefined) killTree(child.pid);
     }, options.timeoutMs);
     const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', (code, sig) => resolve([code, sig]));
     }).finally(() => clearTimeout(timer));
     // what the agent left running in its group goes with it
-    killGroup(child.pid);
+    if (child.pid !== undefined) killTree(child.pid);
     const out = Buffer.concat(stdout).toString('utf8');
     const err = Buffer.concat(stderr).toString('utf8');
     if (timedOut) {
       throw new AgentTimeoutError(
-        `${agent} outlived its timeout of ${options.timeoutMs} ms and was killed with its process group ` +
+        `${agent} outlived its timeout of ${options.timeoutMs} ms and was killed with its process tree ` +
           `(${server.requests.length} model requests, ${server.turnsTaken} of ${options.script.length} turns); stderr: ${err.slice(-2000)}`,
       );
     }
@@ -95,15 +97,6 @@ export async function runAgent(agent: AgentName, options: RunAgentOptions): Prom
   } finally {
     await server.close();
     rmSync(home, { recursive: true, force: true });
-  }
-}
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // the group is already gone
   }
 }
 
