@@ -20,7 +20,10 @@ const agents: AgentName[] = ['claude', 'codex', 'gemini'];
 /** The result the agent sent back for the call `id` (Gemini CLI too echoes the function call's id). */
 function resultOf(run: AgentRun, id: string): string {
   const result = run.toolResults.find((entry) => entry.id === id);
-  assert.ok(result, `no result for ${id}; results: ${JSON.stringify(run.toolResults)}; stderr: ${run.stderr.slice(-1500)}`);
+  assert.ok(
+    result,
+    `no result for ${id}; results: ${JSON.stringify(run.toolResults)}; stderr: ${run.stderr.slice(-1500)}`,
+  );
   return result.output;
 }
 
@@ -50,7 +53,18 @@ for (const agent of agents) {
       const run = await runAgent(agent, {
         cwd: work.path,
         prompt: 'write a greeting',
-        script: [{ calls: [{ id: 'call_shell_1', kind: 'shell', command: 'echo hello-from-shell > greeting.txt && echo wrote-it' }] }, { text: 'All done.' }],
+        script: [
+          {
+            calls: [
+              {
+                id: 'call_shell_1',
+                kind: 'shell',
+                command: 'echo hello-from-shell > greeting.txt && echo wrote-it',
+              },
+            ],
+          },
+          { text: 'All done.' },
+        ],
         timeoutMs,
       });
       assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
@@ -66,7 +80,11 @@ for (const agent of agents) {
         prompt: 'take notes',
         script: [
           { calls: [{ id: 'call_write_1', kind: 'write', path, content: 'first line\nsecond line\n' }] },
-          { calls: [{ id: 'call_edit_1', kind: 'edit', path, oldText: 'second line', newText: 'edited line' }] },
+          {
+            calls: [
+              { id: 'call_edit_1', kind: 'edit', path, oldText: 'second line', newText: 'edited line' },
+            ],
+          },
           { text: 'Notes taken.' },
         ],
         timeoutMs,
@@ -83,7 +101,10 @@ for (const agent of agents) {
       const run = await runAgent(agent, {
         cwd: work.path,
         prompt: 'run a command',
-        script: [{ calls: [{ id: 'call_hooked_1', kind: 'shell', command: 'echo hooked' }] }, { text: 'Ran it.' }],
+        script: [
+          { calls: [{ id: 'call_hooked_1', kind: 'shell', command: 'echo hooked' }] },
+          { text: 'Ran it.' },
+        ],
         hooks: { [preToolEvent(agent)]: hook, [postToolEvent(agent)]: hook },
         timeoutMs,
       });
@@ -107,7 +128,10 @@ for (const agent of agents) {
       const run = await runAgent(agent, {
         cwd: work.path,
         prompt: 'touch a file',
-        script: [{ calls: [{ id: 'call_denied_1', kind: 'shell', command: 'touch denied.txt' }] }, { text: 'It was denied.' }],
+        script: [
+          { calls: [{ id: 'call_denied_1', kind: 'shell', command: 'touch denied.txt' }] },
+          { text: 'It was denied.' },
+        ],
         hooks: { [preToolEvent(agent)]: 'cat > /dev/null; echo "denied by the harness test" >&2; exit 2' },
         timeoutMs,
       });
@@ -126,10 +150,19 @@ for (const agent of agents) {
         hooks: { [preToolEvent(agent)]: `echo $$ > ${pidFile}; exec sleep 600` },
         timeoutMs: 15_000,
       });
-      await assert.rejects(started, (error: unknown) => error instanceof AgentTimeoutError && /killed with its process tree/.test(error.message));
+      await assert.rejects(
+        started,
+        (error: unknown) =>
+          error instanceof AgentTimeoutError && /killed with its process tree/.test(error.message),
+      );
       const hookPid = Number(readFileSync(pidFile, 'utf8'));
       assert.ok(hookPid > 0);
-      await eventually(`the hook's sleep (${hookPid}) to end with the agent`, () => isAlive(hookPid), (alive) => !alive, softDeadline);
+      await eventually(
+        `the hook's sleep (${hookPid}) to end with the agent`,
+        () => isAlive(hookPid),
+        (alive) => !alive,
+        softDeadline,
+      );
       assert.equal(isAlive(hookPid), false, `the hook's sleep (${hookPid}) outlived the kill`);
     });
   });

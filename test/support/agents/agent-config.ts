@@ -23,7 +23,10 @@ export function postToolEvent(agent: AgentName): string {
 /** The hooks object all three agents share: per event, one matcher for every tool, one command. */
 function hooksObject(hooks: HookCommands, timeout: number): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(hooks).map(([event, command]) => [event, [{ matcher: '*', hooks: [{ type: 'command', command, timeout }] }]]),
+    Object.entries(hooks).map(([event, command]) => [
+      event,
+      [{ matcher: '*', hooks: [{ type: 'command', command, timeout }] }],
+    ]),
   );
 }
 
@@ -36,14 +39,44 @@ export interface AgentLaunch {
 }
 
 /** Writes `agent`'s configuration under `home` and says how to start it. */
-export function configureAgent(agent: AgentName, home: string, baseUrl: string, prompt: string, hooks: HookCommands): AgentLaunch {
-  const base = { HOME: home, HTTPS_PROXY: deadProxy, HTTP_PROXY: deadProxy, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
+export function configureAgent(
+  agent: AgentName,
+  home: string,
+  baseUrl: string,
+  prompt: string,
+  hooks: HookCommands,
+): AgentLaunch {
+  const base = {
+    HOME: home,
+    HTTPS_PROXY: deadProxy,
+    HTTP_PROXY: deadProxy,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+  };
   if (agent === 'claude') {
     const settings = join(home, 'provd-test-settings.json');
     writeFileSync(settings, JSON.stringify({ hooks: hooksObject(hooks, hookTimeout[agent]) }));
     return {
-      args: ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions', '--settings', settings, '--setting-sources', ''],
-      env: { ...base, IS_SANDBOX: '1', ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: 'test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+      args: [
+        '-p',
+        prompt,
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--dangerously-skip-permissions',
+        '--settings',
+        settings,
+        '--setting-sources',
+        '',
+      ],
+      env: {
+        ...base,
+        IS_SANDBOX: '1',
+        ANTHROPIC_BASE_URL: baseUrl,
+        ANTHROPIC_API_KEY: 'test',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+      },
     };
   }
   if (agent === 'codex') {
@@ -68,9 +101,19 @@ export function configureAgent(agent: AgentName, home: string, baseUrl: string, 
         '',
       ].join('\n'),
     );
-    writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: hooksObject(hooks, hookTimeout[agent]) }));
+    writeFileSync(
+      join(codexHome, 'hooks.json'),
+      JSON.stringify({ hooks: hooksObject(hooks, hookTimeout[agent]) }),
+    );
     return {
-      args: ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--dangerously-bypass-hook-trust', prompt],
+      args: [
+        'exec',
+        '--json',
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+        '--dangerously-bypass-hook-trust',
+        prompt,
+      ],
       env: { ...base, CODEX_HOME: codexHome, FAKE_OPENAI_KEY: 'test' },
     };
   }

@@ -6,7 +6,10 @@ import type { ToolResult } from './script.js';
 const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 };
 
 function candidateOf(parts: readonly Record<string, unknown>[]): Record<string, unknown> {
-  return { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata };
+  return {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata,
+  };
 }
 
 function answer(res: ServerResponse, parts: readonly Record<string, unknown>[], url: string): void {
@@ -21,10 +24,16 @@ function answer(res: ServerResponse, parts: readonly Record<string, unknown>[], 
 }
 
 export const geminiProtocol: ModelProtocol = {
-  handles: (method, url) => method === 'POST' && /^\/v1(beta)?\/models\/[^/:]+:(streamGenerateContent|generateContent)\b/.test(url),
-  isTurnRequest: (_method, url, body) => url.includes(':streamGenerateContent') && asArray(asRecord(body).tools).length > 0,
+  handles: (method, url) =>
+    method === 'POST' && /^\/v1(beta)?\/models\/[^/:]+:(streamGenerateContent|generateContent)\b/.test(url),
+  isTurnRequest: (_method, url, body) =>
+    url.includes(':streamGenerateContent') && asArray(asRecord(body).tools).length > 0,
   sendCalls(res, calls, url) {
-    answer(res, calls.map((call) => ({ functionCall: { id: call.id, name: call.name, args: call.input } })), url);
+    answer(
+      res,
+      calls.map((call) => ({ functionCall: { id: call.id, name: call.name, args: call.input } })),
+      url,
+    );
   },
   sendText(res, text, url) {
     answer(res, [{ text }], url);

@@ -6,7 +6,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AgentName } from './script.js';
 
-export const agentPackages: Record<AgentName, { readonly name: string; readonly version: string; readonly bin: string }> = {
+export const agentPackages: Record<
+  AgentName,
+  { readonly name: string; readonly version: string; readonly bin: string }
+> = {
   claude: { name: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' },
   codex: { name: '@openai/codex', version: '0.171.0', bin: 'codex' },
   gemini: { name: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
@@ -16,7 +19,9 @@ export const agentPackages: Record<AgentName, { readonly name: string; readonly 
 export function agentCommand(agent: AgentName): string {
   const { name, version, bin } = agentPackages[agent];
   const prefix = `${name.replace('/', '+')}@${version}`;
-  return fileURLToPath(new URL(`../../../../.cache/agents/${prefix}/node_modules/.bin/${bin}`, import.meta.url));
+  return fileURLToPath(
+    new URL(`../../../../.cache/agents/${prefix}/node_modules/.bin/${bin}`, import.meta.url),
+  );
 }
 
 /** Why `agent` cannot run here, or undefined when it can. */

@@ -11,7 +11,13 @@ import { anthropicProtocol } from './anthropic-protocol.js';
 import { geminiProtocol } from './gemini-protocol.js';
 import { openaiProtocol } from './openai-protocol.js';
 import type { ModelProtocol } from './protocol.js';
-import { scriptEndText, type AgentName, type RecordedRequest, type Script, type ToolResult } from './script.js';
+import {
+  scriptEndText,
+  type AgentName,
+  type RecordedRequest,
+  type Script,
+  type ToolResult,
+} from './script.js';
 import { toAgentCall } from './tool-calls.js';
 
 const protocols: Record<AgentName, ModelProtocol> = {
@@ -66,7 +72,8 @@ export class ScriptedModelServer {
   toolResults(): ToolResult[] {
     const seen = new Map<string, ToolResult>();
     for (const request of this.requests) {
-      for (const result of this.protocol.toolResults(request.body)) if (!seen.has(result.id)) seen.set(result.id, result);
+      for (const result of this.protocol.toolResults(request.body))
+        if (!seen.has(result.id)) seen.set(result.id, result);
     }
     return [...seen.values()];
   }
@@ -112,14 +119,21 @@ export class ScriptedModelServer {
     });
   }
 
-  private answer(method: string, url: string, body: unknown, receivedAtMs: number, res: ServerResponse): void {
+  private answer(
+    method: string,
+    url: string,
+    body: unknown,
+    receivedAtMs: number,
+    res: ServerResponse,
+  ): void {
     const { protocol } = this;
     if (!protocol.handles(method, url)) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not scripted"}}');
       return;
     }
     for (const result of protocol.toolResults(body)) {
-      if (this.sentAt.has(result.id) && !this.resultAt.has(result.id)) this.resultAt.set(result.id, receivedAtMs);
+      if (this.sentAt.has(result.id) && !this.resultAt.has(result.id))
+        this.resultAt.set(result.id, receivedAtMs);
     }
     const turn = protocol.isTurnRequest(method, url, body) ? this.script[this.nextTurn] : undefined;
     if (turn !== undefined) this.nextTurn += 1;

@@ -3,7 +3,13 @@ import type { ServerResponse } from 'node:http';
 import { asArray, asRecord, contentText, sseEvent, startSse, type ModelProtocol } from './protocol.js';
 import type { AgentCall, ToolResult } from './script.js';
 
-const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 20 };
+const usage = {
+  input_tokens: 10,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 10,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 20,
+};
 
 function answer(res: ServerResponse, items: readonly Record<string, unknown>[]): void {
   startSse(res);
@@ -20,9 +26,23 @@ function answer(res: ServerResponse, items: readonly Record<string, unknown>[]):
 /** apply_patch is a custom (free-form) tool in Codex: its input is the patch text itself. */
 function item(call: AgentCall): Record<string, unknown> {
   if (call.name === 'apply_patch' && typeof call.input.patch === 'string') {
-    return { type: 'custom_tool_call', id: `ctc_${call.id}`, call_id: call.id, name: 'apply_patch', input: call.input.patch, status: 'completed' };
+    return {
+      type: 'custom_tool_call',
+      id: `ctc_${call.id}`,
+      call_id: call.id,
+      name: 'apply_patch',
+      input: call.input.patch,
+      status: 'completed',
+    };
   }
-  return { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: JSON.stringify(call.input), status: 'completed' };
+  return {
+    type: 'function_call',
+    id: `fc_${call.id}`,
+    call_id: call.id,
+    name: call.name,
+    arguments: JSON.stringify(call.input),
+    status: 'completed',
+  };
 }
 
 export const openaiProtocol: ModelProtocol = {
@@ -32,7 +52,15 @@ export const openaiProtocol: ModelProtocol = {
     answer(res, calls.map(item));
   },
   sendText(res, text) {
-    answer(res, [{ type: 'message', id: 'msg_final', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }]);
+    answer(res, [
+      {
+        type: 'message',
+        id: 'msg_final',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text, annotations: [] }],
+      },
+    ]);
   },
   toolResults(body): ToolResult[] {
     return asArray(asRecord(body).input)

@@ -26,7 +26,9 @@ export function sseEvent(res: ServerResponse, data: unknown, event?: string): vo
 }
 
 export function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 export function asArray(value: unknown): unknown[] {
@@ -37,7 +39,11 @@ export function asArray(value: unknown): unknown[] {
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((part) => (typeof asRecord(part).text === 'string' ? String(asRecord(part).text) : JSON.stringify(part))).join('');
+    return content
+      .map((part) =>
+        typeof asRecord(part).text === 'string' ? String(asRecord(part).text) : JSON.stringify(part),
+      )
+      .join('');
   }
   return JSON.stringify(content ?? null);
 }

@@ -58,7 +58,12 @@ export async function runAgent(agent: AgentName, options: RunAgentOptions): Prom
       ...launch.env,
       ...options.env,
     };
-    const child = spawn(agentCommand(agent), launch.args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(agentCommand(agent), launch.args, {
+      cwd: options.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -68,10 +73,12 @@ export async function runAgent(agent: AgentName, options: RunAgentOptions): Prom
       timedOut = true;
       if (child.pid !== undefined) killTree(child.pid);
     }, options.timeoutMs);
-    const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (code, sig) => resolve([code, sig]));
-    }).finally(() => clearTimeout(timer));
+    const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
+      (resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', (code, sig) => resolve([code, sig]));
+      },
+    ).finally(() => clearTimeout(timer));
     // what the agent left running in its group goes with it
     if (child.pid !== undefined) killTree(child.pid);
     const out = Buffer.concat(stdout).toString('utf8');

@@ -19,9 +19,7 @@ export type NeutralCall =
 /** One scripted tool call: its id (the agent's own tool-call id where the protocol has one) and what it does. */
 export type ScriptedCall = NeutralCall & { readonly id: string };
 
-export type Turn =
-  | { readonly calls: readonly ScriptedCall[] }
-  | { readonly text: string };
+export type Turn = { readonly calls: readonly ScriptedCall[] } | { readonly text: string };
 
 export type Script = readonly Turn[];
 
