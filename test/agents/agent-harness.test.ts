@@ -73,7 +73,7 @@ for (const agent of agents) {
       assert.equal(run.turnsTaken, 2);
     });
 
-    it('writes a file, then edits it', async () => {
+    it('writes a file, then edits it, then reads it back', async () => {
       const path = join(work.path, 'notes.md');
       const run = await runAgent(agent, {
         cwd: work.path,
@@ -85,13 +85,15 @@ for (const agent of agents) {
               { id: 'call_edit_1', kind: 'edit', path, oldText: 'second line', newText: 'edited line' },
             ],
           },
+          { calls: [{ id: 'call_read_1', kind: 'read', path }] },
           { text: 'Notes taken.' },
         ],
         timeoutMs,
       });
       assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
       assert.equal(readFileSync(path, 'utf8'), 'first line\nedited line\n', JSON.stringify(run.toolResults));
-      assert.equal(run.turnsTaken, 3);
+      assert.match(resultOf(run, 'call_read_1'), /edited line/);
+      assert.equal(run.turnsTaken, 4);
     });
 
     it('runs a hook command for each tool call, with the tool-call id the script chose', async () => {
