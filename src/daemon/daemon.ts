@@ -160,6 +160,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         defaultCwd: process.cwd(),
         watchKills: killSwitch.watch,
       },
+      hooks: { store, policy, keepText: config.keepHookText },
       policy,
       capture: () => sensor.report(),
       openapi: openapiBytes,

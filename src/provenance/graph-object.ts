@@ -15,6 +15,8 @@ export const objectKinds = [
   'file_effect',
   'event_batch',
   'checkpoint',
+  /** An agent's hook event that is not a tool call's (session start, prompt, stop, session end). */
+  'hook_event',
 ] as const;
 export type ObjectKind = (typeof objectKinds)[number];
 
