@@ -28,6 +28,8 @@ import {
   type Policy,
   type PolicyRule,
   type RuleMatch,
+  type HookSettings,
+  daemonDownModes,
 } from './policy.js';
 import { PolicyEngine } from './policy-engine.js';
 import { policyErrorLine } from './policy-file-line.js';
@@ -43,7 +45,8 @@ const maxFlowNesting = 64;
 /** Alias expansions a YAML policy may make (the yaml package counts them). */
 const maxAliases = 100;
 
-const fileKeys = ['include_default_rules', 'rules'];
+const fileKeys = ['include_default_rules', 'rules', 'hooks'];
+const hookKeys = ['on_daemon_down'];
 const ruleKeys = ['id', 'description', 'decision', 'severity', 'mode', 'reason', 'match'];
 const matchKeys: (keyof RuleMatch)[] = [
   'event_types',
@@ -192,7 +195,15 @@ export function parsePolicy(value: unknown, source: string, fail: (message: stri
     ids.add(rule.id);
   }
   const kept = include === true ? defaultRules.filter((rule) => !ids.has(rule.id)) : [];
-  return { source, rules: [...parsed, ...kept] };
+  const hooks = file['hooks'] === undefined ? undefined : parseHooks(file['hooks'], fail);
+  return { source, rules: [...parsed, ...kept], ...(hooks && { hooks }) };
+}
+
+/** `hooks: { on_daemon_down: fail_open | fail_closed }`. */
+function parseHooks(value: unknown, fail: (message: string) => never): HookSettings {
+  const hooks = objectWith(value, hookKeys, 'hooks', fail);
+  const mode = hooks['on_daemon_down'] ?? 'fail_open';
+  return { on_daemon_down: oneOf(mode, daemonDownModes, 'hooks.on_daemon_down', fail) };
 }
 
 function parseRule(value: unknown, at: string, fail: (message: string) => never): PolicyRule {
