@@ -73,6 +73,8 @@ export interface HookRefusal {
 export interface AgentHarness {
   /** The path segment of its route (`/v1/hooks/<name>`). */
   name: string;
+  /** The OpenAPI component of its payload (hook-payload-schema.ts). */
+  payloadSchema: 'ClaudeHookPayload' | 'GeminiHookPayload';
   /** Reads a payload (a JSON object), or says which field is not the agent's. */
   read(payload: Record<string, unknown>): HookEvent | HookRefusal;
   /** The JSON the agent's hook prints (or its HTTP hook receives) for this event and verdict. */

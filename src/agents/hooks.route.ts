@@ -136,6 +136,7 @@ function hookEndpoint(harness: AgentHarness): Endpoint<{ hooks: HookDeps }> {
     schema: 'hook',
     query: hookQuery.parameters,
     body: 'application/json',
+    bodySchema: harness.payloadSchema,
     handler:
       ({ hooks }) =>
       (request) =>

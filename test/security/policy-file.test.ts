@@ -106,7 +106,7 @@ rules:
       [
         'typo.json',
         '{"rulez": []}',
-        /the file: unknown field "rulez" \(known: include_default_rules, rules\)/,
+        /the file: unknown field "rulez" \(known: include_default_rules, rules, hooks\)/,
       ],
       [
         'include.json',

@@ -20,6 +20,7 @@ export function claudeShapedAnswer(event: HookEvent, reply: HookReply): Record<s
 
 export const claudeAgent: AgentHarness = {
   name: 'claude',
+  payloadSchema: 'ClaudeHookPayload',
   read: (payload) => readClaudeShaped('claude', payload),
   answer: claudeShapedAnswer,
 };

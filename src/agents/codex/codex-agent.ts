@@ -10,6 +10,7 @@ import { readClaudeShaped } from '../claude/claude-payload.js';
 
 export const codexAgent: AgentHarness = {
   name: 'codex',
+  payloadSchema: 'ClaudeHookPayload',
   read: (payload) => readClaudeShaped('codex', payload),
   answer: (event, reply) =>
     claudeShapedAnswer(

@@ -78,6 +78,7 @@ function readGemini(payload: Record<string, unknown>): HookEvent | HookRefusal {
 
 export const geminiAgent: AgentHarness = {
   name: 'gemini',
+  payloadSchema: 'GeminiHookPayload',
   read: readGemini,
   answer: (event, reply) => {
     if (event.kind !== 'pre_tool_use' || reply.verdict === null || reply.verdict === 'allow') return {};
