@@ -17,6 +17,8 @@ export const objectKinds = [
   'checkpoint',
   /** An agent's hook event that is not a tool call's (session start, prompt, stop, session end). */
   'hook_event',
+  /** Bytes a hook carried (a tool's input or result, a prompt's text when kept), named by content_hash. */
+  'hook_content',
 ] as const;
 export type ObjectKind = (typeof objectKinds)[number];
 

@@ -17,6 +17,7 @@ export interface ObjectRow {
 const chainOf: Readonly<Record<string, string> & Record<Exclude<ObjectKind, 'run'>, string>> = {
   binding: 'context',
   hook_event: 'context',
+  hook_content: 'context',
   tool_call: 'context',
   artifact: 'context',
   file_effect: 'context',

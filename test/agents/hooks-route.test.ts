@@ -75,6 +75,9 @@ describe('POST /v1/hooks/{agent}', function () {
           })
         : assert.deepEqual(answer, {}, String(session[i]!['hook_event_name'])),
     );
+    const timeline = await request(daemon.url, `/v1/timeline?run=${runId}`, { headers: auth });
+    assert.equal(timeline.status, 200);
+    assert.match(JSON.stringify(timeline.body), /tool call toolu_denied_1: Bash \(denied\)/);
     const verified = await request(daemon.url, `/v1/graph/verify?run=${runId}`, { headers: auth });
     assert.equal(verified.body['status'], 'ok', JSON.stringify(verified.body));
     await daemon.stop();
@@ -115,7 +118,7 @@ describe('POST /v1/hooks/{agent}', function () {
       assert.equal(decision['answered'], 'deny');
       assert.notEqual(decision['decision'], 'allow');
       const streams = bodies
-        .filter((body) => body.kind === 'artifact')
+        .filter((body) => body.kind === 'hook_content')
         .map((body) => `${String(body.payload['tool_call_id'])}:${String(body.payload['stream'])}`);
       for (const id of ids) {
         assert.ok(streams.includes(`${id}:tool_input`), id);
@@ -132,7 +135,7 @@ describe('POST /v1/hooks/{agent}', function () {
       // the attacker's edit: the stored input of the first tool call
       await connection.run(
         `UPDATE artifacts SET content = 'e30='::BLOB WHERE hash = (SELECT json_extract_string(body, '$.payload.content_hash')
-           FROM objects WHERE run_id = '${runId}' AND kind = 'artifact'
+           FROM objects WHERE run_id = '${runId}' AND kind = 'hook_content'
              AND json_extract_string(body, '$.payload.stream') = 'tool_input' LIMIT 1)`,
       );
     });
@@ -175,7 +178,8 @@ describe('POST /v1/hooks/{agent}', function () {
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (connection) => {
       const rows = await queryRows(
         connection,
-        `SELECT run_id, tool_call_id, status, json_extract(record, '$.pre_tool_use_seen')::VARCHAR AS seen FROM tool_calls ORDER BY run_id, tool_call_id`,
+        `SELECT t.run_id, t.tool_call_id, t.status, json_extract(o.body, '$.payload.pre_tool_use_seen')::VARCHAR AS seen
+         FROM tool_calls t JOIN objects o ON o.hash = t.object_hash ORDER BY t.run_id, t.tool_call_id`,
       );
       assert.equal(rows.length, 3);
       assert.deepEqual(

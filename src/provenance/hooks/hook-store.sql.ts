@@ -1,9 +1,9 @@
 /**
  * An agent's hook event on the store thread, in one transaction, append-only: a tool call's
- * PreToolUse is its `tool_call` object (with the gate's decision) and an `artifact` object of its
- * input; its PostToolUse a second `artifact` object of its result, whose parent is the tool call's
+ * PreToolUse is its `tool_call` object (with the gate's decision) and a `hook_content` object of its
+ * input; its PostToolUse a second `hook_content` object of its result, whose parent is the tool call's
  * (the first is never rewritten); every other event a `hook_event` object. Prompts and assistant
- * messages are named by their hash; their text is stored (as an artifact) only when the daemon
+ * messages are named by their hash; their text is stored (as hook_content) only when the daemon
  * keeps hook text. The tool_calls row is the read model the views read: its status and record
  * follow the call (`denied`, `asserted` until its result, then `completed` or `failed`).
  */
@@ -13,6 +13,7 @@ import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { execute, inTransaction, readRows, sql, unnested } from '../../store/sql.js';
 import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
 import { sha256 } from '../graph-object.js';
+import type { RecordedToolCall, ToolCallStatus } from '../record/record-answer.js';
 
 /** The gate's decision on a PreToolUse, as sealed in its tool_call object. */
 export interface HookDecision {
@@ -84,8 +85,8 @@ async function preToolUse(connection: DuckDBConnection, write: HookWrite, ns: bi
   const denied = write.decision !== null && write.decision.answered !== 'allow';
   const toolCallHash = await appendToolCall(connection, write, toolCallId, true);
   await appendContent(connection, write, toolCallHash, toolCallId, 'tool_input', write.input_json ?? '{}', {});
-  const status = denied ? 'denied' : 'asserted';
-  const record = toolCallRecord(write, toolCallId, toolCallHash, status, ns, true);
+  const status: ToolCallStatus = denied ? 'denied' : 'asserted';
+  const record = toolCallRecord(write, toolCallId, toolCallHash, status, ns);
   await execute(
     connection,
     sql`INSERT INTO tool_calls VALUES (${write.run_id}, ${toolCallId}, ${status}, ${JSON.stringify(record)},
@@ -103,7 +104,7 @@ async function postToolUse(connection: DuckDBConnection, write: HookWrite, ns: b
     toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
     toolCallHash = await appendToolCall(connection, write, toolCallId, false);
     await appendContent(connection, write, toolCallHash, toolCallId, 'tool_input', write.input_json ?? '{}', {});
-    const record = toolCallRecord(write, toolCallId, toolCallHash, 'asserted', ns, false);
+    const record = toolCallRecord(write, toolCallId, toolCallHash, 'asserted', ns);
     await execute(
       connection,
       sql`INSERT INTO tool_calls VALUES (${write.run_id}, ${toolCallId}, 'asserted', ${JSON.stringify(record)},
@@ -123,12 +124,7 @@ async function postToolUse(connection: DuckDBConnection, write: HookWrite, ns: b
     { duration_ms: write.duration_ms, failed: write.failed, native_event: write.native_event },
   );
   const status = write.failed ? 'failed' : 'completed';
-  const update = JSON.stringify({
-    status,
-    ended_at: formatRfc3339Nanos(ns),
-    duration_ms: write.duration_ms,
-    result_object_hash: resultHash,
-  });
+  const update = JSON.stringify({ status, ended_at: formatRfc3339Nanos(ns), duration_ms: write.duration_ms });
   await execute(
     connection,
     sql`UPDATE tool_calls SET status = ${status}, ended_ns = ${ns}, record = json_merge_patch(record, ${update})
@@ -193,7 +189,7 @@ async function appendToolCall(
   return toolCall!.hash;
 }
 
-/** Stores `text` as an artifact and appends its `artifact` object under `parent`; returns the object's hash. */
+/** Stores `text` in artifacts and appends its `hook_content` object under `parent`; returns the object's hash. */
 async function appendContent(
   connection: DuckDBConnection,
   write: HookWrite,
@@ -216,7 +212,7 @@ async function appendContent(
   );
   const [object] = await appendToChains(connection, [
     entry(write.run_id, (previous, index) => ({
-      kind: 'artifact',
+      kind: 'hook_content',
       run_id: write.run_id,
       parents: [previous, parent],
       payload: {
@@ -266,24 +262,25 @@ async function nextKeyedId(connection: DuckDBConnection, write: HookWrite): Prom
   return `${write.tool_call_key}-${row!.n + 1n}`;
 }
 
-/** The tool_calls row's record: the fields the views read, none claiming what provd never saw. */
+/**
+ * The tool_calls row's record: exactly the fields of a recorded tool call the views read
+ * (RecordedToolCall), none claiming what provd never saw; what is the hook's own (the agent, the
+ * decision, whether its PreToolUse came) is in its objects.
+ */
 function toolCallRecord(
   write: HookWrite,
   toolCallId: string,
   objectHash: string,
-  status: string,
+  status: ToolCallStatus,
   ns: bigint,
-  preSeen: boolean,
-): Record<string, unknown> {
+): RecordedToolCall {
   return {
     tool_call_id: toolCallId,
     status,
-    source: 'hook',
-    agent: write.agent,
     executed: false,
-    command: write.tool_name,
+    command: write.tool_name ?? '',
     args: [],
-    cwd: write.cwd,
+    cwd: write.cwd ?? '',
     started_at: formatRfc3339Nanos(ns),
     ended_at: status === 'denied' ? formatRfc3339Nanos(ns) : null,
     duration_ms: null,
@@ -293,10 +290,7 @@ function toolCallRecord(
     error: null,
     binding_id: null,
     object_hash: objectHash,
-    evidence_level: 'context_asserted',
-    pre_tool_use_seen: preSeen,
-    decision: write.decision,
-  };
+  } satisfies RecordedToolCall;
 }
 
 function entry(runId: string, build: ChainEntry['build']): ChainEntry {

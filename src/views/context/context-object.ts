@@ -105,6 +105,8 @@ function summaryOf(row: StoredObjectRow, object: GraphObject): string {
       return `event batch ${String(payload['batch_id'])}: ${String(payload['events'])} events`;
     case 'checkpoint':
       return `checkpoint ${String(payload['index'])} of run ${object.run_id}`;
+    case 'hook_content':
+      return `${String(payload['stream'])} of ${String(payload['tool_call_id'] ?? 'a hook event')} (${String(payload['size'])} bytes)`;
     case 'hook_event':
       return `${String(payload['agent'])} hook ${String(payload['native_event'])}`;
   }
