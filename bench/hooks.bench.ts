@@ -54,10 +54,14 @@ async function load(url: string, body: (i: number) => string): Promise<Load> {
   let non200 = 0;
   const post = (text: string): Promise<number> =>
     new Promise((resolve, reject) => {
-      const sent = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      });
+      const sent = httpRequest(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
       sent.on('error', reject);
       sent.end(text);
     });
@@ -76,7 +80,12 @@ async function load(url: string, body: (i: number) => string): Promise<Load> {
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (p: number): number => Number(latencies[Math.floor(latencies.length * p)]!.toFixed(3));
-  return { requests_per_sec: Math.round((requests * 1000) / elapsedMs), p50_ms: at(0.5), p99_ms: at(0.99), non200 };
+  return {
+    requests_per_sec: Math.round((requests * 1000) / elapsedMs),
+    p50_ms: at(0.5),
+    p99_ms: at(0.99),
+    non200,
+  };
 }
 
 async function runBench(): Promise<string[]> {
@@ -98,8 +107,11 @@ async function runBench(): Promise<string[]> {
       ratio_to_baseline: ratio,
     };
     process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
-    if (hook.non200 + gate.non200 > 0) failures.push(`hooks: ${hook.non200 + gate.non200} answers other than 200`);
-    failures.push(...guardRatio('hooks.pre_tool_use.rps/gate', ratio, "PreToolUse requests/s over the gate's"));
+    if (hook.non200 + gate.non200 > 0)
+      failures.push(`hooks: ${hook.non200 + gate.non200} answers other than 200`);
+    failures.push(
+      ...guardRatio('hooks.pre_tool_use.rps/gate', ratio, "PreToolUse requests/s over the gate's"),
+    );
   } finally {
     await daemon.stop();
   }

@@ -8,13 +8,7 @@ import type { tags } from 'typia';
 
 /** What happened, in provd's words. `other`: an event provd keeps but gives no meaning to. */
 export type HookEventKind =
-  | 'session_start'
-  | 'user_prompt'
-  | 'pre_tool_use'
-  | 'post_tool_use'
-  | 'stop'
-  | 'session_end'
-  | 'other';
+  'session_start' | 'user_prompt' | 'pre_tool_use' | 'post_tool_use' | 'stop' | 'session_end' | 'other';
 
 /** A session id, a tool name or a tool-call id as an agent gives it: printable, bounded. */
 export type HookId = string & tags.MinLength<1> & tags.MaxLength<256> & tags.Pattern<'^[^\\u0000-\\u001f]*$'>;

@@ -20,7 +20,11 @@ export function checked<T>(contract: SchemaContract<T>, payload: unknown): T | H
 export function baseEvent(
   agent: string,
   kind: HookEventKind,
-  payload: Record<string, unknown> & { session_id: string; hook_event_name: string; cwd?: string | undefined },
+  payload: Record<string, unknown> & {
+    session_id: string;
+    hook_event_name: string;
+    cwd?: string | undefined;
+  },
 ): HookEvent {
   return {
     agent,

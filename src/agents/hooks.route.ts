@@ -59,12 +59,19 @@ export async function handleHook(
   run: string | undefined,
 ): Promise<HttpReply> {
   const event = harness.read(parseJsonObject(body));
-  if (isRefusal(event)) return errorReply('invalid_argument', `${harness.name} hook payload: ${event.message}`);
+  if (isRefusal(event))
+    return errorReply('invalid_argument', `${harness.name} hook payload: ${event.message}`);
   const decision = event.kind === 'pre_tool_use' ? judgeToolCall(deps.policy, event) : null;
-  const reply: HookReply = { verdict: decision === null ? null : (decision.answered as HookReply['verdict']), reason: decision?.reason ?? null };
+  const reply: HookReply = {
+    verdict: decision === null ? null : (decision.answered as HookReply['verdict']),
+    reason: decision?.reason ?? null,
+  };
   const answer: HookAnswer = harness.answer(event, reply);
   const write = hookWrite(deps, event, run ?? event.session_id, decision, caller);
-  const stored = deps.store.queryJson('hook', write, { deadlineMs: writeDeadlineMs, verdictMs: writeDeadlineMs });
+  const stored = deps.store.queryJson('hook', write, {
+    deadlineMs: writeDeadlineMs,
+    verdictMs: writeDeadlineMs,
+  });
   const reply200: HttpReply = {
     status: 200,
     body: JSON.stringify(answer),
@@ -74,7 +81,10 @@ export async function handleHook(
     // answered now; the write goes on, and a failure is logged and counted
     stored.catch((error: unknown) => {
       hookStoreFailures.count++;
-      log('warn', 'storing a hook event failed after its answer', { agent: harness.name, error: String(error) });
+      log('warn', 'storing a hook event failed after its answer', {
+        agent: harness.name,
+        error: String(error),
+      });
     });
     return reply200;
   }
@@ -96,7 +106,8 @@ function hookWrite(
 ): HookWrite {
   const texts: HookWrite['texts'] = [];
   if (event.prompt !== null) texts.push({ field: 'prompt', text: event.prompt });
-  if (event.assistant_message !== null) texts.push({ field: 'assistant_message', text: event.assistant_message });
+  if (event.assistant_message !== null)
+    texts.push({ field: 'assistant_message', text: event.assistant_message });
   // the payload is kept whole but for the texts, which are named by hash (and kept as text only when asked)
   const payload = { ...event.payload };
   for (const field of ['prompt', 'last_assistant_message', 'prompt_response']) delete payload[field];
@@ -130,8 +141,8 @@ function hookEndpoint(harness: AgentHarness): Endpoint<{ hooks: HookDeps }> {
     summary: `One ${harness.name} hook event: stored as context; a PreToolUse is judged and answered`,
     description:
       `The body is the payload ${harness.name}'s hook sends, as it sends it. The answer is the JSON the agent's hook ` +
-      'reads (docs/agents.md): `{}` lets the call go on; a denied PreToolUse is answered in the agent\'s own deny shape ' +
-      'with the policy\'s reason. The header Provenance-Schema says provenance.hook/v1. Each event is stored in the run ' +
+      "reads (docs/agents.md): `{}` lets the call go on; a denied PreToolUse is answered in the agent's own deny shape " +
+      "with the policy's reason. The header Provenance-Schema says provenance.hook/v1. Each event is stored in the run " +
       'named by `run`, else the session id; SessionEnd seals it with a checkpoint.',
     schema: 'hook',
     query: hookQuery.parameters,

@@ -18,12 +18,15 @@ export function toolSubjects(event: HookEvent): PolicySubject[] {
   const input = event.tool_input ?? {};
   const name = event.tool_name ?? '';
   const cwd = event.cwd;
-  const at = (path: string): string => (cwd !== null && !posix.isAbsolute(path) ? posix.resolve(cwd, path) : path);
+  const at = (path: string): string =>
+    cwd !== null && !posix.isAbsolute(path) ? posix.resolve(cwd, path) : path;
   if (shellTools.has(name)) {
-    const text = [input['command'], input['cmd']].find((value) => typeof value === 'string') as string | undefined;
+    const text = [input['command'], input['cmd']].find((value): value is string => typeof value === 'string');
     const words = (text ?? '').split(/[\s;&|<>()]+/).filter((word) => word !== '');
     if (words.length === 0) return [];
-    const paths = words.filter((word) => word.startsWith('/') || word.startsWith('./') || word.startsWith('~/'));
+    const paths = words.filter(
+      (word) => word.startsWith('/') || word.startsWith('./') || word.startsWith('~/'),
+    );
     return [
       { event_type: 'execve', command: words[0]!, args: words.slice(1) },
       ...paths.map((path) => ({ event_type: 'file_open', path: at(path) })),
@@ -31,10 +34,14 @@ export function toolSubjects(event: HookEvent): PolicySubject[] {
   }
   if (name === 'apply_patch') {
     const patch = typeof input['command'] === 'string' ? input['command'] : '';
-    const files = [...patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((match) => match[1]!.trim());
+    const files = [...patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((match) =>
+      match[1]!.trim(),
+    );
     return files.map((path) => ({ event_type: 'file_write', path: at(path) }));
   }
-  const path = pathFields.map((field) => input[field]).find((value) => typeof value === 'string' && value !== '');
+  const path = pathFields
+    .map((field) => input[field])
+    .find((value) => typeof value === 'string' && value !== '');
   if (typeof path !== 'string') return [];
   return [{ event_type: readTools.has(name) ? 'file_open' : 'file_write', path: at(path) }];
 }

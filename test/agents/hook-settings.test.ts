@@ -20,7 +20,10 @@ describe('hooks: { on_daemon_down } in the policy file', function () {
       on_daemon_down: 'fail_closed',
     });
     assert.deepEqual(parsePolicy({ hooks: {} }, 'p', fail).hooks, { on_daemon_down: 'fail_open' });
-    assert.throws(() => parsePolicy({ hooks: { on_daemon_down: 'closed' } }, 'p', fail), /hooks\.on_daemon_down must be one of fail_open, fail_closed/);
+    assert.throws(
+      () => parsePolicy({ hooks: { on_daemon_down: 'closed' } }, 'p', fail),
+      /hooks\.on_daemon_down must be one of fail_open, fail_closed/,
+    );
     assert.throws(() => parsePolicy({ hooks: { timeout: 5 } }, 'p', fail), /hooks: unknown field "timeout"/);
     assert.throws(() => parsePolicy({ hooks: 'fail_open' }, 'p', fail), /hooks must be an object/);
   });

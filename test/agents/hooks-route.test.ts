@@ -107,7 +107,14 @@ describe('POST /v1/hooks/{agent}', function () {
         connection,
         `SELECT kind, body FROM objects WHERE run_id = '${runId}' ORDER BY chain_index NULLS LAST, hash`,
       );
-      const bodies = objects.map((row) => JSON.parse(String(row['body'])) as { kind: string; parents: string[]; payload: Record<string, unknown> });
+      const bodies = objects.map(
+        (row) =>
+          JSON.parse(String(row['body'])) as {
+            kind: string;
+            parents: string[];
+            payload: Record<string, unknown>;
+          },
+      );
       const toolCalls = bodies.filter((body) => body.kind === 'tool_call');
       assert.deepEqual(
         toolCalls.map((body) => body.payload['tool_call_id']),
@@ -124,9 +131,14 @@ describe('POST /v1/hooks/{agent}', function () {
         assert.ok(streams.includes(`${id}:tool_input`), id);
         assert.equal(streams.includes(`${id}:tool_result`), id !== 'toolu_denied_1', id);
       }
-      const prompt = bodies.find((body) => body.kind === 'hook_event' && body.payload['event'] === 'user_prompt')!;
+      const prompt = bodies.find(
+        (body) => body.kind === 'hook_event' && body.payload['event'] === 'user_prompt',
+      )!;
       assert.match(String(prompt.payload['prompt_hash']), /^sha256:/);
-      assert.ok(!JSON.stringify(prompt).includes('make a greeting'), 'the prompt text is not stored by default');
+      assert.ok(
+        !JSON.stringify(prompt).includes('make a greeting'),
+        'the prompt text is not stored by default',
+      );
       const [checkpoints] = await queryRows(
         connection,
         `SELECT count(*)::INTEGER AS n FROM checkpoints WHERE run_id = '${runId}'`,
@@ -154,10 +166,7 @@ describe('POST /v1/hooks/{agent}', function () {
       tool_input: { command: 'cat /etc/shadow' },
     });
     assert.equal(codex.status, 200);
-    assert.equal(
-      (codex.body['hookSpecificOutput'] as Record<string, unknown>)['permissionDecision'],
-      'deny',
-    );
+    assert.equal((codex.body['hookSpecificOutput'] as Record<string, unknown>)['permissionDecision'], 'deny');
     const gemini = await post(daemon.url, 'gemini', {
       ...pre('gemini'),
       tool_input: { command: 'cat /etc/shadow > stolen.txt' },
@@ -171,9 +180,13 @@ describe('POST /v1/hooks/{agent}', function () {
     const daemon = await fixture.start({ authToken: token });
     const before = captured.find((one) => one.agent === 'gemini' && one.event === 'BeforeTool')!.payload;
     const after = captured.find((one) => one.agent === 'gemini' && one.event === 'AfterTool')!.payload;
-    for (const payload of [before, before, after, after]) assert.equal((await post(daemon.url, 'gemini', payload, '?run=g1')).status, 200);
+    for (const payload of [before, before, after, after])
+      assert.equal((await post(daemon.url, 'gemini', payload, '?run=g1')).status, 200);
     const claudePost = captured.find((one) => one.agent === 'claude' && one.event === 'PostToolUse')!.payload;
-    assert.equal((await post(daemon.url, 'claude', { ...claudePost, tool_use_id: 'toolu_unseen' }, '?run=c1')).status, 200);
+    assert.equal(
+      (await post(daemon.url, 'claude', { ...claudePost, tool_use_id: 'toolu_unseen' }, '?run=c1')).status,
+      200,
+    );
     await daemon.stop();
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (connection) => {
       const rows = await queryRows(
@@ -212,9 +225,15 @@ describe('POST /v1/hooks/{agent}', function () {
       assert.equal(answer.status, 400, JSON.stringify(body).slice(0, 80));
       assert.match(String((answer.body['error'] as Record<string, unknown>)['message']), message);
     }
-    const big = await post(daemon.url, 'claude', { ...pre, tool_input: { command: 'x'.repeat(2 * 1024 * 1024) } });
+    const big = await post(daemon.url, 'claude', {
+      ...pre,
+      tool_input: { command: 'x'.repeat(2 * 1024 * 1024) },
+    });
     assert.equal(big.status, 413);
-    const anonymous = await request(daemon.url, '/v1/hooks/claude', { method: 'POST', body: JSON.stringify(pre) });
+    const anonymous = await request(daemon.url, '/v1/hooks/claude', {
+      method: 'POST',
+      body: JSON.stringify(pre),
+    });
     assert.equal(anonymous.status, 401);
   });
 });

@@ -87,7 +87,12 @@ export function readClaudeShaped(agent: string, payload: Record<string, unknown>
     case 'pre_tool_use': {
       const call = checked(tool, payload);
       if ('message' in call) return call;
-      return { ...event, tool_name: call.tool_name, tool_input: call.tool_input, tool_use_id: call.tool_use_id };
+      return {
+        ...event,
+        tool_name: call.tool_name,
+        tool_input: call.tool_input,
+        tool_use_id: call.tool_use_id,
+      };
     }
     case 'post_tool_use': {
       const call = checked(postTool, payload);

@@ -61,7 +61,8 @@ function readGemini(payload: Record<string, unknown>): HookEvent | HookRefusal {
       tool_input: call.tool_input,
       tool_call_key: toolCallKey(call.tool_name, call.tool_input),
       tool_response: response,
-      failed: typeof response === 'object' && response !== null && 'error' in response && response.error != null,
+      failed:
+        typeof response === 'object' && response !== null && 'error' in response && response.error != null,
     };
   }
   if (kind === 'user_prompt' || kind === 'stop') {

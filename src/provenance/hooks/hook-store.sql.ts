@@ -84,7 +84,15 @@ async function preToolUse(connection: DuckDBConnection, write: HookWrite, ns: bi
   const toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
   const denied = write.decision !== null && write.decision.answered !== 'allow';
   const toolCallHash = await appendToolCall(connection, write, toolCallId, true);
-  await appendContent(connection, write, toolCallHash, toolCallId, 'tool_input', write.input_json ?? '{}', {});
+  await appendContent(
+    connection,
+    write,
+    toolCallHash,
+    toolCallId,
+    'tool_input',
+    write.input_json ?? '{}',
+    {},
+  );
   const status: ToolCallStatus = denied ? 'denied' : 'asserted';
   const record = toolCallRecord(write, toolCallId, toolCallHash, status, ns);
   await execute(
@@ -103,7 +111,15 @@ async function postToolUse(connection: DuckDBConnection, write: HookWrite, ns: b
     // stored all the same, and said to lack its PreToolUse (the hook may have come mid-session)
     toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
     toolCallHash = await appendToolCall(connection, write, toolCallId, false);
-    await appendContent(connection, write, toolCallHash, toolCallId, 'tool_input', write.input_json ?? '{}', {});
+    await appendContent(
+      connection,
+      write,
+      toolCallHash,
+      toolCallId,
+      'tool_input',
+      write.input_json ?? '{}',
+      {},
+    );
     const record = toolCallRecord(write, toolCallId, toolCallHash, 'asserted', ns);
     await execute(
       connection,

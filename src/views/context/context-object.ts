@@ -106,7 +106,7 @@ function summaryOf(row: StoredObjectRow, object: GraphObject): string {
     case 'checkpoint':
       return `checkpoint ${String(payload['index'])} of run ${object.run_id}`;
     case 'hook_content':
-      return `${String(payload['stream'])} of ${String(payload['tool_call_id'] ?? 'a hook event')} (${String(payload['size'])} bytes)`;
+      return `${String(payload['stream'])} of ${typeof payload['tool_call_id'] === 'string' ? payload['tool_call_id'] : 'a hook event'} (${String(payload['size'])} bytes)`;
     case 'hook_event':
       return `${String(payload['agent'])} hook ${String(payload['native_event'])}`;
   }
