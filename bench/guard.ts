@@ -31,6 +31,7 @@ const benches = [
   'search',
   'ai',
   'verify-host',
+  'hooks',
 ] as const;
 
 const argv = process.argv.slice(2);

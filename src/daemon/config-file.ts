@@ -42,6 +42,7 @@ export const configKeys = {
   policy: ['policy', 'path'],
   'resolv-conf': ['resolvConf', 'path'],
   'record-user': ['recordUser', 'text'],
+  'keep-hook-text': ['keepHookText', 'boolean'],
   'host-name': ['hostName', 'text'],
 } as const satisfies Record<string, readonly [keyof DaemonFlags, Kind]>;
 

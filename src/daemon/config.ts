@@ -55,6 +55,8 @@ export interface DaemonConfig {
   resolvConf: { files: string[]; given: boolean };
   /** `--record-user`: whom recorded commands run as; undefined: their cwd's owner (command-user.ts). */
   recordUser: CommandUser | undefined;
+  /** `--keep-hook-text`: agents' prompts and assistant messages are stored as text, not only by hash (docs/agents.md). */
+  keepHookText: boolean;
   /** The host partition of exports (`--host-name`, else the machine's name), sanitised for a path. */
   hostName: string;
   faults: Faults;
@@ -96,6 +98,7 @@ export interface DaemonFlags {
   policy?: string | undefined;
   resolvConf?: string | undefined;
   recordUser?: string | undefined;
+  keepHookText?: boolean | undefined;
   hostName?: string | undefined;
 }
 
@@ -168,6 +171,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
     resolvConf: resolvConfFiles(flags.resolvConf ?? env['PROVD_RESOLV_CONF']),
     recordUser: parseRecordUser(flags.recordUser ?? env['PROVD_RECORD_USER']),
+    keepHookText: flags.keepHookText ?? env['PROVD_KEEP_HOOK_TEXT'] === '1',
     hostName: exportHostName(flags.hostName ?? env['PROVD_HOST_NAME']),
     faults: {
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),

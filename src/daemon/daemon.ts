@@ -24,6 +24,7 @@ import { Sensor } from '../sensor/sensor.js';
 import { hostResolversCheck, noSealingCheck, ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
 import { endpoints } from './endpoints.js';
 import { openapiBytes } from './openapi.js';
+import { hookSettingsOf, writeHookSettings } from '../agents/hook-settings-file.js';
 import { defaultPolicy } from '../security/policy/default-policy.js';
 import { PolicyEngine } from '../security/policy/policy-engine.js';
 import { KillSwitch } from '../security/responses/kill-switch.js';
@@ -63,6 +64,10 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     source: policy.policy.source,
     rules: policy.policy.rules.length,
     host_resolvers: resolvers.addresses,
+  });
+  log('info', 'hook settings', {
+    path: writeHookSettings(config.dataDir, policy.policy),
+    ...hookSettingsOf(policy.policy),
   });
   log('info', 'event hashing', { batch: batchHashing }); // native (native/hash) or js
   let failStop: (error: ProvdError) => void = () => undefined;
@@ -167,6 +172,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         defaultCwd: process.cwd(),
         watchKills: killSwitch.watch,
       },
+      hooks: { store, policy, keepText: config.keepHookText },
       policy,
       capture: () => sensor.report(),
       openapi: openapiBytes,

@@ -3,6 +3,7 @@
  * in its route file; the router and the OpenAPI document are both built from this list, so they
  * cannot disagree. An endpoint whose handler asks for a part RouteDeps does not hold fails the build.
  */
+import { hookEndpoints } from '../agents/hooks.route.js';
 import { ingestEndpoint } from '../ingest/ingest.route.js';
 import { checkpointEndpoint, graphKeysEndpoint } from '../provenance/graph-keys.route.js';
 import { recordEndpoint } from '../provenance/record/record.route.js';
@@ -93,6 +94,7 @@ export const endpoints: readonly Endpoint<RouteDeps>[] = [
   ingestEndpoint,
   bindEndpoint,
   recordEndpoint,
+  ...hookEndpoints,
 ];
 
 /** The media type a client sends its body to `path` as (a query string may follow), if it takes one. */

@@ -24,6 +24,8 @@ import type { RecordAnswer } from '../provenance/record/record-answer.js';
 import type { RecordLiveChunk, RecordStreamEnd } from '../provenance/record/live-output.js';
 import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
+import type { HookAnswer } from '../agents/hook-answer.js';
+import type { ClaudeHookPayload, GeminiHookPayload } from '../agents/hook-payload-schema.js';
 import type { GateAnswer, GateRequest } from '../security/gate.route.js';
 import type { Baseline, BaselineList } from '../security/baseline/baseline.js';
 import type { BaselineRequest } from '../security/baseline/baseline-request.js';
@@ -76,6 +78,9 @@ const generated = typia.json.schemas<
     ExplainResult,
     GateRequest,
     GateAnswer,
+    HookAnswer,
+    ClaudeHookPayload,
+    GeminiHookPayload,
     SecurityRisks,
     SecurityResponses,
     AuditAssociations,

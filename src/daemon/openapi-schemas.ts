@@ -60,6 +60,7 @@ const openapiSchema: JsonObject = {
 export function schemaComponentName(schema: string): string {
   if (schema === 'openapi') return 'OpenApiDocument';
   if (schema === 'prometheus') return 'PrometheusText';
+  if (schema === 'hook') return 'HookAnswer';
   return bodyComponentName(schema) ?? versionComponentName(schema);
 }
 

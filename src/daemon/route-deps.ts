@@ -2,6 +2,7 @@
  * The daemon's long-lived parts that endpoint handlers are built from. Each endpoint names the
  * parts it needs (Endpoint<Deps>); the endpoint list checks that these hold them.
  */
+import type { HookDeps } from '../agents/hooks.route.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
 import type { ProvenanceKinds } from '../provenance/provenance-kinds.js';
 import type { RecordDeps } from '../provenance/record/record.route.js';
@@ -27,6 +28,8 @@ export interface RouteDeps {
   bindingLog: BindingLog;
   /** What POST /v1/record runs commands with, composed by the daemon. */
   record: RecordDeps;
+  /** What POST /v1/hooks/{agent} judges and stores with. */
+  hooks: HookDeps;
   /** The policy the gate evaluates with. */
   policy: PolicyEngine;
   /** The sensor's capability report now (GET /metrics reads its counters). */

@@ -15,6 +15,10 @@ export const objectKinds = [
   'file_effect',
   'event_batch',
   'checkpoint',
+  /** An agent's hook event that is not a tool call's (session start, prompt, stop, session end). */
+  'hook_event',
+  /** Bytes a hook carried (a tool's input or result, a prompt's text when kept), named by content_hash. */
+  'hook_content',
 ] as const;
 export type ObjectKind = (typeof objectKinds)[number];
 

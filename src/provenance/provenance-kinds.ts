@@ -15,6 +15,7 @@ import {
   type RecordWrite,
   type ToolCallKey,
 } from './record/record-store.sql.js';
+import { writeHookEvent, type HookWrite } from './hooks/hook-store.sql.js';
 import type { SigningKey } from './signing-key.js';
 import type { ProvenanceDeps } from './provenance-store.js';
 import { VerifyLog } from './verify-log.js';
@@ -79,6 +80,13 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
       return jsonText<NoParams>({});
     },
     record: async (params: RecordWrite) => jsonText(await writes.run(() => writeRecord(writer, params))),
+    // POST /v1/hooks/{agent}: one hook event; a SessionEnd seals its run with a checkpoint
+    hook: async (params: HookWrite) => {
+      const written = await writes.run(() => writeHookEvent(writer, params));
+      if (params.kind === 'session_end' && parts.sealing)
+        await writes.run(() => parts.checkpointer.writeDue([params.run_id]));
+      return jsonText(written);
+    },
   };
 }
 

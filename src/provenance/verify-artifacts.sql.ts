@@ -1,5 +1,5 @@
 /**
- * Artifacts in verify: each `artifact` object names the address of its stored bytes; those bytes
+ * Artifacts in verify: each `artifact` (and `hook_content`) object names the address of its stored bytes; those bytes
  * must be stored and hash to it, so an edited stdout or a swapped file content is found.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -15,7 +15,9 @@ export async function verifyArtifacts(
   objects: ReadonlyMap<string, CheckedObject>,
   issues: VerifyIssues,
 ): Promise<void> {
-  const named = [...objects.values()].filter(({ object }) => object.kind === 'artifact');
+  const named = [...objects.values()].filter(
+    ({ object }) => object.kind === 'artifact' || object.kind === 'hook_content',
+  );
   if (named.length === 0) return;
   const addresses = [...new Set(named.map(({ object }) => String(object.payload['content_hash'])))];
   const rows = await readRows<{ hash: string; content: Uint8Array }>(

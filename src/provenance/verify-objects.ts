@@ -2,7 +2,7 @@
  * Verification of a run's objects: each one's address against its bytes, its parents, and the
  * chains (each index once, each object naming the one before, the recorded head last).
  */
-import { parseObject, sha256, type GraphObject } from './graph-object.js';
+import { parseObject, sha256, type GraphObject, type ObjectKind } from './graph-object.js';
 import type { VerifyIssues } from './verify-issues.js';
 
 /** An objects row of the run. */
@@ -13,9 +13,11 @@ export interface ObjectRow {
   body: string;
 }
 
-/** The chain each kind belongs to (the run object is the root of all). */
-const chainOf: Readonly<Record<string, string>> = {
+/** The chain each kind belongs to (the run object is the root of all); every other kind must be named here. */
+const chainOf: Readonly<Record<string, string> & Record<Exclude<ObjectKind, 'run'>, string>> = {
   binding: 'context',
+  hook_event: 'context',
+  hook_content: 'context',
   tool_call: 'context',
   artifact: 'context',
   file_effect: 'context',

@@ -106,7 +106,7 @@ rules:
       [
         'typo.json',
         '{"rulez": []}',
-        /the file: unknown field "rulez" \(known: include_default_rules, rules, unreadable_commands\)/,
+        /the file: unknown field "rulez" \(known: include_default_rules, rules, unreadable_commands, hooks\)/,
       ],
       [
         'include.json',

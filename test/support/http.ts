@@ -89,11 +89,12 @@ export function postHeadOnly(
   path: string,
   contentLength: number,
   contentType = 'application/x-ndjson',
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url + path, {
       method: 'POST',
-      headers: { 'content-type': contentType, 'content-length': String(contentLength) },
+      headers: { ...headers, 'content-type': contentType, 'content-length': String(contentLength) },
     });
     req.on('response', (res) => {
       let body = '';

@@ -96,6 +96,11 @@ export class DaemonCommand extends Command {
       "whom POST /v1/record runs commands as when the daemon is root (a name or uid; env PROVD_RECORD_USER): default the owner of the command's cwd, never root unless --record-user root",
   });
 
+  keepHookText = Option.Boolean('--keep-hook-text', {
+    description:
+      "store agents' prompts and assistant messages as text, not only by their hash (env PROVD_KEEP_HOOK_TEXT=1; default off)",
+  });
+
   hostName = Option.String('--host-name', {
     description:
       'the host partition of exports (host=NAME/...; env PROVD_HOST_NAME): default the machine name, lower-cased, other than [a-z0-9._-] as _',

@@ -6,7 +6,8 @@ import type { PolicyKill } from './kill-watch.js';
 import type { RecordedLlmUsage } from './record-request.js';
 
 /** How a recorded tool call ended; `asserted` when nothing ran (execute:false). */
-export type ToolCallStatus = 'asserted' | 'completed' | 'failed' | 'timeout' | 'error';
+/** `denied`: an agent's tool call the gate denied through its hook; it never ran (docs/agents.md). */
+export type ToolCallStatus = 'asserted' | 'completed' | 'failed' | 'timeout' | 'error' | 'denied';
 
 /** One captured output stream, stored as an artifact. */
 export interface RecordArtifact {

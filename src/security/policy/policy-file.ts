@@ -30,6 +30,8 @@ import {
   type Policy,
   type PolicyRule,
   type RuleMatch,
+  type HookSettings,
+  daemonDownModes,
 } from './policy.js';
 import { PolicyEngine } from './policy-engine.js';
 import { policyErrorLine } from './policy-file-line.js';
@@ -45,7 +47,8 @@ const maxFlowNesting = 64;
 /** Alias expansions a YAML policy may make (the yaml package counts them). */
 const maxAliases = 100;
 
-const fileKeys = ['include_default_rules', 'rules', 'unreadable_commands'];
+const fileKeys = ['include_default_rules', 'rules', 'unreadable_commands', 'hooks'];
+const hookKeys = ['on_daemon_down'];
 const ruleKeys = ['id', 'description', 'decision', 'severity', 'mode', 'reason', 'match'];
 const matchKeys: (keyof RuleMatch)[] = [
   'event_types',
@@ -202,7 +205,15 @@ export function parsePolicy(value: unknown, source: string, fail: (message: stri
       'unreadable_commands',
       fail,
     );
+  if (file['hooks'] !== undefined) policy.hooks = parseHooks(file['hooks'], fail);
   return policy;
+}
+
+/** `hooks: { on_daemon_down: fail_open | fail_closed }`. */
+function parseHooks(value: unknown, fail: (message: string) => never): HookSettings {
+  const hooks = objectWith(value, hookKeys, 'hooks', fail);
+  const mode = hooks['on_daemon_down'] ?? 'fail_open';
+  return { on_daemon_down: oneOf(mode, daemonDownModes, 'hooks.on_daemon_down', fail) };
 }
 
 function parseRule(value: unknown, at: string, fail: (message: string) => never): PolicyRule {

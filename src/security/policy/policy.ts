@@ -71,6 +71,17 @@ export interface Policy {
   rules: PolicyRule[];
   /** The rules file's `unreadable_commands` (absent: `judge`). */
   unreadable_commands?: UnreadableMode;
+  /** The agents' hooks (docs/agents.md); absent: the defaults (`fail_open`). */
+  hooks?: HookSettings;
+}
+
+/** What an agent's hook command does when it cannot reach the daemon. */
+export const daemonDownModes = ['fail_open', 'fail_closed'] as const;
+
+/** The policy file's `hooks:` block. */
+export interface HookSettings {
+  /** `fail_open` (default): the tool call goes on; `fail_closed`: the hook denies it. */
+  on_daemon_down: (typeof daemonDownModes)[number];
 }
 
 /** What a policy is asked about: a proposed action (the gate) or an event that happened. */

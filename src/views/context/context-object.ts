@@ -90,6 +90,9 @@ function summaryOf(row: StoredObjectRow, object: GraphObject): string {
     case 'run':
       return `run ${object.run_id}`;
     case 'tool_call':
+      // an agent's hook: its tool and the gate's decision, no command provd ran (hook-store.sql.ts)
+      if (payload['source'] === 'hook')
+        return `tool call ${String(payload['tool_call_id'])}: ${String(payload['tool_name'])} (${String(payload['agent'])} hook)`;
       // the payload holds the tool call's record fields (record-store.sql.ts)
       return toolCallSummary(payload as unknown as TimelineToolCall);
     case 'binding':
@@ -102,5 +105,9 @@ function summaryOf(row: StoredObjectRow, object: GraphObject): string {
       return `event batch ${String(payload['batch_id'])}: ${String(payload['events'])} events`;
     case 'checkpoint':
       return `checkpoint ${String(payload['index'])} of run ${object.run_id}`;
+    case 'hook_content':
+      return `${String(payload['stream'])} of ${typeof payload['tool_call_id'] === 'string' ? payload['tool_call_id'] : 'a hook event'} (${String(payload['size'])} bytes)`;
+    case 'hook_event':
+      return `${String(payload['agent'])} hook ${String(payload['native_event'])}`;
   }
 }

@@ -1,0 +1,159 @@
+/**
+ * POST /v1/hooks/{agent} (claude, codex, gemini): an agent's hook payload as it sends it, read by
+ * the agent's folder, answered in the agent's own JSON, stored as the run's context. A PreToolUse
+ * is judged on the main thread's policy engine and answered before it is stored: no store round
+ * trip stands between the hook and its answer. Its write is sent to the store before the answer
+ * leaves, so a later event of the session is stored after it. The handler takes its caller
+ * (`{transport: 'http'}` here; the Unix socket passes its peer), so other transports reuse it.
+ */
+import typia from 'typia';
+import { canonicalJson } from '../model/canonical-json.js';
+import type { HookWrite, HookWritten } from '../provenance/hooks/hook-store.sql.js';
+import type { ProvenanceKinds } from '../provenance/provenance-kinds.js';
+import type { PolicyEngine } from '../security/policy/policy-engine.js';
+import { log } from '../shared/log.js';
+import { ParamContract } from '../shared/http/param-contract.js';
+import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
+import { parseJsonObject } from '../shared/http/json-body.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
+import type { Identifier } from '../shared/schema/wire-types.js';
+import type { QueryClient } from '../shared/store-protocol.js';
+import { agentHarnesses } from './agents.js';
+import { isRefusal, type AgentHarness, type HookEvent, type HookReply } from './hook-event.js';
+import { judgePreToolUse } from './hook-judge.js';
+import type { HookAnswer } from './hook-answer.js';
+
+/** Who sent a hook event: over HTTP (token checked by the server), or the socket's peer. */
+export type HookCaller = { transport: 'http' } | { transport: 'socket'; pid: number; uid: number };
+
+/** What the hooks route needs. */
+export interface HookDeps {
+  store: QueryClient<ProvenanceKinds>;
+  policy: PolicyEngine;
+  /** Prompts and assistant messages stored as text too (`--keep-hook-text`); else by hash only. */
+  keepText: boolean;
+}
+
+/** The query of POST /v1/hooks/{agent}. */
+export interface HookQuery {
+  /** The run the session's events go to; default the agent's session id. */
+  run?: Identifier;
+}
+
+const hookQuery = new ParamContract<HookQuery>(
+  typia.json.schema<HookQuery, '3.1'>(),
+  typia.createValidate<HookQuery>(),
+);
+
+/** Hook events whose store write failed after their answer (logged each; nothing else to tell the agent). */
+export const hookStoreFailures = { count: 0 };
+
+const writeDeadlineMs = 30_000;
+
+/** Handles one hook event from `caller`: reads, judges (PreToolUse), answers, stores. */
+export async function handleHook(
+  deps: HookDeps,
+  harness: AgentHarness,
+  caller: HookCaller,
+  body: Uint8Array | undefined,
+  run: string | undefined,
+): Promise<HttpReply> {
+  const event = harness.read(parseJsonObject(body));
+  if (isRefusal(event))
+    return errorReply('invalid_argument', `${harness.name} hook payload: ${event.message}`);
+  const decision = event.kind === 'pre_tool_use' ? judgePreToolUse(deps.policy, event) : null;
+  const reply: HookReply = {
+    verdict: decision === null ? null : (decision.answered as HookReply['verdict']),
+    reason: decision?.reason ?? null,
+  };
+  const answer: HookAnswer = harness.answer(event, reply);
+  const write = hookWrite(deps, event, run ?? event.session_id, decision, caller);
+  const stored = deps.store.queryJson('hook', write, {
+    deadlineMs: writeDeadlineMs,
+    verdictMs: writeDeadlineMs,
+  });
+  const reply200: HttpReply = {
+    status: 200,
+    body: JSON.stringify(answer),
+    headers: { 'provenance-schema': 'provenance.hook/v1' },
+  };
+  if (event.kind === 'pre_tool_use') {
+    // answered now; the write goes on, and a failure is logged and counted
+    stored.catch((error: unknown) => {
+      hookStoreFailures.count++;
+      log('warn', 'storing a hook event failed after its answer', {
+        agent: harness.name,
+        error: String(error),
+      });
+    });
+    return reply200;
+  }
+  const written: HookWritten = await stored;
+  if (written.pre_tool_use_seen === false)
+    log('info', 'a PostToolUse without its PreToolUse was stored', {
+      agent: harness.name,
+      tool_call_id: written.tool_call_id,
+    });
+  return reply200;
+}
+
+function hookWrite(
+  deps: HookDeps,
+  event: HookEvent,
+  runId: string,
+  decision: HookWrite['decision'],
+  caller: HookCaller,
+): HookWrite {
+  const texts: HookWrite['texts'] = [];
+  if (event.prompt !== null) texts.push({ field: 'prompt', text: event.prompt });
+  if (event.assistant_message !== null)
+    texts.push({ field: 'assistant_message', text: event.assistant_message });
+  // the payload is kept whole but for the texts, which are named by hash (and kept as text only when asked)
+  const payload = { ...event.payload };
+  for (const field of ['prompt', 'last_assistant_message', 'prompt_response']) delete payload[field];
+  return {
+    run_id: runId,
+    agent: event.agent,
+    kind: event.kind,
+    native_event: event.native_event,
+    session_id: event.session_id,
+    cwd: event.cwd,
+    received_ns: String(BigInt(Date.now()) * 1_000_000n),
+    tool_use_id: event.tool_use_id,
+    tool_call_key: event.tool_call_key,
+    tool_name: event.tool_name,
+    input_json: event.tool_input === null ? null : canonicalJson(event.tool_input),
+    result_json: event.kind === 'post_tool_use' ? canonicalJson(event.tool_response ?? null) : null,
+    duration_ms: event.duration_ms,
+    failed: event.failed,
+    decision,
+    payload: { ...payload, provd_transport: caller.transport },
+    texts,
+    keep_text: deps.keepText,
+  };
+}
+
+function hookEndpoint(harness: AgentHarness): Endpoint<{ hooks: HookDeps }> {
+  return {
+    method: 'POST',
+    path: `/v1/hooks/${harness.name}`,
+    operationId: `hook_${harness.name}`,
+    summary: `One ${harness.name} hook event: stored as context; a PreToolUse is judged and answered`,
+    description:
+      `The body is the payload ${harness.name}'s hook sends, as it sends it. The answer is the JSON the agent's hook ` +
+      "reads (docs/agents.md): `{}` lets the call go on; a denied PreToolUse is answered in the agent's own deny shape " +
+      "with the policy's reason. The header Provenance-Schema says provenance.hook/v1. Each event is stored in the run " +
+      'named by `run`, else the session id; SessionEnd seals it with a checkpoint.',
+    schema: 'hook',
+    query: hookQuery.parameters,
+    body: 'application/json',
+    bodySchema: harness.payloadSchema,
+    handler:
+      ({ hooks }) =>
+      (request) =>
+        handleHook(hooks, harness, { transport: 'http' }, request.body, hookQuery.parse(request.query).run),
+  };
+}
+
+/** POST /v1/hooks/claude, /v1/hooks/codex, /v1/hooks/gemini: one endpoint per agent harness. */
+export const hookEndpoints = agentHarnesses.map(hookEndpoint);

@@ -1,0 +1,314 @@
+/**
+ * An agent's hook event on the store thread, in one transaction, append-only: a tool call's
+ * PreToolUse is its `tool_call` object (with the gate's decision) and a `hook_content` object of its
+ * input; its PostToolUse a second `hook_content` object of its result, whose parent is the tool call's
+ * (the first is never rewritten); every other event a `hook_event` object. Prompts and assistant
+ * messages are named by their hash; their text is stored (as hook_content) only when the daemon
+ * keeps hook text. The tool_calls row is the read model the views read: its status and record
+ * follow the call (`denied`, `asserted` until its result, then `completed` or `failed`).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '@duckdb/node-api';
+import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
+import { execute, inTransaction, readRows, sql, unnested } from '../../store/sql.js';
+import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
+import { sha256 } from '../graph-object.js';
+import type { RecordedToolCall, ToolCallStatus } from '../record/record-answer.js';
+
+/** The gate's decision on a PreToolUse, as sealed in its tool_call object. */
+export interface HookDecision {
+  decision: string;
+  rule_id: string;
+  reason: string;
+  severity: string;
+  advisory: { rule_id: string; decision: string; reason: string } | null;
+  policy: string;
+  /** What the agent was answered: allow, deny or ask. */
+  answered: string;
+}
+
+/** A text the hook carried (prompt, assistant message): its hash always, its bytes when kept. */
+export interface HookText {
+  field: 'prompt' | 'assistant_message';
+  text: string;
+}
+
+/** A hook event to store, as the hooks route built it. */
+export interface HookWrite {
+  run_id: string;
+  agent: string;
+  kind: string;
+  native_event: string;
+  session_id: string;
+  cwd: string | null;
+  received_ns: string;
+  /** The agent's own tool-call id, when it gives one. */
+  tool_use_id: string | null;
+  /** For agents without ids: the key calls of one tool and input share (numbered here). */
+  tool_call_key: string | null;
+  tool_name: string | null;
+  /** The tool's input, canonical JSON. */
+  input_json: string | null;
+  /** The tool's result, canonical JSON. */
+  result_json: string | null;
+  duration_ms: number | null;
+  failed: boolean;
+  decision: HookDecision | null;
+  /** The payload as sent, with prompt and message texts left out (named by hash instead). */
+  payload: Record<string, unknown>;
+  texts: HookText[];
+  keep_text: boolean;
+}
+
+/** What the write stored. */
+export interface HookWritten {
+  /** The tool call's id (the agent's, or the numbered key), for tool events. */
+  tool_call_id: string | null;
+  object_hash: string;
+  /** False for a PostToolUse whose PreToolUse was never stored (hooks installed mid-session). */
+  pre_tool_use_seen: boolean | null;
+}
+
+/** Stores one hook event; call inside the write queue. */
+export async function writeHookEvent(connection: DuckDBConnection, write: HookWrite): Promise<HookWritten> {
+  return inTransaction(connection, async () => {
+    const receivedNs = BigInt(write.received_ns);
+    await ensureRun(connection, write.run_id, receivedNs);
+    if (write.kind === 'pre_tool_use') return preToolUse(connection, write, receivedNs);
+    if (write.kind === 'post_tool_use') return postToolUse(connection, write, receivedNs);
+    return otherEvent(connection, write);
+  });
+}
+
+async function preToolUse(connection: DuckDBConnection, write: HookWrite, ns: bigint): Promise<HookWritten> {
+  const toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
+  const denied = write.decision !== null && write.decision.answered !== 'allow';
+  const toolCallHash = await appendToolCall(connection, write, toolCallId, true);
+  await appendContent(
+    connection,
+    write,
+    toolCallHash,
+    toolCallId,
+    'tool_input',
+    write.input_json ?? '{}',
+    {},
+  );
+  const status: ToolCallStatus = denied ? 'denied' : 'asserted';
+  const record = toolCallRecord(write, toolCallId, toolCallHash, status, ns);
+  await execute(
+    connection,
+    sql`INSERT INTO tool_calls VALUES (${write.run_id}, ${toolCallId}, ${status}, ${JSON.stringify(record)},
+        ${toolCallHash}, ${ns}, ${denied ? ns : null})`,
+  );
+  return { tool_call_id: toolCallId, object_hash: toolCallHash, pre_tool_use_seen: true };
+}
+
+async function postToolUse(connection: DuckDBConnection, write: HookWrite, ns: bigint): Promise<HookWritten> {
+  const found = await openToolCall(connection, write);
+  let toolCallId: string;
+  let toolCallHash: string;
+  if (found === null) {
+    // stored all the same, and said to lack its PreToolUse (the hook may have come mid-session)
+    toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
+    toolCallHash = await appendToolCall(connection, write, toolCallId, false);
+    await appendContent(
+      connection,
+      write,
+      toolCallHash,
+      toolCallId,
+      'tool_input',
+      write.input_json ?? '{}',
+      {},
+    );
+    const record = toolCallRecord(write, toolCallId, toolCallHash, 'asserted', ns);
+    await execute(
+      connection,
+      sql`INSERT INTO tool_calls VALUES (${write.run_id}, ${toolCallId}, 'asserted', ${JSON.stringify(record)},
+          ${toolCallHash}, ${ns}, NULL)`,
+    );
+  } else {
+    toolCallId = found.tool_call_id;
+    toolCallHash = found.object_hash;
+  }
+  const resultHash = await appendContent(
+    connection,
+    write,
+    toolCallHash,
+    toolCallId,
+    'tool_result',
+    write.result_json ?? 'null',
+    { duration_ms: write.duration_ms, failed: write.failed, native_event: write.native_event },
+  );
+  const status = write.failed ? 'failed' : 'completed';
+  const update = JSON.stringify({ status, ended_at: formatRfc3339Nanos(ns), duration_ms: write.duration_ms });
+  await execute(
+    connection,
+    sql`UPDATE tool_calls SET status = ${status}, ended_ns = ${ns}, record = json_merge_patch(record, ${update})
+        WHERE run_id = ${write.run_id} AND tool_call_id = ${toolCallId} AND status <> 'denied'`,
+  );
+  return { tool_call_id: toolCallId, object_hash: resultHash, pre_tool_use_seen: found !== null };
+}
+
+async function otherEvent(connection: DuckDBConnection, write: HookWrite): Promise<HookWritten> {
+  const hashes = Object.fromEntries(write.texts.map(({ field, text }) => [`${field}_hash`, sha256(text)]));
+  const [object] = await appendToChains(connection, [
+    entry(write.run_id, (previous, index) => ({
+      kind: 'hook_event',
+      run_id: write.run_id,
+      parents: [previous],
+      payload: {
+        index,
+        agent: write.agent,
+        event: write.kind,
+        native_event: write.native_event,
+        session_id: write.session_id,
+        evidence_level: 'context_asserted',
+        hook_payload: write.payload,
+        ...hashes,
+      },
+    })),
+  ]);
+  if (write.keep_text)
+    for (const { field, text } of write.texts)
+      await appendContent(connection, write, object!.hash, null, field, text, {});
+  return { tool_call_id: null, object_hash: object!.hash, pre_tool_use_seen: null };
+}
+
+/** The tool_call object: what the agent asked to run, and the gate's decision on it. */
+async function appendToolCall(
+  connection: DuckDBConnection,
+  write: HookWrite,
+  toolCallId: string,
+  preSeen: boolean,
+): Promise<string> {
+  const [toolCall] = await appendToChains(connection, [
+    entry(write.run_id, (previous, index) => ({
+      kind: 'tool_call',
+      run_id: write.run_id,
+      parents: [previous],
+      payload: {
+        index,
+        tool_call_id: toolCallId,
+        source: 'hook',
+        agent: write.agent,
+        session_id: write.session_id,
+        tool_name: write.tool_name,
+        cwd: write.cwd,
+        input_hash: sha256(write.input_json ?? '{}'),
+        evidence_level: 'context_asserted',
+        pre_tool_use_seen: preSeen,
+        decision: write.decision,
+        hook_payload: write.payload,
+      },
+    })),
+  ]);
+  return toolCall!.hash;
+}
+
+/** Stores `text` in artifacts and appends its `hook_content` object under `parent`; returns the object's hash. */
+async function appendContent(
+  connection: DuckDBConnection,
+  write: HookWrite,
+  parent: string,
+  toolCallId: string | null,
+  stream: string,
+  text: string,
+  extra: Record<string, unknown>,
+): Promise<string> {
+  const bytes = Buffer.from(text, 'utf8');
+  const contentHash = sha256(bytes);
+  await execute(
+    connection,
+    sql`INSERT INTO artifacts SELECT ${unnested(
+      [[contentHash], VARCHAR],
+      [[blobValue(bytes)], BLOB],
+      [[BigInt(bytes.length)], BIGINT],
+      [[false], BOOLEAN],
+    )}, ${BigInt(Date.now()) * 1_000_000n} ON CONFLICT DO NOTHING`,
+  );
+  const [object] = await appendToChains(connection, [
+    entry(write.run_id, (previous, index) => ({
+      kind: 'hook_content',
+      run_id: write.run_id,
+      parents: [previous, parent],
+      payload: {
+        index,
+        tool_call_id: toolCallId,
+        stream,
+        content_hash: contentHash,
+        size: bytes.length,
+        stored_bytes: bytes.length,
+        truncated: false,
+        media_type: stream === 'tool_input' || stream === 'tool_result' ? 'application/json' : 'text/plain',
+        ...extra,
+      },
+    })),
+  ]);
+  return object!.hash;
+}
+
+/** The tool call a PostToolUse ends: by the agent's id, else the oldest call of its key still without a result. */
+async function openToolCall(
+  connection: DuckDBConnection,
+  write: HookWrite,
+): Promise<{ tool_call_id: string; object_hash: string } | null> {
+  const rows =
+    write.tool_use_id !== null
+      ? await readRows<{ tool_call_id: string; object_hash: string }>(
+          connection,
+          sql`SELECT tool_call_id, object_hash FROM tool_calls
+              WHERE run_id = ${write.run_id} AND tool_call_id = ${write.tool_use_id}`,
+        )
+      : await readRows<{ tool_call_id: string; object_hash: string }>(
+          connection,
+          sql`SELECT tool_call_id, object_hash FROM tool_calls
+              WHERE run_id = ${write.run_id} AND starts_with(tool_call_id, ${`${write.tool_call_key}-`})
+                AND status = 'asserted' ORDER BY started_ns, tool_call_id LIMIT 1`,
+        );
+  return rows[0] ?? null;
+}
+
+/** `<key>-<n>`: the n-th call of this tool and input in the run (hook-fields.ts toolCallKey). */
+async function nextKeyedId(connection: DuckDBConnection, write: HookWrite): Promise<string> {
+  const [row] = await readRows<{ n: bigint }>(
+    connection,
+    sql`SELECT count(*) AS n FROM tool_calls
+        WHERE run_id = ${write.run_id} AND starts_with(tool_call_id, ${`${write.tool_call_key}-`})`,
+  );
+  return `${write.tool_call_key}-${row!.n + 1n}`;
+}
+
+/**
+ * The tool_calls row's record: exactly the fields of a recorded tool call the views read
+ * (RecordedToolCall), none claiming what provd never saw; what is the hook's own (the agent, the
+ * decision, whether its PreToolUse came) is in its objects.
+ */
+function toolCallRecord(
+  write: HookWrite,
+  toolCallId: string,
+  objectHash: string,
+  status: ToolCallStatus,
+  ns: bigint,
+): RecordedToolCall {
+  return {
+    tool_call_id: toolCallId,
+    status,
+    executed: false,
+    command: write.tool_name ?? '',
+    args: [],
+    cwd: write.cwd ?? '',
+    started_at: formatRfc3339Nanos(ns),
+    ended_at: status === 'denied' ? formatRfc3339Nanos(ns) : null,
+    duration_ms: null,
+    pid: null,
+    exit_code: null,
+    signal: null,
+    error: null,
+    binding_id: null,
+    object_hash: objectHash,
+  } satisfies RecordedToolCall;
+}
+
+function entry(runId: string, build: ChainEntry['build']): ChainEntry {
+  return { runId, chain: 'context', build };
+}
