@@ -7,6 +7,7 @@ const header = [
   'FIRST SEEN',
   'BINDINGS',
   'TOOL CALLS',
+  'DENIED',
   'EVENTS',
   'KERNEL',
   'RISKY',
@@ -14,7 +15,7 @@ const header = [
   'EVENTS TO',
 ];
 // the count columns line up on the right
-const rightAligned = new Set([2, 3, 4, 5, 6]);
+const rightAligned = new Set([2, 3, 4, 5, 6, 7]);
 
 /** The runs as a text table with a header line; a sentence when there are none. */
 export function formatRunsTable(runs: readonly RunSummary[]): string {
@@ -23,7 +24,8 @@ export function formatRunsTable(runs: readonly RunSummary[]): string {
     run.run_id,
     toSecond(run.first_seen),
     String(run.bindings.count),
-    String(run.bindings.tool_calls),
+    String(toolCalls(run)),
+    String(run.tool_calls.denied),
     String(run.events.count),
     String(run.events.kernel_correlated),
     String(run.events.risky),
@@ -31,6 +33,11 @@ export function formatRunsTable(runs: readonly RunSummary[]): string {
     toSecond(run.events.to),
   ]);
   return formatTable(header, rows, rightAligned);
+}
+
+/** The tool calls a run names: those its context asserts, or more when bindings name others. */
+export function toolCalls(run: RunSummary): number {
+  return Math.max(run.tool_calls.count, run.bindings.tool_calls);
 }
 
 /** An RFC 3339 time without its fraction (`2026-01-01T00:00:03Z`), or `-` for none. */

@@ -37,7 +37,16 @@ export interface RunSummary {
   /** When something first named the run (its first binding). */
   first_seen: DateTimeText;
   bindings: RunBindings;
+  /** The tool calls the run's context names (an agent's hooks, `provd record`), bound or not. */
+  tool_calls: RunToolCalls;
   events: RunEvents;
+}
+
+/** A run's tool calls as its context names them. */
+export interface RunToolCalls {
+  count: Count;
+  /** Those the gate denied before they ran. */
+  denied: Count;
 }
 
 /** The bindings that name a run. */
@@ -114,8 +123,18 @@ const addEventFacts: AddRunFacts = async (connection, runIds, summaries) => {
   }
 };
 
+const addToolCallFacts: AddRunFacts = async (connection, runIds, summaries) => {
+  const rows = await readRows<{ run_id: string; n: bigint; denied: bigint }>(
+    connection,
+    sql`SELECT run_id, count(*) AS n, count(*) FILTER (WHERE status = 'denied') AS denied
+        FROM tool_calls WHERE list_contains(${runIds}, run_id) GROUP BY run_id`,
+  );
+  for (const row of rows)
+    summaries.get(row.run_id)!.tool_calls = { count: Number(row.n), denied: Number(row.denied) };
+};
+
 /** Every kind of fact a run summary holds. */
-const runFacts: readonly AddRunFacts[] = [addBindingFacts, addEventFacts];
+const runFacts: readonly AddRunFacts[] = [addBindingFacts, addToolCallFacts, addEventFacts];
 
 /** The RunList body of one page, as JSON text. */
 export async function listRuns(
@@ -164,6 +183,7 @@ function emptySummary(runId: string, firstSeenNs: bigint): RunSummary {
     run_id: runId,
     first_seen: formatRfc3339Nanos(firstSeenNs),
     bindings: { count: 0, tool_calls: 0, last_bound: null },
+    tool_calls: { count: 0, denied: 0 },
     events: { count: 0, kernel_correlated: 0, risky: 0, from: null, to: null },
   };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { runCli } from '../support/cli.js';
 import { useDaemonFixture } from '../support/daemon.js';
+import { request } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
 
 describe('provd runs', function () {
@@ -26,10 +27,36 @@ describe('provd runs', function () {
     assert.deepEqual(rest, []);
     assert.match(
       header!,
-      /^RUN +FIRST SEEN +BINDINGS +TOOL CALLS +EVENTS +KERNEL +RISKY +EVENTS FROM +EVENTS TO$/,
+      /^RUN +FIRST SEEN +BINDINGS +TOOL CALLS +DENIED +EVENTS +KERNEL +RISKY +EVENTS FROM +EVENTS TO$/,
     );
-    assert.match(first!, /^run-new +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +1 +1 +0 +0 +0 +- +-$/);
-    assert.match(second!, /^run-old +\S+ +2 +2 +3 +3 +0 +2026-01-01T00:00:00Z +2026-01-01T00:00:10Z$/);
+    assert.match(first!, /^run-new +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +1 +1 +0 +0 +0 +0 +- +-$/);
+    assert.match(second!, /^run-old +\S+ +2 +2 +0 +3 +3 +0 +2026-01-01T00:00:00Z +2026-01-01T00:00:10Z$/);
+  });
+
+  it("counts an agent session's tool calls, and those the gate denied, though nothing bound them", async function () {
+    const daemon = await fixture.start();
+    const pre = (id: string, command: string): Record<string, unknown> => ({
+      session_id: 'sess-runs',
+      hook_event_name: 'PreToolUse',
+      cwd: '/tmp',
+      tool_name: 'Bash',
+      tool_input: { command },
+      tool_use_id: id,
+    });
+    for (const payload of [pre('toolu_1', 'ls'), pre('toolu_2', 'cat /etc/shadow > stolen.txt')]) {
+      const answer = await request(daemon.url, '/v1/hooks/claude', {
+        method: 'POST',
+        body: JSON.stringify(payload),
+      });
+      assert.equal(answer.status, 200);
+    }
+    const { code, stdout, stderr } = await runCli(['runs', '--url', daemon.url]);
+    assert.equal(code, 0, stderr);
+    // bindings 0, tool calls 2, denied 1, no events
+    assert.match(stdout.split('\n')[1]!, /^sess-runs +\S+ +0 +2 +1 +0 +0 +0 +- +-$/);
+    const json = await runCli(['runs', '--url', daemon.url, '--json']);
+    const run = (JSON.parse(json.stdout) as { runs: Record<string, unknown>[] }).runs[0]!;
+    assert.deepEqual(run['tool_calls'], { count: 2, denied: 1 });
   });
 
   it('prints the provenance.runs/v1 body with --json, and pages with --limit and --cursor', async function () {

@@ -3,13 +3,15 @@ import { getJson } from './api.js';
 import { el, rowOf, viewLink } from './dom.js';
 import { moreButton } from './more-button.js';
 
-const headings = ['run', 'first seen', 'tool calls', 'events', 'kernel-correlated', 'risky'];
+const headings = ['run', 'first seen', 'tool calls', 'denied', 'events', 'kernel-correlated', 'risky'];
 
 function cells(run) {
   return [
     viewLink({ run: run.run_id }, run.run_id),
     run.first_seen ?? '',
-    run.bindings.tool_calls,
+    // the context's tool calls, or more when bindings name others (src/cli/runs-table.ts)
+    Math.max(run.tool_calls.count, run.bindings.tool_calls),
+    run.tool_calls.denied,
     run.events.count,
     run.events.kernel_correlated,
     run.events.risky,
