@@ -137,7 +137,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   );
   sensor = config.sensor
     ? await Sensor.start(ingest, { stallMs: config.faults.sensorStallMs }, config.capture, bindingLog)
-    : Sensor.off('off', 'turned off with --no-sensor');
+    : Sensor.off('off', 'turned off with --no-sensor', config.capture);
   const capture = sensor.report();
   log(capture.status === 'running' ? 'info' : 'warn', 'sensor', {
     status: capture.status,

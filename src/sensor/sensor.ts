@@ -119,9 +119,15 @@ export class Sensor {
     private readonly router?: BatchSink,
   ) {}
 
-  /** A sensor that is not running, for `why`. */
-  static off(status: 'off' | 'unavailable', message: string): Sensor {
-    return new Sensor(null, { status, message });
+  /** A sensor that is not running, for `why`; health still names the capture mode it was given. */
+  static off(status: 'off' | 'unavailable', message: string, capture: CaptureMode = 'agents'): Sensor {
+    return new Sensor(null, { status, message }).withCapture(capture);
+  }
+
+  private withCapture(capture: CaptureMode): this {
+    this.capture.mode = capture;
+    this.capture.leaves_out = captureLeavesOut(capture);
+    return this;
   }
 
   /**
@@ -135,9 +141,9 @@ export class Sensor {
     bindings?: BindingLog,
   ): Promise<Sensor> {
     const why = sensorUnavailable();
-    if (why !== undefined) return Sensor.off('unavailable', why);
+    if (why !== undefined) return Sensor.off('unavailable', why, capture);
     const addon = loadSensorAddon();
-    if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable);
+    if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable, capture);
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
     const native = new addon.Sensor(
       { selfTgid: process.pid, captureBound: capture === 'agents', ...batchLimits, stallMs: faults.stallMs },
@@ -150,10 +156,9 @@ export class Sensor {
     } catch (error) {
       await native.close();
       const message = error instanceof Error ? error.message : String(error);
-      return new Sensor(null, { status: 'failed', message });
+      return new Sensor(null, { status: 'failed', message }).withCapture(capture);
     }
-    sensor.capture.mode = capture;
-    sensor.capture.leaves_out = captureLeavesOut(capture);
+    sensor.withCapture(capture);
     if (capture === 'agents' && bindings !== undefined) sensor.followBindings(native, bindings);
     const report = sensor.report();
     if (report.status !== 'running') log('warn', 'the sensor runs degraded', { message: report.message });

@@ -417,4 +417,11 @@ describe('the eBPF sensor in the daemon', function () {
       tls: { targets: [], reassembly: null },
     });
   });
+
+  it('names the capture mode it was given even with the sensor off', async function () {
+    const daemon = await fixture.start({ args: ['--capture', 'host'] });
+    const { body } = await request(daemon.url, '/v1/health');
+    const capture = (body['native_capture'] as { capture: Record<string, unknown> }).capture;
+    assert.deepEqual([capture['mode'], capture['leaves_out']], ['host', null]);
+  });
 });
