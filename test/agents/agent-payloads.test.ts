@@ -4,25 +4,14 @@
  * answered in its agent's own shape.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { agentHarnesses } from '../../src/agents/agents.js';
 import { isRefusal, type AgentHarness, type HookEvent } from '../../src/agents/hook-event.js';
 import { judgePreToolUse } from '../../src/agents/hook-judge.js';
 import { defaultPolicy } from '../../src/security/policy/default-policy.js';
 import { PolicyEngine } from '../../src/security/policy/policy-engine.js';
-import { packageRoot } from '../../src/shared/package-root.js';
+import { capturedPayloads } from '../support/agents/captured-payloads.js';
 
-interface Captured {
-  agent: string;
-  event: string;
-  payload: Record<string, unknown>;
-}
-
-const captured = readFileSync(join(packageRoot, 'test', 'fixtures', 'agents', 'hook-payloads.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Captured);
+const captured = capturedPayloads();
 
 const harness = (agent: string): AgentHarness =>
   agentHarnesses.find((one) => one.name === agent.replace(/-.*/, ''))!;

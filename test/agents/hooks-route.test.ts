@@ -5,23 +5,13 @@
  * shape, and bad input of every kind.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useDaemonFixture } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { postHeadOnly, request } from '../support/http.js';
-import { packageRoot } from '../../src/shared/package-root.js';
+import { capturedPayloads } from '../support/agents/captured-payloads.js';
 
-interface Captured {
-  agent: string;
-  event: string;
-  payload: Record<string, unknown>;
-}
-
-const captured = readFileSync(join(packageRoot, 'test', 'fixtures', 'agents', 'hook-payloads.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Captured);
+const captured = capturedPayloads();
 
 const token = 'hooks-test-token';
 const auth = { authorization: `Bearer ${token}` };
