@@ -8,6 +8,7 @@ import { hookAgents, type HookAgent } from '../agents/install/hook-targets.js';
 import type { HooksRequest } from '../agents/install/hooks-install.js';
 import { SettingsSyntaxError } from '../agents/install/json-text.js';
 import { usageExitCode } from './daemon-client-command.js';
+import { printable } from './output/printable.js';
 
 /** Exit code of a settings file provd refused to edit. */
 export const refusedExitCode = 1;
@@ -46,7 +47,7 @@ export abstract class HooksCommand extends Command {
     } catch (error) {
       if (!(error instanceof SettingsSyntaxError)) throw error;
       const message = `${error.file ?? '?'}:${error.line}: ${error.message} (left untouched)`;
-      this.context.stderr.write(`provd: PROVD_ERR_HOOKS_SETTINGS: ${JSON.stringify(message).slice(1, -1)}\n`);
+      this.context.stderr.write(`provd: PROVD_ERR_HOOKS_SETTINGS: ${printable(message)}\n`);
       return refusedExitCode;
     }
   }

@@ -4,6 +4,7 @@ import { installHooks } from '../../agents/install/hooks-install.js';
 import { hookTimeoutSeconds } from '../../agents/install/hook-targets.js';
 import { HooksCommand } from '../hooks-command.js';
 import { writeJson } from '../output/json-out.js';
+import { printable } from '../output/printable.js';
 import { hooksBody, installText } from '../render/hooks-text.js';
 
 export class HooksInstallCommand extends HooksCommand {
@@ -46,7 +47,7 @@ export class HooksInstallCommand extends HooksCommand {
     return this.runStep(() => {
       const outcome = installHooks(request);
       if (this.json) writeJson(this.context.stdout, hooksBody('install', outcome, this.dryRun));
-      else this.context.stdout.write(installText(outcome, this.dryRun));
+      else this.context.stdout.write(printable(installText(outcome, this.dryRun), '\n'));
       return 0;
     });
   }

@@ -3,6 +3,7 @@ import { Command } from 'clipanion';
 import { uninstallHooks } from '../../agents/install/hooks-install.js';
 import { HooksCommand } from '../hooks-command.js';
 import { writeJson } from '../output/json-out.js';
+import { printable } from '../output/printable.js';
 import { hooksBody, uninstallText } from '../render/hooks-text.js';
 
 export class HooksUninstallCommand extends HooksCommand {
@@ -33,7 +34,7 @@ export class HooksUninstallCommand extends HooksCommand {
     return this.runStep(() => {
       const outcome = uninstallHooks(request);
       if (this.json) writeJson(this.context.stdout, hooksBody('uninstall', outcome, false));
-      else this.context.stdout.write(uninstallText(outcome, false));
+      else this.context.stdout.write(printable(uninstallText(outcome, false), '\n'));
       return 0;
     });
   }
