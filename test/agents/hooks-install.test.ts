@@ -370,6 +370,32 @@ describe('provd hooks install | uninstall | print', function () {
     );
   });
 
+  it("warns, changing nothing of it, when the user's settings turn every hook off (Claude Code, Gemini CLI)", async function () {
+    const home = temp.path;
+    const off: [Agent, string, RegExp][] = [
+      [
+        'claude',
+        '{"disableAllHooks": true}',
+        /warning: .*settings\.json sets "disableAllHooks": true: Claude Code runs no hook/,
+      ],
+      [
+        'gemini',
+        '{"hooksConfig": {"enabled": false}}',
+        /warning: .*settings\.json sets "hooksConfig": \{"enabled": false\}: Gemini CLI runs no hook/,
+      ],
+    ];
+    for (const [agent, text, warning] of off) {
+      const file = settingsFile(agent, home);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+      const run = await provd(['hooks', 'install', '--agent', agent], home);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, warning);
+      const { hooks: _hooks, ...rest } = readJson(file);
+      assert.deepEqual(rest, JSON.parse(text));
+    }
+  });
+
   it('writes through a symlinked settings file to the file it names', async function () {
     const home = temp.path;
     const real = join(home, 'dotfiles', 'claude-settings.json');

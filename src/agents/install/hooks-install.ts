@@ -70,6 +70,8 @@ export function installHooks(request: HooksRequest): HooksOutcome {
   const warnings = existsSync(hookClientPath())
     ? []
     : [`the hook client is not built (${hookClientPath()}): build it with npm run setup in provd's clone`];
+  const off = hooksTurnedOff(target, readSettingsObject(edit.text, target.comments).value);
+  if (off !== null) warnings.push(off);
   return { target, command, files, provdBefore: edit.provdBefore, provdAfter: edit.provdAfter, warnings };
 }
 
@@ -109,6 +111,22 @@ export function uninstallHooks(request: HooksRequest): HooksOutcome {
     provdAfter: edit.provdAfter,
     warnings: [],
   };
+}
+
+/** What in the settings keeps the agent from running any hook (left as the user set it), or null. */
+function hooksTurnedOff(target: HookTarget, settings: Record<string, unknown>): string | null {
+  if (target.agent === 'claude' && settings['disableAllHooks'] === true)
+    return `${target.settingsFile} sets "disableAllHooks": true: Claude Code runs no hook until it is removed`;
+  const config = settings['hooksConfig'];
+  if (
+    target.agent === 'gemini' &&
+    typeof config === 'object' &&
+    config !== null &&
+    'enabled' in config &&
+    config.enabled === false
+  )
+    return `${target.settingsFile} sets "hooksConfig": {"enabled": false}: Gemini CLI runs no hook until it is true`;
+  return null;
 }
 
 function fileOutcome(path: string, text: string, before: string | null, events: string[]): FileOutcome {
