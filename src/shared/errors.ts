@@ -31,6 +31,8 @@ export const localErrorCodes = {
   PROVD_ERR_EXPORT_EXISTS: 'provd export refused to overwrite a file that already exists under --out',
   PROVD_ERR_EXPORT_LINK:
     'provd export refused to write through a link (or a non-directory) it found under --out',
+  PROVD_ERR_HOOKS_SETTINGS:
+    "provd hooks refused an agent's settings file it cannot read as JSON or TOML (the file is left untouched)",
   PROVD_ERR_HOST_CHAIN_DIVERGED:
     'the stored host digests differ from those the host chain signed: the host round signs and removes nothing (logged)',
 } as const;

@@ -27,6 +27,9 @@ const commands = [
   'summary',
   'signals',
   'events',
+  'hooks install',
+  'hooks uninstall',
+  'hooks print',
 ];
 const sample = join(packageRoot, 'test', 'fixtures', 'native-ebpf-events.jsonl');
 // an ANSI escape sequence (CSI), as clipanion's colours write them

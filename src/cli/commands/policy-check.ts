@@ -4,6 +4,7 @@ import { defaultRules } from '../../security/policy/default-policy.js';
 import { defaultAllowRule, type PolicyRule, type RuleMatch } from '../../security/policy/policy.js';
 import { loadPolicyFile, PolicyFileError } from '../../security/policy/policy-file.js';
 import { usageExitCode } from '../daemon-client-command.js';
+import { printable } from '../output/printable.js';
 import { formatTable } from '../output/text-table.js';
 
 /** Exit code of a file that was read and is wrong. */
@@ -110,15 +111,4 @@ function matchText(match: readonly RuleMatch[]): string {
         .join(' and '),
     )
     .join(' or ');
-}
-
-// C0, DEL, C1 and the Unicode line separators: matching control characters is the point here
-// eslint-disable-next-line no-control-regex
-const controlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
-/** Text from the file with control characters escaped: a hostile file must not drive the terminal. */
-function printable(text: string, keep = ''): string {
-  return text.replace(controlCharacters, (char) =>
-    keep.includes(char) ? char : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configureAgent, type HookCommands } from './agent-config.js';
+import { configureAgent, type AgentLaunch, type HookCommands } from './agent-config.js';
 import { agentCommand, agentMissing } from './installed-agents.js';
 import { killTree } from './kill-tree.js';
 import { ScriptedModelServer, type ToolCallTiming } from './model-server.js';
@@ -23,6 +23,11 @@ export interface RunAgentOptions {
   /** Added to the child's environment (which is otherwise minimal: never the caller's own). */
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /**
+   * Called with the agent's home once its own configuration is written, before it starts: may add
+   * to what the home holds (`provd hooks install` into it) and change how the agent is started.
+   */
+  readonly prepare?: (home: string, launch: AgentLaunch) => Promise<AgentLaunch>;
 }
 
 export interface AgentRun {
@@ -48,7 +53,8 @@ export async function runAgent(agent: AgentName, options: RunAgentOptions): Prom
   const server = await ScriptedModelServer.start(agent, options.script);
   const home = mkdtempSync(join(tmpdir(), `provd-agent-${agent}-`));
   try {
-    const launch = configureAgent(agent, home, server.baseUrl, options.prompt, options.hooks ?? {});
+    const configured = configureAgent(agent, home, server.baseUrl, options.prompt, options.hooks ?? {});
+    const launch = options.prepare === undefined ? configured : await options.prepare(home, configured);
     const env = {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       LANG: 'C.UTF-8',
