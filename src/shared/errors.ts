@@ -31,6 +31,8 @@ export const localErrorCodes = {
   PROVD_ERR_EXPORT_EXISTS: 'provd export refused to overwrite a file that already exists under --out',
   PROVD_ERR_EXPORT_LINK:
     'provd export refused to write through a link (or a non-directory) it found under --out',
+  PROVD_ERR_HOOK_SOCKET:
+    'the hook socket could not be made at <data dir>/hooks.sock (a file that is not a socket is there, or the native addon that reads peer credentials is missing)',
   PROVD_ERR_HOST_CHAIN_DIVERGED:
     'the stored host digests differ from those the host chain signed: the host round signs and removes nothing (logged)',
 } as const;
