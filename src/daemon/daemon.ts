@@ -40,6 +40,7 @@ import { keepFilesPrivate } from '../shared/private-files.js';
 import { hostAnchorFileName } from '../provenance/host/host-anchor.js';
 import { loadUws } from './uws.js';
 import { startHookTransport } from './hook-transport.js';
+import { ensureHookSpoolDir } from '../agents/hook-spool.js';
 import type { HookSocketServer } from './hook-socket-server.js';
 
 const drainTimeoutMs = 10_000;
@@ -71,6 +72,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     path: writeHookSettings(config.dataDir, policy.policy),
     ...hookSettingsOf(policy.policy),
   });
+  ensureHookSpoolDir(config.dataDir); // hooks sent while the daemon starts are spooled, not lost
   log('info', 'event hashing', { batch: batchHashing }); // native (native/hash) or js
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));

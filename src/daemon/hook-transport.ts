@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { hookSocketName } from '../agents/hook-command.js';
-import { ensureHookSpoolDir, readHookSpool } from '../agents/hook-spool.js';
+import { readHookSpool } from '../agents/hook-spool.js';
 import type { HookDeps } from '../agents/hooks.route.js';
 import { log } from '../shared/log.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -25,7 +25,6 @@ export async function startHookTransport(
   counters: QueryClient<TelemetryKinds>,
   storeReady: boolean,
 ): Promise<HookSocketServer | null> {
-  ensureHookSpoolDir(dataDir);
   if (storeReady) {
     const spool = await readHookSpool(dataDir, hooks, counters);
     if (spool.gaps.length > 0 || Object.keys(spool.counters).length > 0)
