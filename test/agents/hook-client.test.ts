@@ -112,8 +112,10 @@ describe('provd-hook and the hook socket', function () {
   const fixture = useDaemonFixture();
 
   before(function () {
-    if (!existsSync(hookClientPath()))
-      throw new Error(`${hookClientPath()} is not built: run npm run build:hook-client (or .ci/setup)`);
+    if (!existsSync(hookClientPath())) {
+      console.log(`    skipped: ${hookClientPath()} is not built (npm run build:hook-client, or .ci/setup)`);
+      this.skip();
+    }
     if (readPeerCredentials === null) {
       console.log(
         '    skipped: the hash addon is not built (npm run build:native), so there is no hook socket',
