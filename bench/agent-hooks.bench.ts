@@ -11,15 +11,19 @@
  *
  * --calls N (default 30; --short 8), --hook-command CMD (default `cat > /dev/null`, a no-op that
  * reads the payload), --agent NAME (repeatable; default all installed). An agent not installed
- * (.ci/install-agents) is skipped with a line saying so.
+ * (.ci/install-agents) is skipped with a line saying so. --provd: the hook is provd's own, the
+ * native client (`provd-hook AGENT --socket S`) answering from a real daemon started for the run
+ * (each call judged, answered and stored, as when watched).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { preToolEvent } from '../test/support/agents/agent-config.js';
 import { agentMissing } from '../test/support/agents/installed-agents.js';
 import { runAgent } from '../test/support/agents/run-agent.js';
 import type { AgentName, Script } from '../test/support/agents/script.js';
+import { hookClientPath, hookSocketName } from '../src/agents/hook-command.js';
+import { startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { percentileMs } from './support/ingest-http.js';
 import { describeHost } from './support/host.js';
@@ -32,6 +36,7 @@ function option(name: string): string[] {
 }
 const isShort = argv.includes('--short');
 const calls = Number(option('--calls')[0] ?? (isShort ? 8 : 30));
+const withProvd = argv.includes('--provd');
 const hookCommand = option('--hook-command')[0] ?? 'cat > /dev/null';
 const chosen = option('--agent') as AgentName[];
 const agents: AgentName[] = chosen.length > 0 ? chosen : ['claude', 'codex', 'gemini'];
@@ -72,8 +77,31 @@ async function latencies(
   return measured;
 }
 
+/** The daemon whose hook socket provd's client answers from (--provd). */
+let daemon: RunningDaemon | undefined;
+
+/** The pre-tool hook command for `agent`: provd's client with --provd, else --hook-command. */
+function commandFor(agent: AgentName): string {
+  if (daemon === undefined) return hookCommand;
+  return `${hookClientPath()} ${agent} --socket ${join(daemon.dataDir, hookSocketName)}`;
+}
+
 async function run(): Promise<string[]> {
   const host = describeHost();
+  if (withProvd) {
+    if (!existsSync(hookClientPath()))
+      return [`${hookClientPath()} is not built (npm run build:hook-client)`];
+    daemon = await startDaemon({ dataDir: mkdtempSync(join(scratch, 'data-')) });
+  }
+  try {
+    await runAgents(host);
+  } finally {
+    await daemon?.stop();
+  }
+  return [];
+}
+
+async function runAgents(host: ReturnType<typeof describeHost>): Promise<void> {
   for (const agent of agents) {
     const missing = agentMissing(agent);
     if (missing !== undefined) {
@@ -86,12 +114,14 @@ async function run(): Promise<string[]> {
     const hooked: number[] = [];
     for (let round = 0; round < rounds; round += 1) {
       base.push(...(await latencies(agent, undefined, `base${round}`)));
-      hooked.push(...(await latencies(agent, { [preToolEvent(agent)]: hookCommand }, `hooked${round}`)));
+      hooked.push(
+        ...(await latencies(agent, { [preToolEvent(agent)]: commandFor(agent) }, `hooked${round}`)),
+      );
     }
     const result = {
       name: `agent_hooks.${agent}`,
       calls: calls * rounds,
-      hook_command: hookCommand,
+      hook_command: withProvd ? 'provd-hook' : hookCommand,
       base_p50_ms: percentileMs(base, 50),
       base_p99_ms: percentileMs(base, 99),
       hook_p50_ms: percentileMs(hooked, 50),
@@ -102,7 +132,6 @@ async function run(): Promise<string[]> {
     };
     process.stdout.write(JSON.stringify(result) + '\n');
   }
-  return [];
 }
 
 await benchMain({

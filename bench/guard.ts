@@ -32,6 +32,7 @@ const benches = [
   'ai',
   'verify-host',
   'hooks',
+  'hook-client',
 ] as const;
 
 const argv = process.argv.slice(2);

@@ -12,6 +12,7 @@
 
 #include "malloc-arenas.h"
 #include "native-content.h"
+#include "peer-credentials.h"
 #include "rows.h"
 #include "sha256.h"
 
@@ -245,6 +246,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("nativeContents", Napi::Function::New(env, NativeContents, "nativeContents"));
   exports.Set("limitMallocArenas", Napi::Function::New(env, provd::LimitMallocArenas, "limitMallocArenas"));
   exports.Set("mallocArenas", Napi::Function::New(env, provd::MallocArenas, "mallocArenas"));
+  exports.Set("peerCredentials", Napi::Function::New(env, provd::PeerCredentials, "peerCredentials"));
   return exports;
 }
 

@@ -23,8 +23,15 @@ import { isRefusal, type AgentHarness, type HookEvent, type HookReply } from './
 import { judgePreToolUse } from './hook-judge.js';
 import type { HookAnswer } from './hook-answer.js';
 
-/** Who sent a hook event: over HTTP (token checked by the server), or the socket's peer. */
-export type HookCaller = { transport: 'http' } | { transport: 'socket'; pid: number; uid: number };
+/**
+ * Who sent a hook event: over HTTP (token checked by the server); the hook socket's peer, as the
+ * kernel gave it (SO_PEERCRED); or the hook spool's owner, for an event that reached no daemon and
+ * was answered by hooks.on_daemon_down at `spooled_ns` (read back at the daemon's next start).
+ */
+export type HookCaller =
+  | { transport: 'http' }
+  | { transport: 'socket'; pid: number; uid: number; gid: number }
+  | { transport: 'spool'; uid: number; spooled_ns: string; answered: 'allow' | 'deny' };
 
 /** What the hooks route needs. */
 export interface HookDeps {
@@ -40,7 +47,8 @@ export interface HookQuery {
   run?: Identifier;
 }
 
-const hookQuery = new ParamContract<HookQuery>(
+/** Reads the query of POST /v1/hooks/{agent} (400 invalid_argument naming what is wrong). */
+export const hookQuery = new ParamContract<HookQuery>(
   typia.json.schema<HookQuery, '3.1'>(),
   typia.createValidate<HookQuery>(),
 );
@@ -61,7 +69,7 @@ export async function handleHook(
   const event = harness.read(parseJsonObject(body));
   if (isRefusal(event))
     return errorReply('invalid_argument', `${harness.name} hook payload: ${event.message}`);
-  const decision = event.kind === 'pre_tool_use' ? judgePreToolUse(deps.policy, event) : null;
+  const decision = event.kind !== 'pre_tool_use' ? null : decide(deps, event, caller);
   const reply: HookReply = {
     verdict: decision === null ? null : (decision.answered as HookReply['verdict']),
     reason: decision?.reason ?? null,
@@ -77,8 +85,8 @@ export async function handleHook(
     body: JSON.stringify(answer),
     headers: { 'provenance-schema': 'provenance.hook/v1' },
   };
-  if (event.kind === 'pre_tool_use') {
-    // answered now; the write goes on, and a failure is logged and counted
+  if (event.kind === 'pre_tool_use' && caller.transport !== 'spool') {
+    // answered now; the write goes on, and a failure is logged and counted (the spool's reader waits)
     stored.catch((error: unknown) => {
       hookStoreFailures.count++;
       log('warn', 'storing a hook event failed after its answer', {
@@ -95,6 +103,32 @@ export async function handleHook(
       tool_call_id: written.tool_call_id,
     });
   return reply200;
+}
+
+/**
+ * The policy's decision; for a spooled PreToolUse, what the client answered without the daemon
+ * (the policy never saw the call, and the record says so).
+ */
+function decide(deps: HookDeps, event: HookEvent, caller: HookCaller): HookWrite['decision'] {
+  if (caller.transport !== 'spool') return judgePreToolUse(deps.policy, event);
+  return {
+    decision: caller.answered,
+    rule_id: 'hooks.on_daemon_down',
+    reason: `the daemon was down; the hook client answered ${caller.answered} by hooks.on_daemon_down`,
+    severity: caller.answered === 'deny' ? 'medium' : 'info',
+    advisory: null,
+    policy: deps.policy.policy.source,
+    answered: caller.answered,
+  };
+}
+
+/** What the payload keeps of its caller: the transport, and the peer or the spool's owner. */
+function callerFields(caller: HookCaller): Record<string, unknown> {
+  if (caller.transport === 'socket')
+    return { provd_transport: 'socket', provd_peer: { pid: caller.pid, uid: caller.uid, gid: caller.gid } };
+  if (caller.transport === 'spool')
+    return { provd_transport: 'spool', provd_spool: { uid: caller.uid, answered: caller.answered } };
+  return { provd_transport: caller.transport };
 }
 
 function hookWrite(
@@ -118,7 +152,7 @@ function hookWrite(
     native_event: event.native_event,
     session_id: event.session_id,
     cwd: event.cwd,
-    received_ns: String(BigInt(Date.now()) * 1_000_000n),
+    received_ns: caller.transport === 'spool' ? caller.spooled_ns : String(BigInt(Date.now()) * 1_000_000n),
     tool_use_id: event.tool_use_id,
     tool_call_key: event.tool_call_key,
     tool_name: event.tool_name,
@@ -127,7 +161,7 @@ function hookWrite(
     duration_ms: event.duration_ms,
     failed: event.failed,
     decision,
-    payload: { ...payload, provd_transport: caller.transport },
+    payload: { ...payload, ...callerFields(caller) },
     texts,
     keep_text: deps.keepText,
   };

@@ -39,6 +39,9 @@ import { secureDataDir } from './data-dir.js';
 import { keepFilesPrivate } from '../shared/private-files.js';
 import { hostAnchorFileName } from '../provenance/host/host-anchor.js';
 import { loadUws } from './uws.js';
+import { startHookTransport } from './hook-transport.js';
+import { ensureHookSpoolDir } from '../agents/hook-spool.js';
+import type { HookSocketServer } from './hook-socket-server.js';
 
 const drainTimeoutMs = 10_000;
 
@@ -69,6 +72,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     path: writeHookSettings(config.dataDir, policy.policy),
     ...hookSettingsOf(policy.policy),
   });
+  ensureHookSpoolDir(config.dataDir); // hooks sent while the daemon starts are spooled, not lost
   log('info', 'event hashing', { batch: batchHashing }); // native (native/hash) or js
   let failStop: (error: ProvdError) => void = () => undefined;
   const storeFailed = new Promise<ProvdError>((resolve) => (failStop = resolve));
@@ -151,6 +155,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
       use: `--capture ${config.capture}`,
     });
   const snapshots = new SnapshotPool();
+  const hooks = { store, policy, keepText: config.keepHookText };
   const server = new HttpServer({
     host: config.host,
     port: config.port,
@@ -172,7 +177,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         defaultCwd: process.cwd(),
         watchKills: killSwitch.watch,
       },
-      hooks: { store, policy, keepText: config.keepHookText },
+      hooks,
       policy,
       capture: () => sensor.report(),
       openapi: openapiBytes,
@@ -190,6 +195,17 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     await store.close();
     return 1;
   }
+  let hookSocket: HookSocketServer | null;
+  try {
+    hookSocket = await startHookTransport(config.dataDir, hooks, store, state.status === 'ready');
+  } catch (error) {
+    log('error', 'cannot open the hook socket', { error: toErrorData(error, 'PROVD_ERR_HOOK_SOCKET') });
+    server.stopAccepting();
+    await sensor.stop();
+    await release(server, pool, snapshots);
+    await store.close();
+    return 1;
+  }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   log('info', 'listening', {
     url: `http://${host}:${port}`,
@@ -202,6 +218,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   if (reason instanceof ProvdError) {
     log('error', 'store thread stopped; shutting down', { error: reason.toData() });
     server.stopAccepting();
+    await hookSocket?.close(0);
     await sensor.stop();
     await release(server, pool, snapshots);
     return 1;
@@ -209,7 +226,9 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   log('info', 'shutting down', { signal: reason });
   readiness.stop();
   server.stopAccepting();
+  const hooksDrained = hookSocket?.close(drainTimeoutMs);
   const drained = await server.drain(drainTimeoutMs);
+  await hooksDrained;
   if (!drained)
     log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
   await sensor.stop(); // what the rings still held is stored before the pool ends

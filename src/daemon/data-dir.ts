@@ -1,5 +1,6 @@
 /**
- * The data dir holds the signing key, the database and the spool: no other user may enter it. One
+ * The data dir holds the signing key, the database and the spool: no other user may list or read it
+ * (search alone, 0711, is kept: agents of other users reach the hook socket through it). One
  * that exists keeps the mode it was made with, so a dir others may enter is closed (0700) when it is
  * provd's (empty, or holding its database); one holding anything else is refused, since closing a
  * dir the user shares (`--data-dir /var/lib`) would break what else lives there.
@@ -25,7 +26,9 @@ export function secureDataDir(dir: string): void {
 function closeDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const mode = statSync(dir).mode & 0o777;
-  if ((mode & 0o077) === 0) return;
+  // search alone (0711) lets other users reach only what is named and open to them: the hook
+  // socket, hooks.json and the hook spool dir (docs/agents.md), never a listing or another file
+  if ((mode & 0o066) === 0) return;
   const entries = readdirSync(dir);
   if (entries.length > 0 && !entries.includes(databaseFileName)) {
     throw new ProvdError(

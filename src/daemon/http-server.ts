@@ -222,7 +222,7 @@ function unauthorized(result: 'missing' | 'invalid'): HttpReply {
  * stopped store is safe to describe, storage trouble stays in the log. Anything else is a bug in
  * provd: 500, with the details only in the log.
  */
-function failureReply(error: unknown, request: RouteRequest): HttpReply {
+export function failureReply(error: unknown, request: Pick<RouteRequest, 'requestId' | 'path'>): HttpReply {
   if (error instanceof ProvdError) {
     if (isWireErrorCode(error.code)) return errorReply(error.code, error.message);
     if (error.code === 'PROVD_ERR_STORE_DISK_FULL') {

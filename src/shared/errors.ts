@@ -33,6 +33,8 @@ export const localErrorCodes = {
     'provd export refused to write through a link (or a non-directory) it found under --out',
   PROVD_ERR_HOOKS_SETTINGS:
     "provd hooks refused an agent's settings file it cannot read as JSON or TOML (the file is left untouched)",
+  PROVD_ERR_HOOK_SOCKET:
+    'the hook socket could not be made at <data dir>/hooks.sock (a file that is not a socket is there, or the native addon that reads peer credentials is missing)',
   PROVD_ERR_HOST_CHAIN_DIVERGED:
     'the stored host digests differ from those the host chain signed: the host round signs and removes nothing (logged)',
 } as const;

@@ -81,6 +81,11 @@ export interface ProducerHealth {
     last_full_at: DateTimeText | null;
     last_full_ms: Count | null;
   };
+  /**
+   * The hook transport (docs/agents.md): requests the hook socket refused, by reason, and hook
+   * events that reached no daemon, read back from the hook spool at a start, by outcome.
+   */
+  hooks: { socket: CountsByName; spool: CountsByName };
   correlation_coverage: RunCoverage | AllCoverage;
   /** By gap kind (kernel_loss, spool_overflow, ...). */
   coverage_gaps: { [kind: string]: { gaps: Count; lost_events: Count } };
@@ -125,6 +130,7 @@ export async function producerHealth(
   let invalid = 0;
   const spool: Record<string, number> = {};
   const host: Record<string, number> = {};
+  const hooks: ProducerHealth['hooks'] = { socket: {}, spool: {} };
   let lastFullNs: bigint | null = null;
   for (const row of counters) {
     const source = row['source'] as string;
@@ -136,7 +142,9 @@ export async function producerHealth(
     else if (source === 'host') {
       host[counter] = value; // host retention's and verify-host's (provenance/host/host-counters.sql.ts)
       if (counter === 'verified_full') lastFullNs = row['updated_ns'] as bigint;
-    } else (sources[source] ??= {})[counter] = value;
+    } else if (source === 'hook_socket') hooks.socket[counter] = value;
+    else if (source === 'hook_spool') hooks.spool[counter] = value;
+    else (sources[source] ??= {})[counter] = value;
   }
   const ofRun = params.run === null ? sql`` : sql`WHERE run_id = ${params.run} OR run_id IS NULL`;
   const gaps = await readRows<Record<string, unknown>>(
@@ -176,6 +184,7 @@ export async function producerHealth(
       last_full_at: lastFullNs === null ? null : formatRfc3339Nanos(lastFullNs),
       last_full_ms: host['verified_full_ms'] ?? null,
     },
+    hooks,
     correlation_coverage: await coverage(connection, params.run),
     coverage_gaps: Object.fromEntries(
       gaps.map((row) => [

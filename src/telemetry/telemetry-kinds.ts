@@ -11,6 +11,7 @@ import { explainCorrelations, type CorrelationsParams } from './correlations.sql
 import type { EventCommitter } from './event-commit.sql.js';
 import { listEvents, type EventsParams } from './events.sql.js';
 import { listHostEvents, type HostEventsParams } from './host-events.sql.js';
+import { recordHookLoss, type HookLoss } from './hook-loss.sql.js';
 import { producerHealth, type ProducerHealthParams } from './producer-health.sql.js';
 import { listRuns, type RunsParams } from './runs.sql.js';
 import type { Spool } from './spool.sql.js';
@@ -55,6 +56,9 @@ export function telemetryHandlers(context: StoreContext, parts: TelemetryParts) 
       producerHealth(context.reader(), params, parts.spoolLimits, () => spool.stats),
     runs: (params: RunsParams) => listRuns(context.reader(), params, formatVersion),
     summary: (params: SummaryParams) => summarizeRun(context.reader(), params),
+    /** Hook events that reached no daemon (the hook spool) and requests the hook socket refused. */
+    hookLoss: async (loss: HookLoss) =>
+      jsonText(await context.writes.run(() => recordHookLoss(context.writer, loss))),
   };
 }
 

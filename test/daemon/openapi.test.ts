@@ -206,6 +206,7 @@ const telemetrySamples: {
         last_full_at: '2026-11-28T12:00:00.000000000Z',
         last_full_ms: 2500,
       },
+      hooks: { socket: { malformed: 1 }, spool: { stored: 2 } },
       correlation_coverage: {
         ...{ scope: 'run', events: 3, by_evidence_level: { kernel_correlated: 3 } },
         by_method: { cgroup: 3 },

@@ -1,0 +1,102 @@
+/**
+ * Hook client benchmark (`npm run bench:hook-client`; `npm run bench:guard` runs it with --short
+ * --guard): the native provd-hook answering a Claude PreToolUse from the real daemon's hook socket,
+ * from spawn to its answer, beside `cat > /dev/null` (a hook that only reads its payload), each
+ * spawned the same way agents spawn hooks (`/bin/sh -c COMMAND`, the payload on stdin), in
+ * alternation so a shared host's load falls on both alike. Each PreToolUse has its own tool_use_id,
+ * so each is judged, answered and stored. Prints one JSON line: p50/p99 of both, what the client
+ * adds (p50 - p50, p99 - p99), and the ratio cat p50 / client p50.
+ *
+ * `--guard` fails on an answer other than `{}`, or when the ratio falls more than 25% below the
+ * one recorded in bench/baselines.json. --short: 150 of each (else 600).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { hookClientPath, hookSocketName } from '../src/agents/hook-command.js';
+import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
+import { benchMain } from './support/bench-main.js';
+import { describeHost } from './support/host.js';
+import { percentileMs } from './support/ingest-http.js';
+import { guardRatio } from './support/ratio-guard.js';
+
+const args = new Set(process.argv.slice(2));
+const isShort = args.has('--short');
+const isGuard = args.has('--guard');
+const spawns = isShort ? 150 : 600;
+const dataDir = makeDataDir();
+
+const payload = (i: number): string =>
+  JSON.stringify({
+    session_id: 'bench-session',
+    transcript_path: '/tmp/bench/transcript.jsonl',
+    cwd: '/work/proj',
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: `ls -la /work/proj/src/file-${i % 100}.ts && git status --porcelain` },
+    tool_use_id: `toolu_client_bench_${i}`,
+  });
+
+/** Spawns `/bin/sh -c command` with `input` on stdin; resolves with its stdout and the ms from spawn to exit. */
+function timedHook(command: string, input: string): Promise<{ ms: number; stdout: string }> {
+  const started = performance.now();
+  const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', () => resolve({ ms: performance.now() - started, stdout }));
+  });
+}
+
+async function runBench(): Promise<string[]> {
+  if (!existsSync(hookClientPath()))
+    return [`hook-client: ${hookClientPath()} is not built (npm run build:hook-client)`];
+  const daemon = await startDaemon({ dataDir });
+  const failures: string[] = [];
+  try {
+    const client = `${hookClientPath()} claude --socket ${join(dataDir, hookSocketName)}`;
+    const cat: number[] = [];
+    const hook: number[] = [];
+    let wrong = 0;
+    for (let i = 0; i < spawns + 20; i++) {
+      const base = await timedHook('cat > /dev/null', payload(i));
+      const answered = await timedHook(client, payload(i));
+      if (answered.stdout !== '{}') wrong++;
+      if (i < 20) continue; // warm-up
+      cat.push(base.ms);
+      hook.push(answered.ms);
+    }
+    const ratio = Number((percentileMs(cat, 50) / percentileMs(hook, 50)).toFixed(3));
+    const result = {
+      name: 'hook_client.pre_tool_use',
+      spawns,
+      client_p50_ms: percentileMs(hook, 50),
+      client_p99_ms: percentileMs(hook, 99),
+      baseline: { name: 'cat > /dev/null', p50_ms: percentileMs(cat, 50), p99_ms: percentileMs(cat, 99) },
+      added_p50_ms: Number((percentileMs(hook, 50) - percentileMs(cat, 50)).toFixed(3)),
+      added_p99_ms: Number((percentileMs(hook, 99) - percentileMs(cat, 99)).toFixed(3)),
+      wrong_answers: wrong,
+      ratio_to_baseline: ratio,
+      ...describeHost(),
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (wrong > 0) failures.push(`hook-client: ${wrong} answers other than {}`);
+    failures.push(
+      ...guardRatio('hook_client.spawn_p50/cat', ratio, "cat > /dev/null's p50 over the client's"),
+    );
+  } finally {
+    await daemon.stop();
+  }
+  return failures;
+}
+
+await benchMain({
+  name: 'hook-client.bench',
+  deadlineMs: isShort ? 180_000 : 600_000,
+  isGuard,
+  run: runBench,
+  cleanup: () => removeDir(dataDir),
+});

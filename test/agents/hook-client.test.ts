@@ -1,0 +1,410 @@
+/**
+ * The hook transport end to end: the real compiled provd-hook against a real daemon's hook socket.
+ * Each agent's answer (allow, and its own deny for `cat /etc/shadow > stolen.txt`), PROVD_RUN and the
+ * peer's credentials reaching the stored event, the daemon down (fail_open, fail_closed) with the
+ * spool stored and its gap recorded at the next start, hostile input on the socket and in the
+ * spool, the socket file's life, and the HTTP route unchanged beside it.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { hookClientPath, hookSocketName } from '../../src/agents/hook-command.js';
+import { readPeerCredentials } from '../../src/daemon/peer-credentials.js';
+import { packageRoot } from '../../src/shared/package-root.js';
+import { startDaemon, useDaemonFixture } from '../support/daemon.js';
+import { queryRows, withDatabase } from '../support/duckdb.js';
+import { request } from '../support/http.js';
+
+interface Captured {
+  agent: string;
+  event: string;
+  payload: Record<string, unknown>;
+}
+
+const captured = readFileSync(join(packageRoot, 'test', 'fixtures', 'agents', 'hook-payloads.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line) as Captured);
+
+const stealShadow = 'cat /etc/shadow > stolen.txt';
+const agents = ['claude', 'codex', 'gemini'] as const;
+type Agent = (typeof agents)[number];
+
+/** The agent's captured pre-tool payload, its shell call running `command`, with this tool-call id. */
+function preToolPayload(agent: Agent, command: string, id: string): Record<string, unknown> {
+  const event = agent === 'gemini' ? 'BeforeTool' : 'PreToolUse';
+  const { payload } = captured.find((one) => one.agent === agent && one.event === event)!;
+  if (agent === 'gemini')
+    return {
+      ...payload,
+      session_id: `gemini-${id}`,
+      tool_name: 'run_shell_command',
+      tool_input: { command },
+    };
+  return {
+    ...payload,
+    session_id: `${agent}-${id}`,
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_use_id: id,
+  };
+}
+
+function isDeny(agent: Agent, answer: Record<string, unknown>): boolean {
+  if (agent === 'gemini') return answer['decision'] === 'deny' && typeof answer['reason'] === 'string';
+  const output = answer['hookSpecificOutput'] as Record<string, unknown> | undefined;
+  return output?.['permissionDecision'] === 'deny' && output['hookEventName'] === 'PreToolUse';
+}
+
+interface ClientRun {
+  pid: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled client as an agent's hook would: the payload on stdin, env as given. */
+function runClient(
+  agent: string,
+  socket: string,
+  payload: string,
+  env: Record<string, string> = {},
+  identity: { uid?: number; gid?: number } = {},
+): Promise<ClientRun> {
+  const child = spawn(hookClientPath(), [agent, '--socket', socket], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...identity,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(payload);
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ pid: child.pid ?? -1, code, stdout, stderr })),
+  );
+}
+
+/** Sends raw bytes on the socket and resolves with all it answered once it closes (or after `waitMs`). */
+function rawExchange(socket: string, bytes: string | Buffer, end = true): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const connection = connect(socket);
+    let answer = '';
+    connection.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    connection.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? resolve(answer) : reject(error),
+    );
+    connection.on('close', () => resolve(answer));
+    connection.write(bytes);
+    if (end) connection.end();
+  });
+}
+
+function statusOf(raw: string): number {
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
+}
+
+describe('provd-hook and the hook socket', function () {
+  this.timeout(120_000);
+  const fixture = useDaemonFixture();
+
+  before(function () {
+    if (!existsSync(hookClientPath())) {
+      console.log(`    skipped: ${hookClientPath()} is not built (npm run build:hook-client, or .ci/setup)`);
+      this.skip();
+    }
+    if (readPeerCredentials === null) {
+      console.log(
+        '    skipped: the hash addon is not built (npm run build:native), so there is no hook socket',
+      );
+      this.skip();
+    }
+  });
+
+  const socketOf = (dataDir: string): string => join(dataDir, hookSocketName);
+
+  it("answers each agent through the real client: {} for an allowed call, the agent's own deny for cat /etc/shadow > stolen.txt; the HTTP route unchanged beside it", async function () {
+    const daemon = await fixture.start({ authToken: 'hook-client-token' });
+    const socket = socketOf(daemon.dataDir);
+    assert.equal(statSync(socket).mode & 0o777, 0o666, 'local users may connect');
+    for (const agent of agents) {
+      const allowed = await runClient(
+        agent,
+        socket,
+        JSON.stringify(preToolPayload(agent, 'ls -la', `ok_${agent}`)),
+      );
+      assert.equal(allowed.code, 0, allowed.stderr);
+      assert.deepEqual(JSON.parse(allowed.stdout), {}, `${agent} allowed`);
+      assert.equal(allowed.stderr, '');
+      const denied = await runClient(
+        agent,
+        socket,
+        JSON.stringify(preToolPayload(agent, stealShadow, `no_${agent}`)),
+      );
+      assert.equal(denied.code, 0, denied.stderr);
+      const answer = JSON.parse(denied.stdout) as Record<string, unknown>;
+      assert.ok(isDeny(agent, answer), `${agent}: ${denied.stdout}`);
+      assert.match(denied.stdout, /\/etc\/shadow/);
+      // the HTTP route still wants the token, and answers the same with it
+      const body = JSON.stringify(preToolPayload(agent, stealShadow, `http_${agent}`));
+      const noToken = await request(daemon.url, `/v1/hooks/${agent}`, { method: 'POST', body });
+      assert.equal(noToken.status, 401);
+      const withToken = await request(daemon.url, `/v1/hooks/${agent}`, {
+        method: 'POST',
+        body,
+        headers: { authorization: 'Bearer hook-client-token' },
+      });
+      assert.equal(withToken.status, 200);
+      assert.deepEqual(withToken.body, answer);
+    }
+  });
+
+  it("stores the event in the run PROVD_RUN names, with the peer's pid, uid and gid from the kernel", async function () {
+    const daemon = await fixture.start();
+    const payload = JSON.stringify(preToolPayload('claude', 'ls', 'toolu_peer'));
+    const run = await runClient('claude', socketOf(daemon.dataDir), payload, { PROVD_RUN: 'watched run/1' });
+    assert.equal(run.code, 0, run.stderr);
+    const other = await runClient(
+      'claude',
+      socketOf(daemon.dataDir),
+      JSON.stringify(preToolPayload('claude', 'ls', 'toolu_session')),
+    );
+    assert.equal(other.code, 0, other.stderr);
+    await daemon.stop();
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (connection) => {
+      const rows = await queryRows(
+        connection,
+        `SELECT run_id, json_extract(body, '$.payload.hook_payload')::VARCHAR AS hook FROM objects
+         WHERE kind = 'tool_call' ORDER BY run_id`,
+      );
+      assert.deepEqual(
+        rows.map((row) => row['run_id']),
+        ['claude-toolu_session', 'watched run/1'],
+        'PROVD_RUN names the run; without it, the session',
+      );
+      const hook = JSON.parse(String(rows[1]!['hook'])) as Record<string, unknown>;
+      assert.equal(hook['provd_transport'], 'socket');
+      assert.deepEqual(hook['provd_peer'], { pid: run.pid, uid: process.getuid!(), gid: process.getgid!() });
+    });
+  });
+
+  it('answers by hooks.on_daemon_down when no daemon runs (fail_open: {}; fail_closed: the deny of each agent), spools the events, and stores them at the next start with the gap recorded', async function () {
+    const policy = join(fixture.dataDir, 'policy.yaml');
+    const dataDir = join(fixture.dataDir, 'data');
+    const socket = socketOf(dataDir);
+    for (const mode of ['fail_open', 'fail_closed']) {
+      writeFileSync(policy, `hooks:\n  on_daemon_down: ${mode}\n`);
+      const daemon = await startDaemon({ dataDir, args: ['--policy', policy] });
+      assert.equal(await daemon.stop(), 0);
+      assert.equal(existsSync(socket), false, 'the socket is removed at stop');
+      for (const agent of agents) {
+        const id = `${mode}_${agent}`;
+        const down = await runClient(agent, socket, JSON.stringify(preToolPayload(agent, 'ls', id)), {
+          PROVD_RUN: `down-${mode}`,
+        });
+        assert.equal(down.code, 0);
+        assert.match(down.stderr, /cannot connect to the hook socket/);
+        const answer = JSON.parse(down.stdout) as Record<string, unknown>;
+        if (mode === 'fail_open') assert.deepEqual(answer, {}, agent);
+        else {
+          assert.ok(isDeny(agent, answer), `${agent}: ${down.stdout}`);
+          assert.match(down.stdout, /daemon is down/);
+        }
+      }
+    }
+    // a non-tool event is never denied, even failing closed; it is spooled too
+    const stop = captured.find((one) => one.agent === 'claude' && one.event === 'Stop')!.payload;
+    const stopRun = await runClient('claude', socket, JSON.stringify(stop), {
+      PROVD_RUN: 'down-fail_closed',
+    });
+    assert.deepEqual(JSON.parse(stopRun.stdout), {});
+    const spoolFile = join(dataDir, 'hook-spool', `${process.getuid!()}.ndjson`);
+    assert.equal(statSync(spoolFile).mode & 0o777, 0o600);
+    // the fail_open round's events were stored by the fail_closed daemon's start
+    assert.equal(readFileSync(spoolFile, 'utf8').trim().split('\n').length, 4);
+    // hostile spool content: a garbage line in our own file, a file of another user named for us
+    writeFileSync(spoolFile, 'not json\n{"time":"x","agent":"claude","answered":"allow"}\n', { flag: 'a' });
+    const forged = join(dataDir, 'hook-spool', '4242.ndjson');
+    writeFileSync(forged, readFileSync(spoolFile, 'utf8').split('\n')[0] + '\n', { mode: 0o600 });
+    chownSync(forged, 0, 0); // owned by root, named for uid 4242: refused
+
+    const daemon = await startDaemon({ dataDir });
+    const health = await request(daemon.url, '/v1/telemetry/producer-health');
+    assert.equal(health.status, 200);
+    await daemon.stop();
+    assert.equal(existsSync(spoolFile), false, 'the spool is removed once stored');
+    await withDatabase(join(dataDir, 'provd.duckdb'), async (connection) => {
+      const calls = await queryRows(
+        connection,
+        `SELECT t.run_id, t.status, json_extract_string(o.body, '$.payload.decision.rule_id') AS rule
+         FROM tool_calls t JOIN objects o ON o.hash = t.object_hash ORDER BY t.run_id, t.tool_call_id`,
+      );
+      const open = calls.filter((row) => row['run_id'] === 'down-fail_open');
+      const closed = calls.filter((row) => row['run_id'] === 'down-fail_closed');
+      assert.equal(open.length, 3);
+      assert.equal(closed.length, 3);
+      assert.ok(open.every((row) => row['status'] === 'asserted' && row['rule'] === 'hooks.on_daemon_down'));
+      assert.ok(closed.every((row) => row['status'] === 'denied' && row['rule'] === 'hooks.on_daemon_down'));
+      const gaps = await queryRows(
+        connection,
+        `SELECT run_id, source, lost_events, detail::VARCHAR AS detail FROM coverage_gaps
+         WHERE kind = 'hook_daemon_down' ORDER BY run_id`,
+      );
+      assert.deepEqual(
+        gaps.map((gap) => [gap['run_id'], Number(gap['lost_events'])]),
+        [
+          ['down-fail_closed', 4],
+          ['down-fail_open', 3],
+        ],
+      );
+      const counters = await queryRows(
+        connection,
+        `SELECT counter, value FROM producer_counters WHERE source = 'hook_spool' ORDER BY counter`,
+      );
+      assert.deepEqual(Object.fromEntries(counters.map((row) => [row['counter'], Number(row['value'])])), {
+        invalid_lines: 2,
+        refused_files: 1,
+        stored: 7,
+      });
+    });
+    const reported = health.body as { hooks: unknown; coverage_gaps: Record<string, unknown> };
+    assert.deepEqual(reported.coverage_gaps['hook_daemon_down'], { gaps: 2, lost_events: 7 });
+    assert.deepEqual(reported.hooks, {
+      socket: {},
+      spool: { invalid_lines: 2, refused_files: 1, stored: 7 },
+    });
+  });
+
+  it('refuses hostile input on the socket with an error body and counts it: garbage, oversized, truncated, a slow client; serves many hooks at once', async function () {
+    const daemon = await fixture.start();
+    const socket = socketOf(daemon.dataDir);
+    const garbage = await rawExchange(socket, 'garbage\r\n\r\n');
+    assert.equal(statusOf(garbage), 400);
+    assert.match(garbage, /not HTTP\/1\.1/);
+    const oversized = await rawExchange(
+      socket,
+      'POST /v1/hooks/claude HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n{',
+    );
+    assert.equal(statusOf(oversized), 413);
+    const streamed = await rawExchange(
+      socket,
+      Buffer.concat([
+        Buffer.from('POST /v1/hooks/claude HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n'),
+        Buffer.from(`200000\r\n${'a'.repeat(0x200000)}\r\n0\r\n\r\n`),
+      ]),
+    );
+    assert.equal(statusOf(streamed), 413, 'a chunked body over 1 MiB');
+    const truncated = await rawExchange(
+      socket,
+      'POST /v1/hooks/claude HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{"se',
+    );
+    assert.notEqual(statusOf(truncated), 200, 'a truncated body is never an answer');
+    const notAgent = await rawExchange(
+      socket,
+      'POST /v1/hooks/cursor HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    assert.equal(statusOf(notAgent), 404);
+    const badPayload = await rawExchange(
+      socket,
+      'POST /v1/hooks/claude HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n[]',
+    );
+    assert.equal(statusOf(badPayload), 400);
+    // a slow client: the head never ends; it is answered and closed, never held
+    const slow = await rawExchange(socket, 'POST /v1/hooks/claude HTTP/1.1\r\nHost: x\r\n', false);
+    assert.equal(statusOf(slow), 400);
+    assert.match(slow, /did not arrive within 5 s/);
+    // many hooks at once, through the client, all answered
+    const payload = JSON.stringify(preToolPayload('claude', 'ls', 'toolu_many'));
+    const runs = await Promise.all(Array.from({ length: 40 }, () => runClient('claude', socket, payload)));
+    assert.deepEqual(
+      runs.map((run) => run.stdout),
+      runs.map(() => '{}'),
+    );
+    // oversized on the client's side: it says so and sends nothing
+    const big = await runClient('claude', socket, 'x'.repeat(1024 * 1024 + 1));
+    assert.match(big.stderr, /over 1 MiB/);
+    assert.deepEqual(JSON.parse(big.stdout), {});
+    await daemon.stop();
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (connection) => {
+      const counters = await queryRows(
+        connection,
+        `SELECT counter, value FROM producer_counters WHERE source = 'hook_socket' ORDER BY counter`,
+      );
+      const counted: Record<string, number> = Object.fromEntries(
+        counters.map((row) => [String(row['counter']), Number(row['value'])]),
+      );
+      assert.equal(counted['malformed'], 1, JSON.stringify(counted));
+      assert.equal(counted['payload_too_large'], 2, JSON.stringify(counted));
+      assert.equal(counted['timeout'], 1, JSON.stringify(counted));
+      assert.equal(counted['truncated'], 1, JSON.stringify(counted));
+      assert.equal(counted['not_found'], 1, JSON.stringify(counted));
+      assert.equal(counted['invalid_payload'], 1, JSON.stringify(counted));
+    });
+  });
+
+  it("serves an agent of another user (nobody) through a data dir of mode 0711, the peer's uid the kernel's; its spool is its own", async function () {
+    if (process.getuid!() !== 0) {
+      console.log('    skipped: not root, so no hook can run as another user');
+      return this.skip();
+    }
+    const nobody = { uid: 65534, gid: 65534 };
+    chmodSync(fixture.dataDir, 0o711);
+    const daemon = await fixture.start();
+    assert.equal(statSync(fixture.dataDir).mode & 0o777, 0o711, 'search alone is kept');
+    const socket = socketOf(fixture.dataDir);
+    const denied = await runClient(
+      'gemini',
+      socket,
+      JSON.stringify(preToolPayload('gemini', stealShadow, 'x')),
+      {},
+      nobody,
+    );
+    assert.ok(
+      isDeny('gemini', JSON.parse(denied.stdout) as Record<string, unknown>),
+      denied.stdout + denied.stderr,
+    );
+    await daemon.stop();
+    const down = await runClient(
+      'gemini',
+      socket,
+      JSON.stringify(preToolPayload('gemini', 'ls', 'y')),
+      {},
+      nobody,
+    );
+    assert.deepEqual(JSON.parse(down.stdout), {});
+    const spool = join(fixture.dataDir, 'hook-spool', '65534.ndjson');
+    assert.equal(statSync(spool).uid, 65534, down.stderr);
+    await fixture.start().then((again) => again.stop());
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (connection) => {
+      const rows = await queryRows(
+        connection,
+        `SELECT json_extract(body, '$.payload.hook_payload')::VARCHAR AS hook FROM objects
+         WHERE kind = 'tool_call' ORDER BY json_extract_string(body, '$.payload.hook_payload.provd_transport')`,
+      );
+      const hooks = rows.map((row) => JSON.parse(String(row['hook'])) as Record<string, unknown>);
+      assert.equal((hooks[0]!['provd_peer'] as { uid: number }).uid, 65534);
+      assert.deepEqual(hooks[1]!['provd_spool'], { uid: 65534, answered: 'allow' });
+    });
+  });
+
+  it('replaces a socket a killed daemon left, and refuses to start over a file that is not a socket', async function () {
+    const killed = await fixture.start();
+    assert.equal(await killed.stop('SIGKILL'), null);
+    assert.ok(statSync(socketOf(fixture.dataDir)).isSocket(), 'the killed daemon left its socket');
+    const next = await fixture.start();
+    const answer = await runClient(
+      'codex',
+      socketOf(fixture.dataDir),
+      JSON.stringify(preToolPayload('codex', 'ls', 'c1')),
+    );
+    assert.deepEqual(JSON.parse(answer.stdout), {});
+    assert.equal(answer.stderr, '');
+    await next.stop();
+    writeFileSync(socketOf(fixture.dataDir), 'not a socket');
+    await assert.rejects(fixture.start(), /PROVD_ERR_HOOK_SOCKET[\s\S]*is not a socket/);
+    assert.equal(readFileSync(socketOf(fixture.dataDir), 'utf8'), 'not a socket', 'left as it was');
+  });
+});
