@@ -5,7 +5,7 @@
  * `process`) and `root_pid` (the kernel's capture filter then follows the processes it forks), with
  * binding_source `harness`. An agent already covered by an open binding (`provd watch` bound its
  * cgroup to the run; `provd record` ran it in a cgroup of its own) is not bound twice; nor is a
- * process an earlier session bound (hook-sessions.ts).
+ * process an earlier session bound (hook-sessions.ts; after a restart, its binding here).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +32,8 @@ export type AgentBindingResult = { bound: string; stored: Promise<unknown> } | {
 export class AgentBinder {
   /** Open bindings by cgroup id (decimal) or path as bound. */
   private readonly byCgroup = new Map<string, string>();
+  /** Agent bindings made here (`pid@start ns`): a process's start never changes, so a restarted daemon finds them. */
+  private readonly byAgent = new Map<string, string>();
 
   constructor(
     bindingLog: BindingLog,
@@ -44,7 +46,8 @@ export class AgentBinder {
 
   /** Binds `agent` to `runId` for session `sessionId`, unless an open binding covers it already. */
   bind(runId: string, sessionId: string, agent: { pid: number; startTicks: bigint }): AgentBindingResult {
-    const covering = this.coveringBinding(agent.pid);
+    const startNs = processStartNs(agent.startTicks);
+    const covering = this.byAgent.get(`${agent.pid}@${startNs}`) ?? this.coveringBinding(agent.pid);
     if (covering !== undefined) return { covered_by: covering };
     const binding = parseBindRequest(
       {
@@ -53,7 +56,7 @@ export class AgentBinder {
         session_id: sessionId,
         process_id: String(agent.pid),
         root_pid: agent.pid,
-        started_at: formatRfc3339Nanos(processStartNs(agent.startTicks)),
+        started_at: formatRfc3339Nanos(startNs),
         binding_source: 'harness',
       },
       BigInt(Date.now()) * 1_000_000n,
@@ -64,14 +67,16 @@ export class AgentBinder {
   }
 
   private index(binding: Binding): void {
-    if (binding.endNs === null && binding.cgroup_id !== null)
+    if (binding.endNs !== null) return;
+    if (binding.cgroup_id !== null)
       this.byCgroup.set(binding.cgroup_id.replace(/^\/+/, ''), binding.binding_id);
+    if (binding.binding_source === 'harness' && binding.process_id !== null && binding.startNs !== null)
+      this.byAgent.set(`${binding.process_id}@${binding.startNs}`, binding.binding_id);
   }
 
   /**
    * The open binding whose cgroup holds the process (its own or an ancestor cgroup). A pid binding
-   * is not asked: an open one may name a pid since reused, and a process bound by an earlier
-   * session's hook is known to HookSessions.
+   * without the process's start is not asked: an open one may name a pid since reused.
    */
   private coveringBinding(pid: number): string | undefined {
     for (const key of processCgroupKeys(pid)) {

@@ -255,6 +255,20 @@ describe('hook caller trust', function () {
         'the same agent process is not bound twice',
       );
       assert.equal(stored.length, 1);
+      // a restarted daemon: new sessions, the same binding log (loaded from the store)
+      const restarted = gateWith(log);
+      const again = restarted.gate.admit(
+        { transport: 'socket', pid: pids['hook2']!, uid },
+        event('s-1', 'PreToolUse', {
+          tool_name: 'Bash',
+          tool_input: { command: 'true' },
+          tool_use_id: 'toolu_9',
+        }),
+        'run-1',
+      );
+      assert.ok('caller' in again && again.caller?.trust === 'hook', JSON.stringify(again));
+      assert.deepEqual(again.caller.binding, { covered_by: binding.binding_id });
+      assert.equal(restarted.stored.length, 0, 'not bound again after a restart');
     });
 
     it('refuses a forged binding and a forged approval of a denied call from a tool call: 403, nothing stored, counted', async function () {
