@@ -22,16 +22,9 @@ import { agentHarnesses } from './agents.js';
 import { isRefusal, type AgentHarness, type HookEvent, type HookReply } from './hook-event.js';
 import { judgePreToolUse } from './hook-judge.js';
 import type { HookAnswer } from './hook-answer.js';
+import type { HookCaller, HookTrustGate, StoredCallerVerdict } from './hook-trust-gate.js';
 
-/**
- * Who sent a hook event: over HTTP (token checked by the server); the hook socket's peer, as the
- * kernel gave it (SO_PEERCRED); or the hook spool's owner, for an event that reached no daemon and
- * was answered by hooks.on_daemon_down at `spooled_ns` (read back at the daemon's next start).
- */
-export type HookCaller =
-  | { transport: 'http' }
-  | { transport: 'socket'; pid: number; uid: number; gid: number }
-  | { transport: 'spool'; uid: number; spooled_ns: string; answered: 'allow' | 'deny' };
+export type { HookCaller } from './hook-trust-gate.js';
 
 /** What the hooks route needs. */
 export interface HookDeps {
@@ -39,6 +32,8 @@ export interface HookDeps {
   policy: PolicyEngine;
   /** Prompts and assistant messages stored as text too (`--keep-hook-text`); else by hash only. */
   keepText: boolean;
+  /** Places each socket caller: the agent's hook, or a tool call's forgery (hook-trust-gate.ts). */
+  trust: HookTrustGate;
 }
 
 /** The query of POST /v1/hooks/{agent}. */
@@ -69,13 +64,16 @@ export async function handleHook(
   const event = harness.read(parseJsonObject(body));
   if (isRefusal(event))
     return errorReply('invalid_argument', `${harness.name} hook payload: ${event.message}`);
+  const runId = run ?? event.session_id;
+  const admission = deps.trust.admit(caller, event, runId);
+  if ('refused' in admission) return admission.refused;
   const decision = event.kind !== 'pre_tool_use' ? null : decide(deps, event, caller);
   const reply: HookReply = {
     verdict: decision === null ? null : (decision.answered as HookReply['verdict']),
     reason: decision?.reason ?? null,
   };
   const answer: HookAnswer = harness.answer(event, reply);
-  const write = hookWrite(deps, event, run ?? event.session_id, decision, caller);
+  const write = hookWrite(deps, event, runId, decision, caller, admission.caller);
   const stored = deps.store.queryJson('hook', write, {
     deadlineMs: writeDeadlineMs,
     verdictMs: writeDeadlineMs,
@@ -137,6 +135,7 @@ function hookWrite(
   runId: string,
   decision: HookWrite['decision'],
   caller: HookCaller,
+  verdict: StoredCallerVerdict | null,
 ): HookWrite {
   const texts: HookWrite['texts'] = [];
   if (event.prompt !== null) texts.push({ field: 'prompt', text: event.prompt });
@@ -161,7 +160,8 @@ function hookWrite(
     duration_ms: event.duration_ms,
     failed: event.failed,
     decision,
-    payload: { ...payload, ...callerFields(caller) },
+    // a socket caller's payload carries its verdict too
+    payload: { ...payload, ...callerFields(caller), ...(verdict === null ? {} : { provd_caller: verdict }) },
     texts,
     keep_text: deps.keepText,
   };

@@ -25,6 +25,9 @@ import { hostResolversCheck, noSealingCheck, ReadinessCheck, recordCgroupCheck }
 import { endpoints } from './endpoints.js';
 import { openapiBytes } from './openapi.js';
 import { hookSettingsOf, writeHookSettings } from '../agents/hook-settings-file.js';
+import { HookTrustGate, hookTrustCheck } from '../agents/hook-trust-gate.js';
+import { storeBinding } from '../telemetry/bind.route.js';
+import { AgentBinder } from '../telemetry/agent-binder.js';
 import { defaultPolicy } from '../security/policy/default-policy.js';
 import { PolicyEngine } from '../security/policy/policy-engine.js';
 import { KillSwitch } from '../security/responses/kill-switch.js';
@@ -115,15 +118,6 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   if (recordCgroupRoot.status === 'unavailable')
     log('warn', 'recorded commands run without a cgroup', { message: recordCgroupRoot.message });
   let sensor = Sensor.off('off', 'the sensor is starting');
-  const readiness = new ReadinessCheck(
-    store,
-    {
-      record_cgroup: recordCgroupCheck(recordCgroupRoot),
-      host_resolvers: hostResolversCheck(resolvers),
-      ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
-    },
-    () => ({ ...sensor.report() }),
-  );
   const bindingLog = await loadBindingLog(store, state.status === 'ready');
   const pool = createNormalizePool(bindingLog, policy.policy, resolvers.addresses);
   const killSwitch = new KillSwitch(store);
@@ -154,8 +148,24 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
       means: config.capture,
       use: `--capture ${config.capture}`,
     });
+  const hookTrust = new HookTrustGate(
+    new AgentBinder(bindingLog, (binding) => storeBinding(store, bindingLog, binding)),
+  );
+  const readiness = new ReadinessCheck(
+    store,
+    {
+      record_cgroup: recordCgroupCheck(recordCgroupRoot),
+      host_resolvers: hostResolversCheck(resolvers),
+      ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
+      // a getter: read at every check
+      get hooks() {
+        return hookTrustCheck(hookTrust);
+      },
+    },
+    () => ({ ...sensor.report() }),
+  );
   const snapshots = new SnapshotPool();
-  const hooks = { store, policy, keepText: config.keepHookText };
+  const hooks = { store, policy, keepText: config.keepHookText, trust: hookTrust };
   const server = new HttpServer({
     host: config.host,
     port: config.port,

@@ -7,26 +7,51 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { Readable } from 'node:stream';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { hookClientPath, hookSocketName } from '../../src/agents/hook-command.js';
 import { readPeerCredentials } from '../../src/daemon/peer-credentials.js';
-import { packageRoot } from '../../src/shared/package-root.js';
+import { capturedPayloads } from '../support/agents/captured-payloads.js';
 import { startDaemon, useDaemonFixture } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 
-interface Captured {
-  agent: string;
-  event: string;
-  payload: Record<string, unknown>;
-}
+const captured = capturedPayloads();
 
-const captured = readFileSync(join(packageRoot, 'test', 'fixtures', 'agents', 'hook-payloads.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Captured);
+/**
+ * Stands in for the agent whose hook the client is: the daemon admits a hook only from a process
+ * that runs the agent (docs/agents.md, "Who may send a hook"). Runs the client with the agent's
+ * stdio, tells its pid on fd 3, and exits with its status. Named `<agent>-agent.mjs` in a directory
+ * any user may read, so an agent of another user runs it too.
+ */
+const standInSource = `import { spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
+const [client, ...args] = process.argv.slice(2);
+const child = spawn(client, args, { stdio: 'inherit' });
+writeSync(3, child.pid + '\\n');
+child.on('exit', (code, signal) => process.exit(code ?? 128));
+`;
+const standIns = mkdtempSync(join(tmpdir(), 'provd-hook-agents-'));
+chmodSync(standIns, 0o755);
+after(() => rmSync(standIns, { recursive: true, force: true }));
+
+function standIn(agent: string): string {
+  const path = join(standIns, `${agent}-agent.mjs`);
+  if (!existsSync(path)) writeFileSync(path, standInSource, { mode: 0o644 });
+  return path;
+}
 
 const stealShadow = 'cat /etc/shadow > stolen.txt';
 const agents = ['claude', 'codex', 'gemini'] as const;
@@ -65,7 +90,7 @@ interface ClientRun {
   stderr: string;
 }
 
-/** Runs the compiled client as an agent's hook would: the payload on stdin, env as given. */
+/** Runs the compiled client as an agent's hook would, under a stand-in agent: the payload on stdin, env as given. */
 function runClient(
   agent: string,
   socket: string,
@@ -73,18 +98,20 @@ function runClient(
   env: Record<string, string> = {},
   identity: { uid?: number; gid?: number } = {},
 ): Promise<ClientRun> {
-  const child = spawn(hookClientPath(), [agent, '--socket', socket], {
+  const child = spawn(process.execPath, [standIn(agent), hookClientPath(), agent, '--socket', socket], {
     env: { PATH: process.env['PATH'] ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     ...identity,
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(payload);
+  let told = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  (child.stdio[3] as Readable).on('data', (chunk: Buffer) => (told += chunk.toString()));
+  child.stdin!.end(payload);
   return new Promise((resolve) =>
-    child.on('close', (code) => resolve({ pid: child.pid ?? -1, code, stdout, stderr })),
+    child.on('close', (code) => resolve({ pid: Number.parseInt(told, 10) || -1, code, stdout, stderr })),
   );
 }
 
@@ -316,9 +343,13 @@ describe('provd-hook and the hook socket', function () {
     const slow = await rawExchange(socket, 'POST /v1/hooks/claude HTTP/1.1\r\nHost: x\r\n', false);
     assert.equal(statusOf(slow), 400);
     assert.match(slow, /did not arrive within 5 s/);
-    // many hooks at once, through the client, all answered
-    const payload = JSON.stringify(preToolPayload('claude', 'ls', 'toolu_many'));
-    const runs = await Promise.all(Array.from({ length: 40 }, () => runClient('claude', socket, payload)));
+    // many hooks at once, through the client, all answered (each from an agent of its own: a
+    // session's hooks must come from the one agent process its first hook bound)
+    const runs = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        runClient('claude', socket, JSON.stringify(preToolPayload('claude', 'ls', `toolu_many_${i}`))),
+      ),
+    );
     assert.deepEqual(
       runs.map((run) => run.stdout),
       runs.map(() => '{}'),

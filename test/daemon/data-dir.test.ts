@@ -29,7 +29,10 @@ describe('the data dir', function () {
 
     const files = readdirSync(dir).filter((name) => statSync(join(dir, name)).isFile());
     assert.ok(files.includes('provd.duckdb'), files.join());
-    for (const name of files) assert.equal(modeOf(join(dir, name)), 0o600, `${name} is the daemon's alone`);
+    // hooks.json alone is for every user's hook client to read: it holds only hooks.on_daemon_down
+    assert.equal(modeOf(join(dir, 'hooks.json')), 0o644);
+    for (const name of files.filter((file) => file !== 'hooks.json'))
+      assert.equal(modeOf(join(dir, name)), 0o600, `${name} is the daemon's alone`);
     assert.equal(modeOf(join(dir, 'spool')), 0o700);
 
     chmodSync(dir, 0o755); // as an older provd, or a user, left it
