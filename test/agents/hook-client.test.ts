@@ -43,11 +43,13 @@ const child = spawn(client, args, { stdio: 'inherit' });
 writeSync(3, child.pid + '\\n');
 child.on('exit', (code, signal) => process.exit(code ?? 128));
 `;
-const standIns = mkdtempSync(join(tmpdir(), 'provd-hook-agents-'));
-chmodSync(standIns, 0o755);
-after(() => rmSync(standIns, { recursive: true, force: true }));
+let standIns: string | undefined;
 
 function standIn(agent: string): string {
+  if (standIns === undefined) {
+    standIns = mkdtempSync(join(tmpdir(), 'provd-hook-agents-'));
+    chmodSync(standIns, 0o755);
+  }
   const path = join(standIns, `${agent}-agent.mjs`);
   if (!existsSync(path)) writeFileSync(path, standInSource, { mode: 0o644 });
   return path;
@@ -106,10 +108,10 @@ function runClient(
   let stdout = '';
   let stderr = '';
   let told = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   (child.stdio[3] as Readable).on('data', (chunk: Buffer) => (told += chunk.toString()));
-  child.stdin!.end(payload);
+  child.stdin.end(payload);
   return new Promise((resolve) =>
     child.on('close', (code) => resolve({ pid: Number.parseInt(told, 10) || -1, code, stdout, stderr })),
   );
@@ -149,6 +151,10 @@ describe('provd-hook and the hook socket', function () {
       );
       this.skip();
     }
+  });
+
+  after(function () {
+    if (standIns !== undefined) rmSync(standIns, { recursive: true, force: true });
   });
 
   const socketOf = (dataDir: string): string => join(dataDir, hookSocketName);
