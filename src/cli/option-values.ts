@@ -51,6 +51,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--key': 'FILE',
   '--wait': 'SECONDS',
   '--pid': 'PID',
+  '--agent': 'claude|codex|gemini',
 };
 
 /** Switches that are on unless turned off: shown as `--[no-]name`, as git shows them. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
+import { Watches } from '../agents/watch/watches.js';
 import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
 import { batchHashing, mallocArenas } from '../provenance/batch-hash.js';
@@ -151,6 +152,10 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
       use: `--capture ${config.capture}`,
     });
   const snapshots = new SnapshotPool();
+  const watchCgroupRoot = probeRecordCgroupRoot(undefined, 'provd-watch');
+  if (watchCgroupRoot.status === 'unavailable')
+    log('warn', 'provd watch cannot start agents: no cgroup for them', { message: watchCgroupRoot.message });
+  const watches = new Watches({ store, bindingLog, cgroupRoot: watchCgroupRoot });
   const server = new HttpServer({
     host: config.host,
     port: config.port,
@@ -173,6 +178,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         watchKills: killSwitch.watch,
       },
       hooks: { store, policy, keepText: config.keepHookText },
+      watches,
       policy,
       capture: () => sensor.report(),
       openapi: openapiBytes,
@@ -208,6 +214,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   }
   log('info', 'shutting down', { signal: reason });
   readiness.stop();
+  watches.stop();
   server.stopAccepting();
   const drained = await server.drain(drainTimeoutMs);
   if (!drained)
