@@ -63,8 +63,10 @@ export class WatchCommand extends DaemonClientCommand {
     });
     if (typeof start === 'string' || !typia.is<WatchAnswer>(start)) {
       await watched.refuse();
+      // the daemon's refusals say it already; an unreachable daemon's do not
+      const why = typeof start === 'string' ? start : 'unexpected answer from the daemon';
       stderr.write(
-        `provd: ${typeof start === 'string' ? start : 'unexpected answer from the daemon'}; the agent was not started\n`,
+        `provd: ${why.endsWith('the agent was not started') ? why : `${why}; the agent was not started`}\n`,
       );
       return exitProvdFailed;
     }

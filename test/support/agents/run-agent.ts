@@ -23,6 +23,8 @@ export interface RunAgentOptions {
   /** Added to the child's environment (which is otherwise minimal: never the caller's own). */
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /** A command the agent is started through, its command line put after it (`provd watch --`). */
+  readonly launcher?: readonly string[];
 }
 
 export interface AgentRun {
@@ -58,7 +60,8 @@ export async function runAgent(agent: AgentName, options: RunAgentOptions): Prom
       ...launch.env,
       ...options.env,
     };
-    const child = spawn(agentCommand(agent), launch.args, {
+    const [command, ...args] = [...(options.launcher ?? []), agentCommand(agent), ...launch.args];
+    const child = spawn(command!, args, {
       cwd: options.cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
