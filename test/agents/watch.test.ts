@@ -164,6 +164,15 @@ describe('provd watch', function () {
     );
   });
 
+  it('refuses a watch started from inside a watched command: its processes stay in the run', async function () {
+    // with the token, as a tool call that found it would have it
+    const inner = `PROVD_AUTH_TOKEN=${token} ${process.execPath} ${cliPath} watch -- touch ${join(work.path, 'escaped')}`;
+    const { code, stderr } = await watch(['--run', 'run-outer', '--', 'sh', '-c', inner]);
+    assert.equal(code, 125, stderr);
+    assert.match(stderr, /forbidden: process \d+ is in a watched agent's cgroup \(run-outer-[0-9a-f]{12}\)/);
+    assert.equal(existsSync(join(work.path, 'escaped')), false);
+  });
+
   it('never starts the command when it cannot be watched', async function () {
     const marker = join(work.path, 'ran');
     const touch = ['touch', marker];

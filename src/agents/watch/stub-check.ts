@@ -2,7 +2,9 @@
  * The daemon's check that a pid a client names is a `provd watch` stub the client started (see
  * watch-stub.ts): its command line is the stub's, and its environment holds the client's nonce.
  * Anyone may name any pid; only the stub's user (or root) can read its environment, so a web page
- * or another local user cannot have the daemon move a process that is not theirs.
+ * or another local user cannot have the daemon move a process that is not theirs. A stub already in
+ * a watched agent's or a recorded command's cgroup is refused: moved out, an agent's tool call would
+ * leave its run (and its kill switch) by starting a watch of its own.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -20,10 +22,12 @@ export async function checkStub(pid: number, nonce: string): Promise<CheckedStub
   let cmdline: Buffer;
   let environ: Buffer;
   let status: string;
+  let cgroup: string;
   try {
     cmdline = await readFile(`/proc/${pid}/cmdline`);
     environ = await readFile(`/proc/${pid}/environ`);
     status = await readFile(`/proc/${pid}/status`, 'utf8');
+    cgroup = await readFile(`/proc/${pid}/cgroup`, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ESRCH') return { refused: `process ${pid} does not exist` };
@@ -38,6 +42,13 @@ export async function checkStub(pid: number, nonce: string): Promise<CheckedStub
     return { refused: `process ${pid} is not a waiting provd watch stub` };
   if (!holdsNonce(splitNul(environ), nonce))
     return { refused: `process ${pid} does not hold this watch's nonce` };
+  const inside = /^0::.*\/(provd-watch|provd-records)\/([^/\n]+)/m.exec(cgroup);
+  if (inside !== null)
+    return {
+      refused:
+        `process ${pid} is in ${inside[1] === 'provd-watch' ? 'a watched agent' : 'a recorded command'}'s cgroup ` +
+        `(${inside[2]}): what runs there stays in its run, and cannot start a watch of its own`,
+    };
   const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
   if (uid === undefined) return { refused: `process ${pid} has no Uid line in /proc/${pid}/status` };
   return { pid, uid: Number(uid), argv: argv.slice(stubArgv.length) };
