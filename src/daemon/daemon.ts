@@ -156,6 +156,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   if (watchCgroupRoot.status === 'unavailable')
     log('warn', 'provd watch cannot start agents: no cgroup for them', { message: watchCgroupRoot.message });
   const watches = new Watches({ store, bindingLog, cgroupRoot: watchCgroupRoot });
+  await watches.adoptLeftCgroups();
   const server = new HttpServer({
     host: config.host,
     port: config.port,

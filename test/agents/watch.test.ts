@@ -235,6 +235,41 @@ describe('provd watch', function () {
     }
   });
 
+  it('removes, after a restart, the cgroup of an agent a daemon before it watched, once it empties', async function () {
+    const dataDir = mkdtempSync(join(tmpdir(), 'provd-watch-restart-'));
+    const nonce = randomBytes(32).toString('hex');
+    const stub = spawn(stubArgv[0]!, [...stubArgv.slice(1), 'true'], {
+      env: { ...process.env, [watchNonceVariable]: nonce },
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+    });
+    try {
+      const first = await startDaemon({ dataDir, authToken: token });
+      const started = await request(first.url, '/v1/watch', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ run_id: 'run-restart', pid: stub.pid, nonce }),
+      });
+      await first.stop();
+      assert.equal(started.status, 200, JSON.stringify(started.body));
+      const path = (started.body['cgroup'] as { path: string }).path;
+      const second = await startDaemon({ dataDir, authToken: token });
+      try {
+        assert.equal(existsSync(path), true, 'the agent still runs there');
+        stub.kill('SIGKILL');
+        await eventually(
+          'the cgroup removed',
+          () => existsSync(path),
+          (exists) => !exists,
+        );
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      stub.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('says so, and runs nothing, when the daemon may not make cgroups', async function () {
     const dataDir = mkdtempSync(join(tmpdir(), 'provd-watch-nobody-'));
     chownSync(dataDir, nobody.uid, nobody.gid);

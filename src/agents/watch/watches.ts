@@ -7,7 +7,7 @@
  * it empties. A client that never says (killed) is replaced by the cgroup emptying: the end is then
  * stored without an exit status, after a grace period for the client's own word.
  */
-import { rmdir, writeFile } from 'node:fs/promises';
+import { readdir, rmdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { sha256 } from '../../provenance/graph-object.js';
 import type { ProvenanceKinds } from '../../provenance/provenance-kinds.js';
@@ -174,6 +174,26 @@ export class Watches {
       object_hash: objectHash,
     };
     return jsonReply(200, answer);
+  }
+
+  /**
+   * Takes over the cgroups a daemon before this one left under `provd-watch`: an empty one is
+   * removed now, one whose agent still runs is removed once it empties (its binding is stored, so
+   * what runs there is still captured; how the agent ended is not known, so no end is stored).
+   */
+  async adoptLeftCgroups(): Promise<number> {
+    const { cgroupRoot } = this.deps;
+    if (cgroupRoot.status !== 'ok') return 0;
+    const entries = await readdir(cgroupRoot.path, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.filter((dirent) => dirent.isDirectory())) {
+      const cgroup = await CommandCgroup.open(join(cgroupRoot.path, entry.name));
+      const key = `left:${entry.name}`;
+      const left: ActiveWatch = { runId: key, nonce: '', command: '', cgroup, ended: true, emptySince: null };
+      this.active.set(key, left);
+      await this.removeIfEmpty(left);
+    }
+    if (this.active.size > 0) this.poll();
+    return entries.length;
   }
 
   /** Stops looking at cgroups (the daemon is stopping); cgroups left are swept at the next start. */
