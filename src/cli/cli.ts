@@ -17,6 +17,7 @@ import { HooksUninstallCommand } from './commands/hooks-uninstall.js';
 import { IngestCommand } from './commands/ingest.js';
 import { PolicyCheckCommand } from './commands/policy-check.js';
 import { RecordCommand } from './commands/record.js';
+import { WatchCommand } from './commands/watch.js';
 import { RisksCommand } from './commands/risks.js';
 import { ResponsesCommand } from './commands/responses.js';
 import { RunsCommand } from './commands/runs.js';
@@ -64,6 +65,7 @@ cli.register(TimelineCommand);
 cli.register(UiCommand);
 cli.register(VerifyCommand);
 cli.register(VerifyBundleCommand);
+cli.register(WatchCommand);
 
 // A usage error (unknown option, missing or extra argument) exits 2, as Unix tools do; clipanion says 1.
 let command;

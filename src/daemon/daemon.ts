@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
+import { Watches } from '../agents/watch/watches.js';
 import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
 import { batchHashing, mallocArenas } from '../provenance/batch-hash.js';
@@ -166,6 +167,11 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   );
   const snapshots = new SnapshotPool();
   const hooks = { store, policy, keepText: config.keepHookText, trust: hookTrust };
+  const watchCgroupRoot = probeRecordCgroupRoot(undefined, 'provd-watch');
+  if (watchCgroupRoot.status === 'unavailable')
+    log('warn', 'provd watch cannot start agents: no cgroup for them', { message: watchCgroupRoot.message });
+  const watches = new Watches({ store, bindingLog, cgroupRoot: watchCgroupRoot });
+  await watches.adoptLeftCgroups();
   const server = new HttpServer({
     host: config.host,
     port: config.port,
@@ -188,6 +194,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
         watchKills: killSwitch.watch,
       },
       hooks,
+      watches,
       policy,
       capture: () => sensor.report(),
       openapi: openapiBytes,
@@ -235,6 +242,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   }
   log('info', 'shutting down', { signal: reason });
   readiness.stop();
+  watches.stop();
   server.stopAccepting();
   const hooksDrained = hookSocket?.close(drainTimeoutMs);
   const drained = await server.drain(drainTimeoutMs);

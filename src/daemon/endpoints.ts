@@ -4,6 +4,7 @@
  * cannot disagree. An endpoint whose handler asks for a part RouteDeps does not hold fails the build.
  */
 import { hookEndpoints } from '../agents/hooks.route.js';
+import { watchEndEndpoint, watchEndpoint } from '../agents/watch/watch.route.js';
 import { ingestEndpoint } from '../ingest/ingest.route.js';
 import { checkpointEndpoint, graphKeysEndpoint } from '../provenance/graph-keys.route.js';
 import { recordEndpoint } from '../provenance/record/record.route.js';
@@ -95,6 +96,8 @@ export const endpoints: readonly Endpoint<RouteDeps>[] = [
   bindEndpoint,
   recordEndpoint,
   ...hookEndpoints,
+  watchEndpoint,
+  watchEndEndpoint,
 ];
 
 /** The media type a client sends its body to `path` as (a query string may follow), if it takes one. */

@@ -25,6 +25,8 @@ import type { RecordLiveChunk, RecordStreamEnd } from '../provenance/record/live
 import type { RecordRequest } from '../provenance/record/record-request.js';
 import type { VerifyResult } from '../provenance/verify-result.js';
 import type { HookAnswer } from '../agents/hook-answer.js';
+import type { WatchAnswer, WatchEndAnswer } from '../agents/watch/watch-answer.js';
+import type { WatchEndRequest, WatchRequest } from '../agents/watch/watch-request.js';
 import type { ClaudeHookPayload, GeminiHookPayload } from '../agents/hook-payload-schema.js';
 import type { GateAnswer, GateRequest } from '../security/gate.route.js';
 import type { Baseline, BaselineList } from '../security/baseline/baseline.js';
@@ -72,6 +74,10 @@ const generated = typia.json.schemas<
     TimelineTable,
     TimelineCausality,
     RecordRequest,
+    WatchRequest,
+    WatchAnswer,
+    WatchEndRequest,
+    WatchEndAnswer,
     RecordAnswer,
     RecordLiveChunk,
     RecordStreamEnd,

@@ -126,6 +126,10 @@ const errorResponses = {
     ['tool_call_exists'],
     '`tool_call_exists`: the run already holds (or is running) a tool call with this id',
   ),
+  RunExists: errorResponse(
+    ['run_exists'],
+    '`run_exists`: a record, binding, event or object named the run already (a watch starts a run of its own)',
+  ),
   // a known path answers 404 for an unknown run, or for an event, node, baseline, object, artifact
   // or tool call nothing is stored under (a checkpoint, when sealing is off); an unknown path gets `ErrorBody`
   NotFound: errorResponse(

@@ -146,7 +146,7 @@ function errorResponses(endpoint: Endpoint<never>): Record<string, OpenApiRespon
   // every query naming a run or an object checks it first; correlations also answers 404 for an unknown event
   if (query.some((param) => param.name === 'run' || param.name === 'hash') || extra.has('404'))
     responses['404'] = responseRef('NotFound');
-  if (extra.has('409')) responses['409'] = responseRef('ToolCallExists');
+  if (extra.has('409')) responses['409'] = responseRef(endpoint.conflict ?? 'ToolCallExists');
   if (endpoint.body) responses['413'] = responseRef('PayloadTooLarge');
   if (endpoint.body) responses['415'] = responseRef('UnsupportedMediaType');
   if (extra.has('422')) responses['422'] = responseRef('KeyReused');

@@ -3,6 +3,7 @@
  * parts it needs (Endpoint<Deps>); the endpoint list checks that these hold them.
  */
 import type { HookDeps } from '../agents/hooks.route.js';
+import type { Watches } from '../agents/watch/watches.js';
 import type { IngestRouter } from '../ingest/ingest-router.js';
 import type { ProvenanceKinds } from '../provenance/provenance-kinds.js';
 import type { RecordDeps } from '../provenance/record/record.route.js';
@@ -30,6 +31,8 @@ export interface RouteDeps {
   record: RecordDeps;
   /** What POST /v1/hooks/{agent} judges and stores with. */
   hooks: HookDeps;
+  /** The agents `provd watch` started (POST /v1/watch). */
+  watches: Watches;
   /** The policy the gate evaluates with. */
   policy: PolicyEngine;
   /** The sensor's capability report now (GET /metrics reads its counters). */

@@ -19,6 +19,8 @@ export const objectKinds = [
   'hook_event',
   /** Bytes a hook carried (a tool's input or result, a prompt's text when kept), named by content_hash. */
   'hook_content',
+  /** An agent started by `provd watch` in a cgroup bound to the run, or its end (src/agents/watch/). */
+  'agent_watch',
 ] as const;
 export type ObjectKind = (typeof objectKinds)[number];
 

@@ -16,6 +16,12 @@ import {
   type ToolCallKey,
 } from './record/record-store.sql.js';
 import { writeHookEvent, type HookWrite } from './hooks/hook-store.sql.js';
+import {
+  writeWatchEnd,
+  writeWatchStart,
+  type WatchEndWrite,
+  type WatchStartWrite,
+} from './watch/watch-store.sql.js';
 import type { SigningKey } from './signing-key.js';
 import type { ProvenanceDeps } from './provenance-store.js';
 import { VerifyLog } from './verify-log.js';
@@ -86,6 +92,14 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
       if (params.kind === 'session_end' && parts.sealing)
         await writes.run(() => parts.checkpointer.writeDue([params.run_id]));
       return jsonText(written);
+    },
+    // provd watch (src/agents/watch/): the start claims the run; the end seals it with a checkpoint
+    watchStart: async (params: WatchStartWrite) =>
+      jsonText({ object_hash: await writes.run(() => writeWatchStart(writer, params)) }),
+    watchEnd: async (params: WatchEndWrite) => {
+      const objectHash = await writes.run(() => writeWatchEnd(writer, params));
+      if (parts.sealing) await writes.run(() => parts.checkpointer.writeDue([params.run_id]));
+      return jsonText({ object_hash: objectHash });
     },
   };
 }

@@ -18,6 +18,7 @@ const chainOf: Readonly<Record<string, string> & Record<Exclude<ObjectKind, 'run
   binding: 'context',
   hook_event: 'context',
   hook_content: 'context',
+  agent_watch: 'context',
   tool_call: 'context',
   artifact: 'context',
   file_effect: 'context',

@@ -49,6 +49,7 @@ export const wireErrorCodes = {
   run_not_found: 404,
   method_not_allowed: 405,
   tool_call_exists: 409,
+  run_exists: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,

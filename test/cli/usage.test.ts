@@ -14,6 +14,7 @@ const commands = [
   'ingest',
   'runs',
   'record',
+  'watch',
   'ui',
   'policy check',
   'ai call',

@@ -28,9 +28,13 @@ export function ownCgroupPath(procCgroup: string): string | undefined {
   return line?.slice(3);
 }
 
-/** Finds and prepares the parent cgroup of recorded commands; never throws. */
+/**
+ * Finds and prepares the parent cgroup of recorded commands (or, named `provd-watch`, of watched
+ * agents) under the daemon's own cgroup; never throws.
+ */
 export function probeRecordCgroupRoot(
   read: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+  name = 'provd-records',
 ): RecordCgroupRoot {
   let mountPoint: string | undefined;
   let own: string | undefined;
@@ -44,7 +48,7 @@ export function probeRecordCgroupRoot(
     return { status: 'unavailable', message: 'no cgroup2 filesystem is mounted (see /proc/self/mountinfo)' };
   if (own === undefined || own.includes(' (deleted)'))
     return { status: 'unavailable', message: 'the daemon is in no cgroup v2 (see /proc/self/cgroup)' };
-  const path = join(mountPoint, own, 'provd-records');
+  const path = join(mountPoint, own, name);
   try {
     mkdirSync(path, { recursive: true });
     accessSync(join(path, 'cgroup.procs'), constants.W_OK);

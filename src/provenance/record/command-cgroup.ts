@@ -26,6 +26,12 @@ export class CommandCgroup {
     return new CommandCgroup(path, ino.toString());
   }
 
+  /** An existing cgroup (one a daemon before this one made). */
+  static async open(path: string): Promise<CommandCgroup> {
+    const { ino } = await stat(path, { bigint: true });
+    return new CommandCgroup(path, ino.toString());
+  }
+
   /** The pids in the cgroup now. */
   async pids(): Promise<number[]> {
     const text = await readFile(join(this.path, 'cgroup.procs'), 'utf8').catch(() => '');

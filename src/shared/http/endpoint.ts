@@ -34,6 +34,8 @@ export interface Endpoint<Deps = unknown> {
   bodySchema?: string;
   /** Answers beyond the shape's own: 404 for an id named outside `run`, 409, 422, 429. */
   errors?: readonly ExtraErrorStatus[];
+  /** Which 409 it answers: a tool call the run holds (the default), or a run that exists. */
+  conflict?: 'ToolCallExists' | 'RunExists';
   /** Builds the handler once, from the parts of the daemon it needs. */
   handler: (deps: Deps) => RouteHandler;
 }

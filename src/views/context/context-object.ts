@@ -109,5 +109,9 @@ function summaryOf(row: StoredObjectRow, object: GraphObject): string {
       return `${String(payload['stream'])} of ${typeof payload['tool_call_id'] === 'string' ? payload['tool_call_id'] : 'a hook event'} (${String(payload['size'])} bytes)`;
     case 'hook_event':
       return `${String(payload['agent'])} hook ${String(payload['native_event'])}`;
+    case 'agent_watch':
+      return payload['event'] === 'started'
+        ? `watch of ${String(payload['command'])} started in cgroup ${String(payload['cgroup_id'])}`
+        : `watch of ${String(payload['command'])} ended (exit ${String(payload['exit_code'])}, signal ${String(payload['signal'])})`;
   }
 }

@@ -28,6 +28,8 @@ export interface RunAgentOptions {
    * to what the home holds (`provd hooks install` into it) and change how the agent is started.
    */
   readonly prepare?: (home: string, launch: AgentLaunch) => Promise<AgentLaunch>;
+  /** A command the agent is started through, its command line put after it (`provd watch --`). */
+  readonly launcher?: readonly string[];
 }
 
 export interface AgentRun {
@@ -64,7 +66,8 @@ export async function runAgent(agent: AgentName, options: RunAgentOptions): Prom
       ...launch.env,
       ...options.env,
     };
-    const child = spawn(agentCommand(agent), launch.args, {
+    const [command, ...args] = [...(options.launcher ?? []), agentCommand(agent), ...launch.args];
+    const child = spawn(command!, args, {
       cwd: options.cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
