@@ -7,7 +7,7 @@
  * each round first seals the batches committed since the last (seal-batches.sql.ts).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { ProvdError } from '../shared/errors.js';
 import { log } from '../shared/log.js';
 import { execute, inTransaction, join, list, readRows, sql, unnested } from '../store/sql.js';

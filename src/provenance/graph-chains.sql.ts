@@ -6,7 +6,7 @@
  * missing, swapped or reordered object breaks a link that verify checks.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { execute, list, raw, readRows, sql, unnested } from '../store/sql.js';
 import { WriterMemo } from '../store/writer-memo.js';
 import { sealObject, type GraphObject, type SealedObject } from './graph-object.js';

@@ -8,7 +8,7 @@
  * [seqFrom, seqTo).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { appendToChains } from './graph-chains.sql.js';
 import { execute, list, readRows, sql, unnested } from '../store/sql.js';
 import { WriterMemo } from '../store/writer-memo.js';

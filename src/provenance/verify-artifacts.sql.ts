@@ -3,7 +3,7 @@
  * must be stored and hash to it, so an edited stdout or a swapped file content is found.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../store/duckdb-api.js';
 import { list, readRows, sql } from '../store/sql.js';
 import { sha256 } from './graph-object.js';
 import type { CheckedObject } from './verify-objects.js';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, INTEGER } from '@duckdb/node-api';
+import { BIGINT, INTEGER } from '../store/duckdb-api.js';
 import { execute, raw, readRows, sql, unnested, type RawSql, type Statement } from '../store/sql.js';
 import { merkleRoot } from './merkle.js';
 import type { VerifyIssues } from './verify-issues.js';

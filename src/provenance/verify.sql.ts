@@ -3,7 +3,7 @@
  * and link (verify-objects.ts, verify-events.sql.ts). A run nobody named is 404, never `ok`.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../store/duckdb-api.js';
 import { execute, list, readRows, sql } from '../store/sql.js';
 import { requireRun } from '../store/run-exists.sql.js';
 import { verifyArtifacts } from './verify-artifacts.sql.js';

@@ -4,7 +4,7 @@
  * a commit's verdicts with its events, and the decisions of spooled events when a run claims them.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { rmSync, writeFileSync } from 'node:fs';
 import { decisionLeaf, type DecisionFacts } from '../provenance/decision-leaf.js';
 import type { EventVerdict } from '../shared/event-verdict.js';

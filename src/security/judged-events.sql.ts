@@ -5,7 +5,7 @@
  * a bounded range cheap, and the run's other events are never joined.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../store/duckdb-api.js';
 import type { DecisionFacts } from '../provenance/decision-leaf.js';
 import { mayHoldCommands } from '../provenance/record/command-runs.sql.js';
 import { list, raw, readRows, sql } from '../store/sql.js';

@@ -5,7 +5,7 @@
  * Strings are always quoted and nulls are empty and unquoted, so with allow_quoted_nulls=false an
  * empty string and NULL stay distinct. native/hash/rows.cc writes the same quoting (kQuote).
  */
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from './duckdb-api.js';
 import { maxCsvRowBytes } from './csv-row-limit.js';
 import { csvQuote } from './csv-text.js';
 import { list, raw, sql, type Statement } from './sql.js';

@@ -4,7 +4,8 @@
  * row by row; a materialized result holds its chunks already, and a column converts in one pass
  * (the same values as getRowObjectsJS, ~40% less time for a page of events).
  */
-import { JSDuckDBValueConverter, type DuckDBMaterializedResult } from '@duckdb/node-api';
+import type { DuckDBMaterializedResult } from '@duckdb/node-api';
+import { JSDuckDBValueConverter } from './duckdb-api.js';
 
 /** The rows of `result`, keyed by its column names (a repeated name gets `:1`, `:2`, ... as the client's). */
 export function resultRows<Row>(result: DuckDBMaterializedResult): Row[] {

@@ -8,7 +8,7 @@
  * the wrong places.
  */
 import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
-import { listValue, LIST } from '@duckdb/node-api';
+import { listValue, LIST } from './duckdb-api.js';
 import { releasePrepared, takePrepared } from './prepared-cache.js';
 import { resultRows } from './result-rows.js';
 

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from './duckdb-api.js';
 import { isDiskFull, ProvdError, toErrorData, type ErrorData } from '../shared/errors.js';
 import { log, logNow } from '../shared/log.js';
 import type { StoreInbound, StoreOpenState, StoreOutbound, StoreRequest } from '../shared/store-protocol.js';

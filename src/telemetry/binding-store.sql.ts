@@ -5,7 +5,8 @@
  * the workers' replicas through the BindingLog once a bind is persisted.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, DOUBLE, UTINYINT, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { BIGINT, DOUBLE, UTINYINT, VARCHAR } from '../store/duckdb-api.js';
 import { appendToChains, ensureRun } from '../provenance/graph-chains.sql.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import { execute, inTransaction, join, raw, readRows, sql, unnested, type Statement } from '../store/sql.js';

@@ -10,7 +10,7 @@
  */
 import { rmSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { ProvdError } from '../shared/errors.js';
 import { log } from '../shared/log.js';
 import { classifyStoreError } from '../store/store-error.js';

@@ -4,7 +4,7 @@
  * same key and body gets that answer back and stores nothing; keys are kept `retentionMs`.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../store/duckdb-api.js';
 import { execute, list, readRows, sql, unnested } from '../store/sql.js';
 import type { IdempotencyClaim, IngestAnswer } from './batch-commit.js';
 

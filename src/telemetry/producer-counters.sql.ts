@@ -3,7 +3,7 @@
  * reset. Workers and the spool produce increments; the store adds them up within a transaction.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { execute, sql, unnested } from '../store/sql.js';
 
 /** One counter increment: `accepted` per source, `invalid` per rejection code, spool outcomes. */

@@ -5,7 +5,7 @@
  * by run id, in `runFacts`: a later domain adds its facts there.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../store/duckdb-api.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { list, readRows, sql, type Statement } from '../store/sql.js';
 import { integerPart, type CursorToken } from '../model/cursor.js';

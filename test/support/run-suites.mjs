@@ -16,9 +16,10 @@ const files = readdirSync(testDir, { recursive: true })
   .map((file) => join('dist', 'test', file))
   .filter((file) => argv.length === 0 || argv.some((wanted) => file.includes(wanted)))
   .sort();
-// a daemon with its sensor on, or the sensor addon loaded by the test itself
+// a daemon with its sensor on, or the sensor addon loaded by the test itself; not `no-sensor: true`
+// nor a quoted 'sensor: true' (a config file's text: test/daemon/config-file ran alone for them)
 const startsSensor = (file) =>
-  /\bsensor: true\b|\bloadSensorAddon\(/.test(readFileSync(join(root, file), 'utf8'));
+  /(?<![-'"\w])sensor: true\b|\bloadSensorAddon\(/.test(readFileSync(join(root, file), 'utf8'));
 const alone = files.filter(startsSensor);
 const together = files.filter((file) => !startsSensor(file));
 

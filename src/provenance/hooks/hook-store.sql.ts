@@ -8,7 +8,7 @@
  * follow the call (`denied`, `asserted` until its result, then `completed` or `failed`).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '@duckdb/node-api';
+import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '../../store/duckdb-api.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { execute, inTransaction, readRows, sql, unnested } from '../../store/sql.js';
 import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';

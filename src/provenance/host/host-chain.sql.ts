@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { canonicalJson } from '../../model/canonical-json.js';
-import { BIGINT } from '@duckdb/node-api';
+import { BIGINT } from '../../store/duckdb-api.js';
 import { execute, list, readRows, sql } from '../../store/sql.js';
 import { signEnvelope } from '../dsse.js';
 import { sha256 } from '../graph-object.js';

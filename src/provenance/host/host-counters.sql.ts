@@ -4,7 +4,7 @@
  * import it), and verify-host's full verifications.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../../store/duckdb-api.js';
 import { execute, sql, unnested } from '../../store/sql.js';
 import type { Removal } from './host-retention.sql.js';
 

@@ -8,7 +8,7 @@
  * for verify to report.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT } from '@duckdb/node-api';
+import { BIGINT } from '../../store/duckdb-api.js';
 import { execute, list, raw, readRows, sql, unnested } from '../../store/sql.js';
 import { merkleRoot } from '../merkle.js';
 import type { RetainedDigest } from './host-chain.sql.js';

@@ -3,7 +3,7 @@
  * into a run took them out of it, and nothing else may.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../../store/duckdb-api.js';
 import { readRows, sql, unnested } from '../../store/sql.js';
 import type { VerifyIssues } from '../verify-issues.js';
 import type { HostDigest } from './host-digests.sql.js';

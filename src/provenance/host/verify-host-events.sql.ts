@@ -8,7 +8,7 @@
  * any more, so what was found of it holds until retention removes it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, INTEGER } from '@duckdb/node-api';
+import { BIGINT, INTEGER } from '../../store/duckdb-api.js';
 import { list, raw, readRows, sql, unnested, type Statement } from '../../store/sql.js';
 import { merkleRoots } from '../batch-hash.js';
 import type { EventRecheck } from '../verify-events.sql.js';

@@ -5,7 +5,7 @@
  * per effect, each naming the tool call as its second parent, and the tool_calls row.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '@duckdb/node-api';
+import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '../../store/duckdb-api.js';
 import { ProvdError } from '../../shared/errors.js';
 import { execute, inTransaction, readRows, sql, unnested } from '../../store/sql.js';
 import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';

@@ -5,7 +5,7 @@
  * the sealed event_batch object that holds it. Of one run, or of every run in event order.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../../store/duckdb-api.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
 import { type CursorToken } from '../../model/cursor.js';

@@ -4,7 +4,7 @@
  * of any of the runs (run_rates, one row per run and type). Two queries, aggregated in DuckDB.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../../store/duckdb-api.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
 import { typeName } from '../../model/codes.js';

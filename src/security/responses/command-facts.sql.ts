@@ -4,7 +4,7 @@
  * (judged-events.sql.ts), so a risks page pays no statement more for it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../../store/duckdb-api.js';
 import { mayHoldCommands } from '../../provenance/record/command-runs.sql.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { list, readRows, sql, type Statement } from '../../store/sql.js';

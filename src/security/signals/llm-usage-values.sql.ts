@@ -5,7 +5,7 @@
  * bodies at a time. A signals request then sums rows, and reads no body.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, BOOLEAN, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, VARCHAR } from '../../store/duckdb-api.js';
 import { execute, readRows, sql, unnested } from '../../store/sql.js';
 import { typeCode } from '../../model/codes.js';
 import type { FoldChunk, RollupFold } from '../../telemetry/process-rollup.sql.js';

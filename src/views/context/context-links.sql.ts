@@ -4,7 +4,7 @@
  * A parent that is not stored is listed with `stored: false` (verify reports it as parent_missing).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../../store/duckdb-api.js';
 import { ProvdError } from '../../shared/errors.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, raw, readRows, sql } from '../../store/sql.js';

@@ -1,5 +1,6 @@
 /** explain's reads of processes: the exec events that start them, and how each was attributed. */
-import { type DuckDBConnection, BIGINT } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BIGINT } from '../../store/duckdb-api.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { readRows, sql, join, list, raw, type Statement } from '../../store/sql.js';
 import { evidenceName, typeCode, methodName } from '../../model/codes.js';

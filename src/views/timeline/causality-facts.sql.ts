@@ -6,7 +6,7 @@
  * the lists only the shown nodes need (first events, records) are read for those alone.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, VARCHAR } from '../../store/duckdb-api.js';
 import { runNotFound } from '../../store/run-exists.sql.js';
 import { list, readRows, sql } from '../../store/sql.js';
 import { typeName } from '../../model/codes.js';

@@ -6,7 +6,7 @@
  * GET /v1/telemetry/events writes it.
  */
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { BIGINT } from '@duckdb/node-api';
+import { BIGINT } from '../../store/duckdb-api.js';
 import { list, raw, sql, type Statement } from '../../store/sql.js';
 import { evidenceName, typeName } from '../../model/codes.js';
 import {
