@@ -7,9 +7,13 @@
  * opens counted and listed only when asked, and hostile text kept as data.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { useSharedDaemon } from '../../support/daemon.js';
 import { runCli } from '../../support/cli.js';
 import { request } from '../../support/http.js';
+import { nativeLine } from '../../support/telemetry.js';
 import {
   deniedCall,
   hostileCommand,
@@ -26,11 +30,37 @@ const token = 'session-view-token';
 const auth = { authorization: `Bearer ${token}` };
 const run = 'session-view-run';
 
+/** A shared object the policy denies opening: a loader path, judged, so never folded. */
+const deniedLibrary = '/usr/lib/x86_64-linux-gnu/libfoo.so.1';
+const policyFile = join(mkdtempSync(join(tmpdir(), 'provd-session-policy-')), 'policy.yaml');
+writeFileSync(
+  policyFile,
+  `rules:\n  - id: no-libfoo\n    decision: deny\n    match:\n      event_types: [file_open]\n      paths: ['${deniedLibrary}']\n`,
+);
+
 describe('the session view of an agent session', function () {
-  const shared = useSharedDaemon({ authToken: token, args: ['--keep-hook-text'] });
+  const shared = useSharedDaemon({ authToken: token, args: ['--keep-hook-text', '--policy', policyFile] });
 
   before(async function () {
     await storeAgentSession(shared.daemon.url, auth, run);
+    // cat opens a shared object the policy denies: judged, so shown with its decision
+    const denied = nativeLine({
+      event_type: 'file_open',
+      timestamp: '2026-01-01T00:00:01.100Z',
+      pid: 5001,
+      tgid: 5001,
+      ppid: 5000,
+      comm: 'cat',
+      cgroup_id: '9001',
+      path: deniedLibrary,
+      flags: 'O_RDONLY|O_CLOEXEC',
+    });
+    const ingested = await request(shared.daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: auth,
+      body: denied,
+    });
+    assert.equal(ingested.body['accepted'], 1, JSON.stringify(ingested.body));
     // a run no hook wrote: a recorded tool call, asserted
     const recorded = await request(shared.daemon.url, '/v1/record', {
       method: 'POST',
@@ -118,13 +148,19 @@ describe('the session view of an agent session', function () {
       'dns_query example.com',
       'network_connect 93.184.216.34:443',
       'process_exit exit 0',
+      `file_open ${deniedLibrary}`,
     ]);
+    const judged = (processes[1]!['events'] as Json[]).at(-1)!;
+    assert.deepEqual(
+      [judged['decision'], judged['loader_locale']],
+      [{ decision: 'deny', rule_id: 'no-libfoo' }, false],
+    );
     assert.deepEqual(
       processes.map((process) => process['loader_locale_opens']),
       [4, 2],
     );
     assert.deepEqual(ran['counts'], {
-      events: 2 + 4 + 1 + 2 + neverFolded.length + 4,
+      events: 2 + 4 + 1 + 2 + neverFolded.length + 4 + 1,
       loader_locale_opens: loaderLocaleOpens.length,
       omitted_events: 0,
     });
@@ -216,6 +252,10 @@ describe('the session view of an agent session', function () {
     );
     assert.match(text, /bash\[5000\] file_write \/work\/proj\/greeting\.txt {2}\[kernel_correlated\]/);
     assert.match(text, /\+ 4 loader and locale opens \(--all lists them\)/);
+    assert.ok(
+      text.includes(`cat[5001] file_open ${deniedLibrary}  [kernel_correlated] [deny by no-libfoo]`),
+      text,
+    );
     assert.match(text, /\+ 2 loader and locale opens \(--all lists them\)/);
     assert.doesNotMatch(text, /file_open \/etc\/ld\.so\.cache/, 'the read-only ld.so.cache open is folded');
     assert.match(
@@ -259,7 +299,7 @@ describe('the session view of an agent session', function () {
       text.includes(
         `${ranCall} Bash: allowed, completed: 2 processes (bash, cat); ` +
           'wrote /work/proj/greeting.txt, /etc/ld.so.cache; ' +
-          'read /work/proj/greeting.txt, /usr/lib/x86_64-linux-gnu/libc.so.6, /tmp/evil.so and 3 more; ' +
+          'read /work/proj/greeting.txt, /usr/lib/x86_64-linux-gnu/libc.so.6, /tmp/evil.so and 4 more; ' +
           'dns example.com; connected to 93.184.216.34:443; + 6 loader and locale opens',
       ),
       text,
