@@ -39,13 +39,16 @@ const readOnly = sql`(CASE WHEN regexp_full_match(${flags}, '[0-9]+')
       AND NOT list_has_any(string_split(${flags}, '|'), ['O_WRONLY', 'O_RDWR', 'O_CREAT', 'O_TRUNC', 'O_TMPFILE'])
   END)`;
 
-/** True for an events row the session view folds (a loader or locale open), false otherwise (never null). */
-export const loaderOrLocaleOpen: Statement = sql`coalesce(type = ${raw(String(typeCode('file_open')))}
-  AND NOT judged
+/**
+ * True for an events row the session view folds (a loader or locale open), false otherwise (never
+ * null). Only a file_open's attributes are read: the JSON and regexps are most of the view's cost.
+ */
+export const loaderOrLocaleOpen: Statement = sql`CASE WHEN type <> ${raw(String(typeCode('file_open')))} THEN false
+  ELSE coalesce(NOT judged
   AND json_extract(attrs, '$.unresolved') IS NULL
   AND ${readOnly}
   AND NOT regexp_matches(${path}, ${unclean})
   AND (${path} = '/etc/ld.so.cache'
     OR regexp_full_match(${path}, ${sharedObject})
     OR regexp_matches(${path}, ${localeFile})
-    OR regexp_full_match(${path}, ${gconvFile})), false)`;
+    OR regexp_full_match(${path}, ${gconvFile})), false) END`;
