@@ -48,6 +48,7 @@ import type { RunList } from '../telemetry/runs.sql.js';
 import type { ObservabilitySummary } from '../telemetry/summary.sql.js';
 import type { TimelineCausality } from '../views/timeline/timeline-causality.js';
 import type { TimelineTable } from '../views/timeline/timeline-table.js';
+import type { TimelineSession } from '../views/timeline/timeline-session.js';
 import type { TelemetryEventWindows } from '../telemetry/windows.sql.js';
 import type { DaemonHealth } from './daemon-health.js';
 import type { Liveness } from './liveness.js';
@@ -73,6 +74,7 @@ const generated = typia.json.schemas<
     ObservabilitySummary,
     TimelineTable,
     TimelineCausality,
+    TimelineSession,
     RecordRequest,
     WatchRequest,
     WatchAnswer,

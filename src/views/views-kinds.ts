@@ -17,6 +17,7 @@ import { explain, type ExplainParams } from './explain/explain.js';
 import { readMetricsFacts } from './metrics/metrics-facts.sql.js';
 import { searchSources, type SearchParams } from './search/search-sources.sql.js';
 import { timelineCausality, type TimelineCausalityParams } from './timeline/causality-tree.js';
+import { timelineSession, type TimelineSessionParams } from './timeline/session-view.js';
 import { listTimeline, type TimelineTableParams } from './timeline/timeline-table.sql.js';
 import type { ViewsDeps } from './views-store.js';
 
@@ -32,6 +33,8 @@ export function viewsHandlers(context: StoreContext, deps: ViewsDeps) {
       await deps.catchUpRollup();
       return timelineCausality(context.reader(), context.reader(), params);
     },
+    timelineSession: (params: TimelineSessionParams) =>
+      timelineSession(context.reader(), context.reader(), params),
     // the application context (/v1/context/*) and the /api paths over the evidence
     contextOverview: async (params: ContextOverviewParams) =>
       jsonText(await overviewContext(context.reader(), params)),

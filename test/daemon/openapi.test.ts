@@ -48,7 +48,7 @@ const specGets: Record<string, string | null> = {
   '/v1/context/links': null,
 };
 const specPosts = ['/v1/telemetry/bind', '/v1/record'];
-const unionDescription = 'One of TimelineTable, TimelineCausality, told apart by `view`.';
+const unionDescription = 'One of TimelineTable, TimelineCausality, TimelineSession, told apart by `view`.';
 // the query endpoints whose `run` the spec marks "(required)"
 const specRunRequired = [
   '/v1/graph/verify',

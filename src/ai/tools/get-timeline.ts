@@ -13,6 +13,9 @@ export const getTimeline = queryTool({
     'level. `view: "table"` (the default) is one chronological page: pass `next_cursor` back as ' +
     '`cursor` for the next one (`limit` 1..1000, default 100). `view: "causality"` is a bounded tree ' +
     '(run, tool calls, processes by parent, their first events) with what the bounds cut counted; it ' +
-    'takes no limit or cursor. Use it to tell the story of a run or to see which tool call did what. ' +
+    'takes no limit or cursor. `view: "session"` tells an agent session (a run its hooks wrote): ' +
+    "prompts, tool calls with the gate's decision, input and result, the processes that carry each " +
+    'tool call\'s id and what they did; loader and locale opens only counted unless `all: "true"`. ' +
+    'Use it to tell the story of a run or to see which tool call did what. ' +
     'Entries marked `context_asserted` are what an agent or harness claimed, not what the kernel saw.',
 });

@@ -5,8 +5,15 @@ import { countList, formatFacts, type Fact } from '../output/facts.js';
 import { utcTime } from '../output/time-text.js';
 import { plural } from './verify-text.js';
 
-/** One `label  value` line a fact; times in UTC; top lists with their counts. */
-export function formatSummary(summary: ObservabilitySummary, style: Style): string {
+/**
+ * One `label  value` line a fact; times in UTC; top lists with their counts; `more` (an agent
+ * session's facts) after the run's.
+ */
+export function formatSummary(
+  summary: ObservabilitySummary,
+  style: Style,
+  more: readonly Fact[] = [],
+): string {
   const { events, tool_calls: calls, graph, coverage } = summary;
   const verify = graph.last_verify;
   const facts: Fact[] = [
@@ -51,6 +58,7 @@ export function formatSummary(summary: ObservabilitySummary, style: Style): stri
         : `${verify.status} (${verify.error_count} errors, ` +
           `${verify.warning_count} warnings) at ${utcTime(verify.verified_at)} UTC`,
     ],
+    ...more,
   ];
   return formatFacts(facts, style);
 }

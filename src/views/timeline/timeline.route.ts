@@ -10,7 +10,7 @@ import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { ViewsKinds } from '../views-kinds.js';
 
 /** The views of a run's timeline. */
-export type TimelineView = 'table' | 'causality';
+export type TimelineView = 'table' | 'causality' | 'session';
 
 /** The query string of GET /v1/timeline. */
 export interface TimelineQuery extends PageQuery {
@@ -18,9 +18,16 @@ export interface TimelineQuery extends PageQuery {
   run: Identifier;
   /**
    * `table` (the default): one chronological page of entries, paged by limit and cursor;
-   * `causality`: the run as a bounded tree, not paged (limit and cursor are refused)
+   * `causality`: the run as a bounded tree, not paged (limit and cursor are refused);
+   * `session`: an agent session, prompt -> tool call -> processes -> their events, not paged
    */
   view?: TimelineView;
+  /**
+   * view=session: `true` lists the loader's and locale's read-only opens of each exec too (by
+   * default they are counted, not listed); the table and the tree list every event, so it changes
+   * nothing there
+   */
+  all?: 'true' | 'false';
 }
 
 /** How the timeline route reads its query, and the endpoint's OpenAPI parameters: both from TimelineQuery. */
@@ -31,14 +38,19 @@ export const timelineQuery = new ParamContract<TimelineQuery>(
 
 /** How the two views differ, for the endpoint's description. */
 const timelineDescription =
-  'Two views of one run, told apart by `view` in the body. `table` (the default) is one ' +
+  'Three views of one run, told apart by `view` in the body. `table` (the default) is one ' +
   'chronological list that merges application context (tool calls, bindings, file effects, ' +
   'artifacts) with runtime events, each entry with its record; it is keyset-paged like ' +
   '/v1/telemetry/events (`limit`, `cursor`, `next_cursor`, `has_more`). `causality` is a tree, not ' +
   'a list: run, then tool calls (and one node for events no binding attributed), then processes ' +
   'nested by ppid, then their first events; every node counts its events by type, and what a bound ' +
   'cuts is counted in `omitted_children` / `omitted_events`. It has no pages: `limit` and `cursor` ' +
-  'are refused with it.';
+  "are refused with it. `session` is an agent session (a run its hooks wrote): the agent's own " +
+  "account (prompts, tool calls with the gate's decision, input, result and duration; " +
+  '`context_asserted`) in the order stored, each tool call with the processes whose events carry its ' +
+  'id and what they did, each link with its evidence level. Loader and locale opens are counted and ' +
+  'listed only with `all=true`. Not paged; bounded, with what a bound cuts counted. For a run no ' +
+  'hook wrote, `agent_session` is false and `items` empty.';
 
 // the tree is built over every event of the run: a larger run takes longer than a page
 const tableDeadlineMs = 10_000;
@@ -47,17 +59,24 @@ const causalityDeadlineMs = 60_000;
 /** A run's timeline in the view asked for. */
 function timelineRoute(store: QueryClient<ViewsKinds>): RouteHandler {
   return async ({ query }) => {
-    const { run, view, limit, cursor } = timelineQuery.parse(query);
-    if (view === 'causality') {
+    const { run, view, limit, cursor, all } = timelineQuery.parse(query);
+    if (view === 'causality' || view === 'session') {
       const paging = Object.entries({ limit, cursor }).flatMap(([name, value]) =>
         value === undefined ? [] : [name],
       );
       if (paging.length > 0)
         throw new ProvdError(
           'invalid_argument',
-          `${paging.join(' and ')} ${paging.length > 1 ? 'are' : 'is'} not accepted with view=causality: the tree is not paged`,
+          `${paging.join(' and ')} ${paging.length > 1 ? 'are' : 'is'} not accepted with view=${view}: the ${view === 'causality' ? 'tree' : 'session'} is not paged`,
         );
-      const body = await store.query('timelineCausality', { run }, { deadlineMs: causalityDeadlineMs });
+      const body =
+        view === 'causality'
+          ? await store.query('timelineCausality', { run }, { deadlineMs: causalityDeadlineMs })
+          : await store.query(
+              'timelineSession',
+              { run, all: all === 'true' },
+              { deadlineMs: causalityDeadlineMs },
+            );
       return { status: 200, body };
     }
     const params = { run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
@@ -73,7 +92,8 @@ export const timelineEndpoint: Endpoint<{ store: QueryClient<ViewsKinds> }> = {
   method: 'GET',
   path: '/v1/timeline',
   operationId: 'get_timeline',
-  summary: 'Application context merged with runtime telemetry: a paged table, or a causality tree',
+  summary:
+    'Application context merged with runtime telemetry: a paged table, a causality tree, or an agent session',
   description: timelineDescription,
   schema: 'timeline',
   query: timelineQuery.parameters,

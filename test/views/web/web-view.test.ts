@@ -16,6 +16,14 @@ import { DevtoolsBrowser } from '../../support/chromium-devtools.js';
 import { eventually } from '../../support/eventually.js';
 import { request } from '../../support/http.js';
 import { nativeLine } from '../../support/telemetry.js';
+import {
+  deniedCall,
+  hostileCommand,
+  hostilePrompt,
+  loaderLocaleOpens,
+  ranCall,
+  storeAgentSession,
+} from '../../support/agent-session.js';
 
 // characters a URL fragment must encode, so the page's decoding is tested too
 const token = 'web/view+token&x=%';
@@ -127,6 +135,83 @@ describe('the web view in headless Chromium', function () {
     assert.match(main, /created &lt;img src=x onerror="document\.title='pwned'"&gt; \(2 bytes\)/);
     assert.doesNotMatch(dom, /<img/i);
     assert.match(dom, /<title>provd<\/title>/);
+  });
+
+  it("shows an agent session as prompt -> tool call -> processes -> events, hostile text as text; the toggle lists the loader's opens", async function () {
+    const daemon = await fixture.start({ authToken: token, args: ['--keep-hook-text'] });
+    const session = 'session-web';
+    await storeAgentSession(daemon.url, auth, session);
+    const browser = await DevtoolsBrowser.open(
+      chromium,
+      `${daemon.url}/ui#token=${encodeURIComponent(token)}&run=${session}`,
+    );
+    try {
+      const read = async (expression: string): Promise<string> => {
+        try {
+          return String(await browser.evaluate(expression));
+        } catch (error) {
+          return `not loaded: ${String(error)}`;
+        }
+      };
+      await eventually(
+        'the run page',
+        () => read(`document.getElementById('view')?.dataset.state`),
+        (state) => state === 'ready',
+      );
+      const section = (): Promise<string> => read(`document.getElementById('session').outerHTML`);
+      const text = (): Promise<string> => read(`document.getElementById('session').innerText`);
+      const html = await section();
+      // the agent's text is text: escaped in the DOM, never an element or an attribute
+      const escaped = (value: string): string =>
+        value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+      assert.ok(html.includes(escaped(hostilePrompt)), html);
+      assert.ok(
+        html.includes(escaped(JSON.stringify({ command: hostileCommand, description: 'greeting' }))),
+        html,
+      );
+      assert.equal(
+        await read(`document.querySelectorAll('#session script, #session img, #session [onerror]').length`),
+        '0',
+      );
+      assert.equal(await read('document.title'), 'provd');
+      const shown = await text();
+      assert.match(shown, /claude: 1 prompt, 4 tool calls: 3 allowed \(3 completed, 0 failed\), 1 denied/);
+      // in order: the prompt, then the tool call with its decision, its processes and their events
+      const order = [
+        'prompt',
+        `${ranCall}`,
+        'allowed (default_allow), completed',
+        'pid 5000 (ppid 4000)',
+        'bash[5000] execve',
+        'file_write /work/proj/greeting.txt',
+        '+ 4 loader and locale opens',
+        'pid 5001 (ppid 5000)',
+        'dns_query example.com',
+        '+ 2 loader and locale opens',
+        deniedCall,
+      ];
+      const at = order.map((part) => shown.indexOf(part));
+      assert.ok(
+        at.every((position, i) => position >= 0 && (i === 0 || position > at[i - 1]!)),
+        `${JSON.stringify(at)}\n${shown}`,
+      );
+      assert.match(shown, /kernel_correlated by cgroup 0\.98/);
+      assert.match(shown, new RegExp(`${deniedCall} Bash DENIED: kill by secret_path: [^\\n]*/etc/shadow`));
+      assert.match(shown, /nothing ran: no process carries its id/);
+      assert.ok(!shown.includes('file_open /etc/ld.so.cache'), 'the read-only ld.so.cache open is folded');
+      assert.ok(shown.includes('file_write /etc/ld.so.cache'), 'a write to it is never folded');
+      // the toggle asks for the opens: each listed, the count lines gone
+      await browser.evaluate(`document.getElementById('show-loader-opens').click()`);
+      const all = await eventually('the opens listed', text, (now) => now.includes('locale-archive'));
+      for (const open of loaderLocaleOpens) assert.ok(all.includes(`file_open ${open.path}`), open.path);
+      assert.ok(!all.includes('+ 4 loader and locale opens'), all);
+      assert.equal(
+        await read(`document.querySelectorAll('#session li.loader-open').length`),
+        String(loaderLocaleOpens.length),
+      );
+    } finally {
+      await browser.close();
+    }
   });
 
   it('takes a screenshot of the run page as a PNG of the window size', async function () {

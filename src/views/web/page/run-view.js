@@ -1,15 +1,18 @@
-// One run: its verify verdict, its risks, its timeline and its causality tree, each read from the
-// endpoint a CLI or an agent reads (GET /v1/graph/verify, /v1/security/risks, /v1/timeline).
+// One run: its verify verdict, its risks, an agent session's view (when hooks wrote the run), its
+// timeline and its causality tree, each read from the endpoint a CLI or an agent reads
+// (GET /v1/graph/verify, /v1/security/risks, /v1/timeline).
 import { getJson } from './api.js';
 import { renderCausality } from './causality-view.js';
 import { el, rowOf, table, viewLink } from './dom.js';
 import { moreButton } from './more-button.js';
+import { sessionSection } from './session-view.js';
 
-/** The run page's nodes, once all four answers are in; a run nothing names rejects (404). */
+/** The run page's nodes, once all five answers are in; a run nothing names rejects (404). */
 export async function renderRun(run) {
-  const [verify, risks, timeline, causality] = await Promise.all([
+  const [verify, risks, session, timeline, causality] = await Promise.all([
     getJson('/v1/graph/verify', { run }, [503]),
     getJson('/v1/security/risks', { run }),
+    getJson('/v1/timeline', { run, view: 'session' }),
     getJson('/v1/timeline', { run, view: 'table' }),
     getJson('/v1/timeline', { run, view: 'causality' }),
   ]);
@@ -18,6 +21,7 @@ export async function renderRun(run) {
     el('h1', {}, 'Run ', el('span', { class: 'mono', id: 'run-id' }, run)),
     verifySection(verify),
     risksSection(run, risks),
+    session.agent_session ? sessionSection(run, session) : null,
     timelineSection(run, timeline),
     el('section', { id: 'causality' }, el('h2', {}, 'Causality'), renderCausality(causality.root)),
   ];
