@@ -193,7 +193,11 @@ export function hookCalls(runs: Statement): Statement {
     FROM c`;
 }
 
-/** The processes tied in earlier passes: each tool call's shells and what they started. */
+/**
+ * The processes tied in earlier passes: each tool call's shells and what they started. A tied event
+ * comes after its call's PreToolUse, so the store's row groups from before the runs' first tool call
+ * are skipped by their time range, not read.
+ */
 async function readTiedProcesses(connection: DuckDBConnection, runs: Statement): Promise<void> {
   await execute(
     connection,
@@ -202,6 +206,7 @@ async function readTiedProcesses(connection: DuckDBConnection, runs: Statement):
           any_value(corr_method) AS method, min(corr_confidence) AS confidence, min(time_ns) AS since_ns
         FROM events WHERE run_id IN ${runs}
           AND corr_method IN (${code('hook_exec_match')}, ${code('hook_exec_ambiguous')})
+          AND time_ns >= (SELECT min(started_ns) FROM tool_calls WHERE run_id IN ${runs})
         GROUP BY 1, 2`,
   );
 }

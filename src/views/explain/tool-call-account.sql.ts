@@ -11,6 +11,7 @@ import { evidenceName, methodCode, methodName, typeCode, typeName } from '../../
 import type { Count, DateTimeText, Integer, Ratio } from '../../shared/schema/wire-types.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { list, readRows, sql } from '../../store/sql.js';
+import type { HookDecision } from '../../provenance/hooks/hook-store.sql.js';
 import { hookCalls, shellCarries, withinCall, writesPath } from '../../telemetry/tool-call-tie.sql.js';
 
 /** One process up the chain from an event to its tool call's shell. */
@@ -27,7 +28,7 @@ export interface TiedEvent {
   type: string;
   time: DateTimeText;
   tgid: Integer | null;
-  /** The path or the argv it names, when it has one (at most 300 characters). */
+  /** An exec's argv, another event's path, when it has one (at most 300 characters). */
   subject: string | null;
   /** `hook_exec_match` (its process is the call's shell or below it) or `hook_path_time` (the agent wrote the call's path). */
   method: string;
@@ -55,7 +56,7 @@ export interface ToolCallAccount {
   tool_name: string | null;
   status: string;
   /** The gate's decision on its PreToolUse, as sealed in its tool_call object. */
-  decision: Record<string, unknown> | null;
+  decision: HookDecision | null;
   /** The tool's input and result as the agent's hooks gave them (null: not stored). */
   input: unknown;
   result: unknown;
@@ -141,7 +142,7 @@ async function readTold(connection: DuckDBConnection, runId: string, toolCallId:
         WHERE t.run_id = ${runId} AND t.tool_call_id = ${toolCallId}`,
   );
   const payload = JSON.parse(row!.payload) as {
-    decision?: Record<string, unknown>;
+    decision?: HookDecision | null;
     pre_tool_use_seen?: boolean;
   };
   const parse = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
@@ -167,8 +168,10 @@ interface EventRow {
   binding_id: string | null;
 }
 
+// an exec by its argv, anything else by its path
 const eventColumns = sql`id, type, time_ns, coalesce(tgid, pid) AS tgid, ppid, comm,
-  coalesce(json_extract_string(attrs, '$.path'), array_to_string(json_extract_string(attrs, '$.argv[*]'), ' ')) AS subject,
+  CASE WHEN type = ${typeCode('execve')} THEN array_to_string(json_extract_string(attrs, '$.argv[*]'), ' ')
+    ELSE json_extract_string(attrs, '$.path') END AS subject,
   corr_method, corr_confidence, evidence_level, binding_id`;
 
 /** The call's tied events, earliest first, each with its process chain. */
