@@ -10,6 +10,9 @@ import { useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { awaitEvents, type StoredEvent } from '../support/sensor-events.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { eventually } from '../support/eventually.js';
+import { agentMissing } from '../support/agents/installed-agents.js';
+import { runAgent } from '../support/agents/run-agent.js';
 
 const token = 'tool-call-tie-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -33,7 +36,7 @@ function agentCgroup(): string | undefined {
 }
 
 /** Runs the simulated agent inside `cgroup` from its first instruction; resolves with its output lines. */
-function runAgent(
+function runSimulatedAgent(
   cgroup: string,
   cwd: string,
   url: string,
@@ -115,7 +118,7 @@ describe('the kernel account of a hook tool call', function () {
       });
       assert.equal(bound.status, 200, JSON.stringify(bound.body));
       const parallel = `sleep 0.3; echo parallel-${process.pid} > /dev/null`;
-      answers = await runAgent(cgroup!, work.path, daemon.url, [
+      answers = await runSimulatedAgent(cgroup!, work.path, daemon.url, [
         [
           {
             id: 'toolu_shell',
@@ -249,6 +252,81 @@ describe('the kernel account of a hook tool call', function () {
       });
       assert.equal(status, 200, JSON.stringify(body));
       assert.equal(body['status'], 'ok', JSON.stringify(body['issues']));
+    });
+  });
+
+  describe('of the real Claude Code CLI', function () {
+    before(function () {
+      const missing = agentMissing('claude');
+      if (missing === undefined) return;
+      process.stderr.write(`      skipped: ${missing}\n`);
+      this.skip();
+    });
+
+    it('ties its Bash call shell and the file it wrote to the call, kernel_correlated', async function () {
+      const { daemon } = shared;
+      const run = 'tie-real-claude';
+      const real = join(work.path, 'real-claude.txt');
+      const bound = await request(daemon.url, '/v1/telemetry/bind', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          run_id: run,
+          tool_call_id: 'claude',
+          cgroup_id: statSync(cgroup!, { bigint: true }).ino.toString(),
+        }),
+      });
+      assert.equal(bound.status, 200, JSON.stringify(bound.body));
+      // the hook posts its payload from stdin: nothing of the call is in its argv
+      const hook =
+        `curl -s -H 'content-type: application/json' -H 'authorization: Bearer ${token}' ` +
+        `--data-binary @- '${daemon.url}/v1/hooks/claude?run=${run}'`;
+      // the CLI starts in the agent's cgroup: this process joins it while the CLI is spawned, then leaves
+      const home = readFileSync('/proc/self/cgroup', 'utf8');
+      const own = join(
+        cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'))!,
+        ownCgroupPath(home)!,
+      );
+      writeFileSync(join(cgroup!, 'cgroup.procs'), String(process.pid));
+      let agent: ReturnType<typeof runAgent>;
+      try {
+        agent = runAgent('claude', {
+          cwd: work.path,
+          prompt: 'write a file',
+          script: [
+            { calls: [{ id: 'toolu_real_1', kind: 'shell', command: `echo real > ${real}` }] },
+            { text: 'Done.' },
+          ],
+          hooks: { PreToolUse: hook, PostToolUse: hook },
+          timeoutMs: 120_000,
+        });
+        // leave once the CLI is in it (a process of the cgroup other than this one)
+        await eventually(
+          'the Claude Code CLI in the agent cgroup',
+          () =>
+            readFileSync(join(cgroup!, 'cgroup.procs'), 'utf8')
+              .split('\n')
+              .filter((pid) => pid !== '' && pid !== String(process.pid)),
+          (pids) => pids.length > 0,
+          { everyMs: 5 },
+        );
+      } finally {
+        writeFileSync(join(own, 'cgroup.procs'), String(process.pid));
+      }
+      const done = await agent;
+      assert.equal(done.exitCode, 0, done.stderr.slice(-2000));
+      const events = await awaitEvents(daemon, run, auth, (all) =>
+        all.some((event) => event.attrs['path'] === real && event.tool_call_id === 'toolu_real_1'),
+      );
+      const shell = events.find(
+        (event) => event.type === 'execve' && argvOf(event).includes(`echo real > ${real}`),
+      );
+      assert.ok(shell, JSON.stringify(events.filter((event) => event.type === 'execve').map(argvOf)));
+      assert.equal(shell.tool_call_id, 'toolu_real_1', argvOf(shell));
+      assert.equal(shell.correlation.method, 'hook_exec_match');
+      assert.equal(shell.correlation.evidence_level, 'kernel_correlated');
+      const write = events.find((event) => event.type === 'file_write' && event.attrs['path'] === real);
+      assert.equal(write?.tool_call_id, 'toolu_real_1');
     });
   });
 });
