@@ -22,6 +22,7 @@
  * CPU per event (through the answers, and through the folds) as a ratio to DuckDB's CSV load of the
  * same rows in the same run falls more than 25% below the ratio recorded in bench/baselines.json.
  * Other options: `--events N`, `--in-flight N` (default 3), `--store-events N`, `--no-queries`,
+ * `--hook-calls` (each bound run holds an open hook tool call: every commit goes through the tie),
  * `--fill auto|http|sql`, and `--cpu-prof DIR`, which runs the daemon under `node --cpu-prof` and
  * leaves one profile per thread in DIR.
  *
@@ -44,6 +45,7 @@ import { measureBaselines, type BaselineRun } from './support/ingest-baselines.j
 import {
   bindRuns,
   HttpClient,
+  openHookCalls,
   percentileMs,
   postBodies,
   timeGets,
@@ -76,6 +78,7 @@ const { values: flags } = parseArgs({
     fill: { type: 'string', default: 'auto' },
     'cpu-prof': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    'hook-calls': { type: 'boolean', default: false },
   },
 });
 const isShort = flags.short;
@@ -172,6 +175,7 @@ async function runBench(): Promise<GuardInput> {
   let client = new HttpClient(daemon.url, inFlight + 1);
   try {
     await bindRuns(client, runs);
+    if (flags['hook-calls']) await openHookCalls(client, runs);
     // warm the pool threads and the store up on events of their own, outside the measurement
     const warmup = { seed: 2, events: 20_000, startS: workloadEpochS, spanS: partSpanS };
     const warm = await postBodies(client, ingestPath, renderChunks(runs, warmup, 1024 * 1024), 2);

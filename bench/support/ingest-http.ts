@@ -211,3 +211,21 @@ export async function bindRuns(client: HttpClient, runs: readonly WorkloadRun[])
     });
   }
 }
+
+/**
+ * Gives each bound run an agent's hook tool call still open (a Claude Code Bash PreToolUse), so every
+ * commit of the run goes through the tool call tie (src/telemetry/tool-call-tie.sql.ts): its cost.
+ */
+export async function openHookCalls(client: HttpClient, runs: readonly WorkloadRun[]): Promise<void> {
+  for (const run of runs.filter((candidate) => candidate.bound)) {
+    await client.postJson(`/v1/hooks/claude?run=${encodeURIComponent(run.runId)}`, {
+      session_id: run.runId,
+      transcript_path: '/tmp/bench.jsonl',
+      cwd: `/workspace/${run.runId}`,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'make test' },
+      tool_use_id: `toolu_bench_${run.runId}`,
+    });
+  }
+}

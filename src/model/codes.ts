@@ -5,8 +5,29 @@
 import type { Count } from '../shared/schema/wire-types.js';
 import { eventSources, eventTypes, type EventSource, type EventType } from './event.js';
 
-/** How an event was tied to a binding (contract: correlation tiers), or `none`. */
-export const correlationMethods = ['none', 'process', 'cgroup', 'container', 'pid'] as const;
+/** The binding tiers of the contract (correlation tiers), in the order they are tried. */
+export const bindingTiers = ['process', 'cgroup', 'container', 'pid'] as const;
+export type BindingTier = (typeof bindingTiers)[number];
+
+/**
+ * How an event of an agent's run was tied to one of its hook tool calls (docs/agents.md "The
+ * kernel's account of a tool call"): its shell's exec matched the call's command, or the agent
+ * wrote the call's path within the call; `_ambiguous` when more than one call fits.
+ */
+export const toolCallTies = [
+  'hook_exec_match',
+  'hook_exec_ambiguous',
+  'hook_path_time',
+  'hook_path_ambiguous',
+] as const;
+export type ToolCallTie = (typeof toolCallTies)[number];
+
+/** True for a binding tier (a tool call tie or `none` is not one). */
+export const isBindingTier = (method: string): method is BindingTier =>
+  (bindingTiers as readonly string[]).includes(method);
+
+/** How an event was tied: a binding tier, a tool call tie, or `none`. */
+export const correlationMethods = ['none', ...bindingTiers, ...toolCallTies] as const;
 export type CorrelationMethod = (typeof correlationMethods)[number];
 
 /** Evidence levels of the contract. */

@@ -88,7 +88,12 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
     record: async (params: RecordWrite) => jsonText(await writes.run(() => writeRecord(writer, params))),
     // POST /v1/hooks/{agent}: one hook event; a SessionEnd seals its run with a checkpoint
     hook: async (params: HookWrite) => {
-      const written = await writes.run(() => writeHookEvent(writer, params));
+      const written = await writes.run(async () => {
+        const stored = await writeHookEvent(writer, params);
+        // events committed before the call was stored (the commits tie those that come after)
+        if (stored.tool_call_id !== null) await deps.tieHookToolCall(params.run_id, stored.tool_call_id);
+        return stored;
+      });
       if (params.kind === 'session_end' && parts.sealing)
         await writes.run(() => parts.checkpointer.writeDue([params.run_id]));
       return jsonText(written);

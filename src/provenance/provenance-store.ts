@@ -37,6 +37,8 @@ export interface ProvenanceDeps {
   eventRecheck: EventRecheck;
   /** Checks of what other domains tie to the run's events (the policy's decisions and kills). */
   runChecks: readonly RunCheck[];
+  /** Ties the run's events to a hook tool call just stored (the telemetry domain's events); in the write queue. */
+  tieHookToolCall: (runId: string, toolCallId: string) => Promise<void>;
 }
 
 /** What the provenance module needs from the board: its init data and other domains' checks. */

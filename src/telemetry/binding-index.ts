@@ -6,11 +6,11 @@
  */
 import type { Binding } from './binding.js';
 import { tierConfidence } from './binding.js';
-import type { CorrelationMethod, EvidenceLevel } from '../model/codes.js';
+import type { BindingTier, EvidenceLevel } from '../model/codes.js';
 import type { ParsedEvent } from '../model/event.js';
 
 /** A tier that matched: the method name stored with the event. */
-export type MatchMethod = Exclude<CorrelationMethod, 'none'>;
+export type MatchMethod = BindingTier;
 
 /** Why an event belongs to a binding. Shared between events: treat it as read-only. */
 export interface Correlation {

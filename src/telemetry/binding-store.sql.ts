@@ -42,6 +42,9 @@ export class BindingStore {
     private readonly settleDecisions: SettleDecisions = () => Promise.resolve(new Map<string, string>()),
     /** Told where settled events now are, for explain; none in tests that do not explain. */
     private readonly places: BatchPlaces | null = null,
+    /** After a binding's settlement committed: the run's events now at [fromSeq, toSeq) (tool call ties). */
+    private readonly settledInto: (runId: string, fromSeq: bigint, toSeq: bigint) => Promise<void> = () =>
+      Promise.resolve(),
   ) {}
 
   get version(): number {
@@ -85,7 +88,9 @@ export class BindingStore {
       return this.settleNew(binding);
     });
     this.replica.add(binding);
-    return settled;
+    if (settled.count > 0)
+      await this.settledInto(binding.run_id, settled.seqBase, settled.seqBase + BigInt(settled.count));
+    return settled.count;
   }
 
   /**
@@ -125,9 +130,9 @@ export class BindingStore {
 
   /**
    * Moves the spooled events a new binding claims into its run, all in SQL on DuckDB's threads:
-   * each gets its tier, and a new keyset position in its old order. Returns how many.
+   * each gets its tier, and a new keyset position in its old order. Returns how many, and the first position.
    */
-  private async settleNew(binding: Binding): Promise<number> {
+  private async settleNew(binding: Binding): Promise<{ count: number; seqBase: bigint }> {
     await execute(
       this.connection,
       sql`CREATE OR REPLACE TEMP TABLE settling AS
@@ -137,7 +142,7 @@ export class BindingStore {
     try {
       const [found] = await readRows<{ n: bigint }>(this.connection, sql`SELECT count(*) AS n FROM settling`);
       const count = Number(found!.n);
-      if (count === 0) return 0;
+      if (count === 0) return { count, seqBase: 0n };
       const seqBase = this.allocateSeq(count);
       const correlations = buildCorrelations(binding);
       const confidence = (method: keyof typeof correlations): number => correlations[method].confidence;
@@ -154,7 +159,7 @@ export class BindingStore {
             WHERE events.seq = s.old_seq`,
       );
       await this.account(seqBase, count);
-      return count;
+      return { count, seqBase };
     } finally {
       await execute(this.connection, sql`DROP TABLE IF EXISTS settling`);
     }

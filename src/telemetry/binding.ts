@@ -9,7 +9,7 @@ import type { tags } from 'typia';
 import type { FieldFailure } from '../shared/schema/schema-contract.js';
 import type { DateTimeText, IntegerIn } from '../shared/schema/wire-types.js';
 import { bindRequest, systemKeys } from './bind-request.js';
-import type { CorrelationMethod } from '../model/codes.js';
+import type { BindingTier } from '../model/codes.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 
 /** Who asserted a binding, most trusted first; `ai_asserted` is what the AI write tools force. */
@@ -26,7 +26,7 @@ export const sourceDefaultConfidence: Readonly<Record<BindingSource, number>> = 
 };
 
 /** Confidence of each correlation tier, in the order tiers are tried (contract: correlation tiers). */
-export const tierConfidence: Readonly<Record<Exclude<CorrelationMethod, 'none'>, number>> = {
+export const tierConfidence: Readonly<Record<BindingTier, number>> = {
   process: 1.0,
   cgroup: 0.98,
   container: 0.92,

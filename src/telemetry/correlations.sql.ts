@@ -16,6 +16,7 @@ import {
 } from './binding.js';
 import { bindingFromJson } from './binding-json.js';
 import {
+  isBindingTier,
   evidenceName,
   methodName,
   type CorrelationMethod,
@@ -114,7 +115,7 @@ async function basisOfEvent(
 ): Promise<EventCorrelation> {
   const [row] = await readRows<Record<string, unknown>>(
     connection,
-    sql`SELECT e.id, e.time_ns, e.pid, e.tgid, e.ppid, e.cgroup_id, e.container_id, e.attrs, e.corr_method,
+    sql`SELECT e.id, e.time_ns, e.tool_call_id, e.pid, e.tgid, e.ppid, e.cgroup_id, e.container_id, e.attrs, e.corr_method,
           e.corr_confidence, e.evidence_level, b.record
         FROM events e LEFT JOIN bindings b ON b.binding_id = e.binding_id
         WHERE e.run_id = ${run} AND e.id = ${eventId}`,
@@ -137,10 +138,11 @@ async function basisOfEvent(
     event_id: eventId,
     event_time: formatRfc3339Nanos(row['time_ns'] as bigint),
     binding_id: binding.binding_id,
-    tool_call_id: binding.tool_call_id,
+    // a tool call tie (docs/agents.md) moves the event from its binding's scope to a tool call
+    tool_call_id: (row['tool_call_id'] as string | null) ?? binding.tool_call_id,
     method,
     confidence: row['corr_confidence'] as number | null,
-    tier_confidence: method === 'none' ? null : tierConfidence[method],
+    tier_confidence: isBindingTier(method) ? tierConfidence[method] : null,
     binding_confidence: binding.confidence,
     evidence_level: evidenceName(row['evidence_level'] as number),
     matched,

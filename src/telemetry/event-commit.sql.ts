@@ -62,6 +62,18 @@ export interface CommitHooks {
    * domain), each with its event's position (`seqs[i]` is `verdicts[i]`'s).
    */
   recordVerdicts(verdicts: readonly EventVerdict[], seqs: readonly bigint[]): Promise<void>;
+  /**
+   * After COMMIT, in the same turn of the write queue (nothing reads or folds them in between): ties
+   * the events the commit put at [fromSeq, toSeq) (the batches' and what settled) to the hook tool
+   * calls of their runs (tool-call-tie.sql.ts), in a transaction of its own, so that a failed tie
+   * never costs a commit its events. Never rejects: a failure is logged, the events keep their binding.
+   */
+  tieToolCalls?(
+    batches: readonly BatchCommit[],
+    settled: boolean,
+    fromSeq: bigint,
+    toSeq: bigint,
+  ): Promise<void>;
   /** Inside the transaction: the events of batch `batchId` were put at seq [seqFrom, seqTo) (explain's batch places). */
   placed?(batchId: string, seqFrom: bigint, seqTo: bigint): void;
 }
@@ -282,6 +294,13 @@ export class EventCommitter {
           error: classifyStoreError(error),
         }),
       );
+    const settledAny = [...done.settled.values()].some((count) => count > 0);
+    if (this.hooks.tieToolCalls !== undefined && (done.batches.some(holdsRunEvents) || settledAny)) {
+      const toSeq = this.nextSeq;
+      await this.trace.time('tool_calls', () =>
+        this.hooks.tieToolCalls!(done.batches, settledAny, seqBase, toSeq),
+      );
+    }
     this.trace.end({
       rows: done.batches.reduce((sum, batch) => sum + batch.accepted, 0),
       requests: group.length,

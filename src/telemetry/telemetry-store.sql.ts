@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import { log } from '../shared/log.js';
-import { onRollback, readRows, sql } from '../store/sql.js';
+import { inTransaction, onRollback, readRows, sql } from '../store/sql.js';
 import { BatchPlaces } from './batch-places.sql.js';
 import { classifyStoreError } from '../store/store-error.js';
 import type { StoreContext } from '../store/store-module.js';
@@ -22,6 +22,7 @@ import { Spool, type SpoolStats } from './spool.sql.js';
 import type { SpoolLimits } from './spool-limits.js';
 import { telemetryHandlers } from './telemetry-kinds.js';
 import { ProcessRollup, type RollupFold } from './process-rollup.sql.js';
+import { HookRuns, tieToolCallEvents, type TieScope } from './tool-call-tie.sql.js';
 
 /** What the telemetry module needs to start. */
 export interface TelemetryStoreInit {
@@ -65,6 +66,11 @@ export interface TelemetryLends {
   places: BatchPlaces;
   /** The events and bytes waiting in the spool now (kept in memory). */
   spoolStats(): SpoolStats;
+  /**
+   * A hook tool call of the run was stored (its PreToolUse or PostToolUse): ties the run's events
+   * since the call began (tool-call-tie.sql.ts); call in the write queue, after the hook's write.
+   */
+  tieHookToolCall(runId: string, toolCallId: string): Promise<void>;
 }
 
 /** How often keys past retention are forgotten. */
@@ -91,11 +97,25 @@ async function startTelemetryStore(
   const places = new BatchPlaces();
   await places.load(writer);
   onRollback(writer, () => places.forgetCompleteness());
+  const hookRuns = new HookRuns();
+  await hookRuns.load(writer);
+  // a tie failing leaves the events with their binding: logged, never failing what committed them
+  const tie = (runIds: readonly string[], scope: TieScope): Promise<void> =>
+    runIds.length === 0
+      ? Promise.resolve()
+      : inTransaction(writer, () => tieToolCallEvents(writer, runIds, scope)).then(
+          () => undefined,
+          (error: unknown) =>
+            log('warn', 'tying events to their tool calls failed; they keep their binding', {
+              error: classifyStoreError(error),
+            }),
+        );
   const bindings: BindingStore = new BindingStore(
     writer,
     (count) => committer.allocateSeq(count),
     (runId, events) => deps.settleDecisions(writer, runId, events),
     places,
+    (runId, fromSeq, toSeq) => tie(hookRuns.among([runId]), { fromSeq, toSeq }),
   );
   const spool = new Spool(writer, writes, init.spool);
   const ledger = new IngestLedger(writer);
@@ -110,6 +130,14 @@ async function startTelemetryStore(
       recordVerdicts: (verdicts, seqs) =>
         deps.recordVerdicts(writer, verdicts, seqs, join(init.spoolDir, 'decisions.csv')),
       placed: (batchId, seqFrom, seqTo) => places.committed(batchId, seqFrom, seqTo),
+      // settled rows may be of any run: then every hook run is looked at
+      tieToolCalls: (batches, settled, fromSeq, toSeq) =>
+        tie(
+          settled
+            ? hookRuns.all()
+            : hookRuns.among(batches.flatMap((batch) => batch.digests.map((d) => d.runId))),
+          { fromSeq, toSeq },
+        ),
       async committed(batches, settled) {
         for (const batch of batches) {
           const stillPending = batch.pending - (settled.get(batch.batchId) ?? 0);
@@ -154,6 +182,14 @@ async function startTelemetryStore(
       places,
       endSeq: () => committer.endSeq,
       spoolStats: () => spool.stats,
+      async tieHookToolCall(runId, toolCallId) {
+        hookRuns.add(runId);
+        const [call] = await readRows<{ started_ns: bigint }>(
+          writer,
+          sql`SELECT started_ns FROM tool_calls WHERE run_id = ${runId} AND tool_call_id = ${toolCallId}`,
+        );
+        if (call !== undefined) await tie([runId], { runId, sinceNs: call.started_ns });
+      },
     },
     async healthFacts(connection) {
       const seen = await readRows(connection, sql`SELECT 1 FROM events LIMIT 1`);

@@ -136,6 +136,13 @@ describe('GET /v1/graph/explain', function () {
     const toolCall = await explain(daemon, 'tool-call=tc-e');
     assert.deepEqual(shape(toolCall.body), ['part_of/binding -> run run-later']);
     assert.equal(toolCall.body['other_matches'], 1);
+    // run narrows a tool call id to that run: the earlier one, no other counted; a run without it is 404
+    const inRun = await explain(daemon, 'tool-call=tc-e&run=run-e');
+    assert.deepEqual(shape(inRun.body), ['part_of/binding -> run run-e']);
+    assert.equal(inRun.body['other_matches'], 0);
+    assert.equal(inRun.body['tool_call'], undefined, 'a bound tool call has no hook account');
+    const elsewhere = await explain(daemon, 'tool-call=tc-e&run=run-nope');
+    assert.equal(elsewhere.status, 404);
     const run = await explain(daemon, 'run=run-e');
     assert.equal((run.body['node'] as Record<string, unknown>)['kind'], 'run');
     assert.deepEqual(run.body['path'], []);

@@ -2,6 +2,7 @@
 import type { Count, DateTimeText, Ratio } from '../../shared/schema/wire-types.js';
 import type { EvidenceLevel } from '../../model/codes.js';
 import type { TelemetryEvent } from '../../telemetry/event-json.js';
+import type { ToolCallAccount } from './tool-call-account.sql.js';
 
 /** What a node of the causal graph is. */
 export type ExplainNodeKind =
@@ -66,4 +67,6 @@ export interface ExplainResult {
   touch_count: Count;
   /** Other nodes the same id names (a reused pid, a tool call id in several runs); the latest is explained. */
   other_matches: Count;
+  /** For an agent's hook tool call: its decision, input and result, and why each of its events belongs to it. */
+  tool_call?: ToolCallAccount;
 }

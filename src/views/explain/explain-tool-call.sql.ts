@@ -5,14 +5,25 @@ import { readRows, sql } from '../../store/sql.js';
 import type { ExplainNode, ExplainStep } from './explain-result.js';
 import { type Explained, type Trail, toRun, unknown } from './explain-trail.js';
 import { readToolCall, toolCallNode } from './tool-call-reads.sql.js';
+import { readToolCallAccount } from './tool-call-account.sql.js';
+import { requireRun } from '../../store/run-exists.sql.js';
 
-/** A tool call by id: the latest one recorded or bound under that id, in any run. */
-export async function explainToolCall(connection: DuckDBConnection, id: string): Promise<Explained> {
+/**
+ * A tool call by id: the latest one recorded or bound under that id, in `run` when given, else in
+ * any run. A hook tool call also gets its kernel's account (tool-call-account.sql.ts).
+ */
+export async function explainToolCall(
+  connection: DuckDBConnection,
+  id: string,
+  run: string | null,
+): Promise<Explained> {
+  if (run !== null) await requireRun(connection, run);
   const runs = await readRows<{ run_id: string }>(
     connection,
     sql`SELECT run_id, max(seen_ns) AS seen_ns FROM (
           SELECT run_id, started_ns AS seen_ns FROM tool_calls WHERE tool_call_id = ${id}
           UNION ALL SELECT run_id, created_ns AS seen_ns FROM bindings WHERE tool_call_id = ${id})
+        WHERE ${run === null ? sql`true` : sql`run_id = ${run}`}
         GROUP BY run_id ORDER BY seen_ns DESC`,
   );
   const runId = runs[0]?.run_id ?? unknown('tool call', id);
@@ -28,7 +39,9 @@ export async function explainToolCall(connection: DuckDBConnection, id: string):
   trail.path[0]!.basis.binding_id = binding?.binding_id ?? null;
   trail.path[0]!.basis.method = recorded === undefined ? 'binding' : 'recorded';
   trail.path[0]!.basis.evidence_level = node.evidence_level;
-  return { node, trail, otherMatches: runs.length - 1 };
+  const toolCall =
+    recorded === undefined ? undefined : await readToolCallAccount(connection, runId, id, recorded.status);
+  return { node, trail, otherMatches: runs.length - 1, ...(toolCall !== undefined && { toolCall }) };
 }
 
 /** An artifact by its object hash or the address of its bytes: → its tool call → run. */

@@ -1,4 +1,5 @@
 /** What every explain path is made of: its trail, where it reads, and the steps up to the run. */
+import type { ToolCallAccount } from './tool-call-account.sql.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProvdError } from '../../shared/errors.js';
 import { evidenceName } from '../../model/codes.js';
@@ -50,6 +51,8 @@ export interface Explained {
   touches?: ExplainNode[];
   touchCount?: number;
   otherMatches?: number;
+  /** A hook tool call's kernel's account. */
+  toolCall?: ToolCallAccount;
 }
 
 /** The 404 for a node nothing names: run_not_found for a run, not_found for any other kind. */

@@ -1,6 +1,6 @@
 /**
- * GET /v1/graph/explain on the main thread: exactly one node parameter (`file` also takes `run`,
- * and `run` alone names the run itself); any other combination is 400 naming the parameters.
+ * GET /v1/graph/explain on the main thread: exactly one node parameter (`file` and `tool-call` also
+ * take `run`, and `run` alone names the run itself); any other combination is 400 naming the parameters.
  */
 import typia from 'typia';
 import { ProvdError } from '../../shared/errors.js';
@@ -16,7 +16,7 @@ export interface ExplainQuery {
   event?: Identifier;
   /** process: its exec_id, or its tgid (the latest process with that tgid) */
   process?: Identifier;
-  /** tool call id (the latest run holding it) */
+  /** tool call id (in run when given, else the latest run holding it); an agent's hook tool call also gets its kernel's account (tool_call) */
   'tool-call'?: Identifier;
   /** file path: an event's path, or a recorded file effect's (absolute, or relative to its cwd); needs run */
   file?: string;
@@ -24,7 +24,7 @@ export interface ExplainQuery {
   risk?: Identifier;
   /** artifact: its object hash, or the sha256 address of its bytes */
   artifact?: Identifier;
-  /** run identifier: the run itself when alone; required with file */
+  /** run identifier: the run itself when alone; required with file; narrows tool-call to that run */
   run?: Identifier;
 }
 
@@ -65,10 +65,10 @@ export function explainTarget(query: ExplainQuery): ExplainParams {
   const [[name, target]] = given as [[keyof ExplainQuery, ExplainTarget]];
   if (target === 'file' && run === null)
     throw new ProvdError('invalid_argument', 'file needs run: a path means something only within a run');
-  if (target !== 'file' && run !== null)
+  if (target !== 'file' && target !== 'tool_call' && run !== null)
     throw new ProvdError(
       'invalid_argument',
-      `${name} names its node alone: run goes only with file, or alone`,
+      `${name} names its node alone: run goes only with file or tool-call, or alone`,
     );
   return { target, id: query[name]!, run };
 }

@@ -27,7 +27,7 @@ export type ExplainTarget = 'event' | 'process' | 'tool_call' | 'file' | 'risk' 
 export interface ExplainParams {
   target: ExplainTarget;
   id: string;
-  /** The run of a file. */
+  /** The run of a file, or of a tool call (else its latest run). */
   run: string | null;
 }
 
@@ -48,6 +48,7 @@ export async function explain(
     touches = [],
     touchCount = 0,
     otherMatches = 0,
+    toolCall,
   } = await explainTarget({ connection, side, places, unfoldedFrom, seen: new Map() }, params);
   const result: ExplainResult = {
     schema_version: 'provenance.explain/v1',
@@ -56,6 +57,7 @@ export async function explain(
     touches,
     touch_count: touchCount,
     other_matches: otherMatches,
+    ...(toolCall !== undefined && { tool_call: toolCall }),
   };
   return jsonText(result);
 }
@@ -74,7 +76,7 @@ export async function explainTarget(source: Source, params: ExplainParams): Prom
     case 'process':
       return explainProcess(source, id);
     case 'tool_call':
-      return explainToolCall(connection, id);
+      return explainToolCall(connection, id, params.run);
     case 'artifact':
       return explainArtifact(connection, id);
     case 'file':

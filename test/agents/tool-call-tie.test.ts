@@ -1,0 +1,332 @@
+// sensor: true (this file starts the eBPF sensor: it runs alone, test/support/run-suites.mjs)
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cgroup2MountPoint, ownCgroupPath } from '../../src/provenance/record/cgroup-root.js';
+import { sensorUnavailable } from '../../src/sensor/host-support.js';
+import { useSharedDaemon } from '../support/daemon.js';
+import { request } from '../support/http.js';
+import { awaitEvents, type StoredEvent } from '../support/sensor-events.js';
+import { useTempDir } from '../support/temp-dir.js';
+import { eventually } from '../support/eventually.js';
+import { agentMissing } from '../support/agents/installed-agents.js';
+import { runAgent } from '../support/agents/run-agent.js';
+
+const token = 'tool-call-tie-token';
+const auth = { authorization: `Bearer ${token}` };
+const agentScript = fileURLToPath(
+  new URL('../../../test/fixtures/agents/simulated-claude.mjs', import.meta.url),
+);
+const session = 'tie-session';
+
+/** A cgroup v2 directory of its own under the test's cgroup, for the simulated agent (as provd watch makes one). */
+function agentCgroup(): string | undefined {
+  const mount = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'));
+  const own = ownCgroupPath(readFileSync('/proc/self/cgroup', 'utf8'));
+  if (mount === undefined || own === undefined) return undefined;
+  const path = join(mount, own, `provd-tie-test-${process.pid}`);
+  try {
+    mkdirSync(path, { recursive: true });
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the simulated agent inside `cgroup` from its first instruction; resolves with its output lines. */
+function runSimulatedAgent(
+  cgroup: string,
+  cwd: string,
+  url: string,
+  plan: unknown,
+): Promise<Record<string, unknown>[]> {
+  const planFile = join(cwd, 'plan.json');
+  writeFileSync(planFile, JSON.stringify(plan));
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        'echo $$ > "$1/cgroup.procs" && exec "$2" "$3" "$4"',
+        'sh',
+        cgroup,
+        process.execPath,
+        agentScript,
+        planFile,
+      ],
+      {
+        cwd,
+        env: { PATH: process.env['PATH'] ?? '', PROVD_URL: url, PROVD_AUTH_TOKEN: token, SESSION: session },
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`the simulated agent exited ${code}: ${err}`));
+      else
+        resolve(
+          out
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        );
+    });
+  });
+}
+
+const argvOf = (event: StoredEvent): string =>
+  ((event.attrs['argv'] as string[] | undefined) ?? []).join(' ');
+
+describe('the kernel account of a hook tool call', function () {
+  const work = useTempDir('provd-tie-', { per: 'suite' });
+  let cgroup: string | undefined;
+  before(function () {
+    const why =
+      sensorUnavailable() ?? ((cgroup = agentCgroup()) === undefined ? 'no writable cgroup v2' : undefined);
+    if (why === undefined) return;
+    process.stderr.write(`      skipped: ${why}\n`);
+    this.skip();
+  });
+  const shared = useSharedDaemon({ sensor: true, authToken: token });
+  after(function () {
+    if (cgroup !== undefined) rmdirSync(cgroup);
+  });
+
+  describe('of a simulated Claude Code session in a bound cgroup', function () {
+    let events: StoredEvent[] = [];
+    let answers: Record<string, unknown>[] = [];
+    const paths = { shellOut: '', agentWrite: '', stolen: '' };
+    before(async function () {
+      const { daemon } = shared;
+      paths.shellOut = join(work.path, 'shell-out.txt');
+      paths.agentWrite = join(work.path, 'agent-written.txt');
+      paths.stolen = join(work.path, 'stolen.txt');
+      // the agent's cgroup bound to its run by the control plane, as provd watch binds it
+      const bound = await request(daemon.url, '/v1/telemetry/bind', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          run_id: session,
+          tool_call_id: 'agent',
+          cgroup_id: statSync(cgroup!, { bigint: true }).ino.toString(),
+        }),
+      });
+      assert.equal(bound.status, 200, JSON.stringify(bound.body));
+      const parallel = `sleep 0.3; echo parallel-${process.pid} > /dev/null`;
+      answers = await runSimulatedAgent(cgroup!, work.path, daemon.url, [
+        [
+          {
+            id: 'toolu_shell',
+            tool: 'Bash',
+            command: `echo tied > ${paths.shellOut} && cat ${paths.shellOut}`,
+          },
+        ],
+        [
+          {
+            id: 'toolu_write',
+            tool: 'Write',
+            file_path: paths.agentWrite,
+            content: 'written by the agent\n',
+          },
+        ],
+        [
+          { id: 'toolu_par_1', tool: 'Bash', command: parallel },
+          { id: 'toolu_par_2', tool: 'Bash', command: parallel },
+        ],
+        [{ id: 'toolu_denied', tool: 'Bash', command: `cat /etc/shadow > ${paths.stolen}` }],
+      ]);
+      events = await awaitEvents(daemon, session, auth, (all) => {
+        const written = all.filter((event) => event.attrs['path'] === paths.agentWrite);
+        const parallelShells = all.filter(
+          (event) => event.type === 'execve' && argvOf(event).includes('parallel-'),
+        );
+        return (
+          written.some((event) => event.correlation.method === 'hook_path_time') &&
+          all.some(
+            (event) => event.tool_call_id === 'toolu_shell' && event.attrs['path'] === paths.shellOut,
+          ) &&
+          parallelShells.length >= 2 &&
+          parallelShells.every((event) => event.correlation.method.startsWith('hook_'))
+        );
+      });
+    });
+
+    it('ties the Bash call shell execve and the file it wrote to the call, kernel_correlated, by hook_exec_match', function () {
+      const shell = events.find(
+        (event) =>
+          event.type === 'execve' &&
+          argvOf(event).startsWith('/bin/bash -c -l') &&
+          argvOf(event).includes(paths.shellOut),
+      );
+      assert.ok(shell, 'the call shell was seen');
+      assert.equal(shell.tool_call_id, 'toolu_shell');
+      assert.equal(shell.correlation.method, 'hook_exec_match');
+      assert.equal(shell.correlation.evidence_level, 'kernel_correlated');
+      // the shell's child (cat) and the write of its redirection belong to the call too
+      const cat = events.find(
+        (event) => event.type === 'execve' && argvOf(event) === `cat ${paths.shellOut}`,
+      );
+      assert.equal(cat?.tool_call_id, 'toolu_shell');
+      const write = events.find(
+        (event) => event.type === 'file_write' && event.attrs['path'] === paths.shellOut,
+      );
+      assert.equal(write?.tool_call_id, 'toolu_shell');
+      assert.equal(write?.correlation.method, 'hook_exec_match');
+      assert.equal(write?.correlation.evidence_level, 'kernel_correlated');
+    });
+
+    it('ties the agent own write of a Write call path to the call by hook_path_time', function () {
+      const write = events.find(
+        (event) => event.type === 'file_write' && event.attrs['path'] === paths.agentWrite,
+      );
+      assert.ok(write, 'the agent write was seen');
+      assert.equal(write.tool_call_id, 'toolu_write');
+      assert.equal(write.correlation.method, 'hook_path_time');
+      assert.equal(write.correlation.evidence_level, 'kernel_correlated');
+    });
+
+    it('says two parallel calls of one command are ambiguous, and ties them to neither', function () {
+      const shells = events.filter(
+        (event) =>
+          event.type === 'execve' &&
+          argvOf(event).startsWith('/bin/bash -c -l') &&
+          argvOf(event).includes('parallel-'),
+      );
+      assert.equal(shells.length, 2, JSON.stringify(shells.map(argvOf)));
+      for (const shell of shells) {
+        assert.equal(shell.correlation.method, 'hook_exec_ambiguous');
+        assert.equal(shell.tool_call_id, 'agent');
+        assert.equal((shell.correlation as { confidence?: number }).confidence, 0.5);
+      }
+    });
+
+    it('sees no process of a denied call, and ties nothing to it', function () {
+      assert.deepEqual(answers.find((answer) => answer['id'] === 'toolu_denied')?.['ran'], false);
+      assert.deepEqual(
+        events.filter((event) => argvOf(event).includes(paths.stolen)),
+        [],
+      );
+      assert.deepEqual(
+        events.filter((event) => event.tool_call_id === 'toolu_denied'),
+        [],
+      );
+    });
+
+    it('explains a tool call: each event, why it belongs, and the call decision, input and result', async function () {
+      const { status, body } = await request(shared.daemon.url, `/v1/graph/explain?tool-call=toolu_shell`, {
+        headers: auth,
+      });
+      assert.equal(status, 200, JSON.stringify(body));
+      const account = body['tool_call'] as Record<string, unknown>;
+      assert.equal((account['decision'] as Record<string, unknown>)['answered'], 'allow');
+      assert.match(JSON.stringify(account['input']), /shell-out\.txt/);
+      assert.notEqual(account['result'], null);
+      const listed = account['events'] as {
+        type: string;
+        method: string;
+        evidence_level: string;
+        chain: unknown[];
+      }[];
+      assert.ok(listed.some((event) => event.type === 'execve' && event.method === 'hook_exec_match'));
+      assert.ok(listed.every((event) => event.evidence_level === 'kernel_correlated'));
+      const ambiguous = await request(shared.daemon.url, `/v1/graph/explain?tool-call=toolu_par_1`, {
+        headers: auth,
+      });
+      const other = ambiguous.body['tool_call'] as Record<string, unknown>;
+      assert.equal((other['events'] as unknown[]).length, 0);
+      assert.ok(
+        (other['ambiguous'] as { candidates: string[] }[]).some((entry) =>
+          entry.candidates.includes('toolu_par_2'),
+        ),
+      );
+    });
+
+    it('leaves the run verifying ok', async function () {
+      const { status, body } = await request(shared.daemon.url, `/v1/graph/verify?run=${session}`, {
+        headers: auth,
+      });
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.equal(body['status'], 'ok', JSON.stringify(body['issues']));
+    });
+  });
+
+  describe('of the real Claude Code CLI', function () {
+    before(function () {
+      const missing = agentMissing('claude');
+      if (missing === undefined) return;
+      process.stderr.write(`      skipped: ${missing}\n`);
+      this.skip();
+    });
+
+    it('ties its Bash call shell and the file it wrote to the call, kernel_correlated', async function () {
+      const { daemon } = shared;
+      const run = 'tie-real-claude';
+      const real = join(work.path, 'real-claude.txt');
+      const bound = await request(daemon.url, '/v1/telemetry/bind', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          run_id: run,
+          tool_call_id: 'claude',
+          cgroup_id: statSync(cgroup!, { bigint: true }).ino.toString(),
+        }),
+      });
+      assert.equal(bound.status, 200, JSON.stringify(bound.body));
+      // the hook posts its payload from stdin: nothing of the call is in its argv
+      const hook =
+        `curl -s -H 'content-type: application/json' -H 'authorization: Bearer ${token}' ` +
+        `--data-binary @- '${daemon.url}/v1/hooks/claude?run=${run}'`;
+      // the CLI starts in the agent's cgroup: this process joins it while the CLI is spawned, then leaves
+      const home = readFileSync('/proc/self/cgroup', 'utf8');
+      const own = join(
+        cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'))!,
+        ownCgroupPath(home)!,
+      );
+      writeFileSync(join(cgroup!, 'cgroup.procs'), String(process.pid));
+      let agent: ReturnType<typeof runAgent>;
+      try {
+        agent = runAgent('claude', {
+          cwd: work.path,
+          prompt: 'write a file',
+          script: [
+            { calls: [{ id: 'toolu_real_1', kind: 'shell', command: `echo real > ${real}` }] },
+            { text: 'Done.' },
+          ],
+          hooks: { PreToolUse: hook, PostToolUse: hook },
+          timeoutMs: 120_000,
+        });
+        // leave once the CLI is in it (a process of the cgroup other than this one)
+        await eventually(
+          'the Claude Code CLI in the agent cgroup',
+          () =>
+            readFileSync(join(cgroup!, 'cgroup.procs'), 'utf8')
+              .split('\n')
+              .filter((pid) => pid !== '' && pid !== String(process.pid)),
+          (pids) => pids.length > 0,
+          { everyMs: 5 },
+        );
+      } finally {
+        writeFileSync(join(own, 'cgroup.procs'), String(process.pid));
+      }
+      const done = await agent;
+      assert.equal(done.exitCode, 0, done.stderr.slice(-2000));
+      const events = await awaitEvents(daemon, run, auth, (all) =>
+        all.some((event) => event.attrs['path'] === real && event.tool_call_id === 'toolu_real_1'),
+      );
+      const shell = events.find(
+        (event) => event.type === 'execve' && argvOf(event).includes(`echo real > ${real}`),
+      );
+      assert.ok(shell, JSON.stringify(events.filter((event) => event.type === 'execve').map(argvOf)));
+      assert.equal(shell.tool_call_id, 'toolu_real_1', argvOf(shell));
+      assert.equal(shell.correlation.method, 'hook_exec_match');
+      assert.equal(shell.correlation.evidence_level, 'kernel_correlated');
+      const write = events.find((event) => event.type === 'file_write' && event.attrs['path'] === real);
+      assert.equal(write?.tool_call_id, 'toolu_real_1');
+    });
+  });
+});
