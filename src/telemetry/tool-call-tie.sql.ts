@@ -15,7 +15,7 @@
  * signed. An event tied once stays as tied.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../store/duckdb-api.js';
 import { execute, list, raw, readRows, sql, type RawSql, type Statement } from '../store/sql.js';
 import { methodCode, toolCallTies, typeCode, type ToolCallTie } from '../model/codes.js';
 

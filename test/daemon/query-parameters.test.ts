@@ -21,9 +21,19 @@ interface Documented {
   schema: JsonObject;
 }
 
-/** The request init for an operation: POST sends an empty body (an ingest of no lines). */
-const init = (method: string): { method: string; body?: string } =>
-  method === 'POST' ? { method, body: '' } : { method };
+/**
+ * The request init for an operation: POST sends an empty body (an ingest of no lines), or to an
+ * agent's hook route the smallest payload the agent sends (an event provd stores as `other`).
+ */
+const init = (method: string, path = ''): { method: string; body?: string } => {
+  if (method !== 'POST') return { method };
+  if (path.startsWith('/v1/hooks/'))
+    return {
+      method,
+      body: JSON.stringify({ session_id: 'query-parameters', hook_event_name: 'Notification' }),
+    };
+  return { method, body: '' };
+};
 
 /** Every query parameter the document lists. */
 function documentedParameters(): Documented[] {
@@ -118,7 +128,7 @@ describe('query parameters', function () {
         const where = `${method} ${path} ${name}=${JSON.stringify(value)}`;
         assert.equal(validate(decoded(schema, value)), expected, `the document: ${where}`);
         const query = [...base, `${name}=${encodeURIComponent(value)}`].join('&');
-        const { status, body } = await request(daemon.url, `${path}?${query}`, init(method));
+        const { status, body } = await request(daemon.url, `${path}?${query}`, init(method, path));
         const message = (body['error'] as { message?: string } | undefined)?.message ?? '';
         if (expected) assert.notEqual(status, 400, `the daemon: ${where}: ${message}`);
         else {
@@ -144,11 +154,11 @@ describe('query parameters', function () {
         `${name}=${encodeURIComponent(value)}`,
         `${name}=${encodeURIComponent(value)}`,
       ];
-      const repeated = await request(daemon.url, `${path}?${twice.join('&')}`, init(method));
+      const repeated = await request(daemon.url, `${path}?${twice.join('&')}`, init(method, path));
       assert.equal(repeated.status, 400, `${path} ${name} twice`);
       assert.equal((repeated.body['error'] as { message: string }).message, `${name} must be given once`);
       if (!required) continue;
-      const missing = await request(daemon.url, `${path}?${others.join('&')}`, init(method));
+      const missing = await request(daemon.url, `${path}?${others.join('&')}`, init(method, path));
       assert.equal(missing.status, 400, `${path} without ${name}`);
       assert.equal((missing.body['error'] as { message: string }).message, `${name} is required`);
     }

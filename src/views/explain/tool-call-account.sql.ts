@@ -6,7 +6,7 @@
  * (telemetry/tool-call-tie.sql.ts); this reads them and finds the candidates of ambiguous ones.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../../store/duckdb-api.js';
 import { evidenceName, methodCode, methodName, typeCode, typeName } from '../../model/codes.js';
 import type { Count, DateTimeText, Integer, Ratio } from '../../shared/schema/wire-types.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';

@@ -4,7 +4,7 @@
  * and locale opens among them) and listed up to a bound per tool call, in a few set-wise statements.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VARCHAR } from '@duckdb/node-api';
+import { VARCHAR } from '../../store/duckdb-api.js';
 import { typeCode } from '../../model/codes.js';
 import { list, raw, readRows, sql } from '../../store/sql.js';
 import { loaderOrLocaleOpen } from './loader-opens.sql.js';
