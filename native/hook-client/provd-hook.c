@@ -38,6 +38,9 @@ static const char down_reason[] =
     "the event is spooled for its next start";
 static const char refused_reason[] =
     "provd: the daemon refused the hook event and its policy fails closed (hooks.on_daemon_down: fail_closed)";
+static const char forbidden_reason[] =
+    "provd: the daemon refused this hook as not the agent's own (403: see docs/agents.md, Who may send a hook); "
+    "a tool call it cannot judge is denied";
 
 static int read_payload(struct buffer *payload) {
   char chunk[65536];
@@ -159,8 +162,10 @@ int main(int argc, char **argv) {
     snprintf(answer.error, sizeof(answer.error), "cannot read the hook payload on stdin");
   }
 
-  // no answer from the daemon: hooks.json decides
-  int deny = pre_tool && fails_closed(data_dir);
+  // no answer from the daemon: hooks.json decides; a caller the daemon refused as not the agent's own
+  // hook (403) gets no allow it could pass off as the policy's, whatever hooks.json says
+  int forbidden = answer.status == 403;
+  int deny = pre_tool && (forbidden || fails_closed(data_dir));
   if (answer.status != 0) {
     // the daemon refused the event (it said why, and counted it): nothing to spool
     fprintf(stderr, "provd-hook: the daemon refused the hook event (HTTP %d): %.*s\n", answer.status,
@@ -176,7 +181,7 @@ int main(int argc, char **argv) {
     }
   }
   if (deny)
-    printf(agent->deny_format, answer.status != 0 ? refused_reason : down_reason);
+    printf(agent->deny_format, forbidden ? forbidden_reason : answer.status != 0 ? refused_reason : down_reason);
   else
     fputs("{}\n", stdout);
   return 0;

@@ -427,6 +427,30 @@ describe('provd-hook and the hook socket', function () {
     });
   });
 
+  it("denies a PreToolUse the daemon refuses as not the agent's own hook, though hooks.json fails open", async function () {
+    const daemon = await fixture.start();
+    assert.deepEqual(JSON.parse(readFileSync(join(daemon.dataDir, 'hooks.json'), 'utf8')), {
+      on_daemon_down: 'fail_open',
+    });
+    // sent by the test runner itself, which runs no agent: refused (unbound), so never an allow
+    for (const agent of agents) {
+      const child = spawn(hookClientPath(), [agent, '--socket', socketOf(daemon.dataDir)], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdin.end(JSON.stringify(preToolPayload(agent, 'ls', `toolu_outside_${agent}`)));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      assert.equal(code, 0, stderr);
+      assert.match(stderr, /HTTP 403/);
+      const answer = JSON.parse(stdout) as Record<string, unknown>;
+      assert.ok(isDeny(agent, answer), `${agent}: ${stdout}`);
+      assert.match(JSON.stringify(answer), /not the agent's own/);
+    }
+  });
+
   it('replaces a socket a killed daemon left, and refuses to start over a file that is not a socket', async function () {
     const killed = await fixture.start();
     assert.equal(await killed.stop('SIGKILL'), null);
