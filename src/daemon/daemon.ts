@@ -27,6 +27,7 @@ import { endpoints } from './endpoints.js';
 import { openapiBytes } from './openapi.js';
 import { hookSettingsOf, writeHookSettings } from '../agents/hook-settings-file.js';
 import { HookTrustGate, hookTrustCheck } from '../agents/hook-trust-gate.js';
+import { hookStoreFailures } from '../agents/hooks.route.js';
 import { storeBinding } from '../telemetry/bind.route.js';
 import { AgentBinder } from '../telemetry/agent-binder.js';
 import { defaultPolicy } from '../security/policy/default-policy.js';
@@ -160,7 +161,8 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
       ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
       // a getter: read at every check
       get hooks() {
-        return hookTrustCheck(hookTrust);
+        // and the hook events whose store write failed after their answer (logged each)
+        return { ...hookTrustCheck(hookTrust), store_failed: hookStoreFailures.count };
       },
     },
     () => ({ ...sensor.report() }),

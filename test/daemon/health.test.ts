@@ -29,6 +29,17 @@ describe('health endpoints', function () {
       assert.equal(checks['database']?.['status'], 'ok');
       assert.equal(checks['schema']?.['status'], 'ok');
       assert.equal(checks['schema']?.['format_version'], checks['schema']?.['supported_format_version']);
+      // the agents' hooks: forgeries refused, callers unplaced, writes lost after their answer
+      assert.deepEqual(checks['hooks'], {
+        status: 'ok',
+        refused_tool_call: 0,
+        refused_unbound: 0,
+        unverified: 0,
+        agent_bind_failures: 0,
+        sessions: 0,
+        sessions_evicted: 0,
+        store_failed: 0,
+      });
       assert.equal(body['queued_spool'], 0);
       assert.equal(body['queued_spool_bytes'], 0);
     }
