@@ -81,9 +81,24 @@ export async function writeHookEvent(connection: DuckDBConnection, write: HookWr
 }
 
 async function preToolUse(connection: DuckDBConnection, write: HookWrite, ns: bigint): Promise<HookWritten> {
-  const toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
   const denied = write.decision !== null && write.decision.answered !== 'allow';
-  const toolCallHash = await appendToolCall(connection, write, toolCallId, true);
+  const started = await startToolCall(connection, write, ns, true, denied ? 'denied' : 'asserted');
+  return { tool_call_id: started.toolCallId, object_hash: started.toolCallHash, pre_tool_use_seen: true };
+}
+
+/**
+ * Appends a tool call's object and its input, and inserts its row: at its PreToolUse (`seen`), or at
+ * a PostToolUse whose PreToolUse never came. A denied call ends as it starts.
+ */
+async function startToolCall(
+  connection: DuckDBConnection,
+  write: HookWrite,
+  ns: bigint,
+  seen: boolean,
+  status: ToolCallStatus,
+): Promise<{ toolCallId: string; toolCallHash: string }> {
+  const toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
+  const toolCallHash = await appendToolCall(connection, write, toolCallId, seen);
   await appendContent(
     connection,
     write,
@@ -93,14 +108,13 @@ async function preToolUse(connection: DuckDBConnection, write: HookWrite, ns: bi
     write.input_json ?? '{}',
     {},
   );
-  const status: ToolCallStatus = denied ? 'denied' : 'asserted';
   const record = toolCallRecord(write, toolCallId, toolCallHash, status, ns);
   await execute(
     connection,
     sql`INSERT INTO tool_calls VALUES (${write.run_id}, ${toolCallId}, ${status}, ${JSON.stringify(record)},
-        ${toolCallHash}, ${ns}, ${denied ? ns : null})`,
+        ${toolCallHash}, ${ns}, ${status === 'denied' ? ns : null})`,
   );
-  return { tool_call_id: toolCallId, object_hash: toolCallHash, pre_tool_use_seen: true };
+  return { toolCallId, toolCallHash };
 }
 
 async function postToolUse(connection: DuckDBConnection, write: HookWrite, ns: bigint): Promise<HookWritten> {
@@ -109,23 +123,7 @@ async function postToolUse(connection: DuckDBConnection, write: HookWrite, ns: b
   let toolCallHash: string;
   if (found === null) {
     // stored all the same, and said to lack its PreToolUse (the hook may have come mid-session)
-    toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
-    toolCallHash = await appendToolCall(connection, write, toolCallId, false);
-    await appendContent(
-      connection,
-      write,
-      toolCallHash,
-      toolCallId,
-      'tool_input',
-      write.input_json ?? '{}',
-      {},
-    );
-    const record = toolCallRecord(write, toolCallId, toolCallHash, 'asserted', ns);
-    await execute(
-      connection,
-      sql`INSERT INTO tool_calls VALUES (${write.run_id}, ${toolCallId}, 'asserted', ${JSON.stringify(record)},
-          ${toolCallHash}, ${ns}, NULL)`,
-    );
+    ({ toolCallId, toolCallHash } = await startToolCall(connection, write, ns, false, 'asserted'));
   } else {
     toolCallId = found.tool_call_id;
     toolCallHash = found.object_hash;
