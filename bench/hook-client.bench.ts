@@ -7,11 +7,15 @@
  * so each is judged, answered and stored. Prints one JSON line: p50/p99 of both, what the client
  * adds (p50 - p50, p99 - p99), and the ratio cat p50 / client p50.
  *
+ * The hooks are spawned by a stand-in for the agent (a node script named `claude-bench-agent.mjs`):
+ * the daemon answers a hook only from a process that runs the agent (docs/agents.md, "Who may send
+ * a hook"), and refuses one the bench itself would spawn.
+ *
  * `--guard` fails on an answer other than `{}`, or when the ratio falls more than 25% below the
  * one recorded in bench/baselines.json. --short: 150 of each (else 600).
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hookClientPath, hookSocketName } from '../src/agents/hook-command.js';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
@@ -38,16 +42,54 @@ const payload = (i: number): string =>
     tool_use_id: `toolu_client_bench_${i}`,
   });
 
-/** Spawns `/bin/sh -c command` with `input` on stdin; resolves with its stdout and the ms from spawn to exit. */
-function timedHook(command: string, input: string): Promise<{ ms: number; stdout: string }> {
+/**
+ * The stand-in agent: spawns `/bin/sh -c COMMAND` with each payload on stdin, `cat > /dev/null`
+ * and the client in alternation, and prints the ms from spawn to exit of each and the client's answers.
+ */
+const agentSource = `import { spawn } from 'node:child_process';
+const [client, count, payloads] = [process.argv[2], Number(process.argv[3]), JSON.parse(process.env.BENCH_PAYLOADS)];
+function timed(command, input) {
   const started = performance.now();
   const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'ignore'] });
   let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdout.on('data', (chunk) => (stdout += chunk.toString()));
   child.stdin.end(input);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', () => resolve({ ms: performance.now() - started, stdout }));
+  });
+}
+const cat = [], hook = [], answers = [];
+for (let i = 0; i < count; i++) {
+  cat.push((await timed('cat > /dev/null', payloads[i])).ms);
+  const answered = await timed(client, payloads[i]);
+  hook.push(answered.ms);
+  answers.push(answered.stdout);
+}
+process.stdout.write(JSON.stringify({ cat, hook, answers }));
+`;
+
+/** Runs the stand-in agent over `count` payloads; resolves with its timings and answers. */
+function runAgent(
+  client: string,
+  count: number,
+): Promise<{ cat: number[]; hook: number[]; answers: string[] }> {
+  const script = join(dataDir, 'claude-bench-agent.mjs');
+  writeFileSync(script, agentSource);
+  const payloads = Array.from({ length: count }, (_, i) => payload(i));
+  const child = spawn(process.execPath, [script, client, String(count)], {
+    env: { ...process.env, BENCH_PAYLOADS: JSON.stringify(payloads) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(stdout) as never)
+        : reject(new Error(`the stand-in agent exited ${code}`)),
+    );
   });
 }
 
@@ -58,17 +100,11 @@ async function runBench(): Promise<string[]> {
   const failures: string[] = [];
   try {
     const client = `${hookClientPath()} claude --socket ${join(dataDir, hookSocketName)}`;
-    const cat: number[] = [];
-    const hook: number[] = [];
-    let wrong = 0;
-    for (let i = 0; i < spawns + 20; i++) {
-      const base = await timedHook('cat > /dev/null', payload(i));
-      const answered = await timedHook(client, payload(i));
-      if (answered.stdout !== '{}') wrong++;
-      if (i < 20) continue; // warm-up
-      cat.push(base.ms);
-      hook.push(answered.ms);
-    }
+    const run = await runAgent(client, spawns + 20);
+    const wrong = run.answers.filter((answer) => answer !== '{}').length;
+    // the first 20 of each warm up
+    const cat = run.cat.slice(20);
+    const hook = run.hook.slice(20);
     const ratio = Number((percentileMs(cat, 50) / percentileMs(hook, 50)).toFixed(3));
     const result = {
       name: 'hook_client.pre_tool_use',

@@ -20,11 +20,15 @@ import { execute, list, raw, readRows, sql, type RawSql, type Statement } from '
 import { methodCode, toolCallTies, typeCode, type ToolCallTie } from '../model/codes.js';
 
 /** Confidence of a tie that one call alone fits. */
-export const tieConfidence: Readonly<Record<'hook_exec_match' | 'hook_path_time', number>> = {
+export const tieConfidence: Readonly<
+  Record<'hook_exec_match' | 'hook_path_time' | 'hook_path_name', number>
+> = {
   // a shell started within the call whose argv carries its command, and no other call fits
   hook_exec_match: 0.95,
   // a write of the call's path by the agent within the call: another writer of no tool call could match
   hook_path_time: 0.9,
+  // the same, the path known only by its name through a directory fd (method hook_path_time too)
+  hook_path_name: 0.8,
 };
 
 /** Tools whose command runs in a shell the agent starts (Claude Code and Codex: Bash; Gemini CLI: run_shell_command). */
@@ -69,11 +73,34 @@ export function shellCarries(e: string, c: string): Statement {
       arg -> contains(arg, ${call}.command) OR contains(arg, replace(${call}.command, ${"'"}, ${"'\\''"})))) > 0`;
 }
 
-/** SQL: event `e` writes, renames or unlinks one of call `c`'s paths. */
+/**
+ * SQL: event `e` writes, renames or unlinks one of call `c`'s paths: the path itself, or, where the
+ * sensor could give the path only relative to a directory fd (`/proc/self/fd/N/NAME`: Claude Code
+ * writes `NAME.tmp.PID.HEX` and renames it over NAME that way), a NAME equal to the path's own name,
+ * that temp suffix removed (`writesPathByName`: weaker, a name and not a path).
+ */
 export function writesPath(e: string, c: string): Statement {
+  return sql`(${writesExactPath(e, c)} OR ${writesPathByName(e, c)})`;
+}
+
+function writesExactPath(e: string, c: string): Statement {
   const [event, call] = [raw(e), raw(c)];
   return sql`${event}.type IN (${writes}) AND list_has_any(${call}.paths,
     [json_extract_string(${event}.attrs, '$.path'), json_extract_string(${event}.attrs, '$.new_path')])`;
+}
+
+/** The NAME of a directory-fd-relative path (`/proc/self/fd/N/NAME`), a writer's temp suffix removed; else null. */
+function fdRelativeName(path: RawSql): RawSql {
+  return raw(`CASE WHEN regexp_matches(${path.text}, '^/proc/self/fd/[0-9]+/[^/]+$')
+    THEN regexp_replace(regexp_extract(${path.text}, '[^/]+$'), '\\.tmp\\.[0-9]+\\.[0-9a-f]+$', '') END`);
+}
+
+function writesPathByName(e: string, c: string): Statement {
+  const [event, call] = [raw(e), raw(c)];
+  const path = fdRelativeName(raw(`json_extract_string(${e}.attrs, '$.path')`));
+  const newPath = fdRelativeName(raw(`json_extract_string(${e}.attrs, '$.new_path')`));
+  return sql`${event}.type IN (${writes}) AND list_has_any(
+    list_transform(${call}.paths, p -> regexp_extract(p, '[^/]+$')), list_filter([${path}, ${newPath}], n -> n IS NOT NULL))`;
 }
 
 function inScope(alias: string, runIds: readonly string[], scope: TieScope): Statement {
@@ -283,7 +310,8 @@ async function tieWrites(
     connection,
     sql`CREATE OR REPLACE TEMP TABLE tie_writes AS
         SELECT e.seq, count(DISTINCT c.tool_call_id) AS n,
-          CASE WHEN count(DISTINCT c.tool_call_id) = 1 THEN any_value(c.tool_call_id) END AS tool_call_id
+          CASE WHEN count(DISTINCT c.tool_call_id) = 1 THEN any_value(c.tool_call_id) END AS tool_call_id,
+          bool_or(${writesExactPath('e', 'c')}) AS exact
         FROM tie_events e JOIN tie_calls c ON c.run_id = e.run_id
         WHERE ${writesPath('e', 'c')} AND ${withinCall('e', 'c')}
           AND NOT EXISTS (SELECT 1 FROM tie_procs p WHERE p.run_id = e.run_id AND p.tgid = e.tgid)
@@ -294,7 +322,8 @@ async function tieWrites(
     sql`UPDATE events SET tool_call_id = coalesce(w.tool_call_id, events.tool_call_id),
           corr_method = CASE WHEN w.n = 1 THEN ${code('hook_path_time')} ELSE ${code('hook_path_ambiguous')} END,
           corr_confidence = least(coalesce(events.corr_confidence, 1.0),
-            CASE WHEN w.n = 1 THEN ${tieConfidence.hook_path_time} ELSE 1.0 / w.n END)
+            CASE WHEN w.n > 1 THEN 1.0 / w.n WHEN w.exact THEN ${tieConfidence.hook_path_time}
+              ELSE ${tieConfidence.hook_path_name} END)
         FROM tie_writes w
         WHERE ${inScope('events', runIds, scope)} AND events.corr_method NOT IN (${tieCodes}) AND events.seq = w.seq`,
   );
