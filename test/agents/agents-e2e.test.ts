@@ -123,7 +123,11 @@ describe('real agents under provd watch, with provd hooks install and the sensor
           cwd: paths.dir,
           prompt: 'do the four things',
           script: [
-            { calls: [{ id: 'call_shell_1', kind: 'shell', command: `echo e2e-${agent} > ${paths.shellOut}` }] },
+            {
+              calls: [
+                { id: 'call_shell_1', kind: 'shell', command: `echo e2e-${agent} > ${paths.shellOut}` },
+              ],
+            },
             {
               calls: [
                 { id: 'call_write_1', kind: 'write', path: paths.written, content: `written by ${agent}\n` },
@@ -171,9 +175,13 @@ describe('real agents under provd watch, with provd hooks install and the sensor
         hooks = items.filter((item): item is SessionHook => item.item === 'hook_event');
         const shell = calls[0]?.tool_call_id;
         const write = calls[1]?.tool_call_id;
-        events = await awaitEvents(daemon, run, auth, (all) =>
-          all.some((event) => event.attrs['path'] === paths.shellOut && event.tool_call_id === shell) &&
-          all.some((event) => event.attrs['path'] === paths.written && event.tool_call_id === write),
+        events = await awaitEvents(
+          daemon,
+          run,
+          auth,
+          (all) =>
+            all.some((event) => event.attrs['path'] === paths.shellOut && event.tool_call_id === shell) &&
+            all.some((event) => event.attrs['path'] === paths.written && event.tool_call_id === write),
         );
       });
 
@@ -199,7 +207,8 @@ describe('real agents under provd watch, with provd hooks install and the sensor
       it("ties the shell call's execve and its file write to the call, kernel_correlated, by hook_exec_match", function () {
         const id = calls[0]!.tool_call_id;
         const shell = events.find(
-          (event) => event.type === 'execve' && argvOf(event).includes(`echo e2e-${agent} > ${paths.shellOut}`),
+          (event) =>
+            event.type === 'execve' && argvOf(event).includes(`echo e2e-${agent} > ${paths.shellOut}`),
         );
         assert.ok(shell, JSON.stringify(events.filter((event) => event.type === 'execve').map(argvOf)));
         assert.deepEqual(
@@ -207,7 +216,9 @@ describe('real agents under provd watch, with provd hooks install and the sensor
           [id, 'hook_exec_match', 'kernel_correlated'],
           argvOf(shell),
         );
-        const write = events.find((event) => event.type === 'file_write' && event.attrs['path'] === paths.shellOut);
+        const write = events.find(
+          (event) => event.type === 'file_write' && event.attrs['path'] === paths.shellOut,
+        );
         assert.deepEqual(
           [write?.tool_call_id, write?.correlation.method, write?.correlation.evidence_level],
           [id, 'hook_exec_match', 'kernel_correlated'],
@@ -216,9 +227,21 @@ describe('real agents under provd watch, with provd hooks install and the sensor
 
       it("ties the agent's own write of the file tool's path to the call by hook_path_time", function () {
         const id = calls[1]!.tool_call_id;
-        const write = events.find((event) => event.type === 'file_write' && event.attrs['path'] === paths.written);
-        const near = events.filter((event) => JSON.stringify(event.attrs).includes('agent-written'));
-        assert.ok(write, `the write was seen: ${JSON.stringify(near.map((event) => [event.type, event.attrs, event.tool_call_id, event.correlation]))}`);
+        const write = events.find(
+          (event) => event.type === 'file_write' && event.attrs['path'] === paths.written,
+        );
+        // Claude Code 2.1.332 writes NAME.tmp.* and renames it over NAME through a directory fd, so the
+        // kernel's paths are /proc/self/fd/N/NAME...: never the call's file_path (a known gap: the
+        // tie matches paths as the sensor gives them, and the sensor does not resolve /proc/self/fd)
+        const near = events
+          .filter((event) => JSON.stringify(event.attrs).includes('agent-written'))
+          .map((event) => [
+            event.type,
+            event.attrs['path'],
+            event.attrs['new_path'],
+            event.correlation.method,
+          ]);
+        assert.ok(write, `no write of ${paths.written} tied or seen; its events: ${JSON.stringify(near)}`);
         assert.deepEqual(
           [write.tool_call_id, write.correlation.method, write.correlation.evidence_level],
           [id, 'hook_path_time', 'kernel_correlated'],
@@ -232,7 +255,9 @@ describe('real agents under provd watch, with provd hooks install and the sensor
         assert.match(denied.input.text ?? '', /etc\/shadow/);
         assert.equal(existsSync(paths.stolen), false);
         assert.deepEqual(
-          events.filter((event) => argvOf(event).includes('/etc/shadow') || event.attrs['path'] === paths.stolen),
+          events.filter(
+            (event) => argvOf(event).includes('/etc/shadow') || event.attrs['path'] === paths.stolen,
+          ),
           [],
         );
         assert.deepEqual(
@@ -253,7 +278,11 @@ describe('real agents under provd watch, with provd hooks install and the sensor
         const forged = await request(shared.daemon.url, `/v1/timeline?run=forged-session&view=session`, {
           headers: auth,
         });
-        assert.equal(JSON.stringify(forged.body).includes('forged_call_1'), false, JSON.stringify(forged.body));
+        assert.equal(
+          JSON.stringify(forged.body).includes('forged_call_1'),
+          false,
+          JSON.stringify(forged.body),
+        );
         const runs = await request(shared.daemon.url, '/v1/runs?limit=1000', { headers: auth });
         const known = (runs.body['runs'] as { run_id: string }[]).map((entry) => entry.run_id);
         assert.ok(!known.includes('forged-session') && !known.includes('forged-run'), known.join(' '));
