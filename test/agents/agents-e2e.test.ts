@@ -15,6 +15,7 @@ import { hookClientPath } from '../../src/agents/hook-command.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { agentMissing } from '../support/agents/installed-agents.js';
+import { installHooks } from '../support/agents/install-hooks.js';
 import { runAgent, type AgentRun } from '../support/agents/run-agent.js';
 import type { AgentName } from '../support/agents/script.js';
 import { shellQuote } from '../support/agents/tool-calls.js';
@@ -146,25 +147,7 @@ describe('real agents under provd watch, with provd hooks install and the sensor
             { text: 'Done.' },
           ],
           timeoutMs,
-          prepare: async (home, launch) => {
-            const env = {
-              HOME: home,
-              CLAUDE_CONFIG_DIR: '',
-              CODEX_HOME: launch.env['CODEX_HOME'] ?? '',
-              GEMINI_CLI_HOME: '',
-            };
-            const install = await runCli(['hooks', 'install', '--agent', agent, '--socket', socket], {
-              env,
-              cwd: home,
-            });
-            assert.equal(install.code, 0, install.stderr);
-            installed = install.stdout;
-            // Claude Code: read the user's settings (~/.claude/settings.json), where install wrote
-            const args = launch.args.map((arg, i) =>
-              launch.args[i - 1] === '--setting-sources' ? 'user' : arg,
-            );
-            return { ...launch, args };
-          },
+          prepare: installHooks(agent, socket, (stdout) => (installed = stdout)),
           launcher: [process.execPath, cliPath, 'watch', '--url', daemon.url, '--run', run, '--'],
           env: { PROVD_AUTH_TOKEN: token },
         });

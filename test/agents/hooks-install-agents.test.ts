@@ -13,9 +13,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hookClientPath } from '../../src/agents/hook-command.js';
 import { agentMissing } from '../support/agents/installed-agents.js';
+import { installHooks } from '../support/agents/install-hooks.js';
 import { runAgent } from '../support/agents/run-agent.js';
 import type { AgentName } from '../support/agents/script.js';
-import { runCli } from '../support/cli.js';
 import { useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -62,25 +62,7 @@ describe('agents run the hooks provd hooks install wrote', function () {
         timeoutMs,
         // the hook client files the session's events under PROVD_RUN
         env: { PROVD_RUN: run },
-        prepare: async (home, launch) => {
-          const env = {
-            HOME: home,
-            CLAUDE_CONFIG_DIR: '',
-            CODEX_HOME: launch.env['CODEX_HOME'] ?? '',
-            GEMINI_CLI_HOME: '',
-          };
-          const install = await runCli(['hooks', 'install', '--agent', agent, '--socket', socket], {
-            env,
-            cwd: home,
-          });
-          assert.equal(install.code, 0, install.stderr);
-          installed.push(install.stdout);
-          // Claude Code: read the user's settings (~/.claude/settings.json), where install wrote
-          const args = launch.args.map((arg, i) =>
-            launch.args[i - 1] === '--setting-sources' ? 'user' : arg,
-          );
-          return { ...launch, args };
-        },
+        prepare: installHooks(agent, socket, (stdout) => installed.push(stdout)),
       });
       assert.equal(agentRun.exitCode, 0, agentRun.stderr.slice(-2000));
       assert.match(installed[0]!, /^wrote /);
