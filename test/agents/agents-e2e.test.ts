@@ -277,6 +277,17 @@ describe('real agents under provd watch, with provd hooks install and the sensor
         assert.ok(!known.includes('forged-session') && !known.includes('forged-run'), known.join(' '));
       });
 
+      it('explains the shell call: its decision, input and the events tied to it', async function () {
+        const id = calls[0]!.tool_call_id;
+        const explained = await runCli(['explain', '--tool-call', id, '--run', run], {
+          env: { PROVD_URL: shared.daemon.url, PROVD_AUTH_TOKEN: token },
+        });
+        assert.equal(explained.code, 0, explained.stderr);
+        assert.match(explained.stdout, new RegExp(`^tool call ${id} \\(completed\\)`), explained.stdout);
+        assert.match(explained.stdout, /answered allow/, explained.stdout);
+        assert.match(explained.stdout, /execve \(hook_exec_match, confidence 0\.95, kernel_correlated\)/);
+      });
+
       it('leaves the run verifying ok', async function () {
         const verify = await runCli(['verify', run], {
           env: { PROVD_URL: shared.daemon.url, PROVD_AUTH_TOKEN: token },
