@@ -1,0 +1,308 @@
+// sensor: true (this file starts the eBPF sensor: it runs alone, test/support/run-suites.mjs)
+/**
+ * Issue 42 end to end, as a user runs it: a real daemon with the sensor; `provd hooks install
+ * --agent A --socket <the daemon's socket>` into the agent's home; the real agent CLI (Claude Code,
+ * Codex, Gemini CLI; headless against its scripted model server) started under `provd watch --run
+ * RUN --`. One script per agent: a shell call that writes a file, a file write by the agent's own
+ * tool, a call the default policy denies, and a call whose shell forges hooks (a PreToolUse and a
+ * SessionStart piped into provd-hook) and tries to POST a binding. The assertions read what provd
+ * stored. Skips, saying why, without root/BTF/cgroup (the sensor) or the agent CLIs.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { hookClientPath } from '../../src/agents/hook-command.js';
+import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
+import { sensorUnavailable } from '../../src/sensor/host-support.js';
+import { agentMissing } from '../support/agents/installed-agents.js';
+import { installHooks } from '../support/agents/install-hooks.js';
+import { runAgent, type AgentRun } from '../support/agents/run-agent.js';
+import type { AgentName } from '../support/agents/script.js';
+import { shellQuote } from '../support/agents/tool-calls.js';
+import { runCli } from '../support/cli.js';
+import { cliPath, useSharedDaemon } from '../support/daemon.js';
+import { request } from '../support/http.js';
+import { awaitEvents, type StoredEvent } from '../support/sensor-events.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const token = 'agents-e2e-token';
+const auth = { authorization: `Bearer ${token}` };
+const timeoutMs = 180_000;
+
+/** The hook events (the agent's own names) a run of this script fires, besides the tool calls' own. */
+const sessionEvents: Record<AgentName, string[]> = {
+  claude: ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'],
+  codex: ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'],
+  gemini: ['SessionStart', 'BeforeAgent', 'AfterAgent', 'SessionEnd'],
+};
+
+interface SessionToolCall {
+  item: 'tool_call';
+  tool_call_id: string;
+  tool_name: string;
+  status: string;
+  decision: { decision: string; answered: string; rule_id: string } | null;
+  input: { text: string | null };
+  result: { text: string | null } | null;
+}
+interface SessionHook {
+  item: 'hook_event';
+  native_event: string;
+}
+
+const argvOf = (event: StoredEvent): string =>
+  ((event.attrs['argv'] as string[] | undefined) ?? []).join(' ');
+
+/** The shell of the forging call: forged hooks piped into the hook client, a binding posted. */
+function forgeryCommand(agent: AgentName, socket: string, daemonUrl: string, cwd: string): string {
+  const pre = agent === 'gemini' ? 'BeforeTool' : 'PreToolUse';
+  const tool = agent === 'gemini' ? 'run_shell_command' : 'Bash';
+  const forgedCall = JSON.stringify({
+    session_id: 'forged-session',
+    hook_event_name: pre,
+    cwd,
+    tool_name: tool,
+    tool_input: { command: 'echo forged-call' },
+    tool_use_id: 'forged_call_1',
+  });
+  const forgedStart = JSON.stringify({ session_id: 'forged-session', hook_event_name: 'SessionStart', cwd });
+  const client = `${shellQuote(hookClientPath())} ${agent} --socket ${shellQuote(socket)}`;
+  const bind = JSON.stringify({ run_id: 'forged-run', tool_call_id: 'agent', cgroup_id: '1' });
+  return [
+    `printf '%s' ${shellQuote(forgedCall)} | ${client} 2>&1`,
+    `printf '%s' ${shellQuote(forgedStart)} | ${client} 2>&1`,
+    `curl -s --noproxy '*' -o /dev/null -w 'bind-http=%{http_code} ' -H 'content-type: application/json' ` +
+      `--data-binary ${shellQuote(bind)} ${daemonUrl}/v1/telemetry/bind`,
+    `curl -s -o /dev/null -w 'bind-socket=%{http_code}' --unix-socket ${shellQuote(socket)} ` +
+      `-H 'content-type: application/json' --data-binary ${shellQuote(bind)} http://provd/v1/telemetry/bind`,
+  ].join('; ');
+}
+
+describe('real agents under provd watch, with provd hooks install and the sensor', function () {
+  this.timeout(timeoutMs + 120_000);
+  const shared = useSharedDaemon({ sensor: true, authToken: token });
+  const work = useTempDir('provd-agents-e2e-', { per: 'suite' });
+  before(function () {
+    const why =
+      sensorUnavailable() ??
+      (probeRecordCgroupRoot(undefined, 'provd-watch').status !== 'ok'
+        ? 'no cgroup for watched agents'
+        : existsSync(hookClientPath())
+          ? undefined
+          : `the hook client is not built (${hookClientPath()}): npm run build:hook-client`);
+    if (why === undefined) return;
+    process.stderr.write(`      skipped: ${why}\n`);
+    this.skip();
+  });
+
+  for (const agent of ['claude', 'codex', 'gemini'] as AgentName[]) {
+    describe(agent, function () {
+      const run = `e2e-${agent}`;
+      const paths = { shellOut: '', written: '', stolen: '', dir: '' };
+      let agentRun: AgentRun;
+      let installed = '';
+      let refusedBefore: number[] = [];
+      let events: StoredEvent[] = [];
+      let calls: SessionToolCall[] = [];
+      let hooks: SessionHook[] = [];
+
+      before(async function () {
+        const missing = agentMissing(agent);
+        if (missing !== undefined) {
+          process.stderr.write(`      skipped: ${missing}\n`);
+          this.skip();
+        }
+        const { daemon } = shared;
+        const socket = join(daemon.dataDir, 'hooks.sock');
+        paths.dir = join(work.path, agent);
+        mkdirSync(paths.dir, { recursive: true });
+        paths.shellOut = join(paths.dir, 'shell-out.txt');
+        paths.written = join(paths.dir, 'agent-written.txt');
+        paths.stolen = join(paths.dir, 'stolen.txt');
+        refusedBefore = await refusedCounts();
+        agentRun = await runAgent(agent, {
+          cwd: paths.dir,
+          prompt: 'do the four things',
+          script: [
+            {
+              calls: [
+                { id: 'call_shell_1', kind: 'shell', command: `echo e2e-${agent} > ${paths.shellOut}` },
+              ],
+            },
+            {
+              calls: [
+                { id: 'call_write_1', kind: 'write', path: paths.written, content: `written by ${agent}\n` },
+              ],
+            },
+            { calls: [{ id: 'call_denied_1', kind: 'shell', command: `cat /etc/shadow > ${paths.stolen}` }] },
+            {
+              calls: [
+                {
+                  id: 'call_forge_1',
+                  kind: 'shell',
+                  command: forgeryCommand(agent, socket, daemon.url, paths.dir),
+                },
+              ],
+            },
+            { text: 'Done.' },
+          ],
+          timeoutMs,
+          prepare: installHooks(agent, socket, (stdout) => (installed = stdout)),
+          launcher: [process.execPath, cliPath, 'watch', '--url', daemon.url, '--run', run, '--'],
+          env: { PROVD_AUTH_TOKEN: token },
+        });
+        const session = await request(daemon.url, `/v1/timeline?run=${run}&view=session`, { headers: auth });
+        assert.equal(session.status, 200, JSON.stringify(session.body));
+        const items = session.body['items'] as (SessionToolCall | SessionHook)[];
+        calls = items.filter((item): item is SessionToolCall => item.item === 'tool_call');
+        hooks = items.filter((item): item is SessionHook => item.item === 'hook_event');
+        const shell = calls[0]?.tool_call_id;
+        const write = calls[1]?.tool_call_id;
+        events = await awaitEvents(
+          daemon,
+          run,
+          auth,
+          (all) =>
+            all.some((event) => event.attrs['path'] === paths.shellOut && event.tool_call_id === shell) &&
+            all.some((event) => event.attrs['path'] === paths.written && event.tool_call_id === write),
+        );
+      });
+
+      it('runs the installed hooks (provd-hook on the daemon socket) on every event it fires, all stored', function () {
+        assert.equal(agentRun.exitCode, 0, agentRun.stderr.slice(-3000));
+        assert.match(installed, /^wrote /);
+        assert.match(agentRun.stderr, new RegExp(`provd: watching \\S+ in run ${run}`));
+        for (const event of sessionEvents[agent])
+          assert.ok(
+            hooks.some((hook) => hook.native_event === event),
+            `${event} stored: ${JSON.stringify(hooks.map((hook) => hook.native_event))}`,
+          );
+        assert.equal(calls.length, 4, JSON.stringify(calls, null, 1));
+        for (const call of calls) assert.notEqual(call.decision, null, `${call.tool_call_id}'s PreToolUse`);
+      });
+
+      it("keeps the agent's tool call ids (Gemini: provd's g_ ids)", function () {
+        const ids = calls.map((call) => call.tool_call_id);
+        if (agent === 'gemini') for (const id of ids) assert.match(id, /^g_[0-9a-f]{24}(-\d+)?$/);
+        else assert.deepEqual(ids, ['call_shell_1', 'call_write_1', 'call_denied_1', 'call_forge_1']);
+      });
+
+      it("ties the shell call's execve and its file write to the call, kernel_correlated, by hook_exec_match", function () {
+        const id = calls[0]!.tool_call_id;
+        const shell = events.find(
+          (event) =>
+            event.type === 'execve' && argvOf(event).includes(`echo e2e-${agent} > ${paths.shellOut}`),
+        );
+        assert.ok(shell, JSON.stringify(events.filter((event) => event.type === 'execve').map(argvOf)));
+        assert.deepEqual(
+          [shell.tool_call_id, shell.correlation.method, shell.correlation.evidence_level],
+          [id, 'hook_exec_match', 'kernel_correlated'],
+          argvOf(shell),
+        );
+        const write = events.find(
+          (event) => event.type === 'file_write' && event.attrs['path'] === paths.shellOut,
+        );
+        assert.deepEqual(
+          [write?.tool_call_id, write?.correlation.method, write?.correlation.evidence_level],
+          [id, 'hook_exec_match', 'kernel_correlated'],
+        );
+      });
+
+      it("ties the agent's own write of the file tool's path to the call by hook_path_time", function () {
+        const id = calls[1]!.tool_call_id;
+        const write = events.find(
+          (event) => event.type === 'file_write' && event.attrs['path'] === paths.written,
+        );
+        // Claude Code 2.1.332 writes NAME.tmp.* and renames it over NAME through a directory fd, so the
+        // kernel's paths are /proc/self/fd/N/NAME...: never the call's file_path (a known gap: the
+        // tie matches paths as the sensor gives them, and the sensor does not resolve /proc/self/fd)
+        const near = events
+          .filter((event) => JSON.stringify(event.attrs).includes('agent-written'))
+          .map((event) => [
+            event.type,
+            event.attrs['path'],
+            event.attrs['new_path'],
+            event.correlation.method,
+          ]);
+        assert.ok(write, `no write of ${paths.written} tied or seen; its events: ${JSON.stringify(near)}`);
+        assert.deepEqual(
+          [write.tool_call_id, write.correlation.method, write.correlation.evidence_level],
+          [id, 'hook_path_time', 'kernel_correlated'],
+        );
+      });
+
+      it('seals the denied call as denied: nothing of it ran, no stolen.txt', function () {
+        const denied = calls[2]!;
+        assert.equal(denied.status, 'denied', JSON.stringify(denied));
+        assert.equal(denied.decision?.answered, 'deny');
+        assert.match(denied.input.text ?? '', /etc\/shadow/);
+        assert.equal(existsSync(paths.stolen), false);
+        assert.deepEqual(
+          events.filter(
+            (event) => argvOf(event).includes('/etc/shadow') || event.attrs['path'] === paths.stolen,
+          ),
+          [],
+        );
+        assert.deepEqual(
+          events.filter((event) => event.tool_call_id === denied.tool_call_id),
+          [],
+        );
+      });
+
+      it('refuses the forged hooks and binding (403 counted, nothing of them stored)', async function () {
+        const forge = calls[3]!;
+        // the forging call ran (it is no policy's business): its own output is what its shell saw
+        const output = agentRun.toolResults.find((result) => result.output.includes('bind-http='))?.output;
+        assert.ok(output !== undefined, JSON.stringify(agentRun.toolResults));
+        // both forged hooks answered 403 by the daemon (the client prints the error on stderr)
+        assert.equal(output.match(/hook refused \(tool_call\)/g)?.length, 2, output);
+        // no token in the agent's environment (provd watch drops it); the socket serves hooks alone
+        assert.match(output, /bind-http=401 bind-socket=404/, output);
+        assert.deepEqual(
+          (await refusedCounts()).map((n, i) => n - refusedBefore[i]!),
+          [2, 0],
+        );
+        assert.ok(!calls.some((call) => call.tool_call_id === 'forged_call_1'));
+        assert.notEqual(forge.status, 'denied', JSON.stringify(forge));
+        const forged = await request(shared.daemon.url, `/v1/timeline?run=forged-session&view=session`, {
+          headers: auth,
+        });
+        assert.equal(
+          JSON.stringify(forged.body).includes('forged_call_1'),
+          false,
+          JSON.stringify(forged.body),
+        );
+        const runs = await request(shared.daemon.url, '/v1/runs?limit=1000', { headers: auth });
+        const known = (runs.body['runs'] as { run_id: string }[]).map((entry) => entry.run_id);
+        assert.ok(!known.includes('forged-session') && !known.includes('forged-run'), known.join(' '));
+      });
+
+      it('explains the shell call: its decision, input and the events tied to it', async function () {
+        const id = calls[0]!.tool_call_id;
+        const explained = await runCli(['explain', '--tool-call', id, '--run', run], {
+          env: { PROVD_URL: shared.daemon.url, PROVD_AUTH_TOKEN: token },
+        });
+        assert.equal(explained.code, 0, explained.stderr);
+        assert.match(explained.stdout, new RegExp(`^tool call ${id} \\(completed\\)`), explained.stdout);
+        assert.match(explained.stdout, /answered allow/, explained.stdout);
+        assert.match(explained.stdout, /execve \(hook_exec_match, confidence 0\.95, kernel_correlated\)/);
+      });
+
+      it('leaves the run verifying ok', async function () {
+        const verify = await runCli(['verify', run], {
+          env: { PROVD_URL: shared.daemon.url, PROVD_AUTH_TOKEN: token },
+        });
+        assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+        assert.match(verify.stdout, new RegExp(`verify ${run}: ok`));
+      });
+    });
+  }
+
+  /** Health's counts of hooks refused as sent from inside a tool call, and from no agent's tree. */
+  async function refusedCounts(): Promise<number[]> {
+    const { body } = await request(shared.daemon.url, '/v1/health', { headers: auth });
+    const hooks = (body['checks'] as Record<string, Record<string, number>>)['hooks'];
+    assert.ok(hooks, JSON.stringify(body));
+    return [hooks['refused_tool_call']!, hooks['refused_unbound']!];
+  }
+});
