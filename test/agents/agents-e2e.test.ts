@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { hookClientPath } from '../../src/agents/hook-command.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
@@ -210,14 +210,20 @@ describe('real agents under provd watch, with provd hooks install and the sensor
 
       it("ties the agent's own write of the file tool's path to the call by hook_path_time", function () {
         const id = calls[1]!.tool_call_id;
-        const write = events.find(
-          (event) => event.type === 'file_write' && event.attrs['path'] === paths.written,
-        );
+        const name = basename(paths.written);
         // Claude Code 2.1.332 writes NAME.tmp.* and renames it over NAME through a directory fd, so the
-        // kernel's paths are /proc/self/fd/N/NAME...: never the call's file_path (a known gap: the
-        // tie matches paths as the sensor gives them, and the sensor does not resolve /proc/self/fd)
+        // kernel's paths are /proc/self/fd/N/NAME...: tied by the name alone (confidence 0.8)
+        const byFd = (path: unknown): boolean =>
+          typeof path === 'string' &&
+          new RegExp(`^/proc/self/fd/\\d+/${name}(\\.tmp\\.\\d+\\.[0-9a-f]+)?$`).test(path);
+        const write = events.find(
+          (event) =>
+            (event.type === 'file_write' &&
+              (event.attrs['path'] === paths.written || byFd(event.attrs['path']))) ||
+            (event.type === 'file_rename' && byFd(event.attrs['new_path'])),
+        );
         const near = events
-          .filter((event) => JSON.stringify(event.attrs).includes('agent-written'))
+          .filter((event) => JSON.stringify(event.attrs).includes(name))
           .map((event) => [
             event.type,
             event.attrs['path'],
@@ -228,6 +234,7 @@ describe('real agents under provd watch, with provd hooks install and the sensor
         assert.deepEqual(
           [write.tool_call_id, write.correlation.method, write.correlation.evidence_level],
           [id, 'hook_path_time', 'kernel_correlated'],
+          JSON.stringify(near),
         );
       });
 
