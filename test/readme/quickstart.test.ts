@@ -135,11 +135,11 @@ function assertSession(run: QuickstartRun, toolCall: string): void {
     ),
     output,
   );
-  assert.match(run.stdout, /^│  ├─ input: \{"command":"echo hello > greeting\.txt"\}$/m, output);
+  assert.match(run.stdout, /^│ {2}├─ input: \{"command":"echo hello > greeting\.txt"\}$/m, output);
   // the shell Claude Code started for the call, under it, tied by the kernel's account
   assert.match(
     run.stdout,
-    /^│  └─ process \d+ \(ppid \d+\) \/bin\/bash -c .*eval 'echo hello > greeting\.txt'.* +\[kernel_correlated by hook_exec_match 0\.95\]$/m,
+    /^│ {2}[├└]─ process \d+ \(ppid \d+\) \/bin\/bash -c .*eval 'echo hello > greeting\.txt'.* +\[kernel_correlated by hook_exec_match 0\.95\]$/m,
     output,
   );
   assert.deepEqual(greetingWritten(run).text, 'hello\n', output);
