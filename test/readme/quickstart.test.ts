@@ -10,13 +10,14 @@
 // sensor (sensor: true), so the runner gives this file the host to itself.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { agentCommand, agentMissing } from '../support/agents/installed-agents.js';
 import { ScriptedModelServer } from '../support/agents/model-server.js';
+import { runCli } from '../support/cli.js';
 import { startDaemon, type RunningDaemon } from '../support/daemon.js';
 import { freePort } from '../support/free-port.js';
 
@@ -109,15 +110,17 @@ function greetingScript(toolCall: string) {
   ];
 }
 
-/** The file the timeline shows the tool call's shell writing, and what it holds. */
-function greetingWritten(run: QuickstartRun): { path: string; text: string } {
-  const write = /^[│ ]*[├└]─ .* bash\[\d+\] file_write (\/\S+\/greeting\.txt) +\[kernel_correlated\]$/m.exec(
-    run.stdout,
-  );
-  assert.ok(write, `the timeline shows the shell writing greeting.txt\n${tail(run)}`);
-  const path = write[1]!;
-  return { path, text: existsSync(path) ? readFileSync(path, 'utf8') : '(no such file)' };
+/** What the greeting.txt of each scratch directory (`mktemp -d` under `tmp`) holds. */
+function greetings(tmp: string): string[] {
+  return readdirSync(tmp)
+    .filter((name) => name.startsWith('tmp.') && existsSync(join(tmp, name, 'greeting.txt')))
+    .map((name) => readFileSync(join(tmp, name, 'greeting.txt'), 'utf8'));
 }
+
+/** The tool call's shell, under it, tied by the kernel's account, and its write of greeting.txt. */
+const shellUnderCall =
+  /^│ {2}[├└]─ process \d+ \(ppid \d+\) \/bin\/bash -c .*eval 'echo hello > greeting\.txt'.* +\[kernel_correlated by hook_exec_match 0\.95\]$/m;
+const shellWrite = /^│ {5}[├└]─ .* bash\[\d+\] file_write \/\S+\/greeting\.txt +\[kernel_correlated\]$/m;
 
 /** Asserts the timeline of the quickstart's session: its tool call, decision, input and shell. */
 function assertSession(run: QuickstartRun, toolCall: string): void {
@@ -136,13 +139,12 @@ function assertSession(run: QuickstartRun, toolCall: string): void {
     output,
   );
   assert.match(run.stdout, /^│ {2}├─ input: \{"command":"echo hello > greeting\.txt"\}$/m, output);
-  // the shell Claude Code started for the call, under it, tied by the kernel's account
-  assert.match(
-    run.stdout,
-    /^│ {2}[├└]─ process \d+ \(ppid \d+\) \/bin\/bash -c .*eval 'echo hello > greeting\.txt'.* +\[kernel_correlated by hook_exec_match 0\.95\]$/m,
-    output,
-  );
-  assert.deepEqual(greetingWritten(run).text, 'hello\n', output);
+  // the shell Claude Code started for the call, under it, once the sensor's batch is stored (about
+  // a second after the call); the README says a timeline run before then shows `no process seen`
+  if (!/^│ {2}└─ no process seen$/m.test(run.stdout)) {
+    assert.match(run.stdout, shellUnderCall, output);
+    assert.match(run.stdout, shellWrite, output);
+  }
 }
 
 describe('the README quickstart, on a fresh clone', function () {
@@ -260,6 +262,20 @@ describe('the README quickstart, on a fresh clone', function () {
     );
     assert.match(run.stdout, /^verify first-session: ok \(0 issues: 0 errors, 0 warnings\)$/m, output);
     assertSession(run, 'toolu_quickstart_1');
+    assert.deepEqual(greetings(join(dir, 'tmp')), ['hello\n'], output);
+    // the kernel's account, as the user reads it later: the daemon the quickstart stopped flushed
+    // its batches; started again on the same data, the timeline shows the call's shell and its write
+    const again = await startDaemon({ dataDir: join(dir, 'data-1'), authToken: 'quickstart-reread' });
+    try {
+      const timeline = await runCli(['timeline', 'first-session'], {
+        env: { PROVD_URL: again.url, PROVD_AUTH_TOKEN: 'quickstart-reread' },
+      });
+      assert.equal(timeline.code, 0, timeline.stderr);
+      assert.match(timeline.stdout, shellUnderCall, timeline.stdout);
+      assert.match(timeline.stdout, shellWrite, timeline.stdout);
+    } finally {
+      await again.stop();
+    }
   });
 
   it('works again on the clone as the first run left it, installing and building nothing', async function () {
@@ -271,6 +287,7 @@ describe('the README quickstart, on a fresh clone', function () {
     assert.match(run.stdout, /provd's hooks are already installed, nothing changed$/m, output);
     assert.match(run.stdout, /^verify first-session: ok \(0 issues: 0 errors, 0 warnings\)$/m, output);
     assertSession(run, 'toolu_quickstart_2');
+    assert.deepEqual(greetings(join(dir, 'tmp')), ['hello\n', 'hello\n'], output);
   });
 
   describe('with the port taken by another daemon', function () {
