@@ -1,17 +1,23 @@
 // The README's quickstart, run exactly as written from a fresh `git clone` of this checkout's
 // committed HEAD (no node_modules, no dist/, as a new user has it): it sets up, puts `provd` on the
-// PATH, starts the daemon with a token, waits until it is ready, records a real command, verifies the
-// run and shows its timeline. Then again on the clone as the first run left it, and once more with the
-// daemon's port taken, where the wait must end with the daemon's reason instead of hanging. The clone
-// builds its own dist/, never this checkout's. As root the daemon starts its eBPF sensor
-// (sensor: true), so the runner gives this file the host to itself.
+// PATH, starts the daemon with a token, waits until it is ready, installs provd's hooks into Claude
+// Code's settings, watches a real Claude Code session, verifies the run and shows it as a session.
+// The test gives only what a user's machine has: the pinned `claude` CLI on the PATH, its model
+// endpoint (the project's scripted model server, which has the agent run one Bash tool call writing
+// greeting.txt) and a home of its own. Then again on the clone as the first run left it, and once
+// more with the daemon's port taken, where the wait must end with the daemon's reason instead of
+// hanging. The clone builds its own dist/, never this checkout's. As root the daemon starts its eBPF
+// sensor (sensor: true), so the runner gives this file the host to itself.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { packageRoot } from '../../src/shared/package-root.js';
+import { agentCommand, agentMissing } from '../support/agents/installed-agents.js';
+import { ScriptedModelServer } from '../support/agents/model-server.js';
+import { runCli } from '../support/cli.js';
 import { startDaemon, type RunningDaemon } from '../support/daemon.js';
 import { freePort } from '../support/free-port.js';
 
@@ -96,6 +102,51 @@ async function runQuickstart(
   return run;
 }
 
+/** The scripted model's turns for one quickstart: one Bash tool call writing greeting.txt, then a reply. */
+function greetingScript(toolCall: string) {
+  return [
+    { calls: [{ id: toolCall, kind: 'shell' as const, command: 'echo hello > greeting.txt' }] },
+    { text: 'I ran echo hello > greeting.txt.' },
+  ];
+}
+
+/** What the greeting.txt of each scratch directory (`mktemp -d` under `tmp`) holds. */
+function greetings(tmp: string): string[] {
+  return readdirSync(tmp)
+    .filter((name) => name.startsWith('tmp.') && existsSync(join(tmp, name, 'greeting.txt')))
+    .map((name) => readFileSync(join(tmp, name, 'greeting.txt'), 'utf8'));
+}
+
+/** The tool call's shell, under it, tied by the kernel's account, and its write of greeting.txt. */
+const shellUnderCall =
+  /^│ {2}[├└]─ process \d+ \(ppid \d+\) \/bin\/bash -c .*eval 'echo hello > greeting\.txt'.* +\[kernel_correlated by hook_exec_match 0\.95\]$/m;
+const shellWrite = /^│ {5}[├└]─ .* bash\[\d+\] file_write \/\S+\/greeting\.txt +\[kernel_correlated\]$/m;
+
+/** Asserts the timeline of the quickstart's session: its tool call, decision, input and shell. */
+function assertSession(run: QuickstartRun, toolCall: string): void {
+  const output = tail(run);
+  assert.match(
+    run.stdout,
+    /^agent session first-session \(claude\): 1 prompt, 1 tool call: 1 allowed \(1 completed\), 0 denied$/m,
+    output,
+  );
+  assert.match(
+    run.stdout,
+    new RegExp(
+      `^├─ .* tool call ${toolCall}: Bash allowed \\(default_allow\\), completed, \\d+ ms +\\[context_asserted\\]$`,
+      'm',
+    ),
+    output,
+  );
+  assert.match(run.stdout, /^│ {2}├─ input: \{"command":"echo hello > greeting\.txt"\}$/m, output);
+  // the shell Claude Code started for the call, under it, once the sensor's batch is stored (about
+  // a second after the call); the README says a timeline run before then shows `no process seen`
+  if (!/^│ {2}└─ no process seen$/m.test(run.stdout)) {
+    assert.match(run.stdout, shellUnderCall, output);
+    assert.match(run.stdout, shellWrite, output);
+  }
+}
+
 describe('the README quickstart, on a fresh clone', function () {
   // a fresh clone installs and builds everything: 3.5 to 6 minutes on 2 cores shared with other builds
   const freshDeadlineMs = 15 * 60_000;
@@ -105,18 +156,21 @@ describe('the README quickstart, on a fresh clone', function () {
   let clone = '';
   let commands: string[] = [];
   let env: NodeJS.ProcessEnv = {};
-  /** The tool call the first quickstart recorded. */
-  let firstToolCall = '';
 
   before(function () {
     if (process.platform !== 'linux') {
       console.log('    skipped: provd runs on Linux only');
       this.skip();
     }
+    const missing = agentMissing('claude');
+    if (missing !== undefined) {
+      console.log(`    skipped: the quickstart watches Claude Code: ${missing}`);
+      this.skip();
+    }
     assert.equal(
       process.getuid?.(),
       0,
-      'the quickstart test runs as root, as CI does (bash .ci/run): its daemon starts the eBPF sensor and records commands in a cgroup of its own',
+      'the quickstart test runs as root, as CI does (bash .ci/run): its daemon starts the eBPF sensor and watches the agent in a cgroup of its own',
     );
     for (const tool of ['git', 'openssl', 'npm'])
       assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `${tool} is on the PATH`);
@@ -127,16 +181,29 @@ describe('the README quickstart, on a fresh clone', function () {
     mustRun('git', ['clone', '--quiet', '--no-checkout', packageRoot, clone]);
     mustRun('git', ['checkout', '--quiet', '--detach', head], clone);
     commands = quickstartCommands(readFileSync(join(clone, 'README.md'), 'utf8'));
+    // the user's `claude`, installed as `npm install -g` would: a command on the PATH
+    const agentBin = join(dir, 'agent-bin');
+    mkdirSync(agentBin);
+    symlinkSync(agentCommand('claude'), join(agentBin, 'claude'));
+    for (const made of ['home', 'tmp']) mkdirSync(join(dir, made));
     // a new user's shell: none of this run's npm or provd settings; only where things go is the
-    // test's (the daemon's data, its port, npm link's prefix), never the commands
+    // test's (the daemon's data, its port, npm link's prefix, the home the hooks are installed
+    // in, temporary files; npm's cache stays the machine's), never the commands
+    const npmCache = process.env['npm_config_cache'] ?? join(homedir(), '.npm');
     const inherited = Object.entries(process.env).filter(
-      ([key]) => !/^(npm_|PROVD_|INIT_CWD$|NODE_ENV$)/i.test(key),
+      ([key]) => !/^(npm_|PROVD_|INIT_CWD$|NODE_ENV$|ANTHROPIC_|CLAUDE_)/i.test(key),
     );
     env = {
       ...Object.fromEntries(inherited),
-      PROVD_HOME: join(dir, 'home'),
+      HOME: join(dir, 'home'),
+      TMPDIR: join(dir, 'tmp'),
+      npm_config_cache: npmCache,
       npm_config_prefix: join(dir, 'prefix'),
-      PATH: `${join(dir, 'prefix', 'bin')}:${process.env['PATH'] ?? ''}`,
+      PATH: `${join(dir, 'prefix', 'bin')}:${agentBin}:${process.env['PATH'] ?? ''}`,
+      // Claude Code's model endpoint is the test's (below); a key it sends there, and no calls home
+      ANTHROPIC_API_KEY: 'quickstart-test-key',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
     };
   });
 
@@ -145,19 +212,36 @@ describe('the README quickstart, on a fresh clone', function () {
     rmSync(daemonLog, { force: true });
   });
 
-  /** `env` with the daemon at `port`. */
-  const at = (port: number): NodeJS.ProcessEnv => ({
-    ...env,
-    PROVD_LISTEN: `127.0.0.1:${port}`,
-    PROVD_URL: `http://127.0.0.1:${port}`,
-  });
+  /**
+   * Runs the quickstart with the daemon at `port`, its data in `data`, and Claude Code's model a
+   * scripted server that has it make the tool call `toolCall`.
+   */
+  async function quickstart(port: number, data: string, toolCall: string, deadlineMs: number) {
+    const model = await ScriptedModelServer.start('claude', greetingScript(toolCall));
+    try {
+      return await runQuickstart(
+        commands,
+        clone,
+        {
+          ...env,
+          PROVD_HOME: join(dir, data),
+          PROVD_LISTEN: `127.0.0.1:${port}`,
+          PROVD_URL: `http://127.0.0.1:${port}`,
+          ANTHROPIC_BASE_URL: model.baseUrl,
+        },
+        deadlineMs,
+      );
+    } finally {
+      await model.close();
+    }
+  }
 
   it('is at most ten commands', function () {
     assert.ok(commands.length <= 10, commands.join('\n'));
   });
 
-  it('installs, builds, starts the daemon with a token, records a command, verifies the run and shows its timeline', async function () {
-    const run = await runQuickstart(commands, clone, at(await freePort()), freshDeadlineMs);
+  it('installs, builds, starts the daemon, installs the hooks, watches Claude Code, verifies the run and shows the session', async function () {
+    const run = await quickstart(await freePort(), 'data-1', 'toolu_quickstart_1', freshDeadlineMs);
     const output = tail(run);
     assert.equal(run.code, 0, output);
     // it was a fresh clone: npm ci and the compiler ran
@@ -165,42 +249,45 @@ describe('the README quickstart, on a fresh clone', function () {
     assert.match(run.stderr + run.log, /provd: compiling TypeScript into dist\//, output);
     assert.ok(existsSync(join(dir, 'prefix', 'bin', 'provd')), 'npm link put provd on the PATH');
     assert.match(run.stdout, /^health: (ok|degraded) \(ready\)$/m, output);
-    assert.match(run.stdout, /^hello$/m, output);
-    const recorded = /recorded tool call (tc_\w+) of run hello: completed, exit 0, 1 file effect/.exec(
+    const settings = join(dir, 'home', '.claude', 'settings.json');
+    assert.ok(
+      run.stdout.includes(`wrote ${settings}: provd's hook on SessionStart, UserPromptSubmit, PreToolUse`),
+      output,
+    );
+    assert.match(run.stderr, /^provd: watching claude in run first-session /m, output);
+    assert.match(
       run.stderr,
-    );
-    assert.ok(recorded, output);
-    firstToolCall = recorded[1]!;
-    assert.match(run.stdout, /^verify hello: ok \(0 issues: 0 errors, 0 warnings\)$/m, output);
-    assert.match(run.stdout, /^TIME \(UTC\) +KIND +TOOL CALL +EVIDENCE +SUMMARY$/m, output);
-    assert.match(
-      run.stdout,
-      /^.* file_effect +tc_\w+ +self_observed +created greeting\.txt \(6 bytes\)$/m,
+      /^provd: run first-session ended: the agent ended \(exit 0\), sealed \(sha256:[0-9a-f]{64}\)$/m,
       output,
     );
-    assert.match(
-      run.stdout,
-      /tool_call .* sh -c echo hello > greeting\.txt && cat greeting\.txt \(completed, exit 0/,
-      output,
-    );
+    assert.match(run.stdout, /^verify first-session: ok \(0 issues: 0 errors, 0 warnings\)$/m, output);
+    assertSession(run, 'toolu_quickstart_1');
+    assert.deepEqual(greetings(join(dir, 'tmp')), ['hello\n'], output);
+    // the kernel's account, as the user reads it later: the daemon the quickstart stopped flushed
+    // its batches; started again on the same data, the timeline shows the call's shell and its write
+    const again = await startDaemon({ dataDir: join(dir, 'data-1'), authToken: 'quickstart-reread' });
+    try {
+      const timeline = await runCli(['timeline', 'first-session'], {
+        env: { PROVD_URL: again.url, PROVD_AUTH_TOKEN: 'quickstart-reread' },
+      });
+      assert.equal(timeline.code, 0, timeline.stderr);
+      assert.match(timeline.stdout, shellUnderCall, timeline.stdout);
+      assert.match(timeline.stdout, shellWrite, timeline.stdout);
+    } finally {
+      await again.stop();
+    }
   });
 
   it('works again on the clone as the first run left it, installing and building nothing', async function () {
-    const run = await runQuickstart(commands, clone, at(await freePort()), setUpDeadlineMs);
+    // a new data dir: a watch starts a run of its own, and first-session is the first run's
+    const run = await quickstart(await freePort(), 'data-2', 'toolu_quickstart_2', setUpDeadlineMs);
     const output = tail(run);
     assert.equal(run.code, 0, output);
     assert.doesNotMatch(run.stderr + run.log, /installing npm packages|compiling TypeScript/, output);
-    assert.match(run.stdout, /^hello$/m, output);
-    const recorded = /recorded tool call (tc_\w+) of run hello: completed, exit 0, 1 file effect/.exec(
-      run.stderr,
-    );
-    assert.ok(recorded, output);
-    // the same run in the same data: a second tool call, the first one's still there (the timeline
-    // lists the oldest first), and the whole still verifies
-    assert.notEqual(firstToolCall, '', 'the first quickstart recorded a tool call');
-    assert.notEqual(recorded[1], firstToolCall);
-    assert.match(run.stdout, new RegExp(`^.* tool_call +${firstToolCall} +self_observed `, 'm'), output);
-    assert.match(run.stdout, /^verify hello: ok \(0 issues: 0 errors, 0 warnings\)$/m, output);
+    assert.match(run.stdout, /provd's hooks are already installed, nothing changed$/m, output);
+    assert.match(run.stdout, /^verify first-session: ok \(0 issues: 0 errors, 0 warnings\)$/m, output);
+    assertSession(run, 'toolu_quickstart_2');
+    assert.deepEqual(greetings(join(dir, 'tmp')), ['hello\n', 'hello\n'], output);
   });
 
   describe('with the port taken by another daemon', function () {
@@ -213,14 +300,13 @@ describe('the README quickstart, on a fresh clone', function () {
     it("ends the wait with the daemon's reason, never hanging, and runs nothing after it", async function () {
       // an earlier daemon still running on the port, with a token of its own
       other = await startDaemon({ authToken: 'a-token-of-an-earlier-daemon' });
-      const run = await runQuickstart(commands, clone, at(other.port), setUpDeadlineMs);
+      const run = await quickstart(other.port, 'data-3', 'toolu_quickstart_3', setUpDeadlineMs);
       const output = tail(run);
       assert.equal(run.hung, false, output);
       assert.notEqual(run.code, 0, output);
       // the wait says why, in the daemon's own words, without sending the user to look for them
       assert.match(run.stderr, new RegExp(`failed to listen on 127\\.0\\.0\\.1:${other.port}`), output);
-      assert.doesNotMatch(run.stdout, /^hello$/m, output);
-      assert.doesNotMatch(run.stderr + run.stdout, /recorded tool call|unauthorized/, output);
+      assert.doesNotMatch(run.stderr + run.stdout, /provd's hook|watching claude|unauthorized/, output);
     });
   });
 });
