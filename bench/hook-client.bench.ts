@@ -22,6 +22,7 @@ import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
+import { preToolUsePayload } from './support/hook-payload.js';
 import { guardRatio } from './support/ratio-guard.js';
 
 const args = new Set(process.argv.slice(2));
@@ -30,17 +31,7 @@ const isGuard = args.has('--guard');
 const spawns = isShort ? 150 : 600;
 const dataDir = makeDataDir();
 
-const payload = (i: number): string =>
-  JSON.stringify({
-    session_id: 'bench-session',
-    transcript_path: '/tmp/bench/transcript.jsonl',
-    cwd: '/work/proj',
-    permission_mode: 'default',
-    hook_event_name: 'PreToolUse',
-    tool_name: 'Bash',
-    tool_input: { command: `ls -la /work/proj/src/file-${i % 100}.ts && git status --porcelain` },
-    tool_use_id: `toolu_client_bench_${i}`,
-  });
+const payload = (i: number): string => preToolUsePayload(i, 'toolu_client_bench_');
 
 /**
  * The stand-in agent: spawns `/bin/sh -c COMMAND` with each payload on stdin, `cat > /dev/null`

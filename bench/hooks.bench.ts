@@ -14,6 +14,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
 import { describeHost } from './support/host.js';
+import { preToolUsePayload } from './support/hook-payload.js';
 import { guardRatio } from './support/ratio-guard.js';
 
 const args = new Set(process.argv.slice(2));
@@ -29,17 +30,7 @@ const deadlineMs = isShort ? 300_000 : 900_000;
 const dataDir = makeDataDir();
 const host = describeHost();
 
-const prePayload = (i: number): string =>
-  JSON.stringify({
-    session_id: 'bench-session',
-    transcript_path: '/tmp/bench/transcript.jsonl',
-    cwd: '/work/proj',
-    permission_mode: 'default',
-    hook_event_name: 'PreToolUse',
-    tool_name: 'Bash',
-    tool_input: { command: `ls -la /work/proj/src/file-${i % 100}.ts && git status --porcelain` },
-    tool_use_id: `toolu_bench_${i}`,
-  });
+const prePayload = (i: number): string => preToolUsePayload(i, 'toolu_bench_');
 const gateBody = JSON.stringify({ event_type: 'execve', command: 'ls', args: ['-la', '/work/proj/src'] });
 
 interface Load {

@@ -1,0 +1,13 @@
+/** The Claude Code PreToolUse the hook benches send: a Bash call, its id `${idPrefix}${i}`. */
+export function preToolUsePayload(i: number, idPrefix: string): string {
+  return JSON.stringify({
+    session_id: 'bench-session',
+    transcript_path: '/tmp/bench/transcript.jsonl',
+    cwd: '/work/proj',
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: `ls -la /work/proj/src/file-${i % 100}.ts && git status --porcelain` },
+    tool_use_id: `${idPrefix}${i}`,
+  });
+}
