@@ -53,25 +53,12 @@ export async function writeWatchStart(connection: DuckDBConnection, write: Watch
       );
     await ensureRun(connection, write.run_id, BigInt(write.started_ns));
     const { run_id: runId, started_ns: startedNs, ...fields } = write;
-    const [object] = await appendToChains(connection, [
-      {
-        runId,
-        chain: 'context',
-        build: (previous, index) => ({
-          kind: 'agent_watch',
-          run_id: runId,
-          parents: [previous],
-          payload: {
-            index,
-            event: 'started',
-            ...fields,
-            started_ns: startedNs,
-            evidence_level: 'kernel_correlated',
-          },
-        }),
-      },
-    ]);
-    return object!.hash;
+    return appendWatchObject(connection, runId, {
+      event: 'started',
+      ...fields,
+      started_ns: startedNs,
+      evidence_level: 'kernel_correlated',
+    });
   });
 }
 
@@ -79,18 +66,27 @@ export async function writeWatchStart(connection: DuckDBConnection, write: Watch
 export async function writeWatchEnd(connection: DuckDBConnection, write: WatchEndWrite): Promise<string> {
   return inTransaction(connection, async () => {
     const { run_id: runId, ...fields } = write;
-    const [object] = await appendToChains(connection, [
-      {
-        runId,
-        chain: 'context',
-        build: (previous, index) => ({
-          kind: 'agent_watch',
-          run_id: runId,
-          parents: [previous],
-          payload: { index, event: 'ended', ...fields },
-        }),
-      },
-    ]);
-    return object!.hash;
+    return appendWatchObject(connection, runId, { event: 'ended', ...fields });
   });
+}
+
+/** Appends an `agent_watch` object to the run's context chain: `payload` after its index. */
+async function appendWatchObject(
+  connection: DuckDBConnection,
+  runId: string,
+  payload: Record<string, unknown>,
+): Promise<string> {
+  const [object] = await appendToChains(connection, [
+    {
+      runId,
+      chain: 'context',
+      build: (previous, index) => ({
+        kind: 'agent_watch',
+        run_id: runId,
+        parents: [previous],
+        payload: { index, ...payload },
+      }),
+    },
+  ]);
+  return object!.hash;
 }
