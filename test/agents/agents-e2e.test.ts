@@ -236,6 +236,9 @@ describe('real agents under provd watch, with provd hooks install and the sensor
           [id, 'hook_path_time', 'kernel_correlated'],
           JSON.stringify(near),
         );
+        // the path itself is 0.9; a name through a directory fd, weaker, 0.8
+        const exact = write.attrs['path'] === paths.written;
+        assert.equal(write.correlation.confidence, exact ? 0.9 : 0.8, JSON.stringify(near));
       });
 
       it('seals the denied call as denied: nothing of it ran, no stolen.txt', function () {

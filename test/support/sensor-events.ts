@@ -15,7 +15,7 @@ export interface StoredEvent {
   type: string;
   source: string;
   tool_call_id: string | null;
-  correlation: { method: string; evidence_level: string };
+  correlation: { method: string; confidence: number | null; evidence_level: string };
   attrs: Record<string, unknown>;
   [field: string]: unknown;
 }
