@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
-import { Watches } from '../agents/watch/watches.js';
+import { watchCgroupName, Watches } from '../agents/watch/watches.js';
 import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
 import { batchHashing, mallocArenas } from '../provenance/batch-hash.js';
@@ -169,7 +169,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   );
   const snapshots = new SnapshotPool();
   const hooks = { store, policy, keepText: config.keepHookText, trust: hookTrust };
-  const watchCgroupRoot = probeRecordCgroupRoot(undefined, 'provd-watch');
+  const watchCgroupRoot = probeRecordCgroupRoot(undefined, watchCgroupName(config.dataDir));
   if (watchCgroupRoot.status === 'unavailable')
     log('warn', 'provd watch cannot start agents: no cgroup for them', { message: watchCgroupRoot.message });
   const watches = new Watches({ store, bindingLog, cgroupRoot: watchCgroupRoot });

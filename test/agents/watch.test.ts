@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stubArgv, watchNonceVariable } from '../../src/agents/watch/watch-stub.js';
+import { watchCgroupName } from '../../src/agents/watch/watches.js';
 import { cgroup2MountPoint, probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { runCli } from '../support/cli.js';
 import { cliPath, freePort, startDaemon, useSharedDaemon } from '../support/daemon.js';
@@ -44,7 +45,8 @@ describe('provd watch', function () {
       .split('0::')
       .slice(1)
       .map((part) => '0::' + part.split('\n')[0]);
-    assert.match(own!, /^0::\/(.+\/)?provd-watch\/run-cgroup-[0-9a-f]{12}$/);
+    const dataDirCgroup = watchCgroupName(shared.daemon.dataDir);
+    assert.match(own!, new RegExp(`^0::/(.+/)?${dataDirCgroup}/run-cgroup-[0-9a-f]{12}$`));
     assert.equal(child, own, 'the child is in the same cgroup');
     const inode = /inode (\d+)/.exec(stdout)?.[1];
     assert.match(stderr, new RegExp(`watching sh in run run-cgroup \\(cgroup ${mount}${cgroupOf(own!)}\\)`));
@@ -266,6 +268,23 @@ describe('provd watch', function () {
       }
     } finally {
       stub.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes over at its start only the cgroups of its own data dir, never those of a daemon beside it', async function () {
+    // what a daemon beside it (another data dir, same cgroup) has made and not yet moved its agent into
+    const root = probeRecordCgroupRoot(undefined, 'provd-watch');
+    assert.equal(root.status, 'ok');
+    const besideIt = join((root as { path: string }).path, `beside-${randomBytes(6).toString('hex')}`);
+    mkdirSync(besideIt);
+    const dataDir = mkdtempSync(join(tmpdir(), 'provd-watch-beside-'));
+    try {
+      const daemon = await startDaemon({ dataDir, authToken: token });
+      await daemon.stop();
+      assert.equal(existsSync(besideIt), true, 'the empty cgroup of another daemon is left alone');
+    } finally {
+      if (existsSync(besideIt)) rmdirSync(besideIt);
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -42,7 +42,7 @@ export async function checkStub(pid: number, nonce: string): Promise<CheckedStub
     return { refused: `process ${pid} is not a waiting provd watch stub` };
   if (!holdsNonce(splitNul(environ), nonce))
     return { refused: `process ${pid} does not hold this watch's nonce` };
-  const inside = /^0::.*\/(provd-watch|provd-records)\/([^/\n]+)/m.exec(cgroup);
+  const inside = /^0::.*\/(provd-watch|provd-records)\/(?:.*\/)?([^/\n]+)$/m.exec(cgroup);
   if (inside !== null)
     return {
       refused:

@@ -7,8 +7,9 @@
  * it empties. A client that never says (killed) is replaced by the cgroup emptying: the end is then
  * stored without an exit status, after a grace period for the client's own word.
  */
+import { createHash } from 'node:crypto';
 import { readdir, rmdir, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { sha256 } from '../../provenance/graph-object.js';
 import type { ProvenanceKinds } from '../../provenance/provenance-kinds.js';
 import type { RecordCgroupRoot } from '../../provenance/record/cgroup-root.js';
@@ -36,11 +37,21 @@ const pollMs = 1000;
 const clientGraceMs = 10_000;
 const writeDeadlineMs = 30_000;
 
+/**
+ * The cgroup, under the daemon's own, that holds the agents this daemon watches: one per data dir
+ * (`provd-watch/<12 hex of its path's sha256>`), so that a daemon taking over what its data dir's
+ * last daemon left never touches the cgroups of another daemon beside it (a fresh one is empty
+ * until its agent is moved in, and would be removed as left over).
+ */
+export function watchCgroupName(dataDir: string): string {
+  return `provd-watch/${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`;
+}
+
 /** What watching needs from the daemon. */
 export interface WatchDeps {
   store: QueryClient<ProvenanceKinds & TelemetryKinds>;
   bindingLog: BindingLog;
-  /** `provd-watch` under the daemon's cgroup, or why there is none. */
+  /** The data dir's `provd-watch` cgroup under the daemon's (watchCgroupName), or why there is none. */
   cgroupRoot: RecordCgroupRoot;
 }
 
@@ -177,7 +188,7 @@ export class Watches {
   }
 
   /**
-   * Takes over the cgroups a daemon before this one left under `provd-watch`: an empty one is
+   * Takes over the cgroups a daemon of this data dir left under its `provd-watch`: an empty one is
    * removed now, one whose agent still runs is removed once it empties (its binding is stored, so
    * what runs there is still captured; how the agent ended is not known, so no end is stored).
    */
