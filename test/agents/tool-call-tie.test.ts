@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cgroup2MountPoint, ownCgroupPath } from '../../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
@@ -100,11 +100,12 @@ describe('the kernel account of a hook tool call', function () {
   describe('of a simulated Claude Code session in a bound cgroup', function () {
     let events: StoredEvent[] = [];
     let answers: Record<string, unknown>[] = [];
-    const paths = { shellOut: '', agentWrite: '', stolen: '' };
+    const paths = { shellOut: '', agentWrite: '', fdWrite: '', stolen: '' };
     before(async function () {
       const { daemon } = shared;
       paths.shellOut = join(work.path, 'shell-out.txt');
       paths.agentWrite = join(work.path, 'agent-written.txt');
+      paths.fdWrite = join(work.path, 'fd-written.txt');
       paths.stolen = join(work.path, 'stolen.txt');
       // the agent's cgroup bound to its run by the control plane, as provd watch binds it
       const bound = await request(daemon.url, '/v1/telemetry/bind', {
@@ -135,6 +136,15 @@ describe('the kernel account of a hook tool call', function () {
           },
         ],
         [
+          {
+            id: 'toolu_fd_write',
+            tool: 'Write',
+            file_path: paths.fdWrite,
+            content: 'written through a directory fd\n',
+            via: 'dir_fd',
+          },
+        ],
+        [
           { id: 'toolu_par_1', tool: 'Bash', command: parallel },
           { id: 'toolu_par_2', tool: 'Bash', command: parallel },
         ],
@@ -147,6 +157,7 @@ describe('the kernel account of a hook tool call', function () {
         );
         return (
           written.some((event) => event.correlation.method === 'hook_path_time') &&
+          all.some((event) => event.correlation.confidence === 0.8) &&
           all.some(
             (event) => event.tool_call_id === 'toolu_shell' && event.attrs['path'] === paths.shellOut,
           ) &&
@@ -188,6 +199,28 @@ describe('the kernel account of a hook tool call', function () {
       assert.equal(write.tool_call_id, 'toolu_write');
       assert.equal(write.correlation.method, 'hook_path_time');
       assert.equal(write.correlation.evidence_level, 'kernel_correlated');
+    });
+
+    it('ties a write through a directory fd by its name, the temp suffix NAME.tmp.PID.HEX removed, by hook_path_time at 0.8 (a name, not a path)', function () {
+      const name = basename(paths.fdWrite);
+      const byFd = events.filter((event) =>
+        /^\/proc\/self\/fd\/[0-9]+\//.test(String(event.attrs['new_path'] ?? event.attrs['path'] ?? '')),
+      );
+      const temp = byFd.find(
+        (event) =>
+          event.type === 'file_write' &&
+          /\/fd-written\.txt\.tmp\.[0-9]+\.[0-9a-f]{12}$/.test(String(event.attrs['path'])),
+      );
+      assert.ok(temp, `the temp file's write was seen: ${JSON.stringify(byFd.map((event) => event.attrs))}`);
+      const renamed = byFd.find(
+        (event) => event.type === 'file_rename' && String(event.attrs['new_path']).endsWith(`/${name}`),
+      );
+      assert.ok(renamed, 'the rename over the name was seen');
+      for (const event of [temp, renamed]) {
+        assert.equal(event.tool_call_id, 'toolu_fd_write', JSON.stringify(event.attrs));
+        assert.equal(event.correlation.method, 'hook_path_time', JSON.stringify(event.attrs));
+        assert.equal(event.correlation.confidence, 0.8);
+      }
     });
 
     it('says two parallel calls of one command are ambiguous, and ties them to neither', function () {
