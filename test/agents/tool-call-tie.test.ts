@@ -204,7 +204,9 @@ describe('the kernel account of a hook tool call', function () {
     it('ties a write through a directory fd by its name, the temp suffix NAME.tmp.PID.HEX removed, by hook_path_time at 0.8 (a name, not a path)', function () {
       const name = basename(paths.fdWrite);
       const byFd = events.filter((event) =>
-        /^\/proc\/self\/fd\/[0-9]+\//.test(String(event.attrs['new_path'] ?? event.attrs['path'] ?? '')),
+        [event.attrs['path'], event.attrs['new_path']].some(
+          (path) => typeof path === 'string' && path.startsWith('/proc/self/fd/'),
+        ),
       );
       const temp = byFd.find(
         (event) =>
