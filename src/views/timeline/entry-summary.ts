@@ -34,6 +34,8 @@ export function eventObject(attrs: EventAttrs): string {
   const path = text(attrs['path']);
   const moved = text(attrs['new_path']);
   if (path !== null) return moved === null ? path : `${path} -> ${moved}`;
+  // the sensor could not read the caller's memory for it (src/sensor/decode-file.ts)
+  if (attrs['path_unreadable'] === true) return '(path not readable by the sensor)';
   for (const [key, label] of [
     ['query', ''],
     ['exit_code', 'exit '],
