@@ -123,6 +123,7 @@ Napi::Function Sensor::Define(Napi::Env env) {
                          InstanceMethod<&Sensor::Loss>("loss"),
                          InstanceMethod<&Sensor::Stats>("stats"),
                          InstanceMethod<&Sensor::ExecsSince>("execsSince"),
+                         InstanceMethod<&Sensor::ExecLoss>("execLoss"),
                          InstanceMethod<&Sensor::Bind>("bind"),
                          InstanceMethod<&Sensor::Close>("close"),
                      });
@@ -238,6 +239,20 @@ Napi::Value Sensor::Loss(const Napi::CallbackInfo& info) {
     }
   }
   return counts;
+}
+
+Napi::Value Sensor::ExecLoss(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) throw Napi::Error::New(env, "failed to read loss counters: the possible CPUs are unknown");
+  std::vector<loss_counts> perCpu(static_cast<size_t>(cpus));
+  uint32_t probeExec = 0;  // must match bpf/process.bpf.c: PROBE_EXEC
+  uint64_t lost = 0;
+  for (const LoadedObject& object : loaded_.objects) {
+    if (object.name != "process" || bpf_map_lookup_elem(object.lossFd, &probeExec, perCpu.data()) != 0) continue;
+    for (const loss_counts& cpu : perCpu) lost += cpu.ring_full + cpu.pending_full;
+  }
+  return Napi::Number::New(env, static_cast<double>(lost));
 }
 
 Napi::Value Sensor::Bind(const Napi::CallbackInfo& info) {

@@ -38,6 +38,9 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   // ticks after boot), read from the rings first, so every exec the kernel submitted before the call is in it;
   // null when the sensor reads no rings (exec-history.h)
   Napi::Value ExecsSince(const Napi::CallbackInfo& info);
+  // execLoss(): number: exec records the kernel dropped so far (the process object's PROBE_EXEC ring_full plus
+  // pending_full, summed over CPUs): one map lookup, where loss() reads every probe's
+  Napi::Value ExecLoss(const Napi::CallbackInfo& info);
   // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, execPids, execsEvicted,
   // failure, note }
   Napi::Value Stats(const Napi::CallbackInfo& info);

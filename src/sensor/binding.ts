@@ -107,6 +107,8 @@ export interface NativeSensor {
    * it. Null when the sensor reads no rings.
    */
   execsSince(pid: number, startTicks: number): NativeExecs | null;
+  /** Exec records the kernel dropped so far (the exec probe's ring_full and pending_full): one map read. */
+  execLoss(): number;
   /** Adds a cgroup v2 id or a process id (decimal) to the kernel's capture filter; false when it is full. */
   bind(kind: 'cgroup' | 'process', id: string): boolean;
   /**

@@ -311,11 +311,7 @@ export class Sensor {
    */
   execLossSeenAtMs(): number {
     if (this.native === null) return 0;
-    const exec = probeSpecs.find((spec) => spec.name === 'exec')!;
-    const counts = this.native
-      .loss()
-      .find((count) => count.program === exec.object && count.index === exec.index);
-    const total = (counts?.ringFull ?? 0) + (counts?.pendingFull ?? 0);
+    const total = this.native.execLoss();
     if (total !== this.execLoss.total) this.execLoss = { total, seenAtMs: Date.now() };
     return this.execLoss.seenAtMs;
   }

@@ -6,6 +6,7 @@ const declared: (keyof NativeSensor)[] = [
   'attachUprobes',
   'bind',
   'close',
+  'execLoss',
   'execsSince',
   'loss',
   'probes',
@@ -82,6 +83,7 @@ describe('the sensor addon binding', function () {
     assert.deepEqual(sensor.loss(), []);
     assert.equal(sensor.stats().records, 0);
     assert.equal(sensor.execsSince(process.pid, 0), null); // no rings read: no history to give
+    assert.equal(sensor.execLoss(), 0);
     assert.throws(
       () => (sensor.execsSince as (...args: unknown[]) => unknown)('1', 0),
       /pid and startTicks must be numbers/,
