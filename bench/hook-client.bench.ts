@@ -12,7 +12,9 @@
  * a hook"), and refuses one the bench itself would spawn.
  *
  * `--guard` fails on an answer other than `{}`, or when the ratio falls more than 25% below the
- * one recorded in bench/baselines.json. --short: 150 of each (else 600).
+ * one recorded in bench/baselines.json. --short: 150 of each (else 600). `--sensor` (root) runs
+ * the daemon with the eBPF sensor, so each hook after the first is also checked against its
+ * processes' exec events (docs/agents.md, "What the sensor tells"); the line then counts them.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ import { guardRatio } from './support/ratio-guard.js';
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
 const isGuard = args.has('--guard');
+const withSensor = args.has('--sensor');
 const spawns = isShort ? 150 : 600;
 const dataDir = makeDataDir();
 
@@ -87,7 +90,7 @@ function runAgent(
 async function runBench(): Promise<string[]> {
   if (!existsSync(hookClientPath()))
     return [`hook-client: ${hookClientPath()} is not built (npm run build:hook-client)`];
-  const daemon = await startDaemon({ dataDir });
+  const daemon = await startDaemon({ dataDir, sensor: withSensor });
   const failures: string[] = [];
   try {
     const client = `${hookClientPath()} claude --socket ${join(dataDir, hookSocketName)}`;
@@ -106,6 +109,9 @@ async function runBench(): Promise<string[]> {
       added_p50_ms: Number((percentileMs(hook, 50) - percentileMs(cat, 50)).toFixed(3)),
       added_p99_ms: Number((percentileMs(hook, 99) - percentileMs(cat, 99)).toFixed(3)),
       wrong_answers: wrong,
+      sensor: withSensor,
+      // how many hooks the exec history confirmed, refused and could not check
+      exec_checks: withSensor ? await execChecks(daemon.url) : null,
       ratio_to_baseline: ratio,
       ...describeHost(),
     };
@@ -118,6 +124,15 @@ async function runBench(): Promise<string[]> {
     await daemon.stop();
   }
   return failures;
+}
+
+/** Health's counts of the hook verdicts the sensor's exec events checked. */
+async function execChecks(url: string): Promise<Record<string, number>> {
+  const health = (await (await fetch(`${url}/v1/health`)).json()) as {
+    checks: { hooks: Record<string, number> };
+  };
+  const { exec_confirmed, exec_refused, exec_unchecked } = health.checks.hooks;
+  return { confirmed: exec_confirmed!, refused: exec_refused!, unchecked: exec_unchecked! };
 }
 
 await benchMain({

@@ -5,6 +5,7 @@
       "sources": [
         "src/addon.cc",
         "src/bpf-log.cc",
+        "src/exec-history.cc",
         "src/program-loader.cc",
         "src/record-folder.cc",
         "src/ring-reader.cc",

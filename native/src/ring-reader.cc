@@ -51,8 +51,8 @@ std::vector<uint8_t>* newBatch() {
 }  // namespace
 
 RingReader::RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimits limits,
-                       Napi::Function onBatch)
-    : limits_(limits) {
+                       Napi::Function onBatch, ExecHistory* execs)
+    : limits_(limits), execs_(execs) {
   for (int fd : ringFds) {
     int added = rings_ == nullptr ? 0 : ring_buffer__add(rings_, fd, onRecord, this);
     if (rings_ == nullptr) rings_ = ring_buffer__new(fd, onRecord, this, nullptr);
@@ -97,6 +97,7 @@ void RingReader::stop() {
     // the eventfd's counter cannot overflow from one write: the reader still ends within idleMs
   }
   if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> hold(reading_);  // a consumeNow() on another thread ends first
   closeFds();
   deliver_.Release();
   delete batch_;
@@ -106,6 +107,12 @@ void RingReader::stop() {
 }
 
 std::string RingReader::failure() const { return failure_; }
+
+void RingReader::consumeNow() {
+  std::lock_guard<std::mutex> hold(reading_);
+  if (stopped_ || rings_ == nullptr) return;
+  ring_buffer__consume(rings_);  // a failure here is the reader thread's to report at its next read
+}
 
 void RingReader::closeFds() {
   if (epoll_ >= 0) close(epoll_);
@@ -132,6 +139,7 @@ int RingReader::onRecord(void* context, void* data, size_t size) {
     reader->stats_.malformedRecords++;
     return 0;
   }
+  if (reader->execs_ != nullptr) reader->execs_->take(header, header->size);
   reader->folder_->take(header, header->size);
   reader->stats_.foldedRecords = reader->folder_->folded();
   return 0;
@@ -167,25 +175,35 @@ void RingReader::append(const void* data, size_t size) {
 void RingReader::run() {
   while (!stopping_) {
     epoll_event ready[2];
-    int woken = epoll_wait(epoll_, ready, 2, waitMs());
+    int wait;
+    {
+      std::lock_guard<std::mutex> hold(reading_);
+      wait = waitMs();
+    }
+    int woken = epoll_wait(epoll_, ready, 2, wait);
     if (woken < 0 && errno != EINTR) {
       failure_ = std::string("failed to wait on the ring buffers: ") + strerror(errno);
       break;
     }
     if (stopping_) break;
-    // every ring: records sent without a wakeup sit beside the one that woke it
-    int read = ring_buffer__consume(rings_);
-    if (read < 0 && read != -EINTR) {
-      failure_ = std::string("failed to read the ring buffers: ") + strerror(-read);
-      break;
+    int read;
+    {
+      std::lock_guard<std::mutex> hold(reading_);
+      // every ring: records sent without a wakeup sit beside the one that woke it
+      read = ring_buffer__consume(rings_);
+      if (read < 0 && read != -EINTR) {
+        failure_ = std::string("failed to read the ring buffers: ") + strerror(-read);
+        break;
+      }
+      folder_->expire(clockNs(CLOCK_MONOTONIC), false);
+      // the folder emits a record and what completes it in one call: between calls a batch is whole
+      if (batchRecords_ > 0 && (full() || clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs))
+        flush();
     }
-    folder_->expire(clockNs(CLOCK_MONOTONIC), false);
-    // the folder emits a record and what completes it in one call: between calls a batch is whole
-    if (batchRecords_ > 0 && (full() || clockNs(CLOCK_MONOTONIC) / 1000000 - batchStartedMs_ >= limits_.flushMs))
-      flush();
     if (limits_.stallMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(limits_.stallMs));
     if (read > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gatherMs));
   }
+  std::lock_guard<std::mutex> hold(reading_);
   ring_buffer__consume(rings_);  // what the kernel holds still goes out
   folder_->expire(0, true);
   if (batchRecords_ > 0) flush();

@@ -5,11 +5,13 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "exec-history.h"
 #include "record-folder.h"
 
 struct ring_buffer;
@@ -35,8 +37,10 @@ struct ReaderStats {
 
 class RingReader {
  public:
-  // Starts polling `ringFds`; batches go to `onBatch(ArrayBuffer, records)` on the JS thread.
-  RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimits limits, Napi::Function onBatch);
+  // Starts polling `ringFds`; batches go to `onBatch(ArrayBuffer, records)` on the JS thread; each
+  // record also goes to `execs` when given, as it is read.
+  RingReader(Napi::Env env, const std::vector<int>& ringFds, BatchLimits limits, Napi::Function onBatch,
+             ExecHistory* execs = nullptr);
   ~RingReader();
 
   // Stops the thread, hands over what it holds, and lets the JS callback go; idempotent.
@@ -45,6 +49,10 @@ class RingReader {
   // Resolves on the JS thread when the thread-safe function is finalized. Queued batches can still
   // arrive after it (measured under load): stats().batches is what the caller waits for.
   Napi::Promise drained() const { return drained_->Promise(); }
+
+  // Reads what the rings hold now, on the calling thread (the JS thread): once it returns, every
+  // record the kernel submitted before the call has gone to `execs`. Nothing after stop().
+  void consumeNow();
 
   const ReaderStats& stats() const { return stats_; }
   // Why polling ended early, empty while it runs.
@@ -71,6 +79,9 @@ class RingReader {
   uint32_t batchRecords_ = 0;
   uint64_t batchStartedMs_ = 0;
   std::atomic<bool> stopping_{false};
+  // held while the rings are read and the batch is built: by the reader's thread, or by consumeNow()
+  std::mutex reading_;
+  ExecHistory* execs_ = nullptr;
   std::thread thread_;
   ReaderStats stats_;
   std::unique_ptr<RecordFolder> folder_;

@@ -5,7 +5,9 @@
 #include <bpf/bpf.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <linux/types.h>
+#include <unistd.h>
 
 #include "event.h"
 
@@ -27,6 +29,12 @@ uint64_t recursionMisses(const ProbeReport& report) {
   uint32_t length = sizeof(info);
   if (bpf_obj_get_info_by_fd(report.programFd, &info, &length) != 0) return 0;
   return info.recursion_misses;
+}
+
+int64_t clockNs(clockid_t clock) {
+  timespec now{};
+  clock_gettime(clock, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000000000ll + now.tv_nsec;
 }
 
 }  // namespace
@@ -114,6 +122,8 @@ Napi::Function Sensor::Define(Napi::Env env) {
                          InstanceMethod<&Sensor::Probes>("probes"),
                          InstanceMethod<&Sensor::Loss>("loss"),
                          InstanceMethod<&Sensor::Stats>("stats"),
+                         InstanceMethod<&Sensor::ExecsSince>("execsSince"),
+                         InstanceMethod<&Sensor::ExecLoss>("execLoss"),
                          InstanceMethod<&Sensor::Bind>("bind"),
                          InstanceMethod<&Sensor::Close>("close"),
                      });
@@ -155,7 +165,7 @@ void Sensor::startReading(Napi::Env env) {
     if (std::find(into.begin(), into.end(), object.ringFd) == into.end()) into.push_back(object.ringFd);
   }
   // nothing loaded: the probe reports say why
-  if (!fds.empty()) reader_ = std::make_unique<RingReader>(env, fds, limits_, onBatch_.Value());
+  if (!fds.empty()) reader_ = std::make_unique<RingReader>(env, fds, limits_, onBatch_.Value(), &execs_);
   if (!tlsFds.empty() && !onTlsBatch_.IsEmpty())
     tlsReader_ = std::make_unique<RingReader>(env, tlsFds, limits_, onTlsBatch_.Value());
 }
@@ -231,6 +241,20 @@ Napi::Value Sensor::Loss(const Napi::CallbackInfo& info) {
   return counts;
 }
 
+Napi::Value Sensor::ExecLoss(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) throw Napi::Error::New(env, "failed to read loss counters: the possible CPUs are unknown");
+  std::vector<loss_counts> perCpu(static_cast<size_t>(cpus));
+  uint32_t probeExec = 0;  // must match bpf/process.bpf.c: PROBE_EXEC
+  uint64_t lost = 0;
+  for (const LoadedObject& object : loaded_.objects) {
+    if (object.name != "process" || bpf_map_lookup_elem(object.lossFd, &probeExec, perCpu.data()) != 0) continue;
+    for (const loss_counts& cpu : perCpu) lost += cpu.ring_full + cpu.pending_full;
+  }
+  return Napi::Number::New(env, static_cast<double>(lost));
+}
+
 Napi::Value Sensor::Bind(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString())
@@ -278,9 +302,39 @@ Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {
   set("droppedBatches", droppedBatches);
   set("malformedRecords", malformedRecords);
   set("foldedRecords", folded);
+  set("execPids", execs_.size());
+  set("execsEvicted", execs_.evicted());
   stats.Set("failure", failure.empty() ? env.Null() : Napi::String::New(env, failure));
   stats.Set("note", loaded_.note.empty() ? env.Null() : Napi::String::New(env, loaded_.note));
   return stats;
+}
+
+Napi::Value Sensor::ExecsSince(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsNumber() || !info[1].IsNumber())
+    throw Napi::TypeError::New(env, "execsSince(pid, startTicks): pid and startTicks must be numbers");
+  if (!reader_ || closed_) return env.Null();
+  uint32_t pid = info[0].As<Napi::Number>().Uint32Value();
+  double ticks = info[1].As<Napi::Number>().DoubleValue();
+  reader_->consumeNow();
+  // /proc's start time counts CLOCK_BOOTTIME ticks; records carry CLOCK_MONOTONIC, which a suspend leaves behind
+  int64_t boottimeAhead = clockNs(CLOCK_BOOTTIME) - clockNs(CLOCK_MONOTONIC);
+  int64_t wallAhead = clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC);
+  double startNs = ticks * (1e9 / static_cast<double>(sysconf(_SC_CLK_TCK))) - static_cast<double>(boottimeAhead);
+  ExecLookup found = execs_.lookup(pid, startNs <= 0 ? 0 : static_cast<uint64_t>(startNs));
+  Napi::Array execs = Napi::Array::New(env, found.execs.size());
+  for (size_t i = 0; i < found.execs.size(); i++) {
+    Napi::Object exec = Napi::Object::New(env);
+    exec.Set("wallNs", Napi::BigInt::New(env, static_cast<int64_t>(found.execs[i].ktimeNs) + wallAhead));
+    exec.Set("argv", Napi::String::New(env, found.execs[i].argv));
+    exec.Set("truncated", found.execs[i].truncated);
+    execs.Set(i, exec);
+  }
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("execs", execs);
+  result.Set("droppedSince", found.droppedSince);
+  result.Set("evictedSince", found.evictedSince);
+  return result;
 }
 
 Napi::Value Sensor::Close(const Napi::CallbackInfo& info) {

@@ -33,7 +33,16 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   // bind(kind: 'cgroup' | 'process', id: string): boolean: captures that cgroup (and below it) or
   // that process (and the children it forks) with captureBound; false when the map is full
   Napi::Value Bind(const Napi::CallbackInfo& info);
-  // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, failure, note }
+  // execsSince(pid: number, startTicks: number): { execs: { wallNs: bigint, argv: string, truncated: boolean }[],
+  // droppedSince, evictedSince } | null: what the process exec'd since it started (its /proc start time, clock
+  // ticks after boot), read from the rings first, so every exec the kernel submitted before the call is in it;
+  // null when the sensor reads no rings (exec-history.h)
+  Napi::Value ExecsSince(const Napi::CallbackInfo& info);
+  // execLoss(): number: exec records the kernel dropped so far (the process object's PROBE_EXEC ring_full plus
+  // pending_full, summed over CPUs): one map lookup, where loss() reads every probe's
+  Napi::Value ExecLoss(const Napi::CallbackInfo& info);
+  // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, execPids, execsEvicted,
+  // failure, note }
   Napi::Value Stats(const Napi::CallbackInfo& info);
   // close(): Promise<void>: detaches every probe and stops reading once the rings are emptied;
   // resolves when the reader's thread-safe function is finalized, which may be before its last
@@ -50,6 +59,7 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   Napi::FunctionReference onBatch_;
   Napi::FunctionReference onTlsBatch_;
   LoadResult loaded_;
+  ExecHistory execs_;
   std::unique_ptr<RingReader> reader_;
   std::unique_ptr<RingReader> tlsReader_;
   // held while uprobes attach off the JS thread, so close() never frees an object in use

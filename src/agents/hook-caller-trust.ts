@@ -15,7 +15,8 @@
  * none). What /proc cannot show is a process's exec history: a tool call's own
  * shell that exec's `sh -c 'provd-hook AGENT'` in place (a direct child of the agent, with the
  * hook's exact command line and a copy of its environment) looks like a hook here, and only the
- * sensor's exec events of that pid tell them apart. Every verdict says so (`basis`).
+ * sensor's exec events of that pid tell them apart (exec-history-check.ts, which the gate asks of
+ * every `hook` verdict's path). Every verdict says what it rests on (`basis`).
  */
 import { basename } from 'node:path';
 import { readAncestry, type Ancestry } from './process-ancestry.js';
@@ -43,9 +44,13 @@ export interface HookCallerVerdict {
   agent: AgentProcess | null;
   /**
    * What it rests on: `proc` (ancestry, start times, markers), which cannot see a tool call that
-   * exec'd the hook's command line in place (see above), or `none` when nothing was placed.
+   * exec'd the hook's command line in place (see above); `sensor`, the same and the kernel's exec
+   * events of every process on the hook's path (exec-history-check.ts); `none` when nothing was
+   * placed.
    */
-  basis: 'proc' | 'none';
+  basis: 'proc' | 'sensor' | 'none';
+  /** Trust `hook`: the hook's processes, the caller first, up to the agent (not included). */
+  path?: readonly ProcProcess[];
 }
 
 /** What the daemon knows when it classifies a caller. */
@@ -100,7 +105,7 @@ export function classifyAncestry(
   const session = context.session;
   if (session !== null) {
     if (isProcess(parent, session))
-      return hook(parent, `${named(caller)} is a hook of agent ${named(parent)}`);
+      return hook(chain, at, `${named(caller)} is a hook of agent ${named(parent)}`);
     if (bound > at)
       return verdict(
         'tool_call',
@@ -117,13 +122,13 @@ export function classifyAncestry(
       `${named(parent)} stands between the hook client and agent ${named(chain[bound]!)}`,
     );
   if (bound === at)
-    return hook(parent, `${named(caller)} is a hook of agent ${named(parent)}, already bound`);
+    return hook(chain, at, `${named(caller)} is a hook of agent ${named(parent)}, already bound`);
   if (parent.pid === 1 || parent.uid !== caller.uid || !runsAgent(parent.argv, context.agentName))
     return verdict(
       'unbound',
       `${named(caller)}'s parent ${named(parent)} is not a ${context.agentName} process`,
     );
-  return hook(parent, `${named(caller)} is the first hook of agent ${named(parent)}`);
+  return hook(chain, at, `${named(caller)} is the first hook of agent ${named(parent)}`);
 }
 
 /** True when a command line runs the agent: a word among its first few names it (`claude`, `.../codex`, `node .../gemini-cli/...`). */
@@ -136,16 +141,19 @@ function isProcess(process: ProcProcess, agent: ProcessIdentity): boolean {
 }
 
 /** A process as a reason names it: pid and program. */
-function named(process: ProcProcess): string {
+export function named(process: ProcProcess): string {
   return `pid ${process.pid} (${basename(process.argv[0] ?? '?')})`;
 }
 
-function hook(agent: ProcProcess, why: string): HookCallerVerdict {
+/** A hook of the agent at `chain[at]`, its path the processes below it. */
+function hook(chain: readonly ProcProcess[], at: number, why: string): HookCallerVerdict {
+  const agent = chain[at]!;
   return {
     trust: 'hook',
     why,
     agent: { pid: agent.pid, startTicks: agent.startTicks, uid: agent.uid },
     basis: 'proc',
+    path: chain.slice(0, at),
   };
 }
 

@@ -7,8 +7,12 @@
  *   labelled: readers of the chain take a tool call for the harness's word);
  * - `unknown` (no pid: the HTTP route; a caller that is gone): handled as today, stored with the
  *   verdict beside the payload when it came over the socket, and it never binds;
- * - `hook`: stored with the verdict; the session's first hook binds the agent process it came from
- *   (agent-binding.ts), and every later hook of the session must come from that process's tree.
+ * - `hook`: checked against the sensor's exec events of its path (exec-history-check.ts): a
+ *   process there that exec'd anything but the hook's command lines since its fork makes it a
+ *   `tool_call` (refused as above, `basis: "sensor"`); without that history the /proc verdict
+ *   stands and `not_checked` says why. Then stored with the verdict; the session's first hook binds
+ *   the agent process it came from (agent-binding.ts), and every later hook of the session must
+ *   come from that process's tree.
  *
  * Synchronous: a PreToolUse is answered with no store round trip before it, and the first hook's
  * binding is stored behind the answer (a failure is logged and counted).
@@ -16,6 +20,7 @@
 import { log } from '../shared/log.js';
 import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
 import { classifyHookCaller, type AgentProcess, type HookCallerVerdict } from './hook-caller-trust.js';
+import { checkExecHistory, type ExecCheck, type ExecHistorySource } from './exec-history-check.js';
 import type { HookEvent } from './hook-event.js';
 import { HookSessions } from './hook-sessions.js';
 
@@ -46,10 +51,14 @@ export interface StoredCallerVerdict {
 /** Refused, or admitted with the verdict to store (null: the HTTP route, stored as before). */
 export type HookAdmission = { refused: HttpReply } | { caller: StoredCallerVerdict | null };
 
-/** What /proc cannot show, stated in every stored verdict. */
-const notChecked =
+/** What /proc cannot show, stated in every verdict the sensor's exec history did not check. */
+const notCheckedProc =
   "the exec history of the processes on the caller's path (the sensor's): a tool call's shell that " +
   "exec'd the hook's own command line in place is placed as a hook without it";
+/** What the exec history cannot show. */
+const notCheckedSensor =
+  'execs of a process before a binding covered it (a cgroup bound while its processes ran): the check takes ' +
+  'the processes on the path as captured from their fork';
 
 /**
  * Binds a session's agent process to its run once (src/telemetry/agent-binder.ts): at once with the
@@ -69,6 +78,10 @@ export interface HookTrustCounts {
   refused_unbound: number;
   unverified: number;
   agent_bind_failures: number;
+  /** `hook` verdicts by what the exec history said: confirmed, refused (among refused_tool_call), unchecked. */
+  exec_confirmed: number;
+  exec_refused: number;
+  exec_unchecked: number;
 }
 
 export class HookTrustGate {
@@ -78,10 +91,15 @@ export class HookTrustGate {
     refused_unbound: 0,
     unverified: 0,
     agent_bind_failures: 0,
+    exec_confirmed: 0,
+    exec_refused: 0,
+    exec_unchecked: 0,
   };
 
   constructor(
     private readonly binder: AgentBinding | null,
+    /** The sensor's exec history; null: every verdict rests on /proc alone. */
+    readonly execs: ExecHistorySource | null = null,
     sessions = new HookSessions(),
   ) {
     this.sessions = sessions;
@@ -91,11 +109,21 @@ export class HookTrustGate {
   admit(caller: HookCaller, event: HookEvent, runId: string): HookAdmission {
     if (caller.transport !== 'socket') return { caller: null };
     const bound = this.sessions.get(event.agent, event.session_id);
-    const verdict = classifyHookCaller(caller.pid, caller.uid, {
+    const placed = classifyHookCaller(caller.pid, caller.uid, {
       agentName: event.agent,
       session: bound?.agent ?? null,
       isBoundAgent: (process) => this.sessions.isBoundAgent(process),
     });
+    const check =
+      placed.trust === 'hook' ? checkExecHistory(placed.path ?? [], event.agent, this.execs) : null;
+    const verdict = checked(placed, check);
+    if (check !== null) this.counts[execCounts[check.outcome]]++;
+    const notChecked =
+      verdict.basis === 'sensor'
+        ? notCheckedSensor
+        : check === null
+          ? notCheckedProc
+          : `${check.why}: ${notCheckedProc}`;
     const stored = (binding: StoredCallerVerdict['binding'] = null): StoredCallerVerdict => ({
       trust: verdict.trust,
       why: verdict.why,
@@ -142,6 +170,16 @@ export class HookTrustGate {
   }
 }
 
+/** Which count each outcome of the exec history's check adds to. */
+const execCounts = { hook: 'exec_confirmed', forged: 'exec_refused', unchecked: 'exec_unchecked' } as const;
+
+/** The /proc verdict as the exec history leaves it: refused when forged, resting on the sensor when confirmed. */
+function checked(placed: HookCallerVerdict, check: ExecCheck | null): HookCallerVerdict {
+  if (check === null || check.outcome === 'unchecked') return placed;
+  if (check.outcome === 'forged') return { trust: 'tool_call', why: check.why, agent: null, basis: 'sensor' };
+  return { ...placed, why: `${placed.why}; ${check.why}`, basis: 'sensor' };
+}
+
 /** Health's `hooks` check: what the gate refused, could not place, or failed to bind, since the start. */
 export function hookTrustCheck(gate: HookTrustGate): { status: 'ok'; [count: string]: unknown } {
   return {
@@ -149,5 +187,7 @@ export function hookTrustCheck(gate: HookTrustGate): { status: 'ok'; [count: str
     ...gate.counts,
     sessions: gate.sessions.size,
     sessions_evicted: gate.sessions.evicted,
+    // the sensor's per-process exec history the checks read: held, and evicted when full
+    exec_history: gate.execs?.stats() ?? null,
   };
 }

@@ -152,6 +152,12 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     });
   const hookTrust = new HookTrustGate(
     new AgentBinder(bindingLog, (binding) => storeBinding(store, bindingLog, binding)),
+    // a hook caller's path is checked against the kernel's exec events (exec-history-check.ts)
+    {
+      execsSince: (pid, startTicks) => sensor.execsSince(pid, startTicks),
+      execLossSeenAtMs: () => sensor.execLossSeenAtMs(),
+      stats: () => sensor.execHistoryStats(),
+    },
   );
   const readiness = new ReadinessCheck(
     store,

@@ -35,6 +35,9 @@ export interface NativeStats {
   droppedRecords: number;
   droppedBatches: number;
   malformedRecords: number;
+  /** Processes whose execs the exec history holds, and how many it evicted (full) since start. */
+  execPids: number;
+  execsEvicted: number;
   /** Why polling stopped, null while it runs. */
   failure: string | null;
   /** What loading did to the host (mounted tracefs), or why it could not. */
@@ -73,6 +76,23 @@ export interface NativeUprobeReport {
   error: string | null;
 }
 
+/** One exec of a process, as the exec history kept it (native/src/exec-history.h). */
+export interface NativeExec {
+  wallNs: bigint;
+  /** NUL-separated, up to 512 bytes. */
+  argv: string;
+  truncated: boolean;
+}
+
+/** What a process exec'd since it started (native/src/sensor.h: ExecsSince). */
+export interface NativeExecs {
+  execs: NativeExec[];
+  /** It exec'd more times than the history keeps a process (8): the oldest are gone. */
+  droppedSince: boolean;
+  /** The history evicted a process with an exec since then (it was full): this one's may be gone. */
+  evictedSince: boolean;
+}
+
 /** native/src/sensor.h: class Sensor. */
 export interface NativeSensor {
   start(): Promise<void>;
@@ -81,6 +101,14 @@ export interface NativeSensor {
   probes(): NativeProbe[];
   loss(): NativeLoss[];
   stats(): NativeStats;
+  /**
+   * What process `pid` exec'd since `startTicks` (its /proc start time, clock ticks after boot),
+   * after reading the rings on this thread: every exec the kernel submitted before the call is in
+   * it. Null when the sensor reads no rings.
+   */
+  execsSince(pid: number, startTicks: number): NativeExecs | null;
+  /** Exec records the kernel dropped so far (the exec probe's ring_full and pending_full): one map read. */
+  execLoss(): number;
   /** Adds a cgroup v2 id or a process id (decimal) to the kernel's capture filter; false when it is full. */
   bind(kind: 'cgroup' | 'process', id: string): boolean;
   /**

@@ -7,7 +7,13 @@ import type { CaptureMode } from './capture-filter.js';
 import { log } from '../shared/log.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
 import { captureKeys, captureLeavesOut } from './capture-filter.js';
-import { loadSensorAddon, type NativeLoss, type NativeProbe, type NativeSensor } from './binding.js';
+import {
+  loadSensorAddon,
+  type NativeExecs,
+  type NativeLoss,
+  type NativeProbe,
+  type NativeSensor,
+} from './binding.js';
 import { sensorUnavailable } from './host-support.js';
 import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
 import { batchHeaderBytes } from './records.js';
@@ -289,6 +295,34 @@ export class Sensor {
     this.tlsStats = result.stats;
     if (result.batch.length > batchHeaderBytes)
       await this.router!.ingestSensorBatch(result.batch, !this.stopping);
+  }
+
+  /**
+   * What process `pid` (started at `startTicks`, its /proc start time) exec'd since it started, the
+   * rings read first (native/src/exec-history.h); null when the sensor is not reading.
+   */
+  execsSince(pid: number, startTicks: bigint): NativeExecs | null {
+    return this.native?.execsSince(pid, Number(startTicks)) ?? null;
+  }
+
+  /**
+   * When the exec probe's kernel loss (ring_full, pending_full) was last seen to grow, in Date.now()
+   * ms, 0 when never: read now, so a loss since the last call is dated now (never earlier than it was).
+   */
+  execLossSeenAtMs(): number {
+    if (this.native === null) return 0;
+    const total = this.native.execLoss();
+    if (total !== this.execLoss.total) this.execLoss = { total, seenAtMs: Date.now() };
+    return this.execLoss.seenAtMs;
+  }
+
+  private execLoss = { total: 0, seenAtMs: 0 };
+
+  /** The exec history's processes held and evicted so far; null when the sensor is not running. */
+  execHistoryStats(): { processes: number; evicted: number } | null {
+    if (this.native === null) return null;
+    const { execPids, execsEvicted } = this.native.stats();
+    return { processes: execPids, evicted: execsEvicted };
   }
 
   /** The capability report: status, each probe, and what was lost. */

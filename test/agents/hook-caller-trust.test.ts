@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
-  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -38,26 +37,16 @@ import type { Binding } from '../../src/telemetry/binding.js';
 import { parseBindRequest } from '../../src/telemetry/binding.js';
 import { BindingLog } from '../../src/telemetry/binding-log.js';
 import { eventuallyDefined } from '../support/eventually.js';
+import {
+  awaitStandInPid,
+  killQuietly,
+  standInAgentEnv,
+  standInAgentSource,
+  standInClientSource,
+  type PlannedCommand,
+} from '../support/agents/stand-in-hooks.js';
 
-/** The stand-in hook client: records its pid, then waits to be killed. */
-const clientSource = `require('node:fs').appendFileSync(process.env.HT_OUT, process.pid + '\\n'); setInterval(() => {}, 1000);`;
-
-/** The stand-in agent: starts each planned command as Claude Code starts hooks and tools (setsid). */
-const agentSource = `
-const { spawn } = require('node:child_process');
-for (const { shell, cmd, env } of JSON.parse(process.env.HT_PLAN)) {
-  spawn(shell, ['-c', cmd], { detached: true, stdio: 'ignore', env: { ...process.env, ...env } }).unref();
-}
-setInterval(() => {}, 1000);`;
-
-interface Planned {
-  name: string;
-  shell: string;
-  cmd: string;
-  env?: Record<string, string>;
-}
-
-const plan: Planned[] = [
+const plan: PlannedCommand[] = [
   { name: 'hook', shell: '/bin/sh', cmd: 'provd-hook claude' },
   { name: 'hook2', shell: '/bin/sh', cmd: 'provd-hook claude' },
   { name: 'piped', shell: '/bin/bash', cmd: "echo '{}' | provd-hook claude" },
@@ -81,27 +70,14 @@ describe('hook caller trust', function () {
     symlinkSync(process.execPath, join(bin, 'provd-hook'));
     symlinkSync(process.execPath, join(bin, 'claude'));
     // `provd-hook claude` and `provd-hook codex` run these (node runs its first argument)
-    writeFileSync(join(dir, 'claude'), clientSource);
-    writeFileSync(join(dir, 'codex'), clientSource);
-    writeFileSync(join(dir, 'agent.js'), agentSource);
-    const env: Record<string, string> = {
-      PATH: `${bin}:/usr/bin:/bin`,
-      HT_PLAN: JSON.stringify(
-        plan.map(({ name, shell, cmd, env }) => ({
-          shell,
-          cmd,
-          env: { ...env, HT_OUT: join(dir, `${name}.pid`) },
-        })),
-      ),
-    };
+    writeFileSync(join(dir, 'claude'), standInClientSource);
+    writeFileSync(join(dir, 'codex'), standInClientSource);
+    writeFileSync(join(dir, 'agent.js'), standInAgentSource(false));
+    const env = standInAgentEnv(plan, dir, bin);
     agent = spawn(join(bin, 'claude'), ['agent.js'], { cwd: dir, env, stdio: 'ignore' });
     for (const { name } of plan) {
       const file = join(dir, `${name}.pid`);
-      pids[name] = await eventuallyDefined(`the ${name} stand-in's pid`, () =>
-        existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')
-          ? Number(readFileSync(file, 'utf8'))
-          : undefined,
-      );
+      pids[name] = await awaitStandInPid(name, file);
     }
     // the double fork's bash has exited: its client was re-parented
     await eventuallyDefined('the double-forked client out of the agent tree', () => {
@@ -335,6 +311,10 @@ describe('hook caller trust', function () {
         refused_unbound: 1,
         unverified: 0,
         agent_bind_failures: 0,
+        // no sensor here: the genuine hook's verdict rests on /proc alone
+        exec_confirmed: 0,
+        exec_refused: 0,
+        exec_unchecked: 1,
       });
     });
 
@@ -371,11 +351,3 @@ describe('hook caller trust', function () {
     });
   });
 });
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}

@@ -6,6 +6,8 @@ const declared: (keyof NativeSensor)[] = [
   'attachUprobes',
   'bind',
   'close',
+  'execLoss',
+  'execsSince',
   'loss',
   'probes',
   'start',
@@ -80,6 +82,12 @@ describe('the sensor addon binding', function () {
     assert.deepEqual(sensor.probes(), []);
     assert.deepEqual(sensor.loss(), []);
     assert.equal(sensor.stats().records, 0);
+    assert.equal(sensor.execsSince(process.pid, 0), null); // no rings read: no history to give
+    assert.equal(sensor.execLoss(), 0);
+    assert.throws(
+      () => (sensor.execsSince as (...args: unknown[]) => unknown)('1', 0),
+      /pid and startTicks must be numbers/,
+    );
     await sensor.close();
     await sensor.close();
     assert.throws(() => void sensor.start(), /failed to start: the sensor was started or closed already/);
