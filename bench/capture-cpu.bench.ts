@@ -17,9 +17,9 @@
  * Each figure is repeated (3 daemons, 1 with --short) and reported as its median and range. Other
  * processes of a shared host are outside every watched cgroup, so the kernel filter keeps them out
  * of these figures. It needs root, BTF and the sensor built (.ci/setup); elsewhere it prints why it
- * skipped. Nothing is guarded, and bench:guard does not run it: a round takes a minute, and on a
- * shared 2-core host two runs of one build read 7.2% and 9.6% beside the loop, further apart than
- * the guards' 25% tolerance.
+ * skipped. Nothing is guarded, and bench:guard does not run it: a --short run takes about a
+ * minute, and on a shared 2-core host two runs of one build read 7.2% and 9.6% beside the loop,
+ * further apart than the guards' 25% tolerance.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
