@@ -8,46 +8,15 @@
  * targets, the garbage of it): measured here, a daemon used 6.6% of a core in its first 10 s and
  * 3.1% in the next, then 0.7-1.1%. That start-up cost is reported apart.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readRows, sql } from '../../src/store/sql.js';
 import { startDaemon } from '../../test/support/daemon.js';
-import { readCpuSeconds } from './process-meter.js';
+import { meterFor as meter } from './thread-cpu.js';
 
-const userHz = 100;
 /** Targets of issues 24 and 42 (in `--capture agents`), percent of one core. */
 export const quietTarget = 0.5;
 export const loopTarget = 3;
-
-/** CPU ticks per thread of `pid`, by `name/tid` (Node names most of its threads `node`). */
-function threadTicks(pid: number): Map<string, number> {
-  const ticks = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(`${name}/${tid}`, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return ticks;
-}
-
-/** CPU percent of one core that `pid` used over `seconds`, and the six threads that took most of it. */
-async function meter(pid: number, seconds: number) {
-  const before = threadTicks(pid);
-  const cpuBefore = readCpuSeconds(pid)!;
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  const cpu = readCpuSeconds(pid)! - cpuBefore;
-  const used = [...threadTicks(pid)].map(([name, ticks]) => [name, ticks - (before.get(name) ?? 0)] as const);
-  const threads: Record<string, number> = {};
-  for (const [name, ticks] of used.sort((a, b) => b[1] - a[1]).slice(0, 6))
-    if (ticks > 0) threads[name] = Number(((ticks / userHz / seconds) * 100).toFixed(2));
-  return { cpu_percent: Number(((cpu / seconds) * 100).toFixed(2)), threads };
-}
 
 /** Events the store holds, all runs and none. */
 async function countEvents(path: string): Promise<number> {

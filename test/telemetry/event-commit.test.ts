@@ -136,6 +136,23 @@ describe('EventCommitter', function () {
     assert.equal(await stored(), 5);
   });
 
+  it("commits a run's sensor batches handed over 2 s apart in one commit", async function () {
+    // beside a watched agent a daemon's CPU went to its commits, one a second (bench capture-cpu)
+    const { commits, groups } = countingCommitter();
+    const signal = new AbortController().signal;
+    const ofRun = (name: string): IngestCommit => {
+      const commit = request(name, 2, null, true);
+      commit.batches[0]!.pending = 0; // its events joined a run: not the spool's longer linger
+      return commit;
+    };
+    const first = commits.commit(ofRun('s1'), signal);
+    // set after the first's linger timer, due before it: timers fire in the order they are due
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await Promise.all([first, commits.commit(ofRun('s2'), signal)]);
+    assert.deepEqual(groups, [['s1', 's2']]);
+    assert.equal(await stored(), 4);
+  });
+
   it('takes lingering batches along with a request someone waits on, at once', async function () {
     const { commits, groups } = countingCommitter();
     const signal = new AbortController().signal;
