@@ -29,6 +29,7 @@ import { decideSubjects } from '../src/security/policy/most-severe.js';
 import { toolCallSubjects } from '../src/security/policy/tool-subjects.js';
 import { makeDataDir, removeDir, spawnServer, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
+import { discardDaemon } from './support/discard-daemon.js';
 import { guardRatio } from './support/ratio-guard.js';
 import { bindRuns, HttpClient, postBodies } from './support/ingest-http.js';
 import { renderChunks, workloadEpochS, workloadRuns } from './support/ingest-workload.js';
@@ -227,7 +228,7 @@ async function measureIngest(): Promise<string[]> {
         if (run.failures.length > 0) failures.push(`gate.ingest (${arm}): ${run.failures[0]}`);
         rates[arm].push(Math.round((run.accepted * 1000) / run.elapsedMs));
       } finally {
-        await daemon.stop();
+        await discardDaemon(daemon);
       }
     }
   }
