@@ -10,7 +10,8 @@
  * - `gate.tool_call`: a typical agent tool call judged by what it names (`toolCallSubjects` then
  *   `decideSubjects`: the shell read, each subject evaluated, the most severe kept), µs per call and
  *   its p50/p99, beside `policy.evaluate` of one subject (the gate's cost before it read commands);
- *   every PreToolUse pays it. Printed, not guarded (`--subjects`: this one alone);
+ *   every PreToolUse pays it. Printed, not guarded, so not measured under `--guard` (`--subjects`:
+ *   this one alone);
  * - `gate.ingest`: the ingest benchmark's native workload posted to a daemon that judges every
  *   event with the built-in policy, beside one whose policy has no rule (the baseline), in
  *   alternating rounds (target: >= 0.9x).
@@ -154,7 +155,8 @@ function measureToolCalls(): Record<string, unknown> {
 
 async function runBench(): Promise<string[]> {
   const failures: string[] = [];
-  process.stdout.write(`${JSON.stringify({ ...measureToolCalls(), ...host })}\n`);
+  // printed, never guarded: --guard leaves it out
+  if (!isGuard) process.stdout.write(`${JSON.stringify({ ...measureToolCalls(), ...host })}\n`);
   if (args.has('--subjects')) return failures;
   const inProcess = measureInProcess();
   process.stdout.write(`${JSON.stringify({ ...inProcess, ...host })}\n`);
