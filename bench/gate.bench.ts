@@ -10,7 +10,8 @@
  * - `gate.tool_call`: a typical agent tool call judged by what it names (`toolCallSubjects` then
  *   `decideSubjects`: the shell read, each subject evaluated, the most severe kept), µs per call and
  *   its p50/p99, beside `policy.evaluate` of one subject (the gate's cost before it read commands);
- *   every PreToolUse pays it. Printed, not guarded (`--subjects`: this one alone);
+ *   every PreToolUse pays it. Printed, not guarded, so not measured under `--guard` (`--subjects`:
+ *   this one alone);
  * - `gate.ingest`: the ingest benchmark's native workload posted to a daemon that judges every
  *   event with the built-in policy, beside one whose policy has no rule (the baseline), in
  *   alternating rounds (target: >= 0.9x).
@@ -29,6 +30,7 @@ import { decideSubjects } from '../src/security/policy/most-severe.js';
 import { toolCallSubjects } from '../src/security/policy/tool-subjects.js';
 import { makeDataDir, removeDir, spawnServer, startDaemon } from '../test/support/daemon.js';
 import { benchMain } from './support/bench-main.js';
+import { discardDaemon } from './support/discard-daemon.js';
 import { guardRatio } from './support/ratio-guard.js';
 import { bindRuns, HttpClient, postBodies } from './support/ingest-http.js';
 import { renderChunks, workloadEpochS, workloadRuns } from './support/ingest-workload.js';
@@ -153,7 +155,8 @@ function measureToolCalls(): Record<string, unknown> {
 
 async function runBench(): Promise<string[]> {
   const failures: string[] = [];
-  process.stdout.write(`${JSON.stringify({ ...measureToolCalls(), ...host })}\n`);
+  // printed, never guarded: --guard leaves it out
+  if (!isGuard) process.stdout.write(`${JSON.stringify({ ...measureToolCalls(), ...host })}\n`);
   if (args.has('--subjects')) return failures;
   const inProcess = measureInProcess();
   process.stdout.write(`${JSON.stringify({ ...inProcess, ...host })}\n`);
@@ -227,7 +230,7 @@ async function measureIngest(): Promise<string[]> {
         if (run.failures.length > 0) failures.push(`gate.ingest (${arm}): ${run.failures[0]}`);
         rates[arm].push(Math.round((run.accepted * 1000) / run.elapsedMs));
       } finally {
-        await daemon.stop();
+        await discardDaemon(daemon);
       }
     }
   }

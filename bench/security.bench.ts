@@ -19,7 +19,7 @@ import { deviationsPaths, learnBaseline, seedBaselineRuns } from './support/base
 import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
-import { deepCursor, measureGet, p99Target, type Latency } from './support/query-latency.js';
+import { deepCursor, measureGets, p99Target } from './support/query-latency.js';
 import { fillStoreBySql } from './support/store-fill.js';
 import { withBodyType } from '../test/support/http.js';
 
@@ -31,8 +31,8 @@ const storeArg = argv.indexOf('--store');
 const keptDir = storeArg < 0 ? null : argv[storeArg + 1]!;
 const events = isShort ? 100_000 : 10_000_000;
 const deadlineMs = isShort ? 180_000 : 1_800_000;
-/** Timed requests per series (see timeline.bench.ts: fewer make p99 only the maximum). */
-const repeats = isShort ? 100 : 500;
+/** Timed requests per series (see timeline.bench.ts: fewer make p99 only the maximum; --guard compares p50s). */
+const repeats = isShort ? (isGuard ? 50 : 100) : 500;
 /** Untimed requests before each timed series: the first after a start pay for JIT and cold buffers. */
 const warmup = 3;
 const host = describeHost();
@@ -92,10 +92,6 @@ async function seedSparse(daemon: RunningDaemon): Promise<void> {
   await post(daemon, '/v1/telemetry/ingest?format=native', eventLines('5151', 30, 10).join('\n'));
 }
 
-/** p50 and p99 of the series of `path`. */
-const measure = (daemon: RunningDaemon, path: string): Promise<Latency> =>
-  measureGet(daemon, path, repeats, warmup);
-
 async function run(): Promise<string[]> {
   const filled = existsSync(join(dataDir, 'provd.duckdb'));
   if (!filled) {
@@ -130,7 +126,15 @@ async function run(): Promise<string[]> {
       { name: 'signals', path: `/v1/signals?run=${runId}` },
       ...deviationsPaths('bench-agent'),
     ];
-    const base = await measure(daemon, `/v1/telemetry/events?run=${runId}`);
+    // --guard interleaves the series (query-latency.ts): their ratios to the baseline are what it checks
+    const measured = await measureGets(
+      daemon,
+      [`/v1/telemetry/events?run=${runId}`, ...cases.map(({ path }) => path)],
+      repeats,
+      warmup,
+      isGuard,
+    );
+    const base = measured[0]!;
     process.stdout.write(
       JSON.stringify({
         name: 'security.baseline.events_page',
@@ -141,8 +145,8 @@ async function run(): Promise<string[]> {
         ...host,
       }) + '\n',
     );
-    for (const { name, path } of cases) {
-      const answer = await measure(daemon, path);
+    for (const [index, { name }] of cases.entries()) {
+      const answer = measured[index + 1]!;
       const ratio = answer.p50 / base.p50;
       const result = {
         name: `security.${name}`,

@@ -5,8 +5,8 @@
  * POST /v1/record, against a daemon with its sensor off (the baseline) and one with it on, in
  * alternating rounds of one run. Each daemon records the workload twice: right after it started
  * (`cold`: its start-up work and the compiling of the sensor's path beside the workload), then once
- * its start-up has settled (15 s with --short, 30 s otherwise), as a daemon that has been running
- * meets a workload. Prints one JSON line per result:
+ * its start-up has settled (15 s with --short, 30 s otherwise; with --guard, once the daemon idles),
+ * as a daemon that has been running meets a workload. Prints one JSON line per result:
  *
  * - `sensor.workload`: the settled workload's wall time with the sensor off and on (median of the
  *   rounds), and the overhead as their ratio (target <= 1.10, next 1.03), with the cold run's apart;
@@ -36,6 +36,7 @@ import { sensorUnavailable } from '../src/sensor/host-support.js';
 import { list, readRows, sql } from '../src/store/sql.js';
 import { typeCode } from '../src/model/codes.js';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
+import { awaitIdle } from './support/await-idle.js';
 import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
@@ -57,6 +58,11 @@ const roundsPerWorker = isShort ? 2_000 : 5_000;
 const opensPerRound = 4;
 const rounds = isShort ? 1 : 3;
 const deadlineMs = isShort ? 120_000 : 900_000;
+/**
+ * `--guard`: the start-up has settled once the daemon used under this share of a core over a second
+ * (it idles at 1% with the sensor on, support/ordinary-rate.ts), 15 s after its start at the latest.
+ */
+const guardIdleShare = 0.1;
 /** Issue 24's target for the workload's time with the sensor on over off, and the goal after it. */
 const overheadTarget = 1.1;
 const nextOverheadTarget = 1.03;
@@ -153,8 +159,12 @@ async function runOnce(binary: string, sensor: boolean, round: number) {
   let exitCode: number | null = null;
   try {
     const cold = await recordWorkload(daemon.url, binary, runs.cold, work);
-    const settleMs = settleSeconds(isShort) * 1000 - (Date.now() - startedMs);
-    if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+    const settledBy = startedMs + settleSeconds(isShort) * 1000;
+    if (isGuard) {
+      const waited = await awaitIdle(daemon.child.pid!, guardIdleShare, settledBy);
+      process.stderr.write(`sensor.bench: the ${sensor ? 'on' : 'off'} arm settled in ${waited} ms\n`);
+    } else if (settledBy > Date.now())
+      await new Promise((resolve) => setTimeout(resolve, settledBy - Date.now()));
     counts = { cold, warm: await recordWorkload(daemon.url, binary, runs.warm, work) };
     if (sensor)
       capture = ((await (await fetch(`${daemon.url}/v1/health`)).json()) as { native_capture: unknown })

@@ -8,25 +8,46 @@ export interface Latency {
   p99: number;
   /** Bytes of the last answer. */
   bytes: number;
+  /** The last answer's text. */
+  text: string;
 }
 
-/** p50 and p99 of `repeats` GETs of `path` after `warmup` untimed ones; fails unless every answer is 200. */
-export async function measureGet(
+/**
+ * p50 and p99 of `repeats` GETs of each of `paths` after `warmup` untimed ones; fails unless every
+ * answer is 200. `interleaved`: one GET of each path in turn, so a burst of other work on the host
+ * slows every series alike (their ratios are what --guard checks); otherwise one series after the other.
+ */
+export async function measureGets(
   daemon: RunningDaemon,
-  path: string,
+  paths: readonly string[],
   repeats: number,
   warmup: number,
-): Promise<Latency> {
-  const ms: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < warmup + repeats; i++) {
+  interleaved: boolean,
+): Promise<Latency[]> {
+  const ms = paths.map((): number[] => []);
+  const last = paths.map(() => '');
+  const get = async (index: number, timed: boolean): Promise<void> => {
+    const path = paths[index]!;
     const started = performance.now();
     const answer = await fetch(daemon.url + path);
-    bytes = (await answer.arrayBuffer()).byteLength;
-    if (i >= warmup) ms.push(performance.now() - started);
+    last[index] = await answer.text();
+    if (timed) ms[index]!.push(performance.now() - started);
     if (answer.status !== 200) throw new Error(`${path} answered HTTP ${answer.status}`);
+  };
+  const rounds = warmup + repeats;
+  if (interleaved) {
+    for (let round = 0; round < rounds; round++)
+      for (let index = 0; index < paths.length; index++) await get(index, round >= warmup);
+  } else {
+    for (let index = 0; index < paths.length; index++)
+      for (let round = 0; round < rounds; round++) await get(index, round >= warmup);
   }
-  return { p50: percentileMs(ms, 50), p99: percentileMs(ms, 99), bytes };
+  return paths.map((_path, index) => ({
+    p50: percentileMs(ms[index]!, 50),
+    p99: percentileMs(ms[index]!, 99),
+    bytes: Buffer.byteLength(last[index]!),
+    text: last[index]!,
+  }));
 }
 
 /** The cursor `pages` pages of 1,000 into a paged list at `path` (which holds a query string). */

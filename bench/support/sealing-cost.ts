@@ -5,6 +5,7 @@
  * a noisy neighbour slows both alike. Each round's rate is the events it committed per second.
  */
 import { makeDataDir, removeDir, startDaemon } from '../../test/support/daemon.js';
+import { discardDaemon } from './discard-daemon.js';
 import { HttpClient, postBodies } from './ingest-http.js';
 import { renderChunks, workloadEpochS, workloadRuns } from './ingest-workload.js';
 
@@ -50,7 +51,7 @@ export async function measureSealingCost(events: number, rounds: number): Promis
         cost[mode].push(Math.round((posted.accepted * 1000) / posted.elapsedMs));
       } finally {
         client.close();
-        await daemon.stop();
+        await discardDaemon(daemon);
         removeDir(dataDir);
       }
     }
