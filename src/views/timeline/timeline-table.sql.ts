@@ -3,6 +3,8 @@
  * key of an entry is (time, rank of its source, tie); each source reads at most limit + 1 rows past
  * the cursor, in key order, on its own keyset predicate, and the page is the first limit of their
  * merge (one more tells whether there is a next page): at most 5 (limit + 1) rows reach JS.
+ * Loader and locale opens are left out of the events' keyset read itself unless `all`, so a page is
+ * never short and a cursor walks the same filtered set; the run's count of them is read beside.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { runNotFound } from '../../store/run-exists.sql.js';
@@ -15,12 +17,15 @@ import { asJsonText, type JsonText } from '../../store/json-text.js';
 import type { TimelineRisk, TimelineTable } from './timeline-table.js';
 import { decisionsOf } from '../../security/judged-events.sql.js';
 import { riskOf, type RiskEvent } from '../../security/risks.js';
+import { hiddenLoaderOpen } from '../../telemetry/loader-opens.sql.js';
 
 /** Validated parameters of one table page. */
 export interface TimelineTableParams {
   run: string;
   limit: number;
   cursor: string | null;
+  /** List loader and locale opens too (marked); by default only counted. */
+  all: boolean;
 }
 
 /** Where a page starts: after the entry with this key. */
@@ -48,17 +53,19 @@ export async function listTimeline(
     side,
     { run: null, cursor: params.cursor },
     formatVersion,
-    ['timeline', params.run, 'table'],
+    // a cursor is of one filtered set: one of all=true is refused without it, and the reverse
+    ['timeline', params.run, 'table', ...(params.all ? ['all'] : [])],
     3,
   );
   const after = opened.after === null ? null : readKeyset(opened.after);
-  const pageOf = (source: TimelineSource, rank: number): Statement =>
-    sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
+  const pageOf = (source: TimelineSource, rank: number, shown: Statement = sql`TRUE`): Statement =>
+    sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)} AND ${shown}
         ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`;
   const readEvents = async (): Promise<Ranked[]> => {
     const rank = eventRank;
     const source = timelineSources[rank]!;
-    const keys = await readRows<SourceKey>(connection, pageOf(source, rank));
+    const shown = params.all ? sql`TRUE` : sql`NOT (${hiddenLoaderOpen})`;
+    const keys = await readRows<SourceKey>(connection, pageOf(source, rank, shown));
     const rows =
       keys.length === 0 ? [] : await readRows<SourceKey>(connection, source.widen!(params.run, keys));
     return rows.map((row) => ({ ...row, rank }));
@@ -82,7 +89,11 @@ export async function listTimeline(
     if (!rows.some((row) => row.rank === -1)) throw runNotFound(params.run);
     return rows.filter((row) => row.rank !== -1);
   };
-  const candidates = (await Promise.all([readContext(), readEvents()])).flat();
+  const [context, events] = await Promise.all([
+    readContext().then(async (rows) => ({ rows, hidden: await countLoaderOpens(side, params.run) })),
+    readEvents(),
+  ]);
+  const candidates = [...context.rows, ...events];
   // each source is in key order already: a stable sort on (time, rank) keeps its ties as SQL sorted them
   const merged = candidates.sort((a, b) => compareBig(a.time_ns, b.time_ns) || a.rank - b.rank);
   const hasMore = merged.length > params.limit;
@@ -95,6 +106,7 @@ export async function listTimeline(
   return asJsonText<TimelineTable>(
     `{"schema_version":"provenance.timeline/v1","view":"table","run_id":${JSON.stringify(params.run)},` +
       `"limit":${params.limit},"count":${page.length},"has_more":${hasMore},"next_cursor":${nextCursor},` +
+      `"all":${params.all},"loader_locale_opens":${context.hidden},` +
       `"entries":[${entries.join(',')}]}`,
   );
 }
@@ -126,6 +138,15 @@ async function pageRisks(
     risks.set(row.id, { risk_id, rule_id, severity, decision: decided, response });
   }
   return risks;
+}
+
+/** The run's loader and locale opens (all of its events, not only the page's). */
+async function countLoaderOpens(connection: DuckDBConnection, run: string): Promise<bigint> {
+  const [row] = await readRows<{ hidden: bigint }>(
+    connection,
+    sql`SELECT count(*) AS hidden FROM events WHERE run_id = ${run} AND ${hiddenLoaderOpen}`,
+  );
+  return row?.hidden ?? 0n;
 }
 
 const eventRank = timelineSources.findIndex((source) => source.kind === 'event');
