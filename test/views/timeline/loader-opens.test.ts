@@ -195,4 +195,23 @@ describe('loader and locale opens in the table view of a run', function () {
     assert.equal(paged.code, 0, paged.stderr);
     assert.match(paged.stderr, new RegExp(`provd timeline ${run} --all --cursor `));
   });
+
+  it('provd summary leaves them out of the files and counts them', async function () {
+    const answer = await request(shared.daemon.url, `/v1/observe/summary?run=${run}`, { headers: auth });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const events = answer.body['events'] as Json;
+    assert.equal(events['loader_locale_opens'], 6);
+    assert.equal((events['by_type'] as Json)['file_open'], 6 + 1 + 5 + alsoShown.length, 'counted by type');
+    const files = ((answer.body['files'] as Json)['top'] as Json[]).map((file) => file['value']);
+    for (const open of loaderLocaleOpens.filter(({ path }) => path !== '/etc/ld.so.cache'))
+      assert.ok(!files.includes(open.path), open.path); // ld.so.cache is also written: a file
+    for (const path of ['/etc/ld.so.preload', '/tmp/evil.so', deniedLibrary])
+      assert.ok(files.includes(path), path);
+    const printed = await cli(['summary', run]);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(
+      printed.stdout,
+      /\n {2}left out {5}6 loader and locale opens \(provd timeline --all lists them\)\n/,
+    );
+  });
 });
