@@ -76,6 +76,9 @@ export const loaderOrLocaleOpen: Statement = sql`CASE
  */
 export const hiddenLoaderOpen: Statement = sql`loader_locale IS TRUE`;
 
+/** Its negation, written as DuckDB's keyset page reads fastest (`NOT (… IS TRUE)` cost more). */
+export const shownByDefault: Statement = sql`coalesce(loader_locale, false) = false`;
+
 /**
  * Sets `loader_locale` on the rows stored before the column existed (sql/017); a scan of the column
  * that finds nothing once they are set.

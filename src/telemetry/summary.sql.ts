@@ -9,7 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { requireRun } from '../store/run-exists.sql.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { readRows, sql, type Statement } from '../store/sql.js';
-import { hiddenLoaderOpen } from './loader-opens.sql.js';
+import { hiddenLoaderOpen, shownByDefault } from './loader-opens.sql.js';
 import { evidenceName, typeCode, typeName } from '../model/codes.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { jsonText, type JsonText } from '../store/json-text.js';
@@ -162,7 +162,7 @@ export async function summarizeRun(
     },
     bindings: Number(context!.bindings),
     processes: { distinct: Number(facts!.processes), execs: Number(facts!.execs) },
-    files: await topValues(connection, run, '$.path', undefined, sql`NOT (${hiddenLoaderOpen})`),
+    files: await topValues(connection, run, '$.path', undefined, shownByDefault),
     network_destinations: await topValues(connection, run, '$.dst_ip', '$.dst_port'),
     dns_names: await topValues(connection, run, '$.query'),
     coverage: { run_gaps: Number(gaps!.run_gaps), host_gaps_in_span: Number(gaps!.host_gaps) },

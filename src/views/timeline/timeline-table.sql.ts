@@ -17,7 +17,7 @@ import { asJsonText, type JsonText } from '../../store/json-text.js';
 import type { TimelineRisk, TimelineTable } from './timeline-table.js';
 import { decisionsOf } from '../../security/judged-events.sql.js';
 import { riskOf, type RiskEvent } from '../../security/risks.js';
-import { hiddenLoaderOpen } from '../../telemetry/loader-opens.sql.js';
+import { hiddenLoaderOpen, shownByDefault } from '../../telemetry/loader-opens.sql.js';
 
 /** Validated parameters of one table page. */
 export interface TimelineTableParams {
@@ -64,15 +64,16 @@ export async function listTimeline(
   const readEvents = async (): Promise<Ranked[]> => {
     const rank = eventRank;
     const source = timelineSources[rank]!;
-    const shown = params.all ? sql`TRUE` : sql`NOT (${hiddenLoaderOpen})`;
+    const shown = params.all ? sql`TRUE` : shownByDefault;
     const keys = await readRows<SourceKey>(connection, pageOf(source, rank, shown));
     const rows =
       keys.length === 0 ? [] : await readRows<SourceKey>(connection, source.widen!(params.run, keys));
     return rows.map((row) => ({ ...row, rank }));
   };
   // the small context tables in one statement (each source's page as rows of its rank, their ties
-  // all text), with the run's existence (rank -1): one statement's fixed price instead of five
-  const readContext = async (): Promise<Ranked[]> => {
+  // all text), with the run's existence (rank -1) and its count of loader and locale opens (rank
+  // -2, as `hidden`): one statement's fixed price instead of six
+  const readContext = async (): Promise<{ rows: Ranked[]; hidden: bigint }> => {
     const pages = timelineSources.flatMap((source, rank) =>
       source.kind === 'event'
         ? []
@@ -80,19 +81,19 @@ export async function listTimeline(
     );
     // a union keeps no order: its rows come back by tie, which the merge's stable sort on (time,
     // rank) keeps within one instant of one source, as the cursor's `tie >` expects
-    const rows = await readRows<Ranked>(
+    const rows = await readRows<Ranked & { hidden?: bigint }>(
       side,
       sql`SELECT -1 AS rank FROM runs WHERE run_id = ${params.run}
+          UNION ALL BY NAME SELECT -2 AS rank, count(*) AS hidden FROM events
+            WHERE run_id = ${params.run} AND ${hiddenLoaderOpen}
           UNION ALL BY NAME ${join(pages, ' UNION ALL BY NAME ')}
           ORDER BY tie`,
     );
     if (!rows.some((row) => row.rank === -1)) throw runNotFound(params.run);
-    return rows.filter((row) => row.rank !== -1);
+    const hidden = rows.find((row) => row.rank === -2)?.hidden ?? 0n;
+    return { rows: rows.filter((row) => row.rank >= 0), hidden };
   };
-  const [context, events] = await Promise.all([
-    readContext().then(async (rows) => ({ rows, hidden: await countLoaderOpens(side, params.run) })),
-    readEvents(),
-  ]);
+  const [context, events] = await Promise.all([readContext(), readEvents()]);
   const candidates = [...context.rows, ...events];
   // each source is in key order already: a stable sort on (time, rank) keeps its ties as SQL sorted them
   const merged = candidates.sort((a, b) => compareBig(a.time_ns, b.time_ns) || a.rank - b.rank);
@@ -138,15 +139,6 @@ async function pageRisks(
     risks.set(row.id, { risk_id, rule_id, severity, decision: decided, response });
   }
   return risks;
-}
-
-/** The run's loader and locale opens (all of its events, not only the page's). */
-async function countLoaderOpens(connection: DuckDBConnection, run: string): Promise<bigint> {
-  const [row] = await readRows<{ hidden: bigint }>(
-    connection,
-    sql`SELECT count(*) AS hidden FROM events WHERE run_id = ${run} AND ${hiddenLoaderOpen}`,
-  );
-  return row?.hidden ?? 0n;
 }
 
 const eventRank = timelineSources.findIndex((source) => source.kind === 'event');
