@@ -20,6 +20,7 @@ import type { EventVerdict } from '../shared/event-verdict.js';
 import type { BatchCommit, IngestAnswer, IngestCommit, IngestCommitResult } from './batch-commit.js';
 import { csvSource } from '../store/csv-rows.sql.js';
 import { eventRowColumns } from './event-row.js';
+import { loaderOrLocaleOpen } from './loader-opens.sql.js';
 import type { IngestLedger, LedgerEntry } from './ingest-ledger.sql.js';
 import { insertDigests } from '../provenance/seal-batches.sql.js';
 import { addCounters } from './producer-counters.sql.js';
@@ -453,13 +454,14 @@ const copied = eventRowColumns.map(([name]) => name).filter((name) => name !== '
 
 /**
  * One INSERT over every rows file: each row's id is `<batch id>.<idx>`, its position the batch's
- * base plus idx, and its hash the row's hex digest as `sha256:<hex>`.
+ * base plus idx, its hash the row's hex digest as `sha256:<hex>`, and whether it is a loader or
+ * locale open judged over the row's type, attrs and judged (the views hide those by default).
  */
 export function insertEvents(loads: readonly RowsLoad[], seqBase: bigint): Statement {
   const bases = batchBases(loads, seqBase);
   const files = loads.map((batch) => batch.file!);
-  return sql`INSERT INTO events (id, seq, ingested_ns, hash, ${raw(copied.join(', '))})
-    SELECT f.batch || '.' || r.idx, f.base + r.idx, f.ingested_ns, 'sha256:' || r.hash,
+  return sql`INSERT INTO events (id, seq, ingested_ns, hash, loader_locale, ${raw(copied.join(', '))})
+    SELECT f.batch || '.' || r.idx, f.base + r.idx, f.ingested_ns, 'sha256:' || r.hash, ${loaderOrLocaleOpen},
       ${raw(copied.map((name) => `r.${name}`).join(', '))}
     FROM ${eventRowsSource(files)} r
     JOIN (SELECT unnest(${list(files, VARCHAR)}) AS name, unnest(${list(bases, BIGINT)}) AS base,

@@ -1,13 +1,15 @@
 /**
  * GET /v1/observe/summary in the store actor: what a run did, in one answer: its time span, events
- * by type and evidence level, tool calls, processes, files, network destinations and DNS names, its
+ * by type and evidence level, tool calls, processes, files (not the loader's and locale's opens:
+ * counted apart), network destinations and DNS names, its
  * coverage (gaps tied to it, and host-wide gaps during its span) and its graph. Lists are bounded;
  * every list says how many distinct values there are in all.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { requireRun } from '../store/run-exists.sql.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
-import { readRows, sql } from '../store/sql.js';
+import { readRows, sql, type Statement } from '../store/sql.js';
+import { hiddenLoaderOpen, shownByDefault } from './loader-opens.sql.js';
 import { evidenceName, typeCode, typeName } from '../model/codes.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { jsonText, type JsonText } from '../store/json-text.js';
@@ -32,6 +34,11 @@ export interface ObservabilitySummary {
     total: Count;
     by_type: CountsByName;
     by_evidence_level: CountsByName;
+    /**
+     * Of the total, the loader's and locale's opens of each exec (loader-opens.sql.ts): counted
+     * here and by type, left out of `files`; `GET /v1/timeline?all=true` lists them.
+     */
+    loader_locale_opens: Count;
   };
   /** Tool calls recorded with POST /v1/record, and distinct tool calls named by bindings. */
   tool_calls: { recorded: Count; by_status: CountsByName; bound: Count };
@@ -86,11 +93,13 @@ export async function summarizeRun(
     total: bigint;
     processes: bigint;
     execs: bigint;
+    loader_locale_opens: bigint;
   }>(
     connection,
     sql`SELECT (SELECT first_seen_ns FROM runs WHERE run_id = ${run}) AS first_seen_ns,
           min(time_ns) AS first_ns, max(time_ns) AS last_ns, count(*) AS total,
-          count(DISTINCT coalesce(tgid, pid)) AS processes, count(*) FILTER (WHERE type = ${typeCode('execve')}) AS execs
+          count(DISTINCT coalesce(tgid, pid)) AS processes, count(*) FILTER (WHERE type = ${typeCode('execve')}) AS execs,
+          count(*) FILTER (WHERE ${hiddenLoaderOpen}) AS loader_locale_opens
         FROM events WHERE run_id = ${run}`,
   );
   const byType = await readRows<{ code: number; n: bigint }>(
@@ -144,6 +153,7 @@ export async function summarizeRun(
       total: Number(facts!.total),
       by_type: counts(byType, typeName),
       by_evidence_level: counts(byLevel, evidenceName),
+      loader_locale_opens: Number(facts!.loader_locale_opens),
     },
     tool_calls: {
       recorded: toolCalls.reduce((sum, row) => sum + Number(row.n), 0),
@@ -152,7 +162,7 @@ export async function summarizeRun(
     },
     bindings: Number(context!.bindings),
     processes: { distinct: Number(facts!.processes), execs: Number(facts!.execs) },
-    files: await topValues(connection, run, '$.path'),
+    files: await topValues(connection, run, '$.path', undefined, shownByDefault),
     network_destinations: await topValues(connection, run, '$.dst_ip', '$.dst_port'),
     dns_names: await topValues(connection, run, '$.query'),
     coverage: { run_gaps: Number(gaps!.run_gaps), host_gaps_in_span: Number(gaps!.host_gaps) },
@@ -175,12 +185,16 @@ export async function summarizeRun(
   return jsonText(answer);
 }
 
-/** The most frequent values of an attrs field (with a `:port` when given) among the run's events. */
+/**
+ * The most frequent values of an attrs field (with a `:port` when given) among the run's events
+ * (those `shown` selects).
+ */
 async function topValues(
   connection: DuckDBConnection,
   run: string,
   field: '$.path' | '$.dst_ip' | '$.query',
   port?: '$.dst_port',
+  shown: Statement = sql`TRUE`,
 ): Promise<TopValues> {
   const value =
     port === undefined
@@ -190,7 +204,7 @@ async function topValues(
     connection,
     sql`SELECT value, n, count(*) OVER () AS distinct_values FROM (
           SELECT ${value} AS value, count(*) AS n FROM events
-          WHERE run_id = ${run} AND json_extract_string(attrs, ${field}) IS NOT NULL GROUP BY 1)
+          WHERE run_id = ${run} AND json_extract_string(attrs, ${field}) IS NOT NULL AND ${shown} GROUP BY 1)
         ORDER BY n DESC, value LIMIT ${summaryListMax}`,
   );
   return {

@@ -21,6 +21,7 @@ import { IngestLedger } from './ingest-ledger.sql.js';
 import { Spool, type SpoolStats } from './spool.sql.js';
 import type { SpoolLimits } from './spool-limits.js';
 import { telemetryHandlers } from './telemetry-kinds.js';
+import { fillLoaderLocaleOpens } from './loader-opens.sql.js';
 import { ProcessRollup, type RollupFold } from './process-rollup.sql.js';
 import { HookRuns, tieToolCallEvents, type TieScope } from './tool-call-tie.sql.js';
 
@@ -93,6 +94,8 @@ async function startTelemetryStore(
     writer,
     sql`SELECT coalesce(max(seq) + 1, 0) AS next FROM events`,
   );
+  // events stored before the loader_locale column (sql/017) are judged once, here
+  await fillLoaderLocaleOpens(writer);
   // where each batch's events are, for explain: loaded before any write, then told of each one
   const places = new BatchPlaces();
   await places.load(writer);

@@ -519,6 +519,8 @@ describe('openapi document', function () {
         count: 0,
         has_more: false,
         next_cursor: null,
+        all: false,
+        loader_locale_opens: 0,
         entries: [],
       },
     };

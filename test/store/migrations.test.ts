@@ -96,6 +96,7 @@ describe('store migrations', function () {
         await db.run(String(ddl?.['sql']));
         await db.run('INSERT INTO events SELECT * FROM events_13');
         await db.run('DROP TABLE events_13');
+        await db.run('ALTER TABLE events DROP COLUMN loader_locale'); // 017's
         await db.run('DROP TABLE host_chain'); // 015's, absent at format 12
         await db.run('DELETE FROM store_format WHERE version >= 13');
       });
@@ -104,11 +105,12 @@ describe('store migrations', function () {
       const upgraded = await startDaemon({ dataDir });
       assert.ok(upgraded.logs.some((entry) => entry['msg'] === 'upgrading the store'));
       const opened = upgraded.logs.find((entry) => entry['msg'] === 'store opened');
-      assert.deepEqual(opened?.['migrated'], [13, 14, 15, 16]);
+      assert.deepEqual(opened?.['migrated'], [13, 14, 15, 16, 17]);
       const again = await request(upgraded.url, `/v1/graph/verify?run=${run}`);
       assert.equal(again.body['status'], 'ok');
       await assertStopsCleanly(upgraded);
       await withDatabase(dbPath, async (db) => {
+        // loader_locale too: set on opening the store as the commit had set it
         assert.deepEqual(await queryRows(db, 'SELECT * FROM events ORDER BY seq'), before);
         // the compression it names is the one DuckDB then writes
         await db.run('CHECKPOINT');
@@ -124,6 +126,51 @@ describe('store migrations', function () {
             ['id', 'FSST'],
           ],
         );
+      });
+    } finally {
+      removeDir(dataDir);
+    }
+  });
+
+  it('judges the events stored before format 17 loader and locale opens or not, as the commit does', async function () {
+    const dataDir = makeDataDir();
+    const dbPath = join(dataDir, 'provd.duckdb');
+    const run = 'run-loader';
+    const at = (offset: number): string => new Date(Date.now() + offset * 1000).toISOString();
+    const opens = [
+      ['/etc/ld.so.cache', 'O_RDONLY|O_CLOEXEC'],
+      ['/lib/x86_64-linux-gnu/libc.so.6', 524288],
+      ['/usr/lib/locale/locale-archive', 'O_RDONLY'],
+      ['/etc/ld.so.preload', 'O_RDONLY'],
+      ['/tmp/x.so', 'O_RDONLY'],
+      ['/usr/lib/x86_64-linux-gnu/libc.so.6', 'O_RDWR'],
+    ] as const;
+    try {
+      const daemon = await startDaemon({ dataDir });
+      await bind(daemon.url, { run_id: run, tool_call_id: 'tc-1', cgroup_id: '940', started_at: at(-60) });
+      const lines = opens.map(([path, flags], i) =>
+        nativeLine({ event_type: 'file_open', timestamp: at(-30 + i), cgroup_id: '940', path, flags }),
+      );
+      assert.equal((await ingest(daemon.url, lines.join('\n'), 'native')).status, 200);
+      await assertStopsCleanly(daemon);
+      const judged =
+        "SELECT json_extract_string(attrs, '$.path') AS path, loader_locale FROM events ORDER BY seq";
+      let before: Record<string, unknown>[] = [];
+      await withDatabase(dbPath, async (db) => {
+        before = await queryRows(db, judged);
+        await db.run('ALTER TABLE events DROP COLUMN loader_locale');
+        await db.run('DELETE FROM store_format WHERE version >= 17');
+      });
+      assert.deepEqual(
+        before.map((row) => row['loader_locale']),
+        [true, true, true, false, false, false],
+      );
+      const upgraded = await startDaemon({ dataDir });
+      const opened = upgraded.logs.find((entry) => entry['msg'] === 'store opened');
+      assert.deepEqual(opened?.['migrated'], [17]);
+      await assertStopsCleanly(upgraded);
+      await withDatabase(dbPath, async (db) => {
+        assert.deepEqual(await queryRows(db, judged), before);
       });
     } finally {
       removeDir(dataDir);

@@ -6,7 +6,8 @@
  * that carry its id: an exec's loader and locale opens, and what the command did.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { request } from './http.js';
@@ -29,6 +30,19 @@ export const loaderLocaleOpens = [
   { pid: 5001, path: '/lib/x86_64-linux-gnu/libc.so.6', flags: 524288 }, // O_RDONLY|O_CLOEXEC as a number
   { pid: 5001, path: '/usr/share/locale/locale.alias', flags: 'O_RDONLY' },
 ];
+
+/** A shared object the policy of `deniedLibraryPolicy` denies opening: a loader path, judged, so never folded. */
+export const deniedLibrary = '/usr/lib/x86_64-linux-gnu/libfoo.so.1';
+
+/** A policy file (in a new temporary directory) whose one rule denies opening `deniedLibrary`. */
+export function deniedLibraryPolicy(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'provd-loader-policy-')), 'policy.yaml');
+  writeFileSync(
+    file,
+    `rules:\n  - id: no-libfoo\n    decision: deny\n    match:\n      event_types: [file_open]\n      paths: ['${deniedLibrary}']\n`,
+  );
+  return file;
+}
 
 /** Opens of loader-like paths that are never folded: a write, not read-only, not a system library. */
 export const neverFolded = [

@@ -525,6 +525,8 @@ describe('GET /v1/timeline', function () {
       await db.run('DROP TABLE run_llm_usage');
       // 015
       await db.run('DROP TABLE host_chain');
+      // 017
+      await db.run('ALTER TABLE events DROP COLUMN loader_locale');
       await db.run('DELETE FROM store_format WHERE version >= 8');
     });
     const upgraded = await fixture.start();

@@ -11,7 +11,9 @@ export const getTimeline = queryTool({
     'What happened in one run, in order: application context (tool calls, bindings, file effects, ' +
     'artifacts) merged with the runtime events the sensor captured, each entry with its evidence ' +
     'level. `view: "table"` (the default) is one chronological page: pass `next_cursor` back as ' +
-    '`cursor` for the next one (`limit` 1..1000, default 100). `view: "causality"` is a bounded tree ' +
+    "`cursor` for the next one (`limit` 1..1000, default 100); the loader's and locale's opens of " +
+    'each exec are left out and counted for the whole run in `loader_locale_opens` unless `all: "true"` ' +
+    '(pass the same `all` with each cursor). `view: "causality"` is a bounded tree ' +
     '(run, tool calls, processes by parent, their first events) with what the bounds cut counted; it ' +
     'takes no limit or cursor. `view: "session"` tells an agent session (a run its hooks wrote): ' +
     "prompts, tool calls with the gate's decision, input and result, the processes that carry each " +

@@ -29,7 +29,9 @@ export class TimelineCommand extends RunQueryCommand {
       tool call, evidence level and a one-line summary; stderr names the \`--cursor\` of the next
       page when more follow. With \`--causality\`, prints the causality view as a tree: the run, its
       tool calls, their processes nested by parent, and each process's first events; what a bound
-      cut is counted on its own line. With \`--json\`, prints the \`provenance.timeline/v1\` body.
+      cut is counted on its own line. The table leaves out the loader's and locale's opens and says
+      on its last line how many the run has; \`--all\` lists them, marked \`[loader]\` (pass it with
+      each \`--cursor\` of its pages). With \`--json\`, prints the \`provenance.timeline/v1\` body.
 
       Exit code 0 when printed, 1 when the daemon answered an error (an unknown run, a bad cursor, a
       wrong token: its code and message on stderr), 2 when it cannot be reached or for bad usage.
@@ -38,6 +40,7 @@ export class TimelineCommand extends RunQueryCommand {
       ['A run in time order', '$0 timeline run-1'],
       ['Who started what', '$0 timeline run-1 --causality'],
       ["An agent session with the loader's and locale's opens", '$0 timeline SESSION --all'],
+      ["A run's table with the loader's and locale's opens", '$0 timeline run-1 --all --limit 50'],
     ],
   });
 
@@ -48,7 +51,8 @@ export class TimelineCommand extends RunQueryCommand {
     description: 'print the agent session view (with --json: its body); the default for an agent session',
   });
   all = Option.Boolean('--all', false, {
-    description: "list the loader's and locale's opens of each exec in the session view (default: counted)",
+    description:
+      "list the loader's and locale's opens of each exec (the session view and the table; default: counted)",
   });
   limit = Option.String('--limit', { description: 'entries per page of the table, 1..1000 (default 100)' });
   cursor = Option.String('--cursor', { description: 'the page after the one that named this cursor' });
@@ -64,10 +68,16 @@ export class TimelineCommand extends RunQueryCommand {
         );
       }
       const paged = this.limit !== undefined || this.cursor !== undefined;
-      if ((this.session || this.all) && (this.causality || paged)) {
+      if (this.session && (this.causality || paged)) {
         throw new ProvdError(
           'PROVD_ERR_CONFIG_INVALID',
-          `${this.session ? '--session' : '--all'} is the session view: not with --causality, --limit or --cursor`,
+          '--session is the session view: not with --causality, --limit or --cursor',
+        );
+      }
+      if (this.all && this.causality) {
+        throw new ProvdError(
+          'PROVD_ERR_CONFIG_INVALID',
+          '--all is for the table and the session view: the causality tree lists every event',
         );
       }
       query = pageQuery(this.run, this.limit, this.cursor);
@@ -75,11 +85,8 @@ export class TimelineCommand extends RunQueryCommand {
       return this.refuseUsage(error);
     }
     // the session view for an agent session; a run no hook wrote reads as before (--json: the table)
-    if (
-      this.session ||
-      this.all ||
-      (!this.causality && !this.json && !query.has('limit') && !query.has('cursor'))
-    ) {
+    const paged = query.has('limit') || query.has('cursor');
+    if (this.session || (!this.causality && !paged && (this.all || !this.json))) {
       const session = new URLSearchParams({
         run: this.run,
         view: 'session',
@@ -98,6 +105,7 @@ export class TimelineCommand extends RunQueryCommand {
       }
     }
     query.set('view', this.causality ? 'causality' : 'table');
+    if (this.all) query.set('all', 'true');
     const read = await readDaemon(baseUrl, `/v1/timeline?${query.toString()}`, stderr);
     if (isFailedRead(read)) return read.exitCode;
     if (this.json) {
@@ -108,7 +116,8 @@ export class TimelineCommand extends RunQueryCommand {
       stdout.write(formatCausality(read.body, this.style));
     } else if (!this.causality && typia.is<TimelineTable>(read.body)) {
       stdout.write(formatTimeline(read.body, this.style));
-      stderr.write(morePagesHint('entries', `timeline ${this.run}`, read.body.next_cursor));
+      const command = `timeline ${this.run}${this.all ? ' --all' : ''}`;
+      stderr.write(morePagesHint('entries', command, read.body.next_cursor));
     } else {
       stderr.write('provd: unexpected answer from the daemon (not a provenance.timeline/v1 body)\n');
       return unreachableExitCode;

@@ -35,6 +35,7 @@ export function formatSummary(
       `${summary.processes.distinct} distinct, ${summary.processes.execs} ${plural(summary.processes.execs, 'exec')}`,
     ],
     ['files', top(summary.files)],
+    ...loaderLine(events.loader_locale_opens, more.length > 0),
     ['destinations', top(summary.network_destinations)],
     ['dns names', top(summary.dns_names)],
     [
@@ -61,6 +62,17 @@ export function formatSummary(
     ...more,
   ];
   return formatFacts(facts, style);
+}
+
+/**
+ * `6 loader and locale opens (provd timeline --all lists them)` under the files, left out of them;
+ * none for none, nor for an agent session, whose facts count its own (`folded`).
+ */
+function loaderLine(count: number, session: boolean): Fact[] {
+  if (count === 0 || session) return [];
+  return [
+    ['  left out', `${count} loader and locale ${plural(count, 'open')} (provd timeline --all lists them)`],
+  ];
 }
 
 /** `execve 3, secret_path 2`, or `-`. */

@@ -14,17 +14,30 @@ const columns: Column[] = [
   { title: 'SUMMARY', flex: true },
 ];
 
-/** The page's entries in time order, or a sentence when the run has none. */
+/**
+ * The page's entries in time order (a loader or locale open marked `[loader]`), or a sentence when
+ * the run has none; then the run's loader and locale opens counted on one line.
+ */
 export function formatTimeline(page: TimelineTable, style: Style): string {
-  if (page.entries.length === 0) return `run ${page.run_id} has no timeline entries yet\n`;
+  const hidden = hiddenLine(page);
+  if (page.entries.length === 0) return `run ${page.run_id} has no timeline entries yet\n${hidden}`;
   const rows = page.entries.map((entry) => [
     utcTime(entry.time),
     entry.kind,
     entry.tool_call_id ?? '-',
     entry.evidence_level,
-    entry.kind === 'event' && entry.risk !== null
-      ? `${entry.summary} [${decisionText(entry.risk)}]`
+    entry.kind === 'event'
+      ? entry.summary +
+        (entry.risk !== null ? ` [${decisionText(entry.risk)}]` : '') +
+        (entry.loader_locale ? ' [loader]' : '')
       : entry.summary,
   ]);
-  return formatColumns(columns, rows, style);
+  return formatColumns(columns, rows, style) + hidden;
+}
+
+/** `6 loader and locale opens of the run not listed (--all lists them)`, or nothing for none. */
+function hiddenLine({ loader_locale_opens: count, all }: TimelineTable): string {
+  if (count === 0) return '';
+  const what = `${count} loader and locale ${count === 1 ? 'open' : 'opens'} of the run`;
+  return all ? `(${what} listed, marked [loader])\n` : `${what} not listed (--all lists them)\n`;
 }

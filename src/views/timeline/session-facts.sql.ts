@@ -7,7 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import { typeCode } from '../../model/codes.js';
 import { list, raw, readRows, sql } from '../../store/sql.js';
-import { loaderOrLocaleOpen } from './loader-opens.sql.js';
+import { hiddenLoaderOpen } from '../../telemetry/loader-opens.sql.js';
 
 /** A hook object of the run: a hook_event, a hook's tool_call, or a hook_content. */
 export interface HookObjectRow {
@@ -101,7 +101,7 @@ export function readProcessCounts(connection: DuckDBConnection, run: string): Pr
           arg_min(evidence_level, time_ns) AS evidence_level, arg_min(corr_method, time_ns) AS corr_method,
           arg_min(corr_confidence, time_ns) AS corr_confidence,
           arg_min(CAST(json_extract(attrs, '$.argv') AS VARCHAR), time_ns) FILTER (WHERE type = ${execve}) AS argv
-        FROM (SELECT *, ${loaderOrLocaleOpen} AS folded FROM events WHERE run_id = ${run})
+        FROM (SELECT *, ${hiddenLoaderOpen} AS folded FROM events WHERE run_id = ${run})
         GROUP BY ALL ORDER BY first_ns, tgid`,
   );
 }
@@ -123,7 +123,7 @@ export async function readListedEvents(
     sql`SELECT id, tool_call_id, tgid, comm, type, time_ns, evidence_level, attrs, judged, folded FROM (
           SELECT *, row_number() OVER (PARTITION BY tool_call_id ORDER BY time_ns, seq) AS n FROM (
             SELECT id, seq, tool_call_id, coalesce(tgid, pid) AS tgid, comm, type, time_ns, evidence_level,
-              attrs, judged, ${loaderOrLocaleOpen} AS folded
+              attrs, judged, ${hiddenLoaderOpen} AS folded
             FROM events WHERE run_id = ${run} AND list_contains(${list([...toolCalls], VARCHAR)}, tool_call_id))
           WHERE ${all} OR NOT folded)
         WHERE n <= ${raw(String(perToolCall))} ORDER BY time_ns, n`,

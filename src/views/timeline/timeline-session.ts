@@ -5,7 +5,7 @@
  * tool call the processes whose events carry its id, and under each process what it did. Every
  * link names its evidence: the agent's account is `context_asserted`, a process's tie to its tool
  * call is its events' own level and correlation method. Loader and locale opens are counted, and
- * listed only with `all=true` (loader-opens.sql.ts). Lists are bounded; what a bound cuts is counted.
+ * listed only with `all=true` (telemetry/loader-opens.sql.ts). Lists are bounded; what a bound cuts is counted.
  */
 import type { Count, DateTimeText, Integer } from '../../shared/schema/wire-types.js';
 import type { CorrelationMethod, EvidenceLevel } from '../../model/codes.js';

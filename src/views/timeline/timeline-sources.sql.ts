@@ -9,6 +9,7 @@ import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { BIGINT } from '../../store/duckdb-api.js';
 import { list, raw, sql, type Statement } from '../../store/sql.js';
 import { evidenceName, typeName } from '../../model/codes.js';
+import { hiddenLoaderOpen } from '../../telemetry/loader-opens.sql.js';
 import {
   eventJson,
   eventJsonColumns,
@@ -135,7 +136,7 @@ const events: TimelineSource = {
   // filters in the scan, where `IN (SELECT unnest(…))` joins: 3.4 ms)
   select: (run) => sql`SELECT time_ns, seq AS tie FROM events WHERE run_id = ${run}`,
   widen: (run, keys) =>
-    sql`SELECT seq AS tie, judged, ${raw(eventJsonColumns)} FROM events
+    sql`SELECT seq AS tie, judged, ${hiddenLoaderOpen} AS loader_locale, ${raw(eventJsonColumns)} FROM events
         WHERE run_id = ${run} AND time_ns >= ${keys[0]!.time_ns} AND time_ns <= ${keys[keys.length - 1]!.time_ns}
           AND list_contains(${list(
             keys.map((key) => key.tie),
@@ -144,14 +145,15 @@ const events: TimelineSource = {
         ORDER BY time_ns, seq`,
   // written by hand around eventJson, like events.sql.ts: keep in step with TimelineEventEntry
   entry(key, risks) {
-    const row = key as SourceKey & EventJsonRow;
+    const row = key as SourceKey & EventJsonRow & { loader_locale: boolean };
     const attrs = JSON.parse(row.attrs) as EventAttrs;
     const summary = eventSummary(typeName(row.type), row.comm, row.tgid ?? row.pid, attrs);
     return (
       `{"kind":"event","time":"${time(row.time_ns)}","id":${JSON.stringify(row.id)},` +
       `"tool_call_id":${JSON.stringify(row.tool_call_id)},` +
       `"evidence_level":"${evidenceName(row.evidence_level)}","summary":${JSON.stringify(summary)},` +
-      `"event":${eventJson(row)},"risk":${JSON.stringify(risks.get(row.id) ?? null)}}`
+      `"event":${eventJson(row)},"risk":${JSON.stringify(risks.get(row.id) ?? null)},` +
+      `"loader_locale":${row.loader_locale}}`
     );
   },
 };

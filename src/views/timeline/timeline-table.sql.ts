@@ -3,6 +3,8 @@
  * key of an entry is (time, rank of its source, tie); each source reads at most limit + 1 rows past
  * the cursor, in key order, on its own keyset predicate, and the page is the first limit of their
  * merge (one more tells whether there is a next page): at most 5 (limit + 1) rows reach JS.
+ * Loader and locale opens are left out of the events' keyset read itself unless `all`, so a page is
+ * never short and a cursor walks the same filtered set; the run's count of them is read beside.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { runNotFound } from '../../store/run-exists.sql.js';
@@ -15,12 +17,15 @@ import { asJsonText, type JsonText } from '../../store/json-text.js';
 import type { TimelineRisk, TimelineTable } from './timeline-table.js';
 import { decisionsOf } from '../../security/judged-events.sql.js';
 import { riskOf, type RiskEvent } from '../../security/risks.js';
+import { hiddenLoaderOpen, shownByDefault } from '../../telemetry/loader-opens.sql.js';
 
 /** Validated parameters of one table page. */
 export interface TimelineTableParams {
   run: string;
   limit: number;
   cursor: string | null;
+  /** List loader and locale opens too (marked); by default only counted. */
+  all: boolean;
 }
 
 /** Where a page starts: after the entry with this key. */
@@ -48,24 +53,27 @@ export async function listTimeline(
     side,
     { run: null, cursor: params.cursor },
     formatVersion,
-    ['timeline', params.run, 'table'],
+    // a cursor is of one filtered set: one of all=true is refused without it, and the reverse
+    ['timeline', params.run, 'table', ...(params.all ? ['all'] : [])],
     3,
   );
   const after = opened.after === null ? null : readKeyset(opened.after);
-  const pageOf = (source: TimelineSource, rank: number): Statement =>
-    sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)}
+  const pageOf = (source: TimelineSource, rank: number, shown: Statement = sql`TRUE`): Statement =>
+    sql`${source.select(params.run)} AND ${keysetFilter(source, rank, after)} AND ${shown}
         ORDER BY ${source.time}, ${source.tie} LIMIT ${params.limit + 1}`;
   const readEvents = async (): Promise<Ranked[]> => {
     const rank = eventRank;
     const source = timelineSources[rank]!;
-    const keys = await readRows<SourceKey>(connection, pageOf(source, rank));
+    const shown = params.all ? sql`TRUE` : shownByDefault;
+    const keys = await readRows<SourceKey>(connection, pageOf(source, rank, shown));
     const rows =
       keys.length === 0 ? [] : await readRows<SourceKey>(connection, source.widen!(params.run, keys));
     return rows.map((row) => ({ ...row, rank }));
   };
   // the small context tables in one statement (each source's page as rows of its rank, their ties
-  // all text), with the run's existence (rank -1): one statement's fixed price instead of five
-  const readContext = async (): Promise<Ranked[]> => {
+  // all text), with the run's existence (rank -1) and its count of loader and locale opens (rank
+  // -2, as `hidden`): one statement's fixed price instead of six
+  const readContext = async (): Promise<{ rows: Ranked[]; hidden: bigint }> => {
     const pages = timelineSources.flatMap((source, rank) =>
       source.kind === 'event'
         ? []
@@ -73,16 +81,20 @@ export async function listTimeline(
     );
     // a union keeps no order: its rows come back by tie, which the merge's stable sort on (time,
     // rank) keeps within one instant of one source, as the cursor's `tie >` expects
-    const rows = await readRows<Ranked>(
+    const rows = await readRows<Ranked & { hidden?: bigint }>(
       side,
       sql`SELECT -1 AS rank FROM runs WHERE run_id = ${params.run}
+          UNION ALL BY NAME SELECT -2 AS rank, count(*) AS hidden FROM events
+            WHERE run_id = ${params.run} AND ${hiddenLoaderOpen}
           UNION ALL BY NAME ${join(pages, ' UNION ALL BY NAME ')}
           ORDER BY tie`,
     );
     if (!rows.some((row) => row.rank === -1)) throw runNotFound(params.run);
-    return rows.filter((row) => row.rank !== -1);
+    const hidden = rows.find((row) => row.rank === -2)?.hidden ?? 0n;
+    return { rows: rows.filter((row) => row.rank >= 0), hidden };
   };
-  const candidates = (await Promise.all([readContext(), readEvents()])).flat();
+  const [context, events] = await Promise.all([readContext(), readEvents()]);
+  const candidates = [...context.rows, ...events];
   // each source is in key order already: a stable sort on (time, rank) keeps its ties as SQL sorted them
   const merged = candidates.sort((a, b) => compareBig(a.time_ns, b.time_ns) || a.rank - b.rank);
   const hasMore = merged.length > params.limit;
@@ -95,6 +107,7 @@ export async function listTimeline(
   return asJsonText<TimelineTable>(
     `{"schema_version":"provenance.timeline/v1","view":"table","run_id":${JSON.stringify(params.run)},` +
       `"limit":${params.limit},"count":${page.length},"has_more":${hasMore},"next_cursor":${nextCursor},` +
+      `"all":${params.all},"loader_locale_opens":${context.hidden},` +
       `"entries":[${entries.join(',')}]}`,
   );
 }

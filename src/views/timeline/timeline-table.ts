@@ -26,6 +26,13 @@ export interface TimelineTable {
   has_more: boolean;
   /** The next page's cursor, or null on the last page. */
   next_cursor: CursorToken | null;
+  /** True when loader and locale opens are listed (`all=true`), each marked; false: left out. */
+  all: boolean;
+  /**
+   * The run's loader and locale opens (telemetry/loader-opens.sql.ts): every event of the whole run
+   * so judged, not only the page's, whether listed (`all=true`) or left out; the same on every page.
+   */
+  loader_locale_opens: Count;
   /** By time, then tool calls, bindings, events, file effects, artifacts, then by id (events: by position). */
   entries: TimelineEntry[];
 }
@@ -57,6 +64,8 @@ export interface TimelineEventEntry extends TimelineEntryHead {
   event: TelemetryEvent;
   /** The policy's decision on the event, with what became of it; null when it judged none. */
   risk: TimelineRisk | null;
+  /** True for a loader or locale open (listed only with `all=true`). */
+  loader_locale: boolean;
 }
 
 /** A risk on a timeline event: the decision and its outcome (GET /v1/security/risks has the rest). */

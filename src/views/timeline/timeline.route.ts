@@ -23,9 +23,10 @@ export interface TimelineQuery extends PageQuery {
    */
   view?: TimelineView;
   /**
-   * view=session: `true` lists the loader's and locale's read-only opens of each exec too (by
-   * default they are counted, not listed); the table and the tree list every event, so it changes
-   * nothing there
+   * `true` lists the loader's and locale's read-only opens of each exec too, each marked
+   * `loader_locale: true`; by default they are left out and counted (view=table: the whole run's,
+   * in `loader_locale_opens`, the same on every page; view=session: in `counts`). A cursor is of
+   * the set it was issued for: pass the same `all` with it. view=causality lists every event
    */
   all?: 'true' | 'false';
 }
@@ -41,7 +42,9 @@ const timelineDescription =
   'Three views of one run, told apart by `view` in the body. `table` (the default) is one ' +
   'chronological list that merges application context (tool calls, bindings, file effects, ' +
   'artifacts) with runtime events, each entry with its record; it is keyset-paged like ' +
-  '/v1/telemetry/events (`limit`, `cursor`, `next_cursor`, `has_more`). `causality` is a tree, not ' +
+  '/v1/telemetry/events (`limit`, `cursor`, `next_cursor`, `has_more`). Its loader and locale opens ' +
+  'are left out of the pages and counted for the whole run in `loader_locale_opens`; `all=true` ' +
+  'lists them, each marked `loader_locale: true`. `causality` is a tree, not ' +
   'a list: run, then tool calls (and one node for events no binding attributed), then processes ' +
   'nested by ppid, then their first events; every node counts its events by type, and what a bound ' +
   'cuts is counted in `omitted_children` / `omitted_events`. It has no pages: `limit` and `cursor` ' +
@@ -79,7 +82,7 @@ function timelineRoute(store: QueryClient<ViewsKinds>): RouteHandler {
             );
       return { status: 200, body };
     }
-    const params = { run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null };
+    const params = { run, limit: limit ?? defaultPageLimit, cursor: cursor ?? null, all: all === 'true' };
     return {
       status: 200,
       body: await store.query('timelineTable', params, { deadlineMs: tableDeadlineMs }),

@@ -7,15 +7,14 @@
  * opens counted and listed only when asked, and hostile text kept as data.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { useSharedDaemon } from '../../support/daemon.js';
 import { runCli } from '../../support/cli.js';
 import { request } from '../../support/http.js';
 import { nativeLine } from '../../support/telemetry.js';
 import {
   deniedCall,
+  deniedLibrary,
+  deniedLibraryPolicy,
   hostileCommand,
   hostilePrompt,
   loaderLocaleOpens,
@@ -30,13 +29,7 @@ const token = 'session-view-token';
 const auth = { authorization: `Bearer ${token}` };
 const run = 'session-view-run';
 
-/** A shared object the policy denies opening: a loader path, judged, so never folded. */
-const deniedLibrary = '/usr/lib/x86_64-linux-gnu/libfoo.so.1';
-const policyFile = join(mkdtempSync(join(tmpdir(), 'provd-session-policy-')), 'policy.yaml');
-writeFileSync(
-  policyFile,
-  `rules:\n  - id: no-libfoo\n    decision: deny\n    match:\n      event_types: [file_open]\n      paths: ['${deniedLibrary}']\n`,
-);
+const policyFile = deniedLibraryPolicy();
 
 describe('the session view of an agent session', function () {
   const shared = useSharedDaemon({ authToken: token, args: ['--keep-hook-text', '--policy', policyFile] });

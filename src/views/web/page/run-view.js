@@ -3,7 +3,8 @@
 // (GET /v1/graph/verify, /v1/security/risks, /v1/timeline).
 import { getJson } from './api.js';
 import { renderCausality } from './causality-view.js';
-import { el, rowOf, table, viewLink } from './dom.js';
+import { el, rowOf, show, table, viewLink } from './dom.js';
+import { loaderToggle } from './loader-toggle.js';
 import { moreButton } from './more-button.js';
 import { sessionSection } from './session-view.js';
 
@@ -87,22 +88,42 @@ function entryCells(entry) {
     entry.time,
     entry.kind,
     entry.evidence_level,
-    { mono: entry.summary },
+    { mono: entry.kind === 'event' && entry.loader_locale ? `${entry.summary} [loader]` : entry.summary },
     entry.kind === 'event' && entry.risk !== null ? decisionText(entry.risk) : '',
     { mono: entry.tool_call_id ?? '' },
   ];
 }
 
+/**
+ * The table view's pages, with its toggle: loader and locale opens are a count line until the
+ * toggle asks the daemon for them (all=true), marked `[loader]`; each page after is of that set.
+ */
 function timelineSection(run, timeline) {
-  const title = el('h2', {}, 'Timeline');
-  if (timeline.entries.length === 0) {
-    return el('section', { id: 'timeline' }, title, el('p', { class: 'note' }, 'Nothing recorded.'));
-  }
+  const body = el('div', {});
+  const toggle = loaderToggle('show-timeline-loader-opens', body, async (all) =>
+    timelinePages(run, await getJson('/v1/timeline', { run, view: 'table', ...all }), all),
+  );
+  show(body, timelinePages(run, timeline, {}));
+  return el('section', { id: 'timeline' }, el('h2', {}, 'Timeline'), toggle, body);
+}
+
+function timelinePages(run, timeline, all) {
+  const count = timeline.loader_locale_opens;
+  const what = `${count} loader and locale ${count === 1 ? 'open' : 'opens'} of the run`;
+  const hidden =
+    count === 0
+      ? null
+      : el(
+          'p',
+          { class: 'note', id: 'timeline-loader-opens' },
+          timeline.all ? `${what}, marked [loader]` : `${what} not listed`,
+        );
+  if (timeline.entries.length === 0) return [el('p', { class: 'note' }, 'Nothing recorded.'), hidden];
   const headings = ['time', 'kind', 'evidence', 'what', 'decision', 'tool call'];
   const list = table(headings, timeline.entries, entryCells);
-  const next = (cursor) => getJson('/v1/timeline', { run, view: 'table', cursor });
+  const next = (cursor) => getJson('/v1/timeline', { run, view: 'table', cursor, ...all });
   const more = moreButton(timeline, next, 'entries', (entry) =>
     list.tBodies[0].append(rowOf(entryCells(entry))),
   );
-  return el('section', { id: 'timeline' }, title, list, more);
+  return [hidden, list, more];
 }

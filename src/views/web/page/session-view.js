@@ -5,29 +5,16 @@
 // the toggle asks the daemon for them (all=true).
 import { getJson } from './api.js';
 import { el, show } from './dom.js';
+import { loaderToggle } from './loader-toggle.js';
 
 /** The session section, with its toggle; re-reads the view when the toggle changes. */
 export function sessionSection(run, session) {
   const body = el('div', {});
-  const toggle = el('input', { type: 'checkbox', id: 'show-loader-opens' });
-  const label = el('label', { for: 'show-loader-opens' }, ' show loader and locale opens');
-  toggle.addEventListener('change', async () => {
-    toggle.disabled = true;
-    try {
-      const next = await getJson('/v1/timeline', {
-        run,
-        view: 'session',
-        ...(toggle.checked ? { all: 'true' } : {}),
-      });
-      show(body, renderSession(next));
-    } catch (error) {
-      show(body, el('p', { class: 'error' }, String(error.message)));
-    } finally {
-      toggle.disabled = false;
-    }
-  });
+  const toggle = loaderToggle('show-loader-opens', body, async (all) =>
+    renderSession(await getJson('/v1/timeline', { run, view: 'session', ...all })),
+  );
   show(body, renderSession(session));
-  return el('section', { id: 'session' }, el('h2', {}, 'Agent session'), el('p', {}, toggle, label), body);
+  return el('section', { id: 'session' }, el('h2', {}, 'Agent session'), toggle, body);
 }
 
 /** The session's counts, then its items as a tree. */
