@@ -18,10 +18,24 @@ const files = readdirSync(testDir, { recursive: true })
   .sort();
 // a daemon with its sensor on, or the sensor addon loaded by the test itself; not `no-sensor: true`
 // nor a quoted 'sensor: true' (a config file's text: test/daemon/config-file ran alone for them)
-const startsSensor = (file) =>
-  /(?<![-'"\w])sensor: true\b|\bloadSensorAddon\(/.test(readFileSync(join(root, file), 'utf8'));
-const alone = files.filter(startsSensor);
-const together = files.filter((file) => !startsSensor(file));
+const startsSensor = (text) => /(?<![-'"\w])sensor: true\b|\bloadSensorAddon\(/.test(text);
+// A file whose every sensor captures only the agents it watches (`--capture agents`, the daemon's
+// default) says so on a line of its own, and runs beside the others: what they run is filtered out
+// in the kernel, never stored in its store, and it starts no sensor that captures the host.
+const agentsOnly = (text) => /^\/\/ run-suites: capture agents only\b/m.test(text);
+const runsAlone = (file) => {
+  const text = readFileSync(join(root, file), 'utf8');
+  return startsSensor(text) && !agentsOnly(text);
+};
+const alone = files.filter(runsAlone);
+// the longest files first (minutes each, the rest take seconds), so none is left to run by itself
+// at the end of the parallel phase while the other jobs sit idle
+const longest = ['readme/quickstart', 'cli/readme-example', 'agents/agent-harness', 'cli/bin-link'];
+const rank = (file) => {
+  const index = longest.findIndex((name) => file.includes(`/${name}.test.js`));
+  return index === -1 ? longest.length : index;
+};
+const together = files.filter((file) => !runsAlone(file)).sort((a, b) => rank(a) - rank(b));
 
 const countsFile = join(tmpdir(), `provd-test-counts-${process.pid}.jsonl`);
 rmSync(countsFile, { force: true });
