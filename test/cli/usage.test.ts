@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { optionValueNames } from '../../src/cli/option-values.js';
 import { usesColors } from '../../src/cli/provd-cli.js';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runClis } from '../support/cli.js';
 
 const commands = [
   'daemon',
@@ -48,8 +48,10 @@ async function closedUrl(): Promise<string> {
 
 describe('provd usage and option checks', function () {
   it('prints help without colour codes when stdout is a pipe, naming every option value', async function () {
-    for (const args of [['--help'], ...commands.map((command) => [...command.split(' '), '--help'])]) {
-      const { code, stdout } = await runCli(args);
+    const calls = [['--help'], ...commands.map((command) => [...command.split(' '), '--help'])];
+    const runs = await runClis(calls.map((args) => [args]));
+    for (const [index, args] of calls.entries()) {
+      const { code, stdout } = runs[index]!;
       assert.equal(code, 0, args.join(' '));
       assert.doesNotMatch(stdout, ansiEscape, args.join(' '));
       assert.doesNotMatch(stdout, /#\d/, `${args.join(' ')} shows a value as #N`);
@@ -101,8 +103,9 @@ describe('provd usage and option checks', function () {
       [['runs', '--limit', '-5'], /--limit must be an integer 1\.\.1000, got "-5"/],
       [['runs', '--limit', '1e2'], /--limit must be an integer 1\.\.1000, got "1e2"/],
     ];
-    for (const [args, message] of cases) {
-      const { code, stdout, stderr } = await runCli(args, { env: { PROVD_URL: 'http://127.0.0.1:9' } });
+    const runs = await runClis(cases.map(([args]) => [args, { env: { PROVD_URL: 'http://127.0.0.1:9' } }]));
+    for (const [index, [args, message]] of cases.entries()) {
+      const { code, stdout, stderr } = runs[index]!;
       assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
       assert.match(stderr, /^provd: PROVD_ERR_CONFIG_INVALID: /, args.join(' '));
       assert.match(stderr, message, args.join(' '));
@@ -117,20 +120,25 @@ describe('provd usage and option checks', function () {
       ['http://user:pw@127.0.0.1:8574', /credentials \(use PROVD_AUTH_TOKEN\)/],
       ['http://127.0.0.1:8574/?x=1', /a query or fragment/],
     ];
-    for (const command of ['health', 'ingest', 'runs']) {
-      const rest = command === 'ingest' ? [sample] : [];
-      for (const [url, reason] of bad) {
-        const flag = await runCli([command, '--url', url, ...rest]);
-        assert.equal(flag.code, 2, `${command} --url ${url}: ${flag.stderr}`);
-        assert.match(
-          flag.stderr,
-          /^provd: PROVD_ERR_CONFIG_INVALID: --url must be the daemon's http\(s\) base URL/,
-        );
-        assert.match(flag.stderr, reason, `${command} --url ${url}`);
-        const env = await runCli([command, ...rest], { env: { PROVD_URL: url } });
-        assert.equal(env.code, 2, `${command} PROVD_URL=${url}: ${env.stderr}`);
-        assert.match(env.stderr, /^provd: PROVD_ERR_CONFIG_INVALID: PROVD_URL must be/);
-      }
+    const commandUrls = ['health', 'ingest', 'runs'].flatMap((command) =>
+      bad.map(([url, reason]) => ({ command, rest: command === 'ingest' ? [sample] : [], url, reason })),
+    );
+    const runs = await runClis(
+      commandUrls.flatMap(({ command, rest, url }) => [
+        [[command, '--url', url, ...rest]],
+        [[command, ...rest], { env: { PROVD_URL: url } }],
+      ]),
+    );
+    for (const [index, { command, url, reason }] of commandUrls.entries()) {
+      const [flag, env] = [runs[2 * index]!, runs[2 * index + 1]!];
+      assert.equal(flag.code, 2, `${command} --url ${url}: ${flag.stderr}`);
+      assert.match(
+        flag.stderr,
+        /^provd: PROVD_ERR_CONFIG_INVALID: --url must be the daemon's http\(s\) base URL/,
+      );
+      assert.match(flag.stderr, reason, `${command} --url ${url}`);
+      assert.equal(env.code, 2, `${command} PROVD_URL=${url}: ${env.stderr}`);
+      assert.match(env.stderr, /^provd: PROVD_ERR_CONFIG_INVALID: PROVD_URL must be/);
     }
   });
 
@@ -138,7 +146,7 @@ describe('provd usage and option checks', function () {
     const url = await closedUrl();
     const expected: Record<string, number> = { health: 2, runs: 2, ingest: 1 };
     const rests: Record<string, string[]> = { ingest: [sample], explain: ['--run', 'run-1'] };
-    for (const command of [
+    const unreachable = [
       'health',
       'runs',
       'ingest',
@@ -149,9 +157,14 @@ describe('provd usage and option checks', function () {
       'summary',
       'signals',
       'events',
-    ]) {
-      const rest = rests[command] ?? (command in expected ? [] : ['run-1']);
-      const { code, stderr } = await runCli([command, '--url', url + '/', ...rest]);
+    ];
+    const runs = await runClis(
+      unreachable.map((command) => [
+        [command, '--url', url + '/', ...(rests[command] ?? (command in expected ? [] : ['run-1']))],
+      ]),
+    );
+    for (const [index, command] of unreachable.entries()) {
+      const { code, stderr } = runs[index]!;
       assert.equal(code, expected[command] ?? 2, `${command}: ${stderr}`);
       assert.match(stderr, new RegExp(`PROVD_ERR_CLI_UNREACHABLE: cannot reach the daemon at ${url}: `));
     }

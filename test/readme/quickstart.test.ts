@@ -7,7 +7,9 @@
 // greeting.txt) and a home of its own. Then again on the clone as the first run left it, and once
 // more with the daemon's port taken, where the wait must end with the daemon's reason instead of
 // hanging. The clone builds its own dist/, never this checkout's. As root the daemon starts its eBPF
-// sensor (sensor: true), so the runner gives this file the host to itself.
+// sensor with the default capture, which stores only the agent it watches (what other test files run
+// meanwhile is filtered out in the kernel), so the runner runs this file beside the others:
+// run-suites: capture agents only (the README's `provd daemon`; the test's own daemons have no sensor)
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';

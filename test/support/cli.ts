@@ -50,3 +50,23 @@ export async function runCli(
 export function runDaemonCli(dataDir: string, args: readonly string[] = []): Promise<CliRun> {
   return runCli(['daemon', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--no-sensor', ...args]);
 }
+
+/**
+ * Runs `provd` once per entry of `calls`, a few at a time (most of a CLI call is starting node, on
+ * one core), and gives back what each printed, in the order of `calls`.
+ */
+export async function runClis(
+  calls: readonly (readonly [args: readonly string[], options?: Parameters<typeof runCli>[1]])[],
+  atOnce = 4,
+): Promise<CliRun[]> {
+  const runs: CliRun[] = new Array<CliRun>(calls.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < calls.length; index = next++) {
+      const [args, options] = calls[index]!;
+      runs[index] = await runCli(args, options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, calls.length) }, worker));
+  return runs;
+}
