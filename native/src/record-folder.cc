@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 namespace provd {
@@ -11,6 +12,10 @@ namespace {
 constexpr size_t ktimeAt = offsetof(event_header, ktime_ns);
 constexpr uint32_t loaderFlags = 02000000;  // O_RDONLY | O_CLOEXEC: how ld.so opens what it maps
 const char* const libraryDirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/"};
+// the view's system library directories (src/views/timeline/loader-opens.sql.ts), for gconv
+const char* const systemLibraryDirs[] = {"/lib/",      "/lib32/",      "/lib64/",      "/libx32/",       "/usr/lib/",
+                                         "/usr/lib32/", "/usr/lib64/", "/usr/libx32/", "/usr/local/lib/"};
+const char* const localeDirs[] = {"/usr/lib/locale/", "/usr/share/locale/"};
 
 bool startsWith(const char* text, size_t size, const char* prefix) {
   size_t length = strlen(prefix);
@@ -25,6 +30,65 @@ bool isLibraryPath(const char* path, size_t size) {
   for (const char* dir : libraryDirs) inLibraryDir = inLibraryDir || startsWith(path, size, dir);
   if (!inLibraryDir || memmem(path, size, ".so", 3) == nullptr) return false;
   return memmem(path, size, "/..", 3) == nullptr;  // no way out of the directory
+}
+
+bool equals(const char* text, size_t size, const char* word) {
+  return size == strlen(word) && memcmp(text, word, size) == 0;
+}
+
+bool startsWithAny(const char* path, size_t size, const char* const* dirs, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (startsWith(path, size, dirs[i])) return true;
+  return false;
+}
+
+// absolute, with no empty, `.` or `..` segment (no way out of the directory it names)
+bool isCleanPath(const char* path, size_t size) {
+  if (size == 0 || path[0] != '/') return false;
+  size_t start = 1;
+  for (size_t i = 1; i <= size; i++) {
+    if (i < size && path[i] != '/') continue;
+    size_t length = i - start;
+    if (length == 0 || (length <= 2 && memcmp(path + start, "..", length) == 0)) return false;
+    start = i + 1;
+  }
+  return true;
+}
+
+// LC_CTYPE, LC_MESSAGES, SYS_LC_MESSAGES...: a category file of a compiled locale
+bool isLocaleCategory(const char* name, size_t size) {
+  size_t prefix = startsWith(name, size, "LC_") ? 3 : startsWith(name, size, "SYS_LC_") ? 7 : 0;
+  if (prefix == 0 || size == prefix) return false;
+  for (size_t i = prefix; i < size; i++)
+    if ((name[i] < 'A' || name[i] > 'Z') && name[i] != '_') return false;
+  return true;
+}
+
+// a `gconv-modules` or `gconv-modules.cache` in a `gconv` directory under a system library directory
+bool isGconvPath(const char* path, size_t size) {
+  if (!isCleanPath(path, size) || !startsWithAny(path, size, systemLibraryDirs, std::size(systemLibraryDirs)))
+    return false;
+  const char* slash = static_cast<const char*>(memrchr(path, '/', size));
+  const char* name = slash + 1;
+  size_t nameSize = size - static_cast<size_t>(name - path);
+  // the `/gconv/` before the name may start at the library directory's own last slash
+  size_t dirSize = static_cast<size_t>(slash - path);
+  return dirSize >= strlen("/gconv") && memcmp(slash - strlen("/gconv"), "/gconv", strlen("/gconv")) == 0 &&
+         (equals(name, nameSize, "gconv-modules") || equals(name, nameSize, "gconv-modules.cache"));
+}
+
+// The C library's locale opens at start: a compiled locale's files under /usr/lib/locale/ or
+// /usr/share/locale/ (locale-archive, locale.alias, LC_* category files) and the gconv module
+// configuration. The directories are the view's (src/views/timeline/loader-opens.sql.ts); the names
+// are only those the C library opens, so no name a secret rule or a user would look for (a key, a
+// .env, a message catalog opened later) folds.
+bool isLocalePath(const char* path, size_t size) {
+  if (!isCleanPath(path, size)) return false;
+  if (!startsWithAny(path, size, localeDirs, std::size(localeDirs))) return isGconvPath(path, size);
+  const char* name = static_cast<const char*>(memrchr(path, '/', size)) + 1;
+  size_t nameSize = size - static_cast<size_t>(name - path);
+  return equals(name, nameSize, "locale-archive") || equals(name, nameSize, "locale.alias") ||
+         isLocaleCategory(name, nameSize);
 }
 
 // the same event but for its capture time
@@ -50,7 +114,7 @@ uint64_t RecordFolder::firstNs(const std::vector<uint8_t>& bytes) {
 void RecordFolder::take(const event_header* record, size_t size) {
   size = record->size;
   if (loading_.count(record->tgid) != 0) {
-    if (record->op == OP_FILE_OPEN && foldLibrary(record, size)) return;
+    if (record->op == OP_FILE_OPEN && (foldLoading(record, size) || keepUnreadable(record, size))) return;
     releaseLoading(record->tgid);  // the loader is done: the exec goes out before what follows it
   }
   if (record->op == OP_EXEC) {
@@ -58,6 +122,8 @@ void RecordFolder::take(const event_header* record, size_t size) {
     Loading& loading = loading_[record->tgid];
     loading.exec.assign(reinterpret_cast<const uint8_t*>(record), reinterpret_cast<const uint8_t*>(record) + size);
     memset(&loading.libraries, 0, offsetof(libraries_record, paths));
+    memset(&loading.locale, 0, offsetof(libraries_record, paths));
+    loading.unreadable.clear();
     return;
   }
   auto found = held_.find(record->tid);
@@ -95,23 +161,48 @@ void RecordFolder::take(const event_header* record, size_t size) {
   held.lastNs = record->ktime_ns;
 }
 
-bool RecordFolder::foldLibrary(const event_header* record, size_t size) {
+bool RecordFolder::foldLoading(const event_header* record, size_t size) {
   if (size < offsetof(file_open_event, path)) return false;
   const auto* open = reinterpret_cast<const file_open_event*>(record);
   size_t pathSize = size - offsetof(file_open_event, path);
-  if (open->flags != loaderFlags || open->base_size != 0 || (record->flags & RECORD_TRUNCATED) != 0 ||
-      pathSize == 0 || open->path[0] != '/' || !isLibraryPath(open->path, pathSize))
+  if (open->base_size != 0 || (record->flags & RECORD_TRUNCATED) != 0 || pathSize == 0 || open->path[0] != '/')
     return false;
-  libraries_record& libraries = loading_[record->tgid].libraries;
-  libraries.opens++;
+  Loading& loading = loading_[record->tgid];
+  if (open->flags == loaderFlags && isLibraryPath(open->path, pathSize))
+    keepOpen(loading.libraries, open, pathSize);
+  // the C library opens its gconv cache with O_RDONLY alone; a command's own open of a locale file
+  // (a `cat`, a shell's `<`) has no O_CLOEXEC either, and stays an event
+  else if ((open->flags == loaderFlags || (open->flags == 0 && isGconvPath(open->path, pathSize))) &&
+           isLocalePath(open->path, pathSize))
+    keepOpen(loading.locale, open, pathSize);
+  else
+    return false;
   folded_++;
-  if (libraries.kept < librariesMax && libraries.paths_size + pathSize + 1 <= libraryBytesMax) {
-    libraries.results[libraries.kept++] = open->result;
-    memcpy(libraries.paths + libraries.paths_size, open->path, pathSize);
-    libraries.paths[libraries.paths_size + pathSize] = 0;
-    libraries.paths_size += pathSize + 1;
-  }
   return true;
+}
+
+// The C library's first locale open (locale-archive) names a path in its own read-only data, often
+// not paged in yet when the probe reads it: that open stays an event (its path unknown), after the
+// exec, and the fold goes on past it rather than store the locale's other opens one by one.
+bool RecordFolder::keepUnreadable(const event_header* record, size_t size) {
+  if (size < offsetof(file_open_event, path) || (record->flags & RECORD_UNREADABLE) == 0) return false;
+  const auto* open = reinterpret_cast<const file_open_event*>(record);
+  Loading& loading = loading_[record->tgid];
+  if (open->flags != loaderFlags || loading.unreadable.size() >= unreadableMax) return false;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(record);
+  loading.unreadable.emplace_back(bytes, bytes + size);
+  return true;
+}
+
+void RecordFolder::keepOpen(libraries_record& opens, const file_open_event* open, size_t pathSize) {
+  opens.opens++;
+  if (open->result < 0) opens.failed++;
+  if (opens.kept < librariesMax && opens.paths_size + pathSize + 1 <= libraryBytesMax) {
+    opens.results[opens.kept++] = open->result;
+    memcpy(opens.paths + opens.paths_size, open->path, pathSize);
+    opens.paths[opens.paths_size + pathSize] = 0;
+    opens.paths_size += pathSize + 1;
+  }
 }
 
 void RecordFolder::release(uint32_t tid, size_t count) {
@@ -145,15 +236,19 @@ void RecordFolder::releaseLoading(uint32_t tgid) {
   if (found == loading_.end()) return;
   Loading& loading = found->second;
   emit_(loading.exec.data(), loading.exec.size());
-  if (loading.libraries.opens > 0) {
-    libraries_record& libraries = loading.libraries;
-    memcpy(&libraries.header, loading.exec.data(), sizeof(event_header));
-    libraries.header.op = opLibraries;
-    libraries.header.flags = libraries.kept < libraries.opens ? RECORD_TRUNCATED : 0;
-    libraries.header.size = offsetof(libraries_record, paths) + libraries.paths_size;
-    emit_(&libraries, libraries.header.size);
-  }
+  emitOpens(loading.libraries, loading.exec, opLibraries);
+  emitOpens(loading.locale, loading.exec, opLocale);
+  for (const std::vector<uint8_t>& open : loading.unreadable) emit_(open.data(), open.size());
   loading_.erase(found);
+}
+
+void RecordFolder::emitOpens(libraries_record& opens, const std::vector<uint8_t>& exec, uint16_t op) {
+  if (opens.opens == 0) return;
+  memcpy(&opens.header, exec.data(), sizeof(event_header));
+  opens.header.op = op;
+  opens.header.flags = opens.kept < opens.opens ? RECORD_TRUNCATED : 0;
+  opens.header.size = offsetof(libraries_record, paths) + opens.paths_size;
+  emit_(&opens, opens.header.size);
 }
 
 void RecordFolder::expire(uint64_t nowNs, bool all) {

@@ -1,6 +1,7 @@
 // Folds records before they are batched, so the daemon stores (and hashes) fewer, richer events:
 // - a dynamic loader's opens of shared libraries (and /etc/ld.so.cache) right after an exec become
-//   a `libraries` record that follows the exec's, instead of one file event each;
+//   a `libraries` record that follows the exec's, instead of one file event each; the C library's
+//   locale opens among or after them (locale and gconv files) likewise become a `locale` record;
 // - a record repeated by the same thread, identical but for its capture time, within windowNs of
 //   the first, becomes that record followed by a `repeat` record holding the count and the last time,
 //   also when other foldable records of the thread came between them (a loop of open, open, connect:
@@ -24,8 +25,10 @@ namespace provd {
 // user-space records, never written by BPF: must match src/sensor/records.ts: RecordOp
 constexpr uint16_t opRepeat = 102;
 constexpr uint16_t opLibraries = 103;
+constexpr uint16_t opLocale = 104;  // a libraries_record of the locale opens
 constexpr uint32_t librariesMax = 32;       // paths kept; past them only counted
 constexpr uint32_t libraryBytesMax = 4096;  // bytes of paths kept
+constexpr size_t unreadableMax = 4;         // opens with an unreadable path an exec's fold goes past
 constexpr size_t heldPerThread = 4;         // distinct records of one thread waiting for repeats
 constexpr size_t heldMax = 16384;           // records waiting in all: past it every one goes out
 
@@ -37,13 +40,14 @@ struct repeat_record {
   __u64 last_ktime_ns;
 };
 
-// follows an exec record: must match src/sensor/folded-records.ts: librariesRecord
+// follows an exec record (opLibraries, then opLocale, each only when it folded an open): must
+// match src/sensor/folded-records.ts: librariesRecord
 struct libraries_record {
   event_header header;
-  __u32 opens;       // the loader's opens folded, failed ones included
+  __u32 opens;       // the opens folded, failed ones included
   __u32 kept;        // entries in results and paths
   __u32 paths_size;  // bytes of paths: each path NUL-terminated
-  __u32 reserved;
+  __u32 failed;      // the opens folded that failed, kept or not
   __s32 results[librariesMax];
   char paths[libraryBytesMax];
 };
@@ -59,7 +63,7 @@ class RecordFolder {
   void expire(uint64_t nowNs, bool all);
   // when the next held record is due, or 0 when none is held
   uint64_t nextDueNs() const;
-  // records folded into another (repeats and library opens), for the reader's stats
+  // records folded into another (repeats, library and locale opens), for the reader's stats
   uint64_t folded() const { return folded_; }
 
  private:
@@ -74,12 +78,18 @@ class RecordFolder {
     Loading() {}  // NOLINT(modernize-use-equals-default): "= default" would value-initialize it
     std::vector<uint8_t> exec;
     libraries_record libraries;
+    libraries_record locale;
+    std::vector<std::vector<uint8_t>> unreadable;  // read-only opens whose path could not be read
   };
   // lets the first `count` records a thread holds go (all: SIZE_MAX), oldest first
   void release(uint32_t tid, size_t count = SIZE_MAX);
   void emitHeld(const Held& held);
   void releaseLoading(uint32_t tgid);
-  bool foldLibrary(const event_header* record, size_t size);
+  // folds a loader's or a locale open of a process that exec'd and did nothing else yet
+  bool foldLoading(const event_header* record, size_t size);
+  bool keepUnreadable(const event_header* record, size_t size);
+  static void keepOpen(libraries_record& opens, const file_open_event* open, size_t pathSize);
+  void emitOpens(libraries_record& opens, const std::vector<uint8_t>& exec, uint16_t op);
   static uint64_t firstNs(const std::vector<uint8_t>& bytes);
 
   uint64_t windowNs_;

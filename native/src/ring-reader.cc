@@ -145,10 +145,10 @@ int RingReader::onRecord(void* context, void* data, size_t size) {
   return 0;
 }
 
-// true for what the folder writes after a record to complete it (a repeat, an exec's libraries)
+// true for what the folder writes after a record to complete it (a repeat, an exec's libraries or locale opens)
 static bool completesRecordBefore(const void* data) {
   uint16_t op = static_cast<const event_header*>(data)->op;
-  return op == opRepeat || op == opLibraries;
+  return op == opRepeat || op == opLibraries || op == opLocale;
 }
 
 bool RingReader::full() const { return batchRecords_ >= limits_.records || batch_->size() >= limits_.bytes; }

@@ -11,7 +11,7 @@ import { decodeConnect, decodeDns } from './decode-network.js';
 import { decodeFileOpen, decodeFileRename, decodeFileUnlink } from './decode-file.js';
 import { decodePtrace, decodeSetid } from './decode-privilege.js';
 import { decodeExec, decodeExit } from './decode-process.js';
-import { applyLibraries, applyRepeat } from './folded-records.js';
+import { applyLibraries, applyLocale, applyRepeat } from './folded-records.js';
 import { decodeLossReport } from './loss-records.js';
 import { RecordView } from './record-view.js';
 import { decodeTlsMessage } from './tls/message-record.js';
@@ -52,7 +52,7 @@ export function decodeSensorBatch(bytes: Uint8Array): ParseResult {
     }
     const record = new RecordView(view, bytes, at, size);
     const op = record.u16(header.op);
-    if (op === RecordOp.repeat || op === RecordOp.libraries) {
+    if (op === RecordOp.repeat || op === RecordOp.libraries || op === RecordOp.locale) {
       // completes the event of the record before it (native/src/record-folder.h)
       const before = result.events[result.events.length - 1];
       const failure =
@@ -60,7 +60,9 @@ export function decodeSensorBatch(bytes: Uint8Array): ParseResult {
           ? 'a folded record without the record it completes'
           : op === RecordOp.repeat
             ? applyRepeat(record, before, offsetNs)
-            : applyLibraries(record, before);
+            : op === RecordOp.libraries
+              ? applyLibraries(record, before)
+              : applyLocale(record, before);
       if (failure !== undefined) reject(result, number, 'unknown_type', `record ${number}: ${failure}`);
       at += (size + 7) & ~7;
       continue;

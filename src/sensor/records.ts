@@ -21,6 +21,7 @@ export const RecordOp = {
   /** Written by the ring reader when it folds (src/sensor/folded-records.ts), never by BPF. */
   repeat: 102,
   libraries: 103,
+  locale: 104,
   /** Written by src/sensor/loss-records.ts, never by BPF. */
   lossReport: 100,
   /** Written by the TLS pool (src/sensor/tls/message-record.ts): one reassembled HTTP message. */

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
+import { librariesRecord } from '../../src/sensor/folded-records.js';
 import {
   header,
+  headerBytes,
   layouts,
   recordBaseCut,
   RecordOp,
@@ -25,6 +27,48 @@ function recordOffsets(batch: Uint8Array): number[] {
   const found: number[] = [];
   for (let at = 8; at < batch.length; at += (view.getUint16(at + header.size, true) + 7) & ~7) found.push(at);
   return found;
+}
+
+/** Byte arrays one after another. */
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.length;
+  }
+  return joined;
+}
+
+/**
+ * A libraries or locale record as the ring reader writes it after an exec (native/src/record-folder.h
+ * libraries_record): the exec's header with `op`, then the counts, the kept results and their paths,
+ * padded to 8 bytes as records in a batch are.
+ */
+function foldedOpensRecord(
+  execHeader: Uint8Array,
+  op: number,
+  flags: number,
+  paths: string[],
+  results: number[],
+  opens: number,
+  failed: number,
+): Uint8Array {
+  const text = Buffer.from(paths.map((path) => `${path}\0`).join(''));
+  const size = librariesRecord.paths + text.length;
+  const record = new Uint8Array((size + 7) & ~7);
+  record.set(execHeader);
+  const view = new DataView(record.buffer);
+  view.setUint16(header.op, op, true);
+  view.setUint16(header.size, size, true);
+  view.setUint32(header.flags, flags, true);
+  view.setUint32(librariesRecord.opens, opens, true);
+  view.setUint32(librariesRecord.kept, results.length, true);
+  view.setUint32(librariesRecord.paths_size, text.length, true);
+  view.setUint32(librariesRecord.failed, failed, true);
+  results.forEach((result, i) => view.setInt32(librariesRecord.results + i * 4, result, true));
+  record.set(text, librariesRecord.paths);
+  return record;
 }
 
 describe('decodeSensorBatch', function () {
@@ -117,6 +161,75 @@ describe('decodeSensorBatch', function () {
     const view = new DataView(shifted.buffer);
     view.setBigInt64(0, view.getBigInt64(0, true) + 1_000_000_000n, true);
     assert.equal(decodeSensorBatch(shifted).events[0]!.timeNs, before + 1_000_000_000n);
+  });
+
+  it("decodes an exec's locale record into fields apart from its libraries, counting the failed opens", function () {
+    const batch = recorded();
+    const [first, second] = recordOffsets(batch) as [number, number];
+    const paths = ['/usr/lib/locale/C.utf8/LC_CTYPE', '/usr/lib/locale/C.UTF-8/LC_CTYPE'];
+    const folded = (
+      op: number,
+      flags: number,
+      results: number[],
+      opens: number,
+      failed: number,
+    ): Uint8Array =>
+      foldedOpensRecord(batch.subarray(first, first + headerBytes), op, flags, paths, results, opens, failed);
+    const decode = (...records: Uint8Array[]): ParsedEvent[] => {
+      const { events, errors } = decodeSensorBatch(
+        concat(batch.subarray(0, second), ...records, batch.subarray(second)),
+      );
+      assert.deepEqual(errors, []);
+      return events;
+    };
+    // two kept, one opened and one failed (ENOENT), of 40 opens of which 30 failed: past the bound
+    const [exec] = decode(folded(RecordOp.locale, recordTruncated, [3, -2], 40, 30));
+    const { locale_files, locale_failed, locale_opens, locale_truncated, libraries } = exec!.attrs;
+    assert.deepEqual(
+      { locale_files, locale_failed, locale_opens, locale_truncated, libraries },
+      {
+        locale_files: ['/usr/lib/locale/C.utf8/LC_CTYPE'],
+        locale_failed: 30,
+        locale_opens: 40,
+        locale_truncated: true,
+        libraries: undefined,
+      },
+    );
+    // after the libraries record, each to its own fields; the libraries' values as before
+    const [both] = decode(
+      folded(RecordOp.libraries, 0, [3, -2], 2, 1),
+      folded(RecordOp.locale, 0, [3, 3], 2, 0),
+    );
+    assert.deepEqual(both!.attrs['libraries'], [paths[0]]);
+    assert.deepEqual(both!.attrs['libraries_failed'], [{ path: paths[1], error: 'ENOENT' }]);
+    assert.equal(both!.attrs['library_opens'], 2);
+    assert.deepEqual(both!.attrs['locale_files'], paths);
+    assert.equal(both!.attrs['locale_failed'], undefined, 'none failed');
+    assert.equal(both!.attrs['locale_opens'], 2);
+  });
+
+  it('rejects a locale record that follows no exec', function () {
+    const batch = recorded();
+    const [first, second, third] = recordOffsets(batch) as [number, number, number];
+    assert.equal(new DataView(batch.buffer).getUint16(second + header.op, true), RecordOp.exit);
+    const record = foldedOpensRecord(
+      batch.subarray(second, second + headerBytes),
+      RecordOp.locale,
+      0,
+      [],
+      [],
+      1,
+      1,
+    );
+    const { events, errors } = decodeSensorBatch(
+      concat(batch.subarray(0, third), record, batch.subarray(third)),
+    );
+    assert.deepEqual(
+      errors.map((error) => error.message),
+      ['record 3: locale record after a record that is no exec'],
+    );
+    assert.equal(events[1]!.attrs['locale_opens'], undefined);
+    assert.ok(first < second);
   });
 
   it('keeps the records before a batch cut mid-record and rejects the cut one', function () {

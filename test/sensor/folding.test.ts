@@ -1,11 +1,11 @@
 /**
  * What the ring reader folds (native/src/record-folder.cc), against the real sensor: a dynamic
- * loader's opens become fields of the exec before them, however fast the process exits (its exit
- * and its opens come from different probes), and a thread's repeated records fold into the first
- * even with other records between them, keeping the order of their first times. A record and the
- * folded record that completes it (a repeat's count, an exec's libraries) always travel in one
- * batch, however small the batch limit: a repeat cut off into the next batch could not be decoded,
- * and the opens it counted were lost.
+ * loader's opens, and the C library's locale opens after them, become fields of the exec before
+ * them, however fast the process exits (its exit and its opens come from different probes), and a
+ * thread's repeated records fold into the first even with other records between them, keeping the
+ * order of their first times. A record and the folded record that completes it (a repeat's count,
+ * an exec's libraries) always travel in one batch, however small the batch limit: a repeat cut off
+ * into the next batch could not be decoded, and the opens it counted were lost.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -107,6 +107,57 @@ describe('the ring reader folding records', function () {
       const exitAt = events.findIndex((event) => event.type === 'process_exit' && event.tgid === exec.tgid);
       assert.ok(exitAt > execAt, `the exit of ${exec.tgid} comes after its exec`);
     }
+  });
+
+  it("makes the C library's locale opens fields of the exec, apart from its libraries", async function () {
+    const execs = 10;
+    const { pid, events } = await captureShell(
+      `i=0; while [ $i -lt ${execs} ]; do LANG=C.UTF-8 /bin/sleep 0; i=$((i+1)); done`,
+    );
+    const children = events.filter((event) => event.type === 'execve' && event.ppid === pid);
+    assert.equal(children.length, execs, 'one exec event per sleep');
+    for (const exec of children) {
+      const files = exec.attrs['locale_files'];
+      assert.ok(Array.isArray(files) && files.length > 0, `exec of ${exec.tgid} has its locale files`);
+      assert.ok(
+        files.every(
+          (file) => typeof file === 'string' && !(exec.attrs['libraries'] as string[]).includes(file),
+        ),
+        'the locale files are not among the libraries',
+      );
+      // every locale open is counted, the lookups that failed among them
+      const failed = exec.attrs['locale_failed'];
+      assert.equal(exec.attrs['locale_opens'], files.length + (typeof failed === 'number' ? failed : 0));
+    }
+    const childTgids = new Set(children.map((event) => event.tgid));
+    const localeOpens = events.filter(
+      (event) =>
+        childTgids.has(event.tgid) &&
+        /^\/usr\/(lib|share)\/locale\/|\/gconv\//.test(String(event.attrs['path'])),
+    );
+    assert.deepEqual(
+      localeOpens.map((event) => event.attrs['path']),
+      [],
+      'no locale open stored apart from its exec',
+    );
+  });
+
+  it('keeps an open of a locale file that the command makes itself an event of its own', async function () {
+    // cat's C library reads locale.alias at start (folded), then cat opens it (O_RDONLY, no O_CLOEXEC)
+    const alias = '/usr/share/locale/locale.alias';
+    const { pid, events } = await captureShell(`LANG=C.UTF-8 cat ${alias} > /dev/null; : < ${alias}`);
+    const cat = events.find((event) => event.type === 'execve' && event.ppid === pid);
+    assert.ok(cat !== undefined, 'the exec of cat');
+    assert.ok(
+      (cat.attrs['locale_files'] as string[] | undefined)?.includes(alias),
+      'its C library read the alias',
+    );
+    const opens = (tgid: number | null): ParsedEvent[] =>
+      events.filter(
+        (event) => event.tgid === tgid && event.type === 'file_open' && event.attrs['path'] === alias,
+      );
+    assert.equal(opens(cat.tgid).length, 1, "cat's own open of the file is an event");
+    assert.equal(opens(pid).length, 1, "the shell's redirection from the file is an event");
   });
 
   it("folds a thread's repeats with other records between them, in the order of their first times", async function () {
