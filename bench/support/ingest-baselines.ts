@@ -59,6 +59,7 @@ const tableColumns = [
   ...['id', 'seq', 'run_id', 'type', 'source', 'time', 'time_ns', 'ingested_ns', 'pid', 'tgid', 'ppid'],
   ...['uid', 'comm', 'cgroup_id', 'container_id', 'tool_call_id', 'binding_id', 'corr_method'],
   ...['corr_confidence', 'evidence_level', 'spool_state', 'attrs', 'hash', 'risky', 'bytes', 'judged'],
+  'loader_locale',
 ];
 
 /** One built row: what encodeEventRow takes, and the id the commit gives it. */
@@ -154,7 +155,8 @@ function appendRow(appender: DuckDBAppender, row: BuiltRow, seq: bigint, ingeste
   appender.appendVarchar(`sha256:${row.hashHex}`);
   appender.appendBoolean(isRisky(event.type, event.attrs));
   appender.appendBigInt(BigInt(eventBytes(event.attrs)));
-  appender.appendBoolean(false);
+  appender.appendBoolean(false); // judged
+  appender.appendBoolean(false); // loader_locale: the workload holds no loader or locale opens
   appender.endRow();
 }
 
