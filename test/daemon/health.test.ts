@@ -39,6 +39,11 @@ describe('health endpoints', function () {
         sessions: 0,
         sessions_evicted: 0,
         store_failed: 0,
+        // the sensor's exec history of hook callers (this daemon runs without the sensor)
+        exec_confirmed: 0,
+        exec_refused: 0,
+        exec_unchecked: 0,
+        exec_history: null,
       });
       assert.equal(body['queued_spool'], 0);
       assert.equal(body['queued_spool_bytes'], 0);

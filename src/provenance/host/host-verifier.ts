@@ -156,13 +156,14 @@ export class HostVerifier {
   private async fullDone(started: number, result: VerifyResult): Promise<void> {
     const ms = Math.round(performance.now() - started);
     this.lastFull = { atMs: Date.now(), ms };
+    // counted before it is logged: whoever reads the log line finds the count in producer health
+    await this.parts.recordFull(ms);
     log('info', 'host events verified in full', {
       status: result.status,
       errors: result.error_count,
       warnings: result.warning_count,
       ms,
     });
-    await this.parts.recordFull(ms);
     this.schedule();
   }
 
