@@ -10,9 +10,10 @@
  * - `ai.mcp.<tool>.concurrent`: 8 calls in flight on the one session, the rate it sustains;
  *
  * for `list_events` (`{run, limit: 100}`), `list_risks` (`{run}`) and the gate `evaluate_action`
- * (curl to the metadata address). The baseline, measured in the same run and mode just before,
- * is the same request sent straight to the daemon with fetch (GET /v1/telemetry/events,
- * GET /v1/security/risks, POST /v1/security/evaluate); `ratio_to_baseline` is the MCP rate over it.
+ * (curl to the metadata address). The baseline is the same request sent straight to the daemon
+ * with fetch (GET /v1/telemetry/events, GET /v1/security/risks, POST /v1/security/evaluate), timed
+ * in rounds alternating with the MCP calls' in the same mode; `ratio_to_baseline` is the median of
+ * the rounds' MCP rate over the baseline's.
  * `peak_rss_bytes` is the MCP server child's, over the measured series.
  *
  * `--guard` fails on any isError result, error or non-200 answer, or when an MCP rate's ratio to its
@@ -34,7 +35,9 @@ const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
 const isGuard = args.has('--guard');
 const warmupMs = isShort ? 200 : 1_000;
-const durationMs = isShort ? 1_000 : 5_000;
+/** Each side's timed series is cut into rounds, baseline and MCP in turn (see measurePair). */
+const rounds = isShort ? 4 : 5;
+const roundMs = isShort ? 400 : 1_000;
 const concurrency = 8;
 const seededEvents = 5_000;
 const riskEvery = 100;
@@ -122,11 +125,47 @@ async function drive(attempt: Attempt, inFlight: number, ms: number): Promise<Se
   };
 }
 
-/** A warm-up series whose numbers are thrown away, then the measured one. */
-async function measure(attempt: Attempt, inFlight: number, beforeTimed = (): void => {}): Promise<Series> {
-  await drive(attempt, inFlight, warmupMs);
+/** Sums the rounds of one side into one series (its p50/p99 are the rounds' medians). */
+function combine(parts: Series[]): Series {
+  const calls = parts.reduce((sum, part) => sum + part.calls, 0);
+  const durationS = parts.reduce((sum, part) => sum + part.duration_s, 0);
+  const middle = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  return {
+    calls,
+    errors: parts.reduce((sum, part) => sum + part.errors, 0),
+    firstError: parts.find((part) => part.firstError !== undefined)?.firstError,
+    duration_s: Number(durationS.toFixed(3)),
+    calls_per_sec: Math.round(calls / durationS),
+    p50_ms: middle(parts.map((part) => part.p50_ms)),
+    p99_ms: middle(parts.map((part) => part.p99_ms)),
+  };
+}
+
+/**
+ * Warms both sides up, then times them in alternating rounds (baseline, MCP, baseline, ...): a burst
+ * of other work on the host lands on both sides of a round, not on one side's whole series. The
+ * ratio is the median of the rounds' ratios.
+ */
+async function measurePair(
+  base: Attempt,
+  load: Attempt,
+  inFlight: number,
+  beforeTimed: () => void,
+): Promise<{ base: Series; load: Series; ratio: number }> {
+  await drive(base, inFlight, warmupMs);
+  await drive(load, inFlight, warmupMs);
   beforeTimed();
-  return drive(attempt, inFlight, durationMs);
+  const bases: Series[] = [];
+  const loads: Series[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    bases.push(await drive(base, inFlight, roundMs));
+    loads.push(await drive(load, inFlight, roundMs));
+    ratios.push(loads.at(-1)!.calls_per_sec / Math.max(1, bases.at(-1)!.calls_per_sec));
+  }
+  ratios.sort((a, b) => a - b);
+  const median = (ratios[(rounds - 1) >> 1]! + ratios[rounds >> 1]!) / 2;
+  return { base: combine(bases), load: combine(loads), ratio: Number(median.toFixed(3)) };
 }
 
 /** The run: bound to cgroup 777, `seededEvents` events over a few minutes, one in `riskEvery` a secret read. */
@@ -206,9 +245,12 @@ async function runBench(): Promise<string[]> {
         for (const inFlight of [1, concurrency]) {
           const mode = inFlight === 1 ? 'sequential' : 'concurrent';
           const name = `ai.mcp.${testCase.tool}.${mode}`;
-          const base = await measure(httpAttempt(daemon.url, testCase), inFlight);
-          const load = await measure(mcpAttempt(mcp.client, testCase), inFlight, () => resetPeakRss(mcp.pid));
-          const ratio = Number((load.calls_per_sec / Math.max(1, base.calls_per_sec)).toFixed(3));
+          const { base, load, ratio } = await measurePair(
+            httpAttempt(daemon.url, testCase),
+            mcpAttempt(mcp.client, testCase),
+            inFlight,
+            () => resetPeakRss(mcp.pid),
+          );
           const { firstError, ...numbers } = load;
           const result = {
             name,
