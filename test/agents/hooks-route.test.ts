@@ -70,6 +70,27 @@ describe('POST /v1/hooks/{agent}', function () {
     assert.match(JSON.stringify(timeline.body), /tool call toolu_denied_1: Bash \(denied\)/);
     const verified = await request(daemon.url, `/v1/graph/verify?run=${runId}`, { headers: auth });
     assert.equal(verified.body['status'], 'ok', JSON.stringify(verified.body));
+    // the context answer lists every object of the chain: the session's hook events and contents too
+    const entries = await request(daemon.url, `/v1/context/entries?run=${runId}&limit=1000`, {
+      headers: auth,
+    });
+    const listed = (entries.body['entries'] as { kind: string; summary: string }[]).map(
+      ({ kind, summary }) => `${kind}: ${summary}`,
+    );
+    assert.ok(listed.includes('hook_event: claude hook SessionStart'), listed.join('\n'));
+    assert.ok(listed.includes('hook_event: claude hook UserPromptSubmit'), listed.join('\n'));
+    assert.ok(
+      listed.some((line) => /^hook_content: tool_input of toolu_denied_1 \(\d+ bytes\)$/.test(line)),
+      listed.join('\n'),
+    );
+    const prompts = await request(daemon.url, `/v1/context/entries?run=${runId}&kind=hook_event`, {
+      headers: auth,
+    });
+    assert.equal(prompts.status, 200, JSON.stringify(prompts.body));
+    assert.ok(
+      (prompts.body['entries'] as { kind: string }[]).every(({ kind }) => kind === 'hook_event'),
+      JSON.stringify(prompts.body),
+    );
     await daemon.stop();
 
     const db = join(fixture.dataDir, 'provd.duckdb');

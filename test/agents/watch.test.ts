@@ -58,6 +58,7 @@ describe('provd watch', function () {
       summaries.includes(`binding of tool call agent (control_plane, confidence 1) on cgroup_id ${inode}`),
       summaries.join('\n'),
     );
+    assert.ok(summaries.includes(`watch of sh started in cgroup ${inode}`), summaries.join('\n'));
     // the cgroup is removed once empty
     await eventually(
       'the cgroup removed',

@@ -1,7 +1,7 @@
 /**
  * GET /v1/context/entries in the store actor: one keyset page of a run's application context as
  * stored in its graph: the run object, then the `context` chain (bindings, tool calls, artifacts,
- * file effects) in chain order. The key is the chain index (the run object, the root, before index 0).
+ * file effects, hook events and their content, watches) in chain order. The key is the chain index (the run object, the root, before index 0).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Count } from '../../shared/schema/wire-types.js';
@@ -11,8 +11,20 @@ import type { PageLimit } from '../../model/paging.js';
 import { describeObject, objectColumns, type ObjectBrief, type StoredObjectRow } from './context-object.js';
 import { keysetPage } from '../../store/keyset-page.js';
 
-/** The kinds of a run's application context: its root and what its `context` chain holds. */
-export const contextKinds = ['run', 'binding', 'tool_call', 'artifact', 'file_effect'] as const;
+/**
+ * The kinds of a run's application context: its root and what its `context` chain holds, an agent's
+ * hook events and their content and `provd watch`'s start and end among them (graph-object.ts).
+ */
+export const contextKinds = [
+  'run',
+  'binding',
+  'tool_call',
+  'artifact',
+  'file_effect',
+  'hook_event',
+  'hook_content',
+  'agent_watch',
+] as const;
 /** One of contextKinds. */
 export type ContextKind = (typeof contextKinds)[number];
 

@@ -83,7 +83,9 @@ export const contextEntriesEndpoint = contextEndpoint({
   summary: "One page of a run's context objects, in chain order",
   description:
     "One keyset page of a run's context objects in chain order: the run object (the root), then the bindings, " +
-    'tool calls, artifacts and file effects of its `context` chain, each with its hash, kind, chain index, parents, ' +
+    'tool calls, artifacts, file effects, agent hook events (`hook_event`), the tool inputs, results and prompts ' +
+    'they carried (`hook_content`) and `provd watch` starts and ends (`agent_watch`) of its `context` chain, ' +
+    'each with its hash, kind, chain index, parents, ' +
     'when it was stored, its tool call and a one-line summary. `kind` keeps one kind. Paged like ' +
     '/v1/telemetry/events (`limit` 1..1000, default 100; `cursor` from `next_cursor`, only with the run and kind it ' +
     'came from).',
