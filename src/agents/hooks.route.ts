@@ -2,8 +2,10 @@
  * POST /v1/hooks/{agent} (claude, codex, gemini): an agent's hook payload as it sends it, read by
  * the agent's folder, answered in the agent's own JSON, stored as the run's context. A PreToolUse
  * is judged on the main thread's policy engine and answered before it is stored: no store round
- * trip stands between the hook and its answer. Its write is sent to the store before the answer
- * leaves, so a later event of the session is stored after it. The handler takes its caller
+ * trip stands between the hook and its answer. Its write is posted to the store right after the
+ * answer is written (setImmediate: after this turn's callbacks and microtasks, where the answer is
+ * sent, before the event loop reads the next request), so a later event of the session, which the
+ * agent sends only once it has the answer, is stored after it. The handler takes its caller
  * (`{transport: 'http'}` here; the Unix socket passes its peer), so other transports reuse it.
  */
 import typia from 'typia';
@@ -73,28 +75,33 @@ export async function handleHook(
     reason: decision?.reason ?? null,
   };
   const answer: HookAnswer = harness.answer(event, reply);
-  const write = hookWrite(deps, event, runId, decision, caller, admission.caller);
-  const stored = deps.store.queryJson('hook', write, {
-    deadlineMs: writeDeadlineMs,
-    verdictMs: writeDeadlineMs,
-  });
+  // async: a write that fails to build rejects like one the store refuses, never throws in a timer
+  const store = async (): Promise<HookWritten> =>
+    await deps.store.queryJson('hook', hookWrite(deps, event, runId, decision, caller, admission.caller), {
+      deadlineMs: writeDeadlineMs,
+      verdictMs: writeDeadlineMs,
+    });
   const reply200: HttpReply = {
     status: 200,
     body: JSON.stringify(answer),
     headers: { 'provenance-schema': 'provenance.hook/v1' },
   };
   if (event.kind === 'pre_tool_use' && caller.transport !== 'spool') {
-    // answered now; the write goes on, and a failure is logged and counted (the spool's reader waits)
-    stored.catch((error: unknown) => {
-      hookStoreFailures.count++;
-      log('warn', 'storing a hook event failed after its answer', {
-        agent: harness.name,
-        error: String(error),
-      });
-    });
+    // answered now; the write is built and posted behind the answer, and a failure is logged and
+    // counted (health's hooks.store_failed; the spool's reader waits for its writes instead)
+    setImmediate(
+      () =>
+        void store().catch((error: unknown) => {
+          hookStoreFailures.count++;
+          log('warn', 'storing a hook event failed after its answer', {
+            agent: harness.name,
+            error: String(error),
+          });
+        }),
+    );
     return reply200;
   }
-  const written: HookWritten = await stored;
+  const written: HookWritten = await store();
   if (written.pre_tool_use_seen === false)
     log('info', 'a PostToolUse without its PreToolUse was stored', {
       agent: harness.name,

@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
-import { connect } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { hookClientPath, hookSocketName } from '../../src/agents/hook-command.js';
 import { readPeerCredentials } from '../../src/daemon/peer-credentials.js';
@@ -448,6 +448,49 @@ describe('provd-hook and the hook socket', function () {
       const answer = JSON.parse(stdout) as Record<string, unknown>;
       assert.ok(isDeny(agent, answer), `${agent}: ${stdout}`);
       assert.match(JSON.stringify(answer), /not the agent's own/);
+    }
+  });
+
+  it('takes the answer once its Content-Length is in, though the daemon has not closed the connection yet', async function () {
+    // a daemon closes a moment after it answers (its event loop's next turn, later on a busy host):
+    // this one holds the connection open until the client has gone
+    const dir = mkdtempSync(join(tmpdir(), 'provd-hook-open-'));
+    const socket = join(dir, hookSocketName);
+    const deny = JSON.stringify({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'held open',
+      },
+    });
+    const held: Socket[] = [];
+    const server = createServer((connection) => {
+      held.push(connection);
+      connection.once('data', () =>
+        connection.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(deny)}\r\n\r\n${deny}`,
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      const child = spawn(hookClientPath(), ['claude', '--socket', socket], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdin.end(JSON.stringify(preToolPayload('claude', 'ls', 'toolu_held_open')));
+      assert.equal(await new Promise((resolve) => child.on('close', resolve)), 0, stderr);
+      // waiting for the close instead would end in the client's 5 s deadline: fail_open's {} and a spooled event
+      assert.equal(stdout, deny, stderr);
+      assert.equal(stderr, '');
+      assert.equal(existsSync(join(dir, 'hook-spool')), false, 'nothing spooled');
+    } finally {
+      for (const connection of held) connection.destroy();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
