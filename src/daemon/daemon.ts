@@ -178,7 +178,12 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const watchCgroupRoot = probeRecordCgroupRoot(undefined, watchCgroupName(config.dataDir));
   if (watchCgroupRoot.status === 'unavailable')
     log('warn', 'provd watch cannot start agents: no cgroup for them', { message: watchCgroupRoot.message });
-  const watches = new Watches({ store, bindingLog, cgroupRoot: watchCgroupRoot });
+  const watches = new Watches({
+    store,
+    bindingLog,
+    cgroupRoot: watchCgroupRoot,
+    storeSensorPending: () => sensor.storePending(),
+  });
   await watches.adoptLeftCgroups();
   const server = new HttpServer({
     host: config.host,
