@@ -15,6 +15,7 @@ import {
   type NativeSensor,
 } from './binding.js';
 import { sensorUnavailable } from './host-support.js';
+import { batchTgids } from './batch-tgids.js';
 import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
 import { batchHeaderBytes } from './records.js';
 import { probeSpecs } from './probes.js';
@@ -211,7 +212,7 @@ export class Sensor {
    * targets (TlsTargets rate-limits), and streams the TLS pool holds are ended when idle. Nothing
    * of it runs on a quiet host.
    */
-  private afterBatch(): void {
+  private afterBatch(batch: ArrayBuffer | null): void {
     if (this.lossTimer === undefined) {
       this.lossTimer = setTimeout(() => {
         this.lossTimer = undefined;
@@ -219,7 +220,9 @@ export class Sensor {
       }, lossReportMs);
       this.lossTimer.unref();
     }
-    void this.tlsTargets?.scan();
+    // capture agents: only the processes the batch came from, the bound ones (TlsTargets.scan)
+    if (this.tlsTargets !== null && batch !== null)
+      void this.tlsTargets.scan(this.capture.mode === 'agents' ? batchTgids(batch) : undefined);
     this.scheduleTlsFlush();
   }
 
@@ -256,7 +259,7 @@ export class Sensor {
   private take(batch: ArrayBuffer, records: number, tls = false): void {
     this.deliveredBatches++;
     this.deliveredRecords += records;
-    if (!this.stopped) this.afterBatch();
+    if (!this.stopped) this.afterBatch(tls ? null : batch);
     if (this.stopped) {
       this.commitFailedDropped += records;
       log('warn', 'a sensor batch came after the sensor stopped', { records });
