@@ -310,7 +310,7 @@ export class Sensor {
   /**
    * Stores what the sensor has read so far before the caller goes on (a watched agent's end is
    * sealed after it, so its run's last events are in the checkpoint): the rings are read now, the
-   * batches being built handed over, and every batch in flight committed without lingering (3 s
+   * batches being built handed over, and every batch in flight committed without lingering (5 s
    * otherwise: event-commit.sql.ts). A record the folder still holds (at most 100 ms, for its
    * repeats or an exec's loader opens) goes later. Bounded by deliveryDeadlineMs; never rejects.
    */

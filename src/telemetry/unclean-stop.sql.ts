@@ -1,7 +1,7 @@
 /**
  * What a daemon killed with its sensor on (SIGKILL, a crash, the host's power) lost, recorded at the
  * next start: the records its sensor had read from the kernel but not yet committed (a batch is
- * handed over within 1 s, and its commit lingers up to 3 s for others: event-commit.sql.ts) are gone,
+ * handed over within 1 s, and its commit lingers up to 5 s for others: event-commit.sql.ts) are gone,
  * and how many is not known. One coverage gap of kind `sensor_unclean_stop`, from the capture time of
  * the last sensor event that daemon stored to this start, with `lost_events` unknown (NULL), and the
  * producer counter `unclean_stops` of `provd_sensor`.

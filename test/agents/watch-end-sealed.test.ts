@@ -1,6 +1,6 @@
 /**
  * The end of a watched agent is sealed only after the sensor's batches of it are stored: the sensor's
- * commits linger up to 3 s for others to join them (event-commit.sql.ts), and the run's checkpoint
+ * commits linger up to 5 s for others to join them (event-commit.sql.ts), and the run's checkpoint
  * at the end must not leave its last events out. The daemon is killed (SIGKILL) the moment `provd
  * watch` returns, so nothing stored or sealed after the end can hide a late one. It starts the
  * sensor (`sensor: true`), so it runs alone; it skips, saying why, without root, BTF or a cgroup.

@@ -1,6 +1,6 @@
 /**
  * A daemon killed (SIGKILL) while its sensor runs loses what the sensor had read and not committed
- * (a batch is handed over within 1 s and its commit lingers up to 3 s): the next start records that
+ * (a batch is handed over within 1 s and its commit lingers up to 5 s): the next start records that
  * as a coverage gap, `sensor_unclean_stop`, from the last sensor event stored to that start, and a
  * clean stop leaves none. It starts the sensor (`sensor: true`), so it runs alone; it skips, saying
  * why, without root, BTF or a cgroup for watched agents.

@@ -56,7 +56,7 @@ export interface WatchDeps {
   cgroupRoot: RecordCgroupRoot;
   /**
    * Stores what the sensor has read so far (Sensor.storePending): a watch's end is sealed after
-   * it, so the agent's last events, which could otherwise linger 3 s for a shared commit, are in
+   * it, so the agent's last events, which could otherwise linger 5 s for a shared commit, are in
    * the run's checkpoint.
    */
   storeSensorPending: () => Promise<void>;
