@@ -50,7 +50,12 @@ describe('TlsTargets', function () {
       (binary, probes) => {
         attached.push(binary);
         return Promise.resolve(
-          probes.map((probe) => ({ program: probe.program, probe: probe.where, attached: true, error: null })),
+          probes.map((probe) => ({
+            program: probe.program,
+            probe: probe.where,
+            attached: true,
+            error: null,
+          })),
         );
       },
       { ...defaultTlsBudgets, minScanIntervalMs: 0 },
