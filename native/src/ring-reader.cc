@@ -114,6 +114,15 @@ void RingReader::consumeNow() {
   ring_buffer__consume(rings_);  // a failure here is the reader thread's to report at its next read
 }
 
+uint64_t RingReader::handOverNow() {
+  std::lock_guard<std::mutex> hold(reading_);
+  if (stopped_ || rings_ == nullptr) return stats_.batches;
+  ring_buffer__consume(rings_);  // a failure here is the reader thread's to report at its next read
+  folder_->expire(clockNs(CLOCK_MONOTONIC), false);
+  if (batchRecords_ > 0) flush();
+  return stats_.batches;
+}
+
 void RingReader::closeFds() {
   if (epoll_ >= 0) close(epoll_);
   if (wake_ >= 0) close(wake_);

@@ -54,6 +54,12 @@ class RingReader {
   // record the kernel submitted before the call has gone to `execs`. Nothing after stop().
   void consumeNow();
 
+  // Reads what the rings hold now and hands over the batch being built, on the calling thread (the
+  // JS thread), so that a run's records reach JS before its end is sealed. A record the folder holds
+  // for its repeats or loader opens (at most 100 ms) goes with a later batch. Returns how many batches
+  // were queued in all (stats().batches); nothing after stop().
+  uint64_t handOverNow();
+
   const ReaderStats& stats() const { return stats_; }
   // Why polling ended early, empty while it runs.
   std::string failure() const;

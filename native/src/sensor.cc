@@ -124,6 +124,7 @@ Napi::Function Sensor::Define(Napi::Env env) {
                          InstanceMethod<&Sensor::Stats>("stats"),
                          InstanceMethod<&Sensor::ExecsSince>("execsSince"),
                          InstanceMethod<&Sensor::ExecLoss>("execLoss"),
+                         InstanceMethod<&Sensor::HandOver>("handOver"),
                          InstanceMethod<&Sensor::Bind>("bind"),
                          InstanceMethod<&Sensor::Close>("close"),
                      });
@@ -335,6 +336,15 @@ Napi::Value Sensor::ExecsSince(const Napi::CallbackInfo& info) {
   result.Set("droppedSince", found.droppedSince);
   result.Set("evictedSince", found.evictedSince);
   return result;
+}
+
+Napi::Value Sensor::HandOver(const Napi::CallbackInfo& info) {
+  uint64_t batches = 0;
+  if (!closed_) {
+    if (reader_) batches += reader_->handOverNow();
+    if (tlsReader_) batches += tlsReader_->handOverNow();
+  }
+  return Napi::Number::New(info.Env(), static_cast<double>(batches));
 }
 
 Napi::Value Sensor::Close(const Napi::CallbackInfo& info) {

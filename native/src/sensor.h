@@ -41,6 +41,9 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   // execLoss(): number: exec records the kernel dropped so far (the process object's PROBE_EXEC ring_full plus
   // pending_full, summed over CPUs): one map lookup, where loss() reads every probe's
   Napi::Value ExecLoss(const Napi::CallbackInfo& info);
+  // handOver(): number: reads the rings now and hands over the batches being built (the TLS ring's
+  // too); returns how many batches were queued in all, which sensor.ts waits to see delivered
+  Napi::Value HandOver(const Napi::CallbackInfo& info);
   // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, execPids, execsEvicted,
   // failure, note }
   Napi::Value Stats(const Napi::CallbackInfo& info);

@@ -8,6 +8,8 @@ import type { Piscina } from 'piscina';
 import { ProvdError, toErrorData } from '../shared/errors.js';
 import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { watchCgroupName, Watches } from '../agents/watch/watches.js';
+import { removeSensorMark, writeSensorMark } from '../sensor/sensor-mark.js';
+import { reportUncleanStop } from './unclean-stop.js';
 import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
 import { batchHashing, mallocArenas } from '../provenance/batch-hash.js';
@@ -135,10 +137,18 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     },
     (kills) => killSwitch.enforce(kills),
   );
+  // a daemon before killed while its sensor ran: its loss is recorded before this one's sensor marks itself
+  if (state.status === 'ready') await reportUncleanStop(store, config.dataDir);
   sensor = config.sensor
     ? await Sensor.start(ingest, { stallMs: config.faults.sensorStallMs }, config.capture, bindingLog)
     : Sensor.off('off', 'turned off with --no-sensor', config.capture);
   const capture = sensor.report();
+  const sensorRuns = capture.status === 'running' || capture.status === 'degraded';
+  if (sensorRuns && state.status === 'ready')
+    writeSensorMark(config.dataDir, {
+      pid: process.pid,
+      started_ns: (BigInt(Date.now()) * 1_000_000n).toString(),
+    });
   log(capture.status === 'running' ? 'info' : 'warn', 'sensor', {
     status: capture.status,
     message: capture.message,
@@ -178,7 +188,12 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const watchCgroupRoot = probeRecordCgroupRoot(undefined, watchCgroupName(config.dataDir));
   if (watchCgroupRoot.status === 'unavailable')
     log('warn', 'provd watch cannot start agents: no cgroup for them', { message: watchCgroupRoot.message });
-  const watches = new Watches({ store, bindingLog, cgroupRoot: watchCgroupRoot });
+  const watches = new Watches({
+    store,
+    bindingLog,
+    cgroupRoot: watchCgroupRoot,
+    storeSensorPending: () => sensor.storePending(),
+  });
   await watches.adoptLeftCgroups();
   const server = new HttpServer({
     host: config.host,
@@ -218,6 +233,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     await sensor.stop();
     await release(server, pool, snapshots);
     await store.close();
+    removeSensorMark(config.dataDir);
     return 1;
   }
   let hookSocket: HookSocketServer | null;
@@ -229,6 +245,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     await sensor.stop();
     await release(server, pool, snapshots);
     await store.close();
+    removeSensorMark(config.dataDir);
     return 1;
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -265,6 +282,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     log('error', 'store did not close cleanly', { error: toErrorData(error, 'PROVD_ERR_STORE_STOPPED') });
     return 1;
   }
+  removeSensorMark(config.dataDir); // what the sensor read is stored: no gap at the next start
   // what the process held at its peak, for an operator sizing a host (README, Memory)
   log('info', 'stopped', {
     peak_rss_bytes: process.resourceUsage().maxRSS * 1024,

@@ -98,9 +98,13 @@ export class IngestRouter {
   /**
    * Normalizes and commits one batch of raw sensor records (src/sensor/records.ts), as one slice:
    * the ring reader bounds a batch's size already. Its commit may `linger` for others to join it
-   * (event-commit.sql.ts); one that does not takes every lingering one along.
+   * (event-commit.sql.ts; a function is asked once the batch is normalized); one that does not takes
+   * every lingering one along.
    */
-  ingestSensorBatch(batch: Uint8Array, linger = true): Promise<IngestCommitResult> {
+  ingestSensorBatch(
+    batch: Uint8Array,
+    linger: boolean | (() => boolean) = true,
+  ): Promise<IngestCommitResult> {
     return this.normalizeAndCommit([batch], 'sensor', null, linger);
   }
 
@@ -109,7 +113,7 @@ export class IngestRouter {
     slices: Uint8Array[],
     format: TaskFormat,
     idempotency: IdempotencyClaim | null,
-    linger: boolean,
+    linger: boolean | (() => boolean),
   ): Promise<IngestCommitResult> {
     const batchId = `${this.batchPrefix}-${(this.nextBatch++).toString(36)}`;
     const ingestedNs = BigInt(Date.now()) * 1_000_000n;
@@ -135,7 +139,7 @@ export class IngestRouter {
       batches: results.map(toBatchCommit),
       answer: summarize(batchId, results),
       idempotency,
-      linger,
+      linger: typeof linger === 'function' ? linger() : linger,
     };
     return await this.store.queryJson('commit', commit, {
       deadlineMs: this.limits.commitDeadlineMs,

@@ -2,7 +2,7 @@
  * Signed checkpoints, on the store thread: a run's `checkpoint` object names the heads of its
  * `context` and `event_batch` chains and counts what they hold, and is signed as a DSSE envelope
  * (ed25519). They are written after commits that move a run's chains, coalesced by a timer to at
- * most one per run per second (up to 5 s apart under sustained writes), on demand before a run is
+ * most one per run per second (up to 10 s apart under sustained writes), on demand before a run is
  * verified, and when the store closes;
  * each round first seals the batches committed since the last (seal-batches.sql.ts).
  */
@@ -22,14 +22,15 @@ import type { SigningKey } from './signing-key.js';
 /** How often runs whose chains moved get a checkpoint, at most. */
 const intervalMs = 1000;
 /**
- * Under sustained writes the pause after a round grows to this many times the round's length, up to
- * maxPauseMs, so checkpoints hold the write queue (and so ingest's commits) about 1% of the time. A
- * round costs ~30 ms whatever it seals (its statements): beside a busy workload (bench:sensor) a
- * round each second was 2-3% of the workload's time, measured with and without sealing.
+ * The pause after a round that sealed something: while writes keep coming, a run's batches are
+ * sealed and signed at most this long after their commit (plus a round); a reader that needs them
+ * sealed (verify, GET /v1/graph/checkpoint, a watch's end) asks for a round and never waits for it.
+ * A round costs ~30 ms of the store whatever it seals (its statements): beside a busy workload
+ * (bench:sensor) a round each second was 2-3% of the workload's time; beside a watched
+ * `/bin/true; sleep 0.05` loop (bench capture-cpu), 5 s apart, rounds took 600 ms of the store's
+ * wall time against the commits' 900 (PROVD_TRACE_STEPS).
  */
-const pauseToWork = 100;
-/** The longest pause: a run's batches are sealed and signed at most this long after their commit (plus a round). */
-const maxPauseMs = 5000;
+const sealedPauseMs = 10_000;
 
 /** Checkpoint addresses looked up per statement: an IN list of constants reads the objects' key. */
 const addressesPerRead = 1000;
@@ -109,7 +110,7 @@ export class Checkpointer {
 
   private async round(): Promise<void> {
     this.running = true;
-    let workMs = 0;
+    let sealedSome = false;
     if (this.writes.generation !== this.seen) {
       let failure: unknown;
       await this.writes
@@ -118,8 +119,9 @@ export class Checkpointer {
           const started = performance.now();
           this.lastWorkStart = started;
           this.trace.begin();
-          const written = await this.writeDue(null).finally(() => (workMs = performance.now() - started));
-          this.trace.end({ checkpoints: written });
+          const written = await this.writeDue(null);
+          sealedSome = written > 0;
+          this.trace.end({ checkpoints: written, work_ms: performance.now() - started });
         })
         .catch((error: unknown) => {
           failure = error;
@@ -134,9 +136,8 @@ export class Checkpointer {
     } else this.settleWaiters(this.completed, undefined, false);
     this.running = false;
     if (this.stopped) return;
-    // under sustained writes the pause grows with the round's work; a waiting reader shortens it
-    const pauseMs = Math.min(maxPauseMs, Math.max(intervalMs, workMs * pauseToWork));
-    this.schedule(this.waiters.length > 0 ? intervalMs : pauseMs);
+    // after a round that sealed, writes that keep coming wait for the next; a waiting reader does not
+    this.schedule(this.waiters.length > 0 || !sealedSome ? intervalMs : sealedPauseMs);
   }
 
   /** Settles the waiters a round covering generation `through` answers: all of them when stopping. */

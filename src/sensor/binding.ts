@@ -109,6 +109,12 @@ export interface NativeSensor {
   execsSince(pid: number, startTicks: number): NativeExecs | null;
   /** Exec records the kernel dropped so far (the exec probe's ring_full and pending_full): one map read. */
   execLoss(): number;
+  /**
+   * Reads the rings now and hands over the batches being built (a record the folder holds for its
+   * repeats or loader opens, at most 100 ms, goes later); returns how many batches were queued in
+   * all, as stats().batches counts them. 0 when the sensor reads no rings.
+   */
+  handOver(): number;
   /** Adds a cgroup v2 id or a process id (decimal) to the kernel's capture filter; false when it is full. */
   bind(kind: 'cgroup' | 'process', id: string): boolean;
   /**

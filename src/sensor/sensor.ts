@@ -15,6 +15,7 @@ import {
   type NativeSensor,
 } from './binding.js';
 import { sensorUnavailable } from './host-support.js';
+import { batchTgids } from './batch-tgids.js';
 import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
 import { batchHeaderBytes } from './records.js';
 import { probeSpecs } from './probes.js';
@@ -47,8 +48,11 @@ const tlsFlushMs = 5000;
 
 /** Where batches go: the ingest router (src/ingest/ingest-router.ts), which normalizes and commits them. */
 export interface BatchSink {
-  /** `linger` false: commit at once, and take along the batches lingering for a shared commit. */
-  ingestSensorBatch(batch: Uint8Array, linger?: boolean): Promise<unknown>;
+  /**
+   * `linger` false: commit at once, and take along the batches lingering for a shared commit; a
+   * function is asked once the batch is normalized, just before its commit.
+   */
+  ingestSensorBatch(batch: Uint8Array, linger?: boolean | (() => boolean)): Promise<unknown>;
 }
 
 /** One probe in the capability report. */
@@ -94,6 +98,10 @@ export class Sensor {
   private stopped = false;
   /** Set when stopping begins: batches no longer linger for a shared commit, so stopping waits for none. */
   private stopping = false;
+  /** Callers of storePending() waiting: meanwhile no batch lingers either. */
+  private hurrying = 0;
+  /** Whether a batch's commit may linger for others to join it (asked just before it commits). */
+  private readonly mayLinger = (): boolean => !this.stopping && this.hurrying === 0;
   /** Batches and records the ring reader handed to JS so far. */
   private deliveredBatches = 0;
   private deliveredRecords = 0;
@@ -204,7 +212,7 @@ export class Sensor {
    * targets (TlsTargets rate-limits), and streams the TLS pool holds are ended when idle. Nothing
    * of it runs on a quiet host.
    */
-  private afterBatch(): void {
+  private afterBatch(batch: ArrayBuffer | null): void {
     if (this.lossTimer === undefined) {
       this.lossTimer = setTimeout(() => {
         this.lossTimer = undefined;
@@ -212,7 +220,9 @@ export class Sensor {
       }, lossReportMs);
       this.lossTimer.unref();
     }
-    void this.tlsTargets?.scan();
+    // capture agents: only the processes the batch came from, the bound ones (TlsTargets.scan)
+    if (this.tlsTargets !== null && batch !== null)
+      void this.tlsTargets.scan(this.capture.mode === 'agents' ? batchTgids(batch) : undefined);
     this.scheduleTlsFlush();
   }
 
@@ -249,7 +259,7 @@ export class Sensor {
   private take(batch: ArrayBuffer, records: number, tls = false): void {
     this.deliveredBatches++;
     this.deliveredRecords += records;
-    if (!this.stopped) this.afterBatch();
+    if (!this.stopped) this.afterBatch(tls ? null : batch);
     if (this.stopped) {
       this.commitFailedDropped += records;
       log('warn', 'a sensor batch came after the sensor stopped', { records });
@@ -263,7 +273,7 @@ export class Sensor {
     const stored =
       tls && this.tlsPool !== null
         ? this.tlsPool.take(bytes).then((result) => this.storeTls(result))
-        : this.router.ingestSensorBatch(bytes, !this.stopping);
+        : this.router.ingestSensorBatch(bytes, this.mayLinger);
     void this.track(stored, records, batch.byteLength);
   }
 
@@ -294,7 +304,32 @@ export class Sensor {
   private async storeTls(result: TlsTaskResult): Promise<void> {
     this.tlsStats = result.stats;
     if (result.batch.length > batchHeaderBytes)
-      await this.router!.ingestSensorBatch(result.batch, !this.stopping);
+      await this.router!.ingestSensorBatch(result.batch, this.mayLinger);
+  }
+
+  /**
+   * Stores what the sensor has read so far before the caller goes on (a watched agent's end is
+   * sealed after it, so its run's last events are in the checkpoint): the rings are read now, the
+   * batches being built handed over, and every batch in flight committed without lingering (5 s
+   * otherwise: event-commit.sql.ts). A record the folder still holds (at most 100 ms, for its
+   * repeats or an exec's loader opens) goes later. Bounded by deliveryDeadlineMs; never rejects.
+   */
+  async storePending(): Promise<void> {
+    if (this.native === null || this.router === undefined || this.stopping) return;
+    this.hurrying++;
+    try {
+      const queued = this.native.handOver();
+      const deadline = Date.now() + deliveryDeadlineMs;
+      while (this.deliveredBatches < queued && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      const waiting = [...this.inFlight];
+      // batches lingering in the store: an empty one that does not linger takes them along; those
+      // still being normalized find mayLinger false when they reach their commit
+      waiting.push(this.track(this.router.ingestSensorBatch(encodeLossBatch([], 0n), false), 0, 0));
+      await Promise.all(waiting);
+    } finally {
+      this.hurrying--;
+    }
   }
 
   /**
@@ -397,7 +432,7 @@ export class Sensor {
     try {
       await this.router.ingestSensorBatch(
         encodeLossBatch(losses, BigInt(Date.now()) * 1_000_000n),
-        !this.stopping,
+        this.mayLinger,
       );
       this.oneOffLosses.splice(0);
       for (const [key, total] of current) this.reportedLoss.set(key, total);

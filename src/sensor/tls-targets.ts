@@ -26,6 +26,9 @@ export interface TlsBudgets {
   minScanIntervalMs: number;
 }
 
+/** Processes remembered as scanned before /proc is read to forget those that ended. */
+const maxSeenPids = 4096;
+
 export const defaultTlsBudgets: TlsBudgets = {
   maxTargets: 64,
   maxProcessesPerScan: 512,
@@ -81,6 +84,10 @@ export class TlsTargets {
   /** By file (device and inode): its report, or null when it is no TLS target. */
   private readonly files = new Map<string, TlsTargetReport | null>();
   private readonly seenPids = new Set<number>();
+  /** Processes a batch came from, not scanned yet (scan(pids)). */
+  private readonly wanted = new Set<number>();
+  /** Set when the next scan reads every process in /proc (scan() without pids). */
+  private wholeProc = false;
   private readonly losses: Loss[] = [];
   private running: Promise<void> | null = null;
   private again = false;
@@ -114,9 +121,14 @@ export class TlsTargets {
 
   /**
    * Scans the processes not seen yet, at most once every minScanIntervalMs; a scan asked for while
-   * one runs or waits runs once after it.
+   * one runs or waits runs once after it. With `pids` (capture agents: the processes a batch of
+   * captured records came from), only those; without, every process in /proc. Under capture agents
+   * only bound processes are captured, so their targets are the ones that matter, and a host's own
+   * activity (a build beside the agent, hundreds of new processes a second) costs no reads of /proc.
    */
-  scan(): Promise<void> {
+  scan(pids?: Iterable<number>): Promise<void> {
+    if (pids === undefined) this.wholeProc = true;
+    else for (const pid of pids) if (!this.seenPids.has(pid)) this.wanted.add(pid);
     if (this.stopped) return Promise.resolve();
     if (this.running !== null) {
       this.again = true;
@@ -147,19 +159,29 @@ export class TlsTargets {
 
   private async scanOnce(): Promise<void> {
     this.lastScanMs = Date.now();
-    const pids = (await readdir(this.procRoot)).filter((name) => /^\d+$/.test(name)).map(Number);
-    const alive = new Set(pids);
-    for (const pid of this.seenPids) if (!alive.has(pid)) this.seenPids.delete(pid);
-    const fresh = pids.filter((pid) => !this.seenPids.has(pid)).slice(0, this.budgets.maxProcessesPerScan);
+    let candidates: number[];
+    if (this.wholeProc || this.seenPids.size > maxSeenPids) {
+      // every process, and those seen that ended are forgotten
+      const pids = (await readdir(this.procRoot)).filter((name) => /^\d+$/.test(name)).map(Number);
+      const alive = new Set(pids);
+      for (const pid of this.seenPids) if (!alive.has(pid)) this.seenPids.delete(pid);
+      candidates = this.wholeProc ? pids : [...this.wanted].filter((pid) => alive.has(pid));
+      this.wholeProc = false;
+    } else candidates = [...this.wanted];
+    this.wanted.clear();
+    const fresh = candidates.filter((pid) => !this.seenPids.has(pid));
+    // past the budget: the next scan
+    for (const pid of fresh.splice(this.budgets.maxProcessesPerScan)) this.wanted.add(pid);
     let examined = 0;
-    for (const pid of fresh) {
+    for (const [index, pid] of fresh.entries()) {
       this.seenPids.add(pid);
       for (const [key, path] of await this.mappedFiles(pid)) {
         if (this.files.has(key)) continue;
         // through the process's root: a file of another mount namespace (a container) is found too
         const file = `${this.procRoot}/${pid}/root${path}`;
         if (examined++ >= this.budgets.maxFilesPerScan) {
-          this.seenPids.delete(pid); // read again next scan
+          this.seenPids.delete(pid); // read again next scan, with those not read yet
+          for (const left of fresh.slice(index)) this.wanted.add(left);
           return;
         }
         this.files.set(key, null);

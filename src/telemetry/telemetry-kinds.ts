@@ -17,6 +17,7 @@ import { listRuns, type RunsParams } from './runs.sql.js';
 import type { Spool } from './spool.sql.js';
 import type { SpoolLimits } from './spool-limits.js';
 import { summarizeRun, type SummaryParams } from './summary.sql.js';
+import { recordUncleanStop, type UncleanStop } from './unclean-stop.sql.js';
 import { listWindows, type WindowsParams } from './windows.sql.js';
 
 /** What the telemetry handlers answer with, made by the module at start. */
@@ -59,6 +60,9 @@ export function telemetryHandlers(context: StoreContext, parts: TelemetryParts) 
     /** Hook events that reached no daemon (the hook spool) and requests the hook socket refused. */
     hookLoss: async (loss: HookLoss) =>
       jsonText(await context.writes.run(() => recordHookLoss(context.writer, loss))),
+    /** A daemon before this one was killed while its sensor ran: its uncommitted records are a gap. */
+    uncleanStop: async (stop: UncleanStop) =>
+      jsonText(await context.writes.run(() => recordUncleanStop(context.writer, stop))),
   };
 }
 

@@ -8,6 +8,7 @@ const declared: (keyof NativeSensor)[] = [
   'close',
   'execLoss',
   'execsSince',
+  'handOver',
   'loss',
   'probes',
   'start',
@@ -84,6 +85,7 @@ describe('the sensor addon binding', function () {
     assert.equal(sensor.stats().records, 0);
     assert.equal(sensor.execsSince(process.pid, 0), null); // no rings read: no history to give
     assert.equal(sensor.execLoss(), 0);
+    assert.equal(sensor.handOver(), 0); // no rings read: no batch to hand over
     assert.throws(
       () => (sensor.execsSince as (...args: unknown[]) => unknown)('1', 0),
       /pid and startTicks must be numbers/,

@@ -3,9 +3,10 @@
  * the stub is checked (stub-check.ts), the run claimed, a cgroup made under `provd-watch`, bound
  * `control_plane` to the run (so the sensor's filter holds it), and only then is the stub moved in;
  * the stub execs the agent once the client has this answer. End: the client says how the agent
- * exited; processes it left stay in the cgroup, bound and captured, and the cgroup is removed once
- * it empties. A client that never says (killed) is replaced by the cgroup emptying: the end is then
- * stored without an exit status, after a grace period for the client's own word.
+ * exited; what the sensor read so far is stored, then the end, and the run is sealed. Processes it
+ * left stay in the cgroup, bound and captured, and the cgroup is removed once it empties. A client
+ * that never says (killed) is replaced by the cgroup emptying: the end is then stored without an
+ * exit status, after a grace period for the client's own word.
  */
 import { createHash } from 'node:crypto';
 import { readdir, rmdir, writeFile } from 'node:fs/promises';
@@ -53,6 +54,12 @@ export interface WatchDeps {
   bindingLog: BindingLog;
   /** The data dir's `provd-watch` cgroup under the daemon's (watchCgroupName), or why there is none. */
   cgroupRoot: RecordCgroupRoot;
+  /**
+   * Stores what the sensor has read so far (Sensor.storePending): a watch's end is sealed after
+   * it, so the agent's last events, which could otherwise linger 5 s for a shared commit, are in
+   * the run's checkpoint.
+   */
+  storeSensorPending: () => Promise<void>;
 }
 
 interface ActiveWatch {
@@ -219,6 +226,7 @@ export class Watches {
     reportedBy: WatchEndWrite['reported_by'],
   ): Promise<{ objectHash: string; processesLeft: number; endedNs: bigint }> {
     watch.ended = true;
+    await this.deps.storeSensorPending();
     const processesLeft = (await watch.cgroup.pids()).length;
     const endedNs = nowNs();
     const { object_hash: objectHash } = await this.deps.store.queryJson(

@@ -1,0 +1,86 @@
+/**
+ * The end of a watched agent is sealed only after the sensor's batches of it are stored: the sensor's
+ * commits linger up to 5 s for others to join them (event-commit.sql.ts), and the run's checkpoint
+ * at the end must not leave its last events out. The daemon is killed (SIGKILL) the moment `provd
+ * watch` returns, so nothing stored or sealed after the end can hide a late one. It starts the
+ * sensor (`sensor: true`), so it runs alone; it skips, saying why, without root, BTF or a cgroup.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
+import { sensorUnavailable } from '../../src/sensor/host-support.js';
+import { typeCode } from '../../src/model/codes.js';
+import { readRows, sql } from '../../src/store/sql.js';
+import { runCli } from '../support/cli.js';
+import { useDaemonFixture } from '../support/daemon.js';
+
+/** The run's stored execs (their argv), its events, and what its last checkpoint counts as sealed. */
+async function readRun(dataDir: string, run: string) {
+  const instance = await DuckDBInstance.create(join(dataDir, 'provd.duckdb'), { access_mode: 'READ_ONLY' });
+  const connection = await instance.connect();
+  try {
+    const execs = await readRows<{ argv: string }>(
+      connection,
+      sql`SELECT json_extract(attrs, '$.argv')::VARCHAR AS argv FROM events
+          WHERE run_id = ${run} AND type = ${typeCode('execve')}`,
+    );
+    const [stored] = await readRows<{ n: bigint }>(
+      connection,
+      sql`SELECT count(*) AS n FROM events WHERE run_id = ${run}`,
+    );
+    const [checkpoint] = await readRows<{ envelope: string }>(
+      connection,
+      sql`SELECT envelope FROM checkpoints WHERE run_id = ${run} ORDER BY chain_index DESC LIMIT 1`,
+    );
+    assert.ok(checkpoint, `run ${run} has no checkpoint`);
+    const envelope = JSON.parse(checkpoint.envelope) as { payload: string };
+    const payload = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as {
+      payload: { counts: { events: number } };
+    };
+    return {
+      argvs: execs.map((row) => JSON.parse(row.argv) as string[]),
+      stored: Number(stored!.n),
+      sealed: payload.payload.counts.events,
+    };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+describe('the end of a watched agent', function () {
+  this.timeout(120_000);
+  const fixture = useDaemonFixture();
+  before(function () {
+    const why =
+      sensorUnavailable() ??
+      (probeRecordCgroupRoot(undefined, 'provd-watch').status !== 'ok'
+        ? 'no cgroup for watched agents'
+        : undefined);
+    if (why === undefined) return;
+    process.stderr.write(`      skipped: ${why}\n`);
+    this.skip();
+  });
+
+  it("is sealed after the agent's last events are stored, however close to its exit they came", async function () {
+    const daemon = await fixture.start({ sensor: true });
+    const run = 'run-sealed-end';
+    // the last exec comes a moment before the agent exits: its batch would linger past the end
+    const script = '/bin/true first-marker; sleep 0.2; /bin/true last-marker';
+    const watched = await runCli(['watch', '--run', run, '--', 'sh', '-c', script], {
+      env: { PROVD_URL: daemon.url },
+    });
+    assert.equal(watched.code, 0, watched.stderr);
+    assert.match(watched.stderr, /sealed \(sha256:/);
+    // nothing after the end may store or seal anything: what the end sealed is what the store holds
+    await daemon.stop('SIGKILL');
+    const { argvs, stored, sealed } = await readRun(fixture.dataDir, run);
+    for (const marker of ['first-marker', 'last-marker'])
+      assert.ok(
+        argvs.some((argv) => argv.includes(marker)),
+        `the exec of ${marker} is stored: ${JSON.stringify(argvs)}`,
+      );
+    assert.equal(sealed, stored, "the end's checkpoint counts every event of the run stored");
+  });
+});
