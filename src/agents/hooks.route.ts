@@ -36,6 +36,12 @@ export interface HookDeps {
   keepText: boolean;
   /** Places each socket caller: the agent's hook, or a tool call's forgery (hook-trust-gate.ts). */
   trust: HookTrustGate;
+  /**
+   * Stores what the sensor has read so far (Sensor.storePending): a SessionEnd seals its run after
+   * it, so the agent's last events, which could otherwise linger 5 s for a shared commit, are in the
+   * run's checkpoint.
+   */
+  storeSensorPending: () => Promise<void>;
 }
 
 /** The query of POST /v1/hooks/{agent}. */
@@ -101,6 +107,7 @@ export async function handleHook(
     );
     return reply200;
   }
+  if (event.kind === 'session_end') await deps.storeSensorPending();
   const written: HookWritten = await store();
   if (written.pre_tool_use_seen === false)
     log('info', 'a PostToolUse without its PreToolUse was stored', {

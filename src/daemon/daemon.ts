@@ -184,7 +184,13 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     () => ({ ...sensor.report() }),
   );
   const snapshots = new SnapshotPool();
-  const hooks = { store, policy, keepText: config.keepHookText, trust: hookTrust };
+  const hooks = {
+    store,
+    policy,
+    keepText: config.keepHookText,
+    trust: hookTrust,
+    storeSensorPending: () => sensor.storePending(),
+  };
   const watchCgroupRoot = probeRecordCgroupRoot(undefined, watchCgroupName(config.dataDir));
   if (watchCgroupRoot.status === 'unavailable')
     log('warn', 'provd watch cannot start agents: no cgroup for them', { message: watchCgroupRoot.message });

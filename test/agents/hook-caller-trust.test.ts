@@ -257,6 +257,7 @@ describe('hook caller trust', function () {
         policy: new PolicyEngine(defaultPolicy),
         keepText: false,
         trust: gate,
+        storeSensorPending: () => Promise.resolve(),
       };
       const genuine = gate.admit(
         { transport: 'socket', pid: pids['hook']!, uid, gid: process.getgid!() },
