@@ -15,13 +15,14 @@ import { codexAgent } from '../../src/agents/codex/codex-agent.js';
 import type { AgentHarness, HookEvent } from '../../src/agents/hook-event.js';
 import { isRefusal } from '../../src/agents/hook-event.js';
 import { HookTrustGate, type HookAdmission } from '../../src/agents/hook-trust-gate.js';
+import { loadSensorAddon } from '../../src/sensor/binding.js';
+import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { Sensor } from '../../src/sensor/sensor.js';
 import { parseBindRequest } from '../../src/telemetry/binding.js';
 import { BindingLog } from '../../src/telemetry/binding-log.js';
 import {
   execHistoryOf,
   killQuietly,
-  sensorMissing,
   standInAgentSource,
   standInClientSource,
   startStandInAgent,
@@ -74,7 +75,9 @@ describe('hook caller trust: the sensor sees an exec in place', function () {
   }
 
   before(async function () {
-    const why = sensorMissing();
+    const why =
+      sensorUnavailable() ??
+      ('unavailable' in loadSensorAddon() ? 'the sensor addon is not built' : undefined);
     if (why !== undefined) {
       process.stderr.write(`      skipped: ${why}\n`);
       this.skip();

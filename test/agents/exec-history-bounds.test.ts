@@ -25,13 +25,14 @@ import { claudeAgent } from '../../src/agents/claude/claude-agent.js';
 import { isRefusal } from '../../src/agents/hook-event.js';
 import { HookTrustGate, hookTrustCheck, type HookAdmission } from '../../src/agents/hook-trust-gate.js';
 import { cgroup2MountPoint } from '../../src/provenance/record/cgroup-root.js';
+import { loadSensorAddon } from '../../src/sensor/binding.js';
+import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { Sensor } from '../../src/sensor/sensor.js';
 import { parseBindRequest } from '../../src/telemetry/binding.js';
 import { BindingLog } from '../../src/telemetry/binding-log.js';
 import {
   execHistoryOf,
   killQuietly,
-  sensorMissing,
   standInAgentSource,
   standInClientSource,
   startStandInAgent,
@@ -93,7 +94,9 @@ describe('hook caller trust: the exec history at its bounds', function () {
   };
 
   before(async function () {
-    const why = sensorMissing();
+    const why =
+      sensorUnavailable() ??
+      ('unavailable' in loadSensorAddon() ? 'the sensor addon is not built' : undefined);
     if (why !== undefined) {
       process.stderr.write(`      skipped: ${why}\n`);
       this.skip();

@@ -7,8 +7,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecHistorySource } from '../../../src/agents/exec-history-check.js';
-import { loadSensorAddon } from '../../../src/sensor/binding.js';
-import { sensorUnavailable } from '../../../src/sensor/host-support.js';
 import type { Sensor } from '../../../src/sensor/sensor.js';
 import { eventuallyDefined } from '../eventually.js';
 
@@ -98,13 +96,6 @@ export async function startStandInAgent(
   const pids: Record<string, number> = {};
   for (const { name } of plan) pids[name] = await awaitStandInPid(name, join(dir, `${name}.pid`));
   return { child, pids };
-}
-
-/** Why the real sensor cannot run here (not root, no BTF, the addon not built), or undefined. */
-export function sensorMissing(): string | undefined {
-  return (
-    sensorUnavailable() ?? ('unavailable' in loadSensorAddon() ? 'the sensor addon is not built' : undefined)
-  );
 }
 
 /** `sensor`'s exec history as the hook gate reads it; `lossSeenAtMs` stands for the kernel's loss counters when given. */
