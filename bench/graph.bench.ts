@@ -3,7 +3,9 @@
  * verify of one run holding 1,000,000 events (100,000 with --short), sealed the way the daemon
  * seals them (a late binding claims a full spool, in chunked batches). The baseline, in the same
  * run, is a raw scan of the same rows in seq order with one sha256 per row: the least any
- * recomputation of the run's hashes costs. Target: verify of 1,000,000 events within 2 s.
+ * recomputation of the run's hashes costs. Each timed verify is the first of a freshly started daemon
+ * (one keeps a run's answer while nothing changed), once its start-up work is done, after a scan on
+ * the store just opened; the medians of three of each. Target: verify of 1,000,000 events within 2 s.
  *
  * Then the store is grown in SQL to 10,000,000 events (1,000,000 with --short) and explain is timed
  * on events picked across it (p50/p99 after 20 untimed ones; target p99 <= 20 ms), beside a raw
@@ -22,6 +24,7 @@ import { hash } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readRows, sql } from '../src/store/sql.js';
 import { makeDataDir, removeDir, startDaemon } from '../test/support/daemon.js';
+import { awaitIdle } from './support/await-idle.js';
 import { benchMain } from './support/bench-main.js';
 import { guardRatio } from './support/ratio-guard.js';
 import { describeHost } from './support/host.js';
@@ -37,8 +40,11 @@ const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
 const isGuard = args.has('--guard');
 const events = isShort ? 100_000 : 1_000_000;
-const deadlineMs = isShort ? 120_000 : 900_000;
+const deadlineMs = isShort ? 300_000 : 900_000;
 const repeats = 3;
+/** A daemon's start-up work done before its verify is timed: under this share of a core over a second, or this long. */
+const idleShare = 0.1;
+const idleWaitMs = 15_000;
 const targetS = 2;
 const storedForExplain = isShort ? 1_000_000 : 10_000_000;
 /** Timed explains: a p99 of a few hundred swings with one burst of slow requests on a shared 2-core host. */
@@ -91,54 +97,64 @@ async function run(): Promise<string[]> {
   });
   if (bind.status !== 200) throw new Error(`the bind answered HTTP ${bind.status}`);
   await daemon.stop();
-  const baseRate = await baseline(path);
-  process.stdout.write(
-    JSON.stringify({
-      name: 'graph.baseline.scan_sha256',
-      events_per_sec: Math.round(baseRate),
-      events,
-      ...host,
-    }) + '\n',
-  );
 
-  daemon = await startDaemon({ dataDir, args: spoolHoldArgs });
   const failures: string[] = [];
-  try {
-    resetPeakRss(daemon.child.pid!);
-    const ms: number[] = [];
-    let status = '';
-    for (let i = 0; i < repeats; i++) {
+  const ms: number[] = [];
+  const baseRates: number[] = [];
+  let status = '';
+  let peakRss = 0;
+  for (let i = 0; i < repeats; i++) {
+    // the scan and a verify in turn, each on a store just opened: a burst of other work slows both alike
+    baseRates.push(await baseline(path));
+    // each timed call is the first verify of a daemon: one keeps a run's answer while nothing
+    // changed (verify-flight.ts), and a kept answer measures nothing of verification
+    daemon = await startDaemon({ dataDir, args: spoolHoldArgs });
+    try {
+      const waited = await awaitIdle(daemon.child.pid!, idleShare, Date.now() + idleWaitMs);
+      process.stderr.write(`graph.bench: verify ${i + 1}'s daemon went idle in ${waited} ms\n`);
+      resetPeakRss(daemon.child.pid!);
       const started = performance.now();
       const answer = await fetch(`${daemon.url}/v1/graph/verify?run=${runId}`);
       const body = (await answer.json()) as { status?: string; issue_count?: number };
       ms.push(performance.now() - started);
       status = `${answer.status} ${body.status} (${body.issue_count} issues)`;
       if (answer.status !== 200 || body.status !== 'ok') failures.push(`verify answered ${status}`);
+      peakRss = Math.max(peakRss, readPeakRssBytes(daemon.child.pid!) ?? 0);
+    } finally {
+      await daemon.stop();
     }
-    const p50 = percentileMs(ms, 50);
-    const rate = Math.round(events / (p50 / 1000));
-    const ratio = rate / baseRate;
-    const result = {
-      name: 'graph.verify',
-      events,
-      events_per_sec: rate,
-      p50_ms: p50,
-      p99_ms: percentileMs(ms, 99),
-      repeats,
-      status,
-      ratio_to_baseline: Math.round(ratio * 1000) / 1000,
-      peak_rss_bytes: readPeakRssBytes(daemon.child.pid!),
-      target: { seconds_for_1m_events: targetS },
-      target_met: (p50 / 1000) * (1_000_000 / events) <= targetS,
-      ...host,
-    };
-    process.stdout.write(JSON.stringify(result) + '\n');
-    failures.push(
-      ...guardRatio('graph.verify.events_per_sec/scan_sha256', ratio, 'verify over a hashing scan'),
-    );
-  } finally {
-    await daemon.stop();
   }
+  const baseRate = [...baseRates].sort((a, b) => a - b)[Math.floor(repeats / 2)]!;
+  process.stdout.write(
+    JSON.stringify({
+      name: 'graph.baseline.scan_sha256',
+      events_per_sec: Math.round(baseRate),
+      rounds_events_per_sec: baseRates.map((rate) => Math.round(rate)),
+      events,
+      ...host,
+    }) + '\n',
+  );
+  const p50 = percentileMs(ms, 50);
+  const rate = Math.round(events / (p50 / 1000));
+  const ratio = rate / baseRate;
+  const result = {
+    name: 'graph.verify',
+    events,
+    events_per_sec: rate,
+    p50_ms: p50,
+    p99_ms: percentileMs(ms, 99),
+    repeats,
+    status,
+    ratio_to_baseline: Math.round(ratio * 1000) / 1000,
+    peak_rss_bytes: peakRss,
+    target: { seconds_for_1m_events: targetS },
+    target_met: (p50 / 1000) * (1_000_000 / events) <= targetS,
+    ...host,
+  };
+  process.stdout.write(JSON.stringify(result) + '\n');
+  failures.push(
+    ...guardRatio('graph.verify.events_per_sec/scan_sha256', ratio, 'verify over a hashing scan'),
+  );
   failures.push(...(await explainLatency(path)));
   failures.push(...(await sealingCost()));
   return [...new Set(failures)];

@@ -16,13 +16,18 @@ void ExecHistory::take(const event_header* record, size_t size) {
   size_t argvSize = std::min<size_t>({exec->argv_size, size - offsetof(exec_event, argv), argvMax});
   bool truncated = (record->flags & RECORD_TRUNCATED) != 0 || argvSize < exec->argv_size;
   std::lock_guard<std::mutex> hold(lock_);
-  if (pids_.size() >= pidsMax && pids_.find(record->tgid) == pids_.end()) evictOldest();
+  if (pids_.size() >= pidsMax_ && pids_.find(record->tgid) == pids_.end()) evictOldest();
   Pid& pid = pids_[record->tgid];
   if (pid.execs.size() >= perPidMax) {
     pid.droppedNewestNs = std::max(pid.droppedNewestNs, pid.execs.front().ktimeNs);
     pid.execs.erase(pid.execs.begin());
   }
   pid.execs.push_back({record->ktime_ns, std::string(exec->argv, argvSize), truncated});
+}
+
+void ExecHistory::setPidsMax(size_t pidsMax) {
+  std::lock_guard<std::mutex> hold(lock_);
+  pidsMax_ = std::max<size_t>(pidsMax, 1);
 }
 
 // the entry whose last exec is oldest: under a flood of new processes, the most recent stay

@@ -3,7 +3,7 @@
 // caller is placed by it (src/agents/exec-history-check.ts). A genuine hook's processes exec one
 // or two short command lines; a tool call that exec'd the hook's command line in place has its
 // tool's shell before it. Bounded: perPidMax execs a process (older ones dropped, the newest
-// dropped time kept), pidsMax processes (past it the one whose last exec is oldest goes, counted,
+// dropped time kept), pidsMax_ processes (past it the one whose last exec is oldest goes, counted,
 // and the newest exec time evicted is kept, so a lookup knows when an entry it needs may be gone).
 // A process's entry is removed at its exit record.
 #pragma once
@@ -35,8 +35,11 @@ struct ExecLookup {
 class ExecHistory {
  public:
   static constexpr size_t perPidMax = 8;
-  static constexpr size_t pidsMax = 16384;
+  static constexpr size_t pidsDefault = 16384;
   static constexpr size_t argvMax = 512;  // bytes of argv kept: a hook's command line is far shorter
+
+  // the processes held (at least 1); smaller than pidsDefault only for tests
+  void setPidsMax(size_t pidsMax);
 
   // one record from the ring (reader thread): an exec is kept, an exit removes its process
   void take(const event_header* record, size_t size);
@@ -53,6 +56,7 @@ class ExecHistory {
   void evictOldest();
 
   mutable std::mutex lock_;
+  size_t pidsMax_ = pidsDefault;
   std::unordered_map<uint32_t, Pid> pids_;
   uint64_t evicted_ = 0;
   uint64_t evictedNewestNs_ = 0;

@@ -138,6 +138,7 @@ Sensor::Sensor(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sensor>(info) 
   captureBound_ = options.Get("captureBound").ToBoolean();
   limits_ = {requireUint(options, "batchRecords"), requireUint(options, "batchBytes"), requireUint(options, "flushMs"),
              options.Has("stallMs") ? requireUint(options, "stallMs") : 0};
+  if (options.Has("execHistoryPids")) execs_.setPidsMax(requireUint(options, "execHistoryPids"));
   onBatch_ = Napi::Persistent(info[1].As<Napi::Function>());
   if (info.Length() > 2 && info[2].IsFunction()) onTlsBatch_ = Napi::Persistent(info[2].As<Napi::Function>());
 }

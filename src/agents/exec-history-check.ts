@@ -34,6 +34,8 @@ export interface ExecHistorySource {
  */
 export type ExecCheck = { outcome: 'forged' | 'hook' | 'unchecked'; why: string };
 
+/** Bytes of argv the exec history keeps (native/src/exec-history.h: argvMax). */
+const keptArgvBytes = 512;
 /** Bytes of a refused exec's command line quoted in the reason. */
 const quotedMax = 160;
 
@@ -51,7 +53,16 @@ export function checkExecHistory(
     for (const exec of history.execs) {
       const argv = exec.argv.split('\0');
       if (argv[argv.length - 1] === '') argv.pop();
-      if (exec.truncated || !(isHookShellLine(argv, agentName) || isHookClientLine(argv, agentName)))
+      // a cut command line is never confirmed on its prefix: what was cut off could make it a tool's
+      if (exec.truncated)
+        return {
+          outcome: 'forged',
+          why:
+            `${named(process)} exec'd ${quote(argv)} at ${formatRfc3339Nanos(exec.wallNs)} since its fork, ` +
+            `truncated (a command line past the ${keptArgvBytes} bytes the sensor keeps, or a record the kernel cut): ` +
+            `a command line not seen whole is never confirmed as the hook's`,
+        };
+      if (!(isHookShellLine(argv, agentName) || isHookClientLine(argv, agentName)))
         return {
           outcome: 'forged',
           why:
@@ -64,13 +75,14 @@ export function checkExecHistory(
       return { outcome: 'forged', why: `${named(process)} exec'd more than a hook's process ever does` };
     histories.push(history);
   }
+  // before the unseen: a process evicted from the history is not one the sensor never captured
+  if (histories.some((history) => history.evictedSince))
+    return unchecked('the exec history was full and evicted processes since the hook started');
   const unseen = path.findIndex((_, at) => histories[at]!.execs.length === 0);
   if (unseen >= 0)
     return unchecked(
       `the sensor holds no exec of ${named(path[unseen]!)} since its fork (not captured: no binding covered it then)`,
     );
-  if (histories.some((history) => history.evictedSince))
-    return unchecked('the exec history was full and evicted processes since the hook started');
   // an exec the kernel dropped (its ring full) is not in the history: a tool call's first one could be
   const lossSeenMs = source.execLossSeenAtMs();
   const oldest = path.reduce(

@@ -54,6 +54,8 @@ export interface NativeSensorOptions {
   flushMs: number;
   /** Fault injection for tests: the ring reader sleeps this long after each poll. */
   stallMs?: number;
+  /** For tests: the processes the exec history holds (native/src/exec-history.h; 16,384 when absent). */
+  execHistoryPids?: number;
 }
 
 /**

@@ -150,7 +150,8 @@ export class Sensor {
    */
   static async start(
     router: BatchSink,
-    faults: { stallMs: number } = { stallMs: 0 },
+    /** For tests: the reader's stall after each poll, and a smaller exec history (NativeSensorOptions). */
+    faults: { stallMs: number; execHistoryPids?: number } = { stallMs: 0 },
     capture: CaptureMode = 'agents',
     bindings?: BindingLog,
   ): Promise<Sensor> {
@@ -160,7 +161,7 @@ export class Sensor {
     if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable, capture);
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
     const native = new addon.Sensor(
-      { selfTgid: process.pid, captureBound: capture === 'agents', ...batchLimits, stallMs: faults.stallMs },
+      { selfTgid: process.pid, captureBound: capture === 'agents', ...batchLimits, ...faults },
       (batch, records) => started.sensor?.take(batch, records),
       (batch, records) => started.sensor?.take(batch, records, true),
     );

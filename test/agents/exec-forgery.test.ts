@@ -6,7 +6,7 @@
  * (hook-caller-trust.test.ts); only their exec history tells them apart.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,11 +21,11 @@ import { Sensor } from '../../src/sensor/sensor.js';
 import { parseBindRequest } from '../../src/telemetry/binding.js';
 import { BindingLog } from '../../src/telemetry/binding-log.js';
 import {
-  awaitStandInPid,
+  execHistoryOf,
   killQuietly,
-  standInAgentEnv,
   standInAgentSource,
   standInClientSource,
+  startStandInAgent,
   type PlannedCommand,
 } from '../support/agents/stand-in-hooks.js';
 
@@ -60,27 +60,18 @@ describe('hook caller trust: the sensor sees an exec in place', function () {
     plan: readonly PlannedCommand[],
     bind: boolean,
   ): Promise<ChildProcess> {
-    const env = standInAgentEnv(plan, dir, join(dir, 'bin'));
-    const child = spawn(join(dir, 'bin', agent), ['agent.js'], {
-      cwd: dir,
-      env,
-      stdio: ['pipe', 'ignore', 'ignore'],
-    });
-    agents.push(child);
-    if (bind) {
+    const started = await startStandInAgent(dir, agent, plan, (pid) => {
+      if (!bind) return;
       const binding = parseBindRequest(
-        { run_id: `run-${agent}`, tool_call_id: 'agent', root_pid: child.pid!, binding_source: 'harness' },
+        { run_id: `run-${agent}`, tool_call_id: 'agent', root_pid: pid, binding_source: 'harness' },
         BigInt(Date.now()) * 1_000_000n,
       );
       if (!('binding_id' in binding)) assert.fail(binding.message);
       log.append(binding); // the sensor puts its pid in the kernel's filter at once
-    }
-    child.stdin.write('go\n');
-    for (const { name } of plan) {
-      const file = join(dir, `${name}.pid`);
-      pids[name] = await awaitStandInPid(name, file);
-    }
-    return child;
+    });
+    agents.push(started.child);
+    Object.assign(pids, started.pids);
+    return started.child;
   }
 
   before(async function () {
@@ -124,11 +115,7 @@ describe('hook caller trust: the sensor sees an exec in place', function () {
   };
   /** A gate reading the sensor's exec history; `lossSeenAtMs` stands for the kernel's loss counters when given. */
   const gate = (lossSeenAtMs?: number): HookTrustGate =>
-    new HookTrustGate(null, {
-      execsSince: (pid, startTicks) => sensor.execsSince(pid, startTicks),
-      execLossSeenAtMs: () => lossSeenAtMs ?? sensor.execLossSeenAtMs(),
-      stats: () => sensor.execHistoryStats(),
-    });
+    new HookTrustGate(null, execHistoryOf(sensor, lossSeenAtMs));
   const admit = (on: HookTrustGate, harness: AgentHarness, name: string, session: string): HookAdmission =>
     on.admit(
       { transport: 'socket', pid: pids[name]!, uid, gid: process.getgid!() },

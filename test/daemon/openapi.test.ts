@@ -527,7 +527,7 @@ describe('openapi document', function () {
     const none = { total: 0, by_type: {} };
     const causality = {
       schema_version: 'provenance.timeline/v1',
-      ...{ view: 'causality', run_id: 'r' },
+      ...{ view: 'causality', run_id: 'r', all: false, loader_locale_opens: 0 },
       bounds: { tool_calls: 50, processes_per_parent: 100, process_depth: 32, events_per_process: 20 },
       root: {
         node: 'run',

@@ -142,6 +142,65 @@ describe('the ring reader folding records', function () {
     );
   });
 
+  it("folds the locale's opens past one that failed and one whose path the probe could not read, counting them", async function () {
+    // C.UTF-8 is looked up first as C.UTF-8 (ENOENT), then found as C.utf8; xx_YY names no locale at
+    // all; the locale-archive open (absent here) names a path the probe often cannot read yet
+    const { pid, events } = await captureShell('LANG=C.UTF-8 LC_TIME=xx_YY.UTF-8 cat /dev/null');
+    const cat = events.find((event) => event.type === 'execve' && event.ppid === pid);
+    assert.ok(cat !== undefined, 'the exec of cat');
+    const files = cat.attrs['locale_files'] as string[];
+    const failed = cat.attrs['locale_failed'];
+    assert.ok(
+      typeof failed === 'number' && failed >= 1,
+      `failed opens counted: ${JSON.stringify(cat.attrs)}`,
+    );
+    assert.equal(cat.attrs['locale_opens'], files.length + failed);
+    // C.UTF-8/LC_IDENTIFICATION failed, then C.utf8/LC_IDENTIFICATION was found: folded all the same
+    assert.ok(files.includes('/usr/lib/locale/C.utf8/LC_IDENTIFICATION'), JSON.stringify(files));
+    const opens = events.filter((event) => event.tgid === cat.tgid && event.type === 'file_open');
+    // only an unreadable path stays apart (an open of its own), then the command's own open
+    assert.deepEqual(
+      opens.filter((event) => event.attrs['path_unreadable'] !== true).map((event) => event.attrs['path']),
+      ['/dev/null'],
+    );
+  });
+
+  it("keeps as events the locale-like opens outside the fold's rule: another directory, other flags", async function () {
+    const elsewhere = join(work.path, 'locales');
+    // LOCPATH: the C library looks in another directory first, with its own flags; dash reads a
+    // compiled locale's file itself (O_RDONLY, no O_CLOEXEC) as the first open after its libraries
+    const { pid, events } = await captureShell(
+      `LOCPATH=${elsewhere} LC_ALL=C.UTF-8 cat /dev/null; dash -c ': < /usr/lib/locale/C.utf8/LC_CTYPE'`,
+    );
+    const exec = (comm: string): ParsedEvent => {
+      const found = events.find(
+        (event) =>
+          event.type === 'execve' && event.ppid === pid && event.attrs['path'] === `/usr/bin/${comm}`,
+      );
+      assert.ok(found !== undefined, `the exec of ${comm}`);
+      return found;
+    };
+    const opensOf = (process: ParsedEvent): string[] =>
+      events
+        .filter((event) => event.tgid === process.tgid && event.type === 'file_open')
+        .map((event) => String(event.attrs['path']));
+    const cat = exec('cat');
+    const catOpens = opensOf(cat);
+    assert.ok(
+      catOpens.some((path) => path.startsWith(`${elsewhere}/C.UTF-8/LC_`)),
+      `the lookups under LOCPATH are events: ${JSON.stringify(catOpens)}`,
+    );
+    assert.ok(
+      ((cat.attrs['locale_files'] as string[] | undefined) ?? []).every(
+        (path) => !path.startsWith(elsewhere),
+      ),
+      'none of them among the folded files',
+    );
+    const dash = exec('dash');
+    assert.deepEqual(opensOf(dash), ['/usr/lib/locale/C.utf8/LC_CTYPE'], "dash's own read is an event");
+    assert.equal(dash.attrs['locale_files'], undefined, 'and not a folded file');
+  });
+
   it('keeps an open of a locale file that the command makes itself an event of its own', async function () {
     // cat's C library reads locale.alias at start (folded), then cat opens it (O_RDONLY, no O_CLOEXEC)
     const alias = '/usr/share/locale/locale.alias';

@@ -443,6 +443,7 @@ describe('GET /v1/timeline', function () {
       type: 'file_open',
       evidence_level: (record[0]!['correlation'] as Json)['evidence_level'],
       summary: 'worker[11] file_open /work/0',
+      loader_locale: false,
     });
 
     const unattributed = children[children.length - 1]!;

@@ -14,7 +14,8 @@ export const getTimeline = queryTool({
     "`cursor` for the next one (`limit` 1..1000, default 100); the loader's and locale's opens of " +
     'each exec are left out and counted for the whole run in `loader_locale_opens` unless `all: "true"` ' +
     '(pass the same `all` with each cursor). `view: "causality"` is a bounded tree ' +
-    '(run, tool calls, processes by parent, their first events) with what the bounds cut counted; it ' +
+    '(run, tool calls, processes by parent, their first events) with what the bounds cut counted, its ' +
+    'loader and locale opens left out and counted in `loader_locale_opens` unless `all: "true"`; it ' +
     'takes no limit or cursor. `view: "session"` tells an agent session (a run its hooks wrote): ' +
     "prompts, tool calls with the gate's decision, input and result, the processes that carry each " +
     'tool call\'s id and what they did; loader and locale opens only counted unless `all: "true"`. ' +

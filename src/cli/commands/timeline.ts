@@ -29,8 +29,8 @@ export class TimelineCommand extends RunQueryCommand {
       tool call, evidence level and a one-line summary; stderr names the \`--cursor\` of the next
       page when more follow. With \`--causality\`, prints the causality view as a tree: the run, its
       tool calls, their processes nested by parent, and each process's first events; what a bound
-      cut is counted on its own line. The table leaves out the loader's and locale's opens and says
-      on its last line how many the run has; \`--all\` lists them, marked \`[loader]\` (pass it with
+      cut is counted on its own line. The table and the tree leave out the loader's and locale's opens and say
+      on their last line how many the run has; \`--all\` lists them, marked \`[loader]\` (pass it with
       each \`--cursor\` of its pages). With \`--json\`, prints the \`provenance.timeline/v1\` body.
 
       Exit code 0 when printed, 1 when the daemon answered an error (an unknown run, a bad cursor, a
@@ -51,8 +51,7 @@ export class TimelineCommand extends RunQueryCommand {
     description: 'print the agent session view (with --json: its body); the default for an agent session',
   });
   all = Option.Boolean('--all', false, {
-    description:
-      "list the loader's and locale's opens of each exec (the session view and the table; default: counted)",
+    description: "list the loader's and locale's opens of each exec (every view; default: counted apart)",
   });
   limit = Option.String('--limit', { description: 'entries per page of the table, 1..1000 (default 100)' });
   cursor = Option.String('--cursor', { description: 'the page after the one that named this cursor' });
@@ -72,12 +71,6 @@ export class TimelineCommand extends RunQueryCommand {
         throw new ProvdError(
           'PROVD_ERR_CONFIG_INVALID',
           '--session is the session view: not with --causality, --limit or --cursor',
-        );
-      }
-      if (this.all && this.causality) {
-        throw new ProvdError(
-          'PROVD_ERR_CONFIG_INVALID',
-          '--all is for the table and the session view: the causality tree lists every event',
         );
       }
       query = pageQuery(this.run, this.limit, this.cursor);

@@ -9,6 +9,7 @@ import type {
 import type { Style } from '../output/style.js';
 import { utcTime } from '../output/time-text.js';
 import { formatTree, type TreeNode } from '../output/tree.js';
+import { hiddenLine } from './timeline-text.js';
 import { plural } from './verify-text.js';
 
 /** The causality tree drawn with box lines; every bound's cut is said, never hidden. */
@@ -16,7 +17,9 @@ export function formatCausality(view: TimelineCausality, style: Style): string {
   const root = view.root;
   const children = root.children.map(toolCallNode);
   pushCut(children, root.omitted_children, 'tool call');
-  return formatTree({ label: `run ${root.run_id}  ${counts(root.counts)}`, children }, style);
+  return (
+    formatTree({ label: `run ${root.run_id}  ${counts(root.counts)}`, children }, style) + hiddenLine(view)
+  );
 }
 
 function toolCallNode(node: CausalityToolCallNode): TreeNode {
@@ -33,7 +36,7 @@ function toolCallNode(node: CausalityToolCallNode): TreeNode {
 function processNode(node: CausalityProcessNode): TreeNode {
   const what = node.argv?.join(' ') ?? node.binary ?? node.comm;
   const children: TreeNode[] = node.events.map((event) => ({
-    label: `${utcTime(event.time)}  ${event.type}  ${event.evidence_level}  ${event.summary}`,
+    label: `${utcTime(event.time)}  ${event.type}  ${event.evidence_level}  ${event.summary}${event.loader_locale ? ' [loader]' : ''}`,
     children: [],
   }));
   if (node.omitted_events.total > 0) {

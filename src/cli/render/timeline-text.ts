@@ -35,8 +35,11 @@ export function formatTimeline(page: TimelineTable, style: Style): string {
   return formatColumns(columns, rows, style) + hidden;
 }
 
-/** `6 loader and locale opens of the run not listed (--all lists them)`, or nothing for none. */
-function hiddenLine({ loader_locale_opens: count, all }: TimelineTable): string {
+/** `6 loader and locale opens of the run not listed (--all lists them)`, or nothing for none (the table's and the tree's). */
+export function hiddenLine({
+  loader_locale_opens: count,
+  all,
+}: Pick<TimelineTable, 'loader_locale_opens' | 'all'>): string {
   if (count === 0) return '';
   const what = `${count} loader and locale ${count === 1 ? 'open' : 'opens'} of the run`;
   return all ? `(${what} listed, marked [loader])\n` : `${what} not listed (--all lists them)\n`;

@@ -15,6 +15,8 @@ import { addCounts, addEvents, noEvents } from './event-counts.js';
 import type { LineageItem } from './process-lineage.js';
 import type { EventCounts } from './timeline-causality.js';
 import { bindingInstant } from './timeline-sources.sql.js';
+import { hiddenLoaderOpen, shownByDefault } from '../../telemetry/loader-opens.sql.js';
+import { rolledUpEvents } from '../../telemetry/process-rollup.sql.js';
 
 /** One process of one tool call (null: of no tool call), aggregated over its events. */
 export interface ProcessFacts extends LineageItem {
@@ -23,8 +25,10 @@ export interface ProcessFacts extends LineageItem {
   comm: string | null;
   binary: string | null;
   argv: string[] | null;
-  /** Its first events' listed fields as JSON text (ListedEventFields[]), as the rollup keeps them; null: not read yet. */
+  /** Its first events' listed fields as JSON text (ListedEventFields[]); null: not read yet. */
   firstEvents: string | null;
+  /** Its loader and locale opens (src/telemetry/loader-opens.sql.ts), counted in `counts` only with `all`. */
+  hiddenOpens: number;
 }
 
 /** One tool call of the run (id null: the events no binding attributed). */
@@ -58,6 +62,8 @@ export interface ListedEventFields {
   tgid: number | null;
   comm: string | null;
   attrs: string;
+  /** A loader or locale open: listed only with `all` (absent from the rollup's lists, which hold none of a process that has one). */
+  loader_locale?: boolean;
 }
 
 /** Runs with at most this many processes read their first events with them; larger ones for the shown processes only. */
@@ -77,8 +83,14 @@ export async function readToolCalls(
   connection: DuckDBConnection,
   side: DuckDBConnection,
   run: string,
+  all: boolean,
 ): Promise<Map<string | null, ToolCallTree>> {
-  const [rows, processes] = await Promise.all([readToolCallRows(side, run), readProcesses(connection, run)]);
+  const [[rows, hidden], processes] = await Promise.all([
+    readToolCallRows(side, run).then(async (rows) => [rows, await readHiddenOpens(side, run)] as const),
+    readProcesses(connection, run),
+  ]);
+  for (const process of processes)
+    leaveOutHidden(process, hidden.get(processKey(process.toolCallId, process.tgid)) ?? 0, all);
   const calls = new Map<string | null, ToolCallTree>();
   const callOf = (id: string | null, atNs: bigint): ToolCallTree => {
     const known = calls.get(id);
@@ -213,6 +225,7 @@ async function readProcesses(connection: DuckDBConnection, run: string): Promise
       argv: argvOf(row.argv),
       counts: noEvents(),
       firstEvents: row.first_events,
+      hiddenOpens: 0,
     });
   }
   // counted in type order, so that the answer lists its types the same way every time
@@ -234,28 +247,109 @@ function compareNullable<T extends string | number>(a: T | null, b: T | null): n
   return a < b ? -1 : 1;
 }
 
-/** Reads the first events of the `processes` that do not have them yet (a run with many processes). */
+/** The run's loader and locale opens by process (processKey), as the rollup keys its processes. */
+async function readHiddenOpens(connection: DuckDBConnection, run: string): Promise<Map<string, number>> {
+  const rows = await readRows<{ tool_call_id: string | null; tgid: number | null; opens: bigint }>(
+    connection,
+    sql`SELECT nullif(coalesce(tool_call_id, ''), '') AS tool_call_id,
+          CAST(nullif(coalesce(tgid, pid, -1), -1) AS UINTEGER) AS tgid, count(*) AS opens
+        FROM events WHERE run_id = ${run} AND ${hiddenLoaderOpen} GROUP BY ALL`,
+  );
+  return new Map(rows.map((row) => [processKey(row.tool_call_id, row.tgid), Number(row.opens)]));
+}
+
+/**
+ * Notes `opens` loader and locale opens of `process`: unless `all`, they leave its counts (they are
+ * file_opens), and its first events are read from the events without them (readFirstEvents).
+ */
+function leaveOutHidden(process: ProcessFacts, opens: number, all: boolean): void {
+  process.hiddenOpens = opens;
+  if (opens === 0) return;
+  process.firstEvents = null;
+  if (all) return;
+  const left = (process.counts.by_type.file_open ?? 0) - opens;
+  process.counts.total -= opens;
+  if (left > 0) process.counts.by_type.file_open = left;
+  else delete process.counts.by_type.file_open;
+}
+
+/**
+ * Reads the first events of the `processes` that do not have them yet: from the rollup (a run with
+ * many processes), or, for a process with loader and locale opens, from its events (without them
+ * unless `all`, each marked), as the rollup lists them: by (time_ns, seq), the first rolledUpEvents.
+ */
 export async function readFirstEvents(
   connection: DuckDBConnection,
   run: string,
   processes: readonly ProcessFacts[],
+  all: boolean,
 ): Promise<void> {
-  const missing = new Map(
-    processes
-      .filter((process) => process.firstEvents === null)
-      .map((process) => [processKey(process.toolCallId, process.tgid), process]),
+  const unread = processes.filter((process) => process.firstEvents === null);
+  await readRolledUp(
+    connection,
+    run,
+    unread.filter((process) => process.hiddenOpens === 0),
   );
-  if (missing.size === 0) return;
+  await readFromEvents(
+    connection,
+    run,
+    unread.filter((process) => process.hiddenOpens > 0),
+    all,
+  );
+}
+
+/** The key of each of `processes`, and the distinct tgids to look them up by (-1: none). */
+function keyed(processes: readonly ProcessFacts[]): { byKey: Map<string, ProcessFacts>; tgids: bigint[] } {
+  return {
+    byKey: new Map(processes.map((process) => [processKey(process.toolCallId, process.tgid), process])),
+    tgids: [...new Set(processes.map((process) => BigInt(process.tgid ?? -1)))],
+  };
+}
+
+/** The first events of processes with loader and locale opens, read from the events table. */
+async function readFromEvents(
+  connection: DuckDBConnection,
+  run: string,
+  processes: readonly ProcessFacts[],
+  all: boolean,
+): Promise<void> {
+  if (processes.length === 0) return;
+  const { byKey, tgids } = keyed(processes);
+  const rows = await readRows<{ tool_call_id: string | null; tgid: number | null; first_events: string }>(
+    connection,
+    sql`SELECT nullif(p_tool_call, '') AS tool_call_id, CAST(nullif(p_tgid, -1) AS UINTEGER) AS tgid,
+          CAST(to_json(list(struct_pack(id := id, time_ns := CAST(time_ns AS VARCHAR), type := type,
+            evidence_level := evidence_level, pid := pid, tgid := tgid, comm := comm, attrs := attrs,
+            loader_locale := ${hiddenLoaderOpen}) ORDER BY time_ns, seq)) AS VARCHAR) AS first_events
+        FROM (SELECT *, coalesce(tool_call_id, '') AS p_tool_call, coalesce(tgid, pid, -1) AS p_tgid FROM events
+              WHERE run_id = ${run} AND list_contains(${list(tgids, BIGINT)}, coalesce(tgid, pid, -1))
+                AND ${all ? sql`TRUE` : shownByDefault}
+              QUALIFY row_number() OVER (PARTITION BY p_tool_call, p_tgid ORDER BY time_ns, seq) <= ${rolledUpEvents})
+        GROUP BY ALL`,
+  );
+  for (const row of rows) {
+    const process = byKey.get(processKey(row.tool_call_id, row.tgid));
+    if (process !== undefined) process.firstEvents = row.first_events;
+  }
+  // a process left with no event to list (every one of them a loader or locale open)
+  for (const process of processes) process.firstEvents ??= '[]';
+}
+
+/** The first events of processes without loader and locale opens, as the rollup keeps them. */
+async function readRolledUp(
+  connection: DuckDBConnection,
+  run: string,
+  processes: readonly ProcessFacts[],
+): Promise<void> {
+  if (processes.length === 0) return;
+  const { byKey: missing, tgids } = keyed(processes);
   // by tgid alone: a list filter costs DuckDB less than a join on both keys; other tool calls' rows are dropped here
   const rows = await readRows<{ tool_call_id: string | null; tgid: number | null; first_events: string }>(
     connection,
     sql`SELECT nullif(p.tool_call_id, '') AS tool_call_id, CAST(nullif(p.tgid, -1) AS UINTEGER) AS tgid,
           p.first_listed AS first_events
         FROM timeline_processes p
-        WHERE p.run_id = ${run} AND list_contains(${list(
-          [...new Set([...missing.values()].map((process) => BigInt(process.tgid ?? -1)))],
-          BIGINT,
-        )}, p.tgid)`,
+        WHERE p.run_id = ${run} AND list_contains(${list(tgids, BIGINT)}, p.tgid)`,
   );
   for (const row of rows) {
     const process = missing.get(processKey(row.tool_call_id, row.tgid));

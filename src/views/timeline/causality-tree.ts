@@ -1,8 +1,10 @@
 /**
  * GET /v1/timeline?view=causality in the store actor: a run's causality tree. It reads the process
  * rollup kept at write time (process-rollup.sql.ts): one row per (tool call, process) with its counts by
- * type and first events (causality-facts.sql.ts), never the run's events; JS only nests those rows
- * (process-lineage.ts) and applies the bounds.
+ * type and first events (causality-facts.sql.ts); JS only nests those rows (process-lineage.ts) and
+ * applies the bounds. The loader's and locale's opens are left out unless `all`, counted apart: read
+ * from the events' `loader_locale` column (one grouped count a run), with the first events of the
+ * processes that have any read from their events rather than the rollup.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
@@ -33,6 +35,8 @@ import { jsonText, type JsonText } from '../../store/json-text.js';
 /** The params of the `timeline_causality` store query. */
 export interface TimelineCausalityParams {
   run: string;
+  /** List and count the loader's and locale's opens too (each marked); false: left out, counted apart. */
+  all: boolean;
 }
 
 /** How much of each list the tree shows. */
@@ -52,8 +56,8 @@ export async function timelineCausality(
   side: DuckDBConnection,
   params: TimelineCausalityParams,
 ): Promise<JsonText<TimelineCausality>> {
-  const { run } = params;
-  const calls = await readToolCalls(connection, side, run);
+  const { run, all } = params;
+  const calls = await readToolCalls(connection, side, run, all);
   const unattributed = calls.get(null);
   // the earliest first: a bound cuts the latest
   const attributed = [...calls.values()].filter((call) => call.id !== null).sort(byFirstInstant);
@@ -76,11 +80,16 @@ export async function timelineCausality(
       connection,
       run,
       lineages.flatMap((lineage) => flatten(lineage.roots)),
+      all,
     ),
     readRecords(side, run, shown),
   ]);
   const counts = noEvents();
-  for (const call of calls.values()) addCounts(counts, call.counts);
+  let hidden = 0;
+  for (const call of calls.values()) {
+    addCounts(counts, call.counts);
+    for (const process of call.processes) hidden += process.hiddenOpens;
+  }
   const time = (ns: bigint | null): string | null => (ns === null ? null : formatRfc3339Nanos(ns));
   const children = shown.map((call, i): CausalityToolCallNode => ({
     node: 'tool_call',
@@ -97,6 +106,8 @@ export async function timelineCausality(
     schema_version: 'provenance.timeline/v1',
     view: 'causality',
     run_id: run,
+    all,
+    loader_locale_opens: hidden,
     bounds: causalityBounds,
     root: { node: 'run', run_id: run, counts, children, omitted_children: omitted },
   };
@@ -128,6 +139,7 @@ function listedEvent(fields: ListedEventFields): CausalityEvent {
       fields.tgid ?? fields.pid,
       JSON.parse(fields.attrs) as EventAttrs,
     ),
+    loader_locale: fields.loader_locale === true,
   };
 }
 

@@ -15,6 +15,10 @@ export interface TimelineCausality {
   schema_version: 'provenance.timeline/v1';
   view: 'causality';
   run_id: string;
+  /** True when loader and locale opens are listed and counted (`all=true`), each marked; false: left out. */
+  all: boolean;
+  /** The run's loader and locale opens, whether listed (`all=true`) or left out of every count and list. */
+  loader_locale_opens: Count;
   /** The bounds the tree was cut at. */
   bounds: CausalityBounds;
   root: CausalityRunNode;
@@ -59,6 +63,8 @@ export interface CausalityEvent {
   evidence_level: EvidenceLevel;
   /** Who did what to what, as the table view's entries say it. */
   summary: string;
+  /** True for a loader or locale open (listed only with `all=true`). */
+  loader_locale: boolean;
 }
 
 /** The root: the run. */

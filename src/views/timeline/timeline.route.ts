@@ -25,8 +25,9 @@ export interface TimelineQuery extends PageQuery {
   /**
    * `true` lists the loader's and locale's read-only opens of each exec too, each marked
    * `loader_locale: true`; by default they are left out and counted (view=table: the whole run's,
-   * in `loader_locale_opens`, the same on every page; view=session: in `counts`). A cursor is of
-   * the set it was issued for: pass the same `all` with it. view=causality lists every event
+   * in `loader_locale_opens`, the same on every page; view=session: in `counts`; view=causality:
+   * out of every node's counts and events, the run's in `loader_locale_opens`). A cursor is of the
+   * set it was issued for: pass the same `all` with it
    */
   all?: 'true' | 'false';
 }
@@ -47,7 +48,8 @@ const timelineDescription =
   'lists them, each marked `loader_locale: true`. `causality` is a tree, not ' +
   'a list: run, then tool calls (and one node for events no binding attributed), then processes ' +
   'nested by ppid, then their first events; every node counts its events by type, and what a bound ' +
-  'cuts is counted in `omitted_children` / `omitted_events`. It has no pages: `limit` and `cursor` ' +
+  'cuts is counted in `omitted_children` / `omitted_events`. Its loader and locale opens are left ' +
+  'out of every node and counted for the run in `loader_locale_opens`; `all=true` lists and counts them, each marked. It has no pages: `limit` and `cursor` ' +
   "are refused with it. `session` is an agent session (a run its hooks wrote): the agent's own " +
   "account (prompts, tool calls with the gate's decision, input, result and duration; " +
   '`context_asserted`) in the order stored, each tool call with the processes whose events carry its ' +
@@ -74,7 +76,11 @@ function timelineRoute(store: QueryClient<ViewsKinds>): RouteHandler {
         );
       const body =
         view === 'causality'
-          ? await store.query('timelineCausality', { run }, { deadlineMs: causalityDeadlineMs })
+          ? await store.query(
+              'timelineCausality',
+              { run, all: all === 'true' },
+              { deadlineMs: causalityDeadlineMs },
+            )
           : await store.query(
               'timelineSession',
               { run, all: all === 'true' },

@@ -3,8 +3,11 @@
  * client is node under the name `provd-hook` running a script named after the agent (`provd-hook
  * claude` runs ./claude), so its command line is exactly the hook's; it records its pid and waits.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ExecHistorySource } from '../../../src/agents/exec-history-check.js';
+import type { Sensor } from '../../../src/sensor/sensor.js';
 import { eventuallyDefined } from '../eventually.js';
 
 /** The stand-in hook client's script: appends its pid to $HT_OUT, then waits to be killed. */
@@ -63,5 +66,43 @@ export function standInAgentEnv(
         env: { ...env, HT_OUT: join(dir, `${name}.pid`) },
       })),
     ),
+  };
+}
+
+/** A stand-in agent started by startStandInAgent, and its stand-in clients' pids by command name. */
+export interface StandInAgent {
+  child: ChildProcess;
+  pids: Record<string, number>;
+}
+
+/**
+ * Starts `<dir>/bin/<agent> agent.js` (standInAgentSource(true)) with `plan`; `beforeGo` runs with
+ * its pid before it forks anything (a test binds it there), then the agent starts each command and
+ * this waits for their stand-in clients' pids.
+ */
+export async function startStandInAgent(
+  dir: string,
+  agent: string,
+  plan: readonly PlannedCommand[],
+  beforeGo: (pid: number) => void = () => {},
+): Promise<StandInAgent> {
+  const child = spawn(join(dir, 'bin', agent), ['agent.js'], {
+    cwd: dir,
+    env: standInAgentEnv(plan, dir, join(dir, 'bin')),
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  beforeGo(child.pid!);
+  child.stdin.write('go\n');
+  const pids: Record<string, number> = {};
+  for (const { name } of plan) pids[name] = await awaitStandInPid(name, join(dir, `${name}.pid`));
+  return { child, pids };
+}
+
+/** `sensor`'s exec history as the hook gate reads it; `lossSeenAtMs` stands for the kernel's loss counters when given. */
+export function execHistoryOf(sensor: Sensor, lossSeenAtMs?: number): ExecHistorySource {
+  return {
+    execsSince: (pid, startTicks) => sensor.execsSince(pid, startTicks),
+    execLossSeenAtMs: () => lossSeenAtMs ?? sensor.execLossSeenAtMs(),
+    stats: () => sensor.execHistoryStats(),
   };
 }

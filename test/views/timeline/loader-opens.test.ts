@@ -2,7 +2,7 @@
  * The loader's and locale's opens of every exec, hidden with a count in the table view of any run
  * (a recorded command's, not only an agent session's), on a real daemon and a real DuckDB: native
  * telemetry of two execs, each opening ld.so.cache, libc and the locale files as a real exec does,
- * between what the commands did. GET /v1/timeline and `provd timeline` must leave them out with
+ * between what the commands did. GET /v1/timeline (the table and the causality tree) and `provd timeline` must leave them out with
  * the run's count, list them marked with all=true / --all, page exactly over either set, and never
  * hide an open that is judged, writable, unresolved, a preload or a shared object elsewhere.
  */
@@ -194,6 +194,72 @@ describe('loader and locale opens in the table view of a run', function () {
     const paged = await cli(['timeline', run, '--all', '--limit', '3']);
     assert.equal(paged.code, 0, paged.stderr);
     assert.match(paged.stderr, new RegExp(`provd timeline ${run} --all --cursor `));
+  });
+
+  it("the causality tree leaves them out of every count and list, the run's counted; all=true lists and counts them, marked", async function () {
+    type Node = Json & { children: Node[]; events?: Json[]; counts: { total: number; by_type: Json } };
+    const tree = async (query: string): Promise<{ body: Json; processes: Node[] }> => {
+      const body = await get(`&view=causality${query}`);
+      const processes: Node[] = [];
+      const walk = (node: Node): void => {
+        if (node['node'] === 'process') processes.push(node);
+        node.children.forEach(walk);
+      };
+      walk(body['root'] as Node);
+      return { body, processes };
+    };
+    const listed = (processes: Node[]): { path: unknown; marked: unknown }[] =>
+      processes.flatMap((process) =>
+        process.events!.map((event) => ({
+          path: (event['summary'] as string).split(' ').pop(),
+          marked: event['loader_locale'],
+        })),
+      );
+    const hidden = await tree('');
+    assert.deepEqual([hidden.body['all'], hidden.body['loader_locale_opens']], [false, 6]);
+    const root = (hidden.body['root'] as Node).counts;
+    const shown = await tree('&all=true');
+    assert.deepEqual([shown.body['all'], shown.body['loader_locale_opens']], [true, 6]);
+    const rootAll = (shown.body['root'] as Node).counts;
+    // the same run, 6 file_opens fewer in every sum by default
+    assert.equal(root.total, rootAll.total - 6);
+    assert.equal(root.by_type['file_open'], (rootAll.by_type['file_open'] as number) - 6);
+    for (const [at, process] of hidden.processes.entries()) {
+      const own = loaderLocaleOpens.filter((open) => open.pid === process['tgid']).length;
+      assert.equal(
+        process.counts.total,
+        shown.processes[at]!.counts.total - own,
+        `process ${String(process['tgid'])}`,
+      );
+    }
+    const paths = listed(hidden.processes);
+    assert.ok(paths.every((event) => event.marked === false));
+    for (const open of [...neverFolded, ...alsoShown])
+      assert.ok(
+        paths.some((event) => event.path === open.path),
+        `${open.path} is listed`,
+      );
+    // with all=true the same events and the 6, each marked (every process lists its whole few here)
+    const marked = listed(shown.processes).filter((event) => event.marked === true);
+    assert.deepEqual(
+      marked.map((event) => event.path).sort(),
+      loaderLocaleOpens.map((open) => open.path).sort(),
+    );
+    for (const [at, process] of hidden.processes.entries())
+      assert.deepEqual(
+        process.events,
+        shown.processes[at]!.events!.filter((event) => event['loader_locale'] !== true),
+        'the rest as without all',
+      );
+
+    const printed = await cli(['timeline', run, '--causality']);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /\n6 loader and locale opens of the run not listed \(--all lists them\)\n$/);
+    assert.doesNotMatch(printed.stdout, /locale-archive/);
+    const all = await cli(['timeline', run, '--causality', '--all']);
+    assert.equal(all.code, 0, all.stderr);
+    assert.match(all.stdout, /locale-archive \[loader\]/);
+    assert.match(all.stdout, /\n\(6 loader and locale opens of the run listed, marked \[loader\]\)\n$/);
   });
 
   it('provd summary leaves them out of the files and counts them', async function () {
