@@ -15,8 +15,9 @@ namespace provd {
 class Sensor : public Napi::ObjectWrap<Sensor> {
  public:
   static Napi::Function Define(Napi::Env env);
-  // new Sensor({ selfTgid, captureBound?, batchRecords, batchBytes, flushMs, stallMs? }, onBatch, onTlsBatch?):
-  // records of per-target objects (TLS plaintext chunks) come in batches of their own
+  // new Sensor({ selfTgid, captureBound?, batchRecords, batchBytes, flushMs, stallMs?, markCgroupRoot? }, onBatch,
+  // onTlsBatch?): records of per-target objects (TLS plaintext chunks) come in batches of their own;
+  // markCgroupRoot: the cgroup v2 root the connect mark attaches to (bpf/connect-mark.bpf.c)
   explicit Sensor(const Napi::CallbackInfo& info);
   ~Sensor() override;
 
@@ -41,6 +42,11 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   // execLoss(): number: exec records the kernel dropped so far (the process object's PROBE_EXEC ring_full plus
   // pending_full, summed over CPUs): one map lookup, where loss() reads every probe's
   Napi::Value ExecLoss(const Napi::CallbackInfo& info);
+  // markConnects({ port, ip4, ip6, listensIp6 }): boolean: bound processes' connects to that listener are marked
+  // (port and addresses in network order: bpf/lib/connect-mark.h); false when the mark is not loaded
+  Napi::Value MarkConnects(const Napi::CallbackInfo& info);
+  // markCounts(): { marked, refused } | null: connects the mark marked and refused; null when it is not loaded
+  Napi::Value MarkCounts(const Napi::CallbackInfo& info);
   // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, execPids, execsEvicted,
   // failure, note }
   Napi::Value Stats(const Napi::CallbackInfo& info);
@@ -55,6 +61,7 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
 
   uint32_t selfTgid_;
   bool captureBound_ = false;
+  std::string markCgroupRoot_;
   BatchLimits limits_;
   Napi::FunctionReference onBatch_;
   Napi::FunctionReference onTlsBatch_;
