@@ -119,7 +119,7 @@ void loadConnectMark(const std::string& cgroupRoot, uint32_t selfTgid, bool capt
   const char* name = "connect_mark";
   if (cgroupRoot.empty()) {
     for (const char* probe : {"provd_mark_connect4", "provd_mark_connect6"})
-      result.probes.push_back({name, probe, false, "no cgroup v2 filesystem is mounted"});
+      result.probes.push_back({name, probe, false, "no cgroup v2 root was given (none is mounted)"});
     return;
   }
   int cgroupFd = open(cgroupRoot.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
