@@ -84,10 +84,16 @@ export class WatchedCallers {
     return errorReply('forbidden', message);
   }
 
-  /** health's `watched_callers` check: whether the mark is on (why not), and the counts. */
+  /** health's `watched_callers` check: whether the mark is on (the message says why not), and the counts. */
   check(): HealthCheck {
     const mark = this.mark();
-    const counts = { mark, refused_writes: this.refused, ai_asserted_writes: this.aiAsserted };
+    const counts = {
+      mark_address: mark.address,
+      connects_marked: mark.marked,
+      connects_refused: mark.refused,
+      refused_writes: this.refused,
+      ai_asserted_writes: this.aiAsserted,
+    };
     if (mark.active) return { status: 'ok', ...counts };
     return {
       status: 'unavailable',

@@ -147,7 +147,7 @@ describe('writes over HTTP from a watched process', function () {
   it('refuses a bind, a forged PostToolUse and an ingest 403 with the token; reads, the gate and ai_asserted binds go on', async function () {
     const url = shared.daemon.url;
     const before = await watchedCheck(url);
-    assert.equal((before['mark'] as { active: boolean }).active, true, JSON.stringify(before));
+    assert.equal(before['status'], 'ok', JSON.stringify(before));
     const tokenFile = join(work.path, 'found-token');
     writeFileSync(tokenFile, token, { mode: 0o600 });
     const attemptsFile = join(work.path, 'attempts.json');
@@ -184,8 +184,10 @@ describe('writes over HTTP from a watched process', function () {
     assert.equal(after['refused_writes'], (before['refused_writes'] as number) + 3, JSON.stringify(after));
     assert.equal(after['ai_asserted_writes'], (before['ai_asserted_writes'] as number) + 1);
     // fetch keeps its connection alive: the kernel marked it once, at connect
-    const mark = after['mark'] as { marked: number };
-    assert.ok(mark.marked > (before['mark'] as { marked: number }).marked, JSON.stringify(after));
+    assert.ok(
+      (after['connects_marked'] as number) > (before['connects_marked'] as number),
+      JSON.stringify(after),
+    );
   });
 
   it('takes the same writes from a process outside the watched tree', async function () {
@@ -208,7 +210,7 @@ describe('writes over HTTP from a watched process', function () {
 
   it('refuses the connect of a watched process whose socket is bound to a port already (no mark to give it)', async function () {
     const url = shared.daemon.url;
-    const before = (await watchedCheck(url))['mark'] as { refused: number };
+    const before = await watchedCheck(url);
     const script = join(work.path, 'bound-socket.mjs');
     // a socket bound before connect: the kernel cannot mark it, so the connect fails EPERM
     writeFileSync(
@@ -227,7 +229,21 @@ socket.on('error', (error) => console.log('refused ' + error.code));`,
     );
     assert.equal(watched.code, 0, watched.stderr);
     assert.match(watched.stdout, /^refused EPERM$/m, watched.stdout);
-    const after = (await watchedCheck(url))['mark'] as { refused: number };
-    assert.equal(after.refused, before.refused + 1);
+    const after = await watchedCheck(url);
+    assert.equal(after['connects_refused'], (before['connects_refused'] as number) + 1);
+  });
+});
+
+describe("health's watched_callers check without the sensor", function () {
+  const shared = useSharedDaemon({ authToken: token });
+
+  it('says writes of watched processes are not told apart, and why', async function () {
+    const check = await watchedCheck(shared.daemon.url);
+    assert.equal(check['status'], 'unavailable');
+    assert.equal(
+      check['message'],
+      'writes of watched processes over HTTP are not told apart: the sensor is not running: turned off with --no-sensor',
+    );
+    assert.equal(check['refused_writes'], 0);
   });
 });
