@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { runCli } from '../support/cli.js';
-import { useSharedDaemon } from '../support/daemon.js';
+import { cliPath, useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -206,6 +206,33 @@ describe('writes over HTTP from a watched process', function () {
     assert.equal(await runStatus(url, 'outside-hook'), 200);
     const after = await watchedCheck(url);
     assert.equal(after['refused_writes'], before['refused_writes']);
+  });
+
+  it("takes what a watched process's AI tools write (ai_asserted), and refuses its provd record", async function () {
+    const url = shared.daemon.url;
+    const tokenFile = join(work.path, 'found-token-cli');
+    writeFileSync(tokenFile, token, { mode: 0o600 });
+    const provd = `'${process.execPath}' '${cliPath}'`;
+    const bindInput = JSON.stringify({ run_id: 'inside-ai-bind', tool_call_id: 'own', cgroup_id: '4244' });
+    const recordInput = JSON.stringify({ run_id: 'inside-ai-record', tool_call_id: 'own', command: 'ls' });
+    const script = [
+      `export PROVD_AUTH_TOKEN=$(cat '${tokenFile}')`,
+      `${provd} ai call bind_scope --json --input '${bindInput}'`,
+      `${provd} ai call record_tool_call --json --input '${recordInput}'`,
+      `${provd} record --run inside-record -- true; echo "record exit $?"`,
+    ].join('; ');
+    const watched = await runCli(['watch', '--run', 'run-ai-tools', '--', 'sh', '-c', script], {
+      env: { PROVD_URL: url, PROVD_AUTH_TOKEN: token },
+    });
+    assert.equal(watched.code, 0, watched.stderr);
+    assert.match(
+      watched.stderr,
+      /forbidden: POST \/v1\/record refused: the request came from a process the daemon watches/,
+    );
+    assert.match(watched.stdout, /^record exit [1-9]/m, watched.stdout);
+    assert.equal(await runStatus(url, 'inside-ai-bind'), 200, watched.stdout);
+    assert.equal(await runStatus(url, 'inside-ai-record'), 200, watched.stdout);
+    assert.equal(await runStatus(url, 'inside-record'), 404);
   });
 
   it('refuses the connect of a watched process whose socket is bound to a port already (no mark to give it)', async function () {
