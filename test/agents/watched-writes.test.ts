@@ -130,147 +130,149 @@ async function runStatus(url: string, run: string): Promise<number> {
 }
 
 describe('writes over HTTP from a watched process', function () {
-  this.timeout(240_000);
-  const shared = useSharedDaemon({ sensor: true, authToken: token });
-  const work = useTempDir('provd-watched-writes-');
-  before(function () {
-    const why =
-      sensorUnavailable() ??
-      (probeRecordCgroupRoot(undefined, 'provd-watch').status !== 'ok'
-        ? 'no cgroup for watched agents'
-        : undefined);
-    if (why === undefined) return;
-    process.stderr.write(`      skipped: ${why}\n`);
-    this.skip();
-  });
+  describe('with the sensor', function () {
+    this.timeout(240_000);
+    const shared = useSharedDaemon({ sensor: true, authToken: token });
+    const work = useTempDir('provd-watched-writes-');
+    before(function () {
+      const why =
+        sensorUnavailable() ??
+        (probeRecordCgroupRoot(undefined, 'provd-watch').status !== 'ok'
+          ? 'no cgroup for watched agents'
+          : undefined);
+      if (why === undefined) return;
+      process.stderr.write(`      skipped: ${why}\n`);
+      this.skip();
+    });
 
-  it('refuses a bind, a forged PostToolUse and an ingest 403 with the token; reads, the gate and ai_asserted binds go on', async function () {
-    const url = shared.daemon.url;
-    const before = await watchedCheck(url);
-    assert.equal(before['status'], 'ok', JSON.stringify(before));
-    const tokenFile = join(work.path, 'found-token');
-    writeFileSync(tokenFile, token, { mode: 0o600 });
-    const attemptsFile = join(work.path, 'attempts.json');
-    writeFileSync(attemptsFile, JSON.stringify(attempts('inside')));
-    const script = join(work.path, 'attack.mjs');
-    writeFileSync(script, attackScript);
+    it('refuses a bind, a forged PostToolUse and an ingest 403 with the token; reads, the gate and ai_asserted binds go on', async function () {
+      const url = shared.daemon.url;
+      const before = await watchedCheck(url);
+      assert.equal(before['status'], 'ok', JSON.stringify(before));
+      const tokenFile = join(work.path, 'found-token');
+      writeFileSync(tokenFile, token, { mode: 0o600 });
+      const attemptsFile = join(work.path, 'attempts.json');
+      writeFileSync(attemptsFile, JSON.stringify(attempts('inside')));
+      const script = join(work.path, 'attack.mjs');
+      writeFileSync(script, attackScript);
 
-    const watched = await runCli(
-      ['watch', '--run', 'run-attack', '--', process.execPath, script, url, tokenFile, attemptsFile],
-      { env: { PROVD_URL: url, PROVD_AUTH_TOKEN: token } },
-    );
-    assert.equal(watched.code, 0, watched.stderr);
-    const line = watched.stdout.split('\n').find((text) => text.startsWith('{'));
-    const answers = JSON.parse(line ?? '{}') as Record<string, [number, string]>;
-    const statuses = Object.fromEntries(Object.entries(answers).map(([name, [status]]) => [name, status]));
-    assert.deepEqual(
-      statuses,
-      { bind: 403, hook: 403, ingest: 403, bind_ai_asserted: 200, read: 200, gate: 200 },
-      watched.stdout,
-    );
-    for (const name of ['bind', 'hook', 'ingest']) {
-      const body = JSON.parse(answers[name]![1]) as { error: { code: string; message: string } };
-      assert.equal(body.error.code, 'forbidden');
-      assert.match(
-        body.error.message,
-        /came from a process the daemon watches .* cannot assert context about itself/,
+      const watched = await runCli(
+        ['watch', '--run', 'run-attack', '--', process.execPath, script, url, tokenFile, attemptsFile],
+        { env: { PROVD_URL: url, PROVD_AUTH_TOKEN: token } },
       );
-    }
-    // nothing of the refused writes was stored; the ai_asserted binding was
-    assert.equal(await runStatus(url, 'inside-bind'), 404);
-    assert.equal(await runStatus(url, 'inside-hook'), 404);
-    assert.equal(await runStatus(url, 'inside-asserted'), 200);
-    const after = await watchedCheck(url);
-    assert.equal(after['refused_writes'], (before['refused_writes'] as number) + 3, JSON.stringify(after));
-    assert.equal(after['ai_asserted_writes'], (before['ai_asserted_writes'] as number) + 1);
-    // fetch keeps its connection alive: the kernel marked it once, at connect
-    assert.ok(
-      (after['connects_marked'] as number) > (before['connects_marked'] as number),
-      JSON.stringify(after),
-    );
-  });
-
-  it('takes the same writes from a process outside the watched tree', async function () {
-    const url = shared.daemon.url;
-    const before = await watchedCheck(url);
-    const statuses = await sendFromOutside(url, attempts('outside'));
-    assert.deepEqual(statuses, {
-      bind: 200,
-      hook: 200,
-      ingest: 200,
-      bind_ai_asserted: 200,
-      read: 200,
-      gate: 200,
+      assert.equal(watched.code, 0, watched.stderr);
+      const line = watched.stdout.split('\n').find((text) => text.startsWith('{'));
+      const answers = JSON.parse(line ?? '{}') as Record<string, [number, string]>;
+      const statuses = Object.fromEntries(Object.entries(answers).map(([name, [status]]) => [name, status]));
+      assert.deepEqual(
+        statuses,
+        { bind: 403, hook: 403, ingest: 403, bind_ai_asserted: 200, read: 200, gate: 200 },
+        watched.stdout,
+      );
+      for (const name of ['bind', 'hook', 'ingest']) {
+        const body = JSON.parse(answers[name]![1]) as { error: { code: string; message: string } };
+        assert.equal(body.error.code, 'forbidden');
+        assert.match(
+          body.error.message,
+          /came from a process the daemon watches .* cannot assert context about itself/,
+        );
+      }
+      // nothing of the refused writes was stored; the ai_asserted binding was
+      assert.equal(await runStatus(url, 'inside-bind'), 404);
+      assert.equal(await runStatus(url, 'inside-hook'), 404);
+      assert.equal(await runStatus(url, 'inside-asserted'), 200);
+      const after = await watchedCheck(url);
+      assert.equal(after['refused_writes'], (before['refused_writes'] as number) + 3, JSON.stringify(after));
+      assert.equal(after['ai_asserted_writes'], (before['ai_asserted_writes'] as number) + 1);
+      // fetch keeps its connection alive: the kernel marked it once, at connect
+      assert.ok(
+        (after['connects_marked'] as number) > (before['connects_marked'] as number),
+        JSON.stringify(after),
+      );
     });
-    assert.equal(await runStatus(url, 'outside-bind'), 200);
-    assert.equal(await runStatus(url, 'outside-hook'), 200);
-    const after = await watchedCheck(url);
-    assert.equal(after['refused_writes'], before['refused_writes']);
-  });
 
-  it("takes what a watched process's AI tools write (ai_asserted), and refuses its provd record", async function () {
-    const url = shared.daemon.url;
-    const tokenFile = join(work.path, 'found-token-cli');
-    writeFileSync(tokenFile, token, { mode: 0o600 });
-    const provd = `'${process.execPath}' '${cliPath}'`;
-    const bindInput = JSON.stringify({ run_id: 'inside-ai-bind', tool_call_id: 'own', cgroup_id: '4244' });
-    const recordInput = JSON.stringify({ run_id: 'inside-ai-record', tool_call_id: 'own', command: 'ls' });
-    const script = [
-      `export PROVD_AUTH_TOKEN=$(cat '${tokenFile}')`,
-      `${provd} ai call bind_scope --json --input '${bindInput}'`,
-      `${provd} ai call record_tool_call --json --input '${recordInput}'`,
-      `${provd} record --run inside-record -- true; echo "record exit $?"`,
-    ].join('; ');
-    const watched = await runCli(['watch', '--run', 'run-ai-tools', '--', 'sh', '-c', script], {
-      env: { PROVD_URL: url, PROVD_AUTH_TOKEN: token },
+    it('takes the same writes from a process outside the watched tree', async function () {
+      const url = shared.daemon.url;
+      const before = await watchedCheck(url);
+      const statuses = await sendFromOutside(url, attempts('outside'));
+      assert.deepEqual(statuses, {
+        bind: 200,
+        hook: 200,
+        ingest: 200,
+        bind_ai_asserted: 200,
+        read: 200,
+        gate: 200,
+      });
+      assert.equal(await runStatus(url, 'outside-bind'), 200);
+      assert.equal(await runStatus(url, 'outside-hook'), 200);
+      const after = await watchedCheck(url);
+      assert.equal(after['refused_writes'], before['refused_writes']);
     });
-    assert.equal(watched.code, 0, watched.stderr);
-    assert.match(
-      watched.stderr,
-      /forbidden: POST \/v1\/record refused: the request came from a process the daemon watches/,
-    );
-    assert.match(watched.stdout, /^record exit [1-9]/m, watched.stdout);
-    assert.equal(await runStatus(url, 'inside-ai-bind'), 200, watched.stdout);
-    assert.equal(await runStatus(url, 'inside-ai-record'), 200, watched.stdout);
-    assert.equal(await runStatus(url, 'inside-record'), 404);
-  });
 
-  it('refuses the connect of a watched process whose socket is bound to a port already (no mark to give it)', async function () {
-    const url = shared.daemon.url;
-    const before = await watchedCheck(url);
-    const script = join(work.path, 'bound-socket.mjs');
-    // a socket bound before connect: the kernel cannot mark it, so the connect fails EPERM
-    writeFileSync(
-      script,
-      `import { connect } from 'node:net';
-const port = Number(new URL(process.argv[2]).port);
-const socket = connect({ host: '127.0.0.1', port, localAddress: '127.0.0.1', localPort: 0 });
-socket.on('connect', () => { console.log('connected ' + socket.localAddress); socket.destroy(); });
-socket.on('error', (error) => console.log('refused ' + error.code));`,
-    );
-    const watched = await runCli(
-      ['watch', '--run', 'run-bound-socket', '--', process.execPath, script, url],
-      {
+    it("takes what a watched process's AI tools write (ai_asserted), and refuses its provd record", async function () {
+      const url = shared.daemon.url;
+      const tokenFile = join(work.path, 'found-token-cli');
+      writeFileSync(tokenFile, token, { mode: 0o600 });
+      const provd = `'${process.execPath}' '${cliPath}'`;
+      const bindInput = JSON.stringify({ run_id: 'inside-ai-bind', tool_call_id: 'own', cgroup_id: '4244' });
+      const recordInput = JSON.stringify({ run_id: 'inside-ai-record', tool_call_id: 'own', command: 'ls' });
+      const script = [
+        `export PROVD_AUTH_TOKEN=$(cat '${tokenFile}')`,
+        `${provd} ai call bind_scope --json --input '${bindInput}'`,
+        `${provd} ai call record_tool_call --json --input '${recordInput}'`,
+        `${provd} record --run inside-record -- true; echo "record exit $?"`,
+      ].join('; ');
+      const watched = await runCli(['watch', '--run', 'run-ai-tools', '--', 'sh', '-c', script], {
         env: { PROVD_URL: url, PROVD_AUTH_TOKEN: token },
-      },
-    );
-    assert.equal(watched.code, 0, watched.stderr);
-    assert.match(watched.stdout, /^refused EPERM$/m, watched.stdout);
-    const after = await watchedCheck(url);
-    assert.equal(after['connects_refused'], (before['connects_refused'] as number) + 1);
+      });
+      assert.equal(watched.code, 0, watched.stderr);
+      assert.match(
+        watched.stderr,
+        /forbidden: POST \/v1\/record refused: the request came from a process the daemon watches/,
+      );
+      assert.match(watched.stdout, /^record exit [1-9]/m, watched.stdout);
+      assert.equal(await runStatus(url, 'inside-ai-bind'), 200, watched.stdout);
+      assert.equal(await runStatus(url, 'inside-ai-record'), 200, watched.stdout);
+      assert.equal(await runStatus(url, 'inside-record'), 404);
+    });
+
+    it('refuses the connect of a watched process whose socket is bound to a port already (no mark to give it)', async function () {
+      const url = shared.daemon.url;
+      const before = await watchedCheck(url);
+      const script = join(work.path, 'bound-socket.mjs');
+      // a socket bound before connect: the kernel cannot mark it, so the connect fails EPERM
+      writeFileSync(
+        script,
+        `import { connect } from 'node:net';
+  const port = Number(new URL(process.argv[2]).port);
+  const socket = connect({ host: '127.0.0.1', port, localAddress: '127.0.0.1', localPort: 0 });
+  socket.on('connect', () => { console.log('connected ' + socket.localAddress); socket.destroy(); });
+  socket.on('error', (error) => console.log('refused ' + error.code));`,
+      );
+      const watched = await runCli(
+        ['watch', '--run', 'run-bound-socket', '--', process.execPath, script, url],
+        {
+          env: { PROVD_URL: url, PROVD_AUTH_TOKEN: token },
+        },
+      );
+      assert.equal(watched.code, 0, watched.stderr);
+      assert.match(watched.stdout, /^refused EPERM$/m, watched.stdout);
+      const after = await watchedCheck(url);
+      assert.equal(after['connects_refused'], (before['connects_refused'] as number) + 1);
+    });
   });
-});
 
-describe("health's watched_callers check without the sensor", function () {
-  const shared = useSharedDaemon({ authToken: token });
+  describe("health's watched_callers check without the sensor", function () {
+    const shared = useSharedDaemon({ authToken: token });
 
-  it('says writes of watched processes are not told apart, and why', async function () {
-    const check = await watchedCheck(shared.daemon.url);
-    assert.equal(check['status'], 'unavailable');
-    assert.equal(
-      check['message'],
-      'writes of watched processes over HTTP are not told apart: the sensor is not running: turned off with --no-sensor',
-    );
-    assert.equal(check['refused_writes'], 0);
+    it('says writes of watched processes are not told apart, and why', async function () {
+      const check = await watchedCheck(shared.daemon.url);
+      assert.equal(check['status'], 'unavailable');
+      assert.equal(
+        check['message'],
+        'writes of watched processes over HTTP are not told apart: the sensor is not running: turned off with --no-sensor',
+      );
+      assert.equal(check['refused_writes'], 0);
+    });
   });
 });
