@@ -89,7 +89,7 @@ function forgeryCommand(
     tool_response: { stdout: 'ran' },
   });
   const withToken = (name: string, body: string, path: string): string =>
-    `curl -s --noproxy '*' -o /dev/null -w '${name}=%{http_code} ' -H "Authorization: Bearer $(cat ${shellQuote(tokenFile)})" ` +
+    `curl -s --noproxy '*' -o /dev/null -w '${name}=%{http_code} ' -H "Authorization: Bearer $T" ` +
     `-H 'content-type: application/json' --data-binary ${shellQuote(body)} ${daemonUrl}${path}`;
   return [
     `printf '%s' ${shellQuote(forgedCall)} | ${client} 2>&1`,
@@ -98,6 +98,8 @@ function forgeryCommand(
       `--data-binary ${shellQuote(bind)} ${daemonUrl}/v1/telemetry/bind`,
     `curl -s -o /dev/null -w 'bind-socket=%{http_code}' --unix-socket ${shellQuote(socket)} ` +
       `-H 'content-type: application/json' --data-binary ${shellQuote(bind)} http://provd/v1/telemetry/bind`,
+    // read, not $(cat ...): Gemini CLI refuses a command with a command substitution
+    `read -r T < ${shellQuote(tokenFile)}`,
     withToken(' bind-token', bind, '/v1/telemetry/bind'),
     withToken('hook-token', forgedPost, `/v1/hooks/${agent}?run=forged-run`),
   ].join('; ');

@@ -9,13 +9,12 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
-import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { runCli } from '../support/cli.js';
 import { cliPath, useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { skipWithoutWatchSensor } from '../support/watch-sensor.js';
 
 const token = 'watched-writes-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -134,16 +133,7 @@ describe('writes over HTTP from a watched process', function () {
     this.timeout(240_000);
     const shared = useSharedDaemon({ sensor: true, authToken: token });
     const work = useTempDir('provd-watched-writes-');
-    before(function () {
-      const why =
-        sensorUnavailable() ??
-        (probeRecordCgroupRoot(undefined, 'provd-watch').status !== 'ok'
-          ? 'no cgroup for watched agents'
-          : undefined);
-      if (why === undefined) return;
-      process.stderr.write(`      skipped: ${why}\n`);
-      this.skip();
-    });
+    before(skipWithoutWatchSensor);
 
     it('refuses a bind, a forged PostToolUse and an ingest 403 with the token; reads, the gate and ai_asserted binds go on', async function () {
       const url = shared.daemon.url;
