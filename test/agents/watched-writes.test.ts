@@ -26,7 +26,13 @@ interface Attempt {
   path: string;
   type?: string;
   body?: string;
+  /** Sent to the daemon's address as IPv4-mapped IPv6 (`[::ffff:127.0.0.1]`): a dual-stack socket's connect. */
+  mapped?: boolean;
 }
+
+/** The base URL an attempt goes to. */
+const baseOf = (url: string, attempt: Attempt): string =>
+  attempt.mapped === true ? url.replace('//127.0.0.1:', '//[::ffff:127.0.0.1]:') : url;
 
 /** The attack's requests, naming runs of their own under `prefix` (so what was stored can be looked for). */
 function attempts(prefix: string): Attempt[] {
@@ -47,6 +53,14 @@ function attempts(prefix: string): Attempt[] {
       path: '/v1/telemetry/bind',
       type: json,
       body: JSON.stringify({ run_id: `${prefix}-bind`, tool_call_id: 'forged', cgroup_id: '4242' }),
+    },
+    {
+      name: 'bind_mapped',
+      method: 'POST',
+      path: '/v1/telemetry/bind',
+      type: json,
+      body: JSON.stringify({ run_id: `${prefix}-bind-mapped`, tool_call_id: 'forged', cgroup_id: '4245' }),
+      mapped: true,
     },
     {
       name: 'hook',
@@ -95,7 +109,8 @@ const answers = {};
 for (const attempt of JSON.parse(readFileSync(attemptsFile, 'utf8'))) {
   const headers = { authorization: 'Bearer ' + token };
   if (attempt.type) headers['content-type'] = attempt.type;
-  const response = await fetch(url + attempt.path, { method: attempt.method, headers, body: attempt.body });
+  const base = attempt.mapped ? url.replace('//127.0.0.1:', '//[::ffff:127.0.0.1]:') : url;
+  const response = await fetch(base + attempt.path, { method: attempt.method, headers, body: attempt.body });
   answers[attempt.name] = [response.status, await response.text()];
 }
 console.log(JSON.stringify(answers));
@@ -106,7 +121,7 @@ async function sendFromOutside(url: string, list: Attempt[]): Promise<Record<str
   const statuses: Record<string, number> = {};
   for (const attempt of list) {
     const headers = { ...auth, ...(attempt.type !== undefined && { 'content-type': attempt.type }) };
-    const response = await fetch(url + attempt.path, {
+    const response = await fetch(baseOf(url, attempt) + attempt.path, {
       method: attempt.method,
       headers,
       ...(attempt.body !== undefined && { body: attempt.body }),
@@ -156,10 +171,10 @@ describe('writes over HTTP from a watched process', function () {
       const statuses = Object.fromEntries(Object.entries(answers).map(([name, [status]]) => [name, status]));
       assert.deepEqual(
         statuses,
-        { bind: 403, hook: 403, ingest: 403, bind_ai_asserted: 200, read: 200, gate: 200 },
+        { bind: 403, bind_mapped: 403, hook: 403, ingest: 403, bind_ai_asserted: 200, read: 200, gate: 200 },
         watched.stdout,
       );
-      for (const name of ['bind', 'hook', 'ingest']) {
+      for (const name of ['bind', 'bind_mapped', 'hook', 'ingest']) {
         const body = JSON.parse(answers[name]![1]) as { error: { code: string; message: string } };
         assert.equal(body.error.code, 'forbidden');
         assert.match(
@@ -170,9 +185,10 @@ describe('writes over HTTP from a watched process', function () {
       // nothing of the refused writes was stored; the ai_asserted binding was
       assert.equal(await runStatus(url, 'inside-bind'), 404);
       assert.equal(await runStatus(url, 'inside-hook'), 404);
+      assert.equal(await runStatus(url, 'inside-bind-mapped'), 404);
       assert.equal(await runStatus(url, 'inside-asserted'), 200);
       const after = await watchedCheck(url);
-      assert.equal(after['refused_writes'], (before['refused_writes'] as number) + 3, JSON.stringify(after));
+      assert.equal(after['refused_writes'], (before['refused_writes'] as number) + 4, JSON.stringify(after));
       assert.equal(after['ai_asserted_writes'], (before['ai_asserted_writes'] as number) + 1);
       // fetch keeps its connection alive: the kernel marked it once, at connect
       assert.ok(
@@ -187,6 +203,7 @@ describe('writes over HTTP from a watched process', function () {
       const statuses = await sendFromOutside(url, attempts('outside'));
       assert.deepEqual(statuses, {
         bind: 200,
+        bind_mapped: 200,
         hook: 200,
         ingest: 200,
         bind_ai_asserted: 200,
