@@ -6,6 +6,7 @@
         "src/addon.cc",
         "src/bpf-log.cc",
         "src/exec-history.cc",
+        "src/mark-maps.cc",
         "src/program-loader.cc",
         "src/record-folder.cc",
         "src/ring-reader.cc",

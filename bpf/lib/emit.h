@@ -86,11 +86,9 @@ static __always_inline bool is_self(void)
 	return (bpf_get_current_pid_tgid() >> 32) == self_tgid;
 }
 
-/* whether this process is captured: always, unless capture_bound and nothing binds it or a cgroup above it */
-static __always_inline bool is_captured(void)
+/* whether a binding covers this process: its tgid, its cgroup or a cgroup above it is bound */
+static __always_inline bool is_bound(void)
 {
-	if (!capture_bound)
-		return true;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	if (bpf_map_lookup_elem(&provd_bound_tgids, &tgid))
 		return true;
@@ -106,6 +104,12 @@ static __always_inline bool is_captured(void)
 			return true;
 	}
 	return false;
+}
+
+/* whether this process is captured: always, unless capture_bound and nothing binds it */
+static __always_inline bool is_captured(void)
+{
+	return !capture_bound || is_bound();
 }
 
 /* whether the event `probe` is about to capture is skipped: the daemon's own, or filtered (counted) */

@@ -1,7 +1,9 @@
 #include "program-loader.h"
 
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -9,6 +11,7 @@
 #include <thread>
 
 #include "bpf-log.h"
+#include "connect-mark.skel.h"
 #include "file.skel.h"
 #include "network.skel.h"
 #include "privilege.skel.h"
@@ -34,7 +37,8 @@ void reportAll(bpf_object* object, const char* name, const std::string& why, Loa
 
 template <typename Skeleton>
 void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), void (*destroy)(Skeleton*),
-                uint32_t selfTgid, bool captureBound, LoadResult& result, bool perTarget = false) {
+                uint32_t selfTgid, bool captureBound, LoadResult& result, bool perTarget = false,
+                int cgroupFd = -1) {
   takeLibbpfLog();
   Skeleton* skeleton = open();
   if (skeleton == nullptr) {
@@ -87,7 +91,8 @@ void loadObject(const char* name, Skeleton* (*open)(), int (*load)(Skeleton*), v
       continue;
     }
     takeLibbpfLog();
-    bpf_link* link = bpf_program__attach(program);
+    // cgroup programs (the connect mark) attach to a cgroup, by a link: multi-attach, ended with the daemon
+    bpf_link* link = cgroupFd >= 0 ? bpf_program__attach_cgroup(program, cgroupFd) : bpf_program__attach(program);
     if (link == nullptr) {
       result.probes.push_back({name, bpf_program__name(program), false,
                                "failed to attach: " + reason(errno, takeLibbpfLog())});
@@ -108,9 +113,29 @@ std::string ensureTracefs() {
   return std::string("failed to mount tracefs at /sys/kernel/tracing: ") + strerror(errno);
 }
 
+// The connect mark attaches to the cgroup v2 root `cgroupRoot` (every process is at or below it);
+// without one it is reported as not attached, saying why.
+void loadConnectMark(const std::string& cgroupRoot, uint32_t selfTgid, bool captureBound, LoadResult& result) {
+  const char* name = "connect_mark";
+  if (cgroupRoot.empty()) {
+    for (const char* probe : {"provd_mark_connect4", "provd_mark_connect6"})
+      result.probes.push_back({name, probe, false, "no cgroup v2 root was given (none is mounted)"});
+    return;
+  }
+  int cgroupFd = open(cgroupRoot.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (cgroupFd < 0) {
+    std::string why = "failed to open " + cgroupRoot + ": " + strerror(errno);
+    for (const char* probe : {"provd_mark_connect4", "provd_mark_connect6"}) result.probes.push_back({name, probe, false, why});
+    return;
+  }
+  loadObject(name, connect_mark_bpf__open, connect_mark_bpf__load, connect_mark_bpf__destroy, selfTgid, captureBound,
+             result, false, cgroupFd);
+  close(cgroupFd);  // a link holds the cgroup itself
+}
+
 }  // namespace
 
-LoadResult loadPrograms(uint32_t selfTgid, bool captureBound) {
+LoadResult loadPrograms(uint32_t selfTgid, bool captureBound, const std::string& markCgroupRoot) {
   LoadResult result;
   result.note = ensureTracefs();
   loadObject("process", process_bpf__open, process_bpf__load, process_bpf__destroy, selfTgid, captureBound, result);
@@ -118,6 +143,7 @@ LoadResult loadPrograms(uint32_t selfTgid, bool captureBound) {
   loadObject("network", network_bpf__open, network_bpf__load, network_bpf__destroy, selfTgid, captureBound, result);
   loadObject("privilege", privilege_bpf__open, privilege_bpf__load, privilege_bpf__destroy, selfTgid, captureBound, result);
   loadObject("tls", tls_bpf__open, tls_bpf__load, tls_bpf__destroy, selfTgid, captureBound, result, true);
+  loadConnectMark(markCgroupRoot, selfTgid, captureBound, result);
   return result;
 }
 

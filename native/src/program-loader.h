@@ -40,8 +40,9 @@ struct LoadResult {
 };
 
 // Opens, loads and attaches every object; `selfTgid`'s own events are skipped in the kernel, and
-// with `captureBound` those of every process nothing binds (bpf/lib/emit.h: is_captured).
-LoadResult loadPrograms(uint32_t selfTgid, bool captureBound);
+// with `captureBound` those of every process nothing binds (bpf/lib/emit.h: is_captured). The
+// connect mark (bpf/connect-mark.bpf.c) attaches to the cgroup v2 root `markCgroupRoot` ("": none).
+LoadResult loadPrograms(uint32_t selfTgid, bool captureBound, const std::string& markCgroupRoot);
 
 // One uprobe to attach: a program of a per-target object at `offset` in a binary or library's file
 // (an instruction's first byte: src/sensor/tls-targets.ts finds it), `where` naming it in errors.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "mark-maps.h"
 
 namespace provd {
 
@@ -46,7 +47,7 @@ class StartWorker : public Napi::AsyncWorker {
       : Napi::AsyncWorker(env), sensor_(sensor), deferred_(Napi::Promise::Deferred::New(env)) {}
   Napi::Promise promise() { return deferred_.Promise(); }
 
-  void Execute() override { result_ = loadPrograms(sensor_->selfTgid_, sensor_->captureBound_); }
+  void Execute() override { result_ = loadPrograms(sensor_->selfTgid_, sensor_->captureBound_, sensor_->markCgroupRoot_); }
   void OnOK() override {
     sensor_->starting_ = false;
     sensor_->loaded_ = std::move(result_);
@@ -126,6 +127,8 @@ Napi::Function Sensor::Define(Napi::Env env) {
                          InstanceMethod<&Sensor::ExecLoss>("execLoss"),
                          InstanceMethod<&Sensor::HandOver>("handOver"),
                          InstanceMethod<&Sensor::Bind>("bind"),
+                         InstanceMethod<&Sensor::MarkConnects>("markConnects"),
+                         InstanceMethod<&Sensor::MarkCounts>("markCounts"),
                          InstanceMethod<&Sensor::Close>("close"),
                      });
 }
@@ -136,6 +139,7 @@ Sensor::Sensor(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sensor>(info) 
   Napi::Object options = info[0].As<Napi::Object>();
   selfTgid_ = requireUint(options, "selfTgid");
   captureBound_ = options.Get("captureBound").ToBoolean();
+  if (options.Get("markCgroupRoot").IsString()) markCgroupRoot_ = options.Get("markCgroupRoot").As<Napi::String>();
   limits_ = {requireUint(options, "batchRecords"), requireUint(options, "batchBytes"), requireUint(options, "flushMs"),
              options.Has("stallMs") ? requireUint(options, "stallMs") : 0};
   if (options.Has("execHistoryPids")) execs_.setPidsMax(requireUint(options, "execHistoryPids"));
@@ -279,6 +283,31 @@ Napi::Value Sensor::Bind(const Napi::CallbackInfo& info) {
     updated = bpf_map_update_elem(first.boundTgidsFd, &tgid, &bound, BPF_ANY);
   }
   return Napi::Boolean::New(env, updated == 0);
+}
+
+Napi::Value Sensor::MarkConnects(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "markConnects(target): target must be an object");
+  Napi::Object given = info[0].As<Napi::Object>();
+  mark_target target{};
+  target.port = requireUint(given, "port");
+  target.ip4 = requireUint(given, "ip4");
+  Napi::Value ip6 = given.Get("ip6");
+  if (!ip6.IsArray() || ip6.As<Napi::Array>().Length() != 4)
+    throw Napi::TypeError::New(env, "markConnects(target): ip6 must be an array of four numbers");
+  for (uint32_t i = 0; i < 4; i++) target.ip6[i] = ip6.As<Napi::Array>().Get(i).As<Napi::Number>().Uint32Value();
+  target.listens_ip6 = given.Get("listensIp6").ToBoolean() ? 1 : 0;
+  return Napi::Boolean::New(env, setMarkTarget(loaded_, target));
+}
+
+Napi::Value Sensor::MarkCounts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  mark_counts counts{};
+  if (!readMarkCounts(loaded_, counts)) return env.Null();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("marked", Napi::Number::New(env, static_cast<double>(counts.marked)));
+  result.Set("refused", Napi::Number::New(env, static_cast<double>(counts.refused)));
+  return result;
 }
 
 Napi::Value Sensor::Stats(const Napi::CallbackInfo& info) {

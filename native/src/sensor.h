@@ -15,8 +15,9 @@ namespace provd {
 class Sensor : public Napi::ObjectWrap<Sensor> {
  public:
   static Napi::Function Define(Napi::Env env);
-  // new Sensor({ selfTgid, captureBound?, batchRecords, batchBytes, flushMs, stallMs? }, onBatch, onTlsBatch?):
-  // records of per-target objects (TLS plaintext chunks) come in batches of their own
+  // new Sensor({ selfTgid, captureBound?, batchRecords, batchBytes, flushMs, stallMs?, markCgroupRoot? }, onBatch,
+  // onTlsBatch?): records of per-target objects (TLS plaintext chunks) come in batches of their own;
+  // markCgroupRoot: the cgroup v2 root the connect mark attaches to (bpf/connect-mark.bpf.c)
   explicit Sensor(const Napi::CallbackInfo& info);
   ~Sensor() override;
 
@@ -44,6 +45,11 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
   // handOver(): number: reads the rings now and hands over the batches being built (the TLS ring's
   // too); returns how many batches were queued in all, which sensor.ts waits to see delivered
   Napi::Value HandOver(const Napi::CallbackInfo& info);
+  // markConnects({ port, ip4, ip6, listensIp6 }): boolean: bound processes' connects to that listener are marked
+  // (port and addresses in network order: bpf/lib/connect-mark.h); false when the mark is not loaded
+  Napi::Value MarkConnects(const Napi::CallbackInfo& info);
+  // markCounts(): { marked, refused } | null: connects the mark marked and refused; null when it is not loaded
+  Napi::Value MarkCounts(const Napi::CallbackInfo& info);
   // stats(): { records, batches, droppedRecords, droppedBatches, malformedRecords, execPids, execsEvicted,
   // failure, note }
   Napi::Value Stats(const Napi::CallbackInfo& info);
@@ -58,6 +64,7 @@ class Sensor : public Napi::ObjectWrap<Sensor> {
 
   uint32_t selfTgid_;
   bool captureBound_ = false;
+  std::string markCgroupRoot_;
   BatchLimits limits_;
   Napi::FunctionReference onBatch_;
   Napi::FunctionReference onTlsBatch_;

@@ -29,6 +29,7 @@ import { endpoints } from './endpoints.js';
 import { openapiBytes } from './openapi.js';
 import { hookSettingsOf, writeHookSettings } from '../agents/hook-settings-file.js';
 import { HookTrustGate, hookTrustCheck } from '../agents/hook-trust-gate.js';
+import { WatchedCallers } from './watched-callers.js';
 import { hookStoreFailures } from '../agents/hooks.route.js';
 import { storeBinding } from '../telemetry/bind.route.js';
 import { AgentBinder } from '../telemetry/agent-binder.js';
@@ -169,12 +170,16 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
       stats: () => sensor.execHistoryStats(),
     },
   );
+  const watched = new WatchedCallers(() => sensor.markReport());
   const readiness = new ReadinessCheck(
     store,
     {
       record_cgroup: recordCgroupCheck(recordCgroupRoot),
       host_resolvers: hostResolversCheck(resolvers),
       ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
+      get watched_callers() {
+        return watched.check();
+      },
       // a getter: read at every check
       get hooks() {
         // and the hook events whose store write failed after their answer (logged each)
@@ -230,6 +235,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     }),
     bodyBudgets: { ingest: ingest.budget },
     pages,
+    watched,
   });
   let port: number;
   try {
@@ -242,6 +248,9 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     removeSensorMark(config.dataDir);
     return 1;
   }
+  // from now on the kernel marks bound processes' connects to this port (src/sensor/connect-mark.ts)
+  const mark = sensor.markConnectsTo(config.host, port);
+  log(mark.active ? 'info' : 'warn', 'connect mark', { active: mark.active, why: mark.why });
   let hookSocket: HookSocketServer | null;
   try {
     hookSocket = await startHookTransport(config.dataDir, hooks, store, state.status === 'ready');

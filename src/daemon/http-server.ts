@@ -17,6 +17,7 @@ import { refusedContentLength } from './content-length.js';
 import { Exchange } from './exchange.js';
 import type { Router } from './router.js';
 import { listenExclusive, loadUws } from './uws.js';
+import type { WatchedCallers, WatchedRequest } from './watched-callers.js';
 import type { WebPages } from '../views/web/web-pages.js';
 
 export interface HttpServerOptions {
@@ -30,6 +31,8 @@ export interface HttpServerOptions {
   pages: WebPages;
   /** Budgets of body bytes in memory, by operationId; a body that does not fit is answered 429. */
   bodyBudgets: Readonly<Partial<Record<string, BodyBudget>>>;
+  /** Refuses writes of processes a binding covers (their connections marked by the kernel); none: not checked. */
+  watched?: WatchedCallers;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -140,6 +143,13 @@ export class HttpServer {
     if (this.stopping && endpoint.public !== true) {
       return exchange.send({ ...errorReply('unavailable', 'the daemon is shutting down'), close: true });
     }
+    // a write of a process a binding covers: refused, or judged by its body below
+    const watched: WatchedRequest | undefined =
+      this.options.watched === undefined || endpoint.method === 'GET'
+        ? undefined
+        : { method, path, requestId, remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString() };
+    const refusedWatched = watched && this.options.watched?.refusal(endpoint, watched);
+    if (refusedWatched !== undefined) return exchange.send(refusedWatched);
     const headers: Record<string, string> = {};
     for (const { name } of endpoint.headers ?? []) headers[name] = req.getHeader(name);
     const request: RouteRequest = {
@@ -177,6 +187,8 @@ export class HttpServer {
     };
     void readBody(res, exchange, limits).then((body) => {
       if (body === undefined) return;
+      const refusedBody = watched && this.options.watched?.refusalOfBody(endpoint, watched, body);
+      if (refusedBody !== undefined) return exchange.send(refusedBody);
       request.body = body; // the request object is this exchange's own: set, not copied, per request
       this.dispatch(exchange, handler, request);
     });

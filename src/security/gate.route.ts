@@ -120,5 +120,6 @@ export const gateEndpoint: Endpoint<{ policy: PolicyEngine }> = {
   schema: 'gate',
   body: 'application/json',
   bodySchema: 'GateRequest',
+  watched: 'open', // it stores nothing
   handler: ({ policy }) => gateRoute(policy),
 };

@@ -56,6 +56,17 @@ export interface NativeSensorOptions {
   stallMs?: number;
   /** For tests: the processes the exec history holds (native/src/exec-history.h; 16,384 when absent). */
   execHistoryPids?: number;
+  /** The cgroup v2 root the connect mark attaches to (bpf/connect-mark.bpf.c); without it, it is not loaded. */
+  markCgroupRoot?: string;
+}
+
+/** The listener whose connects by bound processes the kernel marks: bpf/lib/connect-mark.h: struct mark_target. */
+export interface NativeMarkTarget {
+  /** Words as the kernel holds them: network-order bytes read in this host's order. */
+  port: number;
+  ip4: number;
+  ip6: [number, number, number, number];
+  listensIp6: boolean;
 }
 
 /**
@@ -119,6 +130,10 @@ export interface NativeSensor {
   handOver(): number;
   /** Adds a cgroup v2 id or a process id (decimal) to the kernel's capture filter; false when it is full. */
   bind(kind: 'cgroup' | 'process', id: string): boolean;
+  /** Marks bound processes' connects to `target` from now on; false when the connect mark is not loaded. */
+  markConnects(target: NativeMarkTarget): boolean;
+  /** The connects the mark marked and refused so far; null when it is not loaded. */
+  markCounts(): { marked: number; refused: number } | null;
   /**
    * Detaches every probe and stops the reader once it has read the rings empty; idempotent. Its
    * last batches may still be on their way to JS when this resolves: stats().batches says how many

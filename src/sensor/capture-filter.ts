@@ -33,7 +33,7 @@ export interface CaptureKey {
 /** The cgroup2 mount (`/sys/fs/cgroup/unified` on hybrid hosts), read once; null when none is mounted. */
 let cgroupRoot: string | null | undefined;
 
-function cgroupMount(): string | null {
+export function cgroupMount(): string | null {
   if (cgroupRoot === undefined) {
     try {
       cgroupRoot = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8')) ?? null;

@@ -56,4 +56,12 @@ export const probeSpecs: readonly ProbeSpec[] = [
   // loaded at start, attached to each TLS target found: the report's `tls` says where
   { name: 'tls_write', object: 'tls', index: 0, required: false, programs: openSsl('write') },
   { name: 'tls_read', object: 'tls', index: 1, required: false, programs: openSsl('read') },
+  // marks bound processes' connects to the daemon (src/sensor/connect-mark.ts); counts nothing in provd_loss
+  {
+    name: 'connect_mark',
+    object: 'connect_mark',
+    index: 0,
+    required: false,
+    programs: ['provd_mark_connect4', 'provd_mark_connect6'],
+  },
 ];

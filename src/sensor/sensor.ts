@@ -6,7 +6,8 @@
 import type { CaptureMode } from './capture-filter.js';
 import { log } from '../shared/log.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
-import { captureKeys, captureLeavesOut } from './capture-filter.js';
+import { captureKeys, captureLeavesOut, cgroupMount } from './capture-filter.js';
+import { markSourceAddress, markTargetOf, type ConnectMarkReport } from './connect-mark.js';
 import {
   loadSensorAddon,
   type NativeExecs,
@@ -162,6 +163,13 @@ export class Sensor {
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
     const native = new addon.Sensor(
       { selfTgid: process.pid, captureBound: capture === 'agents', ...batchLimits, ...faults },
+      {
+        selfTgid: process.pid,
+        captureBound: capture === 'agents',
+        ...batchLimits,
+        stallMs: faults.stallMs,
+        markCgroupRoot: cgroupMount() ?? undefined,
+      },
       (batch, records) => started.sensor?.take(batch, records),
       (batch, records) => started.sensor?.take(batch, records, true),
     );
@@ -199,6 +207,40 @@ export class Sensor {
     };
     bindings.readAll(bind);
     bindings.onAppend(bind);
+  }
+
+  /** Why the connect mark is off (null: on); set by markConnectsTo once the daemon listens. */
+  private markOff: string | null = 'the daemon does not listen yet';
+
+  /**
+   * Has the kernel mark bound processes' connects to the daemon's listener `host`:`port`
+   * (connect-mark.ts). The kernel's maps hold bindings only with --capture agents.
+   */
+  markConnectsTo(host: string, port: number): ConnectMarkReport {
+    const probe = this.report().probes['connect_mark'];
+    if (this.native === null)
+      this.markOff = `the sensor is not running: ${this.why.message ?? this.why.status}`;
+    else if (this.capture.mode !== 'agents')
+      this.markOff =
+        'with --capture host the kernel holds no bindings to mark by (the default, --capture agents, does)';
+    else if (probe?.attached !== true)
+      this.markOff = `the connect mark did not attach: ${probe?.error ?? 'unknown'}`;
+    else if (!this.native.markConnects(markTargetOf(host, port)))
+      this.markOff = 'the connect mark was not loaded';
+    else this.markOff = null;
+    return this.markReport();
+  }
+
+  /** Whether bound processes' connects to the daemon are marked, and what the kernel did with them. */
+  markReport(): ConnectMarkReport {
+    const counts = this.markOff === null ? this.native?.markCounts() : null;
+    return {
+      active: this.markOff === null,
+      why: this.markOff,
+      address: markSourceAddress,
+      marked: counts?.marked ?? 0,
+      refused: counts?.refused ?? 0,
+    };
   }
 
   /** Starts the TLS pool and the search for TLS targets; the first scan goes on in the background. */

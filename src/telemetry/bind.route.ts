@@ -6,7 +6,13 @@ import type { RouteHandler } from '../shared/http/route.js';
 import { log } from '../shared/log.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import { isBindRequestError, parseBindRequest, type Binding, type BindingFields } from './binding.js';
+import {
+  isBindRequestError,
+  parseBindRequest,
+  sourceDefaultConfidence,
+  type Binding,
+  type BindingFields,
+} from './binding.js';
 import type { BindingLog } from './binding-log.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
@@ -54,6 +60,21 @@ function bindRoute(store: QueryClient<TelemetryKinds>, bindingLog: BindingLog): 
   };
 }
 
+/**
+ * What a process a binding covers may bind over HTTP: what bind_scope sends, `ai_asserted` at a
+ * confidence of at most 0.5, whose events stay `context_asserted` and lose to a system-side binding.
+ */
+function watchedBind(body: Record<string, unknown>): string | null {
+  const most = sourceDefaultConfidence.ai_asserted;
+  const { binding_source: source, confidence } = body;
+  if (
+    source === 'ai_asserted' &&
+    (confidence === undefined || (typeof confidence === 'number' && confidence <= most))
+  )
+    return null;
+  return `it may bind only as binding_source "ai_asserted" with a confidence of at most ${most}, as the bind_scope tool does`;
+}
+
 /** POST /v1/telemetry/bind. */
 export const bindEndpoint: Endpoint<{ store: QueryClient<TelemetryKinds>; bindingLog: BindingLog }> = {
   method: 'POST',
@@ -63,5 +84,6 @@ export const bindEndpoint: Endpoint<{ store: QueryClient<TelemetryKinds>; bindin
   schema: 'binding',
   body: 'application/json',
   bodySchema: 'BindRequest',
+  watched: watchedBind,
   handler: ({ store, bindingLog }) => bindRoute(store, bindingLog),
 };

@@ -5,8 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
-import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { agentMissing } from '../support/agents/installed-agents.js';
 import { runAgent } from '../support/agents/run-agent.js';
 import { runCli } from '../support/cli.js';
@@ -14,6 +12,7 @@ import { cliPath, useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { awaitEvents, type StoredEvent } from '../support/sensor-events.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { skipWithoutWatchSensor } from '../support/watch-sensor.js';
 
 const token = 'watch-sensor-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -47,16 +46,7 @@ describe('provd watch with the sensor', function () {
   this.timeout(240_000);
   const shared = useSharedDaemon({ sensor: true, authToken: token });
   const work = useTempDir('provd-watch-sensor-');
-  before(function () {
-    const why =
-      sensorUnavailable() ??
-      (probeRecordCgroupRoot(undefined, 'provd-watch').status !== 'ok'
-        ? 'no cgroup for watched agents'
-        : undefined);
-    if (why === undefined) return;
-    process.stderr.write(`      skipped: ${why}\n`);
-    this.skip();
-  });
+  before(skipWithoutWatchSensor);
 
   it("binds the command's first exec, its child's exec and the child's file write to the run", async function () {
     const out = join(work.path, 'child-wrote.txt');

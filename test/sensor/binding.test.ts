@@ -10,6 +10,8 @@ const declared: (keyof NativeSensor)[] = [
   'execsSince',
   'handOver',
   'loss',
+  'markConnects',
+  'markCounts',
   'probes',
   'start',
   'stats',
@@ -31,6 +33,18 @@ describe('the sensor addon binding', function () {
       (name) => name !== 'constructor',
     );
     assert.deepEqual(methods.sort(), [...declared].sort());
+  });
+
+  it('refuses a mark target of the wrong shape, and marks nothing before the connect mark is loaded', function () {
+    const sensor = new addon.Sensor(
+      { selfTgid: process.pid, batchRecords: 1, batchBytes: 1, flushMs: 1 },
+      () => {},
+    );
+    const mark = sensor.markConnects.bind(sensor) as (...args: unknown[]) => unknown;
+    assert.throws(() => mark(), /markConnects\(target\): target must be an object/);
+    assert.throws(() => mark({ port: 1, ip4: 0, ip6: [0, 0] }), /ip6 must be an array of four numbers/);
+    assert.equal(sensor.markConnects({ port: 1, ip4: 0, ip6: [0, 0, 0, 0], listensIp6: false }), false);
+    assert.equal(sensor.markCounts(), null);
   });
 
   it('refuses uprobe requests of the wrong shape, and attaches none before the TLS object is loaded', async function () {

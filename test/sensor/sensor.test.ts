@@ -383,6 +383,7 @@ describe('the eBPF sensor in the daemon', function () {
       ['ptrace', 'yes', 'yes'],
       ['tls_write', 'yes', 'no'],
       ['tls_read', 'yes', 'no'],
+      ['connect_mark', 'yes', 'no'],
     ]);
     assert.match(
       lines[records]!,

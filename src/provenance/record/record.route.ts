@@ -62,6 +62,15 @@ export const maxOutputBytes = 1024 * 1024;
 export const recordPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const writeDeadlineMs = 30_000;
 
+/**
+ * What a process a binding covers may record over HTTP: what record_tool_call sends, execute:false,
+ * stored as `asserted`; running a command of its own choosing outside its binding is not.
+ */
+function watchedRecord(body: Record<string, unknown>): string | null {
+  if (body['execute'] === false) return null;
+  return 'it may only assert a tool call (execute: false, stored as asserted), as the record_tool_call tool does';
+}
+
 /** POST /v1/record: its parts are composed by the daemon (`record`). */
 export const recordEndpoint: Endpoint<{ record: RecordDeps }> = {
   method: 'POST',
@@ -72,6 +81,7 @@ export const recordEndpoint: Endpoint<{ record: RecordDeps }> = {
   body: 'application/json',
   bodySchema: 'RecordRequest',
   errors: ['409', '429'],
+  watched: watchedRecord,
   headers: [
     {
       name: 'accept',

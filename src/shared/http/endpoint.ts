@@ -36,6 +36,13 @@ export interface Endpoint<Deps = unknown> {
   errors?: readonly ExtraErrorStatus[];
   /** Which 409 it answers: a tool call the run holds (the default), or a run that exists. */
   conflict?: 'ToolCallExists' | 'RunExists';
+  /**
+   * What a request from a process a binding covers may do here (its connection marked by the
+   * kernel: src/daemon/watched-callers.ts). Absent: a GET is answered, anything else is refused.
+   * `open`: answered (the operation stores nothing). A function of the JSON body: answered when it
+   * returns null (the body is what an AI tool sends, labelled `ai_asserted`), else refused saying why.
+   */
+  watched?: 'open' | ((body: Record<string, unknown>) => string | null);
   /** Builds the handler once, from the parts of the daemon it needs. */
   handler: (deps: Deps) => RouteHandler;
 }
