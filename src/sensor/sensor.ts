@@ -162,12 +162,11 @@ export class Sensor {
     if ('unavailable' in addon) return Sensor.off('unavailable', addon.unavailable, capture);
     const started: { sensor?: Sensor } = {}; // batches arrive only after start() resolves
     const native = new addon.Sensor(
-      { selfTgid: process.pid, captureBound: capture === 'agents', ...batchLimits, ...faults },
       {
         selfTgid: process.pid,
         captureBound: capture === 'agents',
         ...batchLimits,
-        stallMs: faults.stallMs,
+        ...faults,
         markCgroupRoot: cgroupMount() ?? undefined,
       },
       (batch, records) => started.sensor?.take(batch, records),
