@@ -1,3 +1,5 @@
+// run-suites: capture agents only (every sensor here has the default --capture agents and watches
+// only the commands the test records; --capture host is given once, to a daemon without a sensor)
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
