@@ -28,14 +28,13 @@ const runsAlone = (file) => {
   return startsSensor(text) && !agentsOnly(text);
 };
 const alone = files.filter(runsAlone);
-// the longest files first (minutes each, then the sensor's over a minute; the rest take seconds), so
+// the longest files first (minutes each, then agents-e2e's minute; the rest take seconds), so
 // none is left to run by itself at the end of the parallel phase while the other jobs sit idle
 const longest = [
   'readme/quickstart',
   'cli/readme-example',
   'agents/agent-harness',
   'cli/bin-link',
-  'sensor/sensor',
   'agents/agents-e2e',
 ];
 const rank = (file) => {
