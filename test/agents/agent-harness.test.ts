@@ -144,20 +144,30 @@ for (const agent of agents) {
 
     it('kills an agent that outlives its timeout with its whole process tree, and says so', async () => {
       const pidFile = join(work.path, 'hook.pid');
+      // the agent is stuck once its hook runs (the agent waits up to its hook timeout, 60 s, for it);
+      // the run's timeout counts from then, so a slow start (Gemini CLI: 12 s at load 20) never
+      // ends the run before the hook started, and a stuck run is not waited on longer than needed
+      const hookRunning = eventually(
+        `the hook to write its pid to ${pidFile}`,
+        () => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''),
+        (text) => text.endsWith('\n'),
+        { timeoutMs },
+      );
       const started = runAgent(agent, {
         cwd: work.path,
         prompt: 'hang',
         script: [{ calls: [{ id: 'call_hang_1', kind: 'shell', command: 'true' }] }],
         // a hook that never ends, as a stuck hook would
         hooks: { [preToolEvent(agent)]: `echo $$ > ${pidFile}; exec sleep 600` },
-        timeoutMs: 15_000,
+        timeoutMs: 2_000,
+        timeoutFrom: hookRunning,
       });
       await assert.rejects(
         started,
         (error: unknown) =>
           error instanceof AgentTimeoutError && /killed with its process tree/.test(error.message),
       );
-      const hookPid = Number(readFileSync(pidFile, 'utf8'));
+      const hookPid = Number(await hookRunning);
       assert.ok(hookPid > 0);
       await eventually(
         `the hook's sleep (${hookPid}) to end with the agent`,

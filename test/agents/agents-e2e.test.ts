@@ -1,4 +1,6 @@
-// sensor: true (this file starts the eBPF sensor: it runs alone, test/support/run-suites.mjs)
+// sensor: true, with the default --capture agents: it stores only the agents it watches, so it runs
+// beside other files (test/support/run-suites.mjs):
+// run-suites: capture agents only
 /**
  * Issue 42 end to end, as a user runs it: a real daemon with the sensor; `provd hooks install
  * --agent A --socket <the daemon's socket>` into the agent's home; the real agent CLI (Claude Code,

@@ -1,3 +1,4 @@
+// run-suites: capture agents only (its sensor captures the stand-in agents it binds, nothing else)
 /**
  * A tool call that exec's the hook's command line in place, caught by the sensor's exec events
  * (exec-history-check.ts): real processes under a stand-in agent bound in the kernel's capture

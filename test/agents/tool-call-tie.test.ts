@@ -1,4 +1,6 @@
-// sensor: true (this file starts the eBPF sensor: it runs alone, test/support/run-suites.mjs)
+// sensor: true, with the default --capture agents: it stores only the agents' cgroups the test
+// binds, so it runs beside other files (test/support/run-suites.mjs):
+// run-suites: capture agents only
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';

@@ -1,8 +1,10 @@
 /**
  * provd watch with the eBPF sensor on (capture agents, the default): what a watched command and a
  * real agent do is in their run, bound by the kernel's cgroup id. These tests start the sensor
- * (`sensor: true`), so they run alone; they skip, saying why, without root, BTF or a cgroup.
+ * (`sensor: true`) with the default capture, which stores only the watched agents' cgroups, so they
+ * run beside other files; they skip, saying why, without root, BTF or a cgroup.
  */
+// run-suites: capture agents only
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { agentMissing } from '../support/agents/installed-agents.js';

@@ -1,3 +1,4 @@
+// run-suites: capture agents only (it loads the sensor addon but starts no sensor: nothing is captured)
 import assert from 'node:assert/strict';
 import { loadSensorAddon, type NativeSensor, type SensorAddon } from '../../src/sensor/binding.js';
 

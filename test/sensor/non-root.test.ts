@@ -1,3 +1,5 @@
+// run-suites: capture agents only (its daemon runs as nobody, where the sensor cannot start; its
+// capture would be the default, agents, had it started)
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';

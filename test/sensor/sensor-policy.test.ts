@@ -1,3 +1,5 @@
+// run-suites: capture agents only (each daemon's sensor has the default --capture agents: it stores
+// only the commands the test records, what other files run meanwhile is filtered out in the kernel)
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

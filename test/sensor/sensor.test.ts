@@ -1,3 +1,6 @@
+// Runs alone (test/support/run-suites.mjs), though every sensor here captures only the commands it
+// records: the ring-drop test's flood must fill the ring while its reader stalls 2 s, and it failed
+// beside the parallel phase's files at load 15.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';

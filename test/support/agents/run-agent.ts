@@ -24,6 +24,11 @@ export interface RunAgentOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   /**
+   * The timeout counts from when this settles instead of from the start: a test of a stuck agent
+   * waits until it is stuck (its hook running), however long the agent took to get there.
+   */
+  readonly timeoutFrom?: Promise<unknown>;
+  /**
    * Called with the agent's home once its own configuration is written, before it starts: may add
    * to what the home holds (`provd hooks install` into it) and change how the agent is started.
    */
@@ -78,16 +83,26 @@ export async function runAgent(agent: AgentName, options: RunAgentOptions): Prom
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid !== undefined) killTree(child.pid);
-    }, options.timeoutMs);
+    let closed = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      if (closed) return; // never a timer for a child that is gone (its pid may be another's by then)
+      timer = setTimeout(() => {
+        timedOut = true;
+        if (child.pid !== undefined) killTree(child.pid);
+      }, options.timeoutMs);
+    };
+    if (options.timeoutFrom === undefined) arm();
+    else options.timeoutFrom.then(arm, arm);
     const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
       (resolve, reject) => {
         child.once('error', reject);
         child.once('close', (code, sig) => resolve([code, sig]));
       },
-    ).finally(() => clearTimeout(timer));
+    ).finally(() => {
+      closed = true;
+      clearTimeout(timer);
+    });
     // what the agent left running in its group goes with it
     if (child.pid !== undefined) killTree(child.pid);
     const out = Buffer.concat(stdout).toString('utf8');
