@@ -11,13 +11,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { typeCode } from '../../src/model/codes.js';
 import { readRows, sql } from '../../src/store/sql.js';
 import { runCli } from '../support/cli.js';
 import { useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
+import { skipWithoutWatchSensor } from '../support/watch-sensor.js';
 
 /** The run's stored execs (their argv), its events, and what its last checkpoint counts as sealed. */
 async function readRun(dataDir: string, run: string) {
@@ -53,20 +53,22 @@ async function readRun(dataDir: string, run: string) {
   }
 }
 
+/** Both marker execs of the run are stored, and its last checkpoint counts every event it stored. */
+async function assertSealedWhole(dataDir: string, run: string): Promise<void> {
+  const { argvs, stored, sealed } = await readRun(dataDir, run);
+  for (const marker of ['first-marker', 'last-marker'])
+    assert.ok(
+      argvs.some((argv) => argv.includes(marker)),
+      `the exec of ${marker} is stored: ${JSON.stringify(argvs)}`,
+    );
+  assert.equal(sealed, stored, "the end's checkpoint counts every event of the run stored");
+}
+
 describe("sealing an agent's end", function () {
   describe('the end of a watched agent', function () {
     this.timeout(120_000);
     const fixture = useDaemonFixture();
-    before(function () {
-      const why =
-        sensorUnavailable() ??
-        (probeRecordCgroupRoot(undefined, 'provd-watch').status !== 'ok'
-          ? 'no cgroup for watched agents'
-          : undefined);
-      if (why === undefined) return;
-      process.stderr.write(`      skipped: ${why}\n`);
-      this.skip();
-    });
+    before(skipWithoutWatchSensor);
 
     it("is sealed after the agent's last events are stored, however close to its exit they came", async function () {
       const daemon = await fixture.start({ sensor: true });
@@ -80,13 +82,7 @@ describe("sealing an agent's end", function () {
       assert.match(watched.stderr, /sealed \(sha256:/);
       // nothing after the end may store or seal anything: what the end sealed is what the store holds
       await daemon.stop('SIGKILL');
-      const { argvs, stored, sealed } = await readRun(fixture.dataDir, run);
-      for (const marker of ['first-marker', 'last-marker'])
-        assert.ok(
-          argvs.some((argv) => argv.includes(marker)),
-          `the exec of ${marker} is stored: ${JSON.stringify(argvs)}`,
-        );
-      assert.equal(sealed, stored, "the end's checkpoint counts every event of the run stored");
+      await assertSealedWhole(fixture.dataDir, run);
     });
   });
 
@@ -127,13 +123,7 @@ describe("sealing an agent's end", function () {
       await once(agent, 'exit');
       await hook('SessionEnd');
       await daemon.stop('SIGKILL');
-      const { argvs, stored, sealed } = await readRun(fixture.dataDir, run);
-      for (const marker of ['first-marker', 'last-marker'])
-        assert.ok(
-          argvs.some((argv) => argv.includes(marker)),
-          `the exec of ${marker} is stored: ${JSON.stringify(argvs)}`,
-        );
-      assert.equal(sealed, stored, "the SessionEnd's checkpoint counts every event of the run stored");
+      await assertSealedWhole(fixture.dataDir, run);
     });
   });
 });

@@ -11,12 +11,11 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
-import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { sensorMarkFileName } from '../../src/sensor/sensor-mark.js';
 import { readRows, sql } from '../../src/store/sql.js';
 import { cliPath, useDaemonFixture } from '../support/daemon.js';
 import { request } from '../support/http.js';
+import { skipWithoutWatchSensor } from '../support/watch-sensor.js';
 
 interface GapRow {
   start_ns: bigint;
@@ -46,16 +45,7 @@ const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 describe('a daemon killed while its sensor runs', function () {
   this.timeout(180_000);
   const fixture = useDaemonFixture();
-  before(function () {
-    const why =
-      sensorUnavailable() ??
-      (probeRecordCgroupRoot(undefined, 'provd-watch').status !== 'ok'
-        ? 'no cgroup for watched agents'
-        : undefined);
-    if (why === undefined) return;
-    process.stderr.write(`      skipped: ${why}\n`);
-    this.skip();
-  });
+  before(skipWithoutWatchSensor);
 
   it('leaves a coverage gap at the next start, from its last stored event to that start', async function () {
     const first = await fixture.start({ sensor: true });
