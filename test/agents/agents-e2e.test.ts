@@ -372,7 +372,8 @@ describe('real agents under provd watch, with provd hooks install and the sensor
           output,
           agent === 'gemini'
             ? /stands between the hook client and agent/
-            : /exec'd .* since its fork \(the sensor's exec event\)/,
+            : // the tool's shell line is often past the 512 bytes kept: refused as truncated then
+              /exec'd .* since its fork(, truncated \(| \(the sensor's exec event\))/,
           output,
         );
         assert.ok(!calls.some((call) => call.tool_call_id === 'forged_call_2'));

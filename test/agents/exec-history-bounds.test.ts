@@ -226,7 +226,20 @@ describe('hook caller trust: the exec history at its bounds', function () {
         () => (procs().forEach((pid) => killQuietly(Number(pid))), procs()),
         (left) => left.length === 0,
       );
-      rmdirSync(cgroup);
+      // a process that just left cgroup.procs may still be exiting in it: rmdir answers EBUSY until it is gone
+      await eventually(
+        'the late cgroup removed',
+        () => {
+          try {
+            rmdirSync(cgroup);
+            return true;
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'EBUSY') return false;
+            throw error;
+          }
+        },
+        (removed) => removed,
+      );
     }
   });
 

@@ -15,11 +15,13 @@ import { useTempDir } from '../support/temp-dir.js';
 import { eventually } from '../support/eventually.js';
 import { agentMissing } from '../support/agents/installed-agents.js';
 import { runAgent } from '../support/agents/run-agent.js';
+import { shellQuote } from '../support/agents/tool-calls.js';
+import { hookClientPath } from '../../src/agents/hook-command.js';
 
 const token = 'tool-call-tie-token';
 const auth = { authorization: `Bearer ${token}` };
 const agentScript = fileURLToPath(
-  new URL('../../../test/fixtures/agents/simulated-claude.mjs', import.meta.url),
+  new URL('../../../test/fixtures/agents/claude-simulated.mjs', import.meta.url),
 );
 const session = 'tie-session';
 
@@ -37,11 +39,15 @@ function agentCgroup(): string | undefined {
   }
 }
 
+/** provd's hook command for Claude Code to the daemon's hook socket, as `provd hooks install` writes it. */
+const hookCommand = (dataDir: string): string =>
+  `${shellQuote(hookClientPath())} claude --socket ${shellQuote(join(dataDir, 'hooks.sock'))}`;
+
 /** Runs the simulated agent inside `cgroup` from its first instruction; resolves with its output lines. */
 function runSimulatedAgent(
   cgroup: string,
   cwd: string,
-  url: string,
+  dataDir: string,
   plan: unknown,
 ): Promise<Record<string, unknown>[]> {
   const planFile = join(cwd, 'plan.json');
@@ -60,7 +66,7 @@ function runSimulatedAgent(
       ],
       {
         cwd,
-        env: { PATH: process.env['PATH'] ?? '', PROVD_URL: url, PROVD_AUTH_TOKEN: token, SESSION: session },
+        env: { PATH: process.env['PATH'] ?? '', HOOK_COMMAND: hookCommand(dataDir), SESSION: session },
       },
     );
     let out = '';
@@ -121,7 +127,7 @@ describe('the kernel account of a hook tool call', function () {
       });
       assert.equal(bound.status, 200, JSON.stringify(bound.body));
       const parallel = `sleep 0.3; echo parallel-${process.pid} > /dev/null`;
-      answers = await runSimulatedAgent(cgroup!, work.path, daemon.url, [
+      answers = await runSimulatedAgent(cgroup!, work.path, daemon.dataDir, [
         [
           {
             id: 'toolu_shell',
@@ -314,10 +320,9 @@ describe('the kernel account of a hook tool call', function () {
         }),
       });
       assert.equal(bound.status, 200, JSON.stringify(bound.body));
-      // the hook posts its payload from stdin: nothing of the call is in its argv
-      const hook =
-        `curl -s -H 'content-type: application/json' -H 'authorization: Bearer ${token}' ` +
-        `--data-binary @- '${daemon.url}/v1/hooks/claude?run=${run}'`;
+      // provd's hook command over the hook socket, the session's events going to the bound run
+      // (PROVD_RUN): a watched process's writes over HTTP are refused
+      const hook = hookCommand(daemon.dataDir);
       // the CLI starts in the agent's cgroup: this process joins it while the CLI is spawned, then leaves
       const home = readFileSync('/proc/self/cgroup', 'utf8');
       const own = join(
@@ -335,6 +340,7 @@ describe('the kernel account of a hook tool call', function () {
             { text: 'Done.' },
           ],
           hooks: { PreToolUse: hook, PostToolUse: hook },
+          env: { PROVD_RUN: run },
           timeoutMs: 120_000,
         });
         // leave once the CLI is in it (a process of the cgroup other than this one)
