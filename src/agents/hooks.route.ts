@@ -69,6 +69,9 @@ export async function handleHook(
   body: Uint8Array | undefined,
   run: string | undefined,
 ): Promise<HttpReply> {
+  // when the hook came: a PreToolUse's window starts here, before its answer lets the tool run
+  // (the write is built after the answer, and the tool's first exec must fall inside the window)
+  const receivedNs = String(BigInt(Date.now()) * 1_000_000n);
   const event = harness.read(parseJsonObject(body));
   if (isRefusal(event))
     return errorReply('invalid_argument', `${harness.name} hook payload: ${event.message}`);
@@ -83,10 +86,14 @@ export async function handleHook(
   const answer: HookAnswer = harness.answer(event, reply);
   // async: a write that fails to build rejects like one the store refuses, never throws in a timer
   const store = async (): Promise<HookWritten> =>
-    await deps.store.queryJson('hook', hookWrite(deps, event, runId, decision, caller, admission.caller), {
-      deadlineMs: writeDeadlineMs,
-      verdictMs: writeDeadlineMs,
-    });
+    await deps.store.queryJson(
+      'hook',
+      hookWrite(deps, event, runId, decision, caller, admission.caller, receivedNs),
+      {
+        deadlineMs: writeDeadlineMs,
+        verdictMs: writeDeadlineMs,
+      },
+    );
   const reply200: HttpReply = {
     status: 200,
     body: JSON.stringify(answer),
@@ -150,6 +157,7 @@ function hookWrite(
   decision: HookWrite['decision'],
   caller: HookCaller,
   verdict: StoredCallerVerdict | null,
+  receivedNs: string,
 ): HookWrite {
   const texts: HookWrite['texts'] = [];
   if (event.prompt !== null) texts.push({ field: 'prompt', text: event.prompt });
@@ -165,7 +173,7 @@ function hookWrite(
     native_event: event.native_event,
     session_id: event.session_id,
     cwd: event.cwd,
-    received_ns: caller.transport === 'spool' ? caller.spooled_ns : String(BigInt(Date.now()) * 1_000_000n),
+    received_ns: caller.transport === 'spool' ? caller.spooled_ns : receivedNs,
     tool_use_id: event.tool_use_id,
     tool_call_key: event.tool_call_key,
     tool_name: event.tool_name,
