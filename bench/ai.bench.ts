@@ -14,13 +14,17 @@
  * with fetch (GET /v1/telemetry/events, GET /v1/security/risks, POST /v1/security/evaluate), timed
  * in rounds alternating with the MCP calls' in the same mode; `ratio_to_baseline` is the median of
  * the rounds' MCP rate over the baseline's.
- * `peak_rss_bytes` is the MCP server child's, over the measured series.
+ * `ai.mcp_http.<tool>.<mode>`: the same calls through the daemon's own POST /mcp (Streamable HTTP,
+ *   the SDK's client), against the same baseline (with --short, the gate's only).
+ *
+ * `peak_rss_bytes` is the MCP server child's over the measured series (the daemon's, over HTTP).
  *
  * `--guard` fails on any isError result, error or non-200 answer, or when an MCP rate's ratio to its
  * baseline falls more than 25% below the one recorded in bench/baselines.json.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath, makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { nativeLine } from '../test/support/telemetry.js';
@@ -30,6 +34,7 @@ import { describeHost } from './support/host.js';
 import { percentileMs } from './support/ingest-http.js';
 import { readPeakRssBytes, resetPeakRss } from './support/peak-rss.js';
 import { withBodyType } from '../test/support/http.js';
+import { median } from './support/median.js';
 
 const args = new Set(process.argv.slice(2));
 const isShort = args.has('--short');
@@ -129,15 +134,14 @@ async function drive(attempt: Attempt, inFlight: number, ms: number): Promise<Se
 function combine(parts: Series[]): Series {
   const calls = parts.reduce((sum, part) => sum + part.calls, 0);
   const durationS = parts.reduce((sum, part) => sum + part.duration_s, 0);
-  const middle = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
   return {
     calls,
     errors: parts.reduce((sum, part) => sum + part.errors, 0),
     firstError: parts.find((part) => part.firstError !== undefined)?.firstError,
     duration_s: Number(durationS.toFixed(3)),
     calls_per_sec: Math.round(calls / durationS),
-    p50_ms: middle(parts.map((part) => part.p50_ms)),
-    p99_ms: middle(parts.map((part) => part.p99_ms)),
+    p50_ms: median(parts.map((part) => part.p50_ms)),
+    p99_ms: median(parts.map((part) => part.p99_ms)),
   };
 }
 
@@ -163,9 +167,7 @@ async function measurePair(
     loads.push(await drive(load, inFlight, roundMs));
     ratios.push(loads.at(-1)!.calls_per_sec / Math.max(1, bases.at(-1)!.calls_per_sec));
   }
-  ratios.sort((a, b) => a - b);
-  const median = (ratios[(rounds - 1) >> 1]! + ratios[rounds >> 1]!) / 2;
-  return { base: combine(bases), load: combine(loads), ratio: Number(median.toFixed(3)) };
+  return { base: combine(bases), load: combine(loads), ratio: Number(median(ratios).toFixed(3)) };
 }
 
 /** The run: bound to cgroup 777, `seededEvents` events over a few minutes, one in `riskEvery` a secret read. */
@@ -208,6 +210,14 @@ async function connectMcp(url: string): Promise<{ client: Client; pid: number; s
   return { client, pid: transport.pid!, stderr: () => stderr };
 }
 
+/** The SDK's Streamable HTTP client on the daemon's POST /mcp, connected, the tools listed. */
+async function connectMcpHttp(url: string): Promise<Client> {
+  const client = new Client({ name: 'provd-bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url)));
+  await client.listTools(); // the SDK then checks every output, as over stdio
+  return client;
+}
+
 /** One tools/call; a failure when it is an isError result or holds no structuredContent. */
 const mcpAttempt =
   (client: Client, { tool, arguments: input }: Case): Attempt =>
@@ -241,41 +251,55 @@ async function runBench(): Promise<string[]> {
       const decision = (gate.structuredContent as { decision?: string } | undefined)?.decision;
       if (decision !== 'quarantine')
         failures.push(`ai.mcp.evaluate_action: decided ${decision}, not quarantine`);
-      for (const testCase of cases) {
-        for (const inFlight of [1, concurrency]) {
-          const mode = inFlight === 1 ? 'sequential' : 'concurrent';
-          const name = `ai.mcp.${testCase.tool}.${mode}`;
-          const { base, load, ratio } = await measurePair(
-            httpAttempt(daemon.url, testCase),
-            mcpAttempt(mcp.client, testCase),
-            inFlight,
-            () => resetPeakRss(mcp.pid),
-          );
-          const { firstError, ...numbers } = load;
-          const result = {
-            name,
-            tool: testCase.tool,
-            in_flight: inFlight,
-            ...numbers,
-            baseline: {
-              name: `${testCase.baseline}.${mode}`,
-              calls_per_sec: base.calls_per_sec,
-              p50_ms: base.p50_ms,
-              p99_ms: base.p99_ms,
-              errors: base.errors,
-            },
-            ratio_to_baseline: ratio,
-            peak_rss_bytes: readPeakRssBytes(mcp.pid),
-          };
-          process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
-          if (load.errors > 0) failures.push(`${name}: ${load.errors} failed calls, first: ${firstError}`);
-          if (base.errors > 0)
-            failures.push(`${name} baseline: ${base.errors} failed, first: ${base.firstError}`);
-          failures.push(
-            ...guardRatio(`${name}.calls_per_sec/http`, ratio, 'MCP calls/s over direct HTTP requests/s'),
-          );
+      // the same calls to the daemon's own POST /mcp (Streamable HTTP): peak RSS is the daemon's
+      const overHttp = await connectMcpHttp(daemon.url);
+      // --short (the guard): through /mcp the gate only, whose ratio shows a call's own cost most
+      const faces = [
+        { prefix: 'ai.mcp', client: mcp.client, pid: mcp.pid, cases },
+        {
+          prefix: 'ai.mcp_http',
+          client: overHttp,
+          pid: daemon.child.pid!,
+          cases: isShort ? cases.filter(({ tool }) => tool === 'evaluate_action') : cases,
+        },
+      ];
+      for (const { prefix, client, pid, cases } of faces)
+        for (const testCase of cases) {
+          for (const inFlight of [1, concurrency]) {
+            const mode = inFlight === 1 ? 'sequential' : 'concurrent';
+            const name = `${prefix}.${testCase.tool}.${mode}`;
+            const { base, load, ratio } = await measurePair(
+              httpAttempt(daemon.url, testCase),
+              mcpAttempt(client, testCase),
+              inFlight,
+              () => resetPeakRss(pid),
+            );
+            const { firstError, ...numbers } = load;
+            const result = {
+              name,
+              tool: testCase.tool,
+              in_flight: inFlight,
+              ...numbers,
+              baseline: {
+                name: `${testCase.baseline}.${mode}`,
+                calls_per_sec: base.calls_per_sec,
+                p50_ms: base.p50_ms,
+                p99_ms: base.p99_ms,
+                errors: base.errors,
+              },
+              ratio_to_baseline: ratio,
+              peak_rss_bytes: readPeakRssBytes(pid),
+            };
+            process.stdout.write(`${JSON.stringify({ ...result, ...host })}\n`);
+            if (load.errors > 0) failures.push(`${name}: ${load.errors} failed calls, first: ${firstError}`);
+            if (base.errors > 0)
+              failures.push(`${name} baseline: ${base.errors} failed, first: ${base.firstError}`);
+            failures.push(
+              ...guardRatio(`${name}.calls_per_sec/http`, ratio, 'MCP calls/s over direct HTTP requests/s'),
+            );
+          }
         }
-      }
+      await overHttp.close();
     } catch (error) {
       throw new Error(
         `${error instanceof Error ? error.message : String(error)}; ai mcp stderr: ${mcp.stderr()}`,

@@ -96,19 +96,20 @@ int provd_exit(void *ctx)
 	submit_record(&event->header, PROBE_EXIT, sizeof(*event));
 unbind:
 	/* a bound process that ends is bound no more (its id may be reused) */
-	if (capture_bound && (__u32)id == id >> 32) {
+	if ((__u32)id == id >> 32) {
 		__u32 tgid = id >> 32;
 		bpf_map_delete_elem(&provd_bound_tgids, &tgid);
 	}
 	return 0;
 }
 
-/* capture_bound: a bound process's children are bound from their first instant (threads share its id) */
+/*
+ * A bound process's children are bound from their first instant (threads share its id), in every
+ * capture mode: the capture filter (capture_bound) and the connect mark both read the bound set.
+ */
 SEC("raw_tp/sched_process_fork")
 int provd_fork(struct bpf_raw_tracepoint_args *ctx)
 {
-	if (!capture_bound)
-		return 0;
 	__u32 parent = bpf_get_current_pid_tgid() >> 32;
 	if (!bpf_map_lookup_elem(&provd_bound_tgids, &parent))
 		return 0;

@@ -9,6 +9,7 @@ import { storeModules } from '../src/store/store-modules.js';
 import { announceThread } from '../src/shared/thread-id.js';
 import { telemetryModule } from '../src/telemetry/telemetry-store.sql.js';
 import { exportModule } from '../src/views/export/export-store.js';
+import { otlpModule } from '../src/views/otlp/otlp-store.js';
 import { viewsModule } from '../src/views/views-store.js';
 
 if (parentPort === null) throw new Error('store.worker must run as a worker thread');
@@ -17,5 +18,8 @@ const data = workerData as StoreThreadData;
 await serveStoreActor(
   parentPort,
   data.store,
-  storeModules([telemetryModule, provenanceModule, securityModule, viewsModule, exportModule], data),
+  storeModules(
+    [telemetryModule, provenanceModule, securityModule, viewsModule, exportModule, otlpModule],
+    data,
+  ),
 );

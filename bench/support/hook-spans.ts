@@ -6,6 +6,9 @@
  * command lines; its start is the task's fork time (`start_time`, CLOCK_MONOTONIC like bpftrace's
  * `nsecs`), its command's start the exec of the hook's command (a child the shell forked, as dash
  * does, or the shell's own second exec, as bash does for a last simple command), its end its exit.
+ * The command's own process (the hook client) is split further by its syscalls: its first
+ * `connect` (exec to connect: its start and reading the payload on stdin), its first `recvfrom`
+ * that returned bytes (connect to answer: the daemon's share), and its exit.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,12 +21,21 @@ export interface HookSpan {
   shellMs: number;
   /** Fork to exit: what the agent waits for. */
   totalMs: number;
+  /** The command's exec, connect, first answer bytes and exit, ms after the fork; null when it never connected (`cat`). */
+  client: { connectMs: number; answerMs: number; exitMs: number } | null;
+  /** CLOCK_MONOTONIC ns of the command's connect and answer (0 when none): to find the daemon's trace of the hook. */
+  connectNs: bigint;
+  answerNs: bigint;
 }
 
 /** bpftrace compares this many bytes of the command line (its strings are 64 bytes by default). */
 const markerBytes = 60;
 
-/** The bpftrace program: one `span MARKER TID FORK_NS COMMAND_NS EXIT_NS` line per hook process. */
+/**
+ * The bpftrace program: one `span MARKER TID FORK_NS COMMAND_NS EXIT_NS CONNECT_NS ANSWER_NS
+ * COMMAND_EXIT_NS` line per hook process (0 for what did not happen). @cmd maps the command's pid
+ * to its hook's.
+ */
 function program(markers: readonly string[]): string {
   const matches = markers.map((marker, index) => {
     const prefix = marker.slice(0, markerBytes);
@@ -32,16 +44,20 @@ function program(markers: readonly string[]): string {
   });
   return `${matches.join('\n')}
 tracepoint:sched:sched_process_fork /@hook[pid]/ { @child[args->child_pid] = pid; }
-tracepoint:sched:sched_process_exec /@hook[pid]/ { @execs[pid] = @execs[pid] + 1; if (@execs[pid] == 2) { @command[pid] = nsecs; } }
-tracepoint:sched:sched_process_exec /@child[pid]/ { if (@command[@child[pid]] == 0) { @command[@child[pid]] = nsecs; } }
+tracepoint:sched:sched_process_exec /@hook[pid]/ { @execs[pid] = @execs[pid] + 1; if (@execs[pid] == 2) { @command[pid] = nsecs; @cmd[pid] = pid; } }
+tracepoint:sched:sched_process_exec /@child[pid]/ { if (@command[@child[pid]] == 0) { @command[@child[pid]] = nsecs; @cmd[pid] = @child[pid]; } }
+tracepoint:syscalls:sys_enter_connect /@cmd[pid]/ { if (@connect[@cmd[pid]] == 0) { @connect[@cmd[pid]] = nsecs; } }
+tracepoint:syscalls:sys_exit_recvfrom /@cmd[pid] && args->ret > 0/ { if (@answer[@cmd[pid]] == 0) { @answer[@cmd[pid]] = nsecs; } }
 tracepoint:sched:sched_process_exit /tid == pid/ {
+  if (@cmd[tid]) { @cmdexit[@cmd[tid]] = nsecs; }
   if (@hook[tid]) {
-    printf("span %d %d %lld %lld %lld\\n", @marker[tid], tid, @hook[tid], @command[tid], nsecs);
+    printf("span %d %d %lld %lld %lld %lld %lld %lld\\n", @marker[tid], tid, @hook[tid], @command[tid], nsecs, @connect[tid], @answer[tid], @cmdexit[tid]);
     delete(@hook[tid]); delete(@marker[tid]); delete(@command[tid]); delete(@execs[tid]);
+    delete(@connect[tid]); delete(@answer[tid]); delete(@cmdexit[tid]);
   }
-  delete(@child[tid]);
+  delete(@child[tid]); delete(@cmd[tid]);
 }
-END { clear(@hook); clear(@marker); clear(@command); clear(@execs); clear(@child); }`;
+END { clear(@hook); clear(@marker); clear(@command); clear(@execs); clear(@child); clear(@cmd); clear(@connect); clear(@answer); clear(@cmdexit); }`;
 }
 
 /** A running bpftrace that collects hook spans; `take()` returns those since the last take. */
@@ -86,16 +102,30 @@ export class HookSpanTracer {
     const complete = lines.slice(this.taken, lines.length - 1);
     this.taken = lines.length - 1;
     return complete.flatMap((line) => {
-      const fields = /^span (\d+) \d+ (\d+) (\d+) (\d+)$/.exec(line);
+      const fields = /^span (\d+) \d+ (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)$/.exec(line);
       if (fields === null) return [];
-      const [fork, command, exit] = [BigInt(fields[2]!), BigInt(fields[3]!), BigInt(fields[4]!)];
+      const [fork, command, exit, connect, answer, commandExit] = fields.slice(2).map(BigInt) as [
+        bigint,
+        bigint,
+        bigint,
+        bigint,
+        bigint,
+        bigint,
+      ];
       const ms = (from: bigint, to: bigint): number => Number(to - from) / 1e6;
+      const client =
+        connect === 0n || answer === 0n || commandExit === 0n
+          ? null
+          : { connectMs: ms(fork, connect), answerMs: ms(fork, answer), exitMs: ms(fork, commandExit) };
       return [
         {
           marker: Number(fields[1]),
           // no exec seen below the shell (the hook failed to start): the whole span is the shell's
           shellMs: command === 0n ? ms(fork, exit) : ms(fork, command),
           totalMs: ms(fork, exit),
+          client,
+          connectNs: connect,
+          answerNs: answer,
         },
       ];
     });

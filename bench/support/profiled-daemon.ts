@@ -13,6 +13,8 @@ export async function startProfiledDaemon(options: {
   profileDir: string;
   /** More environment for the daemon (PROVD_TRACE_STEPS, say). */
   env?: Record<string, string>;
+  /** false: --no-sensor (default: the daemon's own default, the sensor as root). */
+  sensor?: boolean;
 }): Promise<RunningDaemon> {
   const profileDir = resolve(options.profileDir);
   mkdirSync(profileDir, { recursive: true });
@@ -20,6 +22,7 @@ export async function startProfiledDaemon(options: {
     `--cpu-prof-dir=${profileDir}`,
     cliPath,
     ...['daemon', '--listen', '127.0.0.1:0', '--data-dir', options.dataDir],
+    ...(options.sensor === false ? ['--no-sensor'] : []),
   ];
   // as startDaemon: the caller's own token must not turn auth on
   const { PROVD_AUTH_TOKEN: _ignored, ...env } = process.env;

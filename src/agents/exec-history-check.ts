@@ -8,14 +8,17 @@
  * ...'`, Codex's `codex --codex-run-as-process-setup`): a model's command can exec the hook's
  * command line in place of it, but cannot undo that first exec. The sensor keeps each process's
  * recent execs as it reads them (native/src/exec-history.h) and reads its rings before it answers,
- * so an exec the kernel recorded before the hook client connected is never still on its way.
+ * so an exec the kernel recorded before the hook client connected is never still on its way. The
+ * history vouches only for a process the kernel captured from its fork (src/sensor/capture-coverage.ts):
+ * one that ran before a binding covered it may have exec'd the tool's shell unseen.
  */
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { processStartNs } from '../telemetry/agent-binder.js';
 import type { NativeExecs } from '../sensor/binding.js';
+import { isCapturedFromFork } from '../sensor/capture-coverage.js';
 import { named } from './hook-caller-trust.js';
 import { isHookClientLine, isHookShellLine } from './hook-command-line.js';
-import type { ProcProcess } from './proc-process.js';
+import type { ProcessIdentity, ProcProcess } from './proc-process.js';
 
 /** The sensor's exec history (sensor.ts), or null when no sensor runs. */
 export interface ExecHistorySource {
@@ -25,25 +28,35 @@ export interface ExecHistorySource {
   execLossSeenAtMs(): number;
   /** Processes held and evicted so far; null without a sensor. */
   stats(): { processes: number; evicted: number } | null;
+  /**
+   * Since when the kernel has captured `lineage[0]` (then its parents up), in clock ticks after
+   * boot as /proc counts a start; null when nothing the sensor was given covers it (capture-coverage.ts).
+   */
+  capturedSince(lineage: readonly ProcessIdentity[]): bigint | null;
 }
 
 /**
  * `forged`: a process on the path exec'd something other than the hook's command lines since its
  * fork (`why` names that exec); `hook`: the sensor saw every process on the path exec only those;
- * `unchecked`: the history cannot say (`why` says why), and the /proc verdict stands.
+ * `unchecked`: the history cannot say (`why` says why), and the /proc verdict stands; `capturedLate`
+ * when that is because a process on the path ran before the sensor captured it.
  */
-export type ExecCheck = { outcome: 'forged' | 'hook' | 'unchecked'; why: string };
+export type ExecCheck = { outcome: 'forged' | 'hook' | 'unchecked'; why: string; capturedLate?: true };
 
 /** Bytes of argv the exec history keeps (native/src/exec-history.h: argvMax). */
 const keptArgvBytes = 512;
 /** Bytes of a refused exec's command line quoted in the reason. */
 const quotedMax = 160;
 
-/** Checks the exec history of every process on a hook's `path` (caller first) for `agentName`. */
+/**
+ * Checks the exec history of every process on a hook's `path` (caller first) for `agentName`;
+ * `agent` is the process above the path (a binding of its pid covers the path's processes forked since).
+ */
 export function checkExecHistory(
   path: readonly ProcProcess[],
   agentName: string,
   source: ExecHistorySource | null,
+  agent: ProcessIdentity | null = null,
 ): ExecCheck {
   if (source === null) return unchecked('no sensor runs');
   const histories: NativeExecs[] = [];
@@ -83,6 +96,14 @@ export function checkExecHistory(
     return unchecked(
       `the sensor holds no exec of ${named(path[unseen]!)} since its fork (not captured: no binding covered it then)`,
     );
+  // a process that ran before its capture began may have exec'd a tool's shell then: an empty
+  // history before that is no evidence (a cgroup bound while its processes ran)
+  const lineage: ProcessIdentity[] = agent === null ? [...path] : [...path, agent];
+  for (let at = 0; at < path.length; at++) {
+    const since = source.capturedSince(lineage.slice(at));
+    if (!isCapturedFromFork(since, path[at]!.startTicks))
+      return { ...unchecked(capturedLate(path[at]!, since)), capturedLate: true };
+  }
   // an exec the kernel dropped (its ring full) is not in the history: a tool call's first one could be
   const lossSeenMs = source.execLossSeenAtMs();
   const oldest = path.reduce(
@@ -97,6 +118,18 @@ export function checkExecHistory(
     outcome: 'hook',
     why: `the sensor saw ${path.map(named).join(' and ')} exec only the hook's command lines since their fork`,
   };
+}
+
+/** Why a process captured only since `since` (clock ticks after boot; null: by nothing known) is not vouched for. */
+function capturedLate(process: ProcProcess, since: bigint | null): string {
+  if (since === null)
+    return `no binding the sensor was given covers ${named(process)} from its fork, so its execs before it was captured are unknown`;
+  const binding = 'a binding made while it ran, such as a cgroup bound over POST /v1/telemetry/bind';
+  // /proc counts a start in 10 ms ticks: one in the binding's own tick may have come before it
+  if (since === process.startTicks)
+    return `${named(process)} started in the 10 ms clock tick its capture began in (${binding}): its execs before that may be missing`;
+  const seconds = Number(since - process.startTicks) / 100;
+  return `${named(process)} ran ${seconds.toFixed(2)} s before the sensor captured it (${binding}): its execs before that are not in the history`;
 }
 
 function unchecked(why: string): ExecCheck {

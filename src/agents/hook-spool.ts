@@ -9,7 +9,9 @@
  * A file is read only when it is a regular file owned by the uid it is named for and closed to
  * others; each line is hostile input like any payload (its shape checked, its payload read by the
  * agent's folder as over HTTP). The file is renamed before it is read, so a hook appending at that
- * moment writes to the renamed file or to a new one; it is removed once stored.
+ * moment writes to the renamed file or to a new one; it is removed once stored. Beside it the reader
+ * keeps its place (spool-progress.ts), so a daemon killed while reading resumes after the last line
+ * stored and stores none twice: the one line whose store a kill may have cut is counted `in_doubt`.
  */
 import {
   closeSync,
@@ -32,6 +34,7 @@ import type { HookGap } from '../telemetry/hook-loss.sql.js';
 import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
 import { agentHarnesses } from './agents.js';
 import { handleHook, type HookDeps } from './hooks.route.js';
+import { SpoolProgress } from './spool-progress.js';
 
 export const hookSpoolDirName = 'hook-spool';
 
@@ -77,17 +80,20 @@ export async function readHookSpool(
   const dir = ensureHookSpoolDir(dataDir);
   const reading = new SpoolTally();
   for (const name of readdirSync(dir)) {
-    // `<uid>.ndjson`, or one a killed daemon was reading (read again: what it stored is stored twice)
+    // `<uid>.ndjson`, or one a killed daemon was reading (read on from where it stopped)
     const [, uid, taking] = /^(\d{1,10})\.ndjson(\.\d+\.reading)?$/.exec(name) ?? [];
     if (uid === undefined) continue;
     const taken = taking === undefined ? join(dir, `${name}.${process.pid}.reading`) : join(dir, name);
-    if (taking === undefined) renameSync(join(dir, name), taken);
-    const text = readOwnedFile(taken, Number(uid));
-    if (text === null) reading.count('refused_files');
-    else
-      for (const line of text.split('\n'))
-        if (line !== '') await storeLine(line, Number(uid), hooks, reading);
+    if (taking === undefined) {
+      // a fresh reading: a record left by a reading of that name (an earlier pid) is not of this one
+      SpoolProgress.remove(taken);
+      renameSync(join(dir, name), taken);
+    }
+    const bytes = readOwnedFile(taken, Number(uid));
+    if (bytes === null) reading.count('refused_files');
+    else await storeLines(bytes, taken, Number(uid), hooks, reading);
     rmSync(taken, { force: true });
+    SpoolProgress.remove(taken);
   }
   const result = reading.result();
   if (result.gaps.length > 0 || Object.keys(result.counters).length > 0) {
@@ -107,8 +113,47 @@ export async function readHookSpool(
   return result;
 }
 
-/** The file's text when it is a regular file of `uid` closed to others; null (logged) otherwise. */
-function readOwnedFile(path: string, uid: number): string | null {
+/**
+ * Stores the file's lines from where an earlier reading of it stopped: the place is kept before and
+ * after each line, so a line a kill may have cut between its store and the place's update is
+ * neither stored again nor lost silently (counted `in_doubt` in its run's gap).
+ */
+async function storeLines(
+  bytes: Buffer,
+  taken: string,
+  uid: number,
+  hooks: HookDeps,
+  tally: SpoolTally,
+): Promise<void> {
+  const progress = SpoolProgress.open(taken);
+  let start = progress.resumeAt;
+  if (progress.inDoubt !== null) {
+    const end = lineEnd(bytes, progress.inDoubt);
+    doubtfulLine(bytes.subarray(progress.inDoubt, end).toString('utf8'), tally);
+    start = end + 1;
+  }
+  try {
+    while (start < bytes.length) {
+      const end = lineEnd(bytes, start);
+      if (end > start) {
+        progress.storing(start);
+        await storeLine(bytes.subarray(start, end).toString('utf8'), uid, hooks, tally);
+      }
+      start = end + 1;
+      progress.stored(start);
+    }
+  } finally {
+    progress.close();
+  }
+}
+
+function lineEnd(bytes: Buffer, start: number): number {
+  const end = bytes.indexOf(0x0a, start);
+  return end === -1 ? bytes.length : end;
+}
+
+/** The file's bytes when it is a regular file of `uid` closed to others; null (logged) otherwise. */
+function readOwnedFile(path: string, uid: number): Buffer | null {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -133,21 +178,35 @@ function readOwnedFile(path: string, uid: number): string | null {
       if (read === 0) break;
       got += read;
     }
-    return bytes.subarray(0, got).toString('utf8');
+    return bytes.subarray(0, got);
   } finally {
     closeSync(fd);
   }
 }
 
-async function storeLine(text: string, uid: number, hooks: HookDeps, tally: SpoolTally): Promise<void> {
+/** A line's shape and time, or null when it is not a spool line. */
+function spoolLineOf(text: string): { line: SpoolLine; spooledNs: bigint } | null {
   let line: unknown;
   try {
     line = JSON.parse(text);
   } catch {
-    return tally.count('invalid_lines');
+    return null;
   }
   const spooledNs = isSpoolLine(line) ? parseRfc3339(line.time) : undefined;
-  if (!isSpoolLine(line) || spooledNs === undefined) return tally.count('invalid_lines');
+  return isSpoolLine(line) && spooledNs !== undefined ? { line, spooledNs } : null;
+}
+
+/** A line an earlier reading may have stored when it was killed: counted in its run's gap, not stored. */
+function doubtfulLine(text: string, tally: SpoolTally): void {
+  const parsed = spoolLineOf(text);
+  if (parsed === null) return tally.count('invalid_lines');
+  tally.event(parsed.line.run ?? sessionOf(parsed.line.payload), parsed.spooledNs, 'in_doubt');
+}
+
+async function storeLine(text: string, uid: number, hooks: HookDeps, tally: SpoolTally): Promise<void> {
+  const parsed = spoolLineOf(text);
+  if (parsed === null) return tally.count('invalid_lines');
+  const { line, spooledNs } = parsed;
   const harness = agentHarnesses.find((agent) => agent.name === line.agent);
   if (line.overflow === true) return tally.event(null, spooledNs, 'overflowed');
   const runId = line.run ?? sessionOf(line.payload);
@@ -197,6 +256,7 @@ class SpoolTally {
 
   result(): SpoolReading {
     const gaps: HookGap[] = [...this.runs].map(([runId, run]) => ({
+      kind: 'hook_daemon_down',
       run_id: runId,
       start_ns: String(run.start),
       end_ns: String(run.end),

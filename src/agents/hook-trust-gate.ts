@@ -23,6 +23,7 @@ import { classifyHookCaller, type AgentProcess, type HookCallerVerdict } from '.
 import { checkExecHistory, type ExecCheck, type ExecHistorySource } from './exec-history-check.js';
 import type { HookEvent } from './hook-event.js';
 import { HookSessions } from './hook-sessions.js';
+import type { StepTrace } from '../store/step-trace.js';
 
 /**
  * Who sent a hook event: over HTTP (token checked by the server); the hook socket's peer, as the
@@ -57,8 +58,8 @@ const notCheckedProc =
   "exec'd the hook's own command line in place is placed as a hook without it";
 /** What the exec history cannot show. */
 const notCheckedSensor =
-  'execs of a process before a binding covered it (a cgroup bound while its processes ran): the check takes ' +
-  'the processes on the path as captured from their fork';
+  'when a process joined the bound cgroup it is captured by: the check takes a process started after the ' +
+  "cgroup's binding as captured from its fork, which one moved into it later was not";
 
 /**
  * Binds a session's agent process to its run once (src/telemetry/agent-binder.ts): at once with the
@@ -82,6 +83,8 @@ export interface HookTrustCounts {
   exec_confirmed: number;
   exec_refused: number;
   exec_unchecked: number;
+  /** Among exec_unchecked: a process on the path ran before the sensor captured it (a cgroup bound while it ran). */
+  exec_captured_late: number;
 }
 
 export class HookTrustGate {
@@ -94,6 +97,7 @@ export class HookTrustGate {
     exec_confirmed: 0,
     exec_refused: 0,
     exec_unchecked: 0,
+    exec_captured_late: 0,
   };
 
   constructor(
@@ -105,19 +109,29 @@ export class HookTrustGate {
     this.sessions = sessions;
   }
 
-  /** Places the caller of `event` (for run `runId`) and says whether it may go on. */
-  admit(caller: HookCaller, event: HookEvent, runId: string): HookAdmission {
+  /**
+   * Places the caller of `event` (for run `runId`) and says whether it may go on; `trace` gets
+   * the /proc walk (`proc`) and the exec history's check (`execs`) as steps.
+   */
+  admit(caller: HookCaller, event: HookEvent, runId: string, trace?: StepTrace): HookAdmission {
     if (caller.transport !== 'socket') return { caller: null };
     const bound = this.sessions.get(event.agent, event.session_id);
+    const placing = performance.now();
     const placed = classifyHookCaller(caller.pid, caller.uid, {
       agentName: event.agent,
       session: bound?.agent ?? null,
       isBoundAgent: (process) => this.sessions.isBoundAgent(process),
     });
+    const checking = performance.now();
+    trace?.record('proc', checking - placing);
     const check =
-      placed.trust === 'hook' ? checkExecHistory(placed.path ?? [], event.agent, this.execs) : null;
+      placed.trust === 'hook'
+        ? checkExecHistory(placed.path ?? [], event.agent, this.execs, placed.agent)
+        : null;
+    trace?.record('execs', performance.now() - checking);
     const verdict = checked(placed, check);
     if (check !== null) this.counts[execCounts[check.outcome]]++;
+    if (check?.capturedLate === true) this.counts.exec_captured_late++;
     const notChecked =
       verdict.basis === 'sensor'
         ? notCheckedSensor

@@ -13,7 +13,10 @@ import { canonicalJson } from '../model/canonical-json.js';
 import type { HookWrite, HookWritten } from '../provenance/hooks/hook-store.sql.js';
 import type { ProvenanceKinds } from '../provenance/provenance-kinds.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
+import { blockThread } from '../shared/block-thread.js';
+import type { StepTrace } from '../store/step-trace.js';
 import { log } from '../shared/log.js';
+import { illFormedField, isWellFormedText } from '../shared/well-formed.js';
 import { ParamContract } from '../shared/http/param-contract.js';
 import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
 import { parseJsonObject } from '../shared/http/json-body.js';
@@ -25,6 +28,7 @@ import { isRefusal, type AgentHarness, type HookEvent, type HookReply } from './
 import { judgePreToolUse } from './hook-judge.js';
 import type { HookAnswer } from './hook-answer.js';
 import type { HookCaller, HookTrustGate, StoredCallerVerdict } from './hook-trust-gate.js';
+import type { UnstoredHooks } from './unstored-hooks.js';
 
 export type { HookCaller } from './hook-trust-gate.js';
 
@@ -36,12 +40,20 @@ export interface HookDeps {
   keepText: boolean;
   /** Places each socket caller: the agent's hook, or a tool call's forgery (hook-trust-gate.ts). */
   trust: HookTrustGate;
+  /** PreToolUse events whose write failed after their answer, written as their runs' gaps. */
+  unstored: UnstoredHooks;
   /**
    * Stores what the sensor has read so far (Sensor.storePending): a SessionEnd seals its run after
    * it, so the agent's last events, which could otherwise linger 5 s for a shared commit, are in the
    * run's checkpoint.
    */
   storeSensorPending: () => Promise<void>;
+  /**
+   * Test fault only (PROVD_FAULT_HOOK_WRITE_STALL_MS, read at the daemon's start): the main thread
+   * blocks this long after a PreToolUse's answer, before its write is built, as a daemon descheduled
+   * under load; the tool runs meanwhile. 0 or absent: no stall.
+   */
+  writeStallMs?: number;
 }
 
 /** The query of POST /v1/hooks/{agent}. */
@@ -56,66 +68,129 @@ export const hookQuery = new ParamContract<HookQuery>(
   typia.createValidate<HookQuery>(),
 );
 
-/** Hook events whose store write failed after their answer (logged each; nothing else to tell the agent). */
-export const hookStoreFailures = { count: 0 };
+/** Hook events stored alone after the batch they came in failed (hook-batcher.ts; health's hooks.stored_alone). */
+export const hookStoredAlone = { count: 0 };
+
+const countStoredAlone = (written: HookWritten): HookWritten => {
+  if (written.stored_alone === true) hookStoredAlone.count++;
+  return written;
+};
 
 const writeDeadlineMs = 30_000;
 
-/** Handles one hook event from `caller`: reads, judges (PreToolUse), answers, stores. */
+/** A hook event read, its caller placed, judged (a PreToolUse), with the agent's answer: nothing stored yet. */
+export interface AnsweredHook {
+  event: HookEvent;
+  runId: string;
+  /** The socket caller's verdict, stored beside its payload (null: not a socket caller). */
+  caller: StoredCallerVerdict | null;
+  decision: HookWrite['decision'];
+  reply: HttpReply;
+}
+
+/**
+ * The part of a hook's handling before its answer: reads the payload, places its caller (the trust
+ * gate refuses a forgery, and binds a session's first socket hook to its agent), judges a
+ * PreToolUse and builds the agent's answer; refused with the error reply to send. Stores nothing.
+ * `trace` (the hook socket's, with PROVD_TRACE_STEPS) gets the caller's placing (`trust`) and the
+ * policy's judgement (`judge`) as steps.
+ */
+export function answerHook(
+  deps: Pick<HookDeps, 'policy' | 'trust'>,
+  harness: AgentHarness,
+  caller: HookCaller,
+  body: Uint8Array | undefined,
+  run: string | undefined,
+  trace?: StepTrace,
+): AnsweredHook | { refused: HttpReply } {
+  const payload = parseJsonObject(body);
+  // a lone surrogate has no UTF-8 form: its id or text would be stored as U+FFFD (two ids as one),
+  // and its escape in a stored input fails DuckDB's JSON reads of the run (every tie pass of it)
+  const illFormed =
+    illFormedField(payload, '') ?? (run !== undefined && !isWellFormedText(run) ? 'run' : null);
+  if (illFormed !== null)
+    return {
+      refused: errorReply(
+        'invalid_argument',
+        `${harness.name} hook payload: ${illFormed} holds an unpaired UTF-16 surrogate, which no store keeps as sent`,
+      ),
+    };
+  const event = harness.read(payload);
+  if (isRefusal(event))
+    return { refused: errorReply('invalid_argument', `${harness.name} hook payload: ${event.message}`) };
+  const runId = run ?? event.session_id;
+  const admitting = performance.now();
+  const admission = deps.trust.admit(caller, event, runId, trace);
+  const judging = performance.now();
+  trace?.record('trust', judging - admitting);
+  if ('refused' in admission) return admission;
+  const decision = event.kind !== 'pre_tool_use' ? null : decide(deps, event, caller);
+  if (decision !== null) trace?.record('judge', performance.now() - judging);
+  const verdict: HookReply = {
+    verdict: decision === null ? null : (decision.answered as HookReply['verdict']),
+    reason: decision?.reason ?? null,
+  };
+  const answer: HookAnswer = harness.answer(event, verdict);
+  const reply: HttpReply = {
+    status: 200,
+    body: JSON.stringify(answer),
+    headers: { 'provenance-schema': 'provenance.hook/v1' },
+  };
+  return { event, runId, caller: admission.caller, decision, reply };
+}
+
+/**
+ * Handles one hook event from `caller`: reads, judges (PreToolUse), answers (answerHook), stores.
+ * `trace`: answerHook's.
+ */
 export async function handleHook(
   deps: HookDeps,
   harness: AgentHarness,
   caller: HookCaller,
   body: Uint8Array | undefined,
   run: string | undefined,
+  trace?: StepTrace,
 ): Promise<HttpReply> {
   // when the hook came: a PreToolUse's window starts here, before its answer lets the tool run
   // (the write is built after the answer, and the tool's first exec must fall inside the window)
   const receivedNs = String(BigInt(Date.now()) * 1_000_000n);
-  const event = harness.read(parseJsonObject(body));
-  if (isRefusal(event))
-    return errorReply('invalid_argument', `${harness.name} hook payload: ${event.message}`);
-  const runId = run ?? event.session_id;
-  const admission = deps.trust.admit(caller, event, runId);
-  if ('refused' in admission) return admission.refused;
-  const decision = event.kind !== 'pre_tool_use' ? null : decide(deps, event, caller);
-  const reply: HookReply = {
-    verdict: decision === null ? null : (decision.answered as HookReply['verdict']),
-    reason: decision?.reason ?? null,
-  };
-  const answer: HookAnswer = harness.answer(event, reply);
+  const answered = answerHook(deps, harness, caller, body, run, trace);
+  if ('refused' in answered) return answered.refused;
+  const { event, runId, decision, reply: reply200 } = answered;
   // async: a write that fails to build rejects like one the store refuses, never throws in a timer
-  const store = async (): Promise<HookWritten> =>
-    await deps.store.queryJson(
+  const store = async (): Promise<HookWritten> => {
+    const written = await deps.store.queryJson(
       'hook',
-      hookWrite(deps, event, runId, decision, caller, admission.caller, receivedNs),
+      hookWrite(deps, event, runId, decision, caller, answered.caller, receivedNs),
       {
         deadlineMs: writeDeadlineMs,
         verdictMs: writeDeadlineMs,
       },
     );
-  const reply200: HttpReply = {
-    status: 200,
-    body: JSON.stringify(answer),
-    headers: { 'provenance-schema': 'provenance.hook/v1' },
+    // the store takes writes again: the gaps of calls it failed before are written now
+    if (deps.unstored.unwrittenRuns > 0) void deps.unstored.write();
+    return written;
   };
   if (event.kind === 'pre_tool_use' && caller.transport !== 'spool') {
     // answered now; the write is built and posted behind the answer, and a failure is logged and
-    // counted (health's hooks.store_failed; the spool's reader waits for its writes instead)
-    setImmediate(
-      () =>
-        void store().catch((error: unknown) => {
-          hookStoreFailures.count++;
+    // recorded as a gap of its run (the spool's reader waits for its writes instead)
+    setImmediate(() => {
+      if ((deps.writeStallMs ?? 0) > 0) blockThread(deps.writeStallMs!);
+      void store()
+        .then(countStoredAlone)
+        .catch((error: unknown) => {
+          deps.unstored.add(runId, receivedNs, event.tool_use_id ?? event.tool_call_key, error);
           log('warn', 'storing a hook event failed after its answer', {
             agent: harness.name,
+            run_id: runId,
             error: String(error),
           });
-        }),
-    );
+        });
+    });
     return reply200;
   }
   if (event.kind === 'session_end') await deps.storeSensorPending();
-  const written: HookWritten = await store();
+  const written: HookWritten = countStoredAlone(await store());
   if (written.pre_tool_use_seen === false)
     log('info', 'a PostToolUse without its PreToolUse was stored', {
       agent: harness.name,
@@ -128,7 +203,7 @@ export async function handleHook(
  * The policy's decision; for a spooled PreToolUse, what the client answered without the daemon
  * (the policy never saw the call, and the record says so).
  */
-function decide(deps: HookDeps, event: HookEvent, caller: HookCaller): HookWrite['decision'] {
+function decide(deps: Pick<HookDeps, 'policy'>, event: HookEvent, caller: HookCaller): HookWrite['decision'] {
   if (caller.transport !== 'spool') return judgePreToolUse(deps.policy, event);
   return {
     decision: caller.answered,

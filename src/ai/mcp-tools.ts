@@ -1,5 +1,5 @@
 /** The catalog as MCP `Tool` definitions (tools/list) and a tool outcome as a CallToolResult. */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ResourceLink, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AiTool } from './ai-tool.js';
 import { catalog } from './catalog.js';
 import { failureBody, type ToolOutcome } from './tool-outcome.js';
@@ -24,17 +24,19 @@ export function mcpTool(tool: AiTool): Tool {
   };
 }
 
-/** The nine tools as the MCP server lists them. */
-export function mcpTools(): Tool[] {
-  return catalog.map(mcpTool);
+/** The tools as the MCP server lists them: the nine of the catalog, or those given. */
+export function mcpTools(tools: readonly AiTool[] = catalog): Tool[] {
+  return tools.map(mcpTool);
 }
 
 /**
  * A tool outcome as MCP returns it: the JSON in a text block, and the object again as
- * `structuredContent`; a failure is an `isError` result whose text is the error body (code, message).
+ * `structuredContent`, then the link to the web view's page of it when there is one; a failure is an
+ * `isError` result whose text is the error body (code, message).
  */
-export function callToolResult(outcome: ToolOutcome): CallToolResult {
+export function callToolResult(outcome: ToolOutcome, link?: ResourceLink): CallToolResult {
   if (!outcome.ok)
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(failureBody(outcome.failure)) }] };
-  return { content: [{ type: 'text', text: JSON.stringify(outcome.body) }], structuredContent: outcome.body };
+  const text = { type: 'text', text: JSON.stringify(outcome.body) } as const;
+  return { content: link === undefined ? [text] : [text, link], structuredContent: outcome.body };
 }

@@ -14,6 +14,7 @@ export const commandModules: readonly (readonly [word: string, load: Load])[] = 
   ['ai', async () => (await import('./commands/ai-call.js')).AiCallCommand],
   ['ai', async () => (await import('./commands/ai-mcp.js')).AiMcpCommand],
   ['ai', async () => (await import('./commands/ai-tools.js')).AiToolsCommand],
+  ['attest', async () => (await import('./commands/attest.js')).AttestCommand],
   ['daemon', async () => (await import('./commands/daemon.js')).DaemonCommand],
   ['events', async () => (await import('./commands/events.js')).EventsCommand],
   ['explain', async () => (await import('./commands/explain.js')).ExplainCommand],
@@ -36,6 +37,7 @@ export const commandModules: readonly (readonly [word: string, load: Load])[] = 
   ['ui', async () => (await import('./commands/ui.js')).UiCommand],
   ['verify', async () => (await import('./commands/verify.js')).VerifyCommand],
   ['verify', async () => (await import('./commands/verify-bundle.js')).VerifyBundleCommand],
+  ['verify', async () => (await import('./commands/verify-attestation.js')).VerifyAttestationCommand],
   ['watch', async () => (await import('./commands/watch.js')).WatchCommand],
 ];
 

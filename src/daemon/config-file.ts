@@ -44,6 +44,8 @@ export const configKeys = {
   'record-user': ['recordUser', 'text'],
   'keep-hook-text': ['keepHookText', 'boolean'],
   'host-name': ['hostName', 'text'],
+  'mcp-read-only': ['mcpReadOnly', 'boolean'],
+  'otlp-endpoint': ['otlpEndpoint', 'text'],
 } as const satisfies Record<string, readonly [keyof DaemonFlags, Kind]>;
 
 const what: Record<Kind, string> = {

@@ -59,6 +59,10 @@ export interface DaemonConfig {
   keepHookText: boolean;
   /** The host partition of exports (`--host-name`, else the machine's name), sanitised for a path. */
   hostName: string;
+  /** `--mcp-read-only`: the MCP endpoint (/mcp) lists and serves no context writes (docs/ai-tools.md). */
+  mcpReadOnly: boolean;
+  /** `--otlp-endpoint`: where sealed runs are sent as OTLP/HTTP traces; null: not sent (docs/operations.md). */
+  otlpEndpoint: URL | null;
   faults: Faults;
 }
 
@@ -74,6 +78,8 @@ export interface Faults {
   noSealing: boolean;
   /** The sensor's ring reader sleeps this long after each poll, so a burst overflows the kernel's ring buffer. */
   sensorStallMs: number;
+  /** The main thread blocks this long after a PreToolUse's answer, before its write is built, as under load. */
+  hookWriteStallMs: number;
 }
 
 /** The flags of `provd daemon`, as given (all optional). */
@@ -100,6 +106,8 @@ export interface DaemonFlags {
   recordUser?: string | undefined;
   keepHookText?: boolean | undefined;
   hostName?: string | undefined;
+  mcpReadOnly?: boolean | undefined;
+  otlpEndpoint?: string | undefined;
 }
 
 export const defaultListen = '127.0.0.1:8574';
@@ -173,12 +181,20 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     recordUser: parseRecordUser(flags.recordUser ?? env['PROVD_RECORD_USER']),
     keepHookText: flags.keepHookText ?? env['PROVD_KEEP_HOOK_TEXT'] === '1',
     hostName: exportHostName(flags.hostName ?? env['PROVD_HOST_NAME']),
+    mcpReadOnly: flags.mcpReadOnly ?? env['PROVD_MCP_READ_ONLY'] === '1',
+    otlpEndpoint: flags.otlpEndpoint === undefined ? null : parseOtlpEndpoint(flags.otlpEndpoint),
     faults: {
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
       commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),
       killAfterCommit: env['PROVD_FAULT_KILL_AFTER_COMMIT'] === '1',
       sensorStallMs: parseInteger('PROVD_FAULT_SENSOR_STALL_MS', env['PROVD_FAULT_SENSOR_STALL_MS'], 0, 0),
       noSealing: env['PROVD_FAULT_NO_SEALING'] === '1',
+      hookWriteStallMs: parseInteger(
+        'PROVD_FAULT_HOOK_WRITE_STALL_MS',
+        env['PROVD_FAULT_HOOK_WRITE_STALL_MS'],
+        0,
+        0,
+      ),
     },
     spool: {
       ttlMs: parseDurationMs('--spool-ttl', flags.spoolTtl, defaultSpoolLimits.ttlMs),
@@ -229,6 +245,27 @@ function resolvConfFiles(given: string | undefined): DaemonConfig['resolvConf'] 
   if (given === undefined) return { files: [...defaultResolvConfFiles], given: false };
   if (given === '') throw invalid('--resolv-conf / PROVD_RESOLV_CONF must name a file, not ""');
   return { files: [resolve(given)], given: true };
+}
+
+/**
+ * `--otlp-endpoint URL`: the OTLP/HTTP traces URL as a collector documents it (`.../v1/traces`).
+ * http or https only; no user or password in it (they would show in the process list: the SDK
+ * reads headers such as an API key from OTEL_EXPORTER_OTLP_HEADERS), and no fragment.
+ */
+export function parseOtlpEndpoint(value: string): URL {
+  const rule = 'must be an http:// or https:// URL like http://127.0.0.1:4318/v1/traces';
+  if (!URL.canParse(value)) throw invalid(`--otlp-endpoint ${rule}, got ${JSON.stringify(value)}`);
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid(`--otlp-endpoint ${rule}, not ${url.protocol.slice(0, -1)}: ${JSON.stringify(value)}`);
+  if (url.username !== '' || url.password !== '')
+    throw invalid(
+      '--otlp-endpoint must not hold a user or password (the process list shows it): ' +
+        'give credentials as headers in OTEL_EXPORTER_OTLP_HEADERS',
+    );
+  if (url.hash !== '')
+    throw invalid(`--otlp-endpoint must not hold a #fragment, got ${JSON.stringify(value)}`);
+  return url;
 }
 
 /** `--record-user` / PROVD_RECORD_USER: a user of /etc/passwd, by name or uid. */

@@ -24,13 +24,22 @@ import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
 import { Sensor } from '../sensor/sensor.js';
-import { hostResolversCheck, noSealingCheck, ReadinessCheck, recordCgroupCheck } from './daemon-health.js';
+import {
+  hostResolversCheck,
+  noSealingCheck,
+  ReadinessCheck,
+  recordCgroupCheck,
+  type HealthChecks,
+} from './daemon-health.js';
 import { endpoints } from './endpoints.js';
+import type { Endpoint } from '../shared/http/endpoint.js';
+import type { RouteDeps } from './route-deps.js';
 import { openapiBytes } from './openapi.js';
 import { hookSettingsOf, writeHookSettings } from '../agents/hook-settings-file.js';
 import { HookTrustGate, hookTrustCheck } from '../agents/hook-trust-gate.js';
 import { WatchedCallers } from './watched-callers.js';
-import { hookStoreFailures } from '../agents/hooks.route.js';
+import { hookStoredAlone } from '../agents/hooks.route.js';
+import { UnstoredHooks } from '../agents/unstored-hooks.js';
 import { storeBinding } from '../telemetry/bind.route.js';
 import { AgentBinder } from '../telemetry/agent-binder.js';
 import { defaultPolicy } from '../security/policy/default-policy.js';
@@ -50,11 +59,19 @@ import { loadUws } from './uws.js';
 import { startHookTransport } from './hook-transport.js';
 import { ensureHookSpoolDir } from '../agents/hook-spool.js';
 import type { HookSocketServer } from './hook-socket-server.js';
+import { OtlpForwarder } from '../views/otlp/otlp-forwarder.js';
 
 const drainTimeoutMs = 10_000;
 
-/** Runs the daemon in the foreground until SIGINT/SIGTERM (exit 0) or a fatal failure (exit 1). */
-export async function runDaemon(config: DaemonConfig): Promise<number> {
+/**
+ * Runs the daemon in the foreground until SIGINT/SIGTERM (exit 0) or a fatal failure (exit 1).
+ * `adapters` are endpoints served beside the interface's that the daemon cannot import, as they
+ * are clients of it (the MCP endpoint, whose tools are built from the endpoint list).
+ */
+export async function runDaemon(
+  config: DaemonConfig,
+  adapters: readonly Endpoint<RouteDeps>[] = [],
+): Promise<number> {
   loadUws(); // refuse to start on the JS fallback before anything else happens
   announceThread('main');
   void announcePoolThreads();
@@ -168,12 +185,20 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
       execsSince: (pid, startTicks) => sensor.execsSince(pid, startTicks),
       execLossSeenAtMs: () => sensor.execLossSeenAtMs(),
       stats: () => sensor.execHistoryStats(),
+      capturedSince: (lineage) => sensor.capturedSince(lineage),
     },
   );
   const watched = new WatchedCallers(() => sensor.markReport());
+  const unstored = new UnstoredHooks(store);
+  // sealed runs as OTLP traces, from the store to the exporter thread (docs/operations.md)
+  const otlp =
+    config.otlpEndpoint === null || state.status !== 'ready'
+      ? null
+      : new OtlpForwarder(store, config.otlpEndpoint);
+  if (otlp !== null) log('info', 'otlp export', { endpoint: otlp.check().endpoint });
   const readiness = new ReadinessCheck(
     store,
-    {
+    otlpCheckOf(otlp, {
       record_cgroup: recordCgroupCheck(recordCgroupRoot),
       host_resolvers: hostResolversCheck(resolvers),
       ...(config.faults.noSealing ? { sealing: noSealingCheck } : {}),
@@ -183,9 +208,13 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
       // a getter: read at every check
       get hooks() {
         // and the hook events whose store write failed after their answer (logged each)
-        return { ...hookTrustCheck(hookTrust), store_failed: hookStoreFailures.count };
+        return {
+          ...hookTrustCheck(hookTrust),
+          store_failed: unstored.count,
+          stored_alone: hookStoredAlone.count,
+        };
       },
-    },
+    }),
     () => ({ ...sensor.report() }),
   );
   const snapshots = new SnapshotPool();
@@ -194,7 +223,9 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     policy,
     keepText: config.keepHookText,
     trust: hookTrust,
+    unstored,
     storeSensorPending: () => sensor.storePending(),
+    writeStallMs: config.faults.hookWriteStallMs,
   };
   const watchCgroupRoot = probeRecordCgroupRoot(undefined, watchCgroupName(config.dataDir));
   if (watchCgroupRoot.status === 'unavailable')
@@ -211,7 +242,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
     auth,
-    router: Router.of(endpoints, {
+    router: Router.of([...endpoints, ...adapters], {
       store,
       readiness,
       ingest,
@@ -242,6 +273,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     port = await server.listen();
   } catch (error) {
     log('error', 'cannot listen', { error: toErrorData(error, 'PROVD_ERR_HTTP_LISTEN') });
+    await otlp?.stop();
     await sensor.stop();
     await release(server, pool, snapshots);
     await store.close();
@@ -257,6 +289,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   } catch (error) {
     log('error', 'cannot open the hook socket', { error: toErrorData(error, 'PROVD_ERR_HOOK_SOCKET') });
     server.stopAccepting();
+    await otlp?.stop();
     await sensor.stop();
     await release(server, pool, snapshots);
     await store.close();
@@ -274,6 +307,7 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
   const reason = await Promise.race([stopSignal, storeFailed]);
   if (reason instanceof ProvdError) {
     log('error', 'store thread stopped; shutting down', { error: reason.toData() });
+    await otlp?.stop();
     server.stopAccepting();
     await hookSocket?.close(0);
     await sensor.stop();
@@ -291,6 +325,8 @@ export async function runDaemon(config: DaemonConfig): Promise<number> {
     log('warn', 'requests still in flight after the drain timeout', { timeout_ms: drainTimeoutMs });
   await sensor.stop(); // what the rings still held is stored before the pool ends
   await release(server, pool, snapshots);
+  await unstored.write(); // the gaps of hook events the store failed, once more if not yet written
+  await otlp?.stop(); // a page in flight and not acknowledged is sent again at the next start
   try {
     await store.close();
   } catch (error) {
@@ -320,6 +356,12 @@ async function release(server: HttpServer, pool: Piscina, snapshots: SnapshotPoo
       error: toErrorData(error, 'PROVD_ERR_NORMALIZE_POOL'),
     });
   }
+}
+
+/** `checks` with the OTLP export's check beside them when it runs, read at every check (a getter). */
+function otlpCheckOf<Checks extends HealthChecks>(otlp: OtlpForwarder | null, checks: Checks): HealthChecks {
+  if (otlp === null) return checks;
+  return Object.defineProperty(checks, 'otlp', { enumerable: true, get: () => otlp.check() });
 }
 
 /** The workers' binding log, filled with every binding the store holds. */

@@ -42,6 +42,7 @@ import {
 } from '../views/context/context.route.js';
 import { artifactEndpoint, compareRecordsEndpoint } from '../views/context/records.route.js';
 import { metricsEndpoint } from '../views/metrics/metrics.route.js';
+import { attestationEndpoint } from '../views/attest/attestation.route.js';
 import { exportEndpoint } from '../views/export/export.route.js';
 import { explainEndpoint } from '../views/explain/explain.route.js';
 import { searchSourcesEndpoint } from '../views/search/search.route.js';
@@ -60,6 +61,7 @@ export const endpoints: readonly Endpoint<RouteDeps>[] = [
   verifyHostEndpoint,
   graphKeysEndpoint,
   checkpointEndpoint,
+  attestationEndpoint,
   explainEndpoint,
   signalsEndpoint,
   timelineEndpoint,

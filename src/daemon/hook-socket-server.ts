@@ -10,6 +10,11 @@
  * body over 1 MiB, headers over 8 KiB, a request not in within 5 s (checked every 500 ms), or
  * anything that is not HTTP is refused with an error body and counted (producer counters of
  * source `hook_socket`). A PreToolUse is answered without a store round trip, as over HTTP.
+ *
+ * With PROVD_TRACE_STEPS, each request writes a `hook_answer` line: its total from the
+ * connection's accept to its answer written, split into `wait` (accept to the request's head in
+ * JS: the event loop busy elsewhere), `read` (the body), `handle` (handleHook up to its reply; its
+ * `trust` and, for a PreToolUse, `judge` steps within) and `send` (writing the answer).
  */
 import { lstatSync, chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,6 +24,7 @@ import { agentHarnesses } from '../agents/agents.js';
 import { ProvdError } from '../shared/errors.js';
 import { errorReply, statusLine, type HttpReply } from '../shared/http/http-reply.js';
 import { log } from '../shared/log.js';
+import { StepTrace } from '../store/step-trace.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
 import { failureReply } from './http-server.js';
@@ -45,6 +51,8 @@ const counterFlushMs = 1_000;
 /** The hook socket, listening. */
 export class HookSocketServer {
   private readonly peers = new WeakMap<Socket, PeerCredentials>();
+  /** When each connection was accepted (performance.now()), with PROVD_TRACE_STEPS only. */
+  private readonly accepted = new WeakMap<Socket, number>();
   /** Refusals not yet added to the store's counters, by counter. */
   private readonly refused = new Map<string, number>();
   private readonly flushTimer: NodeJS.Timeout;
@@ -119,6 +127,7 @@ export class HookSocketServer {
   }
 
   private accept(socket: Socket, read: (fd: number) => PeerCredentials): void {
+    if (StepTrace.enabled) this.accepted.set(socket, performance.now());
     const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
     try {
       if (fd === undefined || fd < 0) throw new Error('no file descriptor');
@@ -132,6 +141,7 @@ export class HookSocketServer {
 
   private serve(request: IncomingMessage, response: ServerResponse): void {
     this.requestCount++;
+    const trace = this.traceOf(request.socket);
     const peer = this.peers.get(request.socket);
     const url = new URL(request.url ?? '/', 'http://provd');
     const harness = agentHarnesses.find((agent) => agent.name === hookPath.exec(url.pathname)?.[1]);
@@ -165,6 +175,7 @@ export class HookSocketServer {
     });
     request.on('end', () => {
       if (size > hookSocketLimits.maxBodyBytes) return;
+      trace?.lap('read');
       const caller = { transport: 'socket' as const, pid: peer.pid, uid: peer.uid, gid: peer.gid };
       const requestId = `hook-socket-${this.requestCount}`;
       // async, so a query refused (thrown) is a rejection like the handler's own
@@ -175,16 +186,29 @@ export class HookSocketServer {
           caller,
           Buffer.concat(chunks),
           hookQuery.parse(url.searchParams).run,
+          trace?.steps,
         ))();
       reply
         .catch((error: unknown) => failureReply(error, { requestId, path: url.pathname }))
         .then((answer) => {
+          trace?.lap('handle');
           if (answer.status === 400) this.count('invalid_payload');
           else if (answer.status !== 200) this.count(`status_${answer.status}`);
           send(response, answer);
+          trace?.lap('send');
+          trace?.steps.end({ agent: harness.name, status: answer.status });
         })
         .catch(() => undefined); // the peer left: nothing to answer
     });
+  }
+
+  /** The request's step trace, its `wait` step taken (null without PROVD_TRACE_STEPS). */
+  private traceOf(socket: Socket): HookAnswerTrace | null {
+    const accepted = this.accepted.get(socket);
+    if (accepted === undefined) return null;
+    const trace = new HookAnswerTrace(accepted);
+    trace.lap('wait');
+    return trace;
   }
 
   /** Answers a request it will not serve; the rest of its body is not read, so the connection closes. */
@@ -234,6 +258,24 @@ export class HookSocketServer {
         error: String(error),
       });
     }
+  }
+}
+
+/** One request's `hook_answer` line: consecutive laps from the connection's accept. */
+class HookAnswerTrace {
+  readonly steps = new StepTrace('hook_answer');
+  private last: number;
+
+  constructor(accepted: number) {
+    this.steps.begin(accepted);
+    this.last = accepted;
+  }
+
+  /** Adds the time since the last lap (or the accept) to step `name`. */
+  lap(name: string): void {
+    const now = performance.now();
+    this.steps.record(name, now - this.last);
+    this.last = now;
   }
 }
 

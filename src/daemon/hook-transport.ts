@@ -1,11 +1,13 @@
 /**
  * The hook transport at the daemon's start: the hook spool read back into the store (what agents'
- * hooks sent while no daemon ran), then the hook socket opened. In that order, so an event that
- * reaches the new socket is stored after the spooled ones of its session.
+ * hooks sent while no daemon ran), the hook path warmed (hook-warm-up.ts), then the hook socket
+ * opened. In that order, so an event that reaches the new socket is stored after the spooled ones
+ * of its session, and is answered by compiled code.
  */
 import { join } from 'node:path';
 import { hookSocketName } from '../agents/hook-command.js';
 import { readHookSpool } from '../agents/hook-spool.js';
+import { warmHookPath } from '../agents/hook-warm-up.js';
 import type { HookDeps } from '../agents/hooks.route.js';
 import { log } from '../shared/log.js';
 import type { QueryClient } from '../shared/store-protocol.js';
@@ -33,6 +35,12 @@ export async function startHookTransport(
         counters: spool.counters,
         runs: spool.gaps.map((gap) => gap.run_id),
       });
+  }
+  try {
+    log('info', 'hook path warmed', { ...warmHookPath(hooks) });
+  } catch (error) {
+    // only the first hook's speed is at stake: never the daemon's start
+    log('warn', 'warming the hook path failed', { error: String(error) });
   }
   if (readPeerCredentials === null) {
     log('warn', 'no hook socket: the native hash addon that reads peer credentials is not built', {

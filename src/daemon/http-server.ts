@@ -7,7 +7,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { isUnavailable, isWireErrorCode, ProvdError, toErrorData } from '../shared/errors.js';
 import { log } from '../shared/log.js';
 import { errorReply, type HttpReply } from '../shared/http/http-reply.js';
-import type { RouteHandler, RouteRequest } from '../shared/http/route.js';
+import type { LocalReply, LocalRequest, RouteHandler, RouteRequest } from '../shared/http/route.js';
 import type { BodyBudget } from '../shared/http/body-budget.js';
 import type { BearerAuth } from './bearer-auth.js';
 import { readBody, type BodyLimits } from './body-reader.js';
@@ -161,6 +161,8 @@ export class HttpServer {
       requestId,
       authenticated,
       stream: (contentType) => exchange.openStream(contentType),
+      // a public path's caller may hold no token: it reaches no other endpoint through this
+      ...(authenticated && { local: (call: LocalRequest) => this.callLocal(call, requestId, watched) }),
     };
     if (endpoint.body === undefined) return this.dispatch(exchange, handler, request);
 
@@ -206,6 +208,51 @@ export class HttpServer {
       (answer) => exchange.send(answer),
       (error: unknown) => exchange.send(failureReply(error, request)),
     );
+  }
+
+  /**
+   * Serves `call` to the router in-process, as the request it came from: past its token, under its
+   * watched mark (a marked caller's write is judged as if sent itself). The MCP endpoint's tools.
+   */
+  private async callLocal(
+    call: LocalRequest,
+    requestId: string,
+    outer: WatchedRequest | undefined,
+  ): Promise<LocalReply> {
+    const queryAt = call.path.indexOf('?');
+    const path = queryAt < 0 ? call.path : call.path.slice(0, queryAt);
+    const match = this.options.router.match(call.method, path);
+    if (match.kind !== 'found') throw new Error(`no endpoint ${call.method} ${path} for an in-process call`);
+    const { endpoint, handler } = match;
+    const body = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body));
+    const watched = outer && { ...outer, method: call.method, path };
+    const refused =
+      watched &&
+      (this.options.watched?.refusal(endpoint, watched) ??
+        this.options.watched?.refusalOfBody(endpoint, watched, body));
+    const headers: Record<string, string> = {};
+    for (const { name } of endpoint.headers ?? []) headers[name] = '';
+    const request: RouteRequest = {
+      method: call.method,
+      path,
+      query: new URLSearchParams(queryAt < 0 ? '' : call.path.slice(queryAt + 1)),
+      headers,
+      body,
+      requestId,
+      authenticated: true,
+    };
+    let reply: HttpReply;
+    try {
+      reply = refused ?? (await handler(request));
+    } catch (error) {
+      reply = failureReply(error, request);
+    }
+    const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8');
+    try {
+      return { status: reply.status, body: JSON.parse(text) as unknown };
+    } catch {
+      return { status: reply.status, body: undefined };
+    }
   }
 
   private finished(): void {

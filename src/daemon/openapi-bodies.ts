@@ -19,6 +19,7 @@ import type { ContextEntries } from '../views/context/context-entries.sql.js';
 import type { ContextLinks } from '../views/context/context-links.sql.js';
 import type { ContextOverview } from '../views/context/context-overview.sql.js';
 import type { ExportManifest } from '../views/export/export-manifest.js';
+import type { RunAttestation } from '../views/attest/run-attestation.js';
 import type { GraphKeys } from '../provenance/keys.sql.js';
 import type { RecordAnswer } from '../provenance/record/record-answer.js';
 import type { RecordLiveChunk, RecordStreamEnd } from '../provenance/record/live-output.js';
@@ -106,6 +107,7 @@ const generated = typia.json.schemas<
     BaselineList,
     SecurityDeviations,
     ExportManifest,
+    RunAttestation,
   ],
   '3.1'
 >();

@@ -13,6 +13,7 @@ import { StoreClient } from '../store/store-client.js';
 import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
 import type { TelemetryStoreInit } from '../telemetry/telemetry-store.sql.js';
 import type { ExportKinds, ExportStoreInit } from '../views/export/export-store.js';
+import type { OtlpKinds } from '../views/otlp/otlp-store.js';
 import type { ViewsKinds } from '../views/views-kinds.js';
 
 /** The `workerData` of the store thread. */
@@ -29,7 +30,8 @@ export type DaemonQueries = StoreKinds &
   ProvenanceKinds &
   SecurityKinds &
   ViewsKinds &
-  ExportKinds;
+  ExportKinds &
+  OtlpKinds;
 
 /** Starts the store thread; resolves once it opened (or failed to open) the database. */
 export function startStoreThread(

@@ -11,7 +11,7 @@
  * - Nesting deeper than maxNesting: the walks over stored values would overflow the stack.
  */
 
-import { isWellFormedText } from '../shared/well-formed.js';
+import { isWellFormedValue } from '../shared/well-formed.js';
 
 // an escape of a surrogate code unit (U+D800..U+DFFF): the only way a decoded line can hold a lone one
 const surrogateEscape = /\\u[dD][89a-fA-F]/;
@@ -30,18 +30,6 @@ function hasLongDigitRun(text: string): boolean {
     }
   }
   return false;
-}
-
-/** True when every string (keys included) of a parsed JSON value is well-formed UTF-16. */
-function isWellFormedValue(value: unknown): boolean {
-  if (typeof value === 'string') return isWellFormedText(value);
-  if (typeof value !== 'object' || value === null) return true;
-  if (Array.isArray(value)) return value.every(isWellFormedValue);
-  for (const key in value) {
-    if (!isWellFormedText(key)) return false;
-    if (!isWellFormedValue((value as Record<string, unknown>)[key])) return false;
-  }
-  return true;
 }
 
 /**

@@ -19,8 +19,10 @@ const workerExecArgv = [...process.execArgv, '--no-experimental-require-module']
 const youngGenerationMb = 64;
 
 /**
- * A fixed-size pool (one thread per core by default), sharing the binding log with its threads.
- * Threads are never retired when idle: each holds a binding replica it would have to rebuild.
+ * A pool of up to one thread per core (by default), sharing the binding log with its threads. One
+ * starts with the daemon; another starts when a task finds every thread busy (a daemon that never
+ * takes a flood never pays the ~0.2 s of CPU a thread's start costs). Threads are never retired
+ * when idle: each holds a binding replica it would have to rebuild.
  * Atomics are off: an idle thread then waits in its event loop rather than blocked in Atomics.wait,
  * so V8's memory reducer runs there and gives back the 60-80 MB a thread's heap grows to under a
  * flood (tasks are 1 MiB slices: the faster wake-up of Atomics is not measurable at that size).
@@ -37,7 +39,7 @@ export function createNormalizePool(
   setFlagsFromString('--expose-gc');
   return new Piscina({
     filename: taskFile,
-    minThreads: threads,
+    minThreads: 1,
     maxThreads: threads,
     idleTimeout: 2 ** 31 - 1,
     workerData: { bindingLog: bindingLog.buffer, policy, hostResolvers },

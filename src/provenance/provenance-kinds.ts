@@ -15,7 +15,8 @@ import {
   type RecordWrite,
   type ToolCallKey,
 } from './record/record-store.sql.js';
-import { writeHookEvent, type HookWrite } from './hooks/hook-store.sql.js';
+import type { HookWrite } from './hooks/hook-store.sql.js';
+import { HookBatcher } from './hooks/hook-batcher.js';
 import {
   writeWatchEnd,
   writeWatchStart,
@@ -49,6 +50,8 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
   /** Waits for the sealing round, so what is read next covers everything committed before; writes nothing itself. */
   const sealedFirst = (): Promise<void> => (parts.sealing ? parts.checkpointer.sealed() : Promise.resolve());
   const verifyLog = new VerifyLog();
+  // a batch's tool calls tie the events committed before them (the commits tie those that come after)
+  const hookBatcher = new HookBatcher(writer, writes, deps.tieHookToolCalls, deps.recordToolCallDecision);
   const runVerifier = new RunVerifier({
     snapshot: (body) => context.snapshot(body),
     changes: () => writes.changes,
@@ -87,13 +90,9 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
     },
     record: async (params: RecordWrite) => jsonText(await writes.run(() => writeRecord(writer, params))),
     // POST /v1/hooks/{agent}: one hook event; a SessionEnd seals its run with a checkpoint
+    // (grouped with the hook events queued beside it into one transaction: hook-batcher.ts)
     hook: async (params: HookWrite) => {
-      const written = await writes.run(async () => {
-        const stored = await writeHookEvent(writer, params);
-        // events committed before the call was stored (the commits tie those that come after)
-        if (stored.tool_call_id !== null) await deps.tieHookToolCall(params.run_id, stored.tool_call_id);
-        return stored;
-      });
+      const written = await hookBatcher.store(params);
       if (params.kind === 'session_end' && parts.sealing)
         await writes.run(() => parts.checkpointer.writeDue([params.run_id]));
       return jsonText(written);

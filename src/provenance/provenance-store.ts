@@ -16,6 +16,7 @@ import { sealLegacyRuns } from './seal-legacy.sql.js';
 import { loadSigningKey, statementSigner, type StatementSigner } from './signing-key.js';
 import type { EventRecheck } from './verify-events.sql.js';
 import type { RunCheck } from './verify.sql.js';
+import type { RecordToolCallDecision } from './hooks/tool-call-decision.js';
 import { provenanceHandlers } from './provenance-kinds.js';
 import { log } from '../shared/log.js';
 
@@ -37,8 +38,13 @@ export interface ProvenanceDeps {
   eventRecheck: EventRecheck;
   /** Checks of what other domains tie to the run's events (the policy's decisions and kills). */
   runChecks: readonly RunCheck[];
-  /** Ties the run's events to a hook tool call just stored (the telemetry domain's events); in the write queue. */
-  tieHookToolCall: (runId: string, toolCallId: string) => Promise<void>;
+  /**
+   * Ties the run's events since `sinceNs` to its hook tool calls, after one was stored (the telemetry
+   * domain's events); in the write queue.
+   */
+  tieHookToolCalls: (runId: string, sinceNs: bigint) => Promise<void>;
+  /** Stores a PreToolUse's decision where the policy's decisions are read (the security domain's), in the hook's transaction. */
+  recordToolCallDecision: RecordToolCallDecision;
 }
 
 /** What the provenance module needs from the board: its init data and other domains' checks. */

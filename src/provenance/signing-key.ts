@@ -52,8 +52,13 @@ export function loadSigningKey(file: string, option = '--signing-key'): SigningK
   return {
     privateKey,
     publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    keyId: sha256(publicKey.export({ type: 'spki', format: 'der' })),
+    keyId: publicKeyId(publicKey),
   };
+}
+
+/** A public key's id: `sha256:<hex>` of its SPKI DER bytes, the `keyid` of the envelopes it signed. */
+export function publicKeyId(publicKey: KeyObject): string {
+  return sha256(publicKey.export({ type: 'spki', format: 'der' }));
 }
 
 /** Signs statements other than checkpoints with the store's key (an export's manifest); the private key stays here. */

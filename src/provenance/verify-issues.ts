@@ -35,6 +35,9 @@ export const verifyIssueKinds = {
   judgment_root_mismatch:
     "the policy's decisions on a batch's events are not those its sealed object records (one was added, removed or rewritten)",
   enforcement_decision_missing: 'a kill provd recorded names an event with no kill decision',
+  tool_call_decision_mismatch:
+    'a stored decision on a tool call is not the one its sealed tool_call object records (rewritten, or stored for no such call)',
+  tool_call_decision_missing: 'a tool call the gate did not simply allow has no stored decision',
   bundle_manifest_invalid:
     'an export bundle has no readable provenance.export_manifest/v1 manifest (or it lists a file twice, or a name that is not a plain file of its directory)',
   bundle_manifest_unsigned: 'an export bundle has no manifest.dsse.json: nothing it claims is signed',

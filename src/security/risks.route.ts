@@ -23,7 +23,7 @@ export const risksEndpoint = queryEndpointOf<SecurityKinds>()({
   operationId: 'list_risks',
   summary: 'Security risks of a run',
   description:
-    "One page of the run's risks, in the order of their events: each a decision of the policy on one of the run's events that was not a plain allow (deny, quarantine or kill, or allow with a detect-only advisory), with that event as its evidence and its evidence level.",
+    "One page of the run's risks: each a decision of the policy that was not a plain allow (deny, quarantine or kill, or allow with a detect-only advisory). First the gate's decisions on the run's agent tool calls (a PreToolUse hook), in the order decided, each with its tool call (`tool_call`: id, tool name, the hash of the sealed tool_call object) and no event; then its decisions on the run's events, in event order, each with that event as its evidence and its evidence level.",
   schema: 'security_risks',
   contract: risksQuery,
   kind: 'risks',

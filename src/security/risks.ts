@@ -1,18 +1,20 @@
 /**
  * GET /v1/security/risks in the store actor: one keyset page of a run's risks. A risk is a policy
  * decision on one of the run's events (not a plain allow), with the event as its evidence: its
- * level is the event's own, never above it.
+ * level is the event's own, never above it; or the gate's decision on one of its agent's tool calls
+ * (tool-call-risks.ts), listed first.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { evidenceName, typeName, type EvidenceLevel } from '../model/codes.js';
-import { type CursorToken } from '../model/cursor.js';
+import type { CursorToken } from '../model/cursor.js';
 import type { EventType } from '../model/event.js';
 import type { PageLimit } from '../model/paging.js';
-import { pageJudgedEvents, type Judged, type JudgedEvent } from './judged-events.sql.js';
+import type { DecisionRow, Judged, JudgedEvent } from './judged-events.sql.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { Decision, Severity } from './policy/policy.js';
 import { keysetPage } from '../store/keyset-page.js';
+import { pageToolCallsThenEvents, riskPosition, toolCallRiskOf } from './tool-call-risks.js';
 import {
   decisionOutcome,
   responseId,
@@ -40,7 +42,13 @@ export interface SecurityRisk {
   /** The policy that decided: `built-in`, or its rules file. */
   policy: string;
   tool_call_id: string | null;
-  /** The weakest evidence level of the risk's evidence: here, its one event's. */
+  /**
+   * For the gate's decision on an agent's tool call (its PreToolUse), the call it judged: the
+   * risk then has no event as evidence, its tool_call object (`object_hash`, sealed in the run) is
+   * the agent's own account. Absent on a decision on an event.
+   */
+  tool_call?: { tool_call_id: string | null; tool_name: string | null; object_hash: string };
+  /** The weakest evidence level of the risk's evidence: its one event's, or `context_asserted` for a tool call's. */
   evidence_level: EvidenceLevel;
   evidence: {
     event_id: string;
@@ -61,7 +69,7 @@ export interface SecurityRisk {
 /** A risk's response, as a risk shows it beside its decision. */
 export type RiskResponse = Pick<SecurityResponse, 'response_id' | 'status' | 'actor' | 'outcome'>;
 
-/** One page of a run's risks (`provenance.security_risks/v1`), in the order of their events. */
+/** One page of a run's risks (`provenance.security_risks/v1`): its tool calls' in the order decided, then its events' in event order. */
 export interface SecurityRisks {
   schema_version: 'provenance.security_risks/v1';
   run_id: string;
@@ -85,17 +93,23 @@ export async function listRisks(
   endSeq: bigint,
 ): Promise<SecurityRisks> {
   const opened = await keysetPage(connection, params, formatVersion, ['risks', params.run], 1);
-  const after = opened.afterInteger(-1n);
-  const page = await pageJudgedEvents(connection, params.run, after, params.limit, endSeq, riskColumns);
-  const { commands } = page;
+  const { items, next } = await pageToolCallsThenEvents(
+    connection,
+    params,
+    riskPosition(opened.after?.[0] ?? null),
+    endSeq,
+    riskColumns,
+    toolCallRiskOf,
+    (judged, commands) => riskOf(judged, commands.get(judged.event.tool_call_id ?? '') ?? null),
+  );
   return {
     schema_version: 'provenance.security_risks/v1',
     run_id: params.run,
     limit: params.limit,
-    count: page.judged.length,
-    has_more: page.hasMore,
-    next_cursor: page.hasMore ? opened.next([page.lastSeq!]) : null,
-    risks: page.judged.map((judged) => riskOf(judged, commands.get(judged.event.tool_call_id ?? '') ?? null)),
+    count: items.length,
+    has_more: next !== null,
+    next_cursor: next === null ? null : opened.next([next]),
+    risks: items,
   };
 }
 
@@ -106,6 +120,28 @@ export function riskOf(
 ): SecurityRisk {
   const level = evidenceName(event.evidence_level);
   const { status, actor, outcome } = decisionOutcome(event.id, row, command);
+  return {
+    ...decisionOf(row),
+    tool_call_id: event.tool_call_id,
+    evidence_level: level,
+    evidence: [
+      {
+        event_id: event.id,
+        type: typeName(event.type),
+        time: event.time,
+        evidence_level: level,
+        hash: row.event_hash,
+      },
+    ],
+    detected_at: formatRfc3339Nanos(row.decided_ns),
+    response: { response_id: responseId(event.id), status, actor, outcome },
+  };
+}
+
+/** What a risk says of its decision, as stored. */
+export function decisionOf(
+  row: DecisionRow,
+): Pick<SecurityRisk, 'risk_id' | 'rule_id' | 'severity' | 'decision' | 'reason' | 'advisory' | 'policy'> {
   return {
     risk_id: riskId(row.event_id),
     rule_id: row.rule_id,
@@ -121,19 +157,6 @@ export function riskOf(
             reason: row.advisory_reason ?? '',
           },
     policy: row.policy,
-    tool_call_id: event.tool_call_id,
-    evidence_level: level,
-    evidence: [
-      {
-        event_id: event.id,
-        type: typeName(event.type),
-        time: event.time,
-        evidence_level: level,
-        hash: row.event_hash,
-      },
-    ],
-    detected_at: formatRfc3339Nanos(row.decided_ns),
-    response: { response_id: responseId(event.id), status, actor, outcome },
   };
 }
 

@@ -10,7 +10,7 @@ import type { RollupFold } from '../telemetry/process-rollup.sql.js';
 import type { StoreContext } from '../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import type { TelemetryDeps } from '../telemetry/telemetry-store.sql.js';
-import type { RunCheck } from '../provenance/verify.sql.js';
+import type { ProvenanceDeps } from '../provenance/provenance-store.js';
 import { securityHandlers } from './security-kinds.js';
 import { behaviourFold } from './baseline/behaviour-rollup.sql.js';
 import { llmUsageFold } from './signals/llm-usage-values.sql.js';
@@ -18,12 +18,14 @@ import { signalValuesFold } from './signals/signal-values.sql.js';
 
 import { insertVerdicts, settleDecisions } from './decisions.sql.js';
 import { verifyPolicyLinks } from './audit/verify-policy-links.sql.js';
+import { verifyToolCallDecisions } from './audit/verify-tool-call-decisions.sql.js';
+import { insertToolCallDecision } from './tool-call-decisions.sql.js';
 
 /** The per-run tables the signals and the baselines read, folded in with the process rollup. */
 const rollupFolds: readonly RollupFold[] = [signalValuesFold, llmUsageFold, behaviourFold];
 
 /** What the security module gives: its parts in the telemetry commits and rollup, and in verify. */
-type SecurityParticipants = TelemetryDeps & { runChecks: readonly RunCheck[] };
+type SecurityParticipants = TelemetryDeps & Pick<ProvenanceDeps, 'runChecks' | 'recordToolCallDecision'>;
 
 /** What the security module borrows from the telemetry module. */
 export interface SecurityDeps {
@@ -36,8 +38,9 @@ export interface SecurityDeps {
 /**
  * The security domain on the store thread. Its participants: the policy's decisions, written by the
  * telemetry commits in the transaction of their events and settled when spooled events join a run;
- * the signal values and behaviour folded in with the process rollup; verify's check of the
- * decisions and kills. Its signals, baseline and deviations queries borrow the rollup's catch-up.
+ * the signal values and behaviour folded in with the process rollup; the gate's decisions on an
+ * agent's tool calls, written by the hook write in the transaction of the call's object; verify's
+ * check of the decisions and kills. Its signals, baseline and deviations queries borrow the rollup's catch-up.
  */
 export const securityModule = {
   name: 'security',
@@ -45,7 +48,8 @@ export const securityModule = {
     recordVerdicts: insertVerdicts,
     settleDecisions,
     rollupFolds,
-    runChecks: [verifyPolicyLinks],
+    recordToolCallDecision: insertToolCallDecision,
+    runChecks: [verifyPolicyLinks, verifyToolCallDecisions],
   },
   start: (context: StoreContext, deps: SecurityDeps): StartedModule<Record<string, never>> => ({
     queries: securityHandlers(context, deps),

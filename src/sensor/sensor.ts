@@ -7,6 +7,7 @@ import type { CaptureMode } from './capture-filter.js';
 import { log } from '../shared/log.js';
 import type { BindingLog } from '../telemetry/binding-log.js';
 import { captureKeys, captureLeavesOut, cgroupMount } from './capture-filter.js';
+import { CaptureCoverage, type StartedProcess } from './capture-coverage.js';
 import { markSourceAddress, markTargetOf, type ConnectMarkReport } from './connect-mark.js';
 import {
   loadSensorAddon,
@@ -17,7 +18,8 @@ import {
 } from './binding.js';
 import { sensorUnavailable } from './host-support.js';
 import { batchTgids } from './batch-tgids.js';
-import { encodeLossBatch, type Loss, type LossKind } from './loss-records.js';
+import { encodeLossBatch, type Loss } from './loss-records.js';
+import { filteredReportMs, lossNews } from './loss-news.js';
 import { batchHeaderBytes } from './records.js';
 import { probeSpecs } from './probes.js';
 import { TlsTargets, type TlsTargetReport } from './tls-targets.js';
@@ -41,7 +43,8 @@ const deliveryDeadlineMs = 10_000;
 const lossReportMs = 5000;
 /**
  * How often loss is looked for when no batch comes: counters that move without records (a probe
- * the kernel skipped, records the capture filter left out) are reported within this.
+ * the kernel skipped) are reported within this; records the capture filter left out, alone, within
+ * filteredReportMs (loss-news.ts).
  */
 const idleLossReportMs = 30_000;
 /** How often the TLS pool ends streams left idle (a body that runs to its connection's end completes then). */
@@ -78,7 +81,6 @@ export interface CaptureReport {
   status: 'running' | 'degraded' | 'off' | 'unavailable' | 'failed';
   message: string | null;
   probes: Record<string, ProbeReport>;
-  /** `mode` all or bound; with bound, the keys bound in the kernel and those its full maps refused. */
   /**
    * The capture mode, the filter keys bindings added (and refused when the kernel's map was full),
    * and what the mode leaves out on purpose (null: nothing, `host`).
@@ -181,7 +183,8 @@ export class Sensor {
       return new Sensor(null, { status: 'failed', message }).withCapture(capture);
     }
     sensor.withCapture(capture);
-    if (capture === 'agents' && bindings !== undefined) sensor.followBindings(native, bindings);
+    if (capture === 'host') sensor.coverage.captureAll();
+    if (bindings !== undefined) sensor.followBindings(native, bindings);
     const report = sensor.report();
     if (report.status !== 'running') log('warn', 'the sensor runs degraded', { message: report.message });
     sensor.idleLossTimer = setInterval(() => void sensor.reportLoss(), idleLossReportMs);
@@ -191,14 +194,17 @@ export class Sensor {
   }
 
   /**
-   * capture agents: every binding so far that has not ended, and each one appended from now on, goes
-   * into the kernel's filter. A recorded command is bound before it starts, so it is captured whole.
+   * Every binding so far that has not ended, and each one appended from now on, goes into the
+   * kernel's bound set: with --capture agents its capture filter (a recorded command is bound before
+   * it starts, so it is captured whole), in every mode the connect mark's.
    */
   private followBindings(native: NativeSensor, bindings: BindingLog): void {
     const bind = (binding: Parameters<typeof captureKeys>[0]): void => {
       for (const key of captureKeys(binding)) {
-        if (native.bind(key.kind, key.id)) this.capture.bound++;
-        else {
+        if (native.bind(key.kind, key.id)) {
+          this.capture.bound++;
+          this.coverage.added(key);
+        } else {
           this.capture.refused++;
           log('warn', 'the capture filter is full: a bound process is not captured', { ...key });
         }
@@ -213,15 +219,12 @@ export class Sensor {
 
   /**
    * Has the kernel mark bound processes' connects to the daemon's listener `host`:`port`
-   * (connect-mark.ts). The kernel's maps hold bindings only with --capture agents.
+   * (connect-mark.ts), by the bindings the kernel's bound set holds in every capture mode.
    */
   markConnectsTo(host: string, port: number): ConnectMarkReport {
     const probe = this.report().probes['connect_mark'];
     if (this.native === null)
       this.markOff = `the sensor is not running: ${this.why.message ?? this.why.status}`;
-    else if (this.capture.mode !== 'agents')
-      this.markOff =
-        'with --capture host the kernel holds no bindings to mark by (the default, --capture agents, does)';
     else if (probe?.attached !== true)
       this.markOff = `the connect mark did not attach: ${probe?.error ?? 'unknown'}`;
     else if (!this.native.markConnects(markTargetOf(host, port)))
@@ -246,7 +249,7 @@ export class Sensor {
   private startTls(native: NativeSensor): void {
     this.tlsPool = new TlsPool();
     this.tlsTargets = new TlsTargets((binary, probes) => native.attachUprobes(binary, probes));
-    void this.tlsTargets.start();
+    void this.tlsTargets.start(this.capture.mode === 'host');
   }
 
   /**
@@ -395,6 +398,17 @@ export class Sensor {
 
   private execLoss = { total: 0, seenAtMs: 0 };
 
+  /** Since when each bound cgroup and process has been captured (capture-coverage.ts). */
+  private readonly coverage = new CaptureCoverage();
+
+  /**
+   * Since when the kernel has captured `lineage[0]` (its parents up after it), in clock ticks after
+   * boot; null when nothing covers it or the sensor is not running (capture-coverage.ts).
+   */
+  capturedSince(lineage: readonly StartedProcess[]): bigint | null {
+    return this.native === null ? null : this.coverage.since(lineage);
+  }
+
   /** The exec history's processes held and evicted so far; null when the sensor is not running. */
   execHistoryStats(): { processes: number; evicted: number } | null {
     if (this.native === null) return null;
@@ -453,29 +467,28 @@ export class Sensor {
    * Sends loss counted since the last report on as capture_loss events, which become coverage gaps;
    * what could not be sent is sent with the next report.
    */
-  reportLoss(current?: Map<string, number>): Promise<void> {
+  reportLoss(current?: Map<string, number>, final = false): Promise<void> {
     // one report at a time: each sends what the one before it did not
-    this.reporting = this.reporting.then(() => this.sendLoss(current ?? lossTotals(this.report())));
+    this.reporting = this.reporting.then(() => this.sendLoss(current ?? lossTotals(this.report()), final));
     return this.reporting;
   }
 
   private reporting = Promise.resolve();
+  /** When a report last sent (the `filtered` counts with it): loss-news.ts. */
+  private lossSentMs = performance.now();
 
-  private async sendLoss(current: Map<string, number>): Promise<void> {
+  private async sendLoss(current: Map<string, number>, final: boolean): Promise<void> {
     if (this.router === undefined) return;
     this.oneOffLosses.push(...(this.tlsTargets?.takeLosses() ?? []));
-    const losses: Loss[] = [...this.oneOffLosses];
-    for (const [key, total] of current) {
-      const count = total - (this.reportedLoss.get(key) ?? 0);
-      const [kind, probe] = key.split(' ') as [LossKind, string];
-      if (count > 0) losses.push({ kind, probe, count });
-    }
+    const filteredDue = final || performance.now() - this.lossSentMs >= filteredReportMs;
+    const losses = lossNews(current, this.reportedLoss, this.oneOffLosses, filteredDue);
     if (losses.length === 0) return;
     try {
       await this.router.ingestSensorBatch(
         encodeLossBatch(losses, BigInt(Date.now()) * 1_000_000n),
         this.mayLinger,
       );
+      this.lossSentMs = performance.now();
       this.oneOffLosses.splice(0);
       for (const [key, total] of current) this.reportedLoss.set(key, total);
     } catch (error) {
@@ -505,7 +518,7 @@ export class Sensor {
     this.stopped = true;
     for (const [key, total] of lossTotals(this.report()))
       final.set(key, Math.max(final.get(key) ?? 0, total));
-    await this.reportLoss(final);
+    await this.reportLoss(final, true);
   }
 }
 

@@ -101,17 +101,20 @@ export class TlsTargets {
   ) {}
 
   /**
-   * Probes the system's libssl and node (this process's binary), then scans processes now; later
-   * scans run when the sensor sees new activity (scan()), never on an idle timer.
+   * Probes the system's libssl and node (this process's binary), then, with `wholeHost` (capture
+   * host), scans every process now; later scans run when the sensor sees new activity (scan()), never
+   * on an idle timer. Under capture agents a process is scanned once a batch comes from it: reading
+   * the whole host at start would report targets (an unsupported Go, a coverage gap) of processes
+   * nothing captures.
    */
-  async start(): Promise<void> {
+  async start(wholeHost: boolean): Promise<void> {
     for (const path of [process.execPath, ...(await systemLibssl())]) {
       const key = await fileKey(path);
       if (key === null || this.files.has(key)) continue;
       this.files.set(key, null);
       this.files.set(key, await this.examine(path, path));
     }
-    return this.scan();
+    if (wholeHost) return this.scan();
   }
 
   /** Ends scanning: a scan asked for later does nothing. */
@@ -130,6 +133,8 @@ export class TlsTargets {
     if (pids === undefined) this.wholeProc = true;
     else for (const pid of pids) if (!this.seenPids.has(pid)) this.wanted.add(pid);
     if (this.stopped) return Promise.resolve();
+    // no process to read (those a batch came from were read, or have ended): no scan, no timer
+    if (this.running === null && this.wanted.size === 0 && !this.wholeProc) return Promise.resolve();
     if (this.running !== null) {
       this.again = true;
       return this.running;
@@ -142,7 +147,9 @@ export class TlsTargets {
         this.running = null;
         if (this.again) {
           this.again = false;
-          void this.scan();
+          // the processes asked for meanwhile wait in `wanted` (or wholeProc is set): scan() without
+          // pids would read every process in /proc, the whole host, under capture agents too
+          void this.scan([]);
         }
       });
     return this.running;

@@ -67,6 +67,28 @@ export function unnested(
   );
 }
 
+/**
+ * Rows as a VALUES list, each value its own placeholder: `(v, v), (v, v)`. For a few rows DuckDB
+ * binds and runs it in about half the time of `unnested` (measured on the writer: two objects 1.3
+ * against 2.3 ms, a content 1.6 against 2.1 ms, a head update 1.4 against 3.2 ms); the text differs
+ * by row count, so use it below `fewRows` rows.
+ */
+export function valueRows(rows: readonly (readonly DuckDBValue[])[]): Statement {
+  return join(
+    rows.map(
+      (row) =>
+        sql`(${join(
+          row.map((value) => sql`${value}`),
+          ', ',
+        )})`,
+    ),
+    ', ',
+  );
+}
+
+/** Up to how many rows a statement is written with `valueRows` rather than `unnested`. */
+export const fewRows = 8;
+
 /** Types whose values JSON.stringify writes as DuckDB reads them back. */
 const jsonTypes = new Set([
   'VARCHAR',

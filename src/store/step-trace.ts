@@ -20,9 +20,14 @@ export class StepTrace {
     return traceFile !== undefined;
   }
 
-  /** Marks the start of a unit of work. */
-  begin(): void {
-    if (traceFile !== undefined) this.started = performance.now();
+  /** Marks the start of a unit of work (now, or at `at`, a performance.now() read earlier). */
+  begin(at?: number): void {
+    if (traceFile !== undefined) this.started = at ?? performance.now();
+  }
+
+  /** Adds `ms` to step `name` (a step timed by its caller). */
+  record(name: string, ms: number): void {
+    if (traceFile !== undefined) this.steps[name] = (this.steps[name] ?? 0) + ms;
   }
 
   /** Runs `step`, adding its wall time to `name`. */

@@ -19,6 +19,7 @@ import type { HealthFacts, QueryHandler, StoreModule, StoreModuleFactory } from 
 import { inspectFormat, listTables } from './store-format.js';
 import { announceThreadsSince, listThreadIds } from '../shared/thread-id.js';
 import { WriteQueue } from './write-queue.js';
+import { blockThread } from '../shared/block-thread.js';
 
 /** What the store thread is given when it starts. */
 export interface StoreInit {
@@ -396,9 +397,4 @@ function classifyOpenError(error: unknown): ErrorData {
   if (/lock/i.test(message))
     return { code: 'PROVD_ERR_STORE_LOCKED', message: `failed to lock the database: ${message}` };
   return { code: 'PROVD_ERR_STORE_OPEN', message: `failed to open the database: ${message}` };
-}
-
-/** Blocks this thread, as a stuck disk or a runaway query would (test fault injection only). */
-function blockThread(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

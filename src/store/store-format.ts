@@ -36,6 +36,8 @@ export const requiredTables = [
   'run_signal_values',
   'run_llm_usage',
   'host_chain',
+  'otlp_cursor',
+  'otlp_tool_calls',
 ] as const;
 
 /** What a database is, relative to this build. */

@@ -7,9 +7,8 @@
  * cgroup to the run; `provd record` ran it in a cgroup of its own) is not bound twice; nor is a
  * process an earlier session bound (hook-sessions.ts; after a restart, its binding here).
  */
-import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { cgroup2MountPoint, ownCgroupPath } from '../provenance/record/cgroup-root.js';
+import { readFileSync } from 'node:fs';
+import { processCgroupChain } from '../provenance/record/cgroup-root.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { Binding } from './binding.js';
 import { isBindRequestError, parseBindRequest } from './binding.js';
@@ -96,23 +95,5 @@ export function processStartNs(startTicks: bigint): bigint {
 
 /** The process's cgroup and each cgroup above it, as paths below the mount and as decimal ids. */
 function processCgroupKeys(pid: number): string[] {
-  try {
-    const mount = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'));
-    const path = ownCgroupPath(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))?.trim();
-    if (mount === undefined || path === undefined) return [];
-    const keys: string[] = [];
-    const parts = path.split('/').filter((part) => part !== '');
-    for (let depth = parts.length; depth > 0; depth--) {
-      const relative = parts.slice(0, depth).join('/');
-      keys.push(relative);
-      try {
-        keys.push(statSync(join(mount, relative), { bigint: true }).ino.toString());
-      } catch {
-        // a cgroup removed meanwhile is named by its path only
-      }
-    }
-    return keys;
-  } catch {
-    return [];
-  }
+  return processCgroupChain(pid).flatMap(({ path, id }) => (id === null ? [path] : [path, id]));
 }

@@ -82,10 +82,11 @@ export interface ProducerHealth {
     last_full_ms: Count | null;
   };
   /**
-   * The hook transport (docs/agents.md): requests the hook socket refused, by reason, and hook
-   * events that reached no daemon, read back from the hook spool at a start, by outcome.
+   * The hook transport (docs/agents.md): requests the hook socket refused, by reason, hook
+   * events that reached no daemon, read back from the hook spool at a start, by outcome, and
+   * PreToolUse events answered and then not stored (`store.failed_after_answer`).
    */
-  hooks: { socket: CountsByName; spool: CountsByName };
+  hooks: { socket: CountsByName; spool: CountsByName; store: CountsByName };
   correlation_coverage: RunCoverage | AllCoverage;
   /** By gap kind (kernel_loss, spool_overflow, ...). */
   coverage_gaps: { [kind: string]: { gaps: Count; lost_events: Count } };
@@ -130,7 +131,7 @@ export async function producerHealth(
   let invalid = 0;
   const spool: Record<string, number> = {};
   const host: Record<string, number> = {};
-  const hooks: ProducerHealth['hooks'] = { socket: {}, spool: {} };
+  const hooks: ProducerHealth['hooks'] = { socket: {}, spool: {}, store: {} };
   let lastFullNs: bigint | null = null;
   for (const row of counters) {
     const source = row['source'] as string;
@@ -144,6 +145,7 @@ export async function producerHealth(
       if (counter === 'verified_full') lastFullNs = row['updated_ns'] as bigint;
     } else if (source === 'hook_socket') hooks.socket[counter] = value;
     else if (source === 'hook_spool') hooks.spool[counter] = value;
+    else if (source === 'hook_store') hooks.store[counter] = value;
     else (sources[source] ??= {})[counter] = value;
   }
   const ofRun = params.run === null ? sql`` : sql`WHERE run_id = ${params.run} OR run_id IS NULL`;

@@ -13,6 +13,7 @@ import { hiddenLoaderOpen, shownByDefault } from './loader-opens.sql.js';
 import { evidenceName, typeCode, typeName } from '../model/codes.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import { jsonText, type JsonText } from '../store/json-text.js';
+import { runCoverage } from './run-coverage.sql.js';
 
 /** The params of the `summary` store query. */
 export interface SummaryParams {
@@ -134,13 +135,7 @@ export async function summarizeRun(
     connection,
     sql`SELECT status, error_count, warning_count, verified_ns FROM verify_results WHERE run_id = ${run}`,
   );
-  const [gaps] = await readRows<{ run_gaps: bigint; host_gaps: bigint }>(
-    connection,
-    sql`SELECT count(*) FILTER (WHERE run_id = ${run}) AS run_gaps,
-          count(*) FILTER (WHERE run_id IS NULL AND start_ns <= ${facts!.last_ns ?? -1n}
-            AND end_ns >= ${facts!.first_ns ?? 0n}) AS host_gaps
-        FROM coverage_gaps`,
-  );
+  const coverage = await runCoverage(connection, run, facts!.first_ns, facts!.last_ns);
   const counts = (rows: { code: number; n: bigint }[], name: (code: number) => string): CountsByName =>
     Object.fromEntries(rows.map((row) => [name(row.code), Number(row.n)]));
   const time = (ns: bigint | null): DateTimeText | null => (ns === null ? null : formatRfc3339Nanos(ns));
@@ -165,7 +160,7 @@ export async function summarizeRun(
     files: await topValues(connection, run, '$.path', undefined, shownByDefault),
     network_destinations: await topValues(connection, run, '$.dst_ip', '$.dst_port'),
     dns_names: await topValues(connection, run, '$.query'),
-    coverage: { run_gaps: Number(gaps!.run_gaps), host_gaps_in_span: Number(gaps!.host_gaps) },
+    coverage,
     graph: {
       objects: Number(context!.objects),
       event_batches: Number(context!.batches),

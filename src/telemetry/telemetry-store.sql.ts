@@ -23,7 +23,7 @@ import type { SpoolLimits } from './spool-limits.js';
 import { telemetryHandlers } from './telemetry-kinds.js';
 import { fillLoaderLocaleOpens } from './loader-opens.sql.js';
 import { ProcessRollup, type RollupFold } from './process-rollup.sql.js';
-import { HookRuns, tieToolCallEvents, type TieScope } from './tool-call-tie.sql.js';
+import { HookRuns, hasUntiedEvents, tieToolCallEvents, type TieScope } from './tool-call-tie.sql.js';
 
 /** What the telemetry module needs to start. */
 export interface TelemetryStoreInit {
@@ -68,10 +68,11 @@ export interface TelemetryLends {
   /** The events and bytes waiting in the spool now (kept in memory). */
   spoolStats(): SpoolStats;
   /**
-   * A hook tool call of the run was stored (its PreToolUse or PostToolUse): ties the run's events
-   * since the call began (tool-call-tie.sql.ts); call in the write queue, after the hook's write.
+   * Hook tool calls of the run were stored (PreToolUse or PostToolUse): ties the run's events since
+   * `sinceNs`, the earliest of those calls' starts (tool-call-tie.sql.ts); call in the write queue,
+   * after the hooks' write.
    */
-  tieHookToolCall(runId: string, toolCallId: string): Promise<void>;
+  tieHookToolCalls(runId: string, sinceNs: bigint): Promise<void>;
 }
 
 /** How often keys past retention are forgotten. */
@@ -185,13 +186,10 @@ async function startTelemetryStore(
       places,
       endSeq: () => committer.endSeq,
       spoolStats: () => spool.stats,
-      async tieHookToolCall(runId, toolCallId) {
+      async tieHookToolCalls(runId, sinceNs) {
         hookRuns.add(runId);
-        const [call] = await readRows<{ started_ns: bigint }>(
-          writer,
-          sql`SELECT started_ns FROM tool_calls WHERE run_id = ${runId} AND tool_call_id = ${toolCallId}`,
-        );
-        if (call !== undefined) await tie([runId], { runId, sinceNs: call.started_ns });
+        // one read, and no transaction, when no event is left to tie (no sensor, or none yet)
+        if (await hasUntiedEvents(writer, runId, sinceNs)) await tie([runId], { runId, sinceNs });
       },
     },
     async healthFacts(connection) {

@@ -148,6 +148,23 @@ export class HookRuns {
 }
 
 /**
+ * Whether the run holds an event since `sinceNs` that no tie has claimed: what the pass of a hook
+ * tool call would look at (its tie_events). One read; without such an event the pass would tie nothing.
+ */
+export async function hasUntiedEvents(
+  connection: DuckDBConnection,
+  runId: string,
+  sinceNs: bigint,
+): Promise<boolean> {
+  const rows = await readRows(
+    connection,
+    sql`SELECT 1 FROM events e WHERE ${inScope('e', [runId], { runId, sinceNs })}
+        AND e.corr_method NOT IN (${tieCodes}) LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
+/**
  * Ties the untied events of `scope` in `runIds` (runs holding hook tool calls) to their tool calls;
  * returns how many it tied. Call in a write transaction.
  */

@@ -135,7 +135,7 @@ describe('hook caller trust: the sensor sees an exec in place', function () {
       assert.equal(admitted.caller.trust, 'hook', admitted.caller.why);
       assert.equal(admitted.caller.basis, 'sensor', admitted.caller.why);
       assert.match(admitted.caller.why, /exec only the hook's command lines since their fork/);
-      assert.match(admitted.caller.not_checked, /execs of a process before a binding covered it/);
+      assert.match(admitted.caller.not_checked, /^when a process joined the bound cgroup it is captured by/);
     }
     assert.equal(on.counts.exec_confirmed, 2);
   });

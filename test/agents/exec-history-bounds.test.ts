@@ -14,8 +14,6 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
-  rmdirSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -25,7 +23,9 @@ import { claudeAgent } from '../../src/agents/claude/claude-agent.js';
 import { isRefusal } from '../../src/agents/hook-event.js';
 import { HookTrustGate, hookTrustCheck, type HookAdmission } from '../../src/agents/hook-trust-gate.js';
 import { cgroup2MountPoint } from '../../src/provenance/record/cgroup-root.js';
+import { CommandCgroup } from '../../src/provenance/record/command-cgroup.js';
 import { loadSensorAddon } from '../../src/sensor/binding.js';
+import { bootTicksNow } from '../../src/sensor/capture-coverage.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { Sensor } from '../../src/sensor/sensor.js';
 import { parseBindRequest } from '../../src/telemetry/binding.js';
@@ -39,6 +39,7 @@ import {
   type PlannedCommand,
 } from '../support/agents/stand-in-hooks.js';
 import { eventually } from '../support/eventually.js';
+import { removeTestCgroup } from '../support/record-cgroup.js';
 
 /** Processes the exec history holds in this test. */
 const tablePids = 64;
@@ -179,67 +180,105 @@ describe('hook caller trust: the exec history at its bounds', function () {
     );
   });
 
-  it('gives the checked verdict the docs promise for a cgroup bound while its processes ran: not_checked names the hole', async function () {
-    const mount = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'));
-    if (mount === undefined) this.skip(); // no cgroup2: no cgroup to bind
-    const go = join(dir, 'late.go');
-    // the tool's shell runs before the binding, and exec's the hook's line in place after it
+  /**
+   * A stand-in tool shell `name` that runs (for a clock tick at least) before `bindLate` binds it, then exec's the hook's line in
+   * place (its client forked in a later clock tick than the binding, so captured from its fork), and
+   * the gate's verdict on that client: its history holds only the hook's command lines (sh, then the
+   * client), the tool's bash -c having come before the binding.
+   */
+  async function forgeAfterLateBinding(
+    name: string,
+    bindLate: (agentPid: number, shellPid: number) => void,
+  ): Promise<{ shellPid: number; admitted: HookAdmission; on: HookTrustGate }> {
+    const go = join(dir, `${name}.go`);
     const agent = await startStandInAgent(dir, 'claude', [
       {
-        name: 'late_bound',
+        name,
         shell: '/bin/bash',
         cmd: `echo $$ >> "$HT_OUT"; while [ ! -e ${go} ]; do sleep 0.05; done; exec /bin/sh -c 'provd-hook claude'`,
       },
     ]);
     children.push(agent.child);
-    const shellPid = agent.pids['late_bound']!;
-    const cgroup = join(mount, `provd-exec-bounds-${process.pid}`);
-    mkdirSync(cgroup);
+    const shellPid = agent.pids[name]!;
+    // the shell started before its pid was read: bound a tick later, it ran a whole tick uncaptured
+    // (bound in its own start's tick, the gate says that instead, as a shell of unknown age)
+    const seenAt = bootTicksNow();
+    await eventually('the tick after the shell started', bootTicksNow, (now) => now > seenAt, { everyMs: 2 });
+    bindLate(agent.child.pid!, shellPid);
+    rmSync(join(dir, `${name}.pid`));
+    const boundAt = bootTicksNow();
+    await eventually('the next clock tick', bootTicksNow, (now) => now > boundAt, { everyMs: 2 });
+    writeFileSync(go, '');
+    // the shell (now the hook's sh) forks the client, which writes its pid
+    pids[name] = await eventually(
+      'the late-bound shell to start its client',
+      () =>
+        existsSync(join(dir, `${name}.pid`)) ? Number(readFileSync(join(dir, `${name}.pid`), 'utf8')) : 0,
+      (pid) => pid > 0,
+    );
+    const on = gate();
+    return { shellPid, admitted: admit(on, name), on };
+  }
+
+  /** The verdict stays /proc's, naming the shell that ran before its capture, and health counts it. */
+  function assertNotConfirmed({
+    shellPid,
+    admitted,
+    on,
+  }: Awaited<ReturnType<typeof forgeAfterLateBinding>>): void {
+    assert.ok('caller' in admitted && admitted.caller !== null, JSON.stringify(admitted));
+    assert.deepEqual([admitted.caller.trust, admitted.caller.basis], ['hook', 'proc']);
+    assert.match(
+      admitted.caller.not_checked,
+      new RegExp(
+        `^pid ${shellPid} \\(sh\\) ran \\d+\\.\\d\\d s before the sensor captured it \\(a binding made while it ran`,
+      ),
+    );
+    // the client, forked by that shell after the binding, was captured from its fork: only the shell is named
+    assert.doesNotMatch(admitted.caller.not_checked, /provd-hook\) ran/);
+    const health = hookTrustCheck(on);
+    assert.deepEqual(
+      [health['exec_confirmed'], health['exec_unchecked'], health['exec_captured_late']],
+      [0, 1, 1],
+    );
+  }
+
+  it('does not confirm a forgery from a tool shell bound by its pid while it ran: its first exec came before its capture', async function () {
+    assertNotConfirmed(await forgeAfterLateBinding('late_pid', (_, shellPid) => bind({ pid: shellPid })));
+  });
+
+  it("does not confirm a forgery from a cgroup bound while its tool shell ran: the shell's first exec came before its capture", async function () {
+    const mount = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'));
+    if (mount === undefined) this.skip(); // no cgroup2: no cgroup to bind
+    const cgroup = await CommandCgroup.create(mount, 'exec-bounds');
     try {
-      for (const pid of [agent.child.pid!, shellPid])
-        writeFileSync(join(cgroup, 'cgroup.procs'), String(pid));
-      bind({ cgroup_id: statSync(cgroup, { bigint: true }).ino.toString() });
-      rmSync(join(dir, 'late_bound.pid'));
-      writeFileSync(go, '');
-      // the shell (now the hook's sh) forks the client, which writes its pid
-      pids['late_bound'] = await eventually(
-        'the late-bound shell to start its client',
-        () =>
-          existsSync(join(dir, 'late_bound.pid'))
-            ? Number(readFileSync(join(dir, 'late_bound.pid'), 'utf8'))
-            : 0,
-        (pid) => pid > 0,
-      );
-      const admitted = admit(gate(), 'late_bound');
-      assert.ok('caller' in admitted && admitted.caller !== null, JSON.stringify(admitted));
-      assert.deepEqual([admitted.caller.trust, admitted.caller.basis], ['hook', 'sensor']);
-      assert.match(
-        admitted.caller.not_checked,
-        /^execs of a process before a binding covered it \(a cgroup bound while its processes ran\)/,
-      );
+      const forged = await forgeAfterLateBinding('late_bound', (agentPid, shellPid) => {
+        for (const pid of [agentPid, shellPid]) writeFileSync(join(cgroup.path, 'cgroup.procs'), String(pid));
+        bind({ cgroup_id: cgroup.id });
+      });
+      assertNotConfirmed(forged);
     } finally {
       // every process in it is this test's: the agent, its shell or client, a sleep of its loop
-      const procs = (): string[] =>
-        readFileSync(join(cgroup, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
-      await eventually(
-        'the late cgroup empty',
-        () => (procs().forEach((pid) => killQuietly(Number(pid))), procs()),
-        (left) => left.length === 0,
-      );
-      // a process that just left cgroup.procs may still be exiting in it: rmdir answers EBUSY until it is gone
-      await eventually(
-        'the late cgroup removed',
-        () => {
-          try {
-            rmdirSync(cgroup);
-            return true;
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === 'EBUSY') return false;
-            throw error;
-          }
-        },
-        (removed) => removed,
-      );
+      await removeTestCgroup(cgroup);
+    }
+  });
+
+  it('confirms a genuine hook of an agent no binding names under --capture host, which captures every process from its start', async function () {
+    const host = await Sensor.start(
+      { ingestSensorBatch: () => Promise.resolve() },
+      { stallMs: 0, execHistoryPids: tablePids },
+      'host',
+    );
+    try {
+      assert.equal(host.report().status, 'running', JSON.stringify(host.report()));
+      await startAgent(dir, [{ name: 'host_genuine', shell: '/bin/sh', cmd: 'provd-hook claude' }], false);
+      const on = new HookTrustGate(null, execHistoryOf(host));
+      const admitted = admit(on, 'host_genuine');
+      assert.ok('caller' in admitted && admitted.caller !== null, JSON.stringify(admitted));
+      assert.deepEqual([admitted.caller.trust, admitted.caller.basis], ['hook', 'sensor']);
+      assert.equal(on.counts.exec_confirmed, 1);
+    } finally {
+      await host.stop();
     }
   });
 

@@ -22,6 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { classifyHookCaller, type HookCallerContext } from '../../src/agents/hook-caller-trust.js';
+import { UnstoredHooks } from '../../src/agents/unstored-hooks.js';
 import { HookTrustGate } from '../../src/agents/hook-trust-gate.js';
 import { handleHook, type HookDeps } from '../../src/agents/hooks.route.js';
 import { claudeAgent } from '../../src/agents/claude/claude-agent.js';
@@ -250,13 +251,15 @@ describe('hook caller trust', function () {
     it('refuses a forged binding and a forged approval of a denied call from a tool call: 403, nothing stored, counted', async function () {
       const log = new BindingLog(new SharedArrayBuffer(1 << 20));
       const { gate, stored } = gateWith(log);
+      const refusing = {
+        queryJson: () => Promise.reject(new Error('a refused hook must not reach the store')),
+      } as unknown as HookDeps['store'] & ConstructorParameters<typeof UnstoredHooks>[0];
       const deps: HookDeps = {
-        store: {
-          queryJson: () => Promise.reject(new Error('a refused hook must not reach the store')),
-        } as unknown as HookDeps['store'],
+        store: refusing,
         policy: new PolicyEngine(defaultPolicy),
         keepText: false,
         trust: gate,
+        unstored: new UnstoredHooks(refusing),
         storeSensorPending: () => Promise.resolve(),
       };
       const genuine = gate.admit(
@@ -316,6 +319,7 @@ describe('hook caller trust', function () {
         exec_confirmed: 0,
         exec_refused: 0,
         exec_unchecked: 1,
+        exec_captured_late: 0,
       });
     });
 

@@ -13,6 +13,7 @@ import {
   existsSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -20,11 +21,12 @@ import {
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import { connect, createServer, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { hookClientPath, hookSocketName } from '../../src/agents/hook-command.js';
 import { readPeerCredentials } from '../../src/daemon/peer-credentials.js';
 import { capturedPayloads } from '../support/agents/captured-payloads.js';
-import { startDaemon, useDaemonFixture } from '../support/daemon.js';
+import { cliPath, startDaemon, useDaemonFixture } from '../support/daemon.js';
+import { eventually } from '../support/eventually.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 
@@ -308,6 +310,137 @@ describe('provd-hook and the hook socket', function () {
     assert.deepEqual(reported.hooks, {
       socket: {},
       spool: { invalid_lines: 2, refused_files: 1, stored: 7 },
+      store: {},
+    });
+  });
+
+  it('stores no spooled event twice when the daemon is killed while it reads the spool, and counts the one line in doubt', async function () {
+    const dataDir = join(fixture.dataDir, 'spool-kill');
+    const spoolDir = join(dataDir, 'hook-spool');
+    await (await startDaemon({ dataDir })).stop(); // makes the data dir and its spool dir
+    const prompt = captured.find(
+      (one) => one.agent === 'claude' && one.event === 'UserPromptSubmit',
+    )!.payload;
+    const lines = 300;
+    const spooled = Array.from({ length: lines }, (_, i) =>
+      JSON.stringify({
+        time: new Date(Date.UTC(2026, 10, 29, 3, 0, 0, i)).toISOString(),
+        agent: 'claude',
+        answered: 'allow',
+        sent: false,
+        run: 'spool-kill',
+        payload: JSON.stringify({ ...prompt, prompt: `prompt ${i}` }),
+      }),
+    );
+    writeFileSync(join(spoolDir, `${process.getuid!()}.ndjson`), spooled.join('\n') + '\n', { mode: 0o600 });
+
+    // the first daemon is killed once it has stored a line: its place is kept beside the file it reads
+    const first = spawn(
+      process.execPath,
+      [cliPath, 'daemon', '--listen', '127.0.0.1:0', '--data-dir', dataDir],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise((resolve) => first.once('exit', resolve));
+    const placeFile = (): string | undefined =>
+      readdirSync(spoolDir).find((name) => name.endsWith('.reading.progress'));
+    const storedOne = (): boolean => {
+      const name = placeFile();
+      // 'done  N' after a line, 'doubt N' while the next is stored: either way the lines before N are stored
+      return (
+        name !== undefined && /^(done |doubt) 0*[1-9]/.test(readFileSync(join(spoolDir, name), 'latin1'))
+      );
+    };
+    try {
+      await eventually('the first daemon stored a spooled line', storedOne, (done) => done, {
+        timeoutMs: 60_000,
+        everyMs: 2,
+      });
+    } finally {
+      // killed once a line is stored; and never left running when that wait fails
+      first.kill('SIGKILL');
+      await exited;
+    }
+    const progress = placeFile()!;
+    const place = readFileSync(join(spoolDir, progress), 'latin1');
+    assert.ok(existsSync(join(spoolDir, progress.replace(/\.progress$/, ''))), 'the file being read is kept');
+
+    const daemon = await startDaemon({ dataDir });
+    await daemon.stop();
+    assert.deepEqual(readdirSync(spoolDir), [], 'the spool and its place are removed once read');
+    await withDatabase(join(dataDir, 'provd.duckdb'), async (connection) => {
+      const stored = await queryRows(
+        connection,
+        `SELECT json_extract_string(body, '$.payload.prompt_hash') AS prompt, count(*) AS copies
+         FROM objects WHERE kind = 'hook_event' AND run_id = 'spool-kill' GROUP BY prompt`,
+      );
+      assert.ok(stored.every((row) => typeof row['prompt'] === 'string'));
+      assert.deepEqual(
+        stored.filter((row) => Number(row['copies']) !== 1),
+        [],
+        `no line stored twice (killed at ${place})`,
+      );
+      const counted = await queryRows(
+        connection,
+        `SELECT counter, value FROM producer_counters WHERE source = 'hook_spool' ORDER BY counter`,
+      );
+      const counters = new Map(counted.map((row) => [String(row['counter']), Number(row['value'])]));
+      const storedAgain = counters.get('stored') ?? 0;
+      // the line in doubt (killed between its store and its place) is counted, not stored again
+      const inDoubt = counters.get('in_doubt') ?? 0;
+      assert.ok(inDoubt === (place.startsWith('doubt') ? 1 : 0), `${place} ${JSON.stringify([...counters])}`);
+      assert.ok(stored.length + inDoubt >= lines && stored.length <= lines, `${stored.length} stored`);
+      assert.ok(storedAgain < lines, 'the second daemon stored only what the first had not');
+      const [gap] = await queryRows(
+        connection,
+        `SELECT lost_events FROM coverage_gaps WHERE kind = 'hook_daemon_down' AND run_id = 'spool-kill'`,
+      );
+      assert.equal(Number(gap!['lost_events']), storedAgain + inDoubt);
+    });
+  });
+
+  it('refuses a place beside a spool file that is not its own, and reads that file from its start', async function () {
+    const dataDir = join(fixture.dataDir, 'spool-place');
+    const spoolDir = join(dataDir, 'hook-spool');
+    await (await startDaemon({ dataDir })).stop();
+    const prompt = captured.find(
+      (one) => one.agent === 'claude' && one.event === 'UserPromptSubmit',
+    )!.payload;
+    const text = [0, 1, 2]
+      .map((i) =>
+        JSON.stringify({
+          time: new Date(Date.UTC(2026, 10, 29, 4, 0, 0, i)).toISOString(),
+          agent: 'claude',
+          answered: 'allow',
+          run: 'spool-place',
+          payload: JSON.stringify({ ...prompt, prompt: `prompt ${i}` }),
+        }),
+      )
+      .join('\n');
+    // a reading a killed daemon left, and a place another user planted that says it was all stored
+    const reading = join(spoolDir, `${process.getuid!()}.ndjson.99999.reading`);
+    writeFileSync(reading, `${text}\n`, { mode: 0o600 });
+    const planted = `${reading}.progress`;
+    writeFileSync(planted, `done  ${String(text.length + 1).padStart(20, '0')}\n`, { mode: 0o600 });
+    chownSync(planted, 65534, 65534);
+    const daemon = await startDaemon({ dataDir });
+    await daemon.stop();
+    assert.ok(
+      daemon.logs.some(
+        (entry) =>
+          entry['msg'] ===
+          'a hook spool progress file not the daemon’s own was refused; reading from the start',
+      ),
+      'the planted place is refused, and said so',
+    );
+    assert.deepEqual(readdirSync(spoolDir), []);
+    await withDatabase(join(dataDir, 'provd.duckdb'), async (connection) => {
+      const [row] = await queryRows(
+        connection,
+        `SELECT count(*) AS events FROM objects WHERE kind = 'hook_event' AND run_id = 'spool-place'`,
+      );
+      assert.equal(Number(row!['events']), 3);
     });
   });
 
@@ -510,5 +643,59 @@ describe('provd-hook and the hook socket', function () {
     writeFileSync(socketOf(fixture.dataDir), 'not a socket');
     await assert.rejects(fixture.start(), /PROVD_ERR_HOOK_SOCKET[\s\S]*is not a socket/);
     assert.equal(readFileSync(socketOf(fixture.dataDir), 'utf8'), 'not a socket', 'left as it was');
+  });
+  it('traces each hook it answers with PROVD_TRACE_STEPS: accept to answer, the event loop wait, placing and judging (bench/agent-hooks reads it)', async function () {
+    const trace = join(mkdtempSync(join(tmpdir(), 'provd-hook-trace-')), 'steps.ndjson');
+    try {
+      const daemon = await fixture.start({ env: { PROVD_TRACE_STEPS: trace } });
+      const socket = socketOf(daemon.dataDir);
+      const pre = await runClient(
+        'claude',
+        socket,
+        JSON.stringify(preToolPayload('claude', 'ls -la', 'traced_1')),
+      );
+      assert.deepEqual(JSON.parse(pre.stdout), {}, pre.stderr);
+      const refused = await rawExchange(
+        socket,
+        'POST /v1/hooks/claude HTTP/1.1\r\nHost: provd\r\nContent-Length: 2\r\n\r\n{}',
+      );
+      assert.equal(statusOf(refused), 400, refused);
+      // the line is written just after the answer: the client may read it first
+      const lines = await eventually(
+        'both answers traced',
+        () =>
+          readFileSync(trace, 'utf8')
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line) as Record<string, unknown>)
+            .filter((line) => line['kind'] === 'hook_answer'),
+        (traced) => traced.length >= 2,
+      );
+      assert.equal(lines.length, 2, JSON.stringify(lines));
+      const [answered, bad] = lines as [Record<string, unknown>, Record<string, unknown>];
+      assert.equal(answered['agent'], 'claude');
+      assert.equal(answered['status'], 200);
+      const steps = answered['steps'] as Record<string, number>;
+      assert.deepEqual(Object.keys(steps).sort(), [
+        'execs',
+        'handle',
+        'judge',
+        'proc',
+        'read',
+        'send',
+        'trust',
+        'wait',
+      ]);
+      const total = answered['total_ms'] as number;
+      // the laps from the accept lie within the total; placing and judging within handling
+      const laps = steps['wait']! + steps['read']! + steps['handle']! + steps['send']!;
+      assert.ok(laps <= total + 1e-6, `${laps} against ${total}`);
+      assert.ok(steps['trust']! + steps['judge']! <= steps['handle']!, JSON.stringify(steps));
+      // a payload refused before its caller is placed: no placing, no judge
+      assert.equal(bad['status'], 400);
+      assert.equal((bad['steps'] as Record<string, number>)['judge'], undefined, JSON.stringify(bad));
+    } finally {
+      rmSync(dirname(trace), { recursive: true, force: true });
+    }
   });
 });

@@ -8,8 +8,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { useDaemonFixture } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
+import { eventually } from '../support/eventually.js';
 import { postHeadOnly, request } from '../support/http.js';
 import { capturedPayloads } from '../support/agents/captured-payloads.js';
+import { listEvents } from '../support/sensor-events.js';
+import { formatRfc3339Nanos } from '../../src/shared/rfc3339.js';
 
 const captured = capturedPayloads();
 
@@ -216,6 +219,165 @@ describe('POST /v1/hooks/{agent}', function () {
       );
       assert.match(String(rows[1]!['tool_call_id']), /^g_[0-9a-f]{24}-1$/);
       assert.match(String(rows[2]!['tool_call_id']), /^g_[0-9a-f]{24}-2$/);
+    });
+  });
+
+  it('stores 50 tool calls whose PreToolUse and PostToolUse come at once (batched): each once, completed with its result; a reused id fails alone; verify ok', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const pre = captured.find(
+      ({ agent, payload }) => agent === 'claude' && payload['hook_event_name'] === 'PreToolUse',
+    )!.payload;
+    const call = (i: number, event: string): Record<string, unknown> => ({
+      ...pre,
+      session_id: 'batched',
+      hook_event_name: event,
+      tool_name: 'Bash',
+      tool_input: { command: `echo ${i}` },
+      tool_use_id: `toolu_batched_${i}`,
+      ...(event === 'PostToolUse' ? { tool_response: { stdout: `${i}\n` }, duration_ms: i } : {}),
+    });
+    await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        assert.equal((await post(daemon.url, 'claude', call(i, 'PreToolUse'))).status, 200);
+        // a hostile PreToolUse reusing a call's id, among the others: it alone fails to store
+        if (i === 25) assert.equal((await post(daemon.url, 'claude', call(0, 'PreToolUse'))).status, 200);
+        assert.equal((await post(daemon.url, 'claude', call(i, 'PostToolUse'))).status, 200);
+      }),
+    );
+    const verified = await request(daemon.url, '/v1/graph/verify?run=batched', { headers: auth });
+    assert.equal(verified.body['status'], 'ok', JSON.stringify(verified.body));
+    // the reused id's write failed after its answer, counted; no other write failed with it
+    await eventually(
+      'the reused id counted as the one hook that failed to store',
+      async () =>
+        (await request(daemon.url, '/v1/health')).body['checks'] as { hooks: { store_failed: number } },
+      (checks) => checks.hooks.store_failed >= 1,
+    );
+    const health = await request(daemon.url, '/v1/health');
+    assert.equal((health.body['checks'] as { hooks: { store_failed: number } }).hooks.store_failed, 1);
+    // and it is the run's coverage gap, with its counter, where producer health reports them
+    const producer = await eventually(
+      "the failed write recorded as the run's gap",
+      async () =>
+        (await request(daemon.url, '/v1/telemetry/producer-health?run=batched', { headers: auth })).body,
+      (body) =>
+        body['coverage_gaps'] !== undefined && 'hook_store_failed' in (body['coverage_gaps'] as object),
+    );
+    assert.deepEqual(
+      [producer['hooks'], (producer['coverage_gaps'] as Record<string, unknown>)['hook_store_failed']],
+      [
+        { socket: {}, spool: {}, store: { failed_after_answer: 1 } },
+        { gaps: 1, lost_events: 1 },
+      ],
+    );
+    await daemon.stop();
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (connection) => {
+      const calls = await queryRows(
+        connection,
+        `SELECT t.tool_call_id, t.status, count(o.hash) AS objects,
+           bool_and(o.kind <> 'tool_call' OR json_extract(o.body, '$.payload.pre_tool_use_seen')::BOOLEAN) AS pre_seen
+         FROM tool_calls t
+         LEFT JOIN objects o ON json_extract_string(o.body, '$.payload.tool_call_id') = t.tool_call_id
+         WHERE t.run_id = 'batched' GROUP BY ALL ORDER BY t.tool_call_id`,
+      );
+      assert.equal(calls.length, 50);
+      const [gap, ...more] = await queryRows(
+        connection,
+        `SELECT run_id, source, lost_events, start_ns = end_ns AS one_instant, detail::VARCHAR AS detail
+         FROM coverage_gaps WHERE kind = 'hook_store_failed'`,
+      );
+      assert.deepEqual(more, []);
+      assert.deepEqual(
+        [gap!['run_id'], gap!['source'], gap!['lost_events'], gap!['one_instant']],
+        ['batched', 'hook_store', 1n, true],
+      );
+      const detail = JSON.parse(String(gap!['detail'])) as Record<string, unknown>;
+      assert.deepEqual(detail['tool_call_ids'], ['toolu_batched_0']);
+      assert.match(String(detail['last_error']), /./);
+      for (const row of calls)
+        // its tool_call object, its input and its result, once each
+        assert.deepEqual(
+          [row['status'], row['objects'], row['pre_seen']],
+          ['completed', 3n, true],
+          String(row['tool_call_id']),
+        );
+    });
+  });
+
+  it('ties an exec committed before its PreToolUse was stored to the call, when the hook is stored', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const run = 'tie-at-hook';
+    const bound = await request(daemon.url, '/v1/telemetry/bind', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ run_id: run, tool_call_id: 'agent', cgroup_id: '424242' }),
+    });
+    assert.equal(bound.status, 200, JSON.stringify(bound.body));
+    // the call's shell, timed after the PreToolUse comes and committed before it (a commit ties
+    // only to calls stored by then: here none, so only the hook's write can tie it)
+    const shell = {
+      type: 'execve',
+      time: formatRfc3339Nanos((BigInt(Date.now()) + 60_000n) * 1_000_000n),
+      pid: 5001,
+      tgid: 5001,
+      ppid: 5000,
+      comm: 'bash',
+      cgroup_id: '424242',
+      argv: ['/bin/bash', '-c', 'echo tied at the hook'],
+    };
+    const ingested = await request(daemon.url, '/v1/telemetry/ingest?format=native', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/x-ndjson' },
+      body: `${JSON.stringify(shell)}\n`,
+    });
+    assert.equal(ingested.status, 200, JSON.stringify(ingested.body));
+    const pre = captured.find(
+      ({ agent, payload }) => agent === 'claude' && payload['hook_event_name'] === 'PreToolUse',
+    )!.payload;
+    const call = { ...pre, session_id: run, tool_name: 'Bash', tool_use_id: 'toolu_at_hook' };
+    assert.equal(
+      (await post(daemon.url, 'claude', { ...call, tool_input: { command: 'echo tied at the hook' } }))
+        .status,
+      200,
+    );
+    // a hook answered after its write: the PreToolUse's write and its tie came before it
+    const prompt = { ...pre, session_id: run, hook_event_name: 'UserPromptSubmit', prompt: 'next' };
+    assert.equal((await post(daemon.url, 'claude', prompt)).status, 200);
+    const [event] = await listEvents(daemon, run, auth);
+    assert.deepEqual([event?.tool_call_id, event?.correlation.method], ['toolu_at_hook', 'hook_exec_match']);
+  });
+
+  it('refuses a payload holding an unpaired surrogate, 400 naming the field, and stores nothing of it', async function () {
+    const daemon = await fixture.start({ authToken: token });
+    const pre = captured.find((one) => one.agent === 'claude' && one.event === 'PreToolUse')!.payload;
+    const call = { ...pre, session_id: 'surrogates', tool_name: 'Bash', tool_use_id: 'toolu_sur' };
+    // as the agent's JSON.stringify escapes a lone surrogate: U+FFFD in the store (two ids as one),
+    // and in a stored input an escape DuckDB's JSON refuses (the run's tie passes failed on it)
+    const cases: [string, RegExp][] = [
+      [JSON.stringify({ ...call, session_id: 'surrogates\ud800' }), /session_id holds an unpaired/],
+      [JSON.stringify({ ...call, tool_use_id: 'toolu_\udc00' }), /tool_use_id holds an unpaired/],
+      [JSON.stringify({ ...call, tool_input: { command: ['echo \ud800'] } }), /tool_input\.command\[0\]/],
+      [
+        JSON.stringify({ ...call, hook_event_name: 'UserPromptSubmit', prompt: 'hi \udbff' }),
+        /prompt holds an unpaired/,
+      ],
+    ];
+    for (const [body, message] of cases) {
+      const answer = await post(daemon.url, 'claude', body);
+      assert.equal(answer.status, 400, body);
+      assert.match(String((answer.body['error'] as Record<string, unknown>)['message']), message);
+    }
+    const surrogatesRun = await post(
+      daemon.url,
+      'claude',
+      JSON.stringify({ ...pre, session_id: 'surrogates' }),
+      `?run=${encodeURIComponent('surrogates\ud83d\ude00')}`,
+    );
+    assert.equal(surrogatesRun.status, 200, 'a surrogate pair is text: accepted');
+    await daemon.stop();
+    await withDatabase(join(fixture.dataDir, 'provd.duckdb'), async (connection) => {
+      const runs = await queryRows(connection, `SELECT run_id FROM runs`);
+      assert.deepEqual(runs, [{ run_id: 'surrogates\ud83d\ude00' }]);
     });
   });
 

@@ -2,12 +2,9 @@
 // binds, so it runs beside other files (test/support/run-suites.mjs):
 // run-suites: capture agents only
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { cgroup2MountPoint, ownCgroupPath } from '../../src/provenance/record/cgroup-root.js';
-import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { awaitEvents, type StoredEvent } from '../support/sensor-events.js';
@@ -15,95 +12,22 @@ import { useTempDir } from '../support/temp-dir.js';
 import { eventually } from '../support/eventually.js';
 import { agentMissing } from '../support/agents/installed-agents.js';
 import { runAgent } from '../support/agents/run-agent.js';
-import { shellQuote } from '../support/agents/tool-calls.js';
-import { hookClientPath } from '../../src/agents/hook-command.js';
+import {
+  argvOf,
+  bindCgroup,
+  hookCommand,
+  runSimulatedAgent,
+  useAgentCgroup,
+} from '../support/agents/simulated-claude.js';
 
 const token = 'tool-call-tie-token';
 const auth = { authorization: `Bearer ${token}` };
-const agentScript = fileURLToPath(
-  new URL('../../../test/fixtures/agents/claude-simulated.mjs', import.meta.url),
-);
 const session = 'tie-session';
-
-/** A cgroup v2 directory of its own under the test's cgroup, for the simulated agent (as provd watch makes one). */
-function agentCgroup(): string | undefined {
-  const mount = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'));
-  const own = ownCgroupPath(readFileSync('/proc/self/cgroup', 'utf8'));
-  if (mount === undefined || own === undefined) return undefined;
-  const path = join(mount, own, `provd-tie-test-${process.pid}`);
-  try {
-    mkdirSync(path, { recursive: true });
-    return path;
-  } catch {
-    return undefined;
-  }
-}
-
-/** provd's hook command for Claude Code to the daemon's hook socket, as `provd hooks install` writes it. */
-const hookCommand = (dataDir: string): string =>
-  `${shellQuote(hookClientPath())} claude --socket ${shellQuote(join(dataDir, 'hooks.sock'))}`;
-
-/** Runs the simulated agent inside `cgroup` from its first instruction; resolves with its output lines. */
-function runSimulatedAgent(
-  cgroup: string,
-  cwd: string,
-  dataDir: string,
-  plan: unknown,
-): Promise<Record<string, unknown>[]> {
-  const planFile = join(cwd, 'plan.json');
-  writeFileSync(planFile, JSON.stringify(plan));
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        'echo $$ > "$1/cgroup.procs" && exec "$2" "$3" "$4"',
-        'sh',
-        cgroup,
-        process.execPath,
-        agentScript,
-        planFile,
-      ],
-      {
-        cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOOK_COMMAND: hookCommand(dataDir), SESSION: session },
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`the simulated agent exited ${code}: ${err}`));
-      else
-        resolve(
-          out
-            .trim()
-            .split('\n')
-            .map((line) => JSON.parse(line) as Record<string, unknown>),
-        );
-    });
-  });
-}
-
-const argvOf = (event: StoredEvent): string =>
-  ((event.attrs['argv'] as string[] | undefined) ?? []).join(' ');
 
 describe('the kernel account of a hook tool call', function () {
   const work = useTempDir('provd-tie-', { per: 'suite' });
-  let cgroup: string | undefined;
-  before(function () {
-    const why =
-      sensorUnavailable() ?? ((cgroup = agentCgroup()) === undefined ? 'no writable cgroup v2' : undefined);
-    if (why === undefined) return;
-    process.stderr.write(`      skipped: ${why}\n`);
-    this.skip();
-  });
+  const agentCgroup = useAgentCgroup(`provd-tie-test-${process.pid}`);
   const shared = useSharedDaemon({ sensor: true, authToken: token });
-  after(function () {
-    if (cgroup !== undefined) rmdirSync(cgroup);
-  });
 
   describe('of a simulated Claude Code session in a bound cgroup', function () {
     let events: StoredEvent[] = [];
@@ -116,18 +40,9 @@ describe('the kernel account of a hook tool call', function () {
       paths.fdWrite = join(work.path, 'fd-written.txt');
       paths.stolen = join(work.path, 'stolen.txt');
       // the agent's cgroup bound to its run by the control plane, as provd watch binds it
-      const bound = await request(daemon.url, '/v1/telemetry/bind', {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({
-          run_id: session,
-          tool_call_id: 'agent',
-          cgroup_id: statSync(cgroup!, { bigint: true }).ino.toString(),
-        }),
-      });
-      assert.equal(bound.status, 200, JSON.stringify(bound.body));
+      await bindCgroup(daemon, auth, session, 'agent', agentCgroup.path);
       const parallel = `sleep 0.3; echo parallel-${process.pid} > /dev/null`;
-      answers = await runSimulatedAgent(cgroup!, work.path, daemon.dataDir, [
+      answers = await runSimulatedAgent(agentCgroup.path, work.path, daemon.dataDir, session, [
         [
           {
             id: 'toolu_shell',
@@ -310,16 +225,8 @@ describe('the kernel account of a hook tool call', function () {
       const { daemon } = shared;
       const run = 'tie-real-claude';
       const real = join(work.path, 'real-claude.txt');
-      const bound = await request(daemon.url, '/v1/telemetry/bind', {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({
-          run_id: run,
-          tool_call_id: 'claude',
-          cgroup_id: statSync(cgroup!, { bigint: true }).ino.toString(),
-        }),
-      });
-      assert.equal(bound.status, 200, JSON.stringify(bound.body));
+      const cgroup = agentCgroup.path;
+      await bindCgroup(daemon, auth, run, 'claude', cgroup);
       // provd's hook command over the hook socket, the session's events going to the bound run
       // (PROVD_RUN): a watched process's writes over HTTP are refused
       const hook = hookCommand(daemon.dataDir);
@@ -329,7 +236,7 @@ describe('the kernel account of a hook tool call', function () {
         cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'))!,
         ownCgroupPath(home)!,
       );
-      writeFileSync(join(cgroup!, 'cgroup.procs'), String(process.pid));
+      writeFileSync(join(cgroup, 'cgroup.procs'), String(process.pid));
       let agent: ReturnType<typeof runAgent>;
       try {
         agent = runAgent('claude', {
@@ -347,7 +254,7 @@ describe('the kernel account of a hook tool call', function () {
         await eventually(
           'the Claude Code CLI in the agent cgroup',
           () =>
-            readFileSync(join(cgroup!, 'cgroup.procs'), 'utf8')
+            readFileSync(join(cgroup, 'cgroup.procs'), 'utf8')
               .split('\n')
               .filter((pid) => pid !== '' && pid !== String(process.pid)),
           (pids) => pids.length > 0,

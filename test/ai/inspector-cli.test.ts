@@ -97,6 +97,38 @@ describe('provd ai mcp under the MCP Inspector CLI (@modelcontextprotocol/inspec
     assert.deepEqual([binding['binding_source'], binding['confidence']], ['ai_asserted', 0.5]);
   });
 
+  it("lists the same tools over the daemon's POST /mcp (--transport http) and calls one there", async function () {
+    const http = async (method: string, ...extra: string[]): Promise<Record<string, unknown>> => {
+      const args = [
+        inspector,
+        '--cli',
+        `${shared.daemon.url}/mcp`,
+        '--transport',
+        'http',
+        '--method',
+        method,
+      ];
+      const { stdout } = await run(process.execPath, [...args, ...extra], { timeout: 40_000 });
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
+    assert.deepEqual((await http('tools/list'))['tools'], tools);
+    const risks = await http('tools/call', '--tool-name', 'list_risks', '--tool-arg', `run=${aiRun}`);
+    assert.deepEqual(
+      ((risks['structuredContent'] as Record<string, unknown>)['risks'] as { rule_id: string }[]).map(
+        ({ rule_id }) => rule_id,
+      ),
+      ['secret_path', 'private_cidr'],
+    );
+    assert.deepEqual((risks['content'] as { type: string; uri?: string }[])[1], {
+      type: 'resource_link',
+      uri: `${shared.daemon.url}/ui#run=${aiRun}`,
+      name: `run ${aiRun}`,
+      title: `provd web view: run ${aiRun}`,
+      description: "The run's page: its verify verdict, risks, agent session, timeline and causality",
+      mimeType: 'text/html',
+    });
+  });
+
   it('gets an isError result with the code and message for bad input and an unknown run', async function () {
     const bad = await inspect(
       'tools/call',

@@ -36,7 +36,11 @@ describe('the CLI loads only the commands a run names', function () {
     const all = await commandsFor([]);
     assert.equal(all.length, commandModules.length);
     const names = async (args: string[]) => (await commandsFor(args)).map((command) => command.name);
-    assert.deepEqual(await names(['verify', 'run-1']), ['VerifyCommand', 'VerifyBundleCommand']);
+    assert.deepEqual(await names(['verify', 'run-1']), [
+      'VerifyCommand',
+      'VerifyBundleCommand',
+      'VerifyAttestationCommand',
+    ]);
     assert.deepEqual(await names(['hooks', 'install', '--agent', 'claude']), [
       'HooksUsageCommand',
       'HooksInstallCommand',

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { runCli, type CliRun } from '../support/cli.js';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 
 const fixtureFile = join(packageRoot, 'test', 'fixtures', 'native-ebpf-events.jsonl');
@@ -94,6 +94,9 @@ function acceptAll(body: string): string {
 
 describe('provd ingest', function () {
   const fixture = useDaemonFixture();
+  // one plain daemon for the tests that read only what the CLI printed and the daemon answered
+  // (each upload has Idempotency-Keys of its own), instead of one started a test
+  const shared = useSharedDaemon();
   let fake: Server | undefined;
 
   afterEach(async function () {
@@ -105,7 +108,7 @@ describe('provd ingest', function () {
   });
 
   it('prints a summary with every line accepted when it ingests a fixture file', async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     const run = await provd(['--url', daemon.url, '--format', 'native', fixtureFile]);
     const summary = summaryOf(run);
     assert.deepEqual(Object.keys(summary).sort(), [
@@ -127,7 +130,7 @@ describe('provd ingest', function () {
   });
 
   it('sends many requests and loses no line when the file is many chunks long', async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     const lines = Array.from({ length: 20_000 }, (_, index) => nativeLine(1000 + (index % 5000)));
     const file = writeLines(fixture.dataDir, 'many.jsonl', lines);
     const summary = summaryOf(await provd(['--url', daemon.url, '--chunk-bytes', '65536', file]));
@@ -141,7 +144,7 @@ describe('provd ingest', function () {
   });
 
   it('reports bad lines by their line number in the whole file when they are in the second chunk', async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     const good = nativeLine(4242);
     const lines = Array.from({ length: 30 }, () => good);
     lines[12] = '{not json'; // line 13
@@ -162,7 +165,7 @@ describe('provd ingest', function () {
   });
 
   it('reads stdin when FILE is -', async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     const input = [nativeLine(1), nativeLine(2), nativeLine(3)].join('\n'); // no final newline
     const summary = summaryOf(await provd(['--url', daemon.url, '-'], { input }));
     assert.equal(summary['accepted'], 3);
@@ -210,7 +213,7 @@ describe('provd ingest', function () {
   });
 
   it('contacts the daemon even for an empty input, and exits 1 when none answers', async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     const ok = await provd(['--url', daemon.url, '-'], { input: '' });
     assert.equal(summaryOf(ok)['requests'], 1, 'one empty request');
     assert.match(ok.stderr, /^provd: the input holds no lines: nothing to store\n$/);
@@ -226,7 +229,7 @@ describe('provd ingest', function () {
   });
 
   it('exits 1 saying nothing was stored when the daemon rejects every line, still printing the summary', async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     const run = await provd(['--url', daemon.url, '--format', 'tetragon', fixtureFile]);
     assert.equal(run.code, 1, run.stderr);
     const summary = JSON.parse(run.stdout) as Record<string, number>;

@@ -193,4 +193,17 @@ describe('provd daemon --config FILE', function () {
       assert.ok(Object.hasOwn(configKeys, option), `no config key for --${option}`);
     assert.deepEqual(await loadConfigFile(file('empty.yaml', '')), {});
   });
+
+  it('reads mcp-read-only as a boolean, over PROVD_MCP_READ_ONLY, and refuses another value', async function () {
+    const on = await loadConfigFile(file('on.yaml', 'mcp-read-only: true\n'));
+    assert.equal(resolveConfig(on, {}).mcpReadOnly, true);
+    const off = await loadConfigFile(file('off.yaml', 'mcp-read-only: false\n'));
+    assert.equal(resolveConfig(off, { PROVD_MCP_READ_ONLY: '1' }).mcpReadOnly, false);
+    assert.equal(resolveConfig({}, { PROVD_MCP_READ_ONLY: '1' }).mcpReadOnly, true);
+    assert.equal(resolveConfig({}, {}).mcpReadOnly, false);
+    await assert.rejects(
+      loadConfigFile(file('yes.yaml', 'mcp-read-only: "yes"\n')),
+      /mcp-read-only must be true or false, not "yes"/,
+    );
+  });
 });

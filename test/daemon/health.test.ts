@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest, queryRows, withDatabase } from '../support/duckdb.js';
-import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
+import { useDaemonFixture, useStoredDataDir, assertStopsCleanly } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { applyMigrations, loadMigrations } from '../../src/store/migrations.sql.js';
 
@@ -10,10 +10,12 @@ describe('health endpoints', function () {
   const fixture = useDaemonFixture();
   const dbFile = (): string => join(fixture.dataDir, 'provd.duckdb');
 
-  /** Starts a daemon once on the fresh data dir so the store exists, then stops it cleanly. */
-  async function prepareStore(): Promise<void> {
-    const daemon = await fixture.start();
-    await assertStopsCleanly(daemon);
+  /** A fresh store a daemon made and stopped cleanly, made once for the file. */
+  const freshStore = useStoredDataDir();
+
+  /** The fresh store, in this test's own data dir. */
+  function prepareStore(): void {
+    freshStore.copyInto(fixture.dataDir);
   }
 
   it('answers ok and ready on a fresh store', async function () {
@@ -39,10 +41,13 @@ describe('health endpoints', function () {
         sessions: 0,
         sessions_evicted: 0,
         store_failed: 0,
+        // stored alone after the batch they came in failed
+        stored_alone: 0,
         // the sensor's exec history of hook callers (this daemon runs without the sensor)
         exec_confirmed: 0,
         exec_refused: 0,
         exec_unchecked: 0,
+        exec_captured_late: 0,
         exec_history: null,
       });
       assert.equal(body['queued_spool'], 0);
@@ -58,7 +63,7 @@ describe('health endpoints', function () {
   });
 
   it('answers 200 degraded with gaps_recorded when coverage gaps are recorded', async function () {
-    await prepareStore();
+    prepareStore();
     await withDatabase(dbFile(), (db) =>
       db.run(`INSERT INTO coverage_gaps (id, run_id, kind, source, start_ns, end_ns, lost_events, recorded_at_ns)
               VALUES ('gap-1', 'run-1', 'kernel_loss', 'provd_sensor', 1, 2, 17, 3)`),
@@ -132,7 +137,7 @@ describe('health endpoints', function () {
   });
 
   it('answers 503 naming the table when a required table was dropped', async function () {
-    await prepareStore();
+    prepareStore();
     await withDatabase(dbFile(), (db) => db.run('DROP TABLE coverage_gaps'));
     const daemon = await fixture.start();
     for (const path of ['/v1/health', '/v1/ready']) {
@@ -149,7 +154,7 @@ describe('health endpoints', function () {
   });
 
   it('answers 503 with check schema and leaves the file untouched when the store format is newer', async function () {
-    await prepareStore();
+    prepareStore();
     await withDatabase(dbFile(), (db) =>
       db.run(
         "INSERT INTO store_format (version, name, checksum) VALUES (999, 'from_the_future', 'sha256:00')",

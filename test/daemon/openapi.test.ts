@@ -206,7 +206,7 @@ const telemetrySamples: {
         last_full_at: '2026-11-28T12:00:00.000000000Z',
         last_full_ms: 2500,
       },
-      hooks: { socket: { malformed: 1 }, spool: { stored: 2 } },
+      hooks: { socket: { malformed: 1 }, spool: { stored: 2 }, store: { failed_after_answer: 1 } },
       correlation_coverage: {
         ...{ scope: 'run', events: 3, by_evidence_level: { kernel_correlated: 3 } },
         by_method: { cgroup: 3 },
@@ -335,6 +335,7 @@ describe('openapi document', function () {
     // provd's own per-run paths beyond the specification, and the paths whose parameters it leaves open
     const extensionRunRequired = [
       '/v1/graph/checkpoint',
+      '/v1/graph/attestation',
       '/api/compare/records',
       '/v1/context/overview',
       '/v1/context/entries',

@@ -3,7 +3,7 @@ import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto'
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { assertStopsCleanly, startDaemon, useDaemonFixture } from '../support/daemon.js';
+import { assertStopsCleanly, startDaemon, useDaemonFixture, useStoredDataDir } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
@@ -157,11 +157,14 @@ describe('signed checkpoints', function () {
     assert.equal(same['hash'], checkpoint['hash'], 'the heads it names are the heads: nothing to sign');
   });
 
+  /** The run stored and verified ok, its daemon stopped: once for the file, copied into each test's data dir. */
+  const verifiedRun = useStoredDataDir(async (daemon) => {
+    await storeRun(daemon.url);
+    assert.equal((await request(daemon.url, `/v1/graph/verify?run=${run}`)).body['status'], 'ok');
+  });
+
   async function tampered(tamper: (db: DuckDBConnection) => Promise<unknown>): Promise<string[]> {
-    const first = await fixture.start();
-    await storeRun(first.url);
-    assert.equal((await request(first.url, `/v1/graph/verify?run=${run}`)).body['status'], 'ok');
-    await assertStopsCleanly(first);
+    verifiedRun.copyInto(fixture.dataDir);
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), tamper);
     const daemon = await fixture.start();
     const { body } = await request(daemon.url, `/v1/graph/verify?run=${run}`);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { appendToChains, type ChainEntry } from '../../src/provenance/graph-chains.sql.js';
+import { appendToChains, type ChainEntry, type ChainName } from '../../src/provenance/graph-chains.sql.js';
 import { inTransaction, readRows, sql } from '../../src/store/sql.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 
-/** An entry of a run's context chain (run-g unless given) whose payload names `label`. */
-const entry = (label: string, runId = 'run-g'): ChainEntry => ({
+/** An entry of a run's chain (run-g's context chain unless given) whose payload names `label`. */
+const entry = (label: string, runId = 'run-g', chain: ChainName = 'context'): ChainEntry => ({
   runId,
-  chain: 'context',
+  chain,
   build: (previous, index) => ({
     kind: 'binding',
     run_id: runId,
@@ -66,5 +66,36 @@ describe('graph chains', function () {
       ),
     );
     assert.deepEqual(new Set(second.map((object) => object.chainIndex)), new Set([1]));
+  });
+
+  it("moves each chain's own head when one append moves heads stored already, of several runs and chains", async function () {
+    const { connection } = store;
+    const heads = (): Promise<{ run_id: string; chain: string; hash: string; chain_index: bigint }[]> =>
+      readRows(
+        connection,
+        sql`SELECT run_id, chain, hash, chain_index FROM run_heads ORDER BY run_id, chain`,
+      );
+    // 3 heads (a VALUES list), then 9 (unnested lists): both ways of updating the stored heads at once
+    for (const runs of [
+      ['run-x', 'run-y'],
+      ['run-0', 'run-1', 'run-2', 'run-3', 'run-4'],
+    ]) {
+      const chains = (label: string): ChainEntry[] =>
+        runs.flatMap((run, i) =>
+          i === 1 ? [entry(label, run)] : [entry(label, run), entry(`${label} batch`, run, 'event_batch')],
+        );
+      await inTransaction(connection, () => appendToChains(connection, chains('first')));
+      const second = await inTransaction(connection, () => appendToChains(connection, chains('second')));
+      const moved = chains('second').map((one, i) => ({
+        run_id: one.runId,
+        chain: one.chain,
+        hash: second[i]!.hash,
+        chain_index: 1n,
+      }));
+      assert.deepEqual(
+        (await heads()).filter(({ run_id }) => runs.includes(run_id)),
+        moved.sort((a, b) => `${a.run_id} ${a.chain}`.localeCompare(`${b.run_id} ${b.chain}`)),
+      );
+    }
   });
 });

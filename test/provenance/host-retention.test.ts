@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { assertStopsCleanly, awaitLogged, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import {
+  assertStopsCleanly,
+  awaitLogged,
+  useDaemonFixture,
+  useStoredDataDir,
+  type RunningDaemon,
+} from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { eventually } from '../support/eventually.js';
 import { request } from '../support/http.js';
@@ -48,16 +54,17 @@ describe('host event retention', function () {
   const fixture = useDaemonFixture();
   const dbPath = (): string => join(fixture.dataDir, 'provd.duckdb');
 
+  const retainOptions = {
+    authToken: token,
+    args: ['--spool-ttl', '1s', '--retain-host-events-age', '1d'],
+    env: fastRounds,
+  };
+
   /**
-   * A store where age retention removed an old host batch (3 events): a newer host batch (2 events)
-   * and an old run's events stay. Returns the stopped daemon's logs.
+   * Has `daemon` (started with retainOptions) make a store where age retention removed an old host
+   * batch (3 events): a newer host batch (2 events) and an old run's events stay.
    */
-  async function retainByAge(): Promise<void> {
-    const daemon = await fixture.start({
-      authToken: token,
-      args: ['--spool-ttl', '1s', '--retain-host-events-age', '1d'],
-      env: fastRounds,
-    });
+  async function retainByAge(daemon: RunningDaemon): Promise<void> {
     await request(daemon.url, '/v1/telemetry/bind', {
       method: 'POST',
       headers: auth,
@@ -92,12 +99,16 @@ describe('host event retention', function () {
     );
     assert.equal(body['status'], 'ok', JSON.stringify(body));
     assert.deepEqual(kinds(body, 'warning'), ['host_events_retained']);
-    await assertStopsCleanly(daemon);
-    await withDatabase(dbPath(), async (db) => assert.equal((await hostRows(db)).length, 2));
   }
 
+  /** That store, made once for the file: the tampering tests each copy it into their own data dir. */
+  const retained = useStoredDataDir(retainByAge, retainOptions);
+
   it('removes host batches older than the age, on signed record, and leaves runs and newer host events', async function () {
-    await retainByAge();
+    const daemon = await fixture.start(retainOptions);
+    await retainByAge(daemon);
+    await assertStopsCleanly(daemon);
+    await withDatabase(dbPath(), async (db) => assert.equal((await hostRows(db)).length, 2));
   });
 
   it('keeps host events a binding may still claim (pending in the spool), however old', async function () {
@@ -183,7 +194,7 @@ describe('host event retention', function () {
     tamper: (db: DuckDBConnection) => Promise<unknown>,
     digestsChanged = false,
   ): Promise<Record<string, unknown>> {
-    await retainByAge();
+    retained.copyInto(fixture.dataDir);
     await withDatabase(dbPath(), tamper);
     const daemon = await fixture.start({ authToken: token, env: fastRounds });
     // a round that finds the signed digests changed refuses to sign over them (and to remove anything)

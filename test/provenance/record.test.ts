@@ -28,7 +28,12 @@ import {
 } from '../../src/provenance/record/file-effects.js';
 import { SnapshotPool } from '../../src/provenance/record/snapshot-pool.js';
 import { runCli, runDaemonCli } from '../support/cli.js';
-import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import {
+  assertStopsCleanly,
+  useDaemonFixture,
+  useSharedDaemon,
+  type RunningDaemon,
+} from '../support/daemon.js';
 import { withDatabase } from '../support/duckdb.js';
 import { request, type JsonAnswer } from '../support/http.js';
 import { ingest, nativeLine } from '../support/telemetry.js';
@@ -63,6 +68,9 @@ const cgroupRoot = probeRecordCgroupRoot();
 
 describe('POST /v1/record and provd record', function () {
   const fixture = useDaemonFixture();
+  // one daemon with the token for the tests that read only their own record's answer (ids of
+  // their own, or random ones), instead of one started a test
+  const shared = useSharedDaemon({ authToken: token });
   let work = '';
   beforeEach(function () {
     work = mkdtempSync(join(tmpdir(), 'provd-record-'));
@@ -177,7 +185,7 @@ describe('POST /v1/record and provd record', function () {
 
   it('runs the command in a cgroup of its own, kills what it leaves behind, and removes the cgroup after', async function () {
     skipWithoutCgroup(this);
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const root = cgroupRoot.status === 'ok' ? cgroupRoot.path : '';
     const mount = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8'))!;
     // prints its own cgroup, whether that directory exists, and the pid of a child it leaves running
@@ -202,7 +210,7 @@ describe('POST /v1/record and provd record', function () {
 
   it("attributes the runtime events of the command's cgroup to its run and tool call, kernel_correlated", async function () {
     skipWithoutCgroup(this);
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const { body } = await record(daemon, {
       run_id: 'run-k',
       tool_call_id: 'tc-k',
@@ -231,7 +239,7 @@ describe('POST /v1/record and provd record', function () {
   });
 
   it('kills the whole tree at the timeout and says so', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const { body } = await record(daemon, {
       command: 'sh',
       args: ['-c', 'sleep 60 & echo $!; sleep 60'],
@@ -309,7 +317,7 @@ describe('POST /v1/record and provd record', function () {
   });
 
   it("provd record prints the command's output and exits with its status", async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const env = { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: token };
     const ran = await runCli(
       [
@@ -359,7 +367,7 @@ describe('POST /v1/record and provd record', function () {
   });
 
   it('claims the ids before running: an execute:false of the same tool call meanwhile answers 409, and the real command is recorded', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const ids = { run_id: 'run-claim', tool_call_id: 'tc-claim' };
     // the ids are claimed before the command runs: once it has begun, the claim is held
     const running = record(daemon, {
@@ -384,7 +392,7 @@ describe('POST /v1/record and provd record', function () {
   });
 
   it('records a command that removes its own cwd, every file under it deleted', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const cwd = join(work, 'gone');
     mkdirSync(cwd);
     writeFileSync(join(cwd, 'a.txt'), 'a');

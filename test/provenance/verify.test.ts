@@ -5,7 +5,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { canonicalJson } from '../../src/model/canonical-json.js';
 import { parseObject, sha256 } from '../../src/provenance/graph-object.js';
 import { storedEventContentSql } from '../../src/telemetry/stored-event-hash.js';
-import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import {
+  assertStopsCleanly,
+  useDaemonFixture,
+  useStoredDataDir,
+  type RunningDaemon,
+} from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
@@ -48,23 +53,26 @@ async function reAddress(
 describe('GET /v1/graph/verify', function () {
   const fixture = useDaemonFixture();
 
-  /** A run with two committed batches (5 and 3 events), verified ok, then the daemon stopped. */
-  async function storeRun(): Promise<void> {
-    const daemon = await fixture.start();
+  /** A run with two committed batches (5 and 3 events), verified ok, then the daemon stopped: stored once for the file. */
+  const storedRun = useStoredDataDir(async (daemon) => {
     await bind(daemon.url, { run_id: run, tool_call_id: 'tc-v', cgroup_id: '777' });
     assert.equal((await ingest(daemon.url, lines(5, 1), 'native')).status, 200);
     assert.equal((await ingest(daemon.url, lines(3, 10), 'native')).status, 200);
     const { status, body } = await verify(daemon.url);
     assert.equal(status, 200);
     assert.equal(body['status'], 'ok', JSON.stringify(body));
-    await assertStopsCleanly(daemon);
+  });
+
+  /** The stored run, in this test's own data dir. */
+  function storeRun(): void {
+    storedRun.copyInto(fixture.dataDir);
   }
 
   /** Tampers with the stopped daemon's database, restarts it, and returns verify's answer. */
   async function afterTampering(
     tamper: (db: DuckDBConnection) => Promise<unknown>,
   ): Promise<{ daemon: RunningDaemon; body: Record<string, unknown> }> {
-    await storeRun();
+    storeRun();
     await withDatabase(join(fixture.dataDir, 'provd.duckdb'), tamper);
     const daemon = await fixture.start();
     const { status, body } = await verify(daemon.url);
@@ -75,7 +83,7 @@ describe('GET /v1/graph/verify', function () {
   }
 
   it('answers ok with no issues for an untouched run, 404 for an unknown run and 400 without run', async function () {
-    await storeRun();
+    storeRun();
     const daemon = await fixture.start();
     const { status, body } = await verify(daemon.url);
     assert.equal(status, 200);

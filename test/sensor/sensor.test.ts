@@ -1,11 +1,10 @@
-// Runs alone (test/support/run-suites.mjs), though every sensor here captures only the commands it
-// records: the ring-drop test's flood must fill the ring while its reader stalls 2 s, and it failed
-// beside the parallel phase's files at load 15.
+// Every sensor here has the default --capture agents and stores only the commands it records: what
+// other test files run meanwhile is filtered out in the kernel, so the runner runs it beside them.
+// run-suites: capture agents only (the ring-drop test, which must fill the ring, is ring-drop.test)
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import { captureLeavesOut } from '../../src/sensor/capture-filter.js';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { runCli } from '../support/cli.js';
@@ -14,11 +13,12 @@ import { request } from '../support/http.js';
 import {
   awaitEvents as awaitRunEvents,
   netnsUnavailable,
+  recordSensed,
+  skipWithoutSensor,
   trigger,
   type StoredEvent,
 } from '../support/sensor-events.js';
 import { useTempDir } from '../support/temp-dir.js';
-import { eventually } from '../support/eventually.js';
 
 const token = 'sensor-test-token';
 const auth = { authorization: `Bearer ${token}` };
@@ -33,12 +33,7 @@ const awaitEvents = (
 describe('the eBPF sensor in the daemon', function () {
   const fixture = useDaemonFixture();
   const work = useTempDir('provd-sensor-');
-  before(function () {
-    const why = sensorUnavailable();
-    if (why === undefined) return;
-    process.stderr.write(`      skipped: ${why}\n`);
-    this.skip();
-  });
+  before(skipWithoutSensor);
 
   it('reports its probes attached in health', async function () {
     const daemon = await fixture.start({ sensor: true });
@@ -119,21 +114,8 @@ describe('the eBPF sensor in the daemon', function () {
     done: (events: StoredEvent[]) => boolean,
     daemon?: RunningDaemon,
   ): Promise<StoredEvent[]> {
-    const cgroups = probeRecordCgroupRoot();
-    if (cgroups.status !== 'ok') throw new Error(`recorded commands get no cgroup here: ${cgroups.message}`);
     daemon ??= await fixture.start({ sensor: true, authToken: token });
-    const recorded = await request(daemon.url, '/v1/record', {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ run_id: run, tool_call_id: `${run}-call`, command, args, cwd: work.path }),
-    });
-    assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
-    assert.equal(recorded.body['exit_code'], 0, JSON.stringify(recorded.body['stderr']));
-    const sensed = (events: StoredEvent[]): StoredEvent[] =>
-      events.filter((event) => event.source === 'provd_sensor');
-    const events = sensed(await awaitEvents(daemon, run, (all) => done(sensed(all))));
-    for (const event of events) assert.equal(event.correlation.evidence_level, 'kernel_correlated');
-    return events;
+    return recordSensed(daemon, auth, work.path, run, command, args, done);
   }
 
   /** Runs trigger.py CATEGORY ARGS as a recorded command; its run's sensor events once `done` holds. */
@@ -315,53 +297,6 @@ describe('the eBPF sensor in the daemon', function () {
       ['pair.provd.test', 'AAAA', '127.0.0.1', 53],
       ['six.provd.test', 'A', '::1', 53],
     ]);
-  });
-
-  it('counts what a full ring buffer dropped per probe, and records it as a coverage gap', async function () {
-    // the reader sleeps 2 s after each poll: 50,000 opens overflow the 4 MiB ring buffer meanwhile
-    const daemon = await fixture.start({
-      sensor: true,
-      authToken: token,
-      env: { PROVD_FAULT_SENSOR_STALL_MS: '2000' },
-    });
-    await recordTrigger('run-flood', ['flood', '50000'], () => true, daemon);
-    // records of every probe the full ring refused, as the kernel counts them now
-    const kernelCount = async (): Promise<{ total: number; probes: unknown }> => {
-      const capture = (await request(daemon.url, '/v1/health')).body['native_capture'] as {
-        probes: Record<string, { ring_full: number }>;
-      };
-      const total = Object.values(capture.probes).reduce((sum, probe) => sum + probe.ring_full, 0);
-      return { total, probes: capture.probes };
-    };
-    // the host goes on opening files while the ring is full: the count may grow between reads,
-    // so the gaps must hold every drop counted before them, and none the kernel did not count
-    const read = async (): Promise<{
-      before: { total: number };
-      recorded: number;
-      after: { total: number };
-      gaps: unknown;
-    }> => {
-      const before = await kernelCount();
-      const producers = (await request(daemon.url, '/v1/telemetry/producer-health', { headers: auth })).body;
-      const gaps = producers['coverage_gaps'] as Record<string, { gaps: number; lost_events: number }>;
-      const recorded = gaps['sensor_ring_full']?.lost_events ?? 0;
-      return { before, recorded, after: await kernelCount(), gaps };
-    };
-    const seen = await eventually(
-      'every dropped record in a coverage gap',
-      read,
-      ({ before, recorded, after }) =>
-        before.total > 0 && recorded >= before.total && recorded <= after.total,
-      { timeoutMs: 20_000, everyMs: 200, returnLast: true },
-    );
-    const { before, recorded, after } = seen;
-    assert.ok(before.total > 0, 'the kernel counted records it had no room for');
-    const evidence = JSON.stringify(seen);
-    assert.ok(recorded >= before.total, `every dropped record is in a coverage gap: ${evidence}`);
-    assert.ok(recorded <= after.total, `no gap counts a record the kernel did not drop: ${evidence}`);
-    const health = (await request(daemon.url, '/v1/health')).body;
-    assert.equal(health['status'], 'degraded');
-    assert.equal(health['coverage_status'], 'gaps_recorded');
   });
 
   it('prints the capability report with provd sensor status, a line per probe, exit code 0', async function () {

@@ -3,12 +3,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readElfFacts, readFunctionCode } from '../../src/sensor/elf-file.js';
 import { decodeFunction, UndecodableInstruction } from '../../src/sensor/x86-instructions.js';
-import { buildGo, hasFetchedGo, fetchedGo, supportedGoVersions, systemGo } from '../support/go-toolchain.js';
-
-const fixtures = fileURLToPath(new URL('../../../test/fixtures/sensor/', import.meta.url));
+import {
+  buildGo,
+  fetchedGo,
+  goTlsClientSource,
+  hasFetchedGo,
+  supportedGoVersions,
+  systemGo,
+} from '../support/go-toolchain.js';
 
 /** Bytes from lines of hex bytes, each line's text after its bytes ignored. */
 function hex(text: string): Uint8Array {
@@ -160,7 +164,7 @@ describe('x86-64 instruction decoding (where the Go TLS return probes go)', func
       const work = mkdtempSync(join(tmpdir(), 'provd-x86-'));
       try {
         const binary = join(work, 'client');
-        await buildGo(go, join(fixtures, 'go-tls-client', 'main.go'), binary, work);
+        await buildGo(go, goTlsClientSource, binary, work);
         await compareWithObjdump(binary);
       } finally {
         rmSync(work, { recursive: true, force: true });

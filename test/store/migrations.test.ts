@@ -105,7 +105,7 @@ describe('store migrations', function () {
       const upgraded = await startDaemon({ dataDir });
       assert.ok(upgraded.logs.some((entry) => entry['msg'] === 'upgrading the store'));
       const opened = upgraded.logs.find((entry) => entry['msg'] === 'store opened');
-      assert.deepEqual(opened?.['migrated'], [13, 14, 15, 16, 17]);
+      assert.deepEqual(opened?.['migrated'], [13, 14, 15, 16, 17, 18]);
       const again = await request(upgraded.url, `/v1/graph/verify?run=${run}`);
       assert.equal(again.body['status'], 'ok');
       await assertStopsCleanly(upgraded);
@@ -167,7 +167,7 @@ describe('store migrations', function () {
       );
       const upgraded = await startDaemon({ dataDir });
       const opened = upgraded.logs.find((entry) => entry['msg'] === 'store opened');
-      assert.deepEqual(opened?.['migrated'], [17]);
+      assert.deepEqual(opened?.['migrated'], [17, 18]);
       await assertStopsCleanly(upgraded);
       await withDatabase(dbPath, async (db) => {
         assert.deepEqual(await queryRows(db, judged), before);

@@ -18,6 +18,11 @@ export const supportedGoVersions = ['1.23', '1.24', '1.25', '1.26'];
 /** A Go version newer than the supported range, which .ci/fetch-go fetches too. */
 export const newerGoVersion = '1.27';
 
+/** The Go TLS client the sensor's tests build with each toolchain (standard library only). */
+export const goTlsClientSource = fileURLToPath(
+  new URL('../../../test/fixtures/sensor/go-tls-client/main.go', import.meta.url),
+);
+
 /** Where .ci/fetch-go puts the `go` of `version`. */
 export function fetchedGo(version: string): string {
   return fileURLToPath(

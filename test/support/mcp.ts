@@ -4,6 +4,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -38,26 +39,48 @@ export async function connectMcp(url: string, env: Record<string, string> = {}):
   return { client, stderr: () => stderr, close: () => client.close() };
 }
 
+/**
+ * Connects the SDK's Streamable HTTP client to the daemon's POST /mcp (`path`: with a query of its
+ * own), with `headers` on each request.
+ */
+export async function connectMcpHttp(
+  url: string,
+  headers: Record<string, string> = {},
+  path = '/mcp',
+): Promise<McpSession> {
+  const transport = new StreamableHTTPClientTransport(new URL(path, url), { requestInit: { headers } });
+  const client = new Client({ name: 'provd-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => '', close: () => client.close() };
+}
+
 /** A tool call's result as the tests read it: the parsed text block beside the structured content. */
 export interface ToolReply {
   isError: boolean;
   /** The first text block, parsed as JSON. */
   json: Record<string, unknown>;
   structured: Record<string, unknown> | undefined;
+  /** The URIs of the resource_link blocks after it (the web view's page, over HTTP). */
+  links: string[];
 }
 
-/** Calls a tool and parses its one text block. */
+/** Calls a tool and parses its one text block; resource links may follow it, nothing else. */
 export async function callTool(session: McpSession, name: string, args: unknown): Promise<ToolReply> {
   const result = (await session.client.callTool({
     name,
     arguments: args as Record<string, unknown>,
   })) as CallToolResult;
   const [block, ...rest] = result.content;
-  if (block?.type !== 'text' || rest.length > 0) throw new Error(`${name}: not one text block`);
+  if (block?.type !== 'text') throw new Error(`${name}: no text block first`);
+  const links = rest.map((link) => {
+    if (link.type !== 'resource_link') throw new Error(`${name}: a ${link.type} block after the text`);
+    return link.uri;
+  });
   return {
     isError: result.isError === true,
     json: JSON.parse(block.text) as Record<string, unknown>,
     structured: result.structuredContent,
+    links,
   };
 }
 

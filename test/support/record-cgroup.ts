@@ -1,7 +1,8 @@
-/** The cgroup POST /v1/record makes for a command, as a test waiting for it finds it. */
+/** The cgroups of recorded commands, as a test waiting for one finds it, and a test's own cgroups removed. */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventuallyDefined } from './eventually.js';
+import type { CommandCgroup } from '../../src/provenance/record/command-cgroup.js';
+import { eventually, eventuallyDefined } from './eventually.js';
 
 /**
  * The id of the cgroup POST /v1/record made for `toolCall` under `root`, once its command runs in
@@ -19,4 +20,16 @@ export async function recordCgroupId(root: string, toolCall: string): Promise<st
     { everyMs: 10 },
   );
   return statSync(join(root, dir), { bigint: true }).ino.toString();
+}
+
+/**
+ * Kills every process in a cgroup a test made and removes it: a killed process may still be exiting
+ * in it (rmdir answers EBUSY until it is gone), so the daemon's own removal is asked again until it holds.
+ */
+export async function removeTestCgroup(cgroup: CommandCgroup): Promise<void> {
+  await eventually(
+    `${cgroup.path} removed`,
+    () => cgroup.remove(),
+    (removed) => removed,
+  );
 }

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
+import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import type { RunningDaemon } from './daemon.js';
 import { request } from './http.js';
 import { eventually, softDeadline } from './eventually.js';
@@ -47,6 +49,43 @@ export async function awaitEvents(
 ): Promise<StoredEvent[]> {
   // the caller's assertions name what is missing: the last answer is returned, not failed here
   return eventually(`events of ${run}`, () => listEvents(daemon, run, headers), wanted, softDeadline);
+}
+
+/** A `before` hook: skips the suite, saying why, where the sensor cannot run (no root, BTF or build). */
+export function skipWithoutSensor(this: Mocha.Context): void {
+  const why = sensorUnavailable();
+  if (why === undefined) return;
+  process.stderr.write(`      skipped: ${why}\n`);
+  this.skip();
+}
+
+/**
+ * Runs `command ARGS` in `cwd` as the recorded command `run` (its tool call `RUN-call`), which must
+ * exit 0; its run's sensor events, each kernel-correlated, once `done` holds for them.
+ */
+export async function recordSensed(
+  daemon: RunningDaemon,
+  headers: Record<string, string>,
+  cwd: string,
+  run: string,
+  command: string,
+  args: string[],
+  done: (events: StoredEvent[]) => boolean,
+): Promise<StoredEvent[]> {
+  const cgroups = probeRecordCgroupRoot();
+  if (cgroups.status !== 'ok') throw new Error(`recorded commands get no cgroup here: ${cgroups.message}`);
+  const recorded = await request(daemon.url, '/v1/record', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ run_id: run, tool_call_id: `${run}-call`, command, args, cwd }),
+  });
+  assert.equal(recorded.status, 200, JSON.stringify(recorded.body));
+  assert.equal(recorded.body['exit_code'], 0, JSON.stringify(recorded.body['stderr']));
+  const sensed = (events: StoredEvent[]): StoredEvent[] =>
+    events.filter((event) => event.source === 'provd_sensor');
+  const events = sensed(await awaitEvents(daemon, run, headers, (all) => done(sensed(all))));
+  for (const event of events) assert.equal(event.correlation.evidence_level, 'kernel_correlated');
+  return events;
 }
 
 /** Whether `command` is an executable on PATH, where the recorded command and the trigger look for it. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useDaemonFixture, assertStopsCleanly } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon, assertStopsCleanly } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { evidenceCode } from '../../src/model/codes.js';
 import { request } from '../support/http.js';
@@ -35,9 +35,12 @@ function producerHealth(daemon: { url: string }): () => Promise<Record<string, u
 
 describe('telemetry queries', function () {
   const daemons = useDaemonFixture();
+  // one daemon for the tests that read only their own runs' answers (runs and cgroups of their
+  // own), instead of one started a test
+  const shared = useSharedDaemon();
 
   it('pages without duplicates or gaps while ingest is running', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await bind(daemon.url, { run_id: 'run-p', tool_call_id: 'tc', cgroup_id: 'cg-p' });
     await ingest(daemon.url, mixedLines(1500, 'cg-p'), 'native');
     let ingested = 1500;
@@ -58,7 +61,7 @@ describe('telemetry queries', function () {
   });
 
   it('pages only the run and type asked for when runs interleave in one body', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await bind(daemon.url, { run_id: 'run-a', tool_call_id: 'tc', cgroup_id: 'cg-a' });
     await bind(daemon.url, { run_id: 'run-b', tool_call_id: 'tc', cgroup_id: 'cg-b' });
     const a = mixedLines(300, 'cg-a').split('\n');
@@ -78,7 +81,7 @@ describe('telemetry queries', function () {
   });
 
   it('refuses a cursor used with other filters, a malformed cursor, and a bad limit', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await bind(daemon.url, { run_id: 'run-c', tool_call_id: 'tc', cgroup_id: 'cg-c' });
     await bind(daemon.url, { run_id: 'run-d', tool_call_id: 'tc', cgroup_id: 'cg-d' });
     await ingest(daemon.url, mixedLines(30, 'cg-c'), 'native');
@@ -115,7 +118,7 @@ describe('telemetry queries', function () {
   });
 
   it('answers 400 without run and 404 for a run nobody bound, on every per-run query', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     for (const path of ['/v1/telemetry/events', '/v1/telemetry/windows', '/v1/telemetry/correlations']) {
       const missing = await request(daemon.url, path);
       assert.equal(missing.status, 400, path);
@@ -129,7 +132,7 @@ describe('telemetry queries', function () {
   });
 
   it('keeps window counts equal to event counts for both window lengths', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await bind(daemon.url, { run_id: 'run-w', tool_call_id: 'tc', cgroup_id: 'cg-w' });
     await ingest(daemon.url, mixedLines(2400, 'cg-w'), 'native');
     await ingest(daemon.url, mixedLines(600, 'cg-w', 2400), 'native');

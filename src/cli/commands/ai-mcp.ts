@@ -12,7 +12,8 @@ export class AiMcpCommand extends DaemonClientCommand {
       Speaks MCP (JSON-RPC 2.0 over stdio, protocol revision 2025-06-18) to the client that
       spawned it: \`initialize\`, then \`tools/list\` (the nine tools of \`provd ai tools\`), then
       \`tools/call\`. Each call goes to the daemon at \`--url\` with \`PROVD_AUTH_TOKEN\`; a result
-      holds the daemon's JSON as text and as \`structuredContent\`, a failure is an \`isError\`
+      holds the daemon's JSON as text and as \`structuredContent\` (and, about a run, a link to its
+      page in the web view at \`--url\`), a failure is an \`isError\`
       result with the daemon's error code and message. Only JSON-RPC is written to stdout;
       diagnostics go to stderr. It runs until the client closes stdin, and starts even when the
       daemon is down (each call then says so).

@@ -106,6 +106,16 @@ export class DaemonCommand extends Command {
       'the host partition of exports (host=NAME/...; env PROVD_HOST_NAME): default the machine name, lower-cased, other than [a-z0-9._-] as _',
   });
 
+  mcpReadOnly = Option.Boolean('--mcp-read-only', {
+    description:
+      'the MCP endpoint (POST /mcp) lists and serves only the read tools and the gate, not bind_scope or record_tool_call (env PROVD_MCP_READ_ONLY=1; default off)',
+  });
+
+  otlpEndpoint = Option.String('--otlp-endpoint', {
+    description:
+      'send each run, once sealed and as it grows, as OpenTelemetry traces to this OTLP/HTTP URL (e.g. http://127.0.0.1:4318/v1/traces; headers from OTEL_EXPORTER_OTLP_HEADERS; default off)',
+  });
+
   // no default here: absent, the config file (or the built-in default, on) decides
   sensor = Option.Boolean('--sensor', {
     description:
@@ -122,8 +132,11 @@ export class DaemonCommand extends Command {
       const config = resolveConfig(await this.flags());
       // loaded here, not at the top: every other command (the MCP server among them) is a thin HTTP
       // client that must not map DuckDB and uWebSockets.js into its process
-      const { runDaemon } = await import('../../daemon/daemon.js');
-      const code = await runDaemon(config);
+      const [{ runDaemon }, { mcpHttpEndpoint }] = await Promise.all([
+        import('../../daemon/daemon.js'),
+        import('../../ai/mcp-http.js'),
+      ]);
+      const code = await runDaemon(config, [mcpHttpEndpoint({ readOnly: config.mcpReadOnly })]);
       process.exit(code); // keep-alive client connections must not hold the process open
     } catch (error) {
       if (!(error instanceof ProvdError)) throw error;

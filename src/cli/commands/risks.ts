@@ -9,12 +9,13 @@ export class RisksCommand extends RunPageCommand<SecurityRisks> {
   static override paths = [['risks']];
 
   static override usage = Command.Usage({
-    description: "List a run's risks: the policy decisions on its events",
+    description: "List a run's risks: the policy decisions on its agent's tool calls and on its events",
     details: `
-      Prints one page of \`GET /v1/security/risks\`: for each risk the time of its event (UTC), its
+      Prints one page of \`GET /v1/security/risks\`, the gate's decisions on the agent's tool calls
+      (its PreToolUse hooks) first: for each risk the time of its event or decision (UTC), its
       severity, the decision (\`kill\`, \`quarantine\`, \`deny\`; \`allow\` with an advisory) with what
       became of it (\`kill: not enforced, the command had ended\`; \`provd responses\` says more), the rule,
-      the tool call, the evidence level, the risk id (\`provd explain --risk ID\` explains it) and the
+      the tool call (with the tool's name for a tool call's), the evidence level, the risk id (\`provd explain --risk ID\` explains it) and the
       reason. stderr names the \`--cursor\` of the next page when more follow. With \`--json\`,
       prints the \`provenance.security_risks/v1\` body unchanged.
 

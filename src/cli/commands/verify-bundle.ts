@@ -59,7 +59,7 @@ export class VerifyBundleCommand extends Command {
     const { stdout, stderr } = this.context;
     if (this.bundle === undefined) {
       stderr.write(
-        'provd: PROVD_ERR_CLI_USAGE: verify needs a RUN (provd verify RUN: a run the daemon holds) or --bundle DIR (exported runs, offline)\n',
+        'provd: PROVD_ERR_CLI_USAGE: verify needs a RUN (provd verify RUN: a run the daemon holds) or --bundle DIR (exported runs, offline) or --attestation FILE --key PUB (an attestation, offline)\n',
       );
       return usageExitCode;
     }

@@ -1,4 +1,4 @@
-/** What `provd risks` prints: one line a risk, in the order of the events judged. */
+/** What `provd risks` prints: one line a risk, the tool calls' the gate judged first, then the events'. */
 import type { SecurityRisk, SecurityRisks } from '../../security/risks.js';
 import { formatColumns, type Column } from '../output/columns.js';
 import type { Style } from '../output/style.js';
@@ -24,7 +24,7 @@ export function formatRisks(page: SecurityRisks, style: Style): string {
     risk.severity,
     decisionText(risk),
     risk.rule_id,
-    risk.tool_call_id ?? '-',
+    toolCallText(risk),
     risk.evidence_level,
     risk.risk_id,
     risk.advisory === null
@@ -32,6 +32,16 @@ export function formatRisks(page: SecurityRisks, style: Style): string {
       : `${risk.reason} (advisory: ${risk.advisory.rule_id} would ${risk.advisory.decision})`,
   ]);
   return formatColumns(columns, rows, style);
+}
+
+/** The tool call, with its tool's name for the gate's decision on it: `toolu_01 (Bash)`. */
+function toolCallText(risk: SecurityRisk): string {
+  const name = risk.tool_call?.tool_name ?? null;
+  return risk.tool_call_id === null
+    ? '-'
+    : name === null
+      ? risk.tool_call_id
+      : `${risk.tool_call_id} (${name})`;
 }
 
 /** The decision with what became of it: `kill: not enforced, the command had ended`. */

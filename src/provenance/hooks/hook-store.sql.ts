@@ -8,12 +8,14 @@
  * follow the call (`denied`, `asserted` until its result, then `completed` or `failed`).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '../../store/duckdb-api.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import { execute, inTransaction, readRows, sql, unnested } from '../../store/sql.js';
-import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
+import { execute, inTransaction, readRows, sql } from '../../store/sql.js';
+import { WriterMemo } from '../../store/writer-memo.js';
+import { ChainBatch, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
+import { insertArtifacts } from '../artifacts.sql.js';
 import { sha256 } from '../graph-object.js';
 import type { RecordedToolCall, ToolCallStatus } from '../record/record-answer.js';
+import type { RecordToolCallDecision } from './tool-call-decision.js';
 
 /** The gate's decision on a PreToolUse, as sealed in its tool_call object. */
 export interface HookDecision {
@@ -67,23 +69,78 @@ export interface HookWritten {
   object_hash: string;
   /** False for a PostToolUse whose PreToolUse was never stored (hooks installed mid-session). */
   pre_tool_use_seen: boolean | null;
+  /** True when the batch it came in failed and it was stored again alone (hook-batcher.ts). */
+  stored_alone?: true;
 }
 
-/** Stores one hook event; call inside the write queue. */
-export async function writeHookEvent(connection: DuckDBConnection, write: HookWrite): Promise<HookWritten> {
+/** A hook event stored, and since when its tool call's events may be tied to it (its PreToolUse's time). */
+export interface HookStored {
+  written: HookWritten;
+  /** The tool call's window start, for tool events; null for others. */
+  since_ns: bigint | null;
+}
+
+/**
+ * Stores hook events in order, in one transaction: a later event of the batch reads what an earlier
+ * one wrote (a PostToolUse its PreToolUse). Their objects, contents and chain heads are inserted
+ * once, at the end (ChainBatch). A PreToolUse's decision is also handed to `recordDecision` in the
+ * same transaction (where the policy's decisions are read). Call inside the write queue; one that
+ * fails rolls back them all.
+ */
+export async function writeHookEvents(
+  connection: DuckDBConnection,
+  writes: readonly HookWrite[],
+  recordDecision: RecordToolCallDecision,
+): Promise<HookStored[]> {
   return inTransaction(connection, async () => {
-    const receivedNs = BigInt(write.received_ns);
-    await ensureRun(connection, write.run_id, receivedNs);
-    if (write.kind === 'pre_tool_use') return preToolUse(connection, write, receivedNs);
-    if (write.kind === 'post_tool_use') return postToolUse(connection, write, receivedNs);
-    return otherEvent(connection, write);
+    const tx: HookTx = {
+      connection,
+      chains: new ChainBatch(connection),
+      contents: new Map(),
+      recordDecision,
+    };
+    const stored: HookStored[] = [];
+    for (const write of writes) {
+      const receivedNs = BigInt(write.received_ns);
+      await ensureRun(connection, write.run_id, receivedNs);
+      if (write.kind === 'pre_tool_use') stored.push(await preToolUse(tx, write, receivedNs));
+      else if (write.kind === 'post_tool_use') stored.push(await postToolUse(tx, write, receivedNs));
+      else stored.push({ written: await otherEvent(tx, write), since_ns: null });
+    }
+    await insertArtifacts(
+      connection,
+      [...tx.contents].map(([hash, content]) => ({ hash, content, size: content.length, truncated: false })),
+    );
+    await tx.chains.flush();
+    return stored;
   });
 }
 
-async function preToolUse(connection: DuckDBConnection, write: HookWrite, ns: bigint): Promise<HookWritten> {
+/** One transaction's writes: its connection, the objects it appends and the contents it stores. */
+interface HookTx {
+  connection: DuckDBConnection;
+  chains: ChainBatch;
+  /** Contents to insert into artifacts, by hash. */
+  contents: Map<string, Buffer>;
+  /** Stores a PreToolUse's decision where the policy's decisions are read (the security domain's). */
+  recordDecision: RecordToolCallDecision;
+}
+
+async function preToolUse(tx: HookTx, write: HookWrite, ns: bigint): Promise<HookStored> {
   const denied = write.decision !== null && write.decision.answered !== 'allow';
-  const started = await startToolCall(connection, write, ns, true, denied ? 'denied' : 'asserted');
-  return { tool_call_id: started.toolCallId, object_hash: started.toolCallHash, pre_tool_use_seen: true };
+  const started = await startToolCall(tx, write, ns, true, denied ? 'denied' : 'asserted');
+  if (write.decision !== null)
+    await tx.recordDecision(tx.connection, {
+      run_id: write.run_id,
+      tool_call_id: started.toolCallId,
+      object_hash: started.toolCallHash,
+      decision: write.decision,
+      decided_ns: ns,
+    });
+  return {
+    written: { tool_call_id: started.toolCallId, object_hash: started.toolCallHash, pre_tool_use_seen: true },
+    since_ns: ns,
+  };
 }
 
 /**
@@ -91,45 +148,42 @@ async function preToolUse(connection: DuckDBConnection, write: HookWrite, ns: bi
  * a PostToolUse whose PreToolUse never came. A denied call ends as it starts.
  */
 async function startToolCall(
-  connection: DuckDBConnection,
+  tx: HookTx,
   write: HookWrite,
   ns: bigint,
   seen: boolean,
   status: ToolCallStatus,
 ): Promise<{ toolCallId: string; toolCallHash: string }> {
-  const toolCallId = write.tool_use_id ?? (await nextKeyedId(connection, write));
-  const toolCallHash = await appendToolCall(connection, write, toolCallId, seen);
-  await appendContent(
-    connection,
-    write,
-    toolCallHash,
-    toolCallId,
-    'tool_input',
-    write.input_json ?? '{}',
-    {},
-  );
+  const toolCallId = write.tool_use_id ?? (await nextKeyedId(tx.connection, write));
+  const toolCallHash = await appendToolCall(tx, write, toolCallId, seen);
+  await appendContent(tx, write, toolCallHash, toolCallId, 'tool_input', write.input_json ?? '{}', {});
   const record = toolCallRecord(write, toolCallId, toolCallHash, status, ns);
   await execute(
-    connection,
+    tx.connection,
     sql`INSERT INTO tool_calls VALUES (${write.run_id}, ${toolCallId}, ${status}, ${JSON.stringify(record)},
         ${toolCallHash}, ${ns}, ${status === 'denied' ? ns : null})`,
   );
+  keptCalls.set(tx.connection, `${write.run_id}\u0000${toolCallId}`, {
+    tool_call_id: toolCallId,
+    object_hash: toolCallHash,
+    started_ns: ns,
+  });
   return { toolCallId, toolCallHash };
 }
 
-async function postToolUse(connection: DuckDBConnection, write: HookWrite, ns: bigint): Promise<HookWritten> {
-  const found = await openToolCall(connection, write);
+async function postToolUse(tx: HookTx, write: HookWrite, ns: bigint): Promise<HookStored> {
+  const found = await openToolCall(tx.connection, write);
   let toolCallId: string;
   let toolCallHash: string;
   if (found === null) {
     // stored all the same, and said to lack its PreToolUse (the hook may have come mid-session)
-    ({ toolCallId, toolCallHash } = await startToolCall(connection, write, ns, false, 'asserted'));
+    ({ toolCallId, toolCallHash } = await startToolCall(tx, write, ns, false, 'asserted'));
   } else {
     toolCallId = found.tool_call_id;
     toolCallHash = found.object_hash;
   }
   const resultHash = await appendContent(
-    connection,
+    tx,
     write,
     toolCallHash,
     toolCallId,
@@ -140,16 +194,19 @@ async function postToolUse(connection: DuckDBConnection, write: HookWrite, ns: b
   const status = write.failed ? 'failed' : 'completed';
   const update = JSON.stringify({ status, ended_at: formatRfc3339Nanos(ns), duration_ms: write.duration_ms });
   await execute(
-    connection,
+    tx.connection,
     sql`UPDATE tool_calls SET status = ${status}, ended_ns = ${ns}, record = json_merge_patch(record, ${update})
         WHERE run_id = ${write.run_id} AND tool_call_id = ${toolCallId} AND status <> 'denied'`,
   );
-  return { tool_call_id: toolCallId, object_hash: resultHash, pre_tool_use_seen: found !== null };
+  return {
+    written: { tool_call_id: toolCallId, object_hash: resultHash, pre_tool_use_seen: found !== null },
+    since_ns: found?.started_ns ?? ns,
+  };
 }
 
-async function otherEvent(connection: DuckDBConnection, write: HookWrite): Promise<HookWritten> {
+async function otherEvent(tx: HookTx, write: HookWrite): Promise<HookWritten> {
   const hashes = Object.fromEntries(write.texts.map(({ field, text }) => [`${field}_hash`, sha256(text)]));
-  const [object] = await appendToChains(connection, [
+  const [object] = await tx.chains.append([
     entry(write.run_id, (previous, index) => ({
       kind: 'hook_event',
       run_id: write.run_id,
@@ -168,18 +225,18 @@ async function otherEvent(connection: DuckDBConnection, write: HookWrite): Promi
   ]);
   if (write.keep_text)
     for (const { field, text } of write.texts)
-      await appendContent(connection, write, object!.hash, null, field, text, {});
+      await appendContent(tx, write, object!.hash, null, field, text, {});
   return { tool_call_id: null, object_hash: object!.hash, pre_tool_use_seen: null };
 }
 
 /** The tool_call object: what the agent asked to run, and the gate's decision on it. */
 async function appendToolCall(
-  connection: DuckDBConnection,
+  tx: HookTx,
   write: HookWrite,
   toolCallId: string,
   preSeen: boolean,
 ): Promise<string> {
-  const [toolCall] = await appendToChains(connection, [
+  const [toolCall] = await tx.chains.append([
     entry(write.run_id, (previous, index) => ({
       kind: 'tool_call',
       run_id: write.run_id,
@@ -203,9 +260,9 @@ async function appendToolCall(
   return toolCall!.hash;
 }
 
-/** Stores `text` in artifacts and appends its `hook_content` object under `parent`; returns the object's hash. */
+/** Keeps `text` for artifacts and appends its `hook_content` object under `parent`; returns the object's hash. */
 async function appendContent(
-  connection: DuckDBConnection,
+  tx: HookTx,
   write: HookWrite,
   parent: string,
   toolCallId: string | null,
@@ -215,16 +272,8 @@ async function appendContent(
 ): Promise<string> {
   const bytes = Buffer.from(text, 'utf8');
   const contentHash = sha256(bytes);
-  await execute(
-    connection,
-    sql`INSERT INTO artifacts SELECT ${unnested(
-      [[contentHash], VARCHAR],
-      [[blobValue(bytes)], BLOB],
-      [[BigInt(bytes.length)], BIGINT],
-      [[false], BOOLEAN],
-    )}, ${BigInt(Date.now()) * 1_000_000n} ON CONFLICT DO NOTHING`,
-  );
-  const [object] = await appendToChains(connection, [
+  tx.contents.set(contentHash, bytes);
+  const [object] = await tx.chains.append([
     entry(write.run_id, (previous, index) => ({
       kind: 'hook_content',
       run_id: write.run_id,
@@ -245,21 +294,35 @@ async function appendContent(
   return object!.hash;
 }
 
+interface OpenToolCall {
+  tool_call_id: string;
+  object_hash: string;
+  started_ns: bigint;
+}
+
+/**
+ * The tool calls this writer stored lately, by `run \0 id`: their object and start never change, and
+ * a PostToolUse read them back each time. Forgotten on rollback (WriterMemo); at most 10,000.
+ */
+const keptCalls = new WriterMemo<OpenToolCall>(10_000);
+
 /** The tool call a PostToolUse ends: by the agent's id, else the oldest call of its key still without a result. */
-async function openToolCall(
-  connection: DuckDBConnection,
-  write: HookWrite,
-): Promise<{ tool_call_id: string; object_hash: string } | null> {
+async function openToolCall(connection: DuckDBConnection, write: HookWrite): Promise<OpenToolCall | null> {
+  const kept =
+    write.tool_use_id === null
+      ? undefined
+      : keptCalls.get(connection, `${write.run_id}\u0000${write.tool_use_id}`);
+  if (kept !== undefined) return kept;
   const rows =
     write.tool_use_id !== null
-      ? await readRows<{ tool_call_id: string; object_hash: string }>(
+      ? await readRows<OpenToolCall>(
           connection,
-          sql`SELECT tool_call_id, object_hash FROM tool_calls
+          sql`SELECT tool_call_id, object_hash, started_ns FROM tool_calls
               WHERE run_id = ${write.run_id} AND tool_call_id = ${write.tool_use_id}`,
         )
-      : await readRows<{ tool_call_id: string; object_hash: string }>(
+      : await readRows<OpenToolCall>(
           connection,
-          sql`SELECT tool_call_id, object_hash FROM tool_calls
+          sql`SELECT tool_call_id, object_hash, started_ns FROM tool_calls
               WHERE run_id = ${write.run_id} AND starts_with(tool_call_id, ${`${write.tool_call_key}-`})
                 AND status = 'asserted' ORDER BY started_ns, tool_call_id LIMIT 1`,
         );

@@ -10,6 +10,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { log } from '../../shared/log.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { inTransaction } from '../../store/sql.js';
+import { StepTrace } from '../../store/step-trace.js';
 import { classifyStoreError } from '../../store/store-error.js';
 import type { WriteQueue } from '../../store/write-queue.js';
 import type { SigningKey } from '../signing-key.js';
@@ -51,6 +52,10 @@ export class HostKeeper {
   private head: HostEntryRef | null = null;
   /** Entries committed whose anchor line is not written yet: the one being committed, those whose append failed. */
   private readonly unanchored: HostEntryRef[] = [];
+  /** `writes.changes` when the last round began (-1: none yet). */
+  private changesSeen = -1;
+  /** A line per round that ran, with PROVD_TRACE_STEPS. */
+  private readonly trace = new StepTrace('host_round');
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -109,7 +114,7 @@ export class HostKeeper {
   private async tick(): Promise<void> {
     let next = this.limits.roundMs;
     try {
-      const round = await this.writes.run(() => this.round(), {
+      const round = await this.writes.run(() => (this.hasNothingToDo() ? idleRound : this.round()), {
         housekeeping: true,
         // an entry signed or events removed: verify-host's kept answer no longer holds
         changed: ({ entry, removal }) => entry !== null || (removal?.digests.length ?? 0) > 0,
@@ -121,8 +126,20 @@ export class HostKeeper {
     if (!this.stopped) this.schedule(next);
   }
 
+  /**
+   * Whether a round would find nothing to do; call inside the write queue. Without retention a
+   * round signs only what writes changed, and a write that may have (a commit, the spool giving
+   * rows up, a failed round) counts in `writes.changes`: an idle daemon then opens no transaction.
+   */
+  private hasNothingToDo(): boolean {
+    const retaining = this.limits.ageMs !== null || this.limits.maxBytes !== null;
+    return !retaining && this.unanchored.length === 0 && this.writes.changes === this.changesSeen;
+  }
+
   /** One round in one transaction, then its entry's anchor line; call inside the write queue. */
   async round(): Promise<HostRound> {
+    this.changesSeen = this.writes.changes;
+    this.trace.begin();
     this.anchorPending();
     const retaining = this.limits.ageMs !== null || this.limits.maxBytes !== null;
     const nowNs = BigInt(Date.now()) * 1_000_000n;
@@ -172,9 +189,13 @@ export class HostKeeper {
         entry: round.entry,
         ms: Math.round(performance.now() - started),
       });
+    this.trace.end({ signed: round.entry === null ? 0 : 1 });
     return round;
   }
 }
+
+/** What a round skipped by hasNothingToDo did. */
+const idleRound: Promise<HostRound> = Promise.resolve({ entry: null, removal: null });
 
 /**
  * Throws (the round rolls back) unless the chain's head is the entry this daemon signed or

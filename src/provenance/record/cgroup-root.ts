@@ -4,7 +4,7 @@
  * on hybrid hosts, `/sys/fs/cgroup` on unified ones). Creating children of one's own cgroup is what
  * cgroup v2 delegation allows; a host without a writable cgroup2 records without one, and says so.
  */
-import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The cgroup parent of recorded commands, or why there is none. */
@@ -26,6 +26,37 @@ export function cgroup2MountPoint(mountinfo: string): string | undefined {
 export function ownCgroupPath(procCgroup: string): string | undefined {
   const line = procCgroup.split('\n').find((entry) => entry.startsWith('0::'));
   return line?.slice(3);
+}
+
+/**
+ * The cgroup v2 of process `pid` and each cgroup above it (the root left out), innermost first: its
+ * path below the mount and its id (the directory's inode, as the kernel's cgroup ids are; null for
+ * a cgroup removed meanwhile). Empty when there is no cgroup2 mount or the process is gone. `mount`:
+ * the cgroup2 mount when the caller has read it already.
+ */
+export function processCgroupChain(
+  pid: number,
+  mount = cgroup2MountPoint(readFileSync('/proc/self/mountinfo', 'utf8')),
+): { path: string; id: string | null }[] {
+  try {
+    const path = ownCgroupPath(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))?.trim();
+    if (mount === undefined || path === undefined) return [];
+    const parts = path.split('/').filter((part) => part !== '');
+    const chain: { path: string; id: string | null }[] = [];
+    for (let depth = parts.length; depth > 0; depth--) {
+      const relative = parts.slice(0, depth).join('/');
+      let id: string | null = null;
+      try {
+        id = statSync(join(mount, relative), { bigint: true }).ino.toString();
+      } catch {
+        // a cgroup removed meanwhile is named by its path only
+      }
+      chain.push({ path: relative, id });
+    }
+    return chain;
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -5,10 +5,10 @@
  * per effect, each naming the tool call as its second parent, and the tool_calls row.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '../../store/duckdb-api.js';
 import { ProvdError } from '../../shared/errors.js';
-import { execute, inTransaction, readRows, sql, unnested } from '../../store/sql.js';
+import { execute, inTransaction, readRows, sql } from '../../store/sql.js';
 import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
+import { insertArtifacts } from '../artifacts.sql.js';
 import { sha256 } from '../graph-object.js';
 import { noteCommandRun } from './command-runs.sql.js';
 import type { FileEffect } from './file-effects.js';
@@ -136,22 +136,13 @@ async function bindingObject(connection: DuckDBConnection, bindingId: string | n
   return row?.object_hash ?? null;
 }
 
-async function storeArtifacts(
+function storeArtifacts(
   connection: DuckDBConnection,
   outputs: readonly OutputWrite[],
   hashes: readonly string[],
 ): Promise<void> {
-  // two streams with the same bytes are one artifact
-  const unique = [...new Map(outputs.map((output, i) => [hashes[i]!, output])).entries()];
-  if (unique.length === 0) return;
-  const now = BigInt(Date.now()) * 1_000_000n;
-  await execute(
+  return insertArtifacts(
     connection,
-    sql`INSERT INTO artifacts SELECT ${unnested(
-      [unique.map(([hash]) => hash), VARCHAR],
-      [unique.map(([, output]) => blobValue(output.content)), BLOB],
-      [unique.map(([, output]) => BigInt(output.size)), BIGINT],
-      [unique.map(([, output]) => output.truncated), BOOLEAN],
-    )}, ${now} ON CONFLICT DO NOTHING`,
+    outputs.map(({ content, size, truncated }, i) => ({ hash: hashes[i]!, content, size, truncated })),
   );
 }

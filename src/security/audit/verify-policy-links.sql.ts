@@ -2,8 +2,9 @@
  * verify's check of the policy's links (interface spec: verification covers "the association
  * from policy to signal"): the decisions on each sealed batch's events are those its signed object
  * records, every decision of the run still names a stored event of the run with the hash it
- * judged, every judged event still has its decision, and every kill provd recorded rests on a
- * kill decision.
+ * judged (the decisions on tool calls are checked against their objects instead:
+ * verify-tool-call-decisions.sql.ts), every judged event still has its decision, and every kill
+ * provd recorded rests on a kill decision.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { decisionLeaf, type DecisionFacts } from '../../provenance/decision-leaf.js';
@@ -11,6 +12,7 @@ import { merkleRoot } from '../../provenance/merkle.js';
 import type { SealedBatch } from '../../provenance/verify-events.sql.js';
 import type { VerifyIssues } from '../../provenance/verify-issues.js';
 import { readRows, sql } from '../../store/sql.js';
+import { toolCallSeq } from '../tool-call-decisions.sql.js';
 
 /** Issues named per kind; the rest are counted (as VerifyIssues lists them). */
 const listed = 100;
@@ -25,7 +27,8 @@ export async function verifyPolicyLinks(
   const missing = await readRows<{ event_id: string; total: bigint }>(
     connection,
     sql`SELECT event_id, count(*) OVER () AS total FROM policy_decisions d
-        WHERE d.run_id = ${runId} AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
+        WHERE d.run_id = ${runId} AND d.seq IS DISTINCT FROM ${toolCallSeq}
+          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id)
         ORDER BY event_id LIMIT ${listed}`,
   );
   report(

@@ -84,17 +84,12 @@ export interface CommandFacts {
 /** The response to a judged event's risk; `command` when provd ran its tool call. */
 export function respond(judged: Judged, command: CommandFacts | null): SecurityResponse {
   const { event, decision } = judged;
-  const action = actionOf(decision);
+  const head = responseHead(event.id, decision);
   const { kill, ...outcome } = decisionOutcome(event.id, decision, command);
   return {
-    response_id: responseId(event.id),
-    risk_id: riskId(event.id),
-    event_id: event.id,
-    rule_id: decision.rule_id,
-    decision: decision.decision as Decision,
-    action,
+    ...head,
     ...outcome,
-    target: kill === null ? targetOf(judged, action) : { kind: kill.target_kind, id: kill.target_id },
+    target: kill === null ? targetOf(judged, head.action) : { kind: kill.target_kind, id: kill.target_id },
     tool_call_id: event.tool_call_id,
     evidence_level: evidenceName(event.evidence_level),
     enforcement:
@@ -113,6 +108,21 @@ export function respond(judged: Judged, command: CommandFacts | null): SecurityR
 /** The id of the response to the risk of a judged event. */
 export function responseId(eventId: string): string {
   return `response_${eventId}`;
+}
+
+/** What every response says of the decision on `eventId` (an event's id, or a tool call object's hash). */
+export function responseHead(
+  eventId: string,
+  decision: DecisionRow,
+): Pick<SecurityResponse, 'response_id' | 'risk_id' | 'event_id' | 'rule_id' | 'decision' | 'action'> {
+  return {
+    response_id: responseId(eventId),
+    risk_id: riskId(eventId),
+    event_id: eventId,
+    rule_id: decision.rule_id,
+    decision: decision.decision as Decision,
+    action: actionOf(decision),
+  };
 }
 
 /** What a decision calls for; `none` for an allow (a detect-only advisory). */

@@ -13,7 +13,7 @@ export const responsesEndpoint = queryEndpointOf<SecurityKinds>()({
   operationId: 'list_responses',
   summary: 'Response actions taken for a run',
   description:
-    "One page of the run's responses, one per risk, in the order of their events: what provd did about the risk or what the caller should do. provd enforces only kill, and only on commands it runs itself (POST /v1/record): it kills the command's cgroup as soon as the decision is made (status enforced, with the outcome). Every other deny, quarantine or kill is recommended to the caller, aimed at the narrowest target the event names (cgroup, process, container, tool call); a detect-only advisory needs none.",
+    "One page of the run's responses, one per risk, in the risks' order (the gate's decisions on the agent's tool calls first, then the decisions on events): what provd did about the risk or what the caller should do. A tool call the gate denied was refused before it ran (status enforced, target the tool call). provd enforces only kill, and only on commands it runs itself (POST /v1/record): it kills the command's cgroup as soon as the decision is made (status enforced, with the outcome). Every other deny, quarantine or kill is recommended to the caller, aimed at the narrowest target the event names (cgroup, process, container, tool call); a detect-only advisory needs none.",
   schema: 'security_responses',
   contract: responsesQuery,
   kind: 'responses',

@@ -1,6 +1,6 @@
 /**
  * GET /v1/security/responses in the store actor: one page of a run's responses, one per risk, in
- * the order of their events. A response says what provd did about a risk, or what it recommends:
+ * the risks' order (the gate's decisions on tool calls first: tool-call-risks.ts). A response says what provd did about a risk, or what it recommends:
  * provd enforces only `kill`, and only on commands it runs itself (POST /v1/record, the
  * `enforcements` table); every other deny, quarantine or kill is the caller's to carry out.
  */
@@ -8,7 +8,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { type CursorToken } from '../../model/cursor.js';
 import type { PageLimit } from '../../model/paging.js';
-import { judgedEventColumns, pageJudgedEvents } from '../judged-events.sql.js';
+import { judgedEventColumns } from '../judged-events.sql.js';
+import { pageToolCallsThenEvents, riskPosition, toolCallResponseOf } from '../tool-call-risks.js';
 import type { RisksParams } from '../risks.js';
 import { respond, type SecurityResponse } from './response.js';
 import { keysetPage } from '../../store/keyset-page.js';
@@ -34,25 +35,22 @@ export async function listResponses(
   endSeq: bigint,
 ): Promise<SecurityResponses> {
   const opened = await keysetPage(connection, params, formatVersion, ['responses', params.run], 1);
-  const after = opened.afterInteger(-1n);
-  const page = await pageJudgedEvents(
+  const { items, next } = await pageToolCallsThenEvents(
     connection,
-    params.run,
-    after,
-    params.limit,
+    params,
+    riskPosition(opened.after?.[0] ?? null),
     endSeq,
     judgedEventColumns,
+    toolCallResponseOf,
+    (judged, commands) => respond(judged, commands.get(judged.event.tool_call_id ?? '') ?? null),
   );
-  const { commands } = page;
   return {
     schema_version: 'provenance.security_responses/v1',
     run_id: params.run,
     limit: params.limit,
-    count: page.judged.length,
-    has_more: page.hasMore,
-    next_cursor: page.hasMore ? opened.next([page.lastSeq!]) : null,
-    responses: page.judged.map((judged) =>
-      respond(judged, commands.get(judged.event.tool_call_id ?? '') ?? null),
-    ),
+    count: items.length,
+    has_more: next !== null,
+    next_cursor: next === null ? null : opened.next([next]),
+    responses: items,
   };
 }

@@ -10,7 +10,8 @@ import { raw, readRows, sql } from '../../store/sql.js';
 import { decisions, severities, type Decision, type Severity } from '../policy/policy.js';
 import type { RunSpan } from './run-span.sql.js';
 import { basis, signalBounds, type SignalBasis } from './signal-basis.js';
-import { countsOf, readValueCounts } from './value-counts.sql.js';
+import { countsOf, readValueCounts, type ValueCounts } from './value-counts.sql.js';
+import { countToolCallDecisions, type ToolCallDecisionCount } from '../tool-call-decisions.sql.js';
 
 /** The run's risks and the capture it may have lost. */
 export interface SecuritySignals {
@@ -18,7 +19,7 @@ export interface SecuritySignals {
   coverage: CoverageSignals;
 }
 
-/** Risks: the policy's decisions on the run's events that were not a plain allow. */
+/** Risks: the policy's decisions on the run's events, and the gate's on its agent's tool calls, that were not a plain allow. */
 export interface RiskSignals {
   total: Count;
   /** The most severe first; a severity without risks is absent. */
@@ -67,11 +68,9 @@ export async function readSecurity(
   run: string,
   span: RunSpan,
 ): Promise<SecuritySignals> {
-  const values = await readValueCounts(
-    connection,
-    run,
-    ['risk_severity', 'risk_decision', 'risk_rule'],
-    signalBounds.list_items,
+  const values = withToolCalls(
+    await readValueCounts(connection, run, riskKinds, signalBounds.list_items),
+    await countToolCallDecisions(connection, run),
   );
   const ranked = <T extends string>(kind: 'risk_severity' | 'risk_decision', order: readonly T[]) =>
     countsOf(values, kind)
@@ -96,12 +95,43 @@ export async function readSecurity(
       })),
       basis: basis(
         ['run_signal_values'],
-        "the policy_decisions on the run's events, by severity, decision and rule; events: the first of each rule, the most frequent first",
+        "the policy_decisions on the run's events and on its agent's tool calls (the gate's on a PreToolUse), by severity, decision and rule; events: the first of each rule, the most frequent first (a tool call's: its tool_call object's hash)",
         { events: rules.map((top) => top.firstEventId) },
       ),
     },
     coverage: await readGaps(connection, run, span),
   };
+}
+
+const riskKinds = ['risk_severity', 'risk_decision', 'risk_rule'] as const;
+
+/**
+ * The run's folded risk values with the gate's decisions on its tool calls added (they name no
+ * event, so the fold over its events never sees them): a few rows a run, read beside it.
+ */
+function withToolCalls(values: ValueCounts, calls: readonly ToolCallDecisionCount[]): ValueCounts {
+  if (calls.length === 0) return values;
+  const field = { risk_severity: 'severity', risk_decision: 'decision', risk_rule: 'rule_id' } as const;
+  const merged = new Map(values);
+  for (const kind of riskKinds) {
+    const counts = countsOf(values, kind);
+    const top = counts.top.map((count) => ({ ...count }));
+    let { distinct, events } = counts;
+    for (const call of calls) {
+      const n = Number(call.decisions);
+      events += n;
+      const value = call[field[kind]];
+      const found = top.find((count) => count.value === value);
+      if (found !== undefined) found.events += n;
+      else {
+        distinct++;
+        top.push({ value, events: n, firstEventId: call.first_id, firstSeq: -1n });
+      }
+    }
+    top.sort((a, b) => b.events - a.events || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+    merged.set(kind, { distinct, events, top: top.slice(0, signalBounds.list_items) });
+  }
+  return merged;
 }
 
 async function readGaps(connection: DuckDBConnection, run: string, span: RunSpan): Promise<CoverageSignals> {

@@ -47,12 +47,14 @@ export function errorReply(
 
 const reasons: Record<number, string> = {
   200: 'OK',
+  202: 'Accepted',
   303: 'See Other',
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  406: 'Not Acceptable',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',

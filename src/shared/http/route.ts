@@ -2,6 +2,7 @@
  * What a route handler sees and returns. Handlers live in their domain's folder (`*.route.ts`),
  * built by a factory that takes what they need; the daemon wires them to the endpoint list.
  */
+import type { JsonObject } from '../schema/json-object.js';
 import type { HttpReply } from './http-reply.js';
 import type { OpenReplyStream } from './reply-stream.js';
 
@@ -21,6 +22,27 @@ export interface RouteRequest {
    * reply too, as its JSON body). Absent where the server cannot stream (tests calling handlers).
    */
   stream?: OpenReplyStream;
+  /**
+   * Serves another endpoint of this daemon in-process, as this request's caller (its token, its
+   * watched mark): how the MCP endpoint runs its tools. Absent where the server cannot (tests
+   * calling handlers).
+   */
+  local?: LocalCall;
 }
+
+/** A request to another endpoint of the daemon: path with its query string, a JSON body for a POST. */
+export interface LocalRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: JsonObject;
+}
+
+/** That endpoint's answer: its status, and its body parsed (undefined when it was not JSON). */
+export interface LocalReply {
+  status: number;
+  body: unknown;
+}
+
+export type LocalCall = (request: LocalRequest) => Promise<LocalReply>;
 
 export type RouteHandler = (request: RouteRequest) => HttpReply | Promise<HttpReply>;

@@ -11,7 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { requireRun } from '../../store/run-exists.sql.js';
 import type { ExplainResult } from './explain-result.js';
 import type { BatchPlaces } from '../../telemetry/batch-places.sql.js';
-import { readRiskDecision, riskStep } from './explain-risk.sql.js';
+import { readJudgedToolCall, readRiskDecision, riskStep } from './explain-risk.sql.js';
 import { type Explained, type Source, done, unknown } from './explain-trail.js';
 import { explainProcess, fromEvent } from './explain-event.sql.js';
 import { explainArtifact, explainToolCall } from './explain-tool-call.sql.js';
@@ -86,9 +86,19 @@ export async function explainTarget(source: Source, params: ExplainParams): Prom
   }
 }
 
-/** risk → the event it judged → that event's path. */
+/** risk → the event (or the agent's tool call) it judged → its path. */
 export async function explainRisk(source: Source, id: string): Promise<Explained> {
   const decision = (await readRiskDecision(source.connection, id)) ?? unknown('risk', id);
+  const call = await readJudgedToolCall(source.connection, decision);
+  if (call !== undefined) {
+    const {
+      node: judged,
+      trail,
+      ...rest
+    } = await explainToolCall(source.connection, call.tool_call_id, call.run_id);
+    const { node, step } = riskStep(id, decision, judged);
+    return { ...rest, node, trail: { ...trail, path: [step, ...trail.path] } };
+  }
   const row = (await readEvent(source.connection, decision.event_id, source.places)) ?? unknown('risk', id);
   const { node: event, trail } = await fromEvent(source, row);
   const { node, step } = riskStep(id, decision, event);

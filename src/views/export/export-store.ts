@@ -9,6 +9,7 @@ import type { StatementSigner } from '../../provenance/signing-key.js';
 import { jsonText } from '../../store/json-text.js';
 import type { KindsOf, QueryRequest, StoreContext } from '../../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../../store/store-modules.js';
+import { attestRun, type AttestationParams } from '../attest/run-attestation.js';
 import { exportRange } from './export-range.sql.js';
 import { exportRun } from './export-run.sql.js';
 
@@ -58,13 +59,20 @@ function exportHandlers(context: StoreContext, { exports: init, sealedFirst, sig
         throw error;
       }
     },
+    // a run's in-toto attestation (src/views/attest/), as of a sealing round as a bundle is
+    attestation: async (params: AttestationParams) => {
+      await sealedFirst();
+      return jsonText(
+        await context.snapshot((connection) => attestRun(connection, params, init.host, signer)),
+      );
+    },
   };
 }
 
 /** The export module's kinds. */
 export type ExportKinds = KindsOf<ReturnType<typeof exportHandlers>>;
 
-/** The export module: it needs the sealing wait and the signer, gives and lends nothing. */
+/** The export module (bundles, ranges, attestations): it needs the sealing wait and the signer, gives and lends nothing. */
 export const exportModule = {
   name: 'export',
   participants: {},

@@ -126,7 +126,7 @@ function storeFamilies(text: PrometheusText, facts: MetricsFacts): void {
     .family(
       'provd_risks_total',
       'counter',
-      'Stored policy decisions on events (risks), by decision and rule.',
+      'Stored policy decisions on events and on agent tool calls (risks), by decision and rule.',
       facts.risks.map(({ decision, rule_id, risks }) => [{ decision, rule_id }, risks] as const),
     )
     .family(

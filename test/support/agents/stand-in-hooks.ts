@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecHistorySource } from '../../../src/agents/exec-history-check.js';
 import type { Sensor } from '../../../src/sensor/sensor.js';
-import { eventuallyDefined } from '../eventually.js';
+import { bootTicksNow } from '../../../src/sensor/capture-coverage.js';
+import { eventually, eventuallyDefined } from '../eventually.js';
 
 /** The stand-in hook client's script: appends its pid to $HT_OUT, then waits to be killed. */
 export const standInClientSource = `require('node:fs').appendFileSync(process.env.HT_OUT, process.pid + '\\n'); setInterval(() => {}, 1000);`;
@@ -92,6 +93,10 @@ export async function startStandInAgent(
     stdio: ['pipe', 'ignore', 'ignore'],
   });
   beforeGo(child.pid!);
+  // its commands fork in a later clock tick than the binding: /proc's start times count 10 ms ticks,
+  // and a process started in the binding's own tick is not taken as captured from its fork
+  const bound = bootTicksNow();
+  await eventually('the next clock tick', bootTicksNow, (now) => now > bound, { everyMs: 2 });
   child.stdin.write('go\n');
   const pids: Record<string, number> = {};
   for (const { name } of plan) pids[name] = await awaitStandInPid(name, join(dir, `${name}.pid`));
@@ -104,5 +109,6 @@ export function execHistoryOf(sensor: Sensor, lossSeenAtMs?: number): ExecHistor
     execsSince: (pid, startTicks) => sensor.execsSince(pid, startTicks),
     execLossSeenAtMs: () => lossSeenAtMs ?? sensor.execLossSeenAtMs(),
     stats: () => sensor.execHistoryStats(),
+    capturedSince: (lineage) => sensor.capturedSince(lineage),
   };
 }

@@ -41,7 +41,7 @@ function processItem(node) {
       {},
       kind(event.type),
       `${event.time} `,
-      el('span', { class: 'mono' }, event.summary),
+      el('span', { class: 'mono' }, event.loader_locale ? `${event.summary} [loader]` : event.summary),
       ` (${event.evidence_level})`,
     ),
   );

@@ -21,3 +21,14 @@ export function loaderToggle(id, body, read) {
   });
   return el('p', {}, toggle, label);
 }
+
+/**
+ * A section of a view of a run with its toggle: `render(view, all)` of the view read first, and
+ * again of `read(all)` each time the toggle changes.
+ */
+export function toggledSection({ id, title, toggleId, view, read, render }) {
+  const body = el('div', {});
+  const toggle = loaderToggle(toggleId, body, async (all) => render(await read(all), all));
+  show(body, render(view, {}));
+  return el('section', { id }, el('h2', {}, title), toggle, body);
+}

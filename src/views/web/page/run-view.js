@@ -3,8 +3,8 @@
 // (GET /v1/graph/verify, /v1/security/risks, /v1/timeline).
 import { getJson } from './api.js';
 import { renderCausality } from './causality-view.js';
-import { el, rowOf, show, table, viewLink } from './dom.js';
-import { loaderToggle } from './loader-toggle.js';
+import { el, rowOf, table, viewLink } from './dom.js';
+import { toggledSection } from './loader-toggle.js';
 import { moreButton } from './more-button.js';
 import { sessionSection } from './session-view.js';
 
@@ -24,7 +24,7 @@ export async function renderRun(run) {
     risksSection(run, risks),
     session.agent_session ? sessionSection(run, session) : null,
     timelineSection(run, timeline),
-    el('section', { id: 'causality' }, el('h2', {}, 'Causality'), renderCausality(causality.root)),
+    causalitySection(run, causality),
   ];
 }
 
@@ -95,29 +95,49 @@ function entryCells(entry) {
 }
 
 /**
+ * The causality tree, with its toggle: loader and locale opens are left out of every node and
+ * counted for the run until the toggle asks the daemon for them (all=true), marked `[loader]`.
+ */
+function causalitySection(run, causality) {
+  return toggledSection({
+    id: 'causality',
+    title: 'Causality',
+    toggleId: 'show-causality-loader-opens',
+    view: causality,
+    read: (all) => getJson('/v1/timeline', { run, view: 'causality', ...all }),
+    render: causalityTree,
+  });
+}
+
+function causalityTree(causality) {
+  return [loaderCount('causality-loader-opens', causality), renderCausality(causality.root)];
+}
+
+/** The run's count of loader and locale opens: not listed, or listed and marked; none: no line. */
+function loaderCount(id, view) {
+  const count = view.loader_locale_opens;
+  if (count === 0) return null;
+  const what = `${count} loader and locale ${count === 1 ? 'open' : 'opens'} of the run`;
+  return el('p', { class: 'note', id }, view.all ? `${what}, marked [loader]` : `${what} not listed`);
+}
+
+/**
  * The table view's pages, with its toggle: loader and locale opens are a count line until the
  * toggle asks the daemon for them (all=true), marked `[loader]`; each page after is of that set.
  */
 function timelineSection(run, timeline) {
-  const body = el('div', {});
-  const toggle = loaderToggle('show-timeline-loader-opens', body, async (all) =>
-    timelinePages(run, await getJson('/v1/timeline', { run, view: 'table', ...all }), all),
-  );
-  show(body, timelinePages(run, timeline, {}));
-  return el('section', { id: 'timeline' }, el('h2', {}, 'Timeline'), toggle, body);
+  return toggledSection({
+    id: 'timeline',
+    title: 'Timeline',
+    toggleId: 'show-timeline-loader-opens',
+    view: timeline,
+    read: (all) => getJson('/v1/timeline', { run, view: 'table', ...all }),
+    render: (view, all) => timelinePages(run, view, all),
+  });
 }
 
 function timelinePages(run, timeline, all) {
-  const count = timeline.loader_locale_opens;
-  const what = `${count} loader and locale ${count === 1 ? 'open' : 'opens'} of the run`;
-  const hidden =
-    count === 0
-      ? null
-      : el(
-          'p',
-          { class: 'note', id: 'timeline-loader-opens' },
-          timeline.all ? `${what}, marked [loader]` : `${what} not listed`,
-        );
+  const hidden = loaderCount('timeline-loader-opens', timeline);
   if (timeline.entries.length === 0) return [el('p', { class: 'note' }, 'Nothing recorded.'), hidden];
   const headings = ['time', 'kind', 'evidence', 'what', 'decision', 'tool call'];
   const list = table(headings, timeline.entries, entryCells);

@@ -4,17 +4,19 @@
 // text: they only ever become text nodes (dom.js). Loader and locale opens are a count line until
 // the toggle asks the daemon for them (all=true).
 import { getJson } from './api.js';
-import { el, show } from './dom.js';
-import { loaderToggle } from './loader-toggle.js';
+import { el } from './dom.js';
+import { toggledSection } from './loader-toggle.js';
 
 /** The session section, with its toggle; re-reads the view when the toggle changes. */
 export function sessionSection(run, session) {
-  const body = el('div', {});
-  const toggle = loaderToggle('show-loader-opens', body, async (all) =>
-    renderSession(await getJson('/v1/timeline', { run, view: 'session', ...all })),
-  );
-  show(body, renderSession(session));
-  return el('section', { id: 'session' }, el('h2', {}, 'Agent session'), toggle, body);
+  return toggledSection({
+    id: 'session',
+    title: 'Agent session',
+    toggleId: 'show-loader-opens',
+    view: session,
+    read: (all) => getJson('/v1/timeline', { run, view: 'session', ...all }),
+    render: renderSession,
+  });
 }
 
 /** The session's counts, then its items as a tree. */
