@@ -26,6 +26,9 @@ export interface AgentExit {
 
 /** A stub waiting for `go`, with the agent's argv behind it. */
 export class WatchedAgent {
+  /** Removes the handlers passSignals installed, while they are installed. */
+  private stopPassing: (() => void) | undefined;
+
   private constructor(
     private readonly child: ChildProcess,
     readonly nonce: string,
@@ -54,8 +57,12 @@ export class WatchedAgent {
     return this.child.pid;
   }
 
-  /** Lets the stub exec the agent (it is in the cgroup, bound to the run). */
+  /**
+   * Lets the stub exec the agent (it is in the cgroup, bound to the run). Signals are passed on from
+   * before the stub is told: the agent can print and be signalled before this thread runs again.
+   */
   go(): void {
+    this.passSignals();
     this.gate.end('go\n');
   }
 
@@ -67,6 +74,18 @@ export class WatchedAgent {
 
   /** Waits for the agent to end, passing signals on meanwhile (see the file's comment). */
   async exited(): Promise<AgentExit> {
+    this.passSignals();
+    try {
+      if (this.child.exitCode === null && this.child.signalCode === null) await once(this.child, 'exit');
+    } finally {
+      this.stopPassing?.();
+      this.stopPassing = undefined;
+    }
+    return { exitCode: this.child.exitCode, signal: this.child.signalCode };
+  }
+
+  private passSignals(): void {
+    if (this.stopPassing !== undefined) return;
     const passed: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];
     if (!process.stdin.isTTY) passed.push('SIGINT');
     const pass = (signal: NodeJS.Signals): void => void this.child.kill(signal);
@@ -74,14 +93,11 @@ export class WatchedAgent {
     for (const signal of passed) process.on(signal, pass);
     // the terminal's SIGINT and SIGQUIT are the agent's to act on; provd watch waits for its exit
     if (process.stdin.isTTY) for (const signal of ['SIGINT', 'SIGQUIT'] as const) process.on(signal, ignore);
-    try {
-      if (this.child.exitCode === null && this.child.signalCode === null) await once(this.child, 'exit');
-    } finally {
+    this.stopPassing = () => {
       for (const signal of passed) process.off(signal, pass);
       process.off('SIGINT', ignore);
       process.off('SIGQUIT', ignore);
-    }
-    return { exitCode: this.child.exitCode, signal: this.child.signalCode };
+    };
   }
 }
 
