@@ -9,7 +9,7 @@
  * others may read it, as OpenSSH refuses a readable private key.
  */
 import { dirname, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { yaml } from '../shared/yaml.js';
 import { readPolicyBytes } from '../security/policy/policy-file-read.js';
 import { ProvdError } from '../shared/errors.js';
 import type { DaemonFlags } from './config.js';
@@ -72,7 +72,7 @@ export async function loadConfigFile(
       `other users may write it (mode ${octal(mode)}): chmod go-w it, as it decides what the daemon trusts`,
     );
   if (uid !== 0 && uid !== daemonUid) fail(`it is owned by uid ${uid}, neither root nor the daemon's user`);
-  const document = parseDocument(bytes.toString('utf8'), { uniqueKeys: true, prettyErrors: true });
+  const document = yaml().parseDocument(bytes.toString('utf8'), { uniqueKeys: true, prettyErrors: true });
   const error = document.errors[0];
   if (error !== undefined) fail(`not valid YAML or JSON: ${error.message.split('\n')[0]}`);
   let value: unknown;

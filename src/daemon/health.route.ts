@@ -50,7 +50,7 @@ export const healthEndpoint: Endpoint<{ readiness: ReadinessCheck }> = {
 };
 
 /** The document's bytes come in `openapi`: it is built from the list this endpoint is part of. */
-export const openapiEndpoint: Endpoint<{ openapi: Uint8Array }> = {
+export const openapiEndpoint: Endpoint<{ openapi: () => Uint8Array }> = {
   method: 'GET',
   path: '/v1/openapi.json',
   operationId: 'openapi',
@@ -58,5 +58,5 @@ export const openapiEndpoint: Endpoint<{ openapi: Uint8Array }> = {
   schema: 'openapi',
   handler:
     ({ openapi }) =>
-    () => ({ status: 200, body: openapi }),
+    () => ({ status: 200, body: openapi() }),
 };

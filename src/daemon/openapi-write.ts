@@ -20,10 +20,10 @@ function readCommitted(): Buffer | undefined {
 
 if (process.argv.includes('--check')) {
   const committed = readCommitted();
-  if (committed === undefined || !committed.equals(openapiBytes)) {
+  if (committed === undefined || !committed.equals(openapiBytes())) {
     console.error('openapi.json is out of date: run npm run openapi');
     process.exit(1);
   }
 } else {
-  writeFileSync(target, openapiBytes);
+  writeFileSync(target, openapiBytes());
 }

@@ -38,5 +38,5 @@ export interface RouteDeps {
   /** The sensor's capability report now (GET /metrics reads its counters). */
   capture: () => CaptureReport;
   /** The OpenAPI document's bytes, as served. */
-  openapi: Uint8Array;
+  openapi: () => Uint8Array;
 }

@@ -76,7 +76,7 @@ describe('provd ai tools --provider (provider tool schemas)', function () {
 
   it('takes each input schema from the route it calls: the same fields as the OpenAPI document', function () {
     const parameters = (path: string, verb: 'get' | 'post'): string[] => {
-      const operation = openapiDocument.paths[path]?.[verb];
+      const operation = openapiDocument().paths[path]?.[verb];
       return ((operation?.parameters ?? []) as { name: string; in: string }[])
         .filter((parameter) => parameter.in === 'query')
         .map(({ name }) => name)
@@ -91,7 +91,7 @@ describe('provd ai tools --provider (provider tool schemas)', function () {
     assert.deepEqual(fields('list_risks'), parameters('/v1/security/risks', 'get'));
     assert.deepEqual(fields('list_events'), parameters('/v1/telemetry/events', 'get'));
     const bodyFields = (component: string): string[] =>
-      Object.keys(openapiDocument.components.schemas[component]?.['properties'] as object).sort();
+      Object.keys(openapiDocument().components.schemas[component]?.['properties'] as object).sort();
     assert.deepEqual(fields('evaluate_action'), bodyFields('GateRequest'));
     assert.deepEqual(fields('bind_scope'), bodyFields('BindRequest'));
     assert.deepEqual(fields('record_tool_call'), bodyFields('RecordRequest'));

@@ -65,7 +65,7 @@ const specRunRequired = [
 
 /** The component a `$ref` names. */
 function component(ref: unknown): JsonObject | undefined {
-  return openapiDocument.components.schemas[String(ref).replace('#/components/schemas/', '')];
+  return openapiDocument().components.schemas[String(ref).replace('#/components/schemas/', '')];
 }
 
 /**
@@ -73,7 +73,7 @@ function component(ref: unknown): JsonObject | undefined {
  * for a union of bodies that share one version, through each member, which must agree).
  */
 function schemaVersionOf(path: string): unknown {
-  const response = openapiDocument.paths[path]?.get?.responses['200'];
+  const response = openapiDocument().paths[path]?.get?.responses['200'];
   const schema =
     response && 'content' in response ? response.content?.['application/json']?.schema : undefined;
   const body = component(schema?.['$ref']);
@@ -231,7 +231,7 @@ function bindRequestValidator(): ValidateFunction {
   const ajv = new Ajv2020({ strict: true });
   addFormats(ajv);
   ajv.addKeyword('components');
-  ajv.addSchema({ $id: 'openapi', components: openapiDocument.components });
+  ajv.addSchema({ $id: 'openapi', components: openapiDocument().components });
   return ajv.getSchema('openapi#/components/schemas/BindRequest')!;
 }
 
@@ -268,15 +268,15 @@ const bindBodies: [body: JsonObject, accepted: boolean][] = [
 describe('openapi document', function () {
   it('validates against the official OpenAPI 3.1 schema when schemas use the base dialect', function () {
     const validate = compileOpenApiMetaSchema();
-    assert.ok(validate(openapiDocument), JSON.stringify(validate.errors, null, 2));
+    assert.ok(validate(openapiDocument()), JSON.stringify(validate.errors, null, 2));
   });
 
   it('rejects a malformed Schema or Response Object when checked by the same OpenAPI 3.1 schema', function () {
     const validate = compileOpenApiMetaSchema();
-    const badSchema = structuredClone(openapiDocument);
+    const badSchema = structuredClone(openapiDocument());
     badSchema.components.schemas['Broken'] = { type: 'strnig' };
     assert.equal(validate(badSchema), false);
-    const badResponse = structuredClone(openapiDocument);
+    const badResponse = structuredClone(openapiDocument());
     badResponse.components.responses['Broken'] = { content: {} } as never;
     assert.equal(validate(badResponse), false);
   });
@@ -285,8 +285,8 @@ describe('openapi document', function () {
     const ajv = new Ajv2020({ strict: true, allErrors: true });
     addFormats(ajv);
     ajv.addKeyword('components');
-    ajv.addSchema({ $id: 'openapi', components: openapiDocument.components });
-    for (const name of Object.keys(openapiDocument.components.schemas)) {
+    ajv.addSchema({ $id: 'openapi', components: openapiDocument().components });
+    for (const name of Object.keys(openapiDocument().components.schemas)) {
       assert.doesNotThrow(() => ajv.compile({ $ref: `openapi#/components/schemas/${name}` }), name);
     }
   });
@@ -294,13 +294,13 @@ describe('openapi document', function () {
   it('documents every endpoint with its method and operationId when built from the endpoint list', function () {
     for (const endpoint of endpoints) {
       const verb = endpoint.method === 'GET' ? 'get' : 'post';
-      const operation = openapiDocument.paths[endpoint.path]?.[verb];
+      const operation = openapiDocument().paths[endpoint.path]?.[verb];
       assert.equal(operation?.operationId, endpoint.operationId, `${endpoint.method} ${endpoint.path}`);
     }
   });
 
   it('documents the exact schema of every JSON request body, so a client can build one from the document', function () {
-    for (const [path, item] of Object.entries(openapiDocument.paths))
+    for (const [path, item] of Object.entries(openapiDocument().paths))
       for (const [verb, operation] of Object.entries(item)) {
         const body = (operation as { requestBody?: JsonObject }).requestBody;
         const content = body?.['content'] as Record<string, { schema: JsonObject }> | undefined;
@@ -316,7 +316,7 @@ describe('openapi document', function () {
 
   it('has no operation when it is missing from the endpoint list', function () {
     const listed = new Set(endpoints.map((endpoint) => `${endpoint.method.toLowerCase()} ${endpoint.path}`));
-    for (const [path, item] of Object.entries(openapiDocument.paths)) {
+    for (const [path, item] of Object.entries(openapiDocument().paths)) {
       for (const verb of Object.keys(item)) assert.ok(listed.has(`${verb} ${path}`), `${verb} ${path}`);
     }
     const ids = endpoints.map((endpoint) => endpoint.operationId);
@@ -325,10 +325,10 @@ describe('openapi document', function () {
 
   it('contains every path with the body format when the interface specification names them', function () {
     for (const [path, name] of Object.entries(specGets)) {
-      assert.ok(openapiDocument.paths[path]?.get, `GET ${path}`);
+      assert.ok(openapiDocument().paths[path]?.get, `GET ${path}`);
       if (name !== null) assert.equal(schemaVersionOf(path), `provenance.${name}/v1`, path);
     }
-    for (const path of specPosts) assert.ok(openapiDocument.paths[path]?.post, `POST ${path}`);
+    for (const path of specPosts) assert.ok(openapiDocument().paths[path]?.post, `POST ${path}`);
   });
 
   it('requires run when the specification marks it required', function () {
@@ -341,7 +341,7 @@ describe('openapi document', function () {
       '/v1/context/entries',
       '/v1/context/compare',
     ];
-    for (const [path, item] of Object.entries(openapiDocument.paths)) {
+    for (const [path, item] of Object.entries(openapiDocument().paths)) {
       const run = item.get?.parameters?.find((parameter) => parameter['name'] === 'run');
       const required = specRunRequired.includes(path) || extensionRunRequired.includes(path);
       assert.equal(run?.['required'] === true, required, path);
@@ -349,24 +349,24 @@ describe('openapi document', function () {
   });
 
   it('lets only the health endpoints go without a token when bearer auth is on', function () {
-    const open = Object.entries(openapiDocument.paths)
+    const open = Object.entries(openapiDocument().paths)
       .filter(([, item]) => Object.values(item).some((operation) => operation.security.length === 0))
       .map(([path]) => path);
     assert.deepEqual(open.sort(), ['/v1/health', '/v1/live', '/v1/ready']);
-    const { type, scheme } = openapiDocument.components.securitySchemes['bearerAuth'] ?? {};
+    const { type, scheme } = openapiDocument().components.securitySchemes['bearerAuth'] ?? {};
     assert.deepEqual([type, scheme], ['http', 'bearer']);
   });
 
   it('declares OpenAPI 3.1.0 and interface version 1.0 when read', function () {
-    assert.equal(openapiDocument.openapi, '3.1.0');
-    assert.equal(openapiDocument.info.version, '1.0');
-    assert.equal(openapiDocument.info['x-provd-version'], provdVersion, 'the release, from package.json');
-    assert.equal(openapiDocument.info.title, 'provd');
+    assert.equal(openapiDocument().openapi, '3.1.0');
+    assert.equal(openapiDocument().info.version, '1.0');
+    assert.equal(openapiDocument().info['x-provd-version'], provdVersion, 'the release, from package.json');
+    assert.equal(openapiDocument().info.title, 'provd');
   });
 
   it('matches the committed openapi.json byte for byte when regenerated', function () {
     const committed = readFileSync(join(packageRoot, 'openapi.json'));
-    assert.ok(committed.equals(openapiBytes), 'openapi.json is out of date: run npm run openapi');
+    assert.ok(committed.equals(openapiBytes()), 'openapi.json is out of date: run npm run openapi');
   });
 
   it('accepts a DaemonHealth body when it follows the spec table', function () {
@@ -507,7 +507,7 @@ describe('openapi document', function () {
       () => indexBodyVersions({ Table: body('table'), Tree: body('causality'), Timeline: {} }),
       /the name Timeline for their union is taken/,
     );
-    assert.equal(openapiDocument.components.schemas['Timeline']?.['description'], unionDescription);
+    assert.equal(openapiDocument().components.schemas['Timeline']?.['description'], unionDescription);
   });
 
   it('accepts a timeline body of either view and refuses one whose view does not match its shape', function () {
@@ -547,7 +547,7 @@ describe('openapi document', function () {
   });
 
   it("names components after the code's own types, never after a generic typia spelled out", function () {
-    for (const name of Object.keys(openapiDocument.components.schemas)) {
+    for (const name of Object.keys(openapiDocument().components.schemas)) {
       assert.match(name, /^[A-Z][A-Za-z]+$/, name);
       // typia spells Record<string, X> as `RecordstringX`, Partial<X> as `PartialX`
       assert.doesNotMatch(
@@ -560,11 +560,11 @@ describe('openapi document', function () {
 
   it("lists in each error response only codes whose status is that response's", function () {
     let checked = 0;
-    for (const [path, item] of Object.entries(openapiDocument.paths)) {
+    for (const [path, item] of Object.entries(openapiDocument().paths)) {
       for (const operation of Object.values(item)) {
         for (const [status, listed] of Object.entries(operation.responses)) {
           const name = '$ref' in listed ? listed.$ref.replace('#/components/responses/', '') : undefined;
-          const response = name === undefined ? listed : openapiDocument.components.responses[name];
+          const response = name === undefined ? listed : openapiDocument().components.responses[name];
           const schema =
             response && 'content' in response ? response.content?.['application/json']?.schema : {};
           const error = (schema?.['properties'] as Record<string, JsonObject> | undefined)?.['error'];

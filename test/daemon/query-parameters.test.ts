@@ -38,7 +38,7 @@ const init = (method: string, path = ''): { method: string; body?: string } => {
 /** Every query parameter the document lists. */
 function documentedParameters(): Documented[] {
   const found: Documented[] = [];
-  for (const [path, item] of Object.entries(openapiDocument.paths)) {
+  for (const [path, item] of Object.entries(openapiDocument().paths)) {
     for (const [verb, operation] of Object.entries(item)) {
       for (const parameter of operation.parameters ?? []) {
         if (parameter['in'] !== 'query') continue;

@@ -29,7 +29,7 @@ const documentId = 'https://provd.invalid/openapi.json';
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats(ajv);
 ajv.addKeyword('components');
-ajv.addSchema({ $id: documentId, components: openapiDocument.components });
+ajv.addSchema({ $id: documentId, components: openapiDocument().components });
 
 const compiled = new WeakMap<JsonObject, ValidateFunction>();
 
@@ -58,13 +58,13 @@ function validatorFor(schema: JsonObject): ValidateFunction {
 function resolveResponse(response: OpenApiResponse): OpenApiResponse | undefined {
   if (!('$ref' in response)) return response;
   const name = response.$ref.replace('#/components/responses/', '');
-  return openapiDocument.components.responses[name];
+  return openapiDocument().components.responses[name];
 }
 
 /** The schema the body must match, or an error string when the answer is not documented. */
 function schemaFor({ method, path, status }: ResponseSample): JsonObject | string {
   const verb = method.toLowerCase();
-  const item = openapiDocument.paths[path];
+  const item = openapiDocument().paths[path];
   const operation = verb === 'get' || verb === 'post' ? item?.[verb] : undefined;
   // unknown paths (404) and undocumented methods (405) answer the generic error body
   if (operation === undefined) return { $ref: '#/components/schemas/ErrorBody' };

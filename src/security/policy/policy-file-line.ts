@@ -3,7 +3,8 @@
  * FILE:LINE as compilers do. The loader's messages name a place (`rules[2] (no-nc): match[1].paths
  * must ...`); this walks that path in the file's YAML tree (JSON is YAML too) to the node's line.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import type { Node } from 'yaml';
+import { yaml } from '../../shared/yaml.js';
 
 /** The 1-based line `message` points at in `text`, or undefined when it names no place there. */
 export function policyErrorLine(text: string, message: string): number | undefined {
@@ -12,10 +13,10 @@ export function policyErrorLine(text: string, message: string): number | undefin
   if (parsed !== null) return Number(parsed[1] ?? parsed[2]);
   const position = /at position (\d+)/.exec(message);
   if (position !== null) return lineOf(Number(position[1]));
-  const counter = new LineCounter();
+  const counter = new (yaml().LineCounter)();
   let root: unknown;
   try {
-    root = parseDocument(text, { lineCounter: counter }).contents;
+    root = yaml().parseDocument(text, { lineCounter: counter }).contents;
   } catch {
     return undefined; // the file's own parse error was located above; nothing more to find
   }
@@ -53,6 +54,7 @@ function placeIn(message: string): Step[] {
 
 /** The deepest node along `path` (a key's own node for the last step, so the line shows the key). */
 function find(root: unknown, path: readonly Step[]): Node | undefined {
+  const { isMap, isScalar, isSeq } = yaml();
   let node = root as Node | undefined;
   for (const step of path) {
     if (isMap(node) && typeof step === 'string') {

@@ -18,7 +18,7 @@
  * A file rule with the id of a built-in rule replaces it; the other built-in rules follow the
  * file's, in the contract's order, unless `include_default_rules: false`.
  */
-import { parseDocument } from 'yaml';
+import { yaml } from '../../shared/yaml.js';
 import { eventTypes } from '../../model/event.js';
 import { defaultRules } from './default-policy.js';
 import {
@@ -128,7 +128,7 @@ function parseYaml(text: string, fail: (message: string) => never): unknown {
   const deep = flowNestedPast(text, maxFlowNesting);
   if (deep !== undefined)
     fail(`nested too deep to parse (${deep.line}:${deep.col}); a policy needs at most ${maxNesting} levels`);
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  const document = yaml().parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const error = document.errors[0];
   // the parser recurses per level: a file nested thousands deep ends its stack
   if (error?.message.includes('call stack'))
