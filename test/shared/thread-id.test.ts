@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { currentThreadId, listThreadIds } from '../../src/shared/thread-id.js';
 import { startDaemon } from '../support/daemon.js';
 import { eventually, softDeadline } from '../support/eventually.js';
+import { ingest, nativeLine } from '../support/telemetry.js';
 
 describe('thread ids', function () {
   it('names the calling thread by its kernel TID, one of this process', function () {
@@ -25,13 +26,13 @@ describe('thread ids', function () {
   it('logs a role for each of the daemon threads, every TID one of the daemon process', async function () {
     const daemon = await startDaemon();
     try {
-      // the normalize threads log once their module has loaded, which may come after `listening`
-      await eventually(
-        'a normalize thread logged',
-        () => daemon.logs.filter((line) => line['msg'] === 'thread' && line['role'] === 'normalize').length,
-        (count) => count >= 1,
-        softDeadline,
-      );
+      // the first task starts the first normalize thread: a daemon that never ingests has none
+      const normalizeThreads = () =>
+        daemon.logs.filter((line) => line['msg'] === 'thread' && line['role'] === 'normalize').length;
+      assert.equal(normalizeThreads(), 0, 'a normalize thread started before any task');
+      assert.equal((await ingest(daemon.url, nativeLine(), 'native')).status, 200);
+      // it logs once its module has loaded, which may come after the answer
+      await eventually('a normalize thread logged', normalizeThreads, (count) => count >= 1, softDeadline);
       const tasks = new Set(readdirSync(`/proc/${daemon.child.pid}/task`).map(Number));
       const roles = new Map<string, number[]>();
       for (const line of daemon.logs) {
