@@ -25,6 +25,7 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--retain-host-events-bytes': 'SIZE',
   '--verify-host-full-every': 'DURATION',
   '--otlp-endpoint': 'URL',
+  '--attestation-key': 'ed25519|ecdsa-p256',
   '--url': 'URL',
   '--format': 'FORMAT',
   '--chunk-bytes': 'BYTES',

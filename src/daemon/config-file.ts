@@ -46,6 +46,7 @@ export const configKeys = {
   'host-name': ['hostName', 'text'],
   'mcp-read-only': ['mcpReadOnly', 'boolean'],
   'otlp-endpoint': ['otlpEndpoint', 'text'],
+  'attestation-key': ['attestationKey', 'text'],
 } as const satisfies Record<string, readonly [keyof DaemonFlags, Kind]>;
 
 const what: Record<Kind, string> = {

@@ -10,6 +10,7 @@ import { findUser, type CommandUser } from '../provenance/record/command-user.js
 import { ProvdError } from '../shared/errors.js';
 import { defaultIngestLimits } from '../ingest/ingest-router.js';
 import { defaultSpoolLimits, type SpoolLimits } from '../telemetry/spool-limits.js';
+import type { KeyAlgorithm } from '../provenance/signing-key.js';
 import { deprecatedCaptureModes, type CaptureMode } from '../sensor/capture-filter.js';
 import { exportHostName } from '../views/export/export-layout.js';
 import {
@@ -35,6 +36,8 @@ export interface DaemonConfig {
   maxMemoryBytes: number;
   /** The checkpoint signing key given with --signing-key; undefined: the data dir's own. */
   signingKeyFile: string | undefined;
+  /** `--attestation-key`: attestations signed by the checkpoint key (ed25519) or a P-256 key of their own. */
+  attestationKey: KeyAlgorithm;
   /** How long an ingest request waits for its commit before it is rolled back and answered 503. */
   ingestTimeoutMs: number;
   spool: SpoolLimits;
@@ -108,6 +111,7 @@ export interface DaemonFlags {
   hostName?: string | undefined;
   mcpReadOnly?: boolean | undefined;
   otlpEndpoint?: string | undefined;
+  attestationKey?: string | undefined;
 }
 
 export const defaultListen = '127.0.0.1:8574';
@@ -123,6 +127,14 @@ function parseCapture(value: string): { mode: CaptureMode; deprecated: string | 
   const mode = Object.hasOwn(deprecatedCaptureModes, value) ? deprecatedCaptureModes[value] : undefined;
   if (mode !== undefined) return { mode, deprecated: value };
   throw invalid(`--capture / PROVD_CAPTURE must be agents or host, not ${JSON.stringify(value)}`);
+}
+
+/** `--attestation-key` / PROVD_ATTESTATION_KEY: `ed25519` (the checkpoint key, the default) or `ecdsa-p256`. */
+function parseAttestationKey(value: string): KeyAlgorithm {
+  if (value === 'ed25519' || value === 'ecdsa-p256') return value;
+  throw invalid(
+    `--attestation-key / PROVD_ATTESTATION_KEY must be ed25519 or ecdsa-p256, not ${JSON.stringify(value)}`,
+  );
 }
 
 function captureOf(parsed: { mode: CaptureMode; deprecated: string | null }) {
@@ -169,6 +181,7 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       1,
     ),
     signingKeyFile: flags.signingKey === undefined ? undefined : resolve(flags.signingKey),
+    attestationKey: parseAttestationKey(flags.attestationKey ?? env['PROVD_ATTESTATION_KEY'] ?? 'ed25519'),
     ingestTimeoutMs: parseDurationMs(
       '--ingest-timeout',
       flags.ingestTimeout,

@@ -10,7 +10,7 @@ import { probeRecordCgroupRoot } from '../provenance/record/cgroup-root.js';
 import { watchCgroupName, Watches } from '../agents/watch/watches.js';
 import { removeSensorMark, writeSensorMark } from '../sensor/sensor-mark.js';
 import { reportUncleanStop } from './unclean-stop.js';
-import { ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
+import { ensureAttestationKey, ensureDefaultKey, loadSigningKey } from '../provenance/signing-key.js';
 import { log } from '../shared/log.js';
 import { batchHashing, mallocArenas } from '../provenance/batch-hash.js';
 import { announcePoolThreads, announceThread } from '../shared/thread-id.js';
@@ -85,6 +85,9 @@ export async function runDaemon(
   // checked here, so a bad key stops the start with a message naming the option
   const signingKeyFile = config.signingKeyFile ?? ensureDefaultKey(config.dataDir);
   loadSigningKey(signingKeyFile, config.signingKeyFile === undefined ? 'signing key' : '--signing-key');
+  const attestationKeyFile =
+    config.attestationKey === 'ecdsa-p256' ? ensureAttestationKey(config.dataDir) : null;
+  if (attestationKeyFile !== null) loadSigningKey(attestationKeyFile, 'attestation key', 'ecdsa-p256');
   const pages = WebPages.load(); // before the store: a missing page file stops the start here
   const resolvers = await loadHostResolvers(config.resolvConf);
   const policy = await loadPolicy(config.policyFile, resolvers.addresses);
@@ -111,6 +114,7 @@ export async function runDaemon(
       },
       provenance: {
         signingKeyFile,
+        attestationKeyFile,
         sealing: !config.faults.noSealing,
         hostLimits: config.hostLimits,
         hostAnchorFile: join(config.dataDir, hostAnchorFileName),

@@ -3,7 +3,7 @@
  * PAE(payloadType, payload) = "DSSEv1" SP len(type) SP type SP len(payload) SP payload, lengths as
  * decimal byte counts, so a payload can never be read under another type.
  */
-import { sign, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 
 /** The payload type of provd checkpoints. */
 export const checkpointPayloadType = 'application/vnd.provd.checkpoint+json';
@@ -27,14 +27,22 @@ export function pae(payloadType: string, payload: Buffer): Buffer {
   ]);
 }
 
-/** Signs `payload` with an ed25519 key into an envelope. */
+/**
+ * The digest a key signs with: none for ed25519 (it hashes inside), SHA-256 for ECDSA P-256, whose
+ * signature is DER as sigstore and securesystemslib read it.
+ */
+function digestOf(key: KeyObject): string | null {
+  return key.asymmetricKeyType === 'ec' ? 'sha256' : null;
+}
+
+/** Signs `payload` with an ed25519 or ECDSA P-256 key into an envelope. */
 export function signEnvelope(
   payloadType: string,
   payload: Buffer,
   key: KeyObject,
   keyId: string,
 ): DsseEnvelope {
-  const sig = sign(null, pae(payloadType, payload), key).toString('base64');
+  const sig = sign(digestOf(key), pae(payloadType, payload), key).toString('base64');
   return { payloadType, payload: payload.toString('base64'), signatures: [{ keyid: keyId, sig }] };
 }
 
@@ -47,5 +55,6 @@ export function verifyEnvelope(
   const signature = envelope.signatures.find((entry) => entry.keyid === keyId);
   if (signature === undefined) return false;
   const payload = Buffer.from(envelope.payload, 'base64');
-  return verify(null, pae(envelope.payloadType, payload), publicKey, Buffer.from(signature.sig, 'base64'));
+  const key = typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey;
+  return verify(digestOf(key), pae(envelope.payloadType, payload), key, Buffer.from(signature.sig, 'base64'));
 }

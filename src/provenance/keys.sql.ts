@@ -1,18 +1,21 @@
 /** GET /v1/graph/keys in the store actor: every key that signed in this store, and the current one. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readRows, sql } from '../store/sql.js';
-import type { SigningKey } from './signing-key.js';
+import type { KeyAlgorithm, SigningKey } from './signing-key.js';
 import { jsonText, type JsonText } from '../store/json-text.js';
 
-/** One public key, enough to check a checkpoint envelope with any ed25519 implementation. */
+/** One public key, enough to check an envelope it signed with any ed25519 or ECDSA P-256 implementation. */
 export interface PublicKeyEntry {
   /** `sha256:<hex>` of the SPKI DER public key: the `keyid` of the envelopes it signed */
   key_id: string;
-  algorithm: 'ed25519';
+  /** ed25519 for checkpoints; ecdsa-p256 only for attestations (`--attestation-key ecdsa-p256`) */
+  algorithm: KeyAlgorithm;
   /** SPKI, PEM */
   public_key_pem: string;
-  /** true for the key this daemon signs with now */
+  /** true for the keys this daemon signs with now */
   current: boolean;
+  /** true for the key this daemon signs attestations with now (GET /v1/graph/attestation) */
+  attestations: boolean;
 }
 
 /** The public keys of this store's checkpoints. */
@@ -21,17 +24,26 @@ export interface GraphKeys {
   keys: PublicKeyEntry[];
 }
 
-/** Lists the keys, the current one first. */
+/** Lists the keys: the current checkpoint key first, then a P-256 attestation key, then older keys. */
 export async function listKeys(
   connection: DuckDBConnection,
   current: SigningKey,
+  attestation: SigningKey,
 ): Promise<JsonText<GraphKeys>> {
   const rows = await readRows<{ key_id: string; public_key_pem: string }>(
     connection,
     sql`SELECT key_id, public_key_pem FROM signing_keys ORDER BY created_ns`,
   );
+  const entry = (key: SigningKey): PublicKeyEntry => ({
+    key_id: key.keyId,
+    algorithm: key.algorithm,
+    public_key_pem: key.publicKeyPem,
+    current: true,
+    attestations: key.keyId === attestation.keyId,
+  });
   const keys: PublicKeyEntry[] = [
-    { key_id: current.keyId, algorithm: 'ed25519', public_key_pem: current.publicKeyPem, current: true },
+    entry(current),
+    ...(attestation.keyId === current.keyId ? [] : [entry(attestation)]),
     ...rows
       .filter((row) => row.key_id !== current.keyId)
       .map((row) => ({
@@ -39,6 +51,7 @@ export async function listKeys(
         algorithm: 'ed25519' as const,
         public_key_pem: row.public_key_pem,
         current: false,
+        attestations: false,
       })),
   ];
   const answer: GraphKeys = { schema_version: 'provenance.keys/v1', keys };

@@ -33,6 +33,8 @@ import type { HostVerifier } from './host/host-verifier.js';
 /** What the provenance handlers answer with, made by the module at start. */
 export interface ProvenanceParts {
   key: SigningKey;
+  /** The key attestations are signed with: `key`, or a P-256 key of their own. */
+  attestationKey: SigningKey;
   checkpointer: Checkpointer;
   /** False only under PROVD_FAULT_NO_SEALING. */
   sealing: boolean;
@@ -78,7 +80,7 @@ export function provenanceHandlers(context: StoreContext, parts: ProvenanceParts
     // report tampering on a store nobody touched), and only what changed since the last call
     verifyHost: async (params: VerifyHostParams) =>
       jsonText(await parts.hostVerifier.verify(params.full === true)),
-    keys: (_: NoParams) => listKeys(context.reader(), parts.key),
+    keys: (_: NoParams) => listKeys(context.reader(), parts.key, parts.attestationKey),
     checkpoint: async (params: CheckpointParams) => {
       await sealedFirst();
       return latestCheckpoint(context.reader(), params);

@@ -24,6 +24,8 @@ import { log } from '../shared/log.js';
 export interface ProvenanceStoreInit {
   /** The ed25519 private key (PEM file) checkpoints are signed with; checked by the daemon at start. */
   signingKeyFile: string;
+  /** The ECDSA P-256 key (PEM file) attestations are signed with (`--attestation-key ecdsa-p256`); null: the checkpoint key. */
+  attestationKeyFile: string | null;
   /** False only under PROVD_FAULT_NO_SEALING: no event_batch objects, no checkpoints. */
   sealing: boolean;
   /** Host event retention and how often the host chain is signed (host/host-keeper.ts). */
@@ -58,6 +60,8 @@ async function startProvenanceStore(
   const { writer, writes } = context;
   await sealLegacyRuns(writer, writes);
   const key = loadSigningKey(init.signingKeyFile);
+  const attestationKey =
+    init.attestationKeyFile === null ? key : loadSigningKey(init.attestationKeyFile, 'attestation key', 'ecdsa-p256');
   const checkpointer = new Checkpointer(writer, writes, key);
   const hostKeeper = new HostKeeper(writer, writes, key, init.hostLimits, init.hostAnchorFile);
   if (init.sealing) {
@@ -89,7 +93,7 @@ async function startProvenanceStore(
   hostVerifier.start();
   const queries = provenanceHandlers(
     context,
-    { key, checkpointer, sealing: init.sealing, hostVerifier },
+    { key, attestationKey, checkpointer, sealing: init.sealing, hostVerifier },
     deps,
   );
   return {
@@ -98,6 +102,7 @@ async function startProvenanceStore(
     lends: {
       sealedFirst: () => (init.sealing ? checkpointer.sealed() : Promise.resolve()),
       signer: statementSigner(key),
+      attestationSigner: statementSigner(attestationKey),
     },
     // the batches committed since the last round, sealed and signed before the store closes
     flush: async () => {
@@ -118,6 +123,8 @@ export interface ProvenanceLends {
   sealedFirst: () => Promise<void>;
   /** Signs an export's manifest with the key checkpoints are signed with. */
   signer: StatementSigner;
+  /** Signs attestations: the checkpoint key, or the P-256 key of `--attestation-key ecdsa-p256`. */
+  attestationSigner: StatementSigner;
 }
 
 /** The provenance domain on the store thread: it gives nothing to others and lends its sealing wait. */

@@ -116,6 +116,11 @@ export class DaemonCommand extends Command {
       'send each run, once sealed and as it grows, as OpenTelemetry traces to this OTLP/HTTP URL (e.g. http://127.0.0.1:4318/v1/traces; headers from OTEL_EXPORTER_OTLP_HEADERS; default off)',
   });
 
+  attestationKey = Option.String('--attestation-key', {
+    description:
+      'what signs attestations (provd attest): ed25519, the checkpoint key (default), or ecdsa-p256, a P-256 key of their own made in the data dir, for verifiers that take no ed25519 (cosign v3); env PROVD_ATTESTATION_KEY',
+  });
+
   // no default here: absent, the config file (or the built-in default, on) decides
   sensor = Option.Boolean('--sensor', {
     description:

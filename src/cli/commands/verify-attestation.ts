@@ -22,9 +22,10 @@ export class VerifyAttestationCommand extends Command {
     details: `
       Checks a Sigstore bundle that \`provd attest\` wrote, with no daemon: a bundle v0.3 holding
       one DSSE envelope of an in-toto statement (\`application/vnd.in-toto+json\`), signed by the
-      ed25519 public key \`--key\` names (PEM, the daemon's GET /v1/graph/keys) over DSSE's
-      pre-authentication encoding, whose statement is a Statement v1 with the Runtime Trace
-      predicate. Prints the verdict and the statement's subjects.
+      ed25519 or ECDSA P-256 public key \`--key\` names (PEM: the daemon's GET /v1/graph/keys
+      lists it, \`attestations: true\`) over DSSE's pre-authentication encoding, whose statement
+      is a Statement v1 with the Runtime Trace predicate. Prints the verdict and the statement's
+      subjects.
 
       Exit code 0 when it verifies, 1 when it does not (another key, a changed byte, not a
       statement), 2 for bad usage or an unreadable file or key.
@@ -84,8 +85,9 @@ function check(bundle: unknown, key: KeyObject): RunStatement | string {
   if (envelope.payloadType !== inTotoPayloadType)
     return `payload type ${envelope.payloadType}, not ${inTotoPayloadType}`;
   if (envelope.signatures.length !== 1) return `${envelope.signatures.length} signatures, not one`;
-  if (key.asymmetricKeyType !== 'ed25519')
-    return `--key is ${key.asymmetricKeyType ?? 'no'} key, not ed25519`;
+  const p256 = key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+  if (key.asymmetricKeyType !== 'ed25519' && !p256)
+    return `--key is ${key.asymmetricKeyDetails?.namedCurve ?? key.asymmetricKeyType ?? 'no'} key, not ed25519 or ECDSA P-256`;
   const keyId = publicKeyId(key);
   const signer = envelope.signatures[0]!.keyid;
   if (signer !== keyId) return `signed by ${signer}, not by --key (${keyId})`;

@@ -36,9 +36,13 @@ export interface ExportNeeds {
   exports: ExportStoreInit;
   sealedFirst: () => Promise<void>;
   signer: StatementSigner;
+  attestationSigner: StatementSigner;
 }
 
-function exportHandlers(context: StoreContext, { exports: init, sealedFirst, signer }: ExportNeeds) {
+function exportHandlers(
+  context: StoreContext,
+  { exports: init, sealedFirst, signer, attestationSigner }: ExportNeeds,
+) {
   return {
     exportBundle: async (params: ExportParams, request: QueryRequest) => {
       // sealed first: a run's bundle holds every event committed before the request, sealed
@@ -63,7 +67,7 @@ function exportHandlers(context: StoreContext, { exports: init, sealedFirst, sig
     attestation: async (params: AttestationParams) => {
       await sealedFirst();
       return jsonText(
-        await context.snapshot((connection) => attestRun(connection, params, init.host, signer)),
+        await context.snapshot((connection) => attestRun(connection, params, init.host, attestationSigner)),
       );
     },
   };

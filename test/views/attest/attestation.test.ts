@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleFromJSON } from '@sigstore/bundle';
 import { PublicKeyDetails, type TrustedRoot } from '@sigstore/protobuf-specs';
 import { toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
-import { runCli } from '../../support/cli.js';
-import { useSharedDaemon } from '../../support/daemon.js';
+import { runCli, runDaemonCli } from '../../support/cli.js';
+import { startDaemon, useSharedDaemon } from '../../support/daemon.js';
 import { assertErrors, request } from '../../support/http.js';
 import { nativeLine } from '../../support/telemetry.js';
 
@@ -38,7 +38,10 @@ interface Descriptor {
  * hint: no Fulcio certificate, transparency log or timestamp is asked for, as provd has none.
  */
 function sigstoreVerify(bundle: unknown, hint: string, publicKeyPem: string): void {
-  const der = createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' });
+  const key = createPublicKey(publicKeyPem);
+  const der = key.export({ type: 'spki', format: 'der' });
+  const keyDetails =
+    key.asymmetricKeyType === 'ec' ? PublicKeyDetails.PKIX_ECDSA_P256_SHA_256 : PublicKeyDetails.PKIX_ED25519;
   const noAuthorities = {
     certificateAuthorities: [],
     timestampAuthorities: [],
@@ -46,7 +49,7 @@ function sigstoreVerify(bundle: unknown, hint: string, publicKeyPem: string): vo
     ctlogs: [],
   } as unknown as TrustedRoot;
   const trust = toTrustMaterial(noAuthorities, {
-    [hint]: { rawBytes: der, keyDetails: PublicKeyDetails.PKIX_ED25519 },
+    [hint]: { rawBytes: der, keyDetails },
   });
   const verifier = new Verifier(trust, { tlogThreshold: 0, ctlogThreshold: 0, timestampThreshold: 0 });
   verifier.verify(toSignedEntity(bundleFromJSON(bundle)));
@@ -391,5 +394,116 @@ describe('GET /v1/graph/attestation and provd attest', function () {
     assert.equal(cli.code, 1);
     assert.match(cli.stderr, /run_not_found/);
     assert.equal(cli.stdout, '');
+  });
+
+  describe('with provd daemon --attestation-key ecdsa-p256', function () {
+    let work = '';
+    before(function () {
+      work = mkdtempSync(join(tmpdir(), 'provd-attest-p256-'));
+    });
+    after(function () {
+      rmSync(work, { recursive: true, force: true });
+    });
+
+    it('signs attestations with a P-256 key of their own, listed by GET /v1/graph/keys, that every verifier takes', async function () {
+      const dataDir = join(work, 'data');
+      let daemon = await startDaemon({
+        dataDir,
+        authToken: token,
+        args: ['--attestation-key', 'ecdsa-p256'],
+      });
+      let keys: Record<string, unknown>[] = [];
+      let bundle: Bundle;
+      try {
+        const post = (path: string, body: string) =>
+          request(daemon.url, path, { method: 'POST', headers: auth, body });
+        const bound = await post(
+          '/v1/telemetry/bind',
+          JSON.stringify({ run_id: run, tool_call_id: 'tc-sensor', cgroup_id: '777' }),
+        );
+        assert.equal(bound.status, 200, JSON.stringify(bound.body));
+        const line = nativeLine({ path: '/usr/bin/curl', argv: ['curl', 'https://example.com/'] });
+        assert.equal((await post('/v1/telemetry/ingest?format=native', line)).status, 200);
+        keys = (await request(daemon.url, '/v1/graph/keys', { headers: auth })).body['keys'] as Record<
+          string,
+          unknown
+        >[];
+        const answer = await request(daemon.url, `/v1/graph/attestation?run=${run}`, { headers: auth });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        bundle = answer.body['bundle'] as Bundle;
+        assert.equal(answer.body['key_id'], keys[1]!['key_id']);
+      } finally {
+        await daemon.stop();
+      }
+      // the checkpoint key first, as without the option; then the attestation key
+      assert.deepEqual(
+        keys.map((key) => [key['algorithm'], key['current'], key['attestations']]),
+        [
+          ['ed25519', true, false],
+          ['ecdsa-p256', true, true],
+        ],
+      );
+      const p256 = keys[1]!;
+      const hint = bundle.verificationMaterial.publicKey.hint;
+      assert.equal(hint, p256['key_id']);
+      assert.equal(bundle.dsseEnvelope.signatures[0]!.keyid, hint);
+      const pem = String(p256['public_key_pem']);
+      sigstoreVerify(bundle, hint, pem);
+      const payload = Buffer.from(bundle.dsseEnvelope.payload, 'base64');
+      const at = payload.indexOf(Buffer.from(run));
+      assert.ok(at > 0);
+      payload[at] = payload[at]! ^ 0x01; // the statement names another run
+      const changed = {
+        ...bundle,
+        dsseEnvelope: { ...bundle.dsseEnvelope, payload: payload.toString('base64') },
+      };
+      assert.throws(() => sigstoreVerify(changed, hint, pem), /signature verification failed/);
+      const files = {
+        key: join(work, 'p256.pub'),
+        ed25519: join(work, 'ed25519.pub'),
+        original: join(work, 'p256.sigstore.json'),
+        changed: join(work, 'p256-changed.sigstore.json'),
+      };
+      writeFileSync(files.key, pem);
+      writeFileSync(files.ed25519, String(keys[0]!['public_key_pem']));
+      writeFileSync(files.original, JSON.stringify(bundle));
+      writeFileSync(files.changed, JSON.stringify(changed));
+      const own = await runCli(['verify', '--attestation', files.original, '--key', files.key]);
+      assert.equal(own.code, 0, own.stderr);
+      assert.match(own.stdout, new RegExp(`^ok: .*runtime-trace/v0.2 signed by ${hint}\\n`));
+      const ownChanged = await runCli(['verify', '--attestation', files.changed, '--key', files.key]);
+      assert.equal(ownChanged.code, 1);
+      assert.match(ownChanged.stderr, /the signature does not verify under --key/);
+      const ownEd25519 = await runCli(['verify', '--attestation', files.original, '--key', files.ed25519]);
+      assert.equal(ownEd25519.code, 1);
+      assert.match(ownEd25519.stderr, /not by --key/);
+      // the private key stays in the data dir, the daemon's alone, and the same across a restart
+      assert.equal(statSync(join(dataDir, 'attestation-key-p256.pem')).mode & 0o777, 0o600);
+      daemon = await startDaemon({ dataDir, authToken: token, args: ['--attestation-key', 'ecdsa-p256'] });
+      try {
+        const again = await request(daemon.url, `/v1/graph/attestation?run=${run}`, { headers: auth });
+        assert.equal(again.body['key_id'], hint);
+      } finally {
+        await daemon.stop();
+      }
+      if (!hasSecuresystemslib()) {
+        process.stderr.write(`      skipped the Python check: ${python} cannot import securesystemslib\n`);
+        return;
+      }
+      const checked = spawnSync(python, [pythonCheck, files.original, files.key], { encoding: 'utf8' });
+      assert.equal(checked.status, 0, checked.stderr);
+      assert.match(checked.stdout, /^verified: https:\/\/in-toto.io\/attestation\/runtime-trace\/v0.2/);
+      const refused = spawnSync(python, [pythonCheck, files.changed, files.key], { encoding: 'utf8' });
+      assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+    });
+
+    it('refuses another value at start, saying which it takes', async function () {
+      const started = await runDaemonCli(join(work, 'refused'), ['--attestation-key', 'rsa']);
+      assert.equal(started.code, 2, started.stderr);
+      assert.match(
+        started.stderr,
+        /PROVD_ERR_CONFIG_INVALID: --attestation-key .* must be ed25519 or ecdsa-p256, not "rsa"/,
+      );
+    });
   });
 });
