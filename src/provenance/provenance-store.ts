@@ -61,7 +61,9 @@ async function startProvenanceStore(
   await sealLegacyRuns(writer, writes);
   const key = loadSigningKey(init.signingKeyFile);
   const attestationKey =
-    init.attestationKeyFile === null ? key : loadSigningKey(init.attestationKeyFile, 'attestation key', 'ecdsa-p256');
+    init.attestationKeyFile === null
+      ? key
+      : loadSigningKey(init.attestationKeyFile, 'attestation key', 'ecdsa-p256');
   const checkpointer = new Checkpointer(writer, writes, key);
   const hostKeeper = new HostKeeper(writer, writes, key, init.hostLimits, init.hostAnchorFile);
   if (init.sealing) {
