@@ -3,11 +3,18 @@
  * 500,000 events (20,000 with --short), end to end (sealing wait, COPY of five tables in a read
  * snapshot, manifest hashing, tar, transfer), with p50 and p99 and the daemon's peak RSS, and the
  * same events as a range (GET /v1/export?from=&to=); then
- * `provd verify --bundle`'s check of the extracted bundle. The baseline, in the same run, is
- * DuckDB's own COPY of the same rows to Parquet on the stopped daemon's file: each case reports
- * its p50 as a ratio to it. Prints one JSON object per result.
+ * `provd verify --bundle`'s check of the extracted bundle, and the run's in-toto attestation (GET
+ * /v1/graph/attestation). The baseline, in the same run, is DuckDB's own COPY of the same rows to
+ * Parquet on the stopped daemon's file: each case reports its p50 as a ratio to it.
+ * Then the OTLP export (`--otlp-endpoint`): a daemon started on the stopped one's store sends the
+ * sealed run to a loopback receiver that acknowledges every request; `otlp_drain` is the rate it
+ * sends the backlog at (events a second, from ready to every span acknowledged, as health's
+ * `checks.otlp` counts them), as a ratio to the rate the same events were ingested at in this run
+ * (above 1: the export keeps up with ingest). Prints one JSON object per result.
  */
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { extractExport } from '../src/cli/export-files.js';
@@ -15,6 +22,7 @@ import { execute, raw, sql } from '../src/store/sql.js';
 import { pathLiteral } from '../src/views/export/export-columns.js';
 import { keyOf } from '../src/views/export/bundle-tables.sql.js';
 import { verifyBundle } from '../src/views/export/bundle-verify.sql.js';
+import { request } from '../test/support/http.js';
 import { makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../test/support/daemon.js';
 import { withDatabase } from '../test/support/duckdb.js';
 import { benchMain } from './support/bench-main.js';
@@ -97,8 +105,12 @@ async function run(): Promise<string[]> {
   let peak: number | null;
   let rangeTimes: number[];
   let daemonKey: string;
+  let attestTimes: number[];
+  let seedS: number;
   try {
+    const seedStart = performance.now();
     await seed(daemon);
+    seedS = (performance.now() - seedStart) / 1000;
     // the key the bundle is verified under, as a user pins it (--key)
     const keys = (await (await fetch(`${daemon.url}/v1/graph/keys`)).json()) as {
       keys: { public_key_pem: string }[];
@@ -117,6 +129,11 @@ async function run(): Promise<string[]> {
     rangeTimes = await timed(async () => {
       const answer = await fetch(`${daemon.url}/v1/export?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z`);
       if (answer.status !== 200) throw new Error(`range export answered HTTP ${answer.status}`);
+      await answer.arrayBuffer();
+    });
+    attestTimes = await timed(async () => {
+      const answer = await fetch(`${daemon.url}/v1/graph/attestation?run=${runId}`);
+      if (answer.status !== 200) throw new Error(`attestation answered HTTP ${answer.status}`);
       await answer.arrayBuffer();
     });
   } finally {
@@ -144,15 +161,74 @@ async function run(): Promise<string[]> {
   });
   const ranged = print('get_export_range', rangeTimes);
   const verified = print('verify_bundle', verifyTimes);
+  const attested = print('get_attestation', attestTimes);
   const ratios = {
     bench: 'export',
     case: 'ratios_to_baseline_p50',
     get_export_run: Number((exported / baseline).toFixed(3)),
     get_export_range: Number((ranged / baseline).toFixed(3)),
     verify_bundle: Number((verified / baseline).toFixed(3)),
+    get_attestation: Number((attested / baseline).toFixed(3)),
   };
   process.stdout.write(JSON.stringify(ratios) + '\n');
+  await otlpDrain(seedS);
   return [];
+}
+
+/** A receiver that acknowledges every OTLP/HTTP request with an empty response, reading the body. */
+async function startAckingReceiver(): Promise<{ server: Server; url: string; bytes: () => number }> {
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => (bytes += chunk.byteLength));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  return { server, url: `http://127.0.0.1:${port}/v1/traces`, bytes: () => bytes };
+}
+
+/** The sealed run's backlog sent to a receiver by a daemon started on its store; the rate, against ingest's. */
+async function otlpDrain(seedS: number): Promise<void> {
+  const receiver = await startAckingReceiver();
+  const daemon = await startDaemon({ dataDir, args: ['--otlp-endpoint', receiver.url] });
+  const sent = async (): Promise<Record<string, unknown>> =>
+    ((await request(daemon.url, '/v1/health')).body['checks'] as Record<string, Record<string, unknown>>)[
+      'otlp'
+    ]!;
+  try {
+    const start = performance.now();
+    const pid = daemon.child.pid!;
+    resetPeakRss(pid);
+    let check = await sent();
+    // every event's span, and the run's span once the whole run was sent
+    while (Number(check['sent_spans']) <= events || Number(check['pending_runs']) > 0) {
+      if (check['status'] !== 'ok') throw new Error(`otlp export: ${JSON.stringify(check)}`);
+      if (performance.now() - start > 600_000)
+        throw new Error(`otlp export stalled: ${JSON.stringify(check)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      check = await sent();
+    }
+    const drainS = (performance.now() - start) / 1000;
+    const ingestRate = events / seedS;
+    const drainRate = events / drainS;
+    const result = {
+      bench: 'export',
+      case: 'otlp_drain',
+      events,
+      spans: check['sent_spans'],
+      otlp_bytes: receiver.bytes(),
+      events_per_sec: Math.round(drainRate),
+      baseline: { name: 'ingest_native_http', events_per_sec: Math.round(ingestRate) },
+      ratio_to_baseline: Number((drainRate / ingestRate).toFixed(3)),
+      daemon_peak_rss_bytes: readPeakRssBytes(pid),
+      ...host,
+    };
+    process.stdout.write(JSON.stringify(result) + '\n');
+  } finally {
+    await daemon.stop();
+    receiver.server.close();
+  }
 }
 
 await benchMain({

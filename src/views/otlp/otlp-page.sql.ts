@@ -123,7 +123,9 @@ async function runFacts(
                greatest((SELECT max(time_ns) FROM events WHERE run_id = ${run} AND seq < ${sealedTo}),
                         (SELECT max(coalesce(ended_ns, started_ns)) FROM tool_calls WHERE run_id = ${run})) AS last,
                (SELECT sum(input_tokens) FROM run_llm_usage WHERE run_id = ${run}) AS input_tokens,
-               (SELECT sum(output_tokens) FROM run_llm_usage WHERE run_id = ${run}) AS output_tokens`,
+               (SELECT sum(output_tokens) FROM run_llm_usage WHERE run_id = ${run}) AS output_tokens,
+               (SELECT json_extract_string(body, '$.payload.agent') FROM objects
+                 WHERE run_id = ${run} AND kind = 'hook_event' ORDER BY created_ns LIMIT 1) AS agent`,
   );
   const firstSeen = head['first_seen_ns'] as bigint | null;
   const start = (span?.['first'] as bigint | null) ?? firstSeen ?? 0n;
@@ -140,6 +142,7 @@ async function runFacts(
       inputTokens === null || inputTokens === undefined
         ? null
         : { input_tokens: Number(inputTokens), output_tokens: Number(span?.['output_tokens'] ?? 0n) },
+    agent: (span?.['agent'] as string | null | undefined) ?? null,
   };
 }
 

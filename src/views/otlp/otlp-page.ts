@@ -22,6 +22,8 @@ export interface OtlpRunFacts {
   verify_status: string | null;
   /** Token usage provd read from the run's TLS bodies; null when it read none. */
   usage: { input_tokens: number; output_tokens: number } | null;
+  /** The agent whose hooks wrote the run (claude, codex, gemini); null for a run no hook wrote. */
+  agent: string | null;
 }
 
 /** One tool call: an `execute_tool` span. */

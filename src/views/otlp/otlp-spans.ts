@@ -89,11 +89,14 @@ export class OtlpSpanBuilder {
   }
 
   private runSpan(traceId: string, spanId: string, run: OtlpRunFacts): void {
-    const span = this.start(traceId, spanId, ROOT_CONTEXT, 'invoke_agent', {
+    // the conventions' span name, `invoke_agent {gen_ai.agent.name}`, where a hook said the agent
+    const name = run.agent === null ? 'invoke_agent' : `invoke_agent ${run.agent}`;
+    const span = this.start(traceId, spanId, ROOT_CONTEXT, name, {
       startNs: run.start_ns,
       attributes: {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.conversation.id': run.run_id,
+        ...(run.agent === null ? {} : { 'gen_ai.agent.name': run.agent }),
         'provd.run.id': run.run_id,
         'provd.checkpoint.hash': run.checkpoint_hash,
         'provd.verify.status': run.verify_status ?? 'unverified',

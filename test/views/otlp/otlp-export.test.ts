@@ -4,6 +4,7 @@ import { runDaemonCli } from '../../support/cli.js';
 import { freePort, makeDataDir, removeDir, startDaemon, type RunningDaemon } from '../../support/daemon.js';
 import { eventually } from '../../support/eventually.js';
 import { request } from '../../support/http.js';
+import { deniedCall, ranCall, storeAgentSession } from '../../support/agent-session.js';
 import { openAiResponses } from '../../support/llm-bodies.js';
 import { bind, ingest, nativeLine, pageAll } from '../../support/telemetry.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
@@ -205,6 +206,34 @@ describe('otlp export', function () {
       (c) => c['sent_spans'] === inTrace.length,
     );
     assert.deepEqual([check['status'], check['endpoint'], check['rejected_spans']], ['ok', receiver.url, 0]);
+  });
+
+  it("names a hook session's agent on its invoke_agent span, and its tool calls by the agent's ids", async function () {
+    receiver = await startOtlpReceiver();
+    daemon = await startDaemon({ dataDir, args: ['--otlp-endpoint', receiver.url] });
+    await storeAgentSession(daemon.url, {}, 'session-otlp');
+    const traceId = traceIdOf('session-otlp');
+    const runSpan = await eventually(
+      'the session span',
+      () => receiver!.spans.filter((span) => span.traceId === traceId && span.parentSpanId === '').at(-1),
+      (span) => span !== undefined,
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    assert.equal(runSpan!.name, 'invoke_agent claude');
+    assert.equal(runSpan!.attributes['gen_ai.agent.name'], 'claude');
+    assert.equal(runSpan!.attributes['gen_ai.conversation.id'], 'session-otlp');
+    const toolIds = await eventually(
+      'the tool call spans',
+      () =>
+        receiver!.spans
+          .filter(
+            (span) => span.traceId === traceId && span.attributes['gen_ai.operation.name'] === 'execute_tool',
+          )
+          .map((span) => span.attributes['gen_ai.tool.call.id']),
+      (ids) => ids.includes(ranCall) && ids.includes(deniedCall),
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    assert.equal(new Set(toolIds).size, toolIds.length, 'each tool call sent once');
   });
 
   it('loses nothing and sends no event twice when the endpoint is down, then up, and across a restart', async function () {
