@@ -10,6 +10,7 @@ import { PublicKeyDetails, type TrustedRoot } from '@sigstore/protobuf-specs';
 import { toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import { runCli, runDaemonCli } from '../../support/cli.js';
 import { startDaemon, useSharedDaemon } from '../../support/daemon.js';
+import { useTempDir } from '../../support/temp-dir.js';
 import { assertErrors, request } from '../../support/http.js';
 import { nativeLine } from '../../support/telemetry.js';
 
@@ -397,16 +398,10 @@ describe('GET /v1/graph/attestation and provd attest', function () {
   });
 
   describe('with provd daemon --attestation-key ecdsa-p256', function () {
-    let work = '';
-    before(function () {
-      work = mkdtempSync(join(tmpdir(), 'provd-attest-p256-'));
-    });
-    after(function () {
-      rmSync(work, { recursive: true, force: true });
-    });
+    const temp = useTempDir('provd-attest-p256-');
 
     it('signs attestations with a P-256 key of their own, listed by GET /v1/graph/keys, that every verifier takes', async function () {
-      const dataDir = join(work, 'data');
+      const dataDir = join(temp.path, 'data');
       let daemon = await startDaemon({
         dataDir,
         authToken: token,
@@ -459,10 +454,10 @@ describe('GET /v1/graph/attestation and provd attest', function () {
       };
       assert.throws(() => sigstoreVerify(changed, hint, pem), /signature verification failed/);
       const files = {
-        key: join(work, 'p256.pub'),
-        ed25519: join(work, 'ed25519.pub'),
-        original: join(work, 'p256.sigstore.json'),
-        changed: join(work, 'p256-changed.sigstore.json'),
+        key: join(temp.path, 'p256.pub'),
+        ed25519: join(temp.path, 'ed25519.pub'),
+        original: join(temp.path, 'p256.sigstore.json'),
+        changed: join(temp.path, 'p256-changed.sigstore.json'),
       };
       writeFileSync(files.key, pem);
       writeFileSync(files.ed25519, String(keys[0]!['public_key_pem']));
@@ -498,7 +493,7 @@ describe('GET /v1/graph/attestation and provd attest', function () {
     });
 
     it('refuses another value at start, saying which it takes', async function () {
-      const started = await runDaemonCli(join(work, 'refused'), ['--attestation-key', 'rsa']);
+      const started = await runDaemonCli(join(temp.path, 'refused'), ['--attestation-key', 'rsa']);
       assert.equal(started.code, 2, started.stderr);
       assert.match(
         started.stderr,
