@@ -8,6 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { evidenceName, methodName, typeName } from '../../model/codes.js';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import { execute, inTransaction, list, readRows, sql } from '../../store/sql.js';
+import { decisionsOf, type DecisionRow } from '../../security/judged-events.sql.js';
 import { addCounters } from '../../telemetry/producer-counters.sql.js';
 import type {
   OtlpAck,
@@ -65,7 +66,8 @@ export async function readOtlpPage(connection: DuckDBConnection, run: string): P
   const events = await readRows<Row>(
     connection,
     sql`SELECT e.id, e.seq, e.type, e.time_ns, e.pid, e.ppid, e.comm, e.corr_method, e.evidence_level,
-          e.attrs, e.hash, CASE WHEN t.tool_call_id IS NULL THEN NULL ELSE e.tool_call_id END AS tool_call_id
+          e.attrs, e.hash, coalesce(e.judged, false) AS judged,
+          CASE WHEN t.tool_call_id IS NULL THEN NULL ELSE e.tool_call_id END AS tool_call_id
         FROM events e LEFT JOIN tool_calls t ON t.run_id = e.run_id AND t.tool_call_id = e.tool_call_id
         WHERE e.run_id = ${run} AND e.seq >= ${from} AND e.seq < ${sealedTo}
         ORDER BY e.seq LIMIT ${otlpPageEvents}`,
@@ -74,22 +76,12 @@ export async function readOtlpPage(connection: DuckDBConnection, run: string): P
   const kept = events.findIndex((row) => (bytes += (row['attrs'] as string).length) > otlpPageAttrBytes);
   const cut = kept > 0; // the first event is sent whatever its size
   if (cut) events.length = kept;
-  const decisions = new Map<string, { decision: string; rule_id: string }>();
-  if (events.length > 0) {
-    const rows = await readRows<Row>(
-      connection,
-      sql`SELECT event_id, any_value(decision) AS decision, any_value(rule_id) AS rule_id FROM policy_decisions
-          WHERE event_id IN (SELECT unnest(${list(
-            events.map((event) => event['id'] as string),
-            VARCHAR,
-          )})) GROUP BY event_id`,
-    );
-    for (const row of rows)
-      decisions.set(row['event_id'] as string, {
-        decision: row['decision'] as string,
-        rule_id: row['rule_id'] as string,
-      });
-  }
+  // the decisions of the page's judged events, by their seq range (none read when it judged none:
+  // a scan of every decision in the store a page, before)
+  const judged = events
+    .filter((row) => row['judged'] === true)
+    .map((row) => ({ seq: row['seq'] as bigint, id: row['id'] as string }));
+  const { decisions } = await decisionsOf(connection, judged);
   const calls = await readRows<Row>(
     connection,
     sql`SELECT t.tool_call_id, t.status, t.record, t.object_hash, t.started_ns, t.ended_ns FROM tool_calls t
@@ -160,10 +152,7 @@ function toolCallOf(row: Record<string, unknown>): OtlpToolCall {
   };
 }
 
-function eventOf(
-  row: Record<string, unknown>,
-  decisions: ReadonlyMap<string, { decision: string; rule_id: string }>,
-): OtlpEvent {
+function eventOf(row: Record<string, unknown>, decisions: ReadonlyMap<string, DecisionRow>): OtlpEvent {
   const id = row['id'] as string;
   return {
     id,
@@ -176,10 +165,15 @@ function eventOf(
     tool_call_id: row['tool_call_id'] as string | null,
     evidence_level: evidenceName(row['evidence_level'] as number),
     correlation_method: methodName(row['corr_method'] as number),
-    decision: decisions.get(id) ?? null,
+    decision: decisionSummary(decisions.get(id)),
     attrs: row['attrs'] as string,
     hash: row['hash'] as string,
   };
+}
+
+/** What an event's span says of its decision. */
+function decisionSummary(row: DecisionRow | undefined): OtlpEvent['decision'] {
+  return row === undefined ? null : { decision: row.decision, rule_id: row.rule_id };
 }
 
 /**
