@@ -5,9 +5,9 @@
  * store as it was; the daemon's own clients (CLI, SDKs, curl) send none of these marks and pass.
  */
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
+import { sendRaw } from '../support/raw-request.js';
 import { nativeLine } from '../support/telemetry.js';
 
 interface Answer {
@@ -16,40 +16,17 @@ interface Answer {
   accept: string | undefined;
 }
 
-/** Sends exactly these headers (Host included, which fetch will not let a caller set). */
-function send(
+/** Sends exactly these headers (test/support/raw-request.ts); the error code and Accept of the answer. */
+async function send(
   daemon: RunningDaemon,
   method: string,
   path: string,
   headers: Record<string, string>,
   body?: string,
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: daemon.port,
-        method,
-        path,
-        headers: { host: `127.0.0.1:${daemon.port}`, ...headers },
-      },
-      (response) => {
-        const parts: Buffer[] = [];
-        response.on('data', (part: Buffer) => parts.push(part));
-        response.on('end', () => {
-          const parsed = JSON.parse(Buffer.concat(parts).toString()) as { error?: { code?: string } };
-          const accept = response.headers['accept'];
-          resolve({
-            status: response.statusCode ?? 0,
-            code: parsed.error?.code,
-            accept: accept,
-          });
-        });
-      },
-    );
-    sent.on('error', reject);
-    sent.end(body);
-  });
+  const answer = await sendRaw(daemon, method, path, headers, body);
+  const parsed = JSON.parse(answer.text) as { error?: { code?: string } };
+  return { status: answer.status, code: parsed.error?.code, accept: answer.headers['accept'] };
 }
 
 const run = 'run-page';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
 import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
 import { assertErrors, pageItems, request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
+import { useTempDir } from '../support/temp-dir.js';
 
 /** A real sample from another system (test/fixtures: copied byte for byte from shared/data). */
 const fixture = (name: string): string => readFileSync(join(packageRoot, 'test', 'fixtures', name), 'utf8');
@@ -32,10 +32,11 @@ function risksOf(daemon: RunningDaemon, run: string, limit = 100): Promise<Risk[
 
 describe('GET /v1/security/risks (the policy judging every stored event)', function () {
   const daemons = useDaemonFixture();
+  const work = useTempDir('provd-risks-');
 
   /** A daemon judging by a rules file of `rules`, with run `run` bound to cgroup 777. */
   async function daemonWithRules(rules: unknown[], run: string): Promise<RunningDaemon> {
-    const policy = join(mkdtempSync(join(tmpdir(), 'provd-risks-')), 'policy.json');
+    const policy = join(work.path, 'policy.json');
     writeFileSync(policy, JSON.stringify({ rules }));
     const daemon = await daemons.start({ args: ['--policy', policy] });
     await bind(daemon.url, {

@@ -4,48 +4,8 @@
  * sites' pages and to rebinding pages like every other path. The API behind them keeps its token.
  */
 import assert from 'node:assert/strict';
-import type { IncomingHttpHeaders } from 'node:http';
-import { request as httpRequest } from 'node:http';
-import { useDaemonFixture, type RunningDaemon } from '../../support/daemon.js';
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
-
-/** Sends exactly these headers (Host included, which fetch will not let a caller set). */
-function send(
-  daemon: RunningDaemon,
-  method: string,
-  path: string,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: daemon.port,
-        method,
-        path,
-        headers: { host: `127.0.0.1:${daemon.port}`, ...headers },
-      },
-      (response) => {
-        const parts: Buffer[] = [];
-        response.on('data', (part: Buffer) => parts.push(part));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            text: Buffer.concat(parts).toString(),
-          }),
-        );
-      },
-    );
-    sent.on('error', reject);
-    sent.end();
-  });
-}
+import { useDaemonFixture } from '../../support/daemon.js';
+import { sendRaw, type RawAnswer } from '../../support/raw-request.js';
 
 const token = 'web-pages-token';
 const files: readonly [path: string, type: RegExp][] = [
@@ -55,7 +15,7 @@ const files: readonly [path: string, type: RegExp][] = [
   ['/ui/app.css', /^text\/css; charset=utf-8$/],
 ];
 
-function codeOf(answer: Answer): string | undefined {
+function codeOf(answer: RawAnswer): string | undefined {
   return (JSON.parse(answer.text) as { error?: { code?: string } }).error?.code;
 }
 
@@ -66,7 +26,7 @@ describe('the web view files', function () {
     const daemon = await fixture.start({ authToken: token });
     for (const [path, type] of files) {
       // a typed URL (Sec-Fetch-Site: none), then the page's own loads of its script and style
-      const answer = await send(daemon, 'GET', path, {
+      const answer = await sendRaw(daemon, 'GET', path, {
         'sec-fetch-site': path === '/ui' ? 'none' : 'same-origin',
       });
       assert.equal(answer.status, 200, path);
@@ -89,35 +49,35 @@ describe('the web view files', function () {
       assert.ok(!answer.text.includes(token), `${path} holds no token`);
       assert.equal(answer.headers['set-cookie'], undefined);
     }
-    const page = await send(daemon, 'GET', '/ui');
+    const page = await sendRaw(daemon, 'GET', '/ui');
     assert.match(page.text, /<script type="module" src="\/ui\/app\.js"><\/script>/);
     assert.doesNotMatch(page.text, /<script>|\son\w+=/, 'no inline script or handler');
     // the data behind the page still needs the token
-    const runs = await send(daemon, 'GET', '/v1/runs', { 'sec-fetch-site': 'same-origin' });
+    const runs = await sendRaw(daemon, 'GET', '/v1/runs', { 'sec-fetch-site': 'same-origin' });
     assert.deepEqual([runs.status, codeOf(runs)], [401, 'unauthorized']);
     const authorized = { 'sec-fetch-site': 'same-origin', authorization: `Bearer ${token}` };
-    assert.equal((await send(daemon, 'GET', '/v1/runs', authorized)).status, 200);
+    assert.equal((await sendRaw(daemon, 'GET', '/v1/runs', authorized)).status, 200);
   });
 
   it('redirects / to /ui, answers HEAD, refuses other methods with 405, and keeps other paths behind the token', async function () {
     const daemon = await fixture.start({ authToken: token });
-    const root = await send(daemon, 'GET', '/');
+    const root = await sendRaw(daemon, 'GET', '/');
     assert.equal(root.status, 303);
     assert.equal(root.headers['location'], '/ui');
-    const head = await send(daemon, 'HEAD', '/ui');
+    const head = await sendRaw(daemon, 'HEAD', '/ui');
     assert.equal(head.status, 200);
     assert.equal(head.text, '');
     assert.ok(Number(head.headers['content-length']) > 100);
     for (const method of ['POST', 'PUT', 'DELETE']) {
-      const answer = await send(daemon, method, '/ui/app.js');
+      const answer = await sendRaw(daemon, method, '/ui/app.js');
       assert.deepEqual([answer.status, codeOf(answer)], [405, 'method_not_allowed'], method);
       assert.equal(answer.headers['allow'], 'GET, HEAD');
     }
     // a file that is not the view's is any unknown path: it needs the token, then is 404
     for (const path of ['/ui/', '/ui/web-pages.js', '/ui/../package.json', '/ui/index.html']) {
-      const refused = await send(daemon, 'GET', path);
+      const refused = await sendRaw(daemon, 'GET', path);
       assert.equal(refused.status, 401, path);
-      const answer = await send(daemon, 'GET', path, { authorization: `Bearer ${token}` });
+      const answer = await sendRaw(daemon, 'GET', path, { authorization: `Bearer ${token}` });
       assert.deepEqual([answer.status, codeOf(answer)], [404, 'not_found'], path);
     }
   });
@@ -133,7 +93,7 @@ describe('the web view files', function () {
           { 'sec-fetch-site': 'same-origin', host: `evil.example:${daemon.port}` },
         ];
         for (const marks of refusedMarks) {
-          const answer = await send(daemon, 'GET', path, marks);
+          const answer = await sendRaw(daemon, 'GET', path, marks);
           const what = `${path} ${JSON.stringify(marks)} token ${authToken !== undefined}`;
           assert.deepEqual([answer.status, codeOf(answer)], [403, 'forbidden'], what);
         }
