@@ -35,30 +35,22 @@ describe('POST /mcp as Claude Code reaches it (claude mcp add --transport http)'
   it('connects with the token, and is refused 401 with a wrong one', async function () {
     this.timeout(120_000);
     const url = `${shared.daemon.url}/mcp`;
-    await claude(
-      'mcp',
-      'add',
-      '--transport',
-      'http',
-      '--scope',
-      'user',
-      'provd',
-      url,
-      '--header',
-      `Authorization: Bearer ${token}`,
-    );
-    await claude(
-      'mcp',
-      'add',
-      '--transport',
-      'http',
-      '--scope',
-      'user',
-      'provd-wrong',
-      url,
-      '--header',
-      'Authorization: Bearer wrong',
-    );
+    // Claude Code's own command to add an MCP server over HTTP with a header
+    const add = (name: string, bearer: string) =>
+      claude(
+        'mcp',
+        'add',
+        '--transport',
+        'http',
+        '--scope',
+        'user',
+        name,
+        url,
+        '--header',
+        `Authorization: Bearer ${bearer}`,
+      );
+    await add('provd', token);
+    await add('provd-wrong', 'wrong');
     const listed = await claude('mcp', 'list');
     assert.match(listed, new RegExp(`^provd: ${url} \\(HTTP\\) - ✔ Connected$`, 'm'), listed);
     assert.match(listed, /^provd-wrong: .* Failed to connect .*HTTP 401/m, listed);

@@ -127,6 +127,22 @@ describe('GET /v1/graph/attestation and provd attest', function () {
     rmSync(work, { recursive: true, force: true });
   });
 
+  /** Binds `run` to `cgroup`, ingests `lines` (all accepted), and answers its attestation's bundle. */
+  async function attestLines(run: string, cgroup: string, lines: string[]): Promise<Bundle> {
+    const { url } = shared.daemon;
+    const post = (path: string, body: string) => request(url, path, { method: 'POST', headers: auth, body });
+    const bound = await post(
+      '/v1/telemetry/bind',
+      JSON.stringify({ run_id: run, tool_call_id: 'tc', cgroup_id: cgroup }),
+    );
+    assert.equal(bound.status, 200);
+    const ingested = await post('/v1/telemetry/ingest?format=native', lines.join('\n'));
+    assert.equal(ingested.body['accepted'], lines.length, JSON.stringify(ingested.body));
+    const answer = await request(url, `/v1/graph/attestation?run=${run}`, { headers: auth });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body['bundle'] as Bundle;
+  }
+
   async function attest(): Promise<Record<string, unknown>> {
     const answer = await request(shared.daemon.url, `/v1/graph/attestation?run=${run}`, { headers: auth });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -287,25 +303,10 @@ describe('GET /v1/graph/attestation and provd attest', function () {
   });
 
   it('lists at most 1000 execs of a run and counts the ones it left out', async function () {
-    const { url } = shared.daemon;
-    const big = 'run-attest-big';
-    const bound = await request(url, '/v1/telemetry/bind', {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ run_id: big, tool_call_id: 'tc', cgroup_id: '888' }),
-    });
-    assert.equal(bound.status, 200);
     const lines = Array.from({ length: 1003 }, (_, i) =>
       nativeLine({ cgroup_id: '888', pid: 1000 + i, tgid: 1000 + i, argv: ['true', String(i)] }),
     );
-    const ingested = await request(url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: lines.join('\n'),
-    });
-    assert.equal(ingested.body['accepted'], 1003);
-    const answer = await request(url, `/v1/graph/attestation?run=${big}`, { headers: auth });
-    const bundle = answer.body['bundle'] as Bundle;
+    const bundle = await attestLines('run-attest-big', '888', lines);
     const statement = JSON.parse(Buffer.from(bundle.dsseEnvelope.payload, 'base64').toString('utf8')) as {
       predicate: { monitorLog: { process: { pid: number }[] }; provdOmitted: Record<string, number> };
     };
@@ -316,14 +317,6 @@ describe('GET /v1/graph/attestation and provd attest', function () {
   });
 
   it("states a hostile producer's long and odd values bounded, marked or counted, and still verifies", async function () {
-    const { url } = shared.daemon;
-    const odd = 'run-attest-odd';
-    const bound = await request(url, '/v1/telemetry/bind', {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ run_id: odd, tool_call_id: 'tc', cgroup_id: '999' }),
-    });
-    assert.equal(bound.status, 200);
     const long = 'a'.repeat(10_000);
     const lines = [
       nativeLine({
@@ -348,15 +341,7 @@ describe('GET /v1/graph/attestation and provd attest', function () {
         dst_port: 53,
       }),
     ];
-    const ingested = await request(url, '/v1/telemetry/ingest?format=native', {
-      method: 'POST',
-      headers: auth,
-      body: lines.join('\n'),
-    });
-    assert.equal(ingested.body['accepted'], lines.length, JSON.stringify(ingested.body));
-    const bundle = (await request(url, `/v1/graph/attestation?run=${odd}`, { headers: auth })).body[
-      'bundle'
-    ] as Bundle;
+    const bundle = await attestLines('run-attest-odd', '999', lines);
     sigstoreVerify(bundle, bundle.verificationMaterial.publicKey.hint, readFileSync(keyFile, 'utf8'));
     const statement = JSON.parse(Buffer.from(bundle.dsseEnvelope.payload, 'base64').toString('utf8')) as {
       predicate: {
