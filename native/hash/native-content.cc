@@ -4,6 +4,7 @@
 // would, and JavaScript writes those contents instead.
 #include "native-content.h"
 
+#include "event-fields.h"
 #include "json-string.h"
 
 #include <algorithm>
@@ -261,6 +262,8 @@ struct Field {
   Kind kind = kLiteral;
   std::string_view text = "null";  // kLiteral: JSON as it is; kQuoted: needs only quotes; kEscaped: JSON-escape it
 
+  bool IsNull() const { return kind == kLiteral && text == "null"; }
+
   void Append(std::string* out) const {
     if (kind == kLiteral) {
       out->append(text);
@@ -291,7 +294,7 @@ bool ReadStringField(LineReader* reader, Field* field, std::string* storage) {
   return true;
 }
 
-// pid, tgid, ppid, uid: native.ts readUint32 (an integer in 0..2^32-1, or null).
+// An id (pid, uid, ...): native.ts readUint32 (an integer in 0..2^32-1, or null).
 bool ReadUint32Field(LineReader* reader, Field* field) {
   if (field->seen) return false;
   field->seen = true;
@@ -304,8 +307,8 @@ bool ReadUint32Field(LineReader* reader, Field* field) {
   return true;
 }
 
-// comm, container_id, cgroup_id: native.ts readIdentifier ("" is null); a cgroup id may also be
-// a non-negative integer, kept as its decimal string.
+// A text (comm, cgroup_id, ...): native.ts readIdentifier ("" is null); one the fields table marks
+// text_from_integer (a cgroup id) may also be a non-negative integer, kept as its decimal string.
 bool ReadIdentifierField(LineReader* reader, Field* field, bool number_allowed, std::string* storage) {
   if (field->seen) return false;
   field->seen = true;
@@ -368,10 +371,20 @@ bool NativeContentWriter::Append(std::string_view line, const NativeLineFacts& f
   return false;
 }
 
+// The index in kContentFacts of the process identity fact (an id or a text) named `key`, else
+// kContentFactCount: every other key of a native line is type, time, source or an attribute.
+size_t IdentityFact(std::string_view key) {
+  for (size_t i = 0; i < kContentFactCount; i++) {
+    const FactKind kind = kContentFacts[i].kind;
+    if ((kind == FactKind::kUint32 || kind == FactKind::kText) && kContentFacts[i].key == key) return i;
+  }
+  return kContentFactCount;
+}
+
 bool NativeContentWriter::Write(std::string_view line, const NativeLineFacts& facts, std::string* out,
                                 size_t* attrs_utf16) {
   size_t used = 0;
-  Field cgroup, comm, container, pid, ppid, tgid, uid, time, second_time;
+  Field identity[kContentFactCount], time, second_time;
   // each of these may appear once: JSON.parse would keep the last of two, this the first
   bool seen_timestamp = false, seen_time = false, seen_source = false;
   LineReader reader(line, &values_);
@@ -386,81 +399,39 @@ bool NativeContentWriter::Write(std::string_view line, const NativeLineFacts& fa
   do {
     std::string_view key;
     if (!reader.ReadText(&key, &key_) || !reader.Consume(':')) return false;
-    bool handled = true;
-    switch (key.size()) {
-      case 3:
-        if (key == "pid") {
-          if (!ReadUint32Field(&reader, &pid)) return false;
-        } else if (key == "uid") {
-          if (!ReadUint32Field(&reader, &uid)) return false;
-        } else {
-          handled = false;
-        }
-        break;
-      case 4:
-        if (key == "tgid") {
-          if (!ReadUint32Field(&reader, &tgid)) return false;
-        } else if (key == "ppid") {
-          if (!ReadUint32Field(&reader, &ppid)) return false;
-        } else if (key == "comm") {
-          if (!ReadIdentifierField(&reader, &comm, false, &comm_)) return false;
-        } else if (key == "type") {
-          if (!SkipValue(&reader, &text_)) return false;
-        } else if (key == "time") {
-          if (seen_time || !ReadTime(&reader, &time, &second_time, &time_, &text_)) return false;
-          seen_time = true;
-        } else {
-          handled = false;
-        }
-        break;
-      case 6:
-        if (key == "source") {
-          // native.ts: a source string is kept as attrs.producer
-          if (seen_source) return false;
-          seen_source = true;
-          if (reader.ReadLiteral("null")) break;
-          ContentMember& member = next_member();
-          member.key = "producer";
-          Field producer;
-          if (!ReadStringField(&reader, &producer, &text_)) return false;
-          producer.Append(&member.value);
-        } else {
-          handled = false;
-        }
-        break;
-      case 9:
-        if (key == "timestamp") {
-          if (seen_timestamp || !ReadTime(&reader, &time, &second_time, &time_, &text_)) return false;
-          seen_timestamp = true;
-        } else if (key == "cgroup_id") {
-          if (!ReadIdentifierField(&reader, &cgroup, true, &cgroup_)) return false;
-        } else {
-          handled = false;
-        }
-        break;
-      case 10:
-        if (key == "event_type") {
-          if (!SkipValue(&reader, &text_)) return false;
-        } else {
-          handled = false;
-        }
-        break;
-      case 12:
-        if (key == "container_id") {
-          if (!ReadIdentifierField(&reader, &container, false, &container_)) return false;
-        } else {
-          handled = false;
-        }
-        break;
-      default: handled = false;
+    if (key == "type" || key == "event_type") {
+      // JavaScript names the type (aliases, classification): its value is only skipped
+      if (!SkipValue(&reader, &text_)) return false;
+    } else if (key == "time") {
+      if (seen_time || !ReadTime(&reader, &time, &second_time, &time_, &text_)) return false;
+      seen_time = true;
+    } else if (key == "timestamp") {
+      if (seen_timestamp || !ReadTime(&reader, &time, &second_time, &time_, &text_)) return false;
+      seen_timestamp = true;
+    } else if (key == "source") {
+      // native.ts: a source string is kept as attrs.producer
+      if (seen_source) return false;
+      seen_source = true;
+      if (reader.ReadLiteral("null")) continue;
+      ContentMember& member = next_member();
+      member.key = "producer";
+      Field producer;
+      if (!ReadStringField(&reader, &producer, &text_)) return false;
+      producer.Append(&member.value);
+    } else if (const size_t fact = IdentityFact(key); fact < kContentFactCount) {
+      const ContentFact& declared = kContentFacts[fact];
+      if (declared.kind == FactKind::kUint32 ? !ReadUint32Field(&reader, &identity[fact])
+                                             : !ReadIdentifierField(&reader, &identity[fact],
+                                                                    declared.text_from_integer, &identity_[fact]))
+        return false;
+    } else {
+      for (const char c : key)
+        if (static_cast<unsigned char>(c) >= 0x80) return false;
+      if (key == "__proto__") return false;
+      ContentMember& member = next_member();
+      member.key.assign(key);
+      if (!reader.WriteValue(&member.value, 0)) return false;
     }
-    if (handled) continue;
-    for (const char c : key)
-      if (static_cast<unsigned char>(c) >= 0x80) return false;
-    if (key == "__proto__") return false;
-    ContentMember& member = next_member();
-    member.key.assign(key);
-    if (!reader.WriteValue(&member.value, 0)) return false;
   } while (reader.Consume(','));
   if (!reader.Consume('}') || !reader.AtEnd() || !time.seen) return false;
   if (!facts.observed_type.empty()) {
@@ -475,26 +446,23 @@ bool NativeContentWriter::Write(std::string_view line, const NativeLineFacts& fa
   for (size_t i = 0; i < used; i++) order_.push_back(&members_[i]);
   if (!LineReader::AppendMembers(out, &order_)) return false;
   *attrs_utf16 = Utf16Length(std::string_view(*out).substr(attrs_start));
-  out->append(",\"cgroup_id\":");
-  cgroup.Append(out);
-  out->append(",\"comm\":");
-  comm.Append(out);
-  out->append(",\"container_id\":");
-  container.Append(out);
-  out->append(",\"pid\":");
-  pid.Append(out);
-  out->append(",\"ppid\":");
-  ppid.Append(out);
-  out->append(",\"source\":\"");
-  out->append(kSource);
-  out->append("\",\"tgid\":");
-  tgid.Append(out);
-  out->append(",\"time\":");
-  time.Append(out);
-  out->append(",\"type\":");
-  LineReader::AppendJsonString(out, facts.type);
-  out->append(",\"uid\":");
-  uid.Append(out);
+  for (size_t i = 0; i < kContentFactCount; i++) {
+    const ContentFact& fact = kContentFacts[i];
+    if (fact.when_set && identity[i].IsNull()) continue;  // left out while null
+    out->append(",\"");
+    out->append(fact.key);
+    out->append("\":");
+    switch (fact.kind) {
+      case FactKind::kSource:
+        out->push_back('"');
+        out->append(kSource);
+        out->push_back('"');
+        break;
+      case FactKind::kTime: time.Append(out); break;
+      case FactKind::kType: LineReader::AppendJsonString(out, facts.type); break;
+      default: identity[i].Append(out);
+    }
+  }
   out->push_back('}');
   return true;
 }

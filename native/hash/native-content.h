@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "event-fields.h"
+
 namespace provd {
 
 // What JavaScript decided about a native line's event: its type after classification, and the
@@ -39,7 +41,8 @@ class NativeContentWriter {
 
   std::vector<ContentMember> members_;
   std::vector<const ContentMember*> order_;
-  std::string key_, values_, text_, time_, comm_, container_, cgroup_;
+  std::string key_, values_, text_, time_;
+  std::string identity_[kContentFactCount];  // the texts of identity facts that held an escape, decoded
 };
 
 }  // namespace provd

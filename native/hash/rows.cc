@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "event-fields.h"
 #include "json-string.h"
 #include "sha256.h"
 
@@ -27,8 +28,9 @@ constexpr uint8_t kRisky = 1;    // must match event-row.ts: rowFlags
 constexpr uint8_t kJudged = 2;
 constexpr uint8_t kUnstorablePid = 4;
 
-// The canonical content's keys after attrs, in JCS order (event-hash.ts: canonicalEventContent).
-constexpr std::string_view kAfterAttrs = ",\"cgroup_id\":";
+constexpr size_t kTime = ContentFactIndex("time");
+constexpr size_t kPid = ContentFactIndex("pid");
+static_assert(kTime < kContentFactCount && kPid < kContentFactCount, "event-fields.h names time and pid");
 
 // One JSON value of the content: a string (its escaped text, without quotes), null, or a number.
 struct Value {
@@ -50,6 +52,13 @@ class ContentReader {
     *attrs = line_.substr(open.size(), end - open.size());
     at_ = end;
     return true;
+  }
+
+  // whether `,"<key>":` is at the reading position
+  bool AtField(std::string_view key) const {
+    const std::string_view rest = line_.substr(at_);
+    return rest.size() > key.size() + 4 && rest.substr(0, 2) == ",\"" && rest.substr(2, key.size()) == key &&
+           rest.substr(2 + key.size(), 2) == "\":";
   }
 
   // `,"<key>":<value>` at the reading position
@@ -149,13 +158,14 @@ bool AppendRow(std::string* out, size_t idx, std::string_view line, const uint8_
                std::string* scratch) {
   ContentReader reader(line);
   std::string_view attrs;
-  Value cgroup, comm, container, pid, ppid, source, tgid, time, type, uid;
-  if (!reader.ReadAttrs(&attrs) || !reader.ReadField("cgroup_id", &cgroup) || !reader.ReadField("comm", &comm) ||
-      !reader.ReadField("container_id", &container) || !reader.ReadField("pid", &pid) ||
-      !reader.ReadField("ppid", &ppid) || !reader.ReadField("source", &source) || !reader.ReadField("tgid", &tgid) ||
-      !reader.ReadField("time", &time) || !reader.ReadField("type", &type) || !reader.ReadField("uid", &uid) ||
-      !reader.AtEnd())
-    return false;
+  Value facts[kContentFactCount];
+  if (!reader.ReadAttrs(&attrs)) return false;
+  for (size_t i = 0; i < kContentFactCount; i++) {
+    const ContentFact& fact = kContentFacts[i];
+    if (fact.when_set && !reader.AtField(fact.key)) continue;  // left out while null
+    if (!reader.ReadField(fact.key, &facts[i]) || (fact.when_set && facts[i].null)) return false;
+  }
+  if (!reader.AtEnd()) return false;
   const uint8_t flags = columns.flags[idx];
   AppendInteger(out, static_cast<long long>(idx));
   out->push_back(',');
@@ -163,24 +173,16 @@ bool AppendRow(std::string* out, size_t idx, std::string_view line, const uint8_
   out->push_back(',');
   AppendInteger(out, columns.source[idx]);
   out->push_back(',');
-  if (!AppendStringField(out, time, scratch)) return false;
+  if (!AppendStringField(out, facts[kTime], scratch)) return false;
   out->push_back(',');
   AppendInteger(out, static_cast<long long>(columns.time_ns[idx]));
-  out->push_back(',');
-  if (flags & kUnstorablePid) out->append("-1");
-  else if (!AppendIntegerField(out, pid)) return false;
-  out->push_back(',');
-  if (!AppendIntegerField(out, tgid)) return false;
-  out->push_back(',');
-  if (!AppendIntegerField(out, ppid)) return false;
-  out->push_back(',');
-  if (!AppendIntegerField(out, uid)) return false;
-  out->push_back(',');
-  if (!AppendStringField(out, comm, scratch)) return false;
-  out->push_back(',');
-  if (!AppendStringField(out, cgroup, scratch)) return false;
-  out->push_back(',');
-  if (!AppendStringField(out, container, scratch)) return false;
+  for (const size_t i : kRowIdentity) {
+    out->push_back(',');
+    if (i == kPid && (flags & kUnstorablePid)) out->append("-1");
+    else if (kContentFacts[i].kind == FactKind::kUint32 ? !AppendIntegerField(out, facts[i])
+                                                        : !AppendStringField(out, facts[i], scratch))
+      return false;
+  }
   out->push_back(',');
   out->push_back(kQuote);
   out->append(attrs);  // canonical JSON escapes every control character: it holds no kQuote

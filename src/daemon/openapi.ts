@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1.0 document of the HTTP interface. It is built from the endpoint list, like the
- * router, so the two cannot disagree; `npm run openapi` writes it to openapi.json.
+ * router, so the two cannot disagree; `npm run generate` writes it to openapi.json.
  */
 import { provdVersion } from '../shared/package-root.js';
 import type { Endpoint } from '../shared/http/endpoint.js';
@@ -224,7 +224,7 @@ function buildDocument(): OpenApiDocument {
 }
 
 // built at the first use, not at every start of the daemon: ~25 ms of CPU (measured) that only
-// GET /v1/openapi.json, `npm run openapi` and the tests need
+// GET /v1/openapi.json, `npm run generate` and the tests need
 let document: OpenApiDocument | undefined;
 let bytes: Uint8Array | undefined;
 

@@ -2,7 +2,7 @@
  * Falco JSON alerts (`json_output: true`): the rule that fired, and the syscall's fields in
  * `output_fields` under Falco's field names (`evt.type`, `proc.pid`, `fd.name`, ...).
  */
-import type { EventType, ParsedEvent } from '../model/event.js';
+import { unsetLoginUid, type EventType, type ParsedEvent } from '../model/event.js';
 import { formatRfc3339Nanos, isStoredInstant, parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';
 import { inferFalcoType } from './falco-infer.js';
@@ -155,6 +155,10 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
   const uid = readUint32(fields['user.uid']);
   if (uid === wrongType)
     return rejectWrongType('output_fields["user.uid"]', 'an integer', fields['user.uid']);
+  // Falco prints an unset login uid as -1
+  const loginUid = fields['user.loginuid'] === -1 ? null : readUint32(fields['user.loginuid']);
+  if (loginUid === wrongType)
+    return rejectWrongType('output_fields["user.loginuid"]', 'an integer', fields['user.loginuid']);
   const comm = readIdentifier(fields['proc.name']);
   if (comm === wrongType)
     return rejectWrongType('output_fields["proc.name"]', 'a string', fields['proc.name']);
@@ -202,6 +206,7 @@ export function parseFalcoLine(value: Record<string, unknown>, line?: string): P
     tgid: null,
     ppid,
     uid,
+    loginUid: loginUid === unsetLoginUid ? null : loginUid,
     comm,
     cgroupId: null,
     // Falco names processes outside any container "host"

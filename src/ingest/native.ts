@@ -42,6 +42,7 @@ export function parseNativeLine(value: Record<string, unknown>): ParsedEvent | L
   let tgid: number | null = null;
   let ppid: number | null = null;
   let uid: number | null = null;
+  let loginUid: number | null = null;
   let comm: string | null = null;
   let cgroupId: string | null = null;
   let containerId: string | null = null;
@@ -78,13 +79,15 @@ export function parseNativeLine(value: Record<string, unknown>): ParsedEvent | L
       case 'pid':
       case 'tgid':
       case 'ppid':
-      case 'uid': {
+      case 'uid':
+      case 'login_uid': {
         const id = readUint32(field);
         if (id === wrongType) return rejectWrongType(key, 'an integer in 0..4294967295', field);
         if (key === 'pid') pid = id;
         else if (key === 'tgid') tgid = id;
         else if (key === 'ppid') ppid = id;
-        else uid = id;
+        else if (key === 'uid') uid = id;
+        else loginUid = id;
         break;
       }
       case 'comm':
@@ -144,6 +147,7 @@ export function parseNativeLine(value: Record<string, unknown>): ParsedEvent | L
     tgid,
     ppid,
     uid,
+    loginUid,
     comm,
     cgroupId,
     containerId,

@@ -2,7 +2,7 @@
  * Cilium Tetragon JSON export (`tetra getevents -o json`, export files): one GetEventsResponse per
  * line, the event under a key naming its kind. Field names follow api/v1/tetragon/tetragon.proto.
  */
-import { noProcessIdentity, type EventType, type ParsedEvent } from '../model/event.js';
+import { noProcessIdentity, unsetLoginUid, type EventType, type ParsedEvent } from '../model/event.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 import { missingTime } from './received-time.js';
 import { readIdentifier, readObject, readPort, readString, readUint32, wrongType } from './field-value.js';
@@ -108,6 +108,9 @@ export function parseTetragonLine(value: Record<string, unknown>): ParsedEvent |
     return rejectWrongType(`${kind}.process.pid`, 'an integer in 0..4294967295', proc.pid);
   if (uid === wrongType)
     return rejectWrongType(`${kind}.process.uid`, 'an integer in 0..4294967295', proc.uid);
+  const auid = readUint32(proc.auid);
+  if (auid === wrongType)
+    return rejectWrongType(`${kind}.process.auid`, 'an integer in 0..4294967295', proc.auid);
   const parent = readObject(body.parent);
   const parentPid = parent === wrongType || parent === null ? undefined : parent.pid;
   const ppid = readUint32(parentPid);
@@ -124,6 +127,7 @@ export function parseTetragonLine(value: Record<string, unknown>): ParsedEvent |
     tgid: null,
     ppid,
     uid,
+    loginUid: auid === unsetLoginUid ? null : auid,
     comm,
     cgroupId: null,
     containerId,

@@ -51,7 +51,8 @@ export type IngestFormat = (typeof ingestFormats)[number];
 
 /**
  * One event as a parser produces it: system-side facts only. Run, tool call and binding come later,
- * from correlation; a raw line that tries to carry them is rejected.
+ * from correlation; a raw line that tries to carry them is rejected. Its facts are declared in
+ * event-fields.ts, which says how each is stored and hashed.
  */
 export interface ParsedEvent {
   type: EventType;
@@ -64,6 +65,8 @@ export interface ParsedEvent {
   tgid: number | null;
   ppid: number | null;
   uid: number | null;
+  /** The audit login uid (who logged in; unset, 4294967295, is null). */
+  loginUid: number | null;
   comm: string | null;
   /** cgroup v2 id (a u64, kept as a decimal string) or a cgroup path/name as the source gives it. */
   cgroupId: string | null;
@@ -72,12 +75,16 @@ export interface ParsedEvent {
   attrs: Record<string, unknown>;
 }
 
+/** The audit login uid of a process no login started ((uid_t)-1, AUDIT_UID_UNSET): kept as null. */
+export const unsetLoginUid = 4294967295;
+
 /** The identity fields of an event that names no process (a producer's report about itself). */
 export const noProcessIdentity = {
   pid: null,
   tgid: null,
   ppid: null,
   uid: null,
+  loginUid: null,
   comm: null,
   cgroupId: null,
   containerId: null,

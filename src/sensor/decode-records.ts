@@ -101,6 +101,7 @@ function commonFields(record: RecordView, offsetNs: bigint): ParsedEvent {
     tgid,
     ppid: record.u32(header.ppid),
     uid: record.u32(header.uid),
+    loginUid: null, // the sensor does not read it (yet)
     comm: record.cString(header.comm, commBytes, 'comm'),
     cgroupId: record.u64(header.cgroup_id).toString(),
     containerId: null,

@@ -11,12 +11,14 @@ import {
   type EvidenceLevel,
 } from '../model/codes.js';
 import type { EventSource, EventType } from '../model/event.js';
+import { eventFields, identityFields, type EventFieldKey } from '../model/event-fields.js';
 
 /** Type-specific attributes of an event: path, flags, argv, dst_ip, dst_port, query, bytes, http, ... */
 export type EventAttrs = { [name: string]: unknown };
 
 /** One runtime event record (docs/contract.md "Runtime event record"). */
-// eventJson below writes this as JSON text by hand: change the two together
+// eventJson below writes this as JSON text, its process identity from the fields table: a fact added
+// there is added here too (the check below fails the build until it is)
 export interface TelemetryEvent {
   id: string;
   run_id: string | null;
@@ -31,6 +33,8 @@ export interface TelemetryEvent {
   tgid: Integer | null;
   ppid: Integer | null;
   uid: Integer | null;
+  /** The audit login uid: who logged in (null: unset, or not sent). */
+  login_uid: Integer | null;
   comm: string | null;
   cgroup_id: string | null;
   container_id: string | null;
@@ -41,10 +45,12 @@ export interface TelemetryEvent {
   hash: string & tags.Pattern<'^sha256:[0-9a-f]{64}$'>;
 }
 
-/** The columns an answer reads, in SELECT order. */
-export const eventJsonColumns =
-  'id, run_id, type, source, time, time_ns, ingested_ns, pid, tgid, ppid, uid, comm, cgroup_id, container_id, ' +
-  'tool_call_id, binding_id, corr_method, corr_confidence, evidence_level, attrs, hash';
+/** The columns an answer reads, in SELECT order: the record's facts among them (event-fields.ts). */
+export const eventJsonColumns = [
+  'id, run_id',
+  eventFields.map((field) => field.key).join(', '),
+  'ingested_ns, tool_call_id, binding_id, corr_method, corr_confidence, evidence_level, hash',
+].join(', ');
 
 /** One row as DuckDB hands it back for `eventJsonColumns`. */
 export interface EventJsonRow {
@@ -59,6 +65,7 @@ export interface EventJsonRow {
   tgid: number | null;
   ppid: number | null;
   uid: bigint | null;
+  login_uid: number | null;
   comm: string | null;
   cgroup_id: string | null;
   container_id: string | null;
@@ -69,6 +76,16 @@ export interface EventJsonRow {
   evidence_level: number;
   attrs: string;
   hash: string;
+}
+
+/** The record's process identity in answer order, as `,"key":value` text (its ids and texts). */
+function identityJson(row: EventJsonRow): string {
+  let json = '';
+  for (const field of identityFields) {
+    const value = row[field.key as keyof EventJsonRow];
+    json += `,"${field.key}":${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+  }
+  return json;
 }
 
 /**
@@ -83,10 +100,15 @@ export function eventJson(row: EventJsonRow): string {
     `{"id":${JSON.stringify(row.id)},"run_id":${JSON.stringify(row.run_id)},` +
     `"type":${JSON.stringify(typeName(row.type))},"source":${JSON.stringify(sourceName(row.source))},` +
     `"time":"${formatRfc3339Nanos(row.time_ns)}","time_received":${JSON.stringify(row.time)},` +
-    `"ingested_at":"${formatRfc3339Nanos(row.ingested_ns)}","pid":${row.pid},"tgid":${row.tgid},` +
-    `"ppid":${row.ppid},"uid":${row.uid === null ? 'null' : String(row.uid)},"comm":${JSON.stringify(row.comm)},` +
-    `"cgroup_id":${JSON.stringify(row.cgroup_id)},"container_id":${JSON.stringify(row.container_id)},` +
+    `"ingested_at":"${formatRfc3339Nanos(row.ingested_ns)}"${identityJson(row)},` +
     `"tool_call_id":${JSON.stringify(row.tool_call_id)},"binding_id":${JSON.stringify(row.binding_id)},` +
     `"correlation":${correlation},"attrs":${row.attrs},"hash":${JSON.stringify(row.hash)}}`
   );
 }
+
+/** Fails to compile while a fact of the fields table is missing from TelemetryEvent or EventJsonRow. */
+const everyFactAnswered: Record<Exclude<EventFieldKey, 'time_ns'>, true> = {} as Record<
+  keyof TelemetryEvent & keyof EventJsonRow & EventFieldKey,
+  true
+>;
+void everyFactAnswered;

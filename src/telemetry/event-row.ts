@@ -2,8 +2,9 @@
  * The event rows file: what a normalize worker writes and the store actor loads with DuckDB's CSV
  * reader (on DuckDB's threads, 2-3x the rate of the Appender for these rows, measured). The column
  * list below is the one contract between the two sides; the commit's INSERT adds what is the same
- * for a whole file (its batch id, so each event's id `<batch>.<idx>`, and when it was received)
- * and must match sql/002_telemetry.sql: events.
+ * for a whole file (its batch id, so each event's id `<batch>.<idx>`, and when it was received),
+ * by column name into the events table (test/model/event-fields.test.ts holds its columns to the
+ * fields table).
  *
  * Strings are quoted with U+001E (record separator) instead of `"`: JSON text (attrs) never holds
  * it raw (JSON escapes control characters), so attrs go in as they are, where `"` quoting doubled
@@ -12,24 +13,17 @@
 import { csvInt, csvQuote, csvText } from '../store/csv-text.js';
 import type { Correlation } from './binding-index.js';
 import type { ParsedEvent } from '../model/event.js';
+import { eventFields, type EventField } from '../model/event-fields.js';
 import { evidenceCode, methodCode, sourceCode, spoolCode, typeCode } from '../model/codes.js';
 import { eventBytes, isRisky } from './window-facts.js';
 
-/** Columns of a row file in file order, with their DuckDB types; `idx` is the row's index in its file. */
+/**
+ * Columns of a row file in file order, with their DuckDB types: `idx` (the row's index in its
+ * file), the record's facts (event-fields.ts), then what ingest derives and the correlation.
+ */
 export const eventRowColumns = [
   ['idx', 'BIGINT'],
-  ['type', 'UTINYINT'],
-  ['source', 'UTINYINT'],
-  ['time', 'VARCHAR'],
-  ['time_ns', 'BIGINT'],
-  ['pid', 'UINTEGER'],
-  ['tgid', 'UINTEGER'],
-  ['ppid', 'UINTEGER'],
-  ['uid', 'BIGINT'],
-  ['comm', 'VARCHAR'],
-  ['cgroup_id', 'VARCHAR'],
-  ['container_id', 'VARCHAR'],
-  ['attrs', 'VARCHAR'],
+  ...eventFields.map((field) => [field.key, field.sqlType] as const),
   ['hash', 'VARCHAR'], // the 64 hex digits; the INSERT prefixes sha256:
   ['risky', 'BOOLEAN'],
   ['bytes', 'BIGINT'],
@@ -67,10 +61,29 @@ export function correlationFields(match: Correlation | undefined): string {
   return fields;
 }
 
+/** One fact of an event as a row's field (with no separator). */
+function factField(field: EventField, event: ParsedEvent, attrsJson: string): string {
+  switch (field.kind) {
+    case 'type':
+      return String(typeCode(event.type));
+    case 'source':
+      return String(sourceCode(event.source));
+    case 'instant':
+      return String(event.timeNs);
+    case 'attrs':
+      return `${quote}${attrsJson}${quote}`;
+    case 'uint32':
+      return csvInt(event[field.property] as number | null);
+    default:
+      return csvText(event[field.property] as string | null);
+  }
+}
+
 /**
  * One CSV line (with its newline) for an event: its facts as parsed, `attrsJson` (canonical JSON of
  * its attrs), the hex digest of its content hash, whether the policy judged it, its correlation
- * (undefined: spooled), and `pid` as stored (tests inject an unstorable one).
+ * (undefined: spooled), and `pid` as stored (tests inject an unstorable one). The rows file without
+ * the addon (native/hash/rows.cc writes the same bytes).
  */
 export function encodeEventRow(
   idx: number,
@@ -81,10 +94,11 @@ export function encodeEventRow(
   match: Correlation | undefined,
   pid: number | null = event.pid,
 ): string {
+  let row = String(idx);
+  for (const field of eventFields)
+    row += ',' + (field.key === 'pid' ? csvInt(pid) : factField(field, event, attrsJson));
   return (
-    `${idx},${typeCode(event.type)},${sourceCode(event.source)},${csvText(event.time)},${event.timeNs},` +
-    `${csvInt(pid)},${csvInt(event.tgid)},${csvInt(event.ppid)},${csvInt(event.uid)},${csvText(event.comm)},` +
-    `${csvText(event.cgroupId)},${csvText(event.containerId)},${quote}${attrsJson}${quote},${hashHex},` +
-    `${isRisky(event.type, event.attrs)},${eventBytes(event.attrs)},${judged}${correlationFields(match)}`
+    `${row},${hashHex},${isRisky(event.type, event.attrs)},${eventBytes(event.attrs)},${judged}` +
+    correlationFields(match)
   );
 }

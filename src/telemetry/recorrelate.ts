@@ -50,6 +50,7 @@ export function recorrelate(rows: readonly PendingRow[], index: BindingIndex): S
       tgid: row.tgid,
       ppid: row.ppid,
       uid: null,
+      loginUid: null,
       comm: null,
       cgroupId: row.cgroup_id,
       containerId: row.container_id,

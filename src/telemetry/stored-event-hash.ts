@@ -3,50 +3,31 @@
  * as at ingest (event-hash.ts), with type and source decoded from their stored codes and attrs as
  * the canonical JSON string it was stored as. Handed to the provenance module by the store worker.
  */
-import { eventSources, eventTypes } from '../model/event.js';
+import { eventSources, eventTypes, type ParsedEvent } from '../model/event.js';
+import { contentFields, type EventField, type EventFieldKey } from '../model/event-fields.js';
 import { sourceName, typeName } from '../model/codes.js';
 import { hashEvent } from './event-hash.js';
 import type { EventJsonRow } from './event-json.js';
 
-/** The columns `rehashStoredEvent` reads, in SELECT form. */
-export const storedEventColumns =
-  'type, source, time, pid, tgid, ppid, uid, comm, cgroup_id, container_id, attrs';
+/** The columns `rehashStoredEvent` reads, in SELECT form: the facts the content hash covers. */
+export const storedEventColumns = contentFields.map((field) => field.key).join(', ');
 
 /** An events row as read with `storedEventColumns`. */
-export type StoredEventRow = Pick<
-  EventJsonRow,
-  | 'type'
-  | 'source'
-  | 'time'
-  | 'pid'
-  | 'tgid'
-  | 'ppid'
-  | 'uid'
-  | 'comm'
-  | 'cgroup_id'
-  | 'container_id'
-  | 'attrs'
->;
+export type StoredEventRow = Pick<EventJsonRow, Exclude<EventFieldKey, 'time_ns'>>;
+
+/** A stored fact as the parser gave it: a code's name, an id as a number, a text as it is. */
+function factOf(field: EventField, value: unknown): unknown {
+  if (field.kind === 'type') return typeName(value as number);
+  if (field.kind === 'source') return sourceName(value as number);
+  return typeof value === 'bigint' ? Number(value) : value;
+}
 
 /** `sha256:<hex>` of the row's facts, as ingest hashed them. */
 export function rehashStoredEvent(row: StoredEventRow): string {
-  return hashEvent(
-    {
-      type: typeName(row.type),
-      source: sourceName(row.source),
-      time: row.time,
-      timeNs: 0n, // not hashed
-      pid: row.pid,
-      tgid: row.tgid,
-      ppid: row.ppid,
-      uid: row.uid === null ? null : Number(row.uid),
-      comm: row.comm,
-      cgroupId: row.cgroup_id,
-      containerId: row.container_id,
-      attrs: {}, // not read: attrs go in as their stored canonical JSON
-    },
-    row.attrs,
-  );
+  const event: Record<string, unknown> = { timeNs: 0n, attrs: {} }; // neither read: attrs go in as stored
+  for (const field of contentFields)
+    if (field.kind !== 'attrs') event[field.property] = factOf(field, row[field.key as keyof StoredEventRow]);
+  return hashEvent(event as unknown as ParsedEvent, row.attrs);
 }
 
 /** Control characters DuckDB escapes with upper-case hex digits, where JSON.stringify writes lower case. */
@@ -73,35 +54,38 @@ const jsonInteger = (column: string): string => `coalesce(${column}::VARCHAR, 'n
 const codeName = (column: string, names: readonly string[]): string =>
   `'"' || [${names.map((name) => `'${name}'`).join(', ')}][${column} + 1] || '"'`;
 
+/** A fact's JSON text as arguments of a DuckDB concat over its column. */
+function factJsonSql(field: EventField): string {
+  switch (field.kind) {
+    case 'type':
+      return codeName(field.key, eventTypes);
+    case 'source':
+      return codeName(field.key, eventSources);
+    case 'time':
+      // checked as RFC 3339 at ingest: nothing in it needs escaping (an edited one is rehashed in JS)
+      return `'"', ${field.key}, '"'`;
+    case 'uint32':
+      return jsonInteger(field.key);
+    default:
+      return jsonText(field.key);
+  }
+}
+
+/** A fact's `,"key":value` as an argument of the content's concat: nothing while null if `when_set`. */
+function factMemberSql(field: EventField): string {
+  const member = `',"${field.key}":', ${factJsonSql(field)}`;
+  return field.content === 'when_set'
+    ? `CASE WHEN ${field.key} IS NULL THEN '' ELSE concat(${member}) END`
+    : member;
+}
+
 /**
  * The same canonical content as a DuckDB expression over an events row, so DuckDB can rehash
- * every row of a run on its own threads (one concat: a chain of `||` makes a string per step); a row it disagrees on is checked again with
- * `rehashStoredEvent`, so an escaping difference can never pass for tampering. Built from code
- * constants only.
+ * every row of a run on its own threads (one concat: a chain of `||` makes a string per step); a
+ * row it disagrees on is checked again with `rehashStoredEvent`, so an escaping difference can
+ * never pass for tampering. Built from the fields table and code constants only.
  */
-export const storedEventContentSql = `concat(${[
-  `'{"attrs":'`,
-  'attrs',
-  `',"cgroup_id":'`,
-  jsonText('cgroup_id'),
-  `',"comm":'`,
-  jsonText('comm'),
-  `',"container_id":'`,
-  jsonText('container_id'),
-  `',"pid":'`,
-  jsonInteger('pid'),
-  `',"ppid":'`,
-  jsonInteger('ppid'),
-  `',"source":'`,
-  codeName('source', eventSources),
-  `',"tgid":'`,
-  jsonInteger('tgid'),
-  // time was checked as RFC 3339 at ingest: nothing in it needs escaping (an edited one is rehashed in JS)
-  `',"time":"'`,
-  'time',
-  `'","type":'`,
-  codeName('type', eventTypes),
-  `',"uid":'`,
-  jsonInteger('uid'),
-  `'}'`,
-].join(', ')})`;
+export const storedEventContentSql = `concat('{"attrs":', attrs, ${contentFields
+  .filter((field) => field.kind !== 'attrs')
+  .map(factMemberSql)
+  .join(', ')}, '}')`;

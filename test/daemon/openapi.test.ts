@@ -366,7 +366,7 @@ describe('openapi document', function () {
 
   it('matches the committed openapi.json byte for byte when regenerated', function () {
     const committed = readFileSync(join(packageRoot, 'openapi.json'));
-    assert.ok(committed.equals(openapiBytes()), 'openapi.json is out of date: run npm run openapi');
+    assert.ok(committed.equals(openapiBytes()), 'openapi.json is out of date: run npm run generate');
   });
 
   it('accepts a DaemonHealth body when it follows the spec table', function () {

@@ -33,6 +33,7 @@ describe('parseFalcoLine', function () {
           'evt.type': 'execve',
           'proc.ppid': 41,
           'user.uid': 0,
+          'user.loginuid': 1000,
           'proc.name': 'sh',
           'proc.exepath': '/bin/sh',
           'proc.cmdline': 'sh -c id',
@@ -50,6 +51,7 @@ describe('parseFalcoLine', function () {
       tgid: null,
       ppid: 41,
       uid: 0,
+      loginUid: 1000,
       comm: 'sh',
       cgroupId: null,
       containerId: 'abc123',
@@ -65,6 +67,7 @@ describe('parseFalcoLine', function () {
           'evt.type': 'execve',
           'proc.ppid': 41,
           'user.uid': 0,
+          'user.loginuid': 1000,
           'proc.name': 'sh',
           'proc.exepath': '/bin/sh',
           'proc.cmdline': 'sh -c id',
@@ -73,6 +76,21 @@ describe('parseFalcoLine', function () {
       },
     });
     assert.equal(parsed(alert({ 'evt.type': 'execveat' })).type, 'execve');
+  });
+
+  it('keeps user.loginuid as the login uid, -1 (unset) and 4294967295 as none, and refuses a text', function () {
+    const loginUid = (value: unknown): number | null =>
+      parsed(alert({ 'evt.type': 'execve', 'user.loginuid': value })).loginUid;
+    assert.deepEqual(
+      [loginUid(0), loginUid(1000), loginUid(-1), loginUid(4294967295)],
+      [0, 1000, null, null],
+    );
+    assert.equal(parsed(alert({ 'evt.type': 'execve' })).loginUid, null);
+    assert.match(
+      rejected(alert({ 'evt.type': 'execve', 'user.loginuid': 'root' })).message,
+      /user\.loginuid/,
+    );
+    assert.match(rejected(alert({ 'evt.type': 'execve', 'user.loginuid': -2 })).message, /user\.loginuid/);
   });
 
   it('treats container id "host" as no container', function () {

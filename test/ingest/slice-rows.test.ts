@@ -35,6 +35,7 @@ function hostileEvents(): ParsedEvent[] {
     tgid: i,
     ppid: 4_294_967_295,
     uid: i % 7 === 0 ? null : 0,
+    loginUid: i % 3 === 0 ? null : 1000 + i,
     comm: text,
     cgroupId: i % 4 === 0 ? null : `${text}cg`,
     containerId: text === '' ? '' : `c${text}`,

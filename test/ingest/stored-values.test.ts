@@ -31,6 +31,8 @@ const exactLines = [
   nativeLine({ container_id: '\u0000\ufeff' }),
   nativeLine({ pid: 3_000_000_000, tgid: 3_000_000_000 }),
   nativeLine({ pid: 4_294_967_295, tgid: 0, uid: 4_294_967_295 }),
+  nativeLine({ comm: 'logged-in', login_uid: 1000 }),
+  nativeLine({ comm: 'login-edge', login_uid: 4_294_967_295 }),
   nativeLine({ timestamp: '1678-01-01T00:00:00Z' }),
   nativeLine({ timestamp: '2261-12-31T23:59:59.999999999Z' }),
   nativeLine({ timestamp: '2026-01-01T00:00:01+14:00' }),
@@ -47,6 +49,7 @@ const exactLines = [
 const unstorableLines: [string, string][] = [
   [nativeLine({ pid: 4_294_967_296 }), 'wrong_type'],
   [nativeLine({ ppid: -1 }), 'wrong_type'],
+  [nativeLine({ login_uid: 'root' }), 'wrong_type'],
   [nativeLine({ timestamp: '3000-01-01T00:00:00Z' }), 'invalid_time'],
   [nativeLine({ timestamp: '1600-01-01T00:00:00Z' }), 'invalid_time'],
   ['{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z","comm":"x\\udc00y"}', 'invalid_unicode'],
@@ -89,6 +92,10 @@ describe('what the store keeps', function () {
     for (const comm of ['x\u0000y', '\r\n', '\ufeffbom', '\ufeff\ufeff', 'a"b,c\\', '\u2028\u001b[31m😀'])
       assert.ok(byComm.has(comm), `comm ${JSON.stringify(comm)} is stored as sent`);
     assert.equal(byComm.get('\ufeffbom')?.['cgroup_id'], '\ufeff777');
+    assert.deepEqual(
+      ['logged-in', 'login-edge', 'sh'].map((comm) => byComm.get(comm)?.['login_uid']),
+      [1000, 4_294_967_295, null],
+    );
     const pids = events.map((event) => event['pid']);
     assert.ok(pids.includes(3_000_000_000) && pids.includes(4_294_967_295));
     const times = events.map((event) => event['time']);

@@ -34,6 +34,14 @@ function rejected(value: Record<string, unknown>): LineRejection {
 }
 
 describe('parseTetragonLine', function () {
+  it('keeps the process auid as the login uid, 4294967295 (unset) as none, and refuses a text', function () {
+    const loginUid = (auid: unknown): number | null =>
+      parsed({ process_exec: { process: { ...proc, auid } }, time }).loginUid;
+    assert.deepEqual([loginUid(0), loginUid(1000), loginUid(4294967295)], [0, 1000, null]);
+    const refused = rejected({ process_exec: { process: { ...proc, auid: 'root' } }, time });
+    assert.match(refused.message, /process_exec\.process\.auid/);
+  });
+
   it('maps process_exec onto execve with the process fields', function () {
     const event = parsed({ process_exec: { process: proc, parent: { pid: 99 } }, node_name: 'n1', time });
     assert.equal(event.type, 'execve');
@@ -43,6 +51,7 @@ describe('parseTetragonLine', function () {
     assert.equal(event.pid, 100);
     assert.equal(event.ppid, 99);
     assert.equal(event.uid, 1000);
+    assert.equal(event.loginUid, null); // proc sends no auid
     assert.equal(event.comm, 'python3');
     assert.equal(event.containerId, '0123456789abcdef');
     assert.deepEqual(event.attrs, {

@@ -33,6 +33,9 @@ const builtLines = [
   ` { "event_type" : "file_write" ,\t"timestamp":"2026-01-01T00:00:04Z"\r, "path" : "/spaced" , "bytes" : 12 } `,
   `{"event_type":"setuid",${identity},"target_uid":0}`,
   `{"event_type":"ptrace",${identity},"target_pid":4242,"request":"PTRACE_ATTACH"}`,
+  `{"event_type":"execve",${identity},"login_uid":1000,"comm":"sudo"}`,
+  `{"event_type":"execve",${identity},"login_uid":null,"comm":"cron"}`,
+  `{"event_type":"execve","login_uid":4294967295,${identity}}`,
 ];
 
 /** Native lines JavaScript accepts that the addon leaves to it: numbers, keys and shapes it does not write. */
@@ -45,6 +48,7 @@ const refusedLines = [
   `{"event_type":"file_write",${identity},"path":"/p","__proto__":{"x":1}}`,
   `{"event_type":"file_write",${identity},"path":"/p","a":1,"a":2}`,
   `{"event_type":"file_write",${identity},"path":"/p","pid":11}`,
+  `{"event_type":"file_write",${identity},"login_uid":1,"login_uid":2}`,
   `{"event_type":"file_write",${identity},"path":"/p","deep":${'['.repeat(40)}${']'.repeat(40)}}`,
   `{"event_type":"file_write","timestamp":"2026-01-01T00:00:01Z","pid":1e3,"path":"/p"}`,
   `{"event_type":"file_write","timestamp":"2026-01-01T00:00:01Z","cgroup_id":1e3,"path":"/p"}`,

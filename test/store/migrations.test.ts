@@ -97,6 +97,7 @@ describe('store migrations', function () {
         await db.run('INSERT INTO events SELECT * FROM events_13');
         await db.run('DROP TABLE events_13');
         await db.run('ALTER TABLE events DROP COLUMN loader_locale'); // 017's
+        await db.run('ALTER TABLE events DROP COLUMN login_uid'); // 019's
         await db.run('DROP TABLE host_chain'); // 015's, absent at format 12
         await db.run('DELETE FROM store_format WHERE version >= 13');
       });
@@ -105,7 +106,7 @@ describe('store migrations', function () {
       const upgraded = await startDaemon({ dataDir });
       assert.ok(upgraded.logs.some((entry) => entry['msg'] === 'upgrading the store'));
       const opened = upgraded.logs.find((entry) => entry['msg'] === 'store opened');
-      assert.deepEqual(opened?.['migrated'], [13, 14, 15, 16, 17, 18]);
+      assert.deepEqual(opened?.['migrated'], [13, 14, 15, 16, 17, 18, 19]);
       const again = await request(upgraded.url, `/v1/graph/verify?run=${run}`);
       assert.equal(again.body['status'], 'ok');
       await assertStopsCleanly(upgraded);
@@ -167,7 +168,7 @@ describe('store migrations', function () {
       );
       const upgraded = await startDaemon({ dataDir });
       const opened = upgraded.logs.find((entry) => entry['msg'] === 'store opened');
-      assert.deepEqual(opened?.['migrated'], [17, 18]);
+      assert.deepEqual(opened?.['migrated'], [17, 18, 19]);
       await assertStopsCleanly(upgraded);
       await withDatabase(dbPath, async (db) => {
         assert.deepEqual(await queryRows(db, judged), before);

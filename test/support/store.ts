@@ -88,6 +88,7 @@ export function testEvent(fields: Partial<ParsedEvent> & { at?: string } = {}): 
     tgid: 5000,
     ppid: 1,
     uid: 0,
+    loginUid: null,
     comm: 'sh',
     cgroupId: null,
     containerId: null,

@@ -60,6 +60,8 @@ export function rehash(event: Record<string, unknown>): string {
     cgroup_id: event['cgroup_id'],
     comm: event['comm'],
     container_id: event['container_id'],
+    // a fact added after events were hashed: in the content only when set
+    ...(event['login_uid'] === null ? {} : { login_uid: event['login_uid'] }),
     pid: event['pid'],
     ppid: event['ppid'],
     source: event['source'],

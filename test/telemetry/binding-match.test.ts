@@ -59,6 +59,7 @@ function events(): ParsedEvent[] {
             tgid,
             ppid,
             uid: null,
+            loginUid: null,
             comm: null,
             cgroupId,
             containerId,

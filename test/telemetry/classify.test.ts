@@ -12,6 +12,7 @@ function event(type: EventType, attrs: Record<string, unknown>): ParsedEvent {
     tgid: 1,
     ppid: 0,
     uid: 0,
+    loginUid: null,
     comm: 'x',
     cgroupId: null,
     containerId: null,

@@ -31,6 +31,7 @@ function event(time: string, fields: Partial<ParsedEvent> = {}): ParsedEvent {
     tgid: null,
     ppid: null,
     uid: 0,
+    loginUid: null,
     comm: 'sh',
     cgroupId: null,
     containerId: null,

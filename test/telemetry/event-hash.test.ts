@@ -29,6 +29,7 @@ const event: ParsedEvent = {
   tgid: null,
   ppid: 1,
   uid: 0,
+  loginUid: null,
   comm: 'vi\u00e9',
   cgroupId: null,
   containerId: 'c"1',
@@ -59,6 +60,30 @@ describe('event hash', function () {
       attrs: event.attrs,
     };
     assert.equal(canonicalEventContent(event, attrsJson), canonicalJson(facts));
+  });
+
+  it('writes login_uid, a fact added after events were hashed, only when set: the events without it keep their hashes', function () {
+    const attrsJson = canonicalJson(event.attrs);
+    const withLogin = { ...event, loginUid: 1000 };
+    const facts = {
+      type: event.type,
+      source: event.source,
+      time: event.time,
+      pid: event.pid,
+      tgid: event.tgid,
+      ppid: event.ppid,
+      uid: event.uid,
+      login_uid: 1000,
+      comm: event.comm,
+      cgroup_id: event.cgroupId,
+      container_id: event.containerId,
+      attrs: event.attrs,
+    };
+    assert.equal(canonicalEventContent(withLogin, attrsJson), canonicalJson(facts));
+    assert.equal(canonicalContent(withLogin), canonicalJson(facts));
+    assert.ok(!canonicalContent(event).includes('login_uid'));
+    assert.notEqual(hashEvent(withLogin, attrsJson), hashEvent(event, attrsJson));
+    assert.equal(attrsInContent(canonicalContent(withLogin)), attrsJson);
   });
 
   it('is the sha256 of that text, and changes with any fact', function () {

@@ -5,6 +5,7 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { eventFields, type EventField } from '../../model/event-fields.js';
 import { execute, raw, sql } from '../../store/sql.js';
 import { readRegularFile } from './bundle-files.js';
 import { pathLiteral } from './export-columns.js';
@@ -67,6 +68,19 @@ export function bundledKeys(dir: string): Map<string, string> {
 export async function loadEvents(connection: DuckDBConnection, dir: string): Promise<void> {
   const [table, file, select] = tables[0]!;
   await loadTable(connection, table, join(dir, file), select);
+  await addLaterFacts(connection);
+}
+
+/**
+ * The facts added to the record after a bundle was written (event-fields.ts: `when_set`), as null
+ * columns: its events were hashed without them, and verify reads every fact's column.
+ */
+async function addLaterFacts(connection: DuckDBConnection): Promise<void> {
+  for (const field of eventFields.filter((fact: EventField) => fact.content === 'when_set'))
+    await execute(
+      connection,
+      sql`ALTER TABLE events ADD COLUMN IF NOT EXISTS ${raw(field.key)} ${raw(field.sqlType)}`,
+    );
 }
 
 /** Loads a run bundle: its tables, its run row from the manifest, and `keys` as the store's signing keys. */
@@ -77,6 +91,7 @@ export async function loadRunBundle(
   keys: ReadonlyMap<string, string>,
 ): Promise<void> {
   for (const [table, file, select] of tables) await loadTable(connection, table, join(dir, file), select);
+  await addLaterFacts(connection);
   await execute(
     connection,
     sql`CREATE TABLE runs AS SELECT ${manifest.run}::VARCHAR AS run_id, ${manifest.run_object_hash}::VARCHAR AS object_hash`,

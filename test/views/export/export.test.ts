@@ -128,6 +128,32 @@ describe('export', function () {
     assert.deepEqual([...new Set((result.issues ?? []).map((issue) => issue.kind))], ['event_hash_mismatch']);
   });
 
+  it('verifies a bundle written before login_uid was a column, and fails one whose login_uid was set afterwards', async function () {
+    await runCli(['export', 'run-a', '--out', work.path, '--url', shared.daemon.url]);
+    const dir = bundleDir(work.path);
+    const events = join(dir, 'events.parquet');
+    // format 18's bundle: the same rows without the column (the manifest signed again to match)
+    await rewriteParquet(events, 'SELECT * EXCLUDE (login_uid) FROM t');
+    resignAsDaemon(dir);
+    const older = await verifyJson(work.path, pinned);
+    assert.deepEqual([older.code, older.result.status], [0, 'ok'], JSON.stringify(older.result));
+    // the hash covers login_uid once set: a login uid given to one event afterwards is found
+    const again = join(work.path, 'again');
+    const exported = await runCli(['export', 'run-a', '--out', again, '--url', shared.daemon.url]);
+    assert.equal(exported.code, 0, exported.stderr);
+    await rewriteParquet(
+      join(bundleDir(again), 'events.parquet'),
+      'SELECT * REPLACE (CASE WHEN seq = (SELECT min(seq) FROM t) THEN 0 ELSE login_uid END AS login_uid) FROM t',
+    );
+    resignAsDaemon(bundleDir(again));
+    const forged = await verifyJson(again, pinned);
+    assert.equal(forged.result.status, 'failed');
+    assert.deepEqual(
+      [...new Set((forged.result.issues ?? []).map((issue) => issue.kind))],
+      ['event_hash_mismatch'],
+    );
+  });
+
   it('fails a bundle with a deleted file', async function () {
     await runCli(['export', 'run-a', '--out', work.path, '--url', shared.daemon.url]);
     rmSync(join(bundleDir(work.path), 'checkpoints.parquet'));
