@@ -60,6 +60,7 @@ const tableColumns = [
   ...['uid', 'comm', 'cgroup_id', 'container_id', 'tool_call_id', 'binding_id', 'corr_method'],
   ...['corr_confidence', 'evidence_level', 'spool_state', 'attrs', 'hash', 'risky', 'bytes', 'judged'],
   'loader_locale',
+  'login_uid',
 ];
 
 /** One built row: what encodeEventRow takes, and the id the commit gives it. */
@@ -157,6 +158,7 @@ function appendRow(appender: DuckDBAppender, row: BuiltRow, seq: bigint, ingeste
   appender.appendBigInt(BigInt(eventBytes(event.attrs)));
   appender.appendBoolean(false); // judged
   appender.appendBoolean(false); // loader_locale: the workload holds no loader or locale opens
+  appendUInt(appender, event.loginUid);
   appender.endRow();
 }
 
