@@ -1,0 +1,101 @@
+/**
+ * Which thread owns what, checked as the folders' floors are (layers.test.ts): the store thread is
+ * the one owner of DuckDB (design/architecture.md), so nothing a piscina task, a CLI command or an AI
+ * tool imports is store code (a `*.sql.ts` file, or `@duckdb/node-api`). Static imports only: a dynamic import loads when its code runs
+ * (`provd verify --bundle` opens the bundle's DuckDB file in the CLI process that way, on purpose).
+ */
+import assert from 'node:assert/strict';
+import { chainTo, ImportGraph, sourceFiles } from '../support/import-graph.js';
+
+const graph = new ImportGraph();
+
+/** The thread roles that must not reach store code, each by its entry files. */
+const roles: Record<string, string[]> = {
+  'the piscina tasks (workers/*.task.ts)': sourceFiles('workers').filter((file) => file.endsWith('.task.ts')),
+  'the CLI (src/cli)': sourceFiles('src/cli'),
+  'the AI tools (src/ai)': sourceFiles('src/ai'),
+};
+
+const isStoreCode = (file: string): boolean => file.endsWith('.sql.ts') || file === '@duckdb/node-api';
+
+/**
+ * Imports that still reach store code by type, not followed by the type check until they are
+ * untangled (issue 44, item 2). A type import loads nothing at run time, but the wire contract the
+ * CLI and the AI tools read should come from modules that carry no route or store code.
+ */
+const typeExceptions: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    // the counters a normalize task tallies are typed in the store's upsert of them
+    'src/ingest/normalize.ts -> src/telemetry/producer-counters.sql.ts': 'CounterDelta',
+    'src/ingest/producer-tally.ts -> src/telemetry/producer-counters.sql.ts': 'CounterDelta',
+    'src/telemetry/batch-commit.ts -> src/telemetry/producer-counters.sql.ts': 'CounterDelta',
+    // wire types the CLI takes from the store queries that answer them
+    'src/cli/commands/events.ts -> src/telemetry/events.sql.ts': 'TelemetryEvents',
+    'src/cli/commands/events.ts -> src/telemetry/host-events.sql.ts': 'HostEvents',
+    'src/cli/event-follower.ts -> src/telemetry/events.sql.ts': 'EventPageBody',
+    'src/cli/commands/runs.ts -> src/telemetry/runs.sql.ts': 'RunList',
+    'src/cli/runs-table.ts -> src/telemetry/runs.sql.ts': 'RunSummary',
+    'src/cli/commands/summary.ts -> src/telemetry/summary.sql.ts': 'ObservabilitySummary',
+    'src/cli/render/summary-text.ts -> src/telemetry/summary.sql.ts': 'ObservabilitySummary',
+    'src/cli/render/explain-text.ts -> src/views/explain/tool-call-account.sql.ts': 'ToolCallAccount',
+    'src/cli/render/signals-text.ts -> src/security/signals/security-signals.sql.ts': 'GapCounts',
+    'src/cli/render/signals-text.ts -> src/security/signals/cost-signals.sql.ts': 'UsageSignals',
+    // wire types the CLI takes from modules that also hold store code
+    'src/cli/commands/attest.ts -> src/views/attest/run-attestation.ts': 'RunAttestation',
+    'src/cli/commands/explain.ts -> src/views/explain/explain-result.ts': 'ExplainResult',
+    'src/cli/render/explain-text.ts -> src/views/explain/explain-result.ts': 'ExplainResult',
+    'src/cli/commands/responses.ts -> src/security/responses/responses.ts': 'SecurityResponses',
+    'src/cli/render/responses-text.ts -> src/security/responses/responses.ts': 'SecurityResponses',
+    'src/cli/commands/risks.ts -> src/security/risks.ts': 'SecurityRisks',
+    'src/cli/render/risks-text.ts -> src/security/risks.ts': 'SecurityRisks',
+    'src/cli/commands/signals.ts -> src/security/signals/signals.ts': 'Signals',
+    'src/cli/render/signals-text.ts -> src/security/signals/signals.ts': 'Signals',
+    'src/cli/commands/timeline.ts -> src/views/timeline/timeline-table.ts': 'TimelineTable',
+    'src/cli/render/timeline-text.ts -> src/views/timeline/timeline-table.ts': 'TimelineTable',
+    'src/cli/commands/health.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
+    'src/cli/daemon-wait.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
+    'src/cli/render/health-text.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
+    // `provd daemon` runs the daemon in the CLI process: the main thread types its store client
+    'src/cli/commands/daemon.ts -> src/daemon/config.ts': 'the daemon',
+    'src/cli/commands/daemon.ts -> src/daemon/config-file.ts': 'the daemon',
+    // the AI tools read an endpoint's path, method and answer schema from the daemon's route list,
+    // its query contract from the route file, and the answers' schemas from the OpenAPI bodies
+    'src/ai/body-tool.ts -> src/daemon/endpoints.ts': 'the route list',
+    'src/ai/query-tool.ts -> src/daemon/endpoints.ts': 'the route list',
+    'src/ai/tool-schemas.ts -> src/daemon/openapi-schemas.ts': 'OpenAPI components',
+    'src/ai/tool-schemas.ts -> src/daemon/openapi-bodies.ts': 'OpenAPI bodies',
+    'src/ai/tools/explain.ts -> src/views/explain/explain.route.ts': 'explainQuery',
+    'src/ai/tools/get-signals.ts -> src/security/signals/signals.route.ts': 'signalsQuery',
+    'src/ai/tools/get-timeline.ts -> src/views/timeline/timeline.route.ts': 'timelineQuery',
+    'src/ai/tools/list-events.ts -> src/telemetry/events.route.ts': 'eventsQuery',
+    'src/ai/tools/list-risks.ts -> src/security/risks.route.ts': 'risksQuery',
+  }),
+);
+
+/** Each store file `roots` reach, with the chain of imports that reaches it. */
+function storeCodeReached(roots: readonly string[], types: boolean, skip = new Set<string>()): string[] {
+  const reached = graph.reach(roots, { types, skip });
+  return [...reached.keys()].filter(isStoreCode).map((file) => chainTo(reached, file));
+}
+
+describe('thread roles', function () {
+  for (const [role, roots] of Object.entries(roles)) {
+    it(`keeps store code out of what ${role} load: no *.sql.ts file, no @duckdb/node-api`, function () {
+      assert.ok(roots.length > 0, `no entry file for ${role}`);
+      assert.deepEqual(storeCodeReached(roots, false), []);
+    });
+
+    it(`keeps store code out of the types ${role} read, but for the exceptions of issue 44`, function () {
+      assert.deepEqual(storeCodeReached(roots, true, new Set(typeExceptions.keys())), []);
+    });
+  }
+
+  it('lists no exception that is no longer needed: each is an import that reaches store code', function () {
+    const unneeded = [...typeExceptions.keys()].filter((edge) => {
+      const [importer, imported] = edge.split(' -> ') as [string, string];
+      const imports = graph.importsOf(importer).some(({ target }) => target === imported);
+      return !imports || storeCodeReached([imported], true).length === 0;
+    });
+    assert.deepEqual(unneeded, []);
+  });
+});
