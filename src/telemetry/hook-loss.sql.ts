@@ -8,7 +8,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, inTransaction, sql } from '../store/sql.js';
-import { addCounters, type CounterDelta } from './producer-counters.sql.js';
+import type { CounterDelta } from './counter-delta.js';
+import { addCounters } from './producer-counters.sql.js';
 
 /** The source each kind of hook gap is recorded under, as its counters are. */
 const gapSources = { hook_daemon_down: 'hook_spool', hook_store_failed: 'hook_store' } as const;

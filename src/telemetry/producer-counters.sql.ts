@@ -5,25 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { execute, sql, unnested } from '../store/sql.js';
-
-/** One counter increment: `accepted` per source, `invalid` per rejection code, spool outcomes. */
-export interface CounterDelta {
-  source: string;
-  counter: string;
-  value: number;
-}
-
-/** Sums increments of the same counter. */
-export function mergeCounters(deltas: readonly CounterDelta[]): CounterDelta[] {
-  const merged = new Map<string, CounterDelta>();
-  for (const delta of deltas) {
-    const key = `${delta.source}\u0000${delta.counter}`;
-    const row = merged.get(key);
-    if (row === undefined) merged.set(key, { ...delta });
-    else row.value += delta.value;
-  }
-  return [...merged.values()];
-}
+import { mergeCounters, type CounterDelta } from './counter-delta.js';
 
 /**
  * Adds increments to their counters, creating counters as needed. A MERGE: DuckDB's INSERT ... ON

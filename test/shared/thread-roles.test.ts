@@ -25,10 +25,6 @@ const isStoreCode = (file: string): boolean => file.endsWith('.sql.ts') || file 
  */
 const typeExceptions: ReadonlyMap<string, string> = new Map(
   Object.entries({
-    // the counters a normalize task tallies are typed in the store's upsert of them
-    'src/ingest/normalize.ts -> src/telemetry/producer-counters.sql.ts': 'CounterDelta',
-    'src/ingest/producer-tally.ts -> src/telemetry/producer-counters.sql.ts': 'CounterDelta',
-    'src/telemetry/batch-commit.ts -> src/telemetry/producer-counters.sql.ts': 'CounterDelta',
     // wire types the CLI takes from the store queries that answer them
     'src/cli/commands/events.ts -> src/telemetry/events.sql.ts': 'TelemetryEvents',
     'src/cli/commands/events.ts -> src/telemetry/host-events.sql.ts': 'HostEvents',
