@@ -6,7 +6,7 @@
  * `hook_store_failed` and a counter of source `hook_store` (agents/unstored-hooks.ts); requests the
  * hook socket refused are counters of source `hook_socket`.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { execute, inTransaction, sql } from '../store/sql.js';
 import type { CounterDelta } from './counter-delta.js';
 import { addCounters } from './producer-counters.sql.js';
@@ -39,10 +39,7 @@ export interface HookLoss {
 let gapsWritten = 0;
 
 /** Records the gaps and adds the counters. */
-export async function recordHookLoss(
-  connection: DuckDBConnection,
-  loss: HookLoss,
-): Promise<{ gaps: number }> {
+export async function recordHookLoss(connection: StoreConnection, loss: HookLoss): Promise<{ gaps: number }> {
   const nowNs = BigInt(Date.now()) * 1_000_000n;
   await inTransaction(connection, async () => {
     for (const gap of loss.gaps) {

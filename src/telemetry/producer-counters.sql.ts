@@ -2,7 +2,7 @@
  * Producer counters (table producer_counters): what each source sent and what became of it, never
  * reset. Workers and the spool produce increments; the store adds them up within a transaction.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { execute, sql, unnested } from '../store/sql.js';
 import { mergeCounters, type CounterDelta } from './counter-delta.js';
@@ -12,7 +12,7 @@ import { mergeCounters, type CounterDelta } from './counter-delta.js';
  * CONFLICT DO UPDATE cost about 1.4 ms a commit for two counters, the MERGE about 1.0.
  */
 export async function addCounters(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   deltas: readonly CounterDelta[],
 ): Promise<void> {
   const counters = mergeCounters(deltas);

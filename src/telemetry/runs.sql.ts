@@ -4,7 +4,7 @@
  * and objects insert into `runs` too). Each kind of fact is one aggregate over its own table, keyed
  * by run id, in `runFacts`: a later domain adds its facts there.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { VARCHAR } from '../store/duckdb-api.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { list, readRows, sql, type Statement } from '../store/sql.js';
@@ -76,7 +76,7 @@ export interface RunEvents {
 
 /** Adds one kind of fact to the summaries of the listed runs: one aggregate keyed by run id. */
 type AddRunFacts = (
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runIds: Statement,
   summaries: ReadonlyMap<string, RunSummary>,
 ) => Promise<void>;
@@ -138,7 +138,7 @@ const runFacts: readonly AddRunFacts[] = [addBindingFacts, addToolCallFacts, add
 
 /** The RunList body of one page, as JSON text. */
 export async function listRuns(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: RunsParams,
   formatVersion: number,
 ): Promise<JsonText<RunList>> {

@@ -1,13 +1,19 @@
 /**
  * Which thread owns what, checked as the folders' floors are (layers.test.ts): the store thread is
  * the one owner of DuckDB (design/architecture.md), so nothing a piscina task, a CLI command or an AI
- * tool imports is store code (a `*.sql.ts` file, or `@duckdb/node-api`). Static imports only: a dynamic import loads when its code runs
+ * tool imports is store code (a `*.sql.ts` file, or `@duckdb/node-api`), and only src/store names
+ * DuckDB's types. Static imports only: a dynamic import loads when its code runs
  * (`provd verify --bundle` opens the bundle's DuckDB file in the CLI process that way, on purpose).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { packageRoot } from '../../src/shared/package-root.js';
 import { chainTo, ImportGraph, sourceFiles } from '../support/import-graph.js';
 
 const graph = new ImportGraph();
+const sources = [...sourceFiles('src'), ...sourceFiles('workers')];
+const underStore = (file: string): boolean => file.startsWith(`src${sep}store${sep}`);
 
 /** The thread roles that must not reach store code, each by its entry files. */
 const roles: Record<string, string[]> = {
@@ -93,5 +99,21 @@ describe('thread roles', function () {
       return !imports || storeCodeReached([imported], true).length === 0;
     });
     assert.deepEqual(unneeded, []);
+  });
+
+  it('keeps @duckdb/node-api, types included, to src/store', function () {
+    const importing = sources.filter(
+      (file) =>
+        !underStore(file) && graph.importsOf(file).some(({ target }) => target === '@duckdb/node-api'),
+    );
+    assert.deepEqual(importing, []);
+  });
+
+  it("lets only src/store name DuckDB's connection type: the domains take src/store's StoreConnection", function () {
+    const naming = sources.filter(
+      (file) =>
+        !underStore(file) && /\bDuckDBConnection\b/.test(readFileSync(join(packageRoot, file), 'utf8')),
+    );
+    assert.deepEqual(naming, []);
   });
 });

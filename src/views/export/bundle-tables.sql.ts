@@ -4,7 +4,7 @@
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { execute, raw, sql } from '../../store/sql.js';
 import { readRegularFile } from './bundle-files.js';
 import { pathLiteral } from './export-columns.js';
@@ -64,14 +64,14 @@ export function bundledKeys(dir: string): Map<string, string> {
 }
 
 /** Loads the events of a bundle alone (a range export). */
-export async function loadEvents(connection: DuckDBConnection, dir: string): Promise<void> {
+export async function loadEvents(connection: StoreConnection, dir: string): Promise<void> {
   const [table, file, select] = tables[0]!;
   await loadTable(connection, table, join(dir, file), select);
 }
 
 /** Loads a run bundle: its tables, its run row from the manifest, and `keys` as the store's signing keys. */
 export async function loadRunBundle(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   dir: string,
   manifest: ExportManifest,
   keys: ReadonlyMap<string, string>,
@@ -95,7 +95,7 @@ export async function loadRunBundle(
 }
 
 async function loadTable(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   table: string,
   path: string,
   select: string,
