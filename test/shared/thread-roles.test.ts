@@ -1,9 +1,10 @@
 /**
  * Which thread owns what, checked as the folders' floors are (layers.test.ts): the store thread is
- * the one owner of DuckDB (design/architecture.md), so nothing a piscina task, a CLI command or an AI
- * tool imports is store code (a `*.sql.ts` file, or `@duckdb/node-api`), and only src/store names
- * DuckDB's types. Static imports only: a dynamic import loads when its code runs
- * (`provd verify --bundle` opens the bundle's DuckDB file in the CLI process that way, on purpose).
+ * the one owner of DuckDB (design/architecture.md), so nothing a piscina task, a CLI command or an
+ * AI tool imports is store code (a `*.sql.ts` file, or `@duckdb/node-api`), only src/store names
+ * DuckDB's types, and the store worker imports nothing of the daemon that starts it. Static imports
+ * only: a dynamic import loads when its code runs (`provd verify --bundle` opens the bundle's
+ * DuckDB file in the CLI process that way, on purpose).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -115,5 +116,14 @@ describe('thread roles', function () {
         !underStore(file) && /\bDuckDBConnection\b/.test(readFileSync(join(packageRoot, file), 'utf8')),
     );
     assert.deepEqual(naming, []);
+  });
+
+  it('starts the store worker without the daemon: nothing it imports, types included, is under src/daemon', function () {
+    const reached = graph.reach([join('workers', 'store.worker.ts')], { types: true });
+    const daemon = [...reached.keys()].filter((file) => file.startsWith(`src${sep}daemon${sep}`));
+    assert.deepEqual(
+      daemon.map((file) => chainTo(reached, file)),
+      [],
+    );
   });
 });
