@@ -2,15 +2,15 @@
  * Which thread owns what, checked as the folders' floors are (layers.test.ts): the store thread is
  * the one owner of DuckDB (design/architecture.md), so nothing a piscina task, a CLI command or an
  * AI tool imports is store code (a `*.sql.ts` file, or `@duckdb/node-api`), only src/store names
- * DuckDB's types, and the store worker imports nothing of the daemon that starts it. Static imports
- * only: a dynamic import loads when its code runs (`provd verify --bundle` opens the bundle's
- * DuckDB file in the CLI process that way, on purpose).
+ * DuckDB's types, the store worker imports nothing of the daemon that starts it, and each native
+ * addon has one loader. Static imports only: a dynamic import loads when its code runs (`provd
+ * verify --bundle` opens the bundle's DuckDB file in the CLI process that way, on purpose).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { chainTo, ImportGraph, sourceFiles } from '../support/import-graph.js';
+import { chainTo, ImportGraph, requiresOf, sourceFiles } from '../support/import-graph.js';
 
 const graph = new ImportGraph();
 const sources = [...sourceFiles('src'), ...sourceFiles('workers')];
@@ -125,5 +125,13 @@ describe('thread roles', function () {
       daemon.map((file) => chainTo(reached, file)),
       [],
     );
+  });
+
+  it('loads each native addon in one file: the sensor in src/sensor/binding.ts, the hash addon in src/provenance/hash-addon.ts', function () {
+    const loaders = sources.filter((file) => requiresOf(file).includes(null));
+    assert.deepEqual(loaders.sort(), [
+      join('src', 'provenance', 'hash-addon.ts'),
+      join('src', 'sensor', 'binding.ts'),
+    ]);
   });
 });
