@@ -36,8 +36,6 @@ const typeExceptions: ReadonlyMap<string, string> = new Map(
     'src/cli/commands/events.ts -> src/telemetry/events.sql.ts': 'TelemetryEvents',
     'src/cli/commands/events.ts -> src/telemetry/host-events.sql.ts': 'HostEvents',
     'src/cli/event-follower.ts -> src/telemetry/events.sql.ts': 'EventPageBody',
-    'src/cli/commands/runs.ts -> src/telemetry/runs.sql.ts': 'RunList',
-    'src/cli/runs-table.ts -> src/telemetry/runs.sql.ts': 'RunSummary',
     'src/cli/commands/summary.ts -> src/telemetry/summary.sql.ts': 'ObservabilitySummary',
     'src/cli/render/summary-text.ts -> src/telemetry/summary.sql.ts': 'ObservabilitySummary',
     'src/cli/render/explain-text.ts -> src/views/explain/tool-call-account.sql.ts': 'ToolCallAccount',
