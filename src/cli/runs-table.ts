@@ -1,5 +1,5 @@
 /** The table `provd runs` prints: one run a line, columns padded, times to the second. */
-import type { RunSummary } from '../telemetry/runs.sql.js';
+import type { RunSummary } from '../telemetry/run-list.js';
 import { formatTable } from './output/text-table.js';
 
 const header = [

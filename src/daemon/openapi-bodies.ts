@@ -45,7 +45,7 @@ import type { TelemetryEvents } from '../telemetry/events.sql.js';
 import type { HostEvents } from '../telemetry/host-events.sql.js';
 import type { ExplainResult } from '../views/explain/explain-result.js';
 import type { ProducerHealth } from '../telemetry/producer-health.sql.js';
-import type { RunList } from '../telemetry/runs.sql.js';
+import type { RunList } from '../telemetry/run-list.js';
 import type { ObservabilitySummary } from '../telemetry/summary.sql.js';
 import type { TimelineCausality } from '../views/timeline/timeline-causality.js';
 import type { TimelineTable } from '../views/timeline/timeline-table.js';

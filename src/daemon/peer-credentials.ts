@@ -3,9 +3,7 @@
  * addon (native/hash/peer-credentials.cc: Node does not expose them). The hook socket's only
  * authentication: without the addon there is no hook socket.
  */
-import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
-import { hashAddonPath } from '../provenance/batch-hash.js';
+import { loadHashAddon } from '../provenance/hash-addon.js';
 
 /** What the kernel says of a socket's peer: its credentials when it called connect(). */
 export interface PeerCredentials {
@@ -20,13 +18,8 @@ interface PeerAddon {
 }
 
 function loadAddon(): PeerAddon | null {
-  if (!existsSync(hashAddonPath)) return null;
-  try {
-    const addon = createRequire(import.meta.url)(hashAddonPath) as Partial<PeerAddon>;
-    return typeof addon.peerCredentials === 'function' ? (addon as PeerAddon) : null;
-  } catch {
-    return null;
-  }
+  const addon = loadHashAddon() as Partial<PeerAddon> | null;
+  return typeof addon?.peerCredentials === 'function' ? (addon as PeerAddon) : null;
 }
 
 const addon = loadAddon();

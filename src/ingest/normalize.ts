@@ -13,7 +13,7 @@ import type { Correlation } from '../telemetry/binding-index.js';
 import type { IngestFormat, LineError, ParsedEvent } from '../model/event.js';
 import { canonicalContent } from '../telemetry/event-hash.js';
 import type { BatchDigest } from '../telemetry/batch-commit.js';
-import type { CounterDelta } from '../telemetry/producer-counters.sql.js';
+import type { CounterDelta } from '../telemetry/counter-delta.js';
 import { notLossCounts, reportedGap, type ReportedGap } from '../telemetry/reported-gap.js';
 import { estimateRowBytes } from '../telemetry/spool-row-bytes.js';
 import { decodeSensorBatch } from '../sensor/decode-records.js';

@@ -1,6 +1,6 @@
 /** Counts what one batch did per producer, as increments for the store's producer counters. */
 import type { RejectionCode } from '../model/event.js';
-import type { CounterDelta } from '../telemetry/producer-counters.sql.js';
+import type { CounterDelta } from '../telemetry/counter-delta.js';
 import { unknownSource } from '../telemetry/unknown-source.js';
 
 const recentRows = 4;

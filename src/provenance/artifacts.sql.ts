@@ -2,7 +2,7 @@
  * Contents stored by hash in `artifacts`, on the store thread inside the caller's write
  * transaction: each stored once, a content stored already kept as it is.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, BLOB, BOOLEAN, VARCHAR, blobValue } from '../store/duckdb-api.js';
 import { execute, fewRows, join, readRows, sql, unnested, valueRows } from '../store/sql.js';
 
@@ -20,7 +20,7 @@ export interface ArtifactWrite {
  * on a 20,000-artifact store; the read costs ~0.4 ms.
  */
 export async function insertArtifacts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   artifacts: readonly ArtifactWrite[],
 ): Promise<void> {
   // two contents with the same bytes are one artifact

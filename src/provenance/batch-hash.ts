@@ -6,10 +6,7 @@
  * Measured on the ingest workload: a call per event into node:crypto cost ~0.6 µs of it.
  */
 import { hash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { packageRoot } from '../shared/package-root.js';
+import { loadHashAddon } from './hash-addon.js';
 
 /** The columns of a slice's rows that its events' canonical contents do not hold (native/hash/rows.h). */
 export interface RowColumns {
@@ -63,19 +60,8 @@ export interface NativeContents {
   refused: Uint32Array;
 }
 
-/** Where .ci/setup builds the addon. */
-export const hashAddonPath = join(packageRoot, 'native', 'hash', 'build', 'Release', 'provd_hash.node');
-
-function loadAddon(): HashAddon | null {
-  if (process.env['PROVD_NO_NATIVE_HASH'] === '1' || !existsSync(hashAddonPath)) return null;
-  try {
-    return createRequire(import.meta.url)(hashAddonPath) as HashAddon;
-  } catch {
-    return null; // a build for another Node: the JavaScript functions answer the same
-  }
-}
-
-const addon = loadAddon();
+// PROVD_NO_NATIVE_HASH=1: the JavaScript functions answer even where the addon is built
+const addon = process.env['PROVD_NO_NATIVE_HASH'] === '1' ? null : (loadHashAddon() as HashAddon | null);
 
 /**
  * Caps glibc's malloc arenas for the whole process (native/hash/malloc-arenas.cc says why); false

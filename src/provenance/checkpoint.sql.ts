@@ -1,5 +1,5 @@
 /** GET /v1/graph/checkpoint in the store actor: a run's latest signed checkpoint, its envelope as stored. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { ProvdError } from '../shared/errors.js';
 import { readRows, sql } from '../store/sql.js';
 import type { DsseEnvelope } from './dsse.js';
@@ -26,7 +26,7 @@ export interface GraphCheckpoint {
 
 /** The run's latest checkpoint; 404 when the run has none yet. */
 export async function latestCheckpoint(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: CheckpointParams,
 ): Promise<JsonText<GraphCheckpoint>> {
   await requireRun(connection, params.run);

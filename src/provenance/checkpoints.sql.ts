@@ -6,7 +6,7 @@
  * verified, and when the store closes;
  * each round first seals the batches committed since the last (seal-batches.sql.ts).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { ProvdError } from '../shared/errors.js';
 import { log } from '../shared/log.js';
@@ -63,7 +63,7 @@ export class Checkpointer {
   private readonly trace = new StepTrace('seal');
 
   constructor(
-    private readonly connection: DuckDBConnection,
+    private readonly connection: StoreConnection,
     private readonly writes: WriteQueue,
     private readonly key: SigningKey,
   ) {}

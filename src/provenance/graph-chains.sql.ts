@@ -5,7 +5,7 @@
  * object of a chain names the chain's previous head as its first parent and carries its index, so a
  * missing, swapped or reordered object breaks a link that verify checks.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import {
   execute,
@@ -37,11 +37,7 @@ const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
  * The run object's hash, created with the run when no record, binding or object named it before.
  * Call inside a write transaction.
  */
-export async function ensureRun(
-  connection: DuckDBConnection,
-  runId: string,
-  seenNs: bigint,
-): Promise<string> {
+export async function ensureRun(connection: StoreConnection, runId: string, seenNs: bigint): Promise<string> {
   return (await ensureRuns(connection, new Map([[runId, seenNs]]))).get(runId)!;
 }
 
@@ -54,7 +50,7 @@ const keptRuns = new WriterMemo<string>(10_000);
 
 /** ensureRun for many runs (run id → when first seen) in three statements at most. */
 async function ensureRuns(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   seen: ReadonlyMap<string, bigint>,
 ): Promise<Map<string, string>> {
   const hashes = new Map<string, string>();
@@ -122,7 +118,7 @@ const keyOf = (entry: { runId: string; chain: string }): string => `${entry.runI
 
 /** Appends entries to their chains in order, and returns the sealed objects in the same order. */
 export async function appendToChains(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   entries: readonly ChainEntry[],
 ): Promise<SealedObject[]> {
   const batch = new ChainBatch(connection);
@@ -144,7 +140,7 @@ export class ChainBatch {
   private readonly objects: SealedObject[] = [];
   private readonly moved = new Map<string, MovedHead>();
 
-  constructor(private readonly connection: DuckDBConnection) {}
+  constructor(private readonly connection: StoreConnection) {}
 
   /** Seals entries in order on their chains' heads; stored by `flush`. */
   async append(entries: readonly ChainEntry[]): Promise<SealedObject[]> {
@@ -237,7 +233,7 @@ function headRows(heads: readonly [string, Head][]): Statement {
  * twice as fast without looking for conflicts.
  */
 export async function insertObjects(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   objects: readonly SealedObject[],
   stored: 'maybe' | 'new' = 'maybe',
 ): Promise<void> {
@@ -275,7 +271,7 @@ export async function insertObjects(
  * them): kept ones, and for runs with a chain not kept, what run_heads holds.
  */
 async function readHeads(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   entries: readonly ChainEntry[],
 ): Promise<Map<string, Head>> {
   const heads = new Map<string, Head>();

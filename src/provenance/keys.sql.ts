@@ -1,5 +1,5 @@
 /** GET /v1/graph/keys in the store actor: every key that signed in this store, and the current one. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { readRows, sql } from '../store/sql.js';
 import type { KeyAlgorithm, SigningKey } from './signing-key.js';
 import { jsonText, type JsonText } from '../store/json-text.js';
@@ -26,7 +26,7 @@ export interface GraphKeys {
 
 /** Lists the keys: the current checkpoint key first, then a P-256 attestation key, then older keys. */
 export async function listKeys(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   current: SigningKey,
   attestation: SigningKey,
 ): Promise<JsonText<GraphKeys>> {

@@ -6,7 +6,7 @@
  * verified one at a time: a flood of calls over many big runs costs the store one verification's
  * memory and threads at a time, never one per call.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import type { EventRecheck } from './verify-events.sql.js';
 import { VerifyFlight, type Verified } from './verify-flight.js';
 import type { VerifyResult } from './verify-result.js';
@@ -14,7 +14,7 @@ import { verifyRun, type RunCheck } from './verify.sql.js';
 
 /** What the verifier needs from the store module. */
 export interface RunVerifierParts {
-  snapshot: <T>(body: (connection: DuckDBConnection) => Promise<T>) => Promise<T>;
+  snapshot: <T>(body: (connection: StoreConnection) => Promise<T>) => Promise<T>;
   /** The write queue's `changes`: the writes that may have changed the evidence, ended so far. */
   changes: () => number;
   /** Waits for the sealing round, so what is read next is sealed up to the moment it was asked. */

@@ -7,7 +7,7 @@
  * own transaction cost ingest a tenth of its rate. A batch seals the events of its run with seq in
  * [seqFrom, seqTo).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { appendToChains } from './graph-chains.sql.js';
 import { execute, list, readRows, sql, unnested } from '../store/sql.js';
@@ -35,7 +35,7 @@ export function stopSealing(): void {
 }
 
 /** Inserts digest rows, stamped now, unsealed: sealPendingBatches seals those of runs. */
-export async function insertDigests(connection: DuckDBConnection, rows: readonly DigestRow[]): Promise<void> {
+export async function insertDigests(connection: StoreConnection, rows: readonly DigestRow[]): Promise<void> {
   if (rows.length === 0) return;
   await execute(
     connection,
@@ -68,7 +68,7 @@ const sealedBelow = new WriterMemo<bigint>(1);
  * chained after their runs' previous ones, and has each digest row name its object; returns how many.
  * Call inside a write transaction.
  */
-export async function sealPendingBatches(connection: DuckDBConnection): Promise<number> {
+export async function sealPendingBatches(connection: StoreConnection): Promise<number> {
   if (!sealing) return 0;
   const from = sealedBelow.get(connection, '') ?? -1n;
   const rows = await readRows<{
@@ -137,7 +137,7 @@ const sealedTotals = new WriterMemo<number>(10_000);
 
 /** How many events each of `runIds` has sealed in its batches; call on the writer. */
 export async function sealedEventCounts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runIds: readonly string[],
 ): Promise<Map<string, number>> {
   const counts = new Map<string, number>();

@@ -4,7 +4,7 @@
  * event_batch objects of up to `chunkEvents` events, in seq order, so verify covers them like any
  * other run. The seal says what it is: the hashes were taken at upgrade, not at ingest.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { inTransaction, readRows, sql } from '../store/sql.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { ensureRun } from './graph-chains.sql.js';
@@ -14,7 +14,7 @@ import { insertDigests } from './seal-batches.sql.js';
 const chunkEvents = 100_000;
 
 /** Seals every run without a run object; returns how many runs it sealed. */
-export async function sealLegacyRuns(connection: DuckDBConnection, writes: WriteQueue): Promise<number> {
+export async function sealLegacyRuns(connection: StoreConnection, writes: WriteQueue): Promise<number> {
   const runs = await readRows<{ run_id: string; first_seen_ns: bigint }>(
     connection,
     sql`SELECT run_id, first_seen_ns FROM runs WHERE object_hash IS NULL ORDER BY first_seen_ns`,

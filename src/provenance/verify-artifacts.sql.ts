@@ -2,7 +2,7 @@
  * Artifacts in verify: each `artifact` (and `hook_content`) object names the address of its stored bytes; those bytes
  * must be stored and hash to it, so an edited stdout or a swapped file content is found.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { VARCHAR } from '../store/duckdb-api.js';
 import { list, readRows, sql } from '../store/sql.js';
 import { sha256 } from './graph-object.js';
@@ -11,7 +11,7 @@ import type { VerifyIssues } from './verify-issues.js';
 
 /** Checks the stored bytes behind every artifact object of the run. */
 export async function verifyArtifacts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   objects: ReadonlyMap<string, CheckedObject>,
   issues: VerifyIssues,
 ): Promise<void> {

@@ -6,7 +6,7 @@
  * rehashed once more exactly as ingest hashed it before it counts as tampered.
  */
 import { randomBytes } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, INTEGER } from '../store/duckdb-api.js';
 import { execute, raw, readRows, sql, unnested, type RawSql, type Statement } from '../store/sql.js';
 import { merkleRoot } from './merkle.js';
@@ -38,7 +38,7 @@ const listedRows = 100;
 
 /** Checks the run's events against its batches. */
 export async function verifyEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   batches: readonly SealedBatch[],
   recheck: EventRecheck,
@@ -58,7 +58,7 @@ export async function verifyEvents(
 
 /** Rows whose stored hash DuckDB's rehash disagrees with, rehashed again exactly. */
 async function checkEventHashes(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   recheck: EventRecheck,
   issues: VerifyIssues,
@@ -86,7 +86,7 @@ interface Sealed {
  * sha256:<hex> still makes a leaf (sha256 of its text), so its batch's root cannot match.
  */
 async function readLeaves(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   batches: readonly SealedBatch[],
   leaves: RawSql,
@@ -120,7 +120,7 @@ async function readLeaves(
  * count, and the events are looked for only when it is not zero.
  */
 async function checkSealed(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   batches: readonly SealedBatch[],
   sealed: Sealed,
@@ -221,7 +221,7 @@ function foldPass(source: RawSql, order: string, target: RawSql): Statement {
  * The levels are folded levelsPerPass at a time, so a batch of 20,000 events takes four passes.
  */
 async function checkBatches(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   batches: readonly SealedBatch[],
   counts: ReadonlyMap<number, number>,
   leaves: RawSql,

@@ -2,7 +2,7 @@
  * verify_run in the store actor: reads the run's objects, heads and events, and checks every hash
  * and link (verify-objects.ts, verify-events.sql.ts). A run nobody named is 404, never `ok`.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { VARCHAR } from '../store/duckdb-api.js';
 import { execute, list, readRows, sql } from '../store/sql.js';
 import { requireRun } from '../store/run-exists.sql.js';
@@ -15,7 +15,7 @@ import type { VerifyResult } from './verify-result.js';
 
 /** A check another domain adds to verify (the security domain's policy links): it reports into `issues`. */
 export type RunCheck = (
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   batches: readonly SealedBatch[],
   issues: VerifyIssues,
@@ -28,7 +28,7 @@ export interface VerifyParams {
 
 /** Verifies one run: a VerifyResult, `ok` or `failed`. */
 export async function verifyRun(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: VerifyParams,
   recheck: EventRecheck,
   runChecks: readonly RunCheck[] = [],
@@ -99,7 +99,7 @@ export async function verifyRun(
 }
 
 /** Keeps the outcome as the run's latest verify (the observability summary reports it); call inside the write queue. */
-export async function keepVerifyResult(connection: DuckDBConnection, result: VerifyResult): Promise<void> {
+export async function keepVerifyResult(connection: StoreConnection, result: VerifyResult): Promise<void> {
   await execute(
     connection,
     sql`INSERT OR REPLACE INTO verify_results VALUES (${result.run_id}, ${result.status}, ${result.error_count},
@@ -109,7 +109,7 @@ export async function keepVerifyResult(connection: DuckDBConnection, result: Ver
 
 /** Hashes the run's objects name as parents that are stored under another run. */
 async function parentsOfOtherRuns(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   rows: readonly ObjectRow[],
 ): Promise<Set<string>> {

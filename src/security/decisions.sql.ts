@@ -3,7 +3,7 @@
  * in the transactions of the telemetry domain, which borrows these (wired by the store worker):
  * a commit's verdicts with its events, and the decisions of spooled events when a run claims them.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { rmSync, writeFileSync } from 'node:fs';
 import { decisionLeaf, type DecisionFacts } from '../provenance/decision-leaf.js';
@@ -34,7 +34,7 @@ const decisionColumns = [
  * than the same values bound as JSON texts (~8 µs a decision, measured).
  */
 export async function insertVerdicts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   verdicts: readonly EventVerdict[],
   seqs: readonly bigint[],
   scratchFile: string,
@@ -70,7 +70,7 @@ export async function insertVerdicts(
  * and its event's new position, and its leaf is returned by event id, for the digests that seal them.
  */
 export async function settleDecisions(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   events: readonly { id: string; seq: bigint }[],
 ): Promise<Map<string, string>> {

@@ -4,7 +4,7 @@
  * until the page is full or the store ends: seq grows with the table's row order, so zone maps keep
  * a bounded range cheap, and the run's other events are never joined.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { VARCHAR } from '../store/duckdb-api.js';
 import type { DecisionFacts } from '../provenance/decision-leaf.js';
 import { mayHoldCommands } from '../provenance/record/command-runs.sql.js';
@@ -81,7 +81,7 @@ type PageKey = 'seq' | 'id';
  * 6 columns instead of 12 at 10M events: 1.8 ms instead of 6.1 on a deep page).
  */
 export async function pageJudgedEvents<Column extends keyof JudgedEvent>(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string | null,
   after: bigint,
   limit: number,
@@ -128,7 +128,7 @@ export async function pageJudgedEvents<Column extends keyof JudgedEvent>(
  * 10 ms).
  */
 export async function decisionsOf(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   events: readonly Pick<JudgedEvent, PageKey>[],
   run = '',
   toolCalls: readonly string[] = [],

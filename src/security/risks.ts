@@ -4,7 +4,7 @@
  * level is the event's own, never above it; or the gate's decision on one of its agent's tool calls
  * (tool-call-risks.ts), listed first.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { evidenceName, typeName, type EvidenceLevel } from '../model/codes.js';
 import type { CursorToken } from '../model/cursor.js';
@@ -87,7 +87,7 @@ const riskColumns = ['seq', 'id', 'type', 'time', 'tool_call_id', 'evidence_leve
 export type RiskEvent = Pick<JudgedEvent, (typeof riskColumns)[number]>;
 
 export async function listRisks(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: RisksParams,
   formatVersion: number,
   endSeq: bigint,

@@ -8,7 +8,7 @@
  * As for events, a plain allow is not kept: only deny, quarantine, kill, and allow with a
  * detect-only advisory.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import type { ToolCallDecision } from '../provenance/hooks/tool-call-decision.js';
 import { VARCHAR } from '../store/duckdb-api.js';
 import { RunsHolding } from '../store/runs-holding.js';
@@ -28,7 +28,7 @@ export function isKeptDecision(decision: { decision: string; advisory: unknown }
  * wired by the store worker): one INSERT, only for a call the gate did not simply allow.
  */
 export async function insertToolCallDecision(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   { run_id, object_hash, decision, decided_ns }: ToolCallDecision,
 ): Promise<void> {
   if (!isKeptDecision(decision)) return;
@@ -53,7 +53,7 @@ const decisionRuns = new RunsHolding(
 );
 
 /** Whether `run` may hold a decision on a tool call (false: it holds none). */
-export function mayHoldToolCallDecisions(connection: DuckDBConnection, run: string): Promise<boolean> {
+export function mayHoldToolCallDecisions(connection: StoreConnection, run: string): Promise<boolean> {
   return decisionRuns.mayHold(connection, run);
 }
 
@@ -71,7 +71,7 @@ export interface ToolCallDecisionKey {
 
 /** The run's decisions on tool calls after `after` (null: from the first), in the order they were decided. */
 export async function pageToolCallDecisions(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   after: ToolCallDecisionKey | null,
   limit: number,
@@ -129,7 +129,7 @@ export interface ToolCallDecisionCount {
  * signals); a run that holds none, most runs, pays no statement to find none.
  */
 export async function countToolCallDecisions(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
 ): Promise<ToolCallDecisionCount[]> {
   if (!(await mayHoldToolCallDecisions(connection, run))) return [];

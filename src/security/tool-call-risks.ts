@@ -6,7 +6,7 @@
  */
 import { integerPart } from '../model/cursor.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { decisionOf, type SecurityRisk } from './risks.js';
 import { pageJudgedEvents, type DecisionRow, type Judged, type JudgedEvent } from './judged-events.sql.js';
 import { responseHead, responseId, type CommandFacts, type SecurityResponse } from './responses/response.js';
@@ -42,7 +42,7 @@ export function toolCallRiskKey(row: ToolCallDecisionRow): string {
  * when more follow.
  */
 export async function pageToolCallsThenEvents<Column extends keyof JudgedEvent, Item>(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   { run, limit }: { run: string; limit: number },
   position: RiskPosition,
   endSeq: bigint,

@@ -13,5 +13,8 @@ const duckdb = require('@duckdb/node-api') as typeof DuckDB;
 
 export const DuckDBInstance = duckdb.DuckDBInstance;
 export type DuckDBInstance = DuckDB.DuckDBInstance;
+/** A value DuckDB binds or reads, and a column's type: for the domains, which import no DuckDB type of their own. */
+export type DuckDBValue = DuckDB.DuckDBValue;
+export type DuckDBType = DuckDB.DuckDBType;
 export const { JSDuckDBValueConverter, LIST, listValue, blobValue } = duckdb;
 export const { BIGINT, BLOB, BOOLEAN, DOUBLE, INTEGER, UTINYINT, VARCHAR } = duckdb;

@@ -6,7 +6,7 @@ import type { tags } from 'typia';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import type { Count } from '../shared/schema/wire-types.js';
 import type { LineError } from '../model/event.js';
-import type { CounterDelta } from './producer-counters.sql.js';
+import type { CounterDelta } from './counter-delta.js';
 import type { ReportedGap } from './reported-gap.js';
 
 /** Digest of the events one batch adds to a run (null: the batch's spooled events). */

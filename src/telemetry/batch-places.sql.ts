@@ -9,7 +9,7 @@
  * costs time, never an answer. Past `maxBatches` the oldest are forgotten and the store is asked for
  * any batch not kept.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { readRows, sql } from '../store/sql.js';
 
 /** A batch's events: at seq [from, to] (committed), or settled with time_ns in [from, to]. */
@@ -35,7 +35,7 @@ export class BatchPlaces {
   constructor(private readonly maxBatches = defaultMaxBatches) {}
 
   /** Reads every place the store holds; until it has, every batch is looked up in the store. */
-  async load(connection: DuckDBConnection): Promise<void> {
+  async load(connection: StoreConnection): Promise<void> {
     const [count] = await readRows<{ n: bigint }>(
       connection,
       sql`SELECT (SELECT count(*) FROM event_batches) + (SELECT count(*) FROM settled_ranges) AS n`,

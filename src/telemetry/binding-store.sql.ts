@@ -4,9 +4,8 @@
  * through the index. The index changes only with a transaction that commits. The main thread feeds
  * the workers' replicas through the BindingLog once a bind is persisted.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
-import { BIGINT, DOUBLE, UTINYINT, VARCHAR } from '../store/duckdb-api.js';
+import type { StoreConnection } from '../store/store-connection.js';
+import { BIGINT, DOUBLE, UTINYINT, VARCHAR, type DuckDBType, type DuckDBValue } from '../store/duckdb-api.js';
 import { appendToChains, ensureRun } from '../provenance/graph-chains.sql.js';
 import { merkleRoot } from '../provenance/merkle.js';
 import { execute, inTransaction, join, raw, readRows, sql, unnested, type Statement } from '../store/sql.js';
@@ -35,7 +34,7 @@ export class BindingStore {
   private readonly replica = new BindingReplica();
 
   constructor(
-    private readonly connection: DuckDBConnection,
+    private readonly connection: StoreConnection,
     /** Hands out keyset positions for events that join a run now. */
     private readonly allocateSeq: (count: number) => bigint,
     /** Gives judged events that join a run now their decisions' run, and returns their leaves by event id. */

@@ -3,7 +3,7 @@
  * With `event`: that event's binding, tier and confidence, and the keys that matched. Without: each
  * binding of the run with how many events it holds, by tier.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import type { tags } from 'typia';
 import { ProvdError } from '../shared/errors.js';
 import type { Count, DateTimeText, Integer, Ratio } from '../shared/schema/wire-types.js';
@@ -92,7 +92,7 @@ export interface BindingCorrelation {
 
 /** The TelemetryCorrelations body, as JSON text. */
 export async function explainCorrelations(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: CorrelationsParams,
 ): Promise<JsonText<TelemetryCorrelations>> {
   await requireRun(connection, params.run);
@@ -109,7 +109,7 @@ export async function explainCorrelations(
 }
 
 async function basisOfEvent(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   eventId: string,
 ): Promise<EventCorrelation> {
@@ -151,7 +151,7 @@ async function basisOfEvent(
   };
 }
 
-async function bindingsOfRun(connection: DuckDBConnection, run: string): Promise<BindingCorrelation[]> {
+async function bindingsOfRun(connection: StoreConnection, run: string): Promise<BindingCorrelation[]> {
   const bindings = await readRows<{ record: string }>(
     connection,
     sql`SELECT record FROM bindings WHERE run_id = ${run} ORDER BY created_ns`,

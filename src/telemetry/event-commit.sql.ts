@@ -9,7 +9,7 @@
  * caller gave up (its signal aborts) is rolled back before COMMIT, never left to land behind a 503.
  */
 import { rmSync } from 'node:fs';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { ProvdError } from '../shared/errors.js';
 import { log } from '../shared/log.js';
@@ -119,7 +119,7 @@ export class EventCommitter {
   private readonly trace = new StepTrace('commit');
 
   constructor(
-    private readonly connection: DuckDBConnection,
+    private readonly connection: StoreConnection,
     private readonly writes: WriteQueue,
     private nextSeq: bigint,
     private readonly ledger: IngestLedger,

@@ -1,5 +1,5 @@
 /** GET /v1/telemetry/events in the store actor: one keyset page of a run's events, serialized here. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import type { Count } from '../shared/schema/wire-types.js';
 import { typeCode } from '../model/codes.js';
 import { type CursorToken } from '../model/cursor.js';
@@ -50,7 +50,7 @@ export interface EventPageBody {
  * will hand out: nothing is stored at or beyond it.
  */
 export async function listEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: EventsParams,
   formatVersion: number,
   endSeq: bigint,
@@ -83,7 +83,7 @@ export interface EventPageAsked {
  * `events`) selects after `asked.after`, in store order.
  */
 export async function readEventPage(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   filter: Statement,
   asked: EventPageAsked,
 ): Promise<string> {

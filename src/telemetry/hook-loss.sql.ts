@@ -6,9 +6,10 @@
  * `hook_store_failed` and a counter of source `hook_store` (agents/unstored-hooks.ts); requests the
  * hook socket refused are counters of source `hook_socket`.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { execute, inTransaction, sql } from '../store/sql.js';
-import { addCounters, type CounterDelta } from './producer-counters.sql.js';
+import type { CounterDelta } from './counter-delta.js';
+import { addCounters } from './producer-counters.sql.js';
 
 /** The source each kind of hook gap is recorded under, as its counters are. */
 const gapSources = { hook_daemon_down: 'hook_spool', hook_store_failed: 'hook_store' } as const;
@@ -38,10 +39,7 @@ export interface HookLoss {
 let gapsWritten = 0;
 
 /** Records the gaps and adds the counters. */
-export async function recordHookLoss(
-  connection: DuckDBConnection,
-  loss: HookLoss,
-): Promise<{ gaps: number }> {
+export async function recordHookLoss(connection: StoreConnection, loss: HookLoss): Promise<{ gaps: number }> {
   const nowNs = BigInt(Date.now()) * 1_000_000n;
   await inTransaction(connection, async () => {
     for (const gap of loss.gaps) {

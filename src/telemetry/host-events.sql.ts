@@ -3,7 +3,7 @@
  * binding attributed to a run: `run_id IS NULL`, waiting in the spool or past it), captured in a
  * time range, in store order as a run's events are.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { typeCode } from '../model/codes.js';
 import { integerPart } from '../model/cursor.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
@@ -46,7 +46,7 @@ const open = '-';
  * resolved, so `since=10m` names the same instants on every page of one listing (and a follower's).
  */
 export async function listHostEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: HostEventsParams,
   formatVersion: number,
   endSeq: bigint,

@@ -3,7 +3,7 @@
  * Idempotency-Key, written in the same transaction as the events it answers for. A resend with the
  * same key and body gets that answer back and stores nothing; keys are kept `retentionMs`.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { VARCHAR } from '../store/duckdb-api.js';
 import { execute, list, readRows, sql, unnested } from '../store/sql.js';
 import type { IdempotencyClaim, IngestAnswer } from './batch-commit.js';
@@ -19,7 +19,7 @@ export interface LedgerEntry extends IdempotencyClaim {
 /** Reads and writes ingest_requests on the writer connection, inside the caller's transaction. */
 export class IngestLedger {
   constructor(
-    private readonly connection: DuckDBConnection,
+    private readonly connection: StoreConnection,
     private readonly retentionMs = idempotencyRetentionMs,
   ) {}
 

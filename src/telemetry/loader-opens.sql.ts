@@ -21,7 +21,7 @@
  * `/etc/ld.so.preload` is not folded: a preload is worth seeing. Nor is a shared object anywhere
  * else (`/tmp/x.so`, a project's own build).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { typeCode } from '../model/codes.js';
 import { execute, raw, sql, type RawSql, type Statement } from '../store/sql.js';
 
@@ -83,7 +83,7 @@ export const shownByDefault: Statement = sql`coalesce(loader_locale, false) = fa
  * Sets `loader_locale` on the rows stored before the column existed (sql/017); a scan of the column
  * that finds nothing once they are set.
  */
-export function fillLoaderLocaleOpens(connection: DuckDBConnection): Promise<unknown> {
+export function fillLoaderLocaleOpens(connection: StoreConnection): Promise<unknown> {
   return execute(
     connection,
     sql`UPDATE events SET loader_locale = ${loaderOrLocaleOpen} WHERE loader_locale IS NULL`,

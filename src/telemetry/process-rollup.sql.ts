@@ -9,7 +9,7 @@
  * events that join a run late, at any time, fold into their process's row exactly as if they had
  * come first; the view then reads one row per process, never the run's events.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { log } from '../shared/log.js';
 import { execute, inTransaction, raw, readRows, sql, type RawSql, type Statement } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
@@ -28,9 +28,9 @@ export interface RollupFold {
   /** The attrs it reads ('$.path', ...): the chunk's events have them extracted once for every fold. */
   attrs: readonly string[];
   /** Folds in the run events of `chunk`. */
-  fold(connection: DuckDBConnection, chunk: FoldChunk): Promise<void>;
+  fold(connection: StoreConnection, chunk: FoldChunk): Promise<void>;
   /** Empties what it folded in, before a rebuild. */
-  clear(connection: DuckDBConnection): Promise<void>;
+  clear(connection: StoreConnection): Promise<void>;
 }
 
 /**
@@ -47,7 +47,7 @@ export interface FoldChunk {
 
 /** Reads the run events `where` selects into the fold table, with the attrs `paths` extracted. */
 async function readFoldChunk(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   where: Statement,
   paths: readonly string[],
 ): Promise<FoldChunk> {
@@ -73,7 +73,7 @@ async function readFoldChunk(
 }
 
 /** Whether positions [from, to) hold an event of a run: the only events any fold reads. */
-async function holdsRunEvents(connection: DuckDBConnection, from: bigint, to: bigint): Promise<boolean> {
+async function holdsRunEvents(connection: StoreConnection, from: bigint, to: bigint): Promise<boolean> {
   const rows = await readRows(
     connection,
     sql`SELECT 1 FROM events WHERE run_id IS NOT NULL AND seq >= ${from} AND seq < ${to} LIMIT 1`,
@@ -115,7 +115,7 @@ const listed = (list: string): string =>
  * the chunk's first. Most events come after their process's first ones, and building a whole
  * event for every one cost the fold most of its time (and its memory, with events of large attrs).
  */
-async function rollUp(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
+async function rollUp(connection: StoreConnection, chunk: FoldChunk): Promise<void> {
   const { where, table } = chunk;
   const same = raw('p.run_id = c.run_id AND p.tool_call_id = c.tool_call_id AND p.tgid = c.tgid');
   await execute(
@@ -204,7 +204,7 @@ export class ProcessRollup {
   private readonly trace = new StepTrace('fold');
 
   constructor(
-    private readonly connection: DuckDBConnection,
+    private readonly connection: StoreConnection,
     private readonly writes: WriteQueue,
     /** The next position to be handed out: every one before it is committed or never used. */
     private readonly endSeq: () => bigint,
@@ -308,7 +308,7 @@ export class ProcessRollup {
 
 /** Rolls up every run event again from scratch, with `folds`, in one transaction (a store grown in SQL). */
 export async function rebuildProcessRollup(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   folds: readonly RollupFold[] = [],
 ): Promise<void> {
   await inTransaction(connection, async () => {

@@ -2,35 +2,17 @@
  * Producer counters (table producer_counters): what each source sent and what became of it, never
  * reset. Workers and the spool produce increments; the store adds them up within a transaction.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../store/duckdb-api.js';
 import { execute, sql, unnested } from '../store/sql.js';
-
-/** One counter increment: `accepted` per source, `invalid` per rejection code, spool outcomes. */
-export interface CounterDelta {
-  source: string;
-  counter: string;
-  value: number;
-}
-
-/** Sums increments of the same counter. */
-export function mergeCounters(deltas: readonly CounterDelta[]): CounterDelta[] {
-  const merged = new Map<string, CounterDelta>();
-  for (const delta of deltas) {
-    const key = `${delta.source}\u0000${delta.counter}`;
-    const row = merged.get(key);
-    if (row === undefined) merged.set(key, { ...delta });
-    else row.value += delta.value;
-  }
-  return [...merged.values()];
-}
+import { mergeCounters, type CounterDelta } from './counter-delta.js';
 
 /**
  * Adds increments to their counters, creating counters as needed. A MERGE: DuckDB's INSERT ... ON
  * CONFLICT DO UPDATE cost about 1.4 ms a commit for two counters, the MERGE about 1.0.
  */
 export async function addCounters(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   deltas: readonly CounterDelta[],
 ): Promise<void> {
   const counters = mergeCounters(deltas);

@@ -4,7 +4,7 @@
  * (the spool, what left it unclaimed or settled late, in-flight ingest), and correlation coverage
  * (of one run, or of everything).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import type { tags } from 'typia';
 import type { Count, DateTimeText, Ratio } from '../shared/schema/wire-types.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
@@ -114,7 +114,7 @@ export interface AllCoverage {
 
 /** The ProducerHealth body, as JSON text. */
 export async function producerHealth(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: ProducerHealthParams,
   limits: SpoolLimits,
   /** Read after the counters, so spooled rows a commit gave up meanwhile are not counted twice. */
@@ -199,10 +199,7 @@ export async function producerHealth(
 }
 
 /** Events by evidence level and tier (for a run), or by spool state and evidence level (for all). */
-async function coverage(
-  connection: DuckDBConnection,
-  run: string | null,
-): Promise<RunCoverage | AllCoverage> {
+async function coverage(connection: StoreConnection, run: string | null): Promise<RunCoverage | AllCoverage> {
   if (run !== null) {
     const rows = await readRows<Record<string, unknown>>(
       connection,

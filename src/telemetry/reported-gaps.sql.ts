@@ -4,13 +4,13 @@
  * event. A throttling window opens with THROTTLE_START and closes with the next THROTTLE_STOP of the
  * same cgroup, which may come in a later request.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { execute, readRows, sql } from '../store/sql.js';
 import type { ReportedGap } from './reported-gap.js';
 
 /** Records reported gaps; a close ends the latest open window of its source and cgroup. */
 export async function recordReportedGaps(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   gaps: readonly ReportedGap[],
 ): Promise<void> {
   const nowNs = BigInt(Date.now()) * 1_000_000n;

@@ -3,7 +3,7 @@
  * host-wide gaps (tied to no run) whose interval meets its span. The summary and the attestation
  * both say it, in these words.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { readRows, sql } from '../store/sql.js';
 
 /** The gaps of a run, and of the host during its span. */
@@ -14,7 +14,7 @@ export interface RunCoverage {
 
 /** Counts `run`'s gaps, and the host's that meet [firstNs, lastNs] (none when the span is unknown). */
 export async function runCoverage(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   firstNs: bigint | null,
   lastNs: bigint | null,

@@ -11,7 +11,7 @@
  * denied its TTL by the bounds, so a binding that came in time may have missed it: a coverage gap.
  */
 import { randomBytes } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { log } from '../shared/log.js';
 import { execute, inTransaction, raw, readRows, sql, type Statement } from '../store/sql.js';
 import { classifyStoreError } from '../store/store-error.js';
@@ -47,7 +47,7 @@ export class Spool {
   private stale = false;
 
   constructor(
-    private readonly connection: DuckDBConnection,
+    private readonly connection: StoreConnection,
     private readonly writes: WriteQueue,
     readonly limits: SpoolLimits,
   ) {}
@@ -176,7 +176,7 @@ export class Spool {
 }
 
 /** What the spool holds now, and its oldest ingest instant: one aggregate over the spooled rows. */
-async function readSpool(connection: DuckDBConnection): Promise<SpoolStats & { oldestNs: bigint | null }> {
+async function readSpool(connection: StoreConnection): Promise<SpoolStats & { oldestNs: bigint | null }> {
   const [row] = await readRows<{ n: bigint; bytes: bigint; oldest: bigint | null }>(
     connection,
     sql`SELECT count(*) AS n, coalesce(sum(${rowBytes}), 0) AS bytes, min(ingested_ns) AS oldest

@@ -5,7 +5,7 @@
  * coverage (gaps tied to it, and host-wide gaps during its span) and its graph. Lists are bounded;
  * every list says how many distinct values there are in all.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { requireRun } from '../store/run-exists.sql.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { readRows, sql, type Statement } from '../store/sql.js';
@@ -82,7 +82,7 @@ export interface TopValues {
 
 /** Summarizes one run. */
 export async function summarizeRun(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: SummaryParams,
 ): Promise<JsonText<ObservabilitySummary>> {
   const run = params.run;
@@ -185,7 +185,7 @@ export async function summarizeRun(
  * (those `shown` selects).
  */
 async function topValues(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   field: '$.path' | '$.dst_ip' | '$.query',
   port?: '$.dst_port',

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import type { EventVerdict } from '../shared/event-verdict.js';
 import { log } from '../shared/log.js';
 import { inTransaction, onRollback, readRows, sql } from '../store/sql.js';
@@ -40,14 +40,14 @@ export interface TelemetryDeps {
    * through a file it may write at `scratchFile` (in the spool directory) and removes.
    */
   recordVerdicts: (
-    connection: DuckDBConnection,
+    connection: StoreConnection,
     verdicts: readonly EventVerdict[],
     seqs: readonly bigint[],
     scratchFile: string,
   ) => Promise<void>;
   /** Gives the decisions of spooled events that joined a run that run; returns their leaves by event id. */
   settleDecisions: (
-    connection: DuckDBConnection,
+    connection: StoreConnection,
     runId: string,
     events: readonly { id: string; seq: bigint }[],
   ) => Promise<Map<string, string>>;

@@ -14,7 +14,7 @@
  * hash and the batch that seals it cover its facts alone, so a tie never touches what a checkpoint
  * signed. An event tied once stays as tied.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { VARCHAR } from '../store/duckdb-api.js';
 import { execute, list, raw, readRows, sql, type RawSql, type Statement } from '../store/sql.js';
 import { methodCode, toolCallTies, typeCode, type ToolCallTie } from '../model/codes.js';
@@ -119,7 +119,7 @@ export class HookRuns {
   private readonly runs = new Set<string>();
 
   /** Reads the runs holding hook tool calls. */
-  async load(connection: DuckDBConnection): Promise<void> {
+  async load(connection: StoreConnection): Promise<void> {
     const rows = await readRows<{ run_id: string }>(
       connection,
       sql`SELECT DISTINCT t.run_id FROM tool_calls t JOIN objects o ON o.hash = t.object_hash
@@ -152,7 +152,7 @@ export class HookRuns {
  * tool call would look at (its tie_events). One read; without such an event the pass would tie nothing.
  */
 export async function hasUntiedEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   sinceNs: bigint,
 ): Promise<boolean> {
@@ -169,7 +169,7 @@ export async function hasUntiedEvents(
  * returns how many it tied. Call in a write transaction.
  */
 export async function tieToolCallEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runIds: readonly string[],
   scope: TieScope,
 ): Promise<number> {
@@ -200,7 +200,7 @@ export async function tieToolCallEvents(
  * The runs' hook tool calls that were let run and may still hold an event of the pass (as hookCalls
  * reads them), into tie_calls.
  */
-async function readCalls(connection: DuckDBConnection, runs: Statement): Promise<void> {
+async function readCalls(connection: StoreConnection, runs: Statement): Promise<void> {
   await execute(
     connection,
     sql`CREATE OR REPLACE TEMP TABLE tie_calls AS
@@ -242,7 +242,7 @@ export function hookCalls(runs: Statement): Statement {
  * comes after its call's PreToolUse, so the store's row groups from before the runs' first tool call
  * are skipped by their time range, not read.
  */
-async function readTiedProcesses(connection: DuckDBConnection, runs: Statement): Promise<void> {
+async function readTiedProcesses(connection: StoreConnection, runs: Statement): Promise<void> {
   await execute(
     connection,
     sql`CREATE OR REPLACE TEMP TABLE tie_procs AS
@@ -261,7 +261,7 @@ async function readTiedProcesses(connection: DuckDBConnection, runs: Statement):
  * tied process and no such exec (those are its children). A process that more than one call fits
  * is ambiguous.
  */
-async function findShells(connection: DuckDBConnection): Promise<void> {
+async function findShells(connection: StoreConnection): Promise<void> {
   await execute(
     connection,
     sql`INSERT INTO tie_procs
@@ -285,7 +285,7 @@ async function findShells(connection: DuckDBConnection): Promise<void> {
 }
 
 /** Every process a tied process started, and theirs, as tied as it is. */
-async function followChildren(connection: DuckDBConnection): Promise<void> {
+async function followChildren(connection: StoreConnection): Promise<void> {
   for (let depth = 0; depth < maxDepth; depth++) {
     const result = await execute(
       connection,
@@ -301,7 +301,7 @@ async function followChildren(connection: DuckDBConnection): Promise<void> {
 
 /** Sets the tie of every event of a tied process from its start on; returns how many. */
 async function tieProcessEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runIds: readonly string[],
   scope: TieScope,
 ): Promise<number> {
@@ -319,7 +319,7 @@ async function tieProcessEvents(
 
 /** Writes of a write tool's path, within the call, by a process of no tool call; returns how many it tied. */
 async function tieWrites(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runIds: readonly string[],
   scope: TieScope,
 ): Promise<number> {

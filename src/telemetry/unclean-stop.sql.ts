@@ -6,7 +6,7 @@
  * the last sensor event that daemon stored to this start, with `lost_events` unknown (NULL), and the
  * producer counter `unclean_stops` of `provd_sensor`.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { sourceCode } from '../model/codes.js';
 import { execute, inTransaction, readRows, sql } from '../store/sql.js';
 import { addCounters } from './producer-counters.sql.js';
@@ -22,7 +22,7 @@ export interface UncleanStop {
 
 /** Records the gap and counts the stop; returns the gap's window. */
 export async function recordUncleanStop(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   stop: UncleanStop,
 ): Promise<{ start_ns: string; end_ns: string }> {
   const startedNs = BigInt(stop.started_ns);

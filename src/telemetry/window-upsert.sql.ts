@@ -4,7 +4,7 @@
  * windows, set-wise in one statement on DuckDB's threads. Positions are handed out once, so every
  * event is counted once; pending rows (no run yet) are counted when they settle.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { execute, raw, sql, type RawSql } from '../store/sql.js';
 import { evidenceCode } from '../model/codes.js';
 import { windowLengths } from './window-facts.js';
@@ -18,7 +18,7 @@ const floorTo = (column: string, windowS: number): RawSql => {
 const correlated = raw(String(evidenceCode('kernel_correlated')));
 
 /** Adds the run events at positions [from, to) to their windows, creating rows as needed. */
-export async function countWindows(connection: DuckDBConnection, from: bigint, to: bigint): Promise<void> {
+export async function countWindows(connection: StoreConnection, from: bigint, to: bigint): Promise<void> {
   if (to <= from) return;
   // the 60 s windows summed from the 10 s ones (each lies in one), and MERGE: 0.6x the cost of
   // grouping every event twice and INSERT ... ON CONFLICT DO UPDATE on the windows' key

@@ -1,5 +1,5 @@
 /** GET /v1/telemetry/windows in the store actor: a run's 10 s or 60 s windows, keyset-paged. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import { typeCode, typeName } from '../model/codes.js';
 import { type CursorToken } from '../model/cursor.js';
@@ -66,7 +66,7 @@ interface WindowRow {
 
 /** The TelemetryEventWindows body of one page, as JSON text. */
 export async function listWindows(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: WindowsParams,
   formatVersion: number,
 ): Promise<JsonText<TelemetryEventWindows>> {

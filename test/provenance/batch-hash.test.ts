@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import {
   batchHashing,
-  hashAddonPath,
   merkleRoots,
   merkleRootsJs,
   sha256Lines,
   sha256LinesJs,
 } from '../../src/provenance/batch-hash.js';
+import { hashAddonPath } from '../../src/provenance/hash-addon.js';
 import { merkleRoot } from '../../src/provenance/merkle.js';
 
 const sha256 = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();

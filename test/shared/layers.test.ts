@@ -1,30 +1,18 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import { packageRoot } from '../../src/shared/package-root.js';
-
-const src = join(packageRoot, 'src');
-
-/** Every .ts file under `dir`. */
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return files(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
+import { sep } from 'node:path';
+import { ImportGraph, sourceFiles } from '../support/import-graph.js';
 
 /** Folder under src/ → the other src/ folders its files import (type imports included). */
 function folderImports(): Map<string, Set<string>> {
+  const graph = new ImportGraph();
   const edges = new Map<string, Set<string>>();
-  for (const file of files(src)) {
-    const folder = relative(src, file).split(sep)[0]!;
+  for (const file of sourceFiles('src')) {
+    const folder = file.split(sep)[1]!;
     const targets = edges.get(folder) ?? new Set<string>();
     edges.set(folder, targets);
-    const text = readFileSync(file, 'utf8');
-    for (const [, specifier] of text.matchAll(/from '(\.[^']+)'/g)) {
-      const target = relative(src, join(file, '..', specifier!)).split(sep)[0]!;
-      if (target !== folder && !target.startsWith('..')) targets.add(target);
+    for (const { target, dynamic } of graph.importsOf(file)) {
+      const [top, targetFolder] = target.split(sep);
+      if (!dynamic && top === 'src' && targetFolder !== folder) targets.add(targetFolder!);
     }
   }
   return edges;

@@ -3,7 +3,7 @@ import { Command, Option } from 'clipanion';
 import typia from 'typia';
 import { ProvdError } from '../../shared/errors.js';
 import { maxPageLimit } from '../../model/paging.js';
-import type { RunList } from '../../telemetry/runs.sql.js';
+import type { RunList } from '../../telemetry/run-list.js';
 import { fetchDaemon } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
 import { daemonErrorOf } from '../daemon-error.js';

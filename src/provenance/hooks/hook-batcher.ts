@@ -8,7 +8,7 @@
  * (`stored_alone`: health's hooks.stored_alone counts them). After the commit, the batch's tool
  * calls tie the events committed before them, once per run (deps.tieHookToolCalls).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { log } from '../../shared/log.js';
 import { classifyStoreError } from '../../store/store-error.js';
 import type { WriteQueue } from '../../store/write-queue.js';
@@ -31,7 +31,7 @@ export class HookBatcher {
   fallbacks = 0;
 
   constructor(
-    private readonly writer: DuckDBConnection,
+    private readonly writer: StoreConnection,
     private readonly writes: WriteQueue,
     private readonly tie: (runId: string, sinceNs: bigint) => Promise<void>,
     private readonly recordDecision: RecordToolCallDecision,

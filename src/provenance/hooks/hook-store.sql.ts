@@ -7,7 +7,7 @@
  * keeps hook text. The tool_calls row is the read model the views read: its status and record
  * follow the call (`denied`, `asserted` until its result, then `completed` or `failed`).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { execute, inTransaction, readRows, sql } from '../../store/sql.js';
 import { WriterMemo } from '../../store/writer-memo.js';
@@ -88,7 +88,7 @@ export interface HookStored {
  * fails rolls back them all.
  */
 export async function writeHookEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   writes: readonly HookWrite[],
   recordDecision: RecordToolCallDecision,
 ): Promise<HookStored[]> {
@@ -118,7 +118,7 @@ export async function writeHookEvents(
 
 /** One transaction's writes: its connection, the objects it appends and the contents it stores. */
 interface HookTx {
-  connection: DuckDBConnection;
+  connection: StoreConnection;
   chains: ChainBatch;
   /** Contents to insert into artifacts, by hash. */
   contents: Map<string, Buffer>;
@@ -307,7 +307,7 @@ interface OpenToolCall {
 const keptCalls = new WriterMemo<OpenToolCall>(10_000);
 
 /** The tool call a PostToolUse ends: by the agent's id, else the oldest call of its key still without a result. */
-async function openToolCall(connection: DuckDBConnection, write: HookWrite): Promise<OpenToolCall | null> {
+async function openToolCall(connection: StoreConnection, write: HookWrite): Promise<OpenToolCall | null> {
   const kept =
     write.tool_use_id === null
       ? undefined
@@ -330,7 +330,7 @@ async function openToolCall(connection: DuckDBConnection, write: HookWrite): Pro
 }
 
 /** `<key>-<n>`: the n-th call of this tool and input in the run (hook-fields.ts toolCallKey). */
-async function nextKeyedId(connection: DuckDBConnection, write: HookWrite): Promise<string> {
+async function nextKeyedId(connection: StoreConnection, write: HookWrite): Promise<string> {
   const [row] = await readRows<{ n: bigint }>(
     connection,
     sql`SELECT count(*) AS n FROM tool_calls

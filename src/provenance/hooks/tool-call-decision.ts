@@ -3,7 +3,7 @@
  * stores it beside the policy's decisions on events: security/tool-call-decisions.sql.ts), in the
  * transaction that stores the tool call's object. The store worker wires the two.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { HookDecision } from './hook-store.sql.js';
 
 /** A PreToolUse's decision, with the sealed tool_call object that records it. */
@@ -19,6 +19,6 @@ export interface ToolCallDecision {
 
 /** Stores a tool call's decision on the writer, inside the caller's transaction. */
 export type RecordToolCallDecision = (
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   decision: ToolCallDecision,
 ) => Promise<void>;

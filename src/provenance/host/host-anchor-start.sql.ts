@@ -8,7 +8,7 @@
  * anchor file that is gone while entries say they are anchored is never started over silently:
  * verify-host reports it (host_anchor_missing).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { log } from '../../shared/log.js';
 import { readRows, sql } from '../../store/sql.js';
 import type { SigningKey } from '../signing-key.js';
@@ -18,7 +18,7 @@ import type { HostEntryRef } from './host-keeper.js';
 
 /** Reconciles the anchor file with the chain; returns the head host rounds may extend. */
 export async function startAnchor(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   file: string,
   key: SigningKey,
 ): Promise<HostEntryRef | null> {
@@ -91,7 +91,7 @@ export async function startAnchor(
  * COMMIT and its line, or entries written while the daemon was stopped); returns the head.
  */
 async function anchorTail(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   file: string,
   key: SigningKey,
   after: number,

@@ -4,7 +4,7 @@
  * checkpoint key. Each entry signs the host digests that remain and, when a retention round removed
  * some, which ones and their roots; the chain keeps every removal on record after its rows are gone.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { canonicalJson } from '../../model/canonical-json.js';
 import { BIGINT } from '../../store/duckdb-api.js';
 import { execute, list, readRows, sql } from '../../store/sql.js';
@@ -60,7 +60,7 @@ export interface HostEntryRow {
 
 /** Entries `from` to `to` (exclusive), in order. */
 export async function readHostChain(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   from = 0,
   to = Number.MAX_SAFE_INTEGER,
 ): Promise<HostEntryRow[]> {
@@ -73,7 +73,7 @@ export async function readHostChain(
 
 /** The chain's length (entries are 0..n-1 when nobody removed one) and the hashes at `indices`. */
 export async function probeHostChain(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   indices: readonly number[],
 ): Promise<{ length: number; hashes: Map<number, { hash: string; anchored: boolean }> }> {
   const [count] = await readRows<{ n: bigint; last: bigint | null }>(
@@ -99,7 +99,7 @@ export async function probeHostChain(
 
 /** Entries after `after` (and before `before`) that say they are anchored: index and hash, in order. */
 export async function readAnchoredAfter(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   after: number,
   before = Number.MAX_SAFE_INTEGER,
 ): Promise<{ index: number; hash: string }[]> {
@@ -113,7 +113,7 @@ export async function readAnchoredAfter(
 
 /** The latest entry's hash, index and signed digest summary, or null for an empty chain. */
 export async function readHostHead(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
 ): Promise<{ hash: string; index: number; digests: DigestsSummary } | null> {
   const [row] = await readRows<{ hash: string; chain_index: bigint; body: string }>(
     connection,
@@ -126,7 +126,7 @@ export async function readHostHead(
 
 /** Appends a signed entry after the head; call inside a write transaction. Returns its index and hash. */
 export async function appendHostEntry(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   key: SigningKey,
   digests: DigestsSummary,
   retention: Retention | undefined,

@@ -3,13 +3,13 @@
  * telemetry's addCounters adds the ingest counters (provenance sits below telemetry and cannot
  * import it), and verify-host's full verifications.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../../store/duckdb-api.js';
 import { execute, sql, unnested } from '../../store/sql.js';
 import type { Removal } from './host-retention.sql.js';
 
 /** Counts a round's removal: retained_events, retained_batches, retained_bytes, retention_refused. */
-export async function countRemoval(connection: DuckDBConnection, removal: Removal | null): Promise<void> {
+export async function countRemoval(connection: StoreConnection, removal: Removal | null): Promise<void> {
   if (removal === null) return;
   const deltas = [
     { counter: 'retained_events', value: removal.events },
@@ -35,7 +35,7 @@ export async function countRemoval(connection: DuckDBConnection, removal: Remova
  * Counts a full verification of the host events (`verified_full`, its row's updated_ns is when the
  * last one ended) and keeps how long that one took (`verified_full_ms`).
  */
-export async function countFullVerification(connection: DuckDBConnection, ms: number): Promise<void> {
+export async function countFullVerification(connection: StoreConnection, ms: number): Promise<void> {
   await execute(
     connection,
     sql`MERGE INTO producer_counters p

@@ -4,7 +4,7 @@
  * (host-chain.sql.ts) signs them all as one root over one leaf per digest, so a digest row removed
  * or edited without a signed retention record shows at verify.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { canonicalJson } from '../../model/canonical-json.js';
 import { readRows, sql } from '../../store/sql.js';
 import { sha256 } from '../graph-object.js';
@@ -33,7 +33,7 @@ export interface DigestsSummary {
  * them: batches never overlap).
  */
 export async function readHostDigests(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   from = -1n,
   to = 1n << 62n,
 ): Promise<HostDigest[]> {
@@ -65,7 +65,7 @@ export async function readHostDigests(
  * because a commit added one.
  */
 export async function fingerprintHostDigests(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   through: bigint,
 ): Promise<{ print: string; end: bigint }> {
   const [row] = await readRows<{ print: string; end: bigint | null }>(

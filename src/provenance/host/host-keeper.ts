@@ -6,7 +6,7 @@
  * per event at ingest: a round reads the digests (one row per ingest batch) and, with retention on,
  * one pass over the host events.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { log } from '../../shared/log.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { inTransaction } from '../../store/sql.js';
@@ -58,7 +58,7 @@ export class HostKeeper {
   private readonly trace = new StepTrace('host_round');
 
   constructor(
-    private readonly connection: DuckDBConnection,
+    private readonly connection: StoreConnection,
     private readonly writes: WriteQueue,
     private readonly key: SigningKey,
     private readonly limits: HostLimits,

@@ -7,7 +7,7 @@
  * recomputed: a digest whose events no longer hash to its root is evidence of tampering and stays,
  * for verify to report.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { BIGINT } from '../../store/duckdb-api.js';
 import { execute, list, raw, readRows, sql, unnested } from '../../store/sql.js';
 import { merkleRoot } from '../merkle.js';
@@ -59,7 +59,7 @@ export interface Removal {
 
 /** Chooses and removes the digests due under `limits`; call inside a write transaction. */
 export async function removeDueHostEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   limits: HostLimits,
   nowNs: bigint,
 ): Promise<Removal> {
@@ -131,7 +131,7 @@ export async function removeDueHostEvents(
  * Every host digest with its events' count, state, capture span and bytes: one pass over the host
  * events, each matched to the digest whose range holds it by an ASOF join (digests never overlap).
  */
-async function readDigestStates(connection: DuckDBConnection): Promise<DigestState[]> {
+async function readDigestStates(connection: StoreConnection): Promise<DigestState[]> {
   return readRows<DigestState>(
     connection,
     sql`WITH d AS (SELECT batch_id, seq_from, seq_to, events, merkle_root FROM event_batches
@@ -172,7 +172,7 @@ function chooseDue(
 
 /** The hashes of the host events in each digest's range, in seq order, by the digest's seq_from. */
 async function readHashes(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   digests: readonly DigestState[],
 ): Promise<Map<bigint, string[]>> {
   const ranges = unnested(

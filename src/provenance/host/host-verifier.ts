@@ -8,7 +8,7 @@
  * calls after it. When everything was last verified in full goes to producer health.
  */
 import { lstatSync } from 'node:fs';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError, toErrorData } from '../../shared/errors.js';
 import { log } from '../../shared/log.js';
 import { VerifyFlight, type Verified } from '../verify-flight.js';
@@ -17,7 +17,7 @@ import { checkHost, HostVerified, type HostCheckParts } from './verify-host.sql.
 
 /** What the verifier needs from the store module. */
 export interface HostVerifierParts extends HostCheckParts {
-  snapshot: <T>(body: (connection: DuckDBConnection) => Promise<T>) => Promise<T>;
+  snapshot: <T>(body: (connection: StoreConnection) => Promise<T>) => Promise<T>;
   /** The write queue's `changes`: the writes that may have changed the evidence, ended so far. */
   changes: () => number;
   /** Keeps that a full verification took `ms` (producer health reports it); never throws. */

@@ -5,7 +5,7 @@
  * chain (else the newest entries, or all, were removed: host_chain_truncated), and every entry
  * that says it is anchored must have its line, but for the one a round is anchoring right now.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { VerifyIssues } from '../verify-issues.js';
 import {
   readAnchor,
@@ -36,7 +36,7 @@ export class AnchorCheck {
    * began, which the snapshot must hold); reports into `issues`.
    */
   async check(
-    connection: DuckDBConnection,
+    connection: StoreConnection,
     file: string,
     keys: ReadonlyMap<string, string>,
     chainLength: number,
@@ -95,7 +95,7 @@ export class AnchorCheck {
   }
 
   /** Each line against the chain: its entry still there with its hash, no anchored entry skipped. */
-  private async checkLines(connection: DuckDBConnection, lines: readonly AnchorLine[]): Promise<void> {
+  private async checkLines(connection: StoreConnection, lines: readonly AnchorLine[]): Promise<void> {
     const points = lines.flatMap((line) => (line.kind === 'point' ? [line.point] : []));
     const { hashes } = await probeHostChain(
       connection,
@@ -135,7 +135,7 @@ export class AnchorCheck {
   }
 
   /** Entries between two lines that say they are anchored: their lines were removed. */
-  private async checkSkipped(connection: DuckDBConnection, after: number, before: number): Promise<void> {
+  private async checkSkipped(connection: StoreConnection, after: number, before: number): Promise<void> {
     const skipped = await readAnchoredAfter(connection, after, before);
     if (skipped.length > 0)
       this.found.error(

@@ -2,7 +2,7 @@
  * verify-host's check of a host digest lacking events: a binding that claimed some of its events
  * into a run took them out of it, and nothing else may.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../../store/duckdb-api.js';
 import { readRows, sql, unnested } from '../../store/sql.js';
 import type { VerifyIssues } from '../verify-issues.js';
@@ -15,7 +15,7 @@ import type { HostDigest } from './host-digests.sql.js';
  * counted from the digest's seq_to on, and zone maps skip the older events.
  */
 export async function checkClaimed(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   digests: readonly HostDigest[],
   partial: readonly { at: number; lacking: number }[],
   found: readonly VerifyIssues[],

@@ -7,7 +7,7 @@
  * A digest is `final` when none of its events still waits in the spool: no binding can change it
  * any more, so what was found of it holds until retention removes it.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { BIGINT, INTEGER } from '../../store/duckdb-api.js';
 import { list, raw, readRows, sql, unnested, type Statement } from '../../store/sql.js';
 import { merkleRoots } from '../batch-hash.js';
@@ -41,7 +41,7 @@ export interface HostEventFindings {
  * an event no digest seals that still waits in the spool (`to` when there is none).
  */
 export async function checkHostEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   digests: readonly HostDigest[],
   from: bigint,
   to: bigint,
@@ -88,7 +88,7 @@ interface ChunkGroup {
  * provd's back). Nothing else of the rows reaches JavaScript.
  */
 async function checkChunk(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   digests: readonly HostDigest[],
   lo: bigint,
   hi: bigint,
@@ -161,7 +161,7 @@ async function checkChunk(
  * checks the hex too, for a chunk where the quick leaves are not all hex.
  */
 async function readChunk(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   digests: readonly HostDigest[],
   lo: bigint,
   hi: bigint,
@@ -189,7 +189,7 @@ async function readChunk(
 
 /** The chunk's events no digest seals (a few, unless rows were added behind provd's back), in seq order. */
 async function readUnsealed(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   digests: readonly HostDigest[],
   lo: bigint,
   hi: bigint,
@@ -243,7 +243,7 @@ function leavesOf(
 
 /** The suspect rows that really do not hash to their stored hash, rehashed exactly: id by seq. */
 async function rehashSuspects(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   seqs: readonly bigint[],
   recheck: EventRecheck,
 ): Promise<Map<bigint, string>> {

@@ -3,7 +3,7 @@
  * digests that are final: nothing the daemon does changes them any more), keeping what it found of
  * each digest it checked, so the next call counts a digest's events rather than hashing them again.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { readRows, sql } from '../../store/sql.js';
 import type { EventRecheck } from '../verify-events.sql.js';
 import { VerifyIssues } from '../verify-issues.js';
@@ -39,7 +39,7 @@ export interface FrontierState {
  * frontier (found again by the next call).
  */
 export async function checkFromFrontier(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   kept: FrontierState,
   end: bigint,
   recheck: EventRecheck,
@@ -100,7 +100,7 @@ export async function checkFromFrontier(
  * spool, and how many no digest seals: one pass with no hashing, for digests checked in full before.
  */
 export async function countHostEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   digests: readonly HostDigest[],
   lo: bigint,
   hi: bigint,

@@ -12,7 +12,7 @@
  * What a check from kept state gives up: a row below the frontier edited after it was verified is
  * not read again. A check from a fresh HostVerified verifies everything.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { readRows, sql } from '../../store/sql.js';
 import type { EventRecheck } from '../verify-events.sql.js';
 import { VerifyIssues } from '../verify-issues.js';
@@ -73,7 +73,7 @@ export interface HostCheckParts {
  * chunks of events.
  */
 export async function checkHost(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   kept: HostVerified,
   through: number,
   parts: HostCheckParts,
@@ -115,7 +115,7 @@ export async function checkHost(
 
 /** The entries added since the last call; the whole chain when the one checked last is gone or changed. */
 async function checkChain(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   kept: HostVerified,
   keys: ReadonlyMap<string, string>,
 ): Promise<{ kept: HostVerified; length: number; issues: VerifyIssues }> {
@@ -154,7 +154,7 @@ async function checkChain(
  * frontier on (checkFromFrontier).
  */
 async function checkEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   kept: HostVerified,
   recheck: EventRecheck,
   issues: VerifyIssues,

@@ -4,7 +4,7 @@
  * calls (security/responses/command-facts.sql.ts) only for such a run, and a run without one, most
  * runs, pays no statement for it (the two reads cost a risks page about 40% of its time).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { RunsHolding } from '../../store/runs-holding.js';
 import { sql } from '../../store/sql.js';
 
@@ -14,11 +14,11 @@ const commandRuns = new RunsHolding(
 );
 
 /** Notes that `run` holds a command provd ran; call before the write that stores it commits. */
-export function noteCommandRun(connection: DuckDBConnection, run: string): void {
+export function noteCommandRun(connection: StoreConnection, run: string): void {
   commandRuns.note(connection, run);
 }
 
 /** Whether `run` may hold a command provd ran (false: it holds none). */
-export function mayHoldCommands(connection: DuckDBConnection, run: string): Promise<boolean> {
+export function mayHoldCommands(connection: StoreConnection, run: string): Promise<boolean> {
   return commandRuns.mayHold(connection, run);
 }

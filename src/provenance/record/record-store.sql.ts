@@ -4,7 +4,7 @@
  * its runtime events), then one `artifact` object per output stream and one `file_effect` object
  * per effect, each naming the tool call as its second parent, and the tool_calls row.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import { execute, inTransaction, readRows, sql } from '../../store/sql.js';
 import { appendToChains, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
@@ -51,7 +51,7 @@ export interface ToolCallKey {
 }
 
 /** Throws tool_call_exists when the run holds the tool call already. */
-export async function assertToolCallFree(connection: DuckDBConnection, key: ToolCallKey): Promise<void> {
+export async function assertToolCallFree(connection: StoreConnection, key: ToolCallKey): Promise<void> {
   const [taken] = await readRows<{ n: bigint }>(
     connection,
     sql`SELECT count(*) AS n FROM tool_calls WHERE run_id = ${key.run} AND tool_call_id = ${key.toolCall}`,
@@ -61,7 +61,7 @@ export async function assertToolCallFree(connection: DuckDBConnection, key: Tool
 }
 
 /** Stores a tool call; throws tool_call_exists when its run holds the id already. Call inside the write queue. */
-export async function writeRecord(connection: DuckDBConnection, write: RecordWrite): Promise<RecordWritten> {
+export async function writeRecord(connection: StoreConnection, write: RecordWrite): Promise<RecordWritten> {
   return inTransaction(connection, async () => {
     const { runId, toolCallId } = write;
     await assertToolCallFree(connection, { run: runId, toolCall: toolCallId });
@@ -127,7 +127,7 @@ function entry(runId: string, build: ChainEntry['build']): ChainEntry {
 }
 
 /** The binding's object hash, when the record made a binding. */
-async function bindingObject(connection: DuckDBConnection, bindingId: string | null): Promise<string | null> {
+async function bindingObject(connection: StoreConnection, bindingId: string | null): Promise<string | null> {
   if (bindingId === null) return null;
   const [row] = await readRows<{ object_hash: string | null }>(
     connection,
@@ -137,7 +137,7 @@ async function bindingObject(connection: DuckDBConnection, bindingId: string | n
 }
 
 function storeArtifacts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   outputs: readonly OutputWrite[],
   hashes: readonly string[],
 ): Promise<void> {

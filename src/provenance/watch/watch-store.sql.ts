@@ -3,7 +3,7 @@
  * objects. The start claims the run: a run any record, binding, event or object already named is
  * refused (`run_exists`), so a watch never joins evidence it did not make.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import { inTransaction, readRows, sql } from '../../store/sql.js';
 import { appendToChains, ensureRun } from '../graph-chains.sql.js';
@@ -40,7 +40,7 @@ export interface WatchEndWrite {
 }
 
 /** Claims the run and stores the start; throws run_exists when the run is known already. */
-export async function writeWatchStart(connection: DuckDBConnection, write: WatchStartWrite): Promise<string> {
+export async function writeWatchStart(connection: StoreConnection, write: WatchStartWrite): Promise<string> {
   return inTransaction(connection, async () => {
     const [known] = await readRows<{ n: bigint }>(
       connection,
@@ -63,7 +63,7 @@ export async function writeWatchStart(connection: DuckDBConnection, write: Watch
 }
 
 /** Stores the end of a watch. */
-export async function writeWatchEnd(connection: DuckDBConnection, write: WatchEndWrite): Promise<string> {
+export async function writeWatchEnd(connection: StoreConnection, write: WatchEndWrite): Promise<string> {
   return inTransaction(connection, async () => {
     const { run_id: runId, ...fields } = write;
     return appendWatchObject(connection, runId, { event: 'ended', ...fields });
@@ -72,7 +72,7 @@ export async function writeWatchEnd(connection: DuckDBConnection, write: WatchEn
 
 /** Appends an `agent_watch` object to the run's context chain: `payload` after its index. */
 async function appendWatchObject(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   payload: Record<string, unknown>,
 ): Promise<string> {

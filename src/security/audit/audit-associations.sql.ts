@@ -4,7 +4,7 @@
  * the risk and response derived from it, the tool call and binding that attributed the event, and
  * the sealed event_batch object that holds it. Of one run, or of every run in event order.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
@@ -36,7 +36,7 @@ export interface AuditAssociations {
 }
 
 export async function listAuditAssociations(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: AuditAssociationsParams,
   formatVersion: number,
   endSeq: bigint,
@@ -85,7 +85,7 @@ function byRun(judged: readonly Judged[]): Map<string, Judged[]> {
 }
 
 /** The graph objects the page's events tie to: tool calls, bindings and sealed batches. */
-async function graphLinks(connection: DuckDBConnection, judged: readonly Judged[]): Promise<GraphLinks> {
+async function graphLinks(connection: StoreConnection, judged: readonly Judged[]): Promise<GraphLinks> {
   if (judged.length === 0) return { toolCalls: new Map(), bindings: new Map(), batches: [] };
   const events = judged.map(({ event }) => event);
   const runs = list([...new Set(events.map((event) => event.run_id))], VARCHAR);

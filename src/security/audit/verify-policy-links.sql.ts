@@ -6,7 +6,7 @@
  * verify-tool-call-decisions.sql.ts), every judged event still has its decision, and every kill
  * provd recorded rests on a kill decision.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { decisionLeaf, type DecisionFacts } from '../../provenance/decision-leaf.js';
 import { merkleRoot } from '../../provenance/merkle.js';
 import type { SealedBatch } from '../../provenance/verify-events.sql.js';
@@ -18,7 +18,7 @@ import { toolCallSeq } from '../tool-call-decisions.sql.js';
 const listed = 100;
 
 export async function verifyPolicyLinks(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   batches: readonly SealedBatch[],
   issues: VerifyIssues,
@@ -93,7 +93,7 @@ function report(
  * event order: a decision added, removed (its event's `judged` flag with it) or rewritten fails.
  */
 async function verifyJudgmentRoots(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   batches: readonly SealedBatch[],
   issues: VerifyIssues,

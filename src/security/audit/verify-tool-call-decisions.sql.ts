@@ -5,7 +5,7 @@
  * (its address, chain and checkpoint are verified with the run's objects), so a decision added,
  * removed or rewritten after the fact fails verify, as one on an event does.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { decisionLeaf, type DecisionFacts } from '../../provenance/decision-leaf.js';
 import type { HookDecision } from '../../provenance/hooks/hook-store.sql.js';
 import type { VerifyIssues } from '../../provenance/verify-issues.js';
@@ -18,7 +18,7 @@ const listed = 100;
 type StoredRow = Omit<DecisionFacts, 'event_id'> & { event_id: string | null };
 
 export async function verifyToolCallDecisions(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   _batches: unknown,
   issues: VerifyIssues,

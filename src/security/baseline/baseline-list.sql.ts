@@ -1,5 +1,5 @@
 /** GET /v1/security/baselines in the store actor: one keyset page of the learned versions. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { readRows, sql } from '../../store/sql.js';
 import { integerPart } from '../../model/cursor.js';
@@ -27,7 +27,7 @@ interface SummaryRow {
 
 /** One page of the learned baselines: by name, the newest version first. */
 export async function listBaselines(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: BaselinesParams,
   formatVersion: number,
 ): Promise<BaselineList> {

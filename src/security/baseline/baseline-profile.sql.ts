@@ -3,7 +3,7 @@
  * the runs showed (run_behaviour, one row per run and value), and per event type the busiest window
  * of any of the runs (run_rates, one row per run and type). Two queries, aggregated in DuckDB.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { list, readRows, sql } from '../../store/sql.js';
@@ -59,7 +59,7 @@ export interface BaselineProfile {
 
 /** Learns the profile of `runs` (known runs; the caller checked them), rates over windows of `windowS`. */
 export async function learnProfile(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runs: readonly string[],
   windowS: WindowLength,
 ): Promise<BaselineProfile> {

@@ -4,7 +4,7 @@
  * A version is never changed or removed once learned.
  */
 import { createHash } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { BIGINT, UTINYINT, VARCHAR } from '../../store/duckdb-api.js';
 import { canonicalJson } from '../../model/canonical-json.js';
 import { runNotFound } from '../../store/run-exists.sql.js';
@@ -41,7 +41,7 @@ export interface BaselineKey {
  * call in the write queue, on the writer, after the behaviour rollup caught up. 404 run_not_found
  * names the first unknown run.
  */
-export async function learnBaseline(connection: DuckDBConnection, params: LearnParams): Promise<Baseline> {
+export async function learnBaseline(connection: StoreConnection, params: LearnParams): Promise<Baseline> {
   const runs = [...params.runs].sort();
   const runList = list(runs, VARCHAR);
   const [unknown] = await readRows<{ run: string }>(
@@ -80,7 +80,7 @@ export async function learnBaseline(connection: DuckDBConnection, params: LearnP
 
 /** The version named (the latest without one), or 404 saying which baseline or version is unknown. */
 export async function requireBaseline(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: BaselineParams,
 ): Promise<BaselineKey> {
   const version = params.version === null ? sql`` : sql` AND version = ${params.version}`;
@@ -94,7 +94,7 @@ export async function requireBaseline(
 }
 
 /** GET /v1/security/baseline: one version, whole. */
-export async function getBaseline(connection: DuckDBConnection, params: BaselineParams): Promise<Baseline> {
+export async function getBaseline(connection: StoreConnection, params: BaselineParams): Promise<Baseline> {
   const key = await requireBaseline(connection, params);
   const [row] = await readRows<BaselineRow>(
     connection,

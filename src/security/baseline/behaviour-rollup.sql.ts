@@ -16,7 +16,7 @@
  * - `network_connect`, `metadata_ip`, `private_cidr`: `destination`, `ip:port` (`[v6]:port`);
  * - `dns_query`: `dns_name`, lower case, without a trailing dot.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { execute, join, raw, sql, type RawSql } from '../../store/sql.js';
 import { typeCode } from '../../model/codes.js';
 import type { EventType } from '../../model/event.js';
@@ -89,7 +89,7 @@ const isFile = `m IN (${code('read_prefix')}, ${code('write_prefix')})`;
  * extended (folds go in position order, so a chunk's events come after what a row holds), and the
  * new rows are inserted.
  */
-async function foldBehaviour(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
+async function foldBehaviour(connection: StoreConnection, chunk: FoldChunk): Promise<void> {
   const attr = (path: string): RawSql => chunk.attr(path);
   const same = raw('r.run_id = c.run_id AND r.measure = c.measure AND r.value = c.value');
   await execute(
@@ -132,7 +132,7 @@ async function foldBehaviour(connection: DuckDBConnection, chunk: FoldChunk): Pr
  * the windows those events fall in are read as they are now (with every event counted so far), and
  * a run's row moves to one that holds more (or as many, earlier).
  */
-async function foldRates(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
+async function foldRates(connection: StoreConnection, chunk: FoldChunk): Promise<void> {
   const same = raw('r.run_id = c.run_id AND r.window_s = c.window_s AND r.type = c.type');
   // the start of the window of each length an event falls in, as window-deltas.ts counts it
   const touched = windowLengths.map((windowS) => {

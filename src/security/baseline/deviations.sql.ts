@@ -5,7 +5,7 @@
  * run's busiest windows (run_rates) over their threshold, at most one per event type, merged into
  * the page here. The rates on a page then read the first events of their window.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { requireRun } from '../../store/run-exists.sql.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { raw, readRows, sql } from '../../store/sql.js';
@@ -59,7 +59,7 @@ const setRank = raw(
 
 /** One page of a run's deviations from the version `params` name (see DeviationsParams), or no_baseline. */
 export async function listDeviations(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: DeviationsParams,
   formatVersion: number,
 ): Promise<SecurityDeviations> {
@@ -105,7 +105,7 @@ export async function listDeviations(
 
 /** The first limit + 1 set deviations after `after`, the most severe first, then by measure and value. */
 function selectSets(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: DeviationsParams,
   expectation: Expectation,
   after: Position | null,
@@ -130,7 +130,7 @@ function selectSets(
 
 /** The run's event types whose busiest window holds more than the threshold (the earliest of equal windows). */
 async function selectRates(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   expectation: Expectation,
 ): Promise<DeviationRow[]> {
@@ -179,7 +179,7 @@ function byPosition(a: DeviationRow, b: DeviationRow): number {
  * there, and how many of them the policy flagged. One query per rate on the page (at most one per type).
  */
 async function withRateBases(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   expectation: Expectation,
   page: readonly DeviationRow[],

@@ -4,7 +4,7 @@
  * common values and how many it holds, and its rates). The values themselves are in
  * baseline_values, which the deviations query joins.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import { readRows, sql } from '../../store/sql.js';
 import { noSuchBaseline } from './baselines.sql.js';
@@ -26,7 +26,7 @@ interface ExpectationRow {
  * else 404 saying which baseline or version was never learned.
  */
 export async function readExpectation(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   name: string | null,
   version: number | null,
 ): Promise<Expectation | null> {

@@ -3,7 +3,7 @@
  * carried out on it (`enforcements`). Read as a part of the statement that reads a page's decisions
  * (judged-events.sql.ts), so a risks page pays no statement more for it.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import { mayHoldCommands } from '../../provenance/record/command-runs.sql.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
@@ -53,7 +53,7 @@ export function commandFactsOf(rows: readonly CommandFactsRow[]): Map<string, Co
 
 /** The facts of the tool calls provd ran among `toolCalls` of `run`, read alone. */
 export async function commandFacts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   toolCalls: readonly string[],
 ): Promise<Map<string, CommandFacts>> {

@@ -2,7 +2,7 @@
  * An enforcement: what provd really did on a kill decision, one row of `enforcements`
  * (sql/010_responses.sql). Built by the kill switch on the main thread, stored by the store thread.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { execute, sql } from '../../store/sql.js';
 import { noteCommandRun } from '../../provenance/record/command-runs.sql.js';
 import type { PolicyKill } from '../../provenance/record/kill-watch.js';
@@ -25,7 +25,7 @@ export interface Enforcement {
 }
 
 /** Stores one enforcement (call inside the write queue). */
-export async function insertEnforcement(connection: DuckDBConnection, row: Enforcement): Promise<void> {
+export async function insertEnforcement(connection: StoreConnection, row: Enforcement): Promise<void> {
   noteCommandRun(connection, row.runId);
   await execute(
     connection,

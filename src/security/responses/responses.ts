@@ -4,7 +4,7 @@
  * provd enforces only `kill`, and only on commands it runs itself (POST /v1/record, the
  * `enforcements` table); every other deny, quarantine or kill is the caller's to carry out.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { type CursorToken } from '../../model/cursor.js';
 import type { PageLimit } from '../../model/paging.js';
@@ -29,7 +29,7 @@ export interface SecurityResponses {
 export type ResponsesParams = RisksParams;
 
 export async function listResponses(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: ResponsesParams,
   formatVersion: number,
   endSeq: bigint,

@@ -4,7 +4,7 @@
  * earlier run did (folded values), and its fan-out: processes, the most children of one parent
  * (the process rollup), files, destinations and DNS names.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
@@ -56,7 +56,7 @@ export interface FanOutSignals {
 
 /** The behaviour signals; `totals` holds the run's file, destination and dns_name counts. */
 export async function readBehaviour(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   facts: { span: RunSpan; windows: WindowCounts; totals: ReadonlyMap<SignalValueKind, KindTotals> },
 ): Promise<BehaviourSignals> {
@@ -94,7 +94,7 @@ export async function readBehaviour(
 }
 
 async function readFanOut(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   totals: ReadonlyMap<SignalValueKind, KindTotals>,
 ): Promise<FanOutSignals> {

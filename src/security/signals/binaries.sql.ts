@@ -4,7 +4,7 @@
  * The run's most executed binaries, at most `compared_binaries`, are looked up among the earlier
  * runs' folded binaries: the work grows with the distinct binaries of the store, not its events.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
 import { basis, signalBounds, type SignalBasis } from './signal-basis.js';
@@ -56,7 +56,7 @@ const binary = raw(String(kindCode('binary')));
 
 /** The run's binaries; `execs` is its count of execve events. */
 export async function readBinaries(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   execs: number,
 ): Promise<BinarySignals> {

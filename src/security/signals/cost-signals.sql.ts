@@ -4,7 +4,7 @@
  * reported (run_llm_usage, folded from the bodies by llm-usage-values.sql.ts) and what the harness
  * asserted in the run's tool-call records (`llm_usage` of POST /v1/record).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
 import { estimatePrice, familyPrices, priceFamily, pricesAsOf, type TokenPrices } from './llm-prices.js';
@@ -81,7 +81,7 @@ const usageItems = `[{"model":"VARCHAR","requests":"UBIGINT","input_tokens":"UBI
   "cached_input_tokens":"UBIGINT","cache_write_tokens":"UBIGINT"}]`;
 
 /** The cost signals of the run. */
-export async function readCost(connection: DuckDBConnection, run: string): Promise<CostSignals> {
+export async function readCost(connection: StoreConnection, run: string): Promise<CostSignals> {
   const observed = await readRows<ModelRow>(
     connection,
     sql`SELECT model, count(*) AS requests, count(*) FILTER (WHERE NOT complete) AS incomplete, ${tokenSums},

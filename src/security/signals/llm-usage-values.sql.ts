@@ -4,7 +4,7 @@
  * (http-body.ts) and read for a `usage` object (llm-usage.ts), once, behind the commits, a page of
  * bodies at a time. A signals request then sums rows, and reads no body.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { BIGINT, BOOLEAN, VARCHAR } from '../../store/duckdb-api.js';
 import { execute, readRows, sql, unnested } from '../../store/sql.js';
 import { typeCode } from '../../model/codes.js';
@@ -49,7 +49,7 @@ export function responseUsage(attrs: string): LlmUsage | null {
 }
 
 /** Folds the usage of the run's tls_read responses that `where` selects into run_llm_usage. */
-async function foldUsage(connection: DuckDBConnection, { where }: FoldChunk): Promise<void> {
+async function foldUsage(connection: StoreConnection, { where }: FoldChunk): Promise<void> {
   // attrs are canonical JSON: a response's http object holds exactly this text
   const response = '"kind":"response"';
   for (let after = -1n; ;) {
@@ -70,7 +70,7 @@ async function foldUsage(connection: DuckDBConnection, { where }: FoldChunk): Pr
   }
 }
 
-async function insertUsage(connection: DuckDBConnection, rows: readonly UsageRow[]): Promise<void> {
+async function insertUsage(connection: StoreConnection, rows: readonly UsageRow[]): Promise<void> {
   if (rows.length === 0) return;
   const count = (read: (usage: LlmUsage) => number): [bigint[], typeof BIGINT] => [
     rows.map((row) => BigInt(read(row.usage))),

@@ -3,7 +3,7 @@
  * status and the exit code in the record), which it repeated, and how its processes exited (the
  * exit codes and signals of its process_exit events, folded in signal-values.sql.ts).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { Count, Integer } from '../../shared/schema/wire-types.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
 import { raw, readRows, sql } from '../../store/sql.js';
@@ -51,7 +51,7 @@ const listItems = raw(String(signalBounds.list_items));
 
 /** The quality signals of the run; `exits` counts its process_exit events. */
 export async function readQuality(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   exits: number,
 ): Promise<QualitySignals> {
@@ -107,7 +107,7 @@ export async function readQuality(
   };
 }
 
-async function readExits(connection: DuckDBConnection, run: string, exits: number): Promise<ExitQuality> {
+async function readExits(connection: StoreConnection, run: string, exits: number): Promise<ExitQuality> {
   const [row] = await readRows<{
     with_code: bigint | null;
     non_zero: bigint | null;

@@ -2,7 +2,7 @@
  * Retries of a run: tool calls that repeat the command and args of an earlier tool call of the
  * same run (recorded with POST /v1/record, executed or asserted). Each repeat counts as one retry.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
@@ -38,7 +38,7 @@ interface RetryRow {
 }
 
 /** The run's retries. */
-export async function retriedCommands(connection: DuckDBConnection, run: string): Promise<Retries> {
+export async function retriedCommands(connection: StoreConnection, run: string): Promise<Retries> {
   const rows = await readRows<RetryRow>(
     connection,
     sql`SELECT command, args, count(*) AS attempts, arg_max(status, started_ns) AS last_status,

@@ -2,7 +2,7 @@
  * The capture span of a run, from the process rollup (every run event is folded into one of its
  * process rows): the behaviour rates and the coverage gaps that may have touched the run use it.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
@@ -22,7 +22,7 @@ export interface RunSpan {
 }
 
 /** The span of the run's events. */
-export async function readRunSpan(connection: DuckDBConnection, run: string): Promise<RunSpan> {
+export async function readRunSpan(connection: StoreConnection, run: string): Promise<RunSpan> {
   const [row] = await readRows<{ first_ns: bigint | null; last_ns: bigint | null }>(
     connection,
     sql`SELECT min(first_ns) AS first_ns, max(last_ns) AS last_ns FROM timeline_processes WHERE run_id = ${run}`,

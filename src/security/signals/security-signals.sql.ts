@@ -4,7 +4,7 @@
  * and its coverage gaps: those recorded for the run, and those tied to no run during its span, which
  * it may have suffered (provd records most loss, the sensor's and producers', without a run).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
 import { decisions, severities, type Decision, type Severity } from '../policy/policy.js';
@@ -64,7 +64,7 @@ interface GapRow {
 
 /** The security signals of the run; `span` is its events' span. */
 export async function readSecurity(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   span: RunSpan,
 ): Promise<SecuritySignals> {
@@ -134,7 +134,7 @@ function withToolCalls(values: ValueCounts, calls: readonly ToolCallDecisionCoun
   return merged;
 }
 
-async function readGaps(connection: DuckDBConnection, run: string, span: RunSpan): Promise<CoverageSignals> {
+async function readGaps(connection: StoreConnection, run: string, span: RunSpan): Promise<CoverageSignals> {
   // a run without events has no span, so no gap of another scope can overlap it
   const inSpan =
     span.firstNs === null || span.lastNs === null

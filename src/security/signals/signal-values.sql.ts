@@ -5,7 +5,7 @@
  * in with the process rollup (telemetry/process-rollup.sql.ts), a chunk of positions at a
  * time, so a signals request reads a row per value, never the run's events.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { execute, raw, sql, type RawSql } from '../../store/sql.js';
 import { typeCode } from '../../model/codes.js';
 import type { EventType } from '../../model/event.js';
@@ -74,7 +74,7 @@ const noSignal = raw(`kv.k = ${code('exit_signal')} AND kv.v IN ('0', '')`);
  * events' positions, which zone maps narrow (a decision keeps its event's seq, and decisions are
  * stored in commit order), instead of probing every decision of the store (70-420 ms a chunk at 10M).
  */
-async function foldValues(connection: DuckDBConnection, chunk: FoldChunk): Promise<void> {
+async function foldValues(connection: StoreConnection, chunk: FoldChunk): Promise<void> {
   const attr = (path: string): RawSql => chunk.attr(path);
   // MERGE: half the cost of INSERT ... ON CONFLICT DO UPDATE on the table's key
   await execute(

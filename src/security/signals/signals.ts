@@ -4,7 +4,7 @@
  * events: the windows, the process rollup and the values folded in with it (signal-values.sql.ts,
  * llm-usage-values.sql.ts), tool calls, decisions' counts and gaps. The rollup is caught up first.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { requireRun } from '../../store/run-exists.sql.js';
 import { readBehaviour, type BehaviourSignals } from './behaviour-signals.sql.js';
 import { readCost, type CostSignals } from './cost-signals.sql.js';
@@ -37,7 +37,7 @@ export interface Signals {
 /** What the query needs of the store thread. */
 export interface SignalsStore {
   /** Two read connections: the groups are read on both at once. */
-  readers: readonly [DuckDBConnection, DuckDBConnection];
+  readers: readonly [StoreConnection, StoreConnection];
   /** Folds every committed event into the rollup the signals read. */
   catchUpRollup(): Promise<void>;
 }

@@ -4,7 +4,7 @@
  * A run's rows lie among every run's: reading their long `value` strings (file paths) costs most of
  * such a statement, so only kinds whose values an answer lists read them.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { raw, readRows, sql } from '../../store/sql.js';
 import { signalBounds } from './signal-basis.js';
 import { kindCode, signalValueKinds, type SignalValueKind } from './signal-values.sql.js';
@@ -41,7 +41,7 @@ interface ValueRow {
 
 /** The run's values of `kinds`, the `limit` most frequent of each listed. */
 export async function readValueCounts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   kinds: readonly SignalValueKind[],
   limit: number,
@@ -86,7 +86,7 @@ export interface KindTotals {
 
 /** The run's values of `kinds`, counted; a kind the run has none of counts nothing. */
 export async function readValueTotals(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   kinds: readonly SignalValueKind[],
 ): Promise<ReadonlyMap<SignalValueKind, KindTotals>> {

@@ -2,7 +2,7 @@
  * A run's events by type and its busiest 10 s window, from the windows table (kept at commit):
  * one statement over the run's 10 s windows, which the behaviour and quality signals share.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { readRows, sql } from '../../store/sql.js';
 import { typeName } from '../../model/codes.js';
 import type { EventType } from '../../model/event.js';
@@ -25,7 +25,7 @@ interface WindowRow {
 }
 
 /** Sums the run's 10 s windows by type, and finds its busiest one. */
-export async function readWindowCounts(connection: DuckDBConnection, run: string): Promise<WindowCounts> {
+export async function readWindowCounts(connection: StoreConnection, run: string): Promise<WindowCounts> {
   // per type rows first, then one row (type null) for the busiest window, its `peak` the windows count
   const rows = await readRows<WindowRow>(
     connection,

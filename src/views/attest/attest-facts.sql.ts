@@ -6,7 +6,7 @@
  */
 import { isAbsolute, join as joinPath } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { EventType } from '../../model/event.js';
 import { evidenceName, sourceName, typeCode, typeName } from '../../model/codes.js';
 import { ProvdError } from '../../shared/errors.js';
@@ -49,7 +49,7 @@ const intOrNull = (value: number | bigint | null): number | null => (value === n
 
 /** The facts of `run` for its statement; 404 when the run is unknown or has no checkpoint yet. */
 export async function readRunFacts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   host: string,
 ): Promise<RunFacts> {
@@ -145,7 +145,7 @@ interface ProcessRow {
 }
 
 /** The run's execs in the order they were stored. */
-async function readProcesses(connection: DuckDBConnection, run: string): Promise<Bounded<TraceProcess>> {
+async function readProcesses(connection: StoreConnection, run: string): Promise<Bounded<TraceProcess>> {
   const rows = await readRows<ProcessRow>(
     connection,
     sql`SELECT id, hash, time_ns, coalesce(tgid, pid) AS pid, ppid, uid, comm, source, evidence_level,
@@ -194,7 +194,7 @@ interface DestinationRow {
 }
 
 /** Distinct destinations (ip and port) of the run's connects, then the names it asked DNS for. */
-async function readNetwork(connection: DuckDBConnection, run: string): Promise<Bounded<TraceNetwork>> {
+async function readNetwork(connection: StoreConnection, run: string): Promise<Bounded<TraceNetwork>> {
   const destinations = (value: Statement, port: Statement, types: Statement) =>
     readRows<DestinationRow>(
       connection,
@@ -247,7 +247,7 @@ interface AccessRow {
 
 /** Distinct paths the run's file events name, with how they were accessed; no digest (the sensor hashes nothing). */
 async function readFileAccess(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
 ): Promise<Bounded<ResourceDescriptor>> {
   const rows = await readRows<AccessRow>(
@@ -315,7 +315,7 @@ interface EffectRow {
   total: bigint;
 }
 
-async function readWrittenFiles(connection: DuckDBConnection, run: string): Promise<Bounded<WrittenFile>> {
+async function readWrittenFiles(connection: StoreConnection, run: string): Promise<Bounded<WrittenFile>> {
   const rows = await readRows<EffectRow>(
     connection,
     sql`SELECT *, count(*) OVER () AS total FROM (${hashedEffects(run)})
@@ -331,7 +331,7 @@ async function readWrittenFiles(connection: DuckDBConnection, run: string): Prom
 }
 
 /** Paths the run's events show written that no recorded snapshot hashed: stated without a digest. */
-async function countWrittenWithoutDigest(connection: DuckDBConnection, run: string): Promise<number> {
+async function countWrittenWithoutDigest(connection: StoreConnection, run: string): Promise<number> {
   const [row] = await readRows<{ n: bigint }>(
     connection,
     sql`WITH hashed AS (SELECT CASE WHEN cwd IS NULL THEN path ELSE rtrim(cwd, '/') || '/' || path END AS path

@@ -4,7 +4,7 @@
  * packaged as a Sigstore bundle. The same stored run gives the same bytes: nothing in it is the
  * time of the request, and ed25519 signatures are deterministic.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { canonicalJson } from '../../model/canonical-json.js';
 import type { StatementSigner } from '../../provenance/signing-key.js';
 import { readRunFacts } from './attest-facts.sql.js';
@@ -32,7 +32,7 @@ export interface RunAttestation {
 
 /** Reads, states, signs and packages `run`. */
 export async function attestRun(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: AttestationParams,
   host: string,
   signer: StatementSigner,

@@ -4,7 +4,7 @@
  * to a bound: as UTF-8 text when they are text, else base64. The bytes are served as stored (no
  * redaction): they are evidence, and their hash is recomputed so the answer proves it.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
@@ -62,7 +62,7 @@ export interface ArtifactAnswer {
 
 /** The artifact; 404 not_found when `hash` names neither stored bytes nor an artifact object. */
 export async function readArtifact(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: ArtifactParams,
 ): Promise<ArtifactAnswer> {
   const address = await addressOf(connection, params.hash);
@@ -100,7 +100,7 @@ export async function readArtifact(
 }
 
 /** The address of the bytes `hash` names: itself, or the content hash of the artifact object at `hash`. */
-async function addressOf(connection: DuckDBConnection, hash: string): Promise<string> {
+async function addressOf(connection: StoreConnection, hash: string): Promise<string> {
   const [object] = await readRows<{ content_hash: string | null }>(
     connection,
     sql`SELECT json_extract_string(body, '$.payload.content_hash') AS content_hash FROM objects

@@ -2,7 +2,7 @@
  * GET /api/compare/records in the store actor: two recorded tool calls (of one run or of two)
  * compared field by field, with both records whole beside the comparison.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import type { TimelineToolCall } from '../timeline/context-records.js';
 import { compareToolCalls, type ToolCallComparison } from './compare-tool-calls.js';
@@ -33,7 +33,7 @@ export interface CompareRecords extends ToolCallComparison {
 
 /** Compares the two records; 404 when a run or a tool call in it is unknown. */
 export async function compareRecords(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: CompareRecordsParams,
 ): Promise<CompareRecords> {
   const left = await readRecord(connection, params.run, params.toolCall);
@@ -47,7 +47,7 @@ export async function compareRecords(
 }
 
 async function readRecord(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   toolCall: string,
 ): Promise<ToolCallFacts> {

@@ -4,7 +4,7 @@
  * start order (a run replayed with fresh ids); the rest are only in one run. Each pair says what
  * differs (compare-tool-calls.ts); GET /api/compare/records shows one pair in full.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { toolCallSummary } from '../timeline/entry-summary.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
@@ -67,7 +67,7 @@ export interface ContextCompare {
 
 /** Compares the two runs' tool calls; 404 run_not_found when either run is unknown. */
 export async function compareContexts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: ContextCompareParams,
 ): Promise<ContextCompare> {
   await requireRun(connection, params.run);

@@ -3,7 +3,7 @@
  * stored bytes as they are and their hash recomputed now, so anyone can check it by hand:
  * `sha256(body)` must be the address, and `body` the canonical JSON (RFC 8785) of what it parses to.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import { raw, readRows, sql } from '../../store/sql.js';
 import { canonicalJson } from '../../model/canonical-json.js';
@@ -39,7 +39,7 @@ export interface ContextContent extends ObjectBrief {
 
 /** The object at `hash`; 404 not_found when nothing is stored there. */
 export async function readContextContent(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: ContextContentParams,
 ): Promise<ContextContent> {
   const [row] = await readRows<StoredObjectRow>(

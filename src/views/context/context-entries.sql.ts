@@ -3,7 +3,7 @@
  * stored in its graph: the run object, then the `context` chain (bindings, tool calls, artifacts,
  * file effects, hook events and their content, watches) in chain order. The key is the chain index (the run object, the root, before index 0).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
 import { type CursorToken } from '../../model/cursor.js';
@@ -61,7 +61,7 @@ const position = raw('coalesce(chain_index, -1)');
 
 /** One page; 404 run_not_found for an unknown run, 400 invalid_cursor for a cursor not issued here. */
 export async function listContextEntries(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: ContextEntriesParams,
   formatVersion: number,
 ): Promise<ContextEntries> {

@@ -3,7 +3,7 @@
  * as parents and the objects of its run that name it, each with what the parent is to the child.
  * A parent that is not stored is listed with `stored: false` (verify reports it as parent_missing).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import { ProvdError } from '../../shared/errors.js';
 import type { Count } from '../../shared/schema/wire-types.js';
@@ -54,7 +54,7 @@ export const maxChildren = 1000;
 
 /** The links of the object at `hash`; 404 not_found when nothing is stored there. */
 export async function readContextLinks(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: ContextLinksParams,
 ): Promise<ContextLinks> {
   const [row] = await readRows<StoredObjectRow>(

@@ -4,7 +4,7 @@
  * source, its output artifacts and file effects, and when the context began and last grew. Every
  * count is aggregated in SQL over the run's rows of tool_calls, bindings and objects.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
@@ -61,7 +61,7 @@ const time = (ns: bigint | null): DateTimeText | null => (ns === null ? null : f
 
 /** Sums up the run's context; 404 run_not_found for an unknown run. */
 export async function overviewContext(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: ContextOverviewParams,
 ): Promise<ContextOverview> {
   const { run } = params;

@@ -3,7 +3,7 @@
  * its record (tool_calls), its output streams (artifact objects) and its file effects (file_effect
  * objects). The context comparisons (compare-tool-calls.ts) work on these.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { Count } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
 import {
@@ -55,7 +55,7 @@ interface RecordExtras {
  * outputs and effects come in one read of the run's artifact and file_effect objects.
  */
 export async function readToolCalls(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   toolCallId: string | null,
   max: number,

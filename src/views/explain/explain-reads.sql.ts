@@ -1,5 +1,5 @@
 /** The reads explain's paths are made of: events and their sealing batches. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { readRows, sql, join, raw, type Statement } from '../../store/sql.js';
 import { evidenceName } from '../../model/codes.js';
 import type { ExplainNode } from './explain-result.js';
@@ -26,7 +26,7 @@ export const eventRowColumns = raw(`${eventJsonColumns}, seq`);
  * naming each row's range costs DuckDB less than joining the rows as a list (0.9 ms vs 1.6 for 3).
  */
 export async function sealRows<Row extends Pick<EventRow, 'run_id' | 'seq'>>(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   rows: readonly Row[],
 ): Promise<Sealed<Row>[]> {
   const inRuns = rows.filter((row) => row.run_id !== null);
@@ -61,7 +61,7 @@ export async function sealRows<Row extends Pick<EventRow, 'run_id' | 'seq'>>(
  * id names one event: a place decides how soon the event is found, never which.
  */
 export async function readEvent(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   id: string,
   places: BatchPlaces | null = null,
 ): Promise<EventRow | undefined> {

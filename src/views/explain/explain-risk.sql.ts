@@ -4,7 +4,7 @@
  * judged, then that event's own path to its run; or the gate's decision on an agent's tool call
  * (`risk_<its object's hash>`), whose step leads to the tool call, then the call's path.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { readRows, sql } from '../../store/sql.js';
 import type { ExplainNode, ExplainStep } from './explain-result.js';
 import { toolCallSeq } from '../../security/tool-call-decisions.sql.js';
@@ -26,7 +26,7 @@ export interface RiskDecision {
 
 /** The non-allow decision a risk id names, or undefined when it names none. */
 export async function readRiskDecision(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   riskId: string,
 ): Promise<RiskDecision | undefined> {
   if (!riskId.startsWith(riskPrefix)) return undefined;
@@ -41,7 +41,7 @@ export async function readRiskDecision(
 
 /** The tool call the gate's decision `decision` judged (its run and id), if it is one and the call is stored. */
 export async function readJudgedToolCall(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   decision: RiskDecision,
 ): Promise<{ run_id: string; tool_call_id: string } | undefined> {
   if (decision.seq !== toolCallSeq || decision.run_id === null) return undefined;

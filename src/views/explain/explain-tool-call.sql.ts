@@ -1,5 +1,5 @@
 /** explain of a tool call and of an artifact: the tool call that produced it, and its run. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { readRows, sql } from '../../store/sql.js';
 import type { ExplainNode, ExplainStep } from './explain-result.js';
@@ -13,7 +13,7 @@ import { requireRun } from '../../store/run-exists.sql.js';
  * any run. A hook tool call also gets its kernel's account (tool-call-account.sql.ts).
  */
 export async function explainToolCall(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   id: string,
   run: string | null,
 ): Promise<Explained> {
@@ -45,7 +45,7 @@ export async function explainToolCall(
 }
 
 /** An artifact by its object hash or the address of its bytes: → its tool call → run. */
-export async function explainArtifact(connection: DuckDBConnection, id: string): Promise<Explained> {
+export async function explainArtifact(connection: StoreConnection, id: string): Promise<Explained> {
   const rows = await readRows<{ hash: string; run_id: string; body: string; created_ns: bigint }>(
     connection,
     sql`SELECT hash, run_id, body, created_ns FROM objects
@@ -75,7 +75,7 @@ export async function explainArtifact(connection: DuckDBConnection, id: string):
 
 /** artifact or file effect → the tool call that produced it → run. */
 export async function toToolCall(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   toolCallId: string,
   relation: 'output_of' | 'effect_of',

@@ -1,6 +1,6 @@
 /** What every explain path is made of: its trail, where it reads, and the steps up to the run. */
 import type { ToolCallAccount } from './tool-call-account.sql.js';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import { evidenceName } from '../../model/codes.js';
 import type { ExplainBasis, ExplainNode, ExplainStep } from './explain-result.js';
@@ -36,10 +36,10 @@ export const stopped = (path: ExplainStep[], reason: string): Trail => ({
  * may not cover yet.
  */
 export interface Source {
-  connection: DuckDBConnection;
+  connection: StoreConnection;
   /** Where each batch's events are, as far as the store thread knows. */
   places: BatchPlaces | null;
-  side: DuckDBConnection;
+  side: StoreConnection;
   unfoldedFrom: bigint | null;
   /** Which processes the run saw, as far as the reads so far tell. */
   seen: SeenProcesses;
@@ -62,7 +62,7 @@ export function unknown(kind: string, id: string): never {
 
 /** The tool call, binding and run of an attributed row; undefined for a row no binding claimed. */
 export async function attributionOf(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   row: ProcessRow,
 ): Promise<Attribution | undefined> {
   if (row.run_id === null || row.tool_call_id === null) return undefined;
@@ -87,7 +87,7 @@ export function fromAttributed(
 
 /** tool call → run. */
 export async function toRun(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   path: ExplainStep[],
   heldBy: string | null,

@@ -7,7 +7,7 @@
  * One file per target kind: explain-event.sql.ts (events and processes), explain-tool-call.sql.ts (tool
  * calls and artifacts), explain-file.sql.ts; explain-trail.ts holds what they share.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { requireRun } from '../../store/run-exists.sql.js';
 import type { ExplainResult } from './explain-result.js';
 import type { BatchPlaces } from '../../telemetry/batch-places.sql.js';
@@ -36,8 +36,8 @@ export interface ExplainParams {
  * `unfoldedFrom` on are not in the process rollup yet (null: every committed event is).
  */
 export async function explain(
-  connection: DuckDBConnection,
-  side: DuckDBConnection,
+  connection: StoreConnection,
+  side: StoreConnection,
   params: ExplainParams,
   unfoldedFrom: bigint | null,
   places: BatchPlaces | null = null,

@@ -1,5 +1,5 @@
 /** explain's reads of processes: the exec events that start them, and how each was attributed. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { BIGINT } from '../../store/duckdb-api.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { readRows, sql, join, list, raw, type Statement } from '../../store/sql.js';
@@ -87,7 +87,7 @@ export type SeenProcesses = Map<number, boolean>;
  * where the join adds 0.5 to the read).
  */
 export async function readProcessEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string | null,
   lookups: readonly ProcessLookup[],
   unfoldedFrom: bigint | null,
@@ -201,7 +201,7 @@ export async function readProcessEvents(
 
 /** One lookup of readProcessEvents. */
 export async function readProcessEvent(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string | null,
   tgid: number,
   beforeNs: bigint,
@@ -278,7 +278,7 @@ export interface Attribution {
 
 /** The tool call, binding and run of an attributed row, in one round trip. */
 export async function readAttribution(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   toolCallId: string,
   bindingId: string | null,

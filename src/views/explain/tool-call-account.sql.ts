@@ -5,7 +5,7 @@
  * events it is one candidate of, and what is missing. Ties are made at ingest
  * (telemetry/tool-call-tie.sql.ts); this reads them and finds the candidates of ambiguous ones.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import { evidenceName, methodCode, methodName, typeCode, typeName } from '../../model/codes.js';
 import type { Count, DateTimeText, Integer, Ratio } from '../../shared/schema/wire-types.js';
@@ -84,7 +84,7 @@ interface CallRow {
 
 /** The account of `toolCallId` in `runId`, or undefined when it is no hook tool call. */
 export async function readToolCallAccount(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   toolCallId: string,
   status: string,
@@ -127,7 +127,7 @@ export async function readToolCallAccount(
 }
 
 /** What the agent's hooks told of the call: its sealed decision, its input and result. */
-async function readTold(connection: DuckDBConnection, runId: string, toolCallId: string) {
+async function readTold(connection: StoreConnection, runId: string, toolCallId: string) {
   const [row] = await readRows<{ payload: string; input: string | null; result: string | null }>(
     connection,
     sql`SELECT json_extract(o.body, '$.payload')::VARCHAR AS payload, decode(i.content) AS input,
@@ -175,7 +175,7 @@ const eventColumns = sql`id, type, time_ns, coalesce(tgid, pid) AS tgid, ppid, c
   corr_method, corr_confidence, evidence_level, binding_id`;
 
 /** The call's tied events, earliest first, each with its process chain. */
-async function readTied(connection: DuckDBConnection, runId: string, toolCallId: string) {
+async function readTied(connection: StoreConnection, runId: string, toolCallId: string) {
   const ties = [methodCode('hook_exec_match'), methodCode('hook_path_time')];
   const rows = await readRows<EventRow & { n: bigint }>(
     connection,
@@ -228,7 +228,7 @@ async function readTied(connection: DuckDBConnection, runId: string, toolCallId:
  * tie's own rules (shellCarries, writesPath, withinCall).
  */
 async function readAmbiguous(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   call: CallRow,
 ): Promise<AmbiguousEvent[]> {

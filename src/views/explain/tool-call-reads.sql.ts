@@ -1,5 +1,5 @@
 /** explain's reads of tool calls and runs, as nodes. */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { readRows, sql } from '../../store/sql.js';
 import type { ExplainNode } from './explain-result.js';
@@ -15,7 +15,7 @@ export interface ToolCallRow {
 }
 
 export async function readToolCall(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   runId: string,
   toolCallId: string,
 ): Promise<ToolCallRow | undefined> {
@@ -61,7 +61,7 @@ export function toolCallNode(
 }
 
 /** The run as a node, if known. */
-export async function runNode(connection: DuckDBConnection, runId: string): Promise<ExplainNode | undefined> {
+export async function runNode(connection: StoreConnection, runId: string): Promise<ExplainNode | undefined> {
   const [row] = await readRows<{ first_seen_ns: bigint; object_hash: string | null }>(
     connection,
     sql`SELECT first_seen_ns, object_hash FROM runs WHERE run_id = ${runId}`,

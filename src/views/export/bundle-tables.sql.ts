@@ -4,8 +4,8 @@
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { eventFields, type EventField } from '../../model/event-fields.js';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { execute, raw, sql } from '../../store/sql.js';
 import { readRegularFile } from './bundle-files.js';
 import { pathLiteral } from './export-columns.js';
@@ -65,7 +65,7 @@ export function bundledKeys(dir: string): Map<string, string> {
 }
 
 /** Loads the events of a bundle alone (a range export). */
-export async function loadEvents(connection: DuckDBConnection, dir: string): Promise<void> {
+export async function loadEvents(connection: StoreConnection, dir: string): Promise<void> {
   const [table, file, select] = tables[0]!;
   await loadTable(connection, table, join(dir, file), select);
   await addLaterFacts(connection);
@@ -75,7 +75,7 @@ export async function loadEvents(connection: DuckDBConnection, dir: string): Pro
  * The facts added to the record after a bundle was written (event-fields.ts: `when_set`), as null
  * columns: its events were hashed without them, and verify reads every fact's column.
  */
-async function addLaterFacts(connection: DuckDBConnection): Promise<void> {
+async function addLaterFacts(connection: StoreConnection): Promise<void> {
   for (const field of eventFields.filter((fact: EventField) => fact.content === 'when_set'))
     await execute(
       connection,
@@ -85,7 +85,7 @@ async function addLaterFacts(connection: DuckDBConnection): Promise<void> {
 
 /** Loads a run bundle: its tables, its run row from the manifest, and `keys` as the store's signing keys. */
 export async function loadRunBundle(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   dir: string,
   manifest: ExportManifest,
   keys: ReadonlyMap<string, string>,
@@ -110,7 +110,7 @@ export async function loadRunBundle(
 }
 
 async function loadTable(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   table: string,
   path: string,
   select: string,

@@ -9,7 +9,7 @@
  */
 import { rmSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { withMemoryDatabase } from '../../store/memory-database.js';
 import { VerifyIssues } from '../../provenance/verify-issues.js';
 import type { VerifyResult } from '../../provenance/verify-result.js';
@@ -101,7 +101,7 @@ function reportUnpinned(keyId: string, accepted: boolean, issues: VerifyIssues):
 }
 
 /** Events whose stored facts do not hash to their stored hash (DuckDB first, then exactly in JS). */
-async function checkEventHashes(connection: DuckDBConnection, issues: VerifyIssues): Promise<void> {
+async function checkEventHashes(connection: StoreConnection, issues: VerifyIssues): Promise<void> {
   const suspects = await readRows<{ id: string; hash: string }>(
     connection,
     sql`SELECT id, hash, ${raw(storedEventColumns)} FROM events

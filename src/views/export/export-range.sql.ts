@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { execute, raw, readRows, sql } from '../../store/sql.js';
 import { eventDateSql, exportedEventColumns, pathLiteral } from './export-columns.js';
@@ -28,7 +28,7 @@ const placeEvents = `CREATE TEMP TABLE export_events AS
 
 /** Writes the range's events under `root`, each manifest signed by `signer`; returns the files' paths, relative to `root`. */
 export async function exportRange(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   root: string,
   host: string,
   range: ExportRange,

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { requireRun } from '../../store/run-exists.sql.js';
 import { execute, raw, readRows, sql } from '../../store/sql.js';
@@ -46,7 +46,7 @@ const runTables: readonly [file: string, select: string][] = [
 
 /** Writes run `run`'s bundle under `root`, its manifest signed by `signer`; returns its files' paths, relative to `root`. */
 export async function exportRun(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   root: string,
   host: string,
   run: string,

@@ -5,7 +5,7 @@
  * a scrape costs the same with a billion events stored as with none.
  */
 import { stat } from 'node:fs/promises';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import type { SpoolStats } from '../../telemetry/spool.sql.js';
 import { jsonText, type JsonText } from '../../store/json-text.js';
 import { readRows, sql } from '../../store/sql.js';
@@ -33,7 +33,7 @@ export interface MetricsFacts {
 
 /** Reads the facts of one scrape on `connection`; `spoolStats` is read last (in memory). */
 export async function readMetricsFacts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   spoolStats: () => SpoolStats,
 ): Promise<JsonText<MetricsFacts>> {
   type Row = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * endpoint acknowledged a page. Only what a checkpoint seals is sent: events up to the run's last
  * sealed batch (as a run's export bundle), tool calls as stored under that checkpoint.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { evidenceName, methodName, typeName } from '../../model/codes.js';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import { execute, inTransaction, list, readRows, sql } from '../../store/sql.js';
@@ -33,10 +33,7 @@ const otlpPageToolCalls = 1000;
  * Runs whose latest checkpoint was not all sent yet, the longest waiting first. From the runs'
  * checkpoint heads (a row a run), so a look costs the same however many checkpoints were made.
  */
-export async function pendingOtlpRuns(
-  connection: DuckDBConnection,
-  limit: number,
-): Promise<OtlpPendingRun[]> {
+export async function pendingOtlpRuns(connection: StoreConnection, limit: number): Promise<OtlpPendingRun[]> {
   return readRows<OtlpPendingRun>(
     connection,
     sql`SELECT h.run_id FROM run_heads h LEFT JOIN otlp_cursor o ON o.run_id = h.run_id
@@ -46,7 +43,7 @@ export async function pendingOtlpRuns(
 }
 
 /** The next page of `run`, or null when its latest checkpoint was all sent. */
-export async function readOtlpPage(connection: DuckDBConnection, run: string): Promise<OtlpPage | null> {
+export async function readOtlpPage(connection: StoreConnection, run: string): Promise<OtlpPage | null> {
   type Row = Record<string, unknown>;
   const [head] = await readRows<Row>(
     connection,
@@ -103,7 +100,7 @@ export async function readOtlpPage(connection: DuckDBConnection, run: string): P
 
 /** The run's own span as of its latest checkpoint: its time span, verify status and token usage. */
 async function runFacts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   head: Record<string, unknown>,
   sealedTo: bigint,
@@ -180,7 +177,7 @@ function decisionSummary(row: DecisionRow | undefined): OtlpEvent['decision'] {
  * Moves `ack.run_id`'s cursor past an acknowledged (or refused) page and counts it, in one
  * transaction: a crash before it commits sends the page again (at least once), never skips it.
  */
-export async function ackOtlpPage(connection: DuckDBConnection, ack: OtlpAck): Promise<void> {
+export async function ackOtlpPage(connection: StoreConnection, ack: OtlpAck): Promise<void> {
   await inTransaction(connection, async () => {
     const now = BigInt(Date.now()) * 1_000_000n;
     // -1: no checkpoint of the run all sent yet (pages of its first one follow)
@@ -210,6 +207,6 @@ export async function ackOtlpPage(connection: DuckDBConnection, ack: OtlpAck): P
 }
 
 /** Counts an export that failed and will be tried again (the endpoint down, a timeout, a 5xx). */
-export async function countOtlpFailure(connection: DuckDBConnection): Promise<void> {
+export async function countOtlpFailure(connection: StoreConnection): Promise<void> {
   await addCounters(connection, [{ source: 'otlp', counter: 'failed_exports', value: 1 }]);
 }

@@ -6,7 +6,7 @@
  * several pages, some of them empty, with `has_more` true until the search reaches the end, and
  * `scan` says how far it got. Bounding the positions, not the matches, bounds every request's work.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { Count } from '../../shared/schema/wire-types.js';
@@ -67,7 +67,7 @@ interface EventRow {
  * beyond it. 404 run_not_found for an unknown run, 400 invalid_cursor for a cursor not issued here.
  */
 export async function searchSources(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: SearchParams,
   formatVersion: number,
   end: bigint,
@@ -129,7 +129,7 @@ function readResume(key: readonly string[]): Resume {
 
 /** Tool calls after (run, toolCall) whose command, an argument or cwd holds q; at most limit + 1. */
 async function toolCallMatches(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: SearchParams,
   from: { run: string; toolCall: string },
 ): Promise<ToolCallSourceMatch[]> {
@@ -169,7 +169,7 @@ async function toolCallMatches(
  * before any JSON is read.
  */
 function eventMatches(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: SearchParams,
   after: bigint,
   upper: bigint,

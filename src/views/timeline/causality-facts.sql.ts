@@ -5,7 +5,7 @@
  * rows it reads, is most of what a tree costs (measured: 1-2 ms each at 50 rows). Beyond that size,
  * the lists only the shown nodes need (first events, records) are read for those alone.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { BIGINT, VARCHAR } from '../../store/duckdb-api.js';
 import { runNotFound } from '../../store/run-exists.sql.js';
 import { list, readRows, sql } from '../../store/sql.js';
@@ -80,8 +80,8 @@ export const processKey = (toolCallId: string | null, tgid: number | null): stri
  * `connection`, at once. 404 run_not_found for a run nobody named.
  */
 export async function readToolCalls(
-  connection: DuckDBConnection,
-  side: DuckDBConnection,
+  connection: StoreConnection,
+  side: StoreConnection,
   run: string,
   all: boolean,
 ): Promise<Map<string | null, ToolCallTree>> {
@@ -135,7 +135,7 @@ export async function readToolCalls(
  * few, DuckDB's grouping costs more than the rows.
  */
 async function readToolCallRows(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
 ): Promise<Pick<ToolCallFacts, 'id' | 'firstNs' | 'bindings' | 'recorded' | 'record'>[]> {
   const rows = await readRows<{
@@ -185,7 +185,7 @@ async function readToolCallRows(
  * event's that has one; comm its first execve's (else its first event's) that has one; binary and
  * argv its first execve's. The counts by type come as rows of their own in the same statement.
  */
-async function readProcesses(connection: DuckDBConnection, run: string): Promise<ProcessFacts[]> {
+async function readProcesses(connection: StoreConnection, run: string): Promise<ProcessFacts[]> {
   const rows = await readRows<{
     tool_call_id: string | null;
     tgid: number | null;
@@ -248,7 +248,7 @@ function compareNullable<T extends string | number>(a: T | null, b: T | null): n
 }
 
 /** The run's loader and locale opens by process (processKey), as the rollup keys its processes. */
-async function readHiddenOpens(connection: DuckDBConnection, run: string): Promise<Map<string, number>> {
+async function readHiddenOpens(connection: StoreConnection, run: string): Promise<Map<string, number>> {
   const rows = await readRows<{ tool_call_id: string | null; tgid: number | null; opens: bigint }>(
     connection,
     sql`SELECT nullif(coalesce(tool_call_id, ''), '') AS tool_call_id,
@@ -279,7 +279,7 @@ function leaveOutHidden(process: ProcessFacts, opens: number, all: boolean): voi
  * unless `all`, each marked), as the rollup lists them: by (time_ns, seq), the first rolledUpEvents.
  */
 export async function readFirstEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   processes: readonly ProcessFacts[],
   all: boolean,
@@ -308,7 +308,7 @@ function keyed(processes: readonly ProcessFacts[]): { byKey: Map<string, Process
 
 /** The first events of processes with loader and locale opens, read from the events table. */
 async function readFromEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   processes: readonly ProcessFacts[],
   all: boolean,
@@ -337,7 +337,7 @@ async function readFromEvents(
 
 /** The first events of processes without loader and locale opens, as the rollup keeps them. */
 async function readRolledUp(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   processes: readonly ProcessFacts[],
 ): Promise<void> {
@@ -359,7 +359,7 @@ async function readRolledUp(
 
 /** Reads the records of the recorded `calls` that do not have them yet (a run with many). */
 export async function readRecords(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   calls: readonly ToolCallFacts[],
 ): Promise<void> {

@@ -6,7 +6,7 @@
  * from the events' `loader_locale` column (one grouped count a run), with the first events of the
  * processes that have any read from their events rather than the rollup.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import { evidenceName, typeName } from '../../model/codes.js';
 import type { EventAttrs } from '../../telemetry/event-json.js';
@@ -52,8 +52,8 @@ export const causalityBounds: CausalityBounds = {
  * two connections at once.
  */
 export async function timelineCausality(
-  connection: DuckDBConnection,
-  side: DuckDBConnection,
+  connection: StoreConnection,
+  side: StoreConnection,
   params: TimelineCausalityParams,
 ): Promise<JsonText<TimelineCausality>> {
   const { run, all } = params;

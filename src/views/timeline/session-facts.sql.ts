@@ -3,7 +3,7 @@
  * they name, and the events carrying their tool calls' ids: counted per process (with the loader
  * and locale opens among them) and listed up to a bound per tool call, in a few set-wise statements.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { VARCHAR } from '../../store/duckdb-api.js';
 import { typeCode } from '../../model/codes.js';
 import { list, raw, readRows, sql } from '../../store/sql.js';
@@ -56,7 +56,7 @@ export interface ListedEventRow {
 }
 
 /** The run's hook objects, or none for a run no hook wrote. */
-export function readHookObjects(connection: DuckDBConnection, run: string): Promise<HookObjectRow[]> {
+export function readHookObjects(connection: StoreConnection, run: string): Promise<HookObjectRow[]> {
   return readRows<HookObjectRow>(
     connection,
     sql`SELECT hash, kind, body, created_ns FROM objects WHERE run_id = ${run}
@@ -66,7 +66,7 @@ export function readHookObjects(connection: DuckDBConnection, run: string): Prom
 }
 
 /** The state of the run's tool calls (status, end, duration), by the tool_calls read model. */
-export function readToolCallStates(connection: DuckDBConnection, run: string): Promise<ToolCallStateRow[]> {
+export function readToolCallStates(connection: StoreConnection, run: string): Promise<ToolCallStateRow[]> {
   return readRows<ToolCallStateRow>(
     connection,
     sql`SELECT tool_call_id, status, json_extract_string(record, '$.ended_at') AS ended_at,
@@ -77,7 +77,7 @@ export function readToolCallStates(connection: DuckDBConnection, run: string): P
 
 /** The first `chars` + 1 characters of each stored text, by content hash (one more tells a cut). */
 export async function readTexts(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   hashes: readonly string[],
   chars: number,
 ): Promise<Map<string, string>> {
@@ -91,7 +91,7 @@ export async function readTexts(
 }
 
 /** Every process of the run's events, per tool call (null: none), with its counts and first facts. */
-export function readProcessCounts(connection: DuckDBConnection, run: string): Promise<ProcessCountRow[]> {
+export function readProcessCounts(connection: StoreConnection, run: string): Promise<ProcessCountRow[]> {
   const execve = raw(String(typeCode('execve')));
   return readRows<ProcessCountRow>(
     connection,
@@ -111,7 +111,7 @@ export function readProcessCounts(connection: DuckDBConnection, run: string): Pr
  * among them only when `all`.
  */
 export async function readListedEvents(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   toolCalls: readonly string[],
   perToolCall: number,
@@ -132,7 +132,7 @@ export async function readListedEvents(
 
 /** The policy's decisions on the listed judged events, by event id. */
 export async function readEventDecisions(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   eventIds: readonly string[],
 ): Promise<Map<string, { decision: string; rule_id: string }>> {
   if (eventIds.length === 0) return new Map();

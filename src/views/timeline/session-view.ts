@@ -3,7 +3,7 @@
  * its hook objects, its tool_calls rows, and the events that carry its tool calls' ids. JS nests
  * the rows the facts' statements return; it never reads the run's events one by one.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { evidenceName, methodName, typeName } from '../../model/codes.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
@@ -67,8 +67,8 @@ const listedEvents = new Set(['session_start', 'user_prompt', 'stop', 'session_e
 
 /** The TimelineSession body of a run, as JSON text. */
 export async function timelineSession(
-  connection: DuckDBConnection,
-  side: DuckDBConnection,
+  connection: StoreConnection,
+  side: StoreConnection,
   params: TimelineSessionParams,
 ): Promise<JsonText<TimelineSession>> {
   const { run, all } = params;

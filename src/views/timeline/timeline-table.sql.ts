@@ -6,7 +6,7 @@
  * Loader and locale opens are left out of the events' keyset read itself unless `all`, so a page is
  * never short and a cursor walks the same filtered set; the run's count of them is read beside.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../../store/store-connection.js';
 import { runNotFound } from '../../store/run-exists.sql.js';
 import { ProvdError } from '../../shared/errors.js';
 import { join, raw, readRows, sql, type Statement } from '../../store/sql.js';
@@ -43,8 +43,8 @@ type Ranked = SourceKey & { rank: number };
  * `connection`, the small context tables and the run's existence on `side`.
  */
 export async function listTimeline(
-  connection: DuckDBConnection,
-  side: DuckDBConnection,
+  connection: StoreConnection,
+  side: StoreConnection,
   params: TimelineTableParams,
   formatVersion: number,
 ): Promise<JsonText<TimelineTable>> {
@@ -117,7 +117,7 @@ export async function listTimeline(
  * them (two statements over the page's positions and tool calls; none when the page judged nothing).
  */
 async function pageRisks(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   run: string,
   page: readonly Ranked[],
 ): Promise<Map<string, TimelineRisk>> {
