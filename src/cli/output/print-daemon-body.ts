@@ -10,6 +10,8 @@ export interface BodyView<Body> {
   is: (body: unknown) => body is Body;
   /** The text of the body; or, when it read more and that failed, the exit code to leave with. */
   render: (body: Body) => string | Promise<string | { exitCode: number }>;
+  /** What stderr says after the text (the next page's command), if anything. */
+  note?: (body: Body) => string;
 }
 
 /**
@@ -36,5 +38,6 @@ export async function printDaemonBody<Body>(
   const text = await view.render(read.body);
   if (typeof text !== 'string') return text.exitCode;
   stdout.write(text);
+  if (view.note !== undefined) stderr.write(view.note(read.body));
   return 0;
 }
