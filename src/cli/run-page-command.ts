@@ -1,7 +1,6 @@
 /** What a command printing one page of a run's list shares (`provd risks`, `provd responses`). */
 import { Option } from 'clipanion';
-import { isFailedRead, readDaemon, unreachableExitCode } from './output/daemon-read.js';
-import { writeJson } from './output/json-out.js';
+import { printDaemonBody } from './output/print-daemon-body.js';
 import type { Style } from './output/style.js';
 import { morePagesHint, pageQuery, RunQueryCommand } from './run-query-command.js';
 
@@ -26,25 +25,18 @@ export abstract class RunPageCommand<Page extends RunPage> extends RunQueryComma
   protected abstract format(page: Page, style: Style): string;
 
   protected async executeAt(baseUrl: string): Promise<number> {
-    const { stdout, stderr } = this.context;
     let query: URLSearchParams;
     try {
       query = pageQuery(this.run, this.limit, this.cursor);
     } catch (error) {
       return this.refuseUsage(error);
     }
-    const read = await readDaemon(baseUrl, `${this.endpoint}?${query.toString()}`, stderr);
-    if (isFailedRead(read)) return read.exitCode;
-    if (this.json) {
-      writeJson(stdout, read.body);
-      return 0;
-    }
-    if (!this.isPage(read.body)) {
-      stderr.write(`provd: unexpected answer from the daemon (not a ${this.schema} body)\n`);
-      return unreachableExitCode;
-    }
-    stdout.write(this.format(read.body, this.style));
-    stderr.write(morePagesHint(this.what, `${this.what} ${this.run}`, read.body.next_cursor));
-    return 0;
+    return printDaemonBody(baseUrl, `${this.endpoint}?${query.toString()}`, this.context, {
+      json: this.json,
+      schema: this.schema,
+      is: (body): body is Page => this.isPage(body),
+      render: (page) => this.format(page, this.style),
+      note: (page) => morePagesHint(this.what, `${this.what} ${this.run}`, page.next_cursor),
+    });
   }
 }

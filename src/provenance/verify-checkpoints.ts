@@ -3,10 +3,10 @@
  * carries exactly the object's bytes, is signed by a key this store knows and verifies under it,
  * and the last checkpoint names the run's current chain heads.
  */
-import { checkpointPayloadType, verifyEnvelope, type DsseEnvelope } from './dsse.js';
-import { sha256 } from './graph-object.js';
+import { checkpointPayloadType } from './dsse.js';
 import type { VerifyIssues } from './verify-issues.js';
 import type { CheckedObject } from './verify-objects.js';
+import { verifyStoredEnvelope, type SignedKind } from './verify-stored-envelope.js';
 
 /** A checkpoints row with its envelope. */
 export interface CheckpointRow {
@@ -14,6 +14,12 @@ export interface CheckpointRow {
   envelope: string;
   key_id: string;
 }
+
+const checkpointSigned: SignedKind = {
+  payloadType: checkpointPayloadType,
+  name: 'this checkpoint',
+  unknownKey: (keyIds) => `signed by ${keyIds.join(', ') || 'no key'}, not a key of this store`,
+};
 
 /** Checks every checkpoint of the run against its envelope, the known keys and the current heads. */
 export function verifyCheckpoints(
@@ -35,7 +41,7 @@ export function verifyCheckpoints(
       issues.error('checkpoint_missing', checked.hash, 'the checkpoint has no signed envelope');
       continue;
     }
-    verifyEnvelopeRow(checked.hash, row, keys, issues);
+    verifyStoredEnvelope(checked.hash, row.envelope, checkpointSigned, keys, issues);
   }
   const chainHeads = [...heads].filter(([chain]) => chain !== 'checkpoint');
   if (last === undefined) {
@@ -51,44 +57,4 @@ export function verifyCheckpoints(
         `the last checkpoint does not name the ${chain} chain's head ${hash}`,
       );
   }
-}
-
-function verifyEnvelopeRow(
-  hash: string,
-  row: CheckpointRow,
-  keys: ReadonlyMap<string, string>,
-  issues: VerifyIssues,
-): void {
-  let envelope: DsseEnvelope;
-  try {
-    envelope = JSON.parse(row.envelope) as DsseEnvelope;
-    if (typeof envelope.payload !== 'string' || !Array.isArray(envelope.signatures)) throw new TypeError();
-  } catch {
-    issues.error('checkpoint_payload_mismatch', hash, 'the stored envelope is not a DSSE envelope');
-    return;
-  }
-  if (
-    envelope.payloadType !== checkpointPayloadType ||
-    sha256(Buffer.from(envelope.payload, 'base64')) !== hash
-  ) {
-    issues.error('checkpoint_payload_mismatch', hash, 'the envelope does not carry this checkpoint');
-    return;
-  }
-  const keyIds = envelope.signatures.map((signature) => signature.keyid);
-  const known = keyIds.filter((keyId) => keys.has(keyId));
-  if (known.length === 0) {
-    issues.error(
-      'checkpoint_key_unknown',
-      hash,
-      `signed by ${keyIds.join(', ') || 'no key'}, not a key of this store`,
-    );
-    return;
-  }
-  let valid = false;
-  try {
-    valid = known.some((keyId) => verifyEnvelope(envelope, keyId, keys.get(keyId)!));
-  } catch {
-    valid = false; // a signature that is not even well-formed
-  }
-  if (!valid) issues.error('checkpoint_signature_invalid', hash, 'the signature does not verify');
 }

@@ -1,5 +1,6 @@
 /** The answer of GET /v1/graph/verify (spec: VerifyResult). */
 import type { Count } from '../shared/schema/wire-types.js';
+import type { VerifyIssues } from './verify-issues.js';
 
 /** The outcome of verifying a run's evidence chain: object hashes, parent relations, policy to signal. */
 export interface VerifyResult {
@@ -22,4 +23,17 @@ export interface VerifyIssue {
   kind: string;
   id: string;
   message: string;
+}
+
+/** The result of a verification that completed, of `runId` (a run, or the host's scope), with what it found. */
+export function verifyResultOf(runId: string, issues: VerifyIssues): VerifyResult {
+  return {
+    schema_version: 'provenance.verify/v1',
+    run_id: runId,
+    status: issues.errors > 0 ? 'failed' : 'ok',
+    issue_count: issues.errors + issues.warnings,
+    error_count: issues.errors,
+    warning_count: issues.warnings,
+    issues: issues.listed,
+  };
 }

@@ -11,7 +11,7 @@ import { verifyEvents, type EventRecheck, type SealedBatch } from './verify-even
 import { verifyCheckpoints, type CheckpointRow } from './verify-checkpoints.js';
 import { VerifyIssues } from './verify-issues.js';
 import { verifyObjects, type ObjectRow } from './verify-objects.js';
-import type { VerifyResult } from './verify-result.js';
+import { verifyResultOf, type VerifyResult } from './verify-result.js';
 
 /** A check another domain adds to verify (the security domain's policy links): it reports into `issues`. */
 export type RunCheck = (
@@ -86,16 +86,7 @@ export async function verifyRun(
     runId,
     issues,
   );
-  const result: VerifyResult = {
-    schema_version: 'provenance.verify/v1',
-    run_id: runId,
-    status: issues.errors > 0 ? 'failed' : 'ok',
-    issue_count: issues.errors + issues.warnings,
-    error_count: issues.errors,
-    warning_count: issues.warnings,
-    issues: issues.listed,
-  };
-  return result;
+  return verifyResultOf(runId, issues);
 }
 
 /** Keeps the outcome as the run's latest verify (the observability summary reports it); call inside the write queue. */

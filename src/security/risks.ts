@@ -13,8 +13,8 @@ import type { PageLimit } from '../model/paging.js';
 import type { DecisionRow, Judged, JudgedEvent } from './judged-events.sql.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { Decision, Severity } from './policy/policy.js';
-import { keysetPage } from '../store/keyset-page.js';
-import { pageToolCallsThenEvents, riskPosition, toolCallRiskOf } from './tool-call-risks.js';
+import { readRiskOrderedPage } from './risk-ordered-page.js';
+import { toolCallRiskOf } from './tool-call-risks.js';
 import {
   decisionOutcome,
   responseId,
@@ -92,25 +92,17 @@ export async function listRisks(
   formatVersion: number,
   endSeq: bigint,
 ): Promise<SecurityRisks> {
-  const opened = await keysetPage(connection, params, formatVersion, ['risks', params.run], 1);
-  const { items, next } = await pageToolCallsThenEvents(
+  const { items, ...page } = await readRiskOrderedPage(
     connection,
     params,
-    riskPosition(opened.after?.[0] ?? null),
+    formatVersion,
     endSeq,
+    'risks',
     riskColumns,
     toolCallRiskOf,
-    (judged, commands) => riskOf(judged, commands.get(judged.event.tool_call_id ?? '') ?? null),
+    riskOf,
   );
-  return {
-    schema_version: 'provenance.security_risks/v1',
-    run_id: params.run,
-    limit: params.limit,
-    count: items.length,
-    has_more: next !== null,
-    next_cursor: next === null ? null : opened.next([next]),
-    risks: items,
-  };
+  return { schema_version: 'provenance.security_risks/v1', ...page, risks: items };
 }
 
 /** The risk of one judged event; `command` when provd ran its tool call. */

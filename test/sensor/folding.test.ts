@@ -15,6 +15,7 @@ import { loadSensorAddon, type NativeSensor } from '../../src/sensor/binding.js'
 import { decodeSensorBatch } from '../../src/sensor/decode-records.js';
 import { sensorUnavailable } from '../../src/sensor/host-support.js';
 import type { ParsedEvent } from '../../src/model/event.js';
+import { eventually } from '../support/eventually.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /** Batches as the daemon's sensor hands them over, near enough. */
@@ -34,6 +35,20 @@ async function captureShell(
   const sensor: NativeSensor = new loaded.Sensor({ selfTgid: process.pid, ...limits }, (batch) =>
     batches.push(batch),
   );
+  const events: ParsedEvent[] = [];
+  let decoded = 0;
+  // the events so far: decodes the batches that arrived since the last call
+  const decodeArrived = (): ParsedEvent[] => {
+    for (; decoded < batches.length; decoded++) {
+      const batch = decodeSensorBatch(new Uint8Array(batches[decoded]!));
+      assert.deepEqual(
+        batch.errors.map((error) => error.message),
+        [],
+      );
+      events.push(...batch.events);
+    }
+    return events;
+  };
   await sensor.start();
   let pid = 0;
   try {
@@ -41,25 +56,27 @@ async function captureShell(
     pid = shell.pid ?? 0;
     const code = await new Promise<number | null>((resolve) => shell.once('exit', resolve));
     assert.equal(code, 0);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // past the fold window of 100 ms
+    // the shell's exit lets every record it and its children held in the fold window go before it
+    // (record-folder.h): once it arrives, the running reader folded them all, none is left for close
+    await eventually(`the exit of shell ${pid}`, decodeArrived, (seen) =>
+      seen.some((event) => event.type === 'process_exit' && event.tgid === pid),
+    );
   } finally {
     await sensor.close();
   }
   // close ends the reader; its last batches may still be on their way to this thread
   const handed = sensor.stats().batches;
-  for (let waited = 0; batches.length < handed && waited < 5_000; waited += 10)
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  await eventually(
+    'every batch the reader handed over',
+    () => batches.length,
+    (arrived) => arrived >= handed,
+    {
+      timeoutMs: 5_000,
+      returnLast: true,
+    },
+  );
   assert.equal(batches.length, handed, 'every batch the reader handed over arrived');
-  const events: ParsedEvent[] = [];
-  for (const batch of batches) {
-    const decoded = decodeSensorBatch(new Uint8Array(batch));
-    assert.deepEqual(
-      decoded.errors.map((error) => error.message),
-      [],
-    );
-    events.push(...decoded.events);
-  }
-  return { pid, events };
+  return { pid, events: decodeArrived() };
 }
 
 const countOf = (event: ParsedEvent): number =>

@@ -4,8 +4,7 @@ import typia from 'typia';
 import { ProvdError } from '../../shared/errors.js';
 import type { ExplainResult } from '../../views/explain/explain-result.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
-import { isFailedRead, readDaemon, unreachableExitCode } from '../output/daemon-read.js';
-import { writeJson } from '../output/json-out.js';
+import { printDaemonBody } from '../output/print-daemon-body.js';
 import { styleOf } from '../output/style.js';
 import { formatExplain } from '../render/explain-text.js';
 
@@ -42,23 +41,19 @@ export class ExplainCommand extends DaemonClientCommand {
   json = Option.Boolean('--json', false, { description: "print the daemon's JSON body unchanged" });
 
   protected async executeAt(baseUrl: string): Promise<number> {
-    const { stdout, stderr } = this.context;
+    const { stdout } = this.context;
     let query: URLSearchParams;
     try {
       query = this.nodeQuery();
     } catch (error) {
       return this.refuseUsage(error);
     }
-    const read = await readDaemon(baseUrl, `/v1/graph/explain?${query.toString()}`, stderr);
-    if (isFailedRead(read)) return read.exitCode;
-    if (this.json) writeJson(stdout, read.body);
-    else if (typia.is<ExplainResult>(read.body)) {
-      stdout.write(formatExplain(read.body, styleOf(stdout as { isTTY?: boolean; columns?: number })));
-    } else {
-      stderr.write('provd: unexpected answer from the daemon (not a provenance.explain/v1 body)\n');
-      return unreachableExitCode;
-    }
-    return 0;
+    return printDaemonBody(baseUrl, `/v1/graph/explain?${query.toString()}`, this.context, {
+      json: this.json,
+      schema: 'provenance.explain/v1',
+      is: typia.createIs<ExplainResult>(),
+      render: (explain) => formatExplain(explain, styleOf(stdout as { isTTY?: boolean; columns?: number })),
+    });
   }
 
   /** The node flags as the query, or PROVD_ERR_CONFIG_INVALID when none names a node. */

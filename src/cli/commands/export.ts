@@ -3,9 +3,9 @@ import { Command, Option } from 'clipanion';
 import { ProvdError } from '../../shared/errors.js';
 import { fetchDaemonBytes } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
-import { daemonErrorOf } from '../daemon-error.js';
 import { maxExportArchiveBytes } from '../../views/export/export-limits.js';
 import { extractExport } from '../export-files.js';
+import { refuseAnswer } from '../output/daemon-read.js';
 
 /** Past the daemon's own 120 s for writing the export, and the transfer. */
 const exportTimeoutMs = 180_000;
@@ -63,11 +63,8 @@ export class ExportCommand extends DaemonClientCommand {
       stderr.write(`provd: ${error.code}: ${error.message}\n`);
       return error.code === 'PROVD_ERR_CLI_UNREACHABLE' ? 2 : 1;
     }
-    if (answer.status !== 200 || !answer.contentType.startsWith('application/x-tar')) {
-      const error = daemonErrorOf(parsed(answer.bytes));
-      stderr.write(`provd: ${error ?? `unexpected answer from the daemon (HTTP ${answer.status})`}\n`);
-      return error === undefined ? 2 : 1;
-    }
+    if (answer.status !== 200 || !answer.contentType.startsWith('application/x-tar'))
+      return refuseAnswer({ status: answer.status, body: parsed(answer.bytes) }, stderr);
     try {
       const bundles = extractExport(answer.bytes, this.out, this.run === undefined ? 'range' : 'run');
       for (const dir of bundles) stdout.write(`${dir}\n`);

@@ -4,9 +4,8 @@ import typia from 'typia';
 import { ProvdError } from '../../shared/errors.js';
 import { maxPageLimit } from '../../model/paging.js';
 import type { RunList } from '../../telemetry/run-list.js';
-import { fetchDaemon } from '../daemon-client.js';
 import { DaemonClientCommand } from '../daemon-client-command.js';
-import { daemonErrorOf } from '../daemon-error.js';
+import { isFailedRead, readDaemon, unreachableExitCode } from '../output/daemon-read.js';
 import { formatRunsTable } from '../runs-table.js';
 
 export class RunsCommand extends DaemonClientCommand {
@@ -42,18 +41,13 @@ export class RunsCommand extends DaemonClientCommand {
     } catch (error) {
       return this.refuseUsage(error);
     }
-    const answer = await fetchDaemon(baseUrl, `/v1/runs?${query.toString()}`, stderr);
-    if (answer === undefined) return 2;
-    if (answer.status !== 200) {
-      const error = daemonErrorOf(answer.body);
-      stderr.write(`provd: ${error ?? `unexpected answer from the daemon (HTTP ${answer.status})`}\n`);
-      return error === undefined ? 2 : 1;
-    }
-    if (!typia.is<RunList>(answer.body)) {
+    const read = await readDaemon(baseUrl, `/v1/runs?${query.toString()}`, stderr);
+    if (isFailedRead(read)) return read.exitCode;
+    if (!typia.is<RunList>(read.body)) {
       stderr.write('provd: unexpected answer from the daemon (not a provenance.runs/v1 body)\n');
-      return 2;
+      return unreachableExitCode;
     }
-    const page = answer.body;
+    const page = read.body;
     stdout.write(this.json ? JSON.stringify(page, null, 2) + '\n' : formatRunsTable(page.runs));
     if (page.next_cursor !== null && !this.json) {
       stderr.write(`provd: more runs follow: provd runs --cursor ${page.next_cursor}\n`);

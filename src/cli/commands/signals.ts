@@ -2,8 +2,7 @@
 import { Command } from 'clipanion';
 import typia from 'typia';
 import type { Signals } from '../../security/signals/signals.js';
-import { isFailedRead, readDaemon, unreachableExitCode } from '../output/daemon-read.js';
-import { writeJson } from '../output/json-out.js';
+import { printDaemonBody } from '../output/print-daemon-body.js';
 import { formatSignals } from '../render/signals-text.js';
 import { RunQueryCommand } from '../run-query-command.js';
 
@@ -25,17 +24,13 @@ export class SignalsCommand extends RunQueryCommand {
     examples: [['What stands out in a run', '$0 signals run-1']],
   });
 
-  protected async executeAt(baseUrl: string): Promise<number> {
-    const { stdout, stderr } = this.context;
+  protected executeAt(baseUrl: string): Promise<number> {
     const query = new URLSearchParams({ run: this.run });
-    const read = await readDaemon(baseUrl, `/v1/signals?${query.toString()}`, stderr);
-    if (isFailedRead(read)) return read.exitCode;
-    if (this.json) writeJson(stdout, read.body);
-    else if (typia.is<Signals>(read.body)) stdout.write(formatSignals(read.body, this.style));
-    else {
-      stderr.write('provd: unexpected answer from the daemon (not a provenance.signals/v1 body)\n');
-      return unreachableExitCode;
-    }
-    return 0;
+    return printDaemonBody(baseUrl, `/v1/signals?${query.toString()}`, this.context, {
+      json: this.json,
+      schema: 'provenance.signals/v1',
+      is: typia.createIs<Signals>(),
+      render: (signals) => formatSignals(signals, this.style),
+    });
   }
 }

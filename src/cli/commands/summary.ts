@@ -3,8 +3,8 @@ import { Command } from 'clipanion';
 import typia from 'typia';
 import type { ObservabilitySummary } from '../../telemetry/summary.sql.js';
 import type { TimelineSession } from '../../views/timeline/timeline-session.js';
-import { isFailedRead, readDaemon, unreachableExitCode } from '../output/daemon-read.js';
-import { writeJson } from '../output/json-out.js';
+import { isFailedRead, readDaemon } from '../output/daemon-read.js';
+import { printDaemonBody } from '../output/print-daemon-body.js';
 import { sessionFacts } from '../render/session-summary-text.js';
 import { formatSummary } from '../render/summary-text.js';
 import { RunQueryCommand } from '../run-query-command.js';
@@ -30,30 +30,25 @@ export class SummaryCommand extends RunQueryCommand {
     examples: [['What a run did', '$0 summary run-1']],
   });
 
-  protected async executeAt(baseUrl: string): Promise<number> {
-    const { stdout, stderr } = this.context;
+  protected executeAt(baseUrl: string): Promise<number> {
     const query = new URLSearchParams({ run: this.run });
-    const read = await readDaemon(baseUrl, `/v1/observe/summary?${query.toString()}`, stderr);
-    if (isFailedRead(read)) return read.exitCode;
-    if (this.json) writeJson(stdout, read.body);
-    else if (typia.is<ObservabilitySummary>(read.body)) {
-      const session = await readDaemon(
-        baseUrl,
-        `/v1/timeline?${new URLSearchParams({ run: this.run, view: 'session' }).toString()}`,
-        stderr,
-      );
-      if (isFailedRead(session)) return session.exitCode;
-      const facts =
-        typia.is<TimelineSession>(session.body) && session.body.agent_session
-          ? sessionFacts(session.body)
-          : [];
-      stdout.write(formatSummary(read.body, this.style, facts));
-    } else {
-      stderr.write(
-        'provd: unexpected answer from the daemon (not a provenance.observability_summary/v1 body)\n',
-      );
-      return unreachableExitCode;
-    }
-    return 0;
+    return printDaemonBody(baseUrl, `/v1/observe/summary?${query.toString()}`, this.context, {
+      json: this.json,
+      schema: 'provenance.observability_summary/v1',
+      is: typia.createIs<ObservabilitySummary>(),
+      render: async (summary) => {
+        const session = await readDaemon(
+          baseUrl,
+          `/v1/timeline?${new URLSearchParams({ run: this.run, view: 'session' }).toString()}`,
+          this.context.stderr,
+        );
+        if (isFailedRead(session)) return session;
+        const facts =
+          typia.is<TimelineSession>(session.body) && session.body.agent_session
+            ? sessionFacts(session.body)
+            : [];
+        return formatSummary(summary, this.style, facts);
+      },
+    });
   }
 }

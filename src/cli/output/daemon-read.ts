@@ -28,13 +28,26 @@ export async function readDaemon(
   const answer = await fetchDaemon(baseUrl, path, stderr);
   if (answer === undefined) return { exitCode: unreachableExitCode };
   if ((options.expected ?? [200]).includes(answer.status)) return answer;
+  return { exitCode: refuseAnswer(answer, stderr, options.errorExitCode) };
+}
+
+/**
+ * Writes why the daemon's answer is not the one expected: `provd: code: message` of an error body
+ * (daemonErrorOf), else its HTTP status; returns the exit code, `errorExitCode` for an error body,
+ * unreachableExitCode otherwise.
+ */
+export function refuseAnswer(
+  answer: { status: number; body: unknown },
+  stderr: Writable,
+  errorExitCode = daemonErrorExitCode,
+): number {
   const error = daemonErrorOf(answer.body);
   if (error === undefined) {
     stderr.write(`provd: unexpected answer from the daemon (HTTP ${answer.status})\n`);
-    return { exitCode: unreachableExitCode };
+    return unreachableExitCode;
   }
   stderr.write(`provd: ${error}\n`);
-  return { exitCode: options.errorExitCode ?? daemonErrorExitCode };
+  return errorExitCode;
 }
 
 /** Whether `read` failed (and holds the exit code). */

@@ -4,9 +4,9 @@
  * What the entries record (the latest one's digest summary, every retention) is handed back for
  * the checks against the stored digests (verify-host.sql.ts).
  */
-import { verifyEnvelope, type DsseEnvelope } from '../dsse.js';
 import { sha256 } from '../graph-object.js';
 import type { VerifyIssues } from '../verify-issues.js';
+import { verifyStoredEnvelope, type SignedKind } from '../verify-stored-envelope.js';
 import { hostPayloadType, type HostEntryPayload, type HostEntryRow } from './host-chain.sql.js';
 
 /** A chain entry that checked out, with its payload. */
@@ -14,6 +14,12 @@ export interface CheckedHostEntry {
   hash: string;
   payload: HostEntryPayload;
 }
+
+const hostEntrySigned: SignedKind = {
+  payloadType: hostPayloadType,
+  name: 'this host chain entry',
+  unknownKey: () => 'signed by no key of this store',
+};
 
 /**
  * Checks entries `start`, `start + 1`, ... of the chain (`after`: the hash of the entry before
@@ -59,43 +65,9 @@ export function verifyHostChain(
     const expected = previous === null ? [] : [previous];
     if (JSON.stringify(body.parents) !== JSON.stringify(expected) || body.payload.index !== i)
       issues.error('chain_link_broken', row.hash, 'the host chain entry does not follow the entry before it');
-    checkEnvelope(row, keys, issues);
+    verifyStoredEnvelope(row.hash, row.envelope, hostEntrySigned, keys, issues);
     checked.push({ hash: row.hash, payload: body.payload });
     previous = row.hash;
   });
   return checked;
-}
-
-function checkEnvelope(row: HostEntryRow, keys: ReadonlyMap<string, string>, issues: VerifyIssues): void {
-  let envelope: DsseEnvelope;
-  try {
-    envelope = JSON.parse(row.envelope) as DsseEnvelope;
-    if (typeof envelope.payload !== 'string' || !Array.isArray(envelope.signatures)) throw new TypeError();
-  } catch {
-    issues.error('checkpoint_payload_mismatch', row.hash, 'the stored envelope is not a DSSE envelope');
-    return;
-  }
-  if (
-    envelope.payloadType !== hostPayloadType ||
-    sha256(Buffer.from(envelope.payload, 'base64')) !== row.hash
-  ) {
-    issues.error(
-      'checkpoint_payload_mismatch',
-      row.hash,
-      'the envelope does not carry this host chain entry',
-    );
-    return;
-  }
-  const known = envelope.signatures.map((signature) => signature.keyid).filter((keyId) => keys.has(keyId));
-  if (known.length === 0) {
-    issues.error('checkpoint_key_unknown', row.hash, 'signed by no key of this store');
-    return;
-  }
-  let valid = false;
-  try {
-    valid = known.some((keyId) => verifyEnvelope(envelope, keyId, keys.get(keyId)!));
-  } catch {
-    valid = false; // a signature that is not even well-formed
-  }
-  if (!valid) issues.error('checkpoint_signature_invalid', row.hash, 'the signature does not verify');
 }

@@ -16,7 +16,7 @@ import type { StoreConnection } from '../../store/store-connection.js';
 import { readRows, sql } from '../../store/sql.js';
 import type { EventRecheck } from '../verify-events.sql.js';
 import { VerifyIssues } from '../verify-issues.js';
-import type { VerifyResult } from '../verify-result.js';
+import { verifyResultOf, type VerifyResult } from '../verify-result.js';
 import { AnchorCheck } from './verify-host-anchor.js';
 import { probeHostChain, readHostChain } from './host-chain.sql.js';
 import { fingerprintHostDigests, readHostDigests, summarizeDigests } from './host-digests.sql.js';
@@ -101,16 +101,7 @@ export async function checkHost(
   );
   await checkEvents(connection, chain.kept, parts.recheck, issues, pace);
   chain.kept.fresh = false;
-  const result: VerifyResult = {
-    schema_version: 'provenance.verify/v1',
-    run_id: hostScope,
-    status: issues.errors > 0 ? 'failed' : 'ok',
-    issue_count: issues.errors + issues.warnings,
-    error_count: issues.errors,
-    warning_count: issues.warnings,
-    issues: issues.listed,
-  };
-  return { result, verified: chain.kept };
+  return { result: verifyResultOf(hostScope, issues), verified: chain.kept };
 }
 
 /** The entries added since the last call; the whole chain when the one checked last is gone or changed. */

@@ -9,10 +9,10 @@ import type { Count } from '../../shared/schema/wire-types.js';
 import { type CursorToken } from '../../model/cursor.js';
 import type { PageLimit } from '../../model/paging.js';
 import { judgedEventColumns } from '../judged-events.sql.js';
-import { pageToolCallsThenEvents, riskPosition, toolCallResponseOf } from '../tool-call-risks.js';
+import { readRiskOrderedPage } from '../risk-ordered-page.js';
+import { toolCallResponseOf } from '../tool-call-risks.js';
 import type { RisksParams } from '../risks.js';
 import { respond, type SecurityResponse } from './response.js';
-import { keysetPage } from '../../store/keyset-page.js';
 
 /** One page of a run's responses (`provenance.security_responses/v1`). */
 export interface SecurityResponses {
@@ -34,23 +34,15 @@ export async function listResponses(
   formatVersion: number,
   endSeq: bigint,
 ): Promise<SecurityResponses> {
-  const opened = await keysetPage(connection, params, formatVersion, ['responses', params.run], 1);
-  const { items, next } = await pageToolCallsThenEvents(
+  const { items, ...page } = await readRiskOrderedPage(
     connection,
     params,
-    riskPosition(opened.after?.[0] ?? null),
+    formatVersion,
     endSeq,
+    'responses',
     judgedEventColumns,
     toolCallResponseOf,
-    (judged, commands) => respond(judged, commands.get(judged.event.tool_call_id ?? '') ?? null),
+    respond,
   );
-  return {
-    schema_version: 'provenance.security_responses/v1',
-    run_id: params.run,
-    limit: params.limit,
-    count: items.length,
-    has_more: next !== null,
-    next_cursor: next === null ? null : opened.next([next]),
-    responses: items,
-  };
+  return { schema_version: 'provenance.security_responses/v1', ...page, responses: items };
 }
