@@ -4,7 +4,7 @@
  * (`<agent>/<agent>-agent.ts`); the payload itself is kept whole in `payload`, unknown fields
  * included, so nothing the agent said is dropped when it is stored.
  */
-import type { tags } from 'typia';
+import type { IJsonSchemaCollection, tags } from 'typia';
 
 /** What happened, in provd's words. `other`: an event provd keeps but gives no meaning to. */
 export type HookEventKind =
@@ -67,8 +67,8 @@ export interface HookRefusal {
 export interface AgentHarness {
   /** The path segment of its route (`/v1/hooks/<name>`). */
   name: string;
-  /** The OpenAPI component of its payload (hook-payload-schema.ts). */
-  payloadSchema: 'ClaudeHookPayload' | 'GeminiHookPayload';
+  /** Its payload's schema, for the OpenAPI document (hook-payload-schema.ts). */
+  payloadType: () => IJsonSchemaCollection<'3.1'>;
   /** Reads a payload (a JSON object), or says which field is not the agent's. */
   read(payload: Record<string, unknown>): HookEvent | HookRefusal;
   /** The JSON the agent's hook prints (or its HTTP hook receives) for this event and verdict. */

@@ -3,7 +3,7 @@
  * provd reads (which ones an event needs: docs/agents.md), any other field allowed and kept.
  * The checks themselves are each agent's (claude/claude-payload.ts, gemini/gemini-agent.ts).
  */
-import type { tags } from 'typia';
+import typia, { type IJsonSchemaCollection, type tags } from 'typia';
 import type { HookId, HookPath } from './hook-event.js';
 
 /** A tool's input as the agent gives it: a JSON object. */
@@ -48,3 +48,11 @@ export interface GeminiHookPayload {
   prompt_response?: string & tags.MaxLength<1048576>;
   [field: string]: unknown;
 }
+
+/** The body schema of POST /v1/hooks/claude and /v1/hooks/codex. */
+export const claudePayloadType = (): IJsonSchemaCollection<'3.1'> =>
+  typia.json.schemas<[ClaudeHookPayload], '3.1'>();
+
+/** The body schema of POST /v1/hooks/gemini. */
+export const geminiPayloadType = (): IJsonSchemaCollection<'3.1'> =>
+  typia.json.schemas<[GeminiHookPayload], '3.1'>();

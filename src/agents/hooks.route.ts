@@ -276,9 +276,10 @@ function hookEndpoint(harness: AgentHarness): Endpoint<{ hooks: HookDeps }> {
       "with the policy's reason. The header Provenance-Schema says provenance.hook/v1. Each event is stored in the run " +
       'named by `run`, else the session id; SessionEnd seals it with a checkpoint.',
     schema: 'hook',
+    answerType: () => typia.json.schemas<[HookAnswer], '3.1'>(),
     query: hookQuery.parameters,
     body: 'application/json',
-    bodySchema: harness.payloadSchema,
+    bodyType: harness.payloadType,
     handler:
       ({ hooks }) =>
       (request) =>

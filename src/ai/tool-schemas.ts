@@ -4,12 +4,15 @@
  * inputs from a route's parameter or body contract, outputs from the OpenAPI body components.
  */
 import { schemaComponentName } from '../daemon/openapi-schemas.js';
-import { bodySchemas, unionSchemas } from '../daemon/openapi-bodies.js';
+import { bodySchemas, unionSchemas } from '../daemon/body-components.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 import type { SchemaContract } from '../shared/schema/schema-contract.js';
 
 const componentPrefix = '#/components/schemas/';
-const components: Readonly<Record<string, JsonObject>> = { ...bodySchemas, ...unionSchemas };
+let pool: Readonly<Record<string, JsonObject>> | undefined;
+/** The body components and their unions, gathered at the first output schema built. */
+const components = (): Readonly<Record<string, JsonObject>> =>
+  (pool ??= { ...bodySchemas(), ...unionSchemas() });
 
 /**
  * An input schema from a contract's fields (each already self-contained): a closed object, so
@@ -40,14 +43,15 @@ export function inputSchemaOf<T>(
  */
 export function outputSchemaOf(schema: string): JsonObject {
   const rootName = schemaComponentName(schema);
-  const root = components[rootName];
+  const all = components();
+  const root = all[rootName];
   if (root === undefined) throw new Error(`failed to build an output schema: no component ${rootName}`);
   const defs: Record<string, JsonObject> = {};
   const pending = [...refsIn(root)];
   while (pending.length > 0) {
     const name = pending.pop()!;
     if (name in defs) continue;
-    const component = components[name];
+    const component = all[name];
     if (component === undefined)
       throw new Error(`failed to build an output schema: ${name} is not documented`);
     defs[name] = rewriteRefs(component) as JsonObject;

@@ -7,6 +7,9 @@ import { jsonReply } from '../shared/http/http-reply.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import { withoutHostPaths, type ReadinessCheck } from './daemon-health.js';
 import { livenessReply } from './liveness.js';
+import typia from 'typia';
+import type { DaemonHealth } from './daemon-health.js';
+import type { Liveness } from './liveness.js';
 
 export const livenessEndpoint: Endpoint = {
   method: 'GET',
@@ -14,6 +17,7 @@ export const livenessEndpoint: Endpoint = {
   operationId: 'liveness',
   summary: 'Liveness: the HTTP process can respond',
   schema: 'daemon_liveness',
+  answerType: () => typia.json.schemas<[Liveness], '3.1'>(),
   public: true,
   handler: () => () => livenessReply,
 };
@@ -35,6 +39,7 @@ export const readinessEndpoint: Endpoint<{ readiness: ReadinessCheck }> = {
   operationId: 'readiness',
   summary: 'Readiness: database query and store format check (2 s deadline)',
   schema: 'daemon_health',
+  answerType: () => typia.json.schemas<[DaemonHealth], '3.1'>(),
   public: true,
   handler: ({ readiness }) => healthRoute(readiness),
 };
@@ -45,6 +50,7 @@ export const healthEndpoint: Endpoint<{ readiness: ReadinessCheck }> = {
   operationId: 'health',
   summary: 'Health: readiness plus recorded coverage and capture state',
   schema: 'daemon_health',
+  answerType: () => typia.json.schemas<[DaemonHealth], '3.1'>(),
   public: true,
   handler: ({ readiness }) => healthRoute(readiness),
 };

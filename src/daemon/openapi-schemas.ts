@@ -1,5 +1,5 @@
 /**
- * The `components` of the OpenAPI document: the body schemas typia generates (openapi-bodies.ts),
+ * The `components` of the OpenAPI document: the body schemas the endpoints declare (body-components.ts),
  * generic envelopes for the bodies not served yet, the error responses of docs/contract.md
  * (ErrorBody with each response's codes), and the bearer scheme.
  */
@@ -7,7 +7,8 @@ import type { WireErrorCode } from '../shared/errors.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 import type { Endpoint } from '../shared/http/endpoint.js';
 import { versionComponentName } from './body-versions.js';
-import { bodyComponentName, bodySchemas, unionSchemas } from './openapi-bodies.js';
+import { bodyComponentName, bodySchemas, errorBodyType, unionSchemas } from './body-components.js';
+import { tidySchema } from '../shared/schema/tidy-schema.js';
 
 /** One documented response: inline, or a `$ref` into `components.responses`. */
 export type OpenApiResponse =
@@ -64,9 +65,15 @@ export function schemaComponentName(schema: string): string {
   return bodyComponentName(schema) ?? versionComponentName(schema);
 }
 
+/** ErrorBody's schema, tidied as the body components are. */
+const errorBody = ((): JsonObject => {
+  const components = errorBodyType().components.schemas as Record<string, JsonObject>;
+  return tidySchema(components['ErrorBody']!, { components, inlineObjects: false });
+})();
+
 /** ErrorBody with its `error.code` narrowed to `codes`. */
 function errorSchema(codes: readonly WireErrorCode[]): JsonObject {
-  const body = structuredClone(bodySchemas['ErrorBody']) as JsonObject & {
+  const body = structuredClone(errorBody) as JsonObject & {
     properties: { error: { properties: { code: JsonObject } } };
   };
   const error = body.properties.error.properties;
@@ -168,8 +175,8 @@ const errorResponses = {
  */
 export function buildComponents(list: readonly Endpoint<never>[]): OpenApiComponents {
   const schemas: Record<string, JsonObject> = {
-    ...bodySchemas,
-    ...unionSchemas,
+    ...bodySchemas(),
+    ...unionSchemas(),
     OpenApiDocument: openapiSchema,
     PrometheusText: {
       type: 'string',

@@ -6,6 +6,7 @@ import { provdVersion } from '../shared/package-root.js';
 import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RequestParam } from '../shared/http/param-contract.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
+import { rootComponentName } from './body-components.js';
 import { endpoints } from './endpoints.js';
 import {
   buildComponents,
@@ -44,9 +45,9 @@ function parameter({ name, in: location, required, description, schema }: Reques
 }
 
 // a body without an exact schema is documented by its media type only
-function requestSchema({ body, bodySchema }: Endpoint<never>): JsonObject {
+function requestSchema({ body, bodyType }: Endpoint<never>): JsonObject {
   if (body === 'application/x-ndjson') return { type: 'string', description: 'one JSON object a line' };
-  return bodySchema === undefined ? { type: 'object' } : schemaRef(bodySchema);
+  return bodyType === undefined ? { type: 'object' } : schemaRef(rootComponentName(bodyType()));
 }
 
 function requestBody(endpoint: Endpoint<never>): JsonObject {

@@ -6,6 +6,7 @@ import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import type { IngestFormat } from '../model/event.js';
 import type { IngestRouter } from './ingest-router.js';
+import type { IngestAnswer } from '../telemetry/batch-commit.js';
 
 /** The request headers POST /v1/telemetry/ingest reads. */
 export interface IngestHeaders {
@@ -54,6 +55,7 @@ export const ingestEndpoint: Endpoint<{ ingest: IngestRouter }> = {
   operationId: 'ingest',
   summary: 'Ingest NDJSON telemetry (format=native|tetragon|falco|auto)',
   schema: 'ingest',
+  answerType: () => typia.json.schemas<[IngestAnswer], '3.1'>(),
   body: 'application/x-ndjson',
   headers: ingestHeaders.parameters,
   query: ingestQuery.parameters,

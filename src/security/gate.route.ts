@@ -118,8 +118,9 @@ export const gateEndpoint: Endpoint<{ policy: PolicyEngine }> = {
   description:
     "Evaluates a proposed action with the policy (built-in, or the rules file given with --policy) and answers one decision: allow, deny, quarantine or kill, with the rule and the reason. An execve is judged by everything its command and args name (each program, path and host; `sh -c` strings read too), the most severe decision winning, and `subject` says which decided. It executes nothing, blocks nothing, stores nothing and reads no runtime evidence: enforcement is the caller's duty, and a decision is no proof of what later ran.",
   schema: 'gate',
+  answerType: () => typia.json.schemas<[GateAnswer], '3.1'>(),
   body: 'application/json',
-  bodySchema: 'GateRequest',
+  bodyType: () => typia.json.schemas<[GateRequest], '3.1'>(),
   watched: 'open', // it stores nothing
   handler: ({ policy }) => gateRoute(policy),
 };

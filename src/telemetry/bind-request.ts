@@ -3,7 +3,7 @@
  * schema and the structural check of parseBindRequest (binding.ts), which adds what a schema
  * cannot state.
  */
-import typia from 'typia';
+import typia, { type IJsonSchemaCollection } from 'typia';
 import { SchemaContract } from '../shared/schema/schema-contract.js';
 import type { CleanText, DateTimeText, Identifier, IntegerIn } from '../shared/schema/wire-types.js';
 import type { BindingConfidence, BindingSource, Pid } from './binding.js';
@@ -37,6 +37,21 @@ export interface BindRequest {
 
 /** The fields that tie a binding to system-side identities; a binding needs at least one. */
 export const systemKeys = ['process_id', 'container_id', 'cgroup_id', 'pid', 'root_pid'] as const;
+
+/**
+ * BindRequest's schema for the OpenAPI document, plus the one check of parseBindRequest beyond its
+ * type that a schema can state, from the same list of keys: at least one system-side key, and not
+ * null. typia has no tag for it.
+ */
+export function bindRequestType(): IJsonSchemaCollection<'3.1'> {
+  const collection = typia.json.schemas<[BindRequest], '3.1'>();
+  const schemas = collection.components.schemas!;
+  schemas['BindRequest'] = {
+    ...schemas['BindRequest'],
+    anyOf: systemKeys.map((key) => ({ required: [key], properties: { [key]: { not: { type: 'null' } } } })),
+  } as unknown as (typeof schemas)[string];
+  return collection;
+}
 
 /** BindRequest's schema and validator: unknown fields are refused (createValidateEquals). */
 export const bindRequest = new SchemaContract<BindRequest>(

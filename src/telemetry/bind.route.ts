@@ -16,6 +16,8 @@ import {
 import type { BindingLog } from './binding-log.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
+import typia from 'typia';
+import { bindRequestType } from './bind-request.js';
 
 /** How long a bind may take: settling a full spool is chunked, but a million events take a while. */
 const bindDeadlineMs = 120_000;
@@ -82,8 +84,9 @@ export const bindEndpoint: Endpoint<{ store: QueryClient<TelemetryKinds>; bindin
   operationId: 'bind',
   summary: 'Bind a ToolCallScope to processes, cgroups or containers',
   schema: 'binding',
+  answerType: () => typia.json.schemas<[BindingAnswer], '3.1'>(),
   body: 'application/json',
-  bodySchema: 'BindRequest',
+  bodyType: bindRequestType,
   watched: watchedBind,
   handler: ({ store, bindingLog }) => bindRoute(store, bindingLog),
 };

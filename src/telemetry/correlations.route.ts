@@ -4,6 +4,7 @@ import { ParamContract } from '../shared/http/param-contract.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
+import type { TelemetryCorrelations } from './correlations.sql.js';
 
 /** The query string of GET /v1/telemetry/correlations. */
 export interface CorrelationsQuery {
@@ -25,6 +26,7 @@ export const correlationsEndpoint = queryEndpointOf<TelemetryKinds>()({
   operationId: 'explain_correlations',
   summary: 'Basis for tying runtime events to a ToolCallScope',
   schema: 'telemetry_correlations',
+  answerType: () => typia.json.schemas<[TelemetryCorrelations], '3.1'>(),
   contract: correlationsQuery,
   kind: 'correlations',
   params: ({ run, event }) => ({ run, event: event ?? null }),

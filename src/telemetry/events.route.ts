@@ -4,6 +4,7 @@ import { ParamContract } from '../shared/http/param-contract.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
+import type { TelemetryEvents } from './events.sql.js';
 
 /** The query string of GET /v1/telemetry/events. */
 export type EventsQuery = RunPageQuery;
@@ -20,6 +21,7 @@ export const eventsEndpoint = queryEndpointOf<TelemetryKinds>()({
   operationId: 'list_events',
   summary: 'One page of runtime events of a run',
   schema: 'telemetry_events',
+  answerType: () => typia.json.schemas<[TelemetryEvents], '3.1'>(),
   contract: eventsQuery,
   kind: 'events',
   params: ({ run, type, limit, cursor }) => ({

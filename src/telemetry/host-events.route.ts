@@ -7,6 +7,7 @@ import { instantParamRule, parseInstantParam } from '../shared/instant-param.js'
 import type { EventType } from '../model/event.js';
 import { defaultPageLimit, type PageQuery } from '../model/paging.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
+import type { HostEvents } from './host-events.sql.js';
 
 /** A time bound: an RFC 3339 date-time or a duration back from now (`10m`). */
 type InstantParam = string &
@@ -45,6 +46,7 @@ export const hostEventsEndpoint = queryEndpointOf<TelemetryKinds>()({
   operationId: 'list_host_events',
   summary: 'One page of runtime events of the host (bound to no run), by capture time range',
   schema: 'host_events',
+  answerType: () => typia.json.schemas<[HostEvents], '3.1'>(),
   contract: hostEventsQuery,
   kind: 'hostEvents',
   params: ({ since, until, type, limit, cursor }) => {

@@ -6,6 +6,7 @@ import { queryRoute } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
+import type { ProducerHealth } from './producer-health.sql.js';
 
 /** What ingest holds in memory right now (it never reaches the store). */
 export interface IngestQueueState {
@@ -35,6 +36,7 @@ export const producerHealthEndpoint: Endpoint<{
   operationId: 'telemetry_producer_health',
   summary: 'Disk buffering, drops, sources, correlation coverage',
   schema: 'producer_health',
+  answerType: () => typia.json.schemas<[ProducerHealth], '3.1'>(),
   query: producerHealthQuery.parameters,
   handler: ({ store, ingestState }) =>
     queryRoute(store, 'producerHealth', producerHealthQuery, ({ run }) => {

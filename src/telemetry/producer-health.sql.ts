@@ -38,7 +38,7 @@ export interface ProducerHealth {
   /** The run whose coverage is shown, or null for every event. */
   run_id: string | null;
   /** Per source: accepted, spooled, no_capture_time, ... */
-  sources: { [source in EventSource]?: CountsByName };
+  sources: { [source in EventSource]?: CountersByName };
   /** What was lost: rejected lines, and spooled events the bounds gave up on before their TTL. */
   drops: {
     invalid: Count;
@@ -86,14 +86,14 @@ export interface ProducerHealth {
    * events that reached no daemon, read back from the hook spool at a start, by outcome, and
    * PreToolUse events answered and then not stored (`store.failed_after_answer`).
    */
-  hooks: { socket: CountsByName; spool: CountsByName; store: CountsByName };
+  hooks: { socket: CountersByName; spool: CountersByName; store: CountersByName };
   correlation_coverage: RunCoverage | AllCoverage;
   /** By gap kind (kernel_loss, spool_overflow, ...). */
   coverage_gaps: { [kind: string]: { gaps: Count; lost_events: Count } };
 }
 
 /** Counters by name. */
-export type CountsByName = { [counter: string]: Count };
+export type CountersByName = { [counter: string]: Count };
 
 /** Correlation coverage of the events of `run_id`. */
 export interface RunCoverage {
@@ -126,7 +126,7 @@ export async function producerHealth(
     sql`SELECT source, counter, value, updated_ns FROM producer_counters ORDER BY ALL`,
   );
   // counter rows name sources and reasons as the ingest side wrote them
-  const sources: Record<string, CountsByName> = {};
+  const sources: Record<string, CountersByName> = {};
   const invalidByReason: Record<string, number> = {};
   let invalid = 0;
   const spool: Record<string, number> = {};

@@ -4,6 +4,7 @@ import { ParamContract } from '../shared/http/param-contract.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import { defaultPageLimit, type PageQuery } from '../model/paging.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
+import type { RunList } from './run-list.js';
 
 /** The query string of GET /v1/runs. */
 export type RunsQuery = PageQuery;
@@ -21,6 +22,7 @@ export const runsEndpoint = queryEndpointOf<TelemetryKinds>()({
   summary:
     'One page of the known runs, newest first, with their bindings and events counted (provd extension)',
   schema: 'runs',
+  answerType: () => typia.json.schemas<[RunList], '3.1'>(),
   contract: runsQuery,
   kind: 'runs',
   params: ({ limit, cursor }) => ({ limit: limit ?? defaultPageLimit, cursor: cursor ?? null }),

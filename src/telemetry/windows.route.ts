@@ -8,6 +8,7 @@ import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
 import { parseRfc3339 } from '../shared/rfc3339.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
 import type { WindowLength } from './window-facts.js';
+import type { TelemetryEventWindows } from './windows.sql.js';
 
 /** The query string of GET /v1/telemetry/windows. */
 export type WindowsQuery = RunPageQuery & {
@@ -34,6 +35,7 @@ export const windowsEndpoint = queryEndpointOf<TelemetryKinds>()({
   operationId: 'list_windows',
   summary: 'Events aggregated in 10 s or 60 s windows',
   schema: 'telemetry_event_windows',
+  answerType: () => typia.json.schemas<[TelemetryEventWindows], '3.1'>(),
   contract: windowsQuery,
   kind: 'windows',
   params: ({ run, window, type, from, to, limit, cursor }) => {

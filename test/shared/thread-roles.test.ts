@@ -64,7 +64,7 @@ const typeExceptions: ReadonlyMap<string, string> = new Map(
     'src/ai/body-tool.ts -> src/daemon/endpoints.ts': 'the route list',
     'src/ai/query-tool.ts -> src/daemon/endpoints.ts': 'the route list',
     'src/ai/tool-schemas.ts -> src/daemon/openapi-schemas.ts': 'OpenAPI components',
-    'src/ai/tool-schemas.ts -> src/daemon/openapi-bodies.ts': 'OpenAPI bodies',
+    'src/ai/tool-schemas.ts -> src/daemon/body-components.ts': 'the body components',
     'src/ai/tools/explain.ts -> src/views/explain/explain.route.ts': 'explainQuery',
     'src/ai/tools/get-signals.ts -> src/security/signals/signals.route.ts': 'signalsQuery',
     'src/ai/tools/get-timeline.ts -> src/views/timeline/timeline.route.ts': 'timelineQuery',

@@ -3,6 +3,7 @@
  * `hookSpecificOutput.permissionDecision` `deny` (with its reason) or `ask`. An allow answers `{}`:
  * Claude's own `allow` would also skip the user's permission prompts, which provd has no say in.
  */
+import { claudePayloadType } from '../hook-payload-schema.js';
 import type { AgentHarness, HookEvent, HookReply } from '../hook-event.js';
 import { readClaudeShaped } from './claude-payload.js';
 
@@ -20,7 +21,7 @@ export function claudeShapedAnswer(event: HookEvent, reply: HookReply): Record<s
 
 export const claudeAgent: AgentHarness = {
   name: 'claude',
-  payloadSchema: 'ClaudeHookPayload',
+  payloadType: claudePayloadType,
   read: (payload) => readClaudeShaped('claude', payload),
   answer: claudeShapedAnswer,
 };

@@ -4,13 +4,14 @@
  * `call_id`) and its deny answer. Codex has no `ask`: a verdict of ask is answered as a deny whose
  * reason says approval is needed, so the call never runs unapproved.
  */
+import { claudePayloadType } from '../hook-payload-schema.js';
 import type { AgentHarness } from '../hook-event.js';
 import { claudeShapedAnswer } from '../claude/claude-agent.js';
 import { readClaudeShaped } from '../claude/claude-payload.js';
 
 export const codexAgent: AgentHarness = {
   name: 'codex',
-  payloadSchema: 'ClaudeHookPayload',
+  payloadType: claudePayloadType,
   read: (payload) => readClaudeShaped('codex', payload),
   answer: (event, reply) =>
     claudeShapedAnswer(

@@ -4,6 +4,7 @@
  * BeforeAgent carries the prompt, AfterAgent the answer (`prompt_response`). A deny answers
  * `{"decision":"deny","reason":...}`; Gemini has no ask, so an ask is a deny saying approval is needed.
  */
+import { geminiPayloadType } from '../hook-payload-schema.js';
 import typia from 'typia';
 import { SchemaContract } from '../../shared/schema/schema-contract.js';
 import type { AgentHarness, HookEvent, HookEventKind, HookRefusal } from '../hook-event.js';
@@ -79,7 +80,7 @@ function readGemini(payload: Record<string, unknown>): HookEvent | HookRefusal {
 
 export const geminiAgent: AgentHarness = {
   name: 'gemini',
-  payloadSchema: 'GeminiHookPayload',
+  payloadType: geminiPayloadType,
   read: readGemini,
   answer: (event, reply) => {
     if (event.kind !== 'pre_tool_use' || reply.verdict === null || reply.verdict === 'allow') return {};

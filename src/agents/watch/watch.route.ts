@@ -8,6 +8,9 @@ import { parseJsonObject } from '../../shared/http/json-body.js';
 import type { Endpoint } from '../../shared/http/endpoint.js';
 import { watchEndRequest, watchRequest } from './watch-request.js';
 import type { Watches } from './watches.js';
+import typia from 'typia';
+import type { WatchAnswer, WatchEndAnswer } from './watch-answer.js';
+import type { WatchEndRequest, WatchRequest } from './watch-request.js';
 
 /** POST /v1/watch. */
 export const watchEndpoint: Endpoint<{ watches: Watches }> = {
@@ -22,8 +25,9 @@ export const watchEndpoint: Endpoint<{ watches: Watches }> = {
     '(403 `forbidden` otherwise, and when the daemon cannot make cgroups). The stub execs the agent once its ' +
     'client has this answer, so every process of the agent is in the run. See docs/agents.md "Watch an agent".',
   schema: 'watch',
+  answerType: () => typia.json.schemas<[WatchAnswer], '3.1'>(),
   body: 'application/json',
-  bodySchema: 'WatchRequest',
+  bodyType: () => typia.json.schemas<[WatchRequest], '3.1'>(),
   errors: ['409'],
   conflict: 'RunExists',
   handler:
@@ -46,8 +50,9 @@ export const watchEndEndpoint: Endpoint<{ watches: Watches }> = {
     'Processes the agent left stay in its cgroup, bound to the run and captured, until they exit; the daemon ' +
     'removes the cgroup once it is empty. 404 `run_not_found` when this daemon watches no such run with this nonce.',
   schema: 'watch_end',
+  answerType: () => typia.json.schemas<[WatchEndAnswer], '3.1'>(),
   body: 'application/json',
-  bodySchema: 'WatchEndRequest',
+  bodyType: () => typia.json.schemas<[WatchEndRequest], '3.1'>(),
   errors: ['404'],
   handler:
     ({ watches }) =>

@@ -11,6 +11,7 @@ import type { QueryClient } from '../../shared/store-protocol.js';
 import type { ProvenanceKinds } from '../provenance-kinds.js';
 import { verifyAnswer, verifyDeadlineMs } from '../verify-answer.js';
 import { hostScope } from './host-scope.js';
+import type { VerifyResult } from '../verify-result.js';
 
 /** `?full=true`: verify every host event again, not only what was added since the last call. */
 export interface VerifyHostQuery {
@@ -41,6 +42,7 @@ export const verifyHostEndpoint: Endpoint<{ store: QueryClient<ProvenanceKinds> 
   summary:
     'Verify the host events (bound to no run) against their digests and the signed host chain; removals by host retention are warnings (provd extension)',
   schema: 'verify',
+  answerType: () => typia.json.schemas<[VerifyResult], '3.1'>(),
   query: verifyHostQuery.parameters,
   handler: ({ store }) => verifyHostRoute(store),
 };

@@ -27,6 +27,9 @@ import type { RecordWritten } from './record-store.sql.js';
 import { runCommand } from './run-command.js';
 import { LiveOutput } from './live-output.js';
 import { startingUmask } from '../../shared/private-files.js';
+import typia from 'typia';
+import type { RecordLiveChunk, RecordStreamEnd } from './live-output.js';
+import type { RecordRequest } from './record-request.js';
 
 /** Attributes a recorded command's runtime events to its tool call: by cgroup, else by root pid. */
 export type RecordBinder = (scope: {
@@ -78,8 +81,9 @@ export const recordEndpoint: Endpoint<{ record: RecordDeps }> = {
   operationId: 'record',
   summary: 'Record (and by default execute) a tool call',
   schema: 'record',
+  answerType: () => typia.json.schemas<[RecordAnswer, RecordLiveChunk, RecordStreamEnd], '3.1'>(),
   body: 'application/json',
-  bodySchema: 'RecordRequest',
+  bodyType: () => typia.json.schemas<[RecordRequest], '3.1'>(),
   errors: ['409', '429'],
   watched: watchedRecord,
   headers: [

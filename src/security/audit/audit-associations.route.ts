@@ -8,6 +8,7 @@ import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { SecurityKinds } from '../security-kinds.js';
+import type { AuditAssociations } from './audit-associations.sql.js';
 
 /** The query string of the audit associations page. */
 export interface AuditAssociationsQuery extends PageQuery {
@@ -31,6 +32,7 @@ const auditAssociationsAt = (path: string, operationId: string, summary: string)
     summary,
     description,
     schema: 'audit_associations',
+    answerType: () => typia.json.schemas<[AuditAssociations], '3.1'>(),
     contract: auditAssociationsQuery,
     kind: 'auditAssociations',
     params: ({ run, limit, cursor }) => ({

@@ -16,6 +16,8 @@ import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { SecurityKinds } from '../security-kinds.js';
 import type { BaselineVersionParam } from './baseline.js';
 import { baselineRequest } from './baseline-request.js';
+import type { Baseline, BaselineList } from './baseline.js';
+import type { BaselineRequest } from './baseline-request.js';
 
 /** Learning folds the events not folded yet and reads one row per distinct value of up to 1,000 runs. */
 const learnDeadlineMs = 120_000;
@@ -67,8 +69,9 @@ export const learnBaselineEndpoint: Endpoint<{ store: QueryClient<SecurityKinds>
   description:
     'Learns what the named identity (an agent or a tool) does from 1..1000 known runs: the binaries they executed, the path prefixes (the first two directories of the directory holding a path) they read and wrote, the destinations (`ip:port`) they connected to, the DNS names they looked up, each with how many runs and events showed it (at most 1,000 values per measure, the most common; `truncated` says when a set was cut), and per event type the most events in one 10 s (or 60 s) window. Each learning makes the next version of the name (1, 2, 3, ...); older versions stay. The profile is stored as canonical JSON, and `profile_sha256` tells versions apart. An unknown run is 404 run_not_found naming it.',
   schema: 'baseline',
+  answerType: () => typia.json.schemas<[Baseline], '3.1'>(),
   body: 'application/json',
-  bodySchema: 'BaselineRequest',
+  bodyType: () => typia.json.schemas<[BaselineRequest], '3.1'>(),
   errors: ['404'],
   handler: ({ store }) => learnBaselineRoute(store),
 };
@@ -79,6 +82,7 @@ export const baselinesEndpoint = queryEndpointOf<SecurityKinds>()({
   operationId: 'list_baselines',
   summary: 'One page of the learned baselines, by name, the newest version first (provd extension)',
   schema: 'baselines',
+  answerType: () => typia.json.schemas<[BaselineList], '3.1'>(),
   contract: baselinesQuery,
   kind: 'baselines',
   params: ({ name, limit, cursor }) => ({
@@ -96,6 +100,7 @@ export const baselineEndpoint = queryEndpointOf<SecurityKinds>()({
   description:
     'The version named, or the latest of the name; a name or version never learned is 404 not_found saying which.',
   schema: 'baseline',
+  answerType: () => typia.json.schemas<[Baseline], '3.1'>(),
   contract: baselineQuery,
   kind: 'baseline',
   params: ({ name, version }) => ({ name, version: version ?? null }),

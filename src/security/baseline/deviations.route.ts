@@ -6,6 +6,7 @@ import type { Identifier } from '../../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { SecurityKinds } from '../security-kinds.js';
 import type { BaselineVersionParam } from './baseline.js';
+import type { SecurityDeviations } from './deviation.js';
 
 // a query first folds what the behaviour rollup has not folded yet: after a long burst, that takes a while
 const deviationsDeadlineMs = 60_000;
@@ -33,6 +34,7 @@ export const deviationsEndpoint = queryEndpointOf<SecurityKinds>()({
   description:
     "One page of what the run did outside a learned baseline version, the most severe first: binaries it executed, path prefixes it read or wrote, destinations it connected to and DNS names it looked up that the baseline does not hold, and event types whose busiest window held more than the baseline's threshold. Each names the measure, the observed and expected values, the baseline's name and version, a severity (high when the policy flagged one of its events) and its basis: how many events, and the first event ids. Without `baseline`, the name of the most recently learned baseline is used, and the answer says so; with no baseline learned at all, `status` is `no_baseline`, `baseline` is null and the list is empty.",
   schema: 'security_deviations',
+  answerType: () => typia.json.schemas<[SecurityDeviations], '3.1'>(),
   contract: deviationsQuery,
   kind: 'deviations',
   params: ({ run, baseline, version, limit, cursor }) => ({

@@ -4,6 +4,7 @@ import { ParamContract } from '../../shared/http/param-contract.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { SecurityKinds } from '../security-kinds.js';
+import type { Signals } from './signals.js';
 
 /** The query string of GET /v1/signals. */
 export interface SignalsQuery {
@@ -39,6 +40,7 @@ export const signalsEndpoint = queryEndpointOf<SecurityKinds>()({
   summary: 'Behaviour, cost, quality and security signals of a run, each with its basis',
   description: signalsDescription,
   schema: 'signals',
+  answerType: () => typia.json.schemas<[Signals], '3.1'>(),
   contract: signalsQuery,
   kind: 'signals',
   params: ({ run }) => ({ run }),

@@ -3,6 +3,7 @@
  * and what the OpenAPI document says both come from this declaration, so they cannot disagree.
  * daemon/endpoints.ts only lists the declarations.
  */
+import type { IJsonSchemaCollection } from 'typia';
 import type { RequestParam } from './param-contract.js';
 import type { RouteHandler } from './route.js';
 
@@ -23,6 +24,12 @@ export interface Endpoint<Deps = unknown> {
   description?: string;
   /** The 200 body's `schema_version` is `provenance.<schema>/v1`. */
   schema: string;
+  /**
+   * The 200 body's TS type, as typia states it where the route is declared:
+   * `() => typia.json.schemas<[Answer], '3.1'>()` (several when it answers one of several bodies).
+   * The OpenAPI document and the AI tools' output schemas are built from these.
+   */
+  answerType?: () => IJsonSchemaCollection<'3.1'>;
   /** No token needed even when bearer auth is on (the health endpoints). */
   public?: boolean;
   query?: readonly RequestParam[];
@@ -30,8 +37,8 @@ export interface Endpoint<Deps = unknown> {
   headers?: readonly RequestParam[];
   /** Media type of the request body, for write endpoints. */
   body?: 'application/json' | 'application/x-ndjson';
-  /** The component of the JSON body's exact schema; without it, the body is documented as an object. */
-  bodySchema?: string;
+  /** The JSON request body's TS type, likewise; without it, the body is documented as an object. */
+  bodyType?: () => IJsonSchemaCollection<'3.1'>;
   /** Answers beyond the shape's own: 404 for an id named outside `run`, 409, 422, 429. */
   errors?: readonly ExtraErrorStatus[];
   /** Which 409 it answers: a tool call the run holds (the default), or a run that exists. */

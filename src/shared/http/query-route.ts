@@ -30,7 +30,7 @@ export type QueryEndpointSpec<
   Kinds extends QueryMap,
   Query extends object,
   Kind extends keyof Kinds & string,
-> = Omit<Endpoint, 'method' | 'query' | 'handler' | 'body' | 'bodySchema' | 'headers'> & {
+> = Omit<Endpoint, 'method' | 'query' | 'handler' | 'body' | 'bodyType' | 'headers'> & {
   contract: ParamContract<Query>;
   kind: Kind;
   params: (query: Query) => Kinds[Kind]['params'];

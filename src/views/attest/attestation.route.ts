@@ -2,6 +2,8 @@
 import { runQuery } from '../../provenance/run-query.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { ExportKinds } from '../export/export-store.js';
+import typia from 'typia';
+import type { RunAttestation } from './run-attestation.js';
 
 /** A run's in-toto attestation as a Sigstore bundle, signed by the checkpoint key. */
 export const attestationEndpoint = queryEndpointOf<ExportKinds>()({
@@ -14,6 +16,7 @@ export const attestationEndpoint = queryEndpointOf<ExportKinds>()({
     'the predicate lists its execs, network destinations, DNS names and file accesses, each list bounded with what it left out counted in `provdOmitted`. ' +
     'Verify `bundle` with the key of `key_id` from GET /v1/graph/keys (its `publicKey.hint`).',
   schema: 'attestation',
+  answerType: () => typia.json.schemas<[RunAttestation], '3.1'>(),
   contract: runQuery,
   kind: 'attestation',
   params: ({ run }) => ({ run }),

@@ -11,6 +11,11 @@ import type { ObjectHashParam } from '../../model/object-hash.js';
 import type { ViewsKinds } from '../views-kinds.js';
 import type { ContextKind } from './context-entries.sql.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
+import type { ContextCompare } from './context-compare.js';
+import type { ContextContent } from './context-content.sql.js';
+import type { ContextEntries } from './context-entries.sql.js';
+import type { ContextLinks } from './context-links.sql.js';
+import type { ContextOverview } from './context-overview.sql.js';
 
 /** `?run=R`. */
 export interface ContextRunQuery {
@@ -72,6 +77,7 @@ export const contextOverviewEndpoint = contextEndpoint({
     'calls by status and evidence level, its bindings by source, its output artifacts (count, bytes carried and ' +
     'stored) and file effects by kind, and when its first and latest context objects were stored.',
   schema: 'context_overview',
+  answerType: () => typia.json.schemas<[ContextOverview], '3.1'>(),
   contract: contextRunQuery,
   kind: 'contextOverview',
   params: ({ run }) => ({ run }),
@@ -90,6 +96,7 @@ export const contextEntriesEndpoint = contextEndpoint({
     '/v1/telemetry/events (`limit` 1..1000, default 100; `cursor` from `next_cursor`, only with the run and kind it ' +
     'came from).',
   schema: 'context_entries',
+  answerType: () => typia.json.schemas<[ContextEntries], '3.1'>(),
   contract: contextEntriesQuery,
   kind: 'contextEntries',
   params: (query) => ({
@@ -109,6 +116,7 @@ export const contextContentEndpoint = contextEndpoint({
     'RFC 8785), its payload, and `recomputed_hash`, the sha256 of `body` computed for the answer: `hash_ok` says it ' +
     'is the address. 404 `not_found` when nothing is stored at the address.',
   schema: 'context_content',
+  answerType: () => typia.json.schemas<[ContextContent], '3.1'>(),
   contract: contextObjectQuery,
   kind: 'contextContent',
   params: ({ hash }) => ({ hash }),
@@ -124,6 +132,7 @@ export const contextCompareEndpoint = contextEndpoint({
     'error, each output stream by the hash of all its bytes, the file effects by path); the rest are listed as only ' +
     'in one run. At most 1,000 tool calls per run, the first by start (`complete` says whether that was all).',
   schema: 'context_compare',
+  answerType: () => typia.json.schemas<[ContextCompare], '3.1'>(),
   contract: contextCompareQuery,
   kind: 'contextCompare',
   params: (query) => ({ run: query.run, other: query['other-run'] }),
@@ -138,6 +147,7 @@ export const contextLinksEndpoint = contextEndpoint({
     'objects of its run that name it (at most 1,000 listed, all counted), each with `relation`: what the parent is ' +
     'to the child (`previous` in its chain, `binding`, `tool_call`, `head` of a checkpoint).',
   schema: 'context_links',
+  answerType: () => typia.json.schemas<[ContextLinks], '3.1'>(),
   contract: contextObjectQuery,
   kind: 'contextLinks',
   params: ({ hash }) => ({ hash }),

@@ -11,6 +11,8 @@ import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { ObjectHashParam } from '../../model/object-hash.js';
 import type { ViewsKinds } from '../views-kinds.js';
 import { defaultArtifactBytes, type maxArtifactBytes } from './artifact-bounds.js';
+import type { ArtifactAnswer } from './artifact.sql.js';
+import type { CompareRecords } from './compare-records.js';
 
 /** The query string of GET /api/compare/records: two recorded tool calls. */
 export interface CompareRecordsQuery {
@@ -55,6 +57,7 @@ export const compareRecordsEndpoint = recordsEndpoint({
     'stdout and stderr by the hash of every byte each carried; file effects matched by path. Both records are in ' +
     'the answer whole. 404 `run_not_found` for an unknown run, `not_found` for a tool call its run does not hold.',
   schema: 'compare_records',
+  answerType: () => typia.json.schemas<[CompareRecords], '3.1'>(),
   contract: compareRecordsQuery,
   kind: 'compareRecords',
   params: (query) => ({
@@ -75,6 +78,7 @@ export const artifactEndpoint = recordsEndpoint({
     'name it, the sha256 of its bytes recomputed for the answer (`hash_ok`), and its bytes from the first, at most ' +
     '`max-bytes` (default 65,536): UTF-8 text when they are, else base64; `content.complete` says whether all were shown.',
   schema: 'artifact',
+  answerType: () => typia.json.schemas<[ArtifactAnswer], '3.1'>(),
   contract: artifactQuery,
   kind: 'artifact',
   params: (query) => ({ hash: query.hash, maxBytes: query['max-bytes'] ?? defaultArtifactBytes }),

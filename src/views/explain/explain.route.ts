@@ -9,6 +9,7 @@ import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { ViewsKinds } from '../views-kinds.js';
 import type { ExplainParams, ExplainTarget } from './explain.js';
+import type { ExplainResult } from './explain-result.js';
 
 /** The query string of GET /v1/graph/explain: one node, by the parameter of its kind. */
 export interface ExplainQuery {
@@ -79,6 +80,7 @@ export const explainEndpoint = queryEndpointOf<ViewsKinds>()({
   operationId: 'explain',
   summary: 'Causal path and basis of a node',
   schema: 'explain',
+  answerType: () => typia.json.schemas<[ExplainResult], '3.1'>(),
   contract: explainQuery,
   kind: 'explain',
   params: explainTarget,

@@ -15,6 +15,7 @@ import type { QueryClient } from '../../shared/store-protocol.js';
 import { writeTar, type TarEntry } from '../../shared/tar/tar-writer.js';
 import { maxExportArchiveBytes } from './export-limits.js';
 import type { ExportKinds, ExportParams } from './export-store.js';
+import type { ExportManifest } from './export-manifest.js';
 
 /** The query string of GET /v1/export: `run`, or both `from` and `to`. */
 export interface ExportQuery {
@@ -76,6 +77,7 @@ export const exportEndpoint: Endpoint<{ store: QueryClient<ExportKinds> }> = {
     'a range holds events.parquet, keys.json, manifest.json and manifest.dsse.json per run ' +
     '(`run=_none` for events no run claimed). Refused with 400 past 31 days or 256 MiB. Errors are JSON as everywhere.',
   schema: 'export_manifest',
+  answerType: () => typia.json.schemas<[ExportManifest], '3.1'>(),
   query: exportQuery.parameters,
   handler:
     ({ store }) =>

@@ -9,6 +9,7 @@ import type { CleanText, Identifier } from '../../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import type { ViewsKinds } from '../views-kinds.js';
+import type { SearchSources } from './search-sources.sql.js';
 
 /** The query string of GET /api/search/sources. */
 export interface SearchSourcesQuery extends PageQuery {
@@ -36,6 +37,7 @@ export const searchSourcesEndpoint = queryEndpointOf<ViewsKinds>()({
     'position. A page searches at most `scan.window` event positions, so it may hold fewer than `limit` matches, ' +
     'even none, while `has_more` is true; `scan` says how far the search got. `run` keeps one run.',
   schema: 'search_sources',
+  answerType: () => typia.json.schemas<[SearchSources], '3.1'>(),
   contract: searchSourcesQuery,
   kind: 'searchSources',
   params: (query) => ({

@@ -8,6 +8,9 @@ import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { QueryClient } from '../../shared/store-protocol.js';
 import { defaultPageLimit, type PageQuery } from '../../model/paging.js';
 import type { ViewsKinds } from '../views-kinds.js';
+import type { TimelineCausality } from './timeline-causality.js';
+import type { TimelineSession } from './timeline-session.js';
+import type { TimelineTable } from './timeline-table.js';
 
 /** The views of a run's timeline. */
 export type TimelineView = 'table' | 'causality' | 'session';
@@ -105,6 +108,7 @@ export const timelineEndpoint: Endpoint<{ store: QueryClient<ViewsKinds> }> = {
     'Application context merged with runtime telemetry: a paged table, a causality tree, or an agent session',
   description: timelineDescription,
   schema: 'timeline',
+  answerType: () => typia.json.schemas<[TimelineTable, TimelineCausality, TimelineSession], '3.1'>(),
   query: timelineQuery.parameters,
   handler: ({ store }) => timelineRoute(store),
 };
