@@ -24,11 +24,13 @@ import {
   type WatchStartWrite,
 } from './watch/watch-store.sql.js';
 import type { SigningKey } from './signing-key.js';
-import type { ProvenanceDeps } from './provenance-store.js';
 import { VerifyLog } from './verify-log.js';
 import { keepVerifyResult, type VerifyParams } from './verify.sql.js';
 import { RunVerifier } from './run-verifier.js';
 import type { HostVerifier } from './host/host-verifier.js';
+import type { EventRecheck } from './verify-events.sql.js';
+import type { RunCheck } from './verify.sql.js';
+import type { RecordToolCallDecision } from './hooks/tool-call-decision.js';
 
 /** What the provenance handlers answer with, made by the module at start. */
 export interface ProvenanceParts {
@@ -44,6 +46,21 @@ export interface ProvenanceParts {
 /** The params of the `verifyHost` store query: `full` checks every host event again. */
 export interface VerifyHostParams {
   full?: boolean;
+}
+
+/** What other domains give the provenance module: how to recheck their parts of a run. */
+export interface ProvenanceDeps {
+  /** Recomputes an event's hash from its stored row (the telemetry domain owns the event format). */
+  eventRecheck: EventRecheck;
+  /** Checks of what other domains tie to the run's events (the policy's decisions and kills). */
+  runChecks: readonly RunCheck[];
+  /**
+   * Ties the run's events since `sinceNs` to its hook tool calls, after one was stored (the telemetry
+   * domain's events); in the write queue.
+   */
+  tieHookToolCalls: (runId: string, sinceNs: bigint) => Promise<void>;
+  /** Stores a PreToolUse's decision where the policy's decisions are read (the security domain's), in the hook's transaction. */
+  recordToolCallDecision: RecordToolCallDecision;
 }
 
 /** The provenance domain's handlers, by kind. */

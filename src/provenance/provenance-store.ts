@@ -14,10 +14,7 @@ import { classifyStoreError } from '../store/store-error.js';
 import { stopSealing } from './seal-batches.sql.js';
 import { sealLegacyRuns } from './seal-legacy.sql.js';
 import { loadSigningKey, statementSigner, type StatementSigner } from './signing-key.js';
-import type { EventRecheck } from './verify-events.sql.js';
-import type { RunCheck } from './verify.sql.js';
-import type { RecordToolCallDecision } from './hooks/tool-call-decision.js';
-import { provenanceHandlers } from './provenance-kinds.js';
+import { provenanceHandlers, type ProvenanceDeps } from './provenance-kinds.js';
 import { log } from '../shared/log.js';
 
 /** What the provenance module needs to start. */
@@ -32,21 +29,6 @@ export interface ProvenanceStoreInit {
   hostLimits: HostLimits;
   /** The host chain's anchor file, beside the database (host/host-anchor.ts). */
   hostAnchorFile: string;
-}
-
-/** What other domains give the provenance module: how to recheck their parts of a run. */
-export interface ProvenanceDeps {
-  /** Recomputes an event's hash from its stored row (the telemetry domain owns the event format). */
-  eventRecheck: EventRecheck;
-  /** Checks of what other domains tie to the run's events (the policy's decisions and kills). */
-  runChecks: readonly RunCheck[];
-  /**
-   * Ties the run's events since `sinceNs` to its hook tool calls, after one was stored (the telemetry
-   * domain's events); in the write queue.
-   */
-  tieHookToolCalls: (runId: string, sinceNs: bigint) => Promise<void>;
-  /** Stores a PreToolUse's decision where the policy's decisions are read (the security domain's), in the hook's transaction. */
-  recordToolCallDecision: RecordToolCallDecision;
 }
 
 /** What the provenance module needs from the board: its init data and other domains' checks. */

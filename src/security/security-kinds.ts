@@ -16,8 +16,15 @@ import { listDeviations, type DeviationsParams } from './baseline/deviations.sql
 import { insertEnforcement, type Enforcement } from './responses/enforcement.sql.js';
 import { listResponses, type ResponsesParams } from './responses/responses.js';
 import { listRisks, type RisksParams } from './risks.js';
-import type { SecurityDeps } from './security-store.js';
 import { readSignals, type SignalsParams } from './signals/signals.js';
+
+/** What the security module borrows from the telemetry module. */
+export interface SecurityDeps {
+  /** Folds every committed event into the process rollup and rollupFolds. */
+  catchUpRollup(): Promise<void>;
+  /** The next position the store will hand out: the judged-event pages stop probing there. */
+  endSeq(): bigint;
+}
 
 /** The security domain's handlers, by kind; signals, baselines and deviations borrow the rollup's catch-up. */
 export function securityHandlers(context: StoreContext, deps: SecurityDeps) {

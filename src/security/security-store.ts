@@ -10,8 +10,8 @@ import type { RollupFold } from '../telemetry/process-rollup.sql.js';
 import type { StoreContext } from '../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
 import type { TelemetryDeps } from '../telemetry/telemetry-store.sql.js';
-import type { ProvenanceDeps } from '../provenance/provenance-store.js';
-import { securityHandlers } from './security-kinds.js';
+import type { ProvenanceDeps } from '../provenance/provenance-kinds.js';
+import { securityHandlers, type SecurityDeps } from './security-kinds.js';
 import { behaviourFold } from './baseline/behaviour-rollup.sql.js';
 import { llmUsageFold } from './signals/llm-usage-values.sql.js';
 import { signalValuesFold } from './signals/signal-values.sql.js';
@@ -26,14 +26,6 @@ const rollupFolds: readonly RollupFold[] = [signalValuesFold, llmUsageFold, beha
 
 /** What the security module gives: its parts in the telemetry commits and rollup, and in verify. */
 type SecurityParticipants = TelemetryDeps & Pick<ProvenanceDeps, 'runChecks' | 'recordToolCallDecision'>;
-
-/** What the security module borrows from the telemetry module. */
-export interface SecurityDeps {
-  /** Folds every committed event into the process rollup and rollupFolds. */
-  catchUpRollup(): Promise<void>;
-  /** The next position the store will hand out: the judged-event pages stop probing there. */
-  endSeq(): bigint;
-}
 
 /**
  * The security domain on the store thread. Its participants: the policy's decisions, written by the

@@ -19,7 +19,22 @@ import { searchSources, type SearchParams } from './search/search-sources.sql.js
 import { timelineCausality, type TimelineCausalityParams } from './timeline/causality-tree.js';
 import { timelineSession, type TimelineSessionParams } from './timeline/session-view.js';
 import { listTimeline, type TimelineTableParams } from './timeline/timeline-table.sql.js';
-import type { ViewsDeps } from './views-store.js';
+import type { BatchPlaces } from '../telemetry/batch-places.sql.js';
+import type { SpoolStats } from '../telemetry/spool.sql.js';
+
+/** What the views read of the write side, lent by the telemetry module. */
+export interface ViewsDeps {
+  /** Folds every committed event into the process rollup; call before reading it. */
+  catchUpRollup(): Promise<void>;
+  /** The first position the rollup may not hold yet, or null when it holds every committed event. */
+  unfoldedFrom(): bigint | null;
+  /** The next position the store will hand out. */
+  endSeq(): bigint;
+  /** Where each sealed batch's events are (spares explain a read). */
+  places: BatchPlaces;
+  /** The events and bytes waiting in the spool now. */
+  spoolStats(): SpoolStats;
+}
 
 /** The views' handlers, by kind, over the store and what the write side lends them. */
 export function viewsHandlers(context: StoreContext, deps: ViewsDeps) {

@@ -5,23 +5,7 @@
  */
 import type { StoreContext } from '../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../store/store-modules.js';
-import type { BatchPlaces } from '../telemetry/batch-places.sql.js';
-import type { SpoolStats } from '../telemetry/spool.sql.js';
-import { viewsHandlers } from './views-kinds.js';
-
-/** What the views read of the write side, lent by the telemetry module. */
-export interface ViewsDeps {
-  /** Folds every committed event into the process rollup; call before reading it. */
-  catchUpRollup(): Promise<void>;
-  /** The first position the rollup may not hold yet, or null when it holds every committed event. */
-  unfoldedFrom(): bigint | null;
-  /** The next position the store will hand out. */
-  endSeq(): bigint;
-  /** Where each sealed batch's events are (spares explain a read). */
-  places: BatchPlaces;
-  /** The events and bytes waiting in the spool now. */
-  spoolStats(): SpoolStats;
-}
+import { viewsHandlers, type ViewsDeps } from './views-kinds.js';
 
 /** The read models on the store thread: they give nothing and lend nothing. */
 export const viewsModule = {

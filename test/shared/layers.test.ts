@@ -58,4 +58,18 @@ describe('src/ folder layering', function () {
   it('keeps the store actor generic: src/store/ imports no domain folder, only shared/ and model/', function () {
     assert.deepEqual([...(edges.get('store') ?? [])].sort(), ['model', 'shared']);
   });
+
+  it("keeps each domain's store kinds below its store module: a *-kinds.ts file imports no *-store file", function () {
+    const kinds = sourceFiles('src').filter((file) => file.endsWith('-kinds.ts'));
+    assert.ok(kinds.length >= 4, 'the domains declare their kinds in *-kinds.ts');
+    for (const file of kinds) {
+      const store = file.replace(/-kinds\.ts$/, '-store');
+      const imported = new ImportGraph().importsOf(file).map(({ target }) => target);
+      assert.deepEqual(
+        imported.filter((target) => target === `${store}.ts` || target === `${store}.sql.ts`),
+        [],
+        `${file} imports its store module: what its handlers borrow (the Deps) is declared beside them`,
+      );
+    }
+  });
 });
