@@ -1,31 +1,18 @@
+import { daemonOptions, type DaemonOption } from '../daemon/daemon-options.js';
+
+const daemonFlags: readonly DaemonOption[] = daemonOptions;
+
 /**
  * The value each option of the CLI takes, by option name: shown in the usage (`--listen HOST:PORT`
  * where clipanion would print `--listen #0`), and how `bindOptionValues` knows which tokens are
- * option values. A test keeps every registered option in this list.
+ * option values; those of `provd daemon` come from daemon-options.ts. A test keeps every
+ * registered option in this list.
  */
 export const optionValueNames: Readonly<Record<string, string>> = {
   '--config': 'FILE',
-  '--listen': 'HOST:PORT',
-  '--data-dir': 'DIR',
-  '--auth-token': 'TOKEN',
-  '--auth-token-file': 'FILE',
-  '--record-user': 'USER',
-  '--max-body-bytes': 'BYTES',
-  '--max-ingest-queue-bytes': 'BYTES',
-  '--max-memory-bytes': 'BYTES',
-  '--signing-key': 'FILE',
-  '--policy': 'FILE',
-  '--resolv-conf': 'FILE',
-  '--ingest-timeout': 'DURATION',
-  '--spool-ttl': 'DURATION',
-  '--capture': 'agents|host',
-  '--spool-max-events': 'COUNT',
-  '--spool-max-bytes': 'BYTES',
-  '--retain-host-events-age': 'DURATION',
-  '--retain-host-events-bytes': 'SIZE',
-  '--verify-host-full-every': 'DURATION',
-  '--otlp-endpoint': 'URL',
-  '--attestation-key': 'ed25519|ecdsa-p256',
+  ...Object.fromEntries(
+    daemonFlags.flatMap(({ flag, valueName }) => (valueName === undefined ? [] : [[flag, valueName]])),
+  ),
   '--url': 'URL',
   '--format': 'FORMAT',
   '--chunk-bytes': 'BYTES',
@@ -45,7 +32,6 @@ export const optionValueNames: Readonly<Record<string, string>> = {
   '--file': 'PATH',
   '--risk': 'ID',
   '--artifact': 'HASH',
-  '--host-name': 'NAME',
   '--out': 'DIR',
   '--from': 'TIME',
   '--to': 'TIME',
@@ -59,7 +45,9 @@ export const optionValueNames: Readonly<Record<string, string>> = {
 };
 
 /** Switches that are on unless turned off: shown as `--[no-]name`, as git shows them. */
-const negatableSwitches: readonly string[] = ['--sensor'];
+const negatableSwitches: readonly string[] = daemonFlags.flatMap(({ flag, negatable }) =>
+  negatable ? [flag] : [],
+);
 
 /**
  * Replaces clipanion's `--name #0` placeholders with the option's value name, and names the

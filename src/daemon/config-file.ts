@@ -12,44 +12,29 @@ import { dirname, resolve } from 'node:path';
 import { yaml } from '../shared/yaml.js';
 import { readPolicyBytes } from '../security/policy/policy-file-read.js';
 import { ProvdError } from '../shared/errors.js';
-import type { DaemonFlags } from './config.js';
+import {
+  configKeysOf,
+  daemonOptions,
+  type DaemonFlags,
+  type DaemonOption,
+  type DaemonOptionKind,
+} from './daemon-options.js';
 
 /** A config file larger than this is refused: it holds a dozen keys. */
 const maxFileBytes = 1024 * 1024;
 
-type Kind = 'text' | 'path' | 'integer' | 'duration' | 'size' | 'boolean';
+/**
+ * Every key a config file may hold, in daemon-options.ts's order: the option it gives, and whether
+ * it is the `no-` key of a negatable switch.
+ */
+export const configKeys: Readonly<Record<string, readonly [option: DaemonOption, negated: boolean]>> =
+  Object.fromEntries(
+    daemonOptions.flatMap((option) =>
+      configKeysOf(option).map((key, index) => [key, [option, index > 0]] as const),
+    ),
+  );
 
-/** Every key a config file may hold: its flag's property in DaemonFlags and the value it takes. */
-export const configKeys = {
-  listen: ['listen', 'text'],
-  'data-dir': ['dataDir', 'path'],
-  'auth-token': ['authToken', 'text'],
-  'auth-token-file': ['authTokenFile', 'path'],
-  'max-body-bytes': ['maxBodyBytes', 'integer'],
-  'max-ingest-queue-bytes': ['maxIngestQueueBytes', 'integer'],
-  'max-memory-bytes': ['maxMemoryBytes', 'integer'],
-  'signing-key': ['signingKey', 'path'],
-  'ingest-timeout': ['ingestTimeout', 'duration'],
-  'spool-ttl': ['spoolTtl', 'duration'],
-  'spool-max-events': ['spoolMaxEvents', 'integer'],
-  'spool-max-bytes': ['spoolMaxBytes', 'integer'],
-  'retain-host-events-age': ['retainHostEventsAge', 'duration'],
-  'retain-host-events-bytes': ['retainHostEventsBytes', 'size'],
-  'verify-host-full-every': ['verifyHostFullEvery', 'duration'],
-  sensor: ['sensor', 'boolean'],
-  'no-sensor': ['sensor', 'boolean'],
-  capture: ['capture', 'text'],
-  policy: ['policy', 'path'],
-  'resolv-conf': ['resolvConf', 'path'],
-  'record-user': ['recordUser', 'text'],
-  'keep-hook-text': ['keepHookText', 'boolean'],
-  'host-name': ['hostName', 'text'],
-  'mcp-read-only': ['mcpReadOnly', 'boolean'],
-  'otlp-endpoint': ['otlpEndpoint', 'text'],
-  'attestation-key': ['attestationKey', 'text'],
-} as const satisfies Record<string, readonly [keyof DaemonFlags, Kind]>;
-
-const what: Record<Kind, string> = {
+const what: Record<DaemonOptionKind, string> = {
   text: 'a string',
   path: 'a path (a string; relative to the config file)',
   integer: 'a non-negative integer',
@@ -89,12 +74,13 @@ export async function loadConfigFile(
   for (const [key, given] of Object.entries(value as Record<string, unknown>)) {
     if (!Object.hasOwn(configKeys, key))
       fail(`unknown key "${key}" (known: ${Object.keys(configKeys).join(', ')})`);
-    const [property, kind] = configKeys[key as keyof typeof configKeys];
+    const [{ flag, property, kind, negatable }, negated] = configKeys[key]!;
     const checked = checkedValue(given, kind) ?? fail(`${key} must be ${what[kind]}, not ${describe(given)}`);
-    if (key === 'no-sensor' || key === 'sensor') {
-      const sensor = key === 'sensor' ? checked === true : checked !== true;
-      if (flags['sensor'] !== undefined && flags['sensor'] !== sensor) fail('sensor and no-sensor disagree');
-      flags['sensor'] = sensor;
+    if (negatable) {
+      const on = negated ? checked !== true : checked === true;
+      const name = flag.slice(2);
+      if (flags[property] !== undefined && flags[property] !== on) fail(`${name} and no-${name} disagree`);
+      flags[property] = on;
     } else flags[property] = kind === 'path' ? resolve(dirname(path), checked as string) : checked;
   }
   if (flags['authToken'] !== undefined && (mode & 0o077) !== 0)
@@ -103,7 +89,7 @@ export async function loadConfigFile(
 }
 
 /** The value as DaemonFlags holds it (strings, as a flag gives them, and booleans), or undefined. */
-function checkedValue(value: unknown, kind: Kind): string | boolean | undefined {
+function checkedValue(value: unknown, kind: DaemonOptionKind): string | boolean | undefined {
   if (kind === 'boolean') return typeof value === 'boolean' ? value : undefined;
   if (kind === 'integer' || kind === 'duration' || kind === 'size')
     if (typeof value === 'number')

@@ -19,6 +19,7 @@ import {
   type HostLimits,
 } from '../provenance/host/host-limits.js';
 import { defaultResolvConfFiles } from '../security/policy/host-resolvers.js';
+import { daemonOption, givenValue, type DaemonFlags } from './daemon-options.js';
 
 /** Everything the daemon needs to start. */
 export interface DaemonConfig {
@@ -85,35 +86,6 @@ export interface Faults {
   hookWriteStallMs: number;
 }
 
-/** The flags of `provd daemon`, as given (all optional). */
-export interface DaemonFlags {
-  listen?: string | undefined;
-  dataDir?: string | undefined;
-  authToken?: string | undefined;
-  authTokenFile?: string | undefined;
-  maxBodyBytes?: string | undefined;
-  maxIngestQueueBytes?: string | undefined;
-  maxMemoryBytes?: string | undefined;
-  signingKey?: string | undefined;
-  ingestTimeout?: string | undefined;
-  spoolTtl?: string | undefined;
-  spoolMaxEvents?: string | undefined;
-  spoolMaxBytes?: string | undefined;
-  retainHostEventsAge?: string | undefined;
-  retainHostEventsBytes?: string | undefined;
-  verifyHostFullEvery?: string | undefined;
-  sensor?: boolean | undefined;
-  capture?: string | undefined;
-  policy?: string | undefined;
-  resolvConf?: string | undefined;
-  recordUser?: string | undefined;
-  keepHookText?: boolean | undefined;
-  hostName?: string | undefined;
-  mcpReadOnly?: boolean | undefined;
-  otlpEndpoint?: string | undefined;
-  attestationKey?: string | undefined;
-}
-
 export const defaultListen = '127.0.0.1:8574';
 export const defaultMaxBodyBytes = 64 * 1024 * 1024;
 export const databaseFileName = 'provd.duckdb';
@@ -141,9 +113,14 @@ function captureOf(parsed: { mode: CaptureMode; deprecated: string | null }) {
   return { capture: parsed.mode, captureDeprecated: parsed.deprecated };
 }
 
-/** Resolves flags over environment over defaults. */
+/**
+ * Resolves flags over environment over defaults: the environment variable of each option is the one
+ * daemon-options.ts declares.
+ */
 export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
-  const { host, port } = parseListen(flags.listen ?? env['PROVD_LISTEN'] ?? defaultListen);
+  const given = <P extends keyof DaemonFlags>(property: P): DaemonFlags[P] =>
+    givenValue(flags, env, property);
+  const { host, port } = parseListen(given('listen') ?? defaultListen);
   const dataDir = resolve(flags.dataDir ?? defaultDataDir(env));
   // DuckDB reads the paths of the files the store loads (rows files, exports) as glob patterns
   if (/[*?[]/.test(dataDir)) {
@@ -167,35 +144,35 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
     dbPath: join(dataDir, databaseFileName),
     spoolDir: join(dataDir, 'spool'),
     authToken,
-    maxBodyBytes: parseInteger('--max-body-bytes', flags.maxBodyBytes, defaultMaxBodyBytes, 1),
+    maxBodyBytes: parseInteger('--max-body-bytes', given('maxBodyBytes'), defaultMaxBodyBytes, 1),
     maxIngestQueueBytes: parseInteger(
       '--max-ingest-queue-bytes',
-      flags.maxIngestQueueBytes,
+      given('maxIngestQueueBytes'),
       defaultIngestLimits.maxInFlightBytes,
       1,
     ),
     maxMemoryBytes: parseInteger(
       '--max-memory-bytes',
-      flags.maxMemoryBytes,
+      given('maxMemoryBytes'),
       defaultIngestLimits.maxResidentBytes,
       1,
     ),
-    signingKeyFile: flags.signingKey === undefined ? undefined : resolve(flags.signingKey),
-    attestationKey: parseAttestationKey(flags.attestationKey ?? env['PROVD_ATTESTATION_KEY'] ?? 'ed25519'),
+    signingKeyFile: ifGiven(given('signingKey'), resolve),
+    attestationKey: parseAttestationKey(given('attestationKey') ?? 'ed25519'),
     ingestTimeoutMs: parseDurationMs(
       '--ingest-timeout',
-      flags.ingestTimeout,
+      given('ingestTimeout'),
       defaultIngestLimits.commitDeadlineMs,
     ),
-    sensor: flags.sensor ?? true,
-    ...captureOf(parseCapture(flags.capture ?? env['PROVD_CAPTURE'] ?? 'agents')),
-    policyFile: flags.policy === undefined ? undefined : resolve(flags.policy),
-    resolvConf: resolvConfFiles(flags.resolvConf ?? env['PROVD_RESOLV_CONF']),
-    recordUser: parseRecordUser(flags.recordUser ?? env['PROVD_RECORD_USER']),
-    keepHookText: flags.keepHookText ?? env['PROVD_KEEP_HOOK_TEXT'] === '1',
-    hostName: exportHostName(flags.hostName ?? env['PROVD_HOST_NAME']),
-    mcpReadOnly: flags.mcpReadOnly ?? env['PROVD_MCP_READ_ONLY'] === '1',
-    otlpEndpoint: flags.otlpEndpoint === undefined ? null : parseOtlpEndpoint(flags.otlpEndpoint),
+    sensor: given('sensor') ?? true,
+    ...captureOf(parseCapture(given('capture') ?? 'agents')),
+    policyFile: ifGiven(given('policy'), resolve),
+    resolvConf: resolvConfFiles(given('resolvConf')),
+    recordUser: parseRecordUser(given('recordUser')),
+    keepHookText: given('keepHookText') ?? false,
+    hostName: exportHostName(given('hostName')),
+    mcpReadOnly: given('mcpReadOnly') ?? false,
+    otlpEndpoint: ifGiven(given('otlpEndpoint'), parseOtlpEndpoint) ?? null,
     faults: {
       healthStallMs: parseInteger('PROVD_FAULT_HEALTH_STALL_MS', env['PROVD_FAULT_HEALTH_STALL_MS'], 0, 0),
       commitStallMs: parseInteger('PROVD_FAULT_COMMIT_STALL_MS', env['PROVD_FAULT_COMMIT_STALL_MS'], 0, 0),
@@ -210,15 +187,15 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
       ),
     },
     spool: {
-      ttlMs: parseDurationMs('--spool-ttl', flags.spoolTtl, defaultSpoolLimits.ttlMs),
-      maxEvents: parseInteger('--spool-max-events', flags.spoolMaxEvents, defaultSpoolLimits.maxEvents, 1),
-      maxBytes: parseInteger('--spool-max-bytes', flags.spoolMaxBytes, defaultSpoolLimits.maxBytes, 1),
+      ttlMs: parseDurationMs('--spool-ttl', given('spoolTtl'), defaultSpoolLimits.ttlMs),
+      maxEvents: parseInteger('--spool-max-events', given('spoolMaxEvents'), defaultSpoolLimits.maxEvents, 1),
+      maxBytes: parseInteger('--spool-max-bytes', given('spoolMaxBytes'), defaultSpoolLimits.maxBytes, 1),
     },
     hostLimits: {
-      ageMs: parseRetention(flags.retainHostEventsAge, (value) =>
+      ageMs: parseRetention(given('retainHostEventsAge'), (value) =>
         parseDurationMs('--retain-host-events-age', value, 0),
       ),
-      maxBytes: parseRetention(flags.retainHostEventsBytes, (value) =>
+      maxBytes: parseRetention(given('retainHostEventsBytes'), (value) =>
         parseSize('--retain-host-events-bytes', value),
       ),
       // test hook: rounds more often than a minute, so a test need not wait for one
@@ -229,9 +206,13 @@ export function resolveConfig(flags: DaemonFlags, env: NodeJS.ProcessEnv = proce
         1,
       ),
       verifyFullEveryMs:
-        flags.verifyHostFullEvery === 'off'
+        given('verifyHostFullEvery') === 'off'
           ? null
-          : parseDurationMs('--verify-host-full-every', flags.verifyHostFullEvery, defaultVerifyFullEveryMs),
+          : parseDurationMs(
+              '--verify-host-full-every',
+              given('verifyHostFullEvery'),
+              defaultVerifyFullEveryMs,
+            ),
       killBeforeAnchor: env['PROVD_FAULT_KILL_BEFORE_ANCHOR'] === '1',
     },
   };
@@ -247,10 +228,11 @@ function resolveToken(flags: DaemonFlags, env: NodeJS.ProcessEnv): string | unde
   if (flags.authToken !== undefined) return checkedToken(flags.authToken, '--auth-token');
   if (flags.authTokenFile !== undefined)
     return readTokenFile(resolve(flags.authTokenFile), '--auth-token-file');
-  const fromEnv = env['PROVD_AUTH_TOKEN'];
-  if (fromEnv !== undefined) return checkedToken(fromEnv, 'PROVD_AUTH_TOKEN');
-  const file = env['PROVD_AUTH_TOKEN_FILE'];
-  return file === undefined ? undefined : readTokenFile(resolve(file), 'PROVD_AUTH_TOKEN_FILE');
+  const [tokenName, fileName] = [daemonOption('authToken').env!, daemonOption('authTokenFile').env!];
+  const fromEnv = env[tokenName];
+  if (fromEnv !== undefined) return checkedToken(fromEnv, tokenName);
+  const file = env[fileName];
+  return file === undefined ? undefined : readTokenFile(resolve(file), fileName);
 }
 
 /** `--resolv-conf FILE` / PROVD_RESOLV_CONF: the one file the host's resolvers are read from. */
@@ -290,9 +272,10 @@ function parseRecordUser(value: string | undefined): CommandUser | undefined {
   return user;
 }
 
-/** `$PROVD_HOME`, else `$XDG_DATA_HOME/provd`, else `~/.local/share/provd`. */
+/** `$PROVD_HOME` (the data dir's declared variable) unless empty, else `$XDG_DATA_HOME/provd`, else `~/.local/share/provd`. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env['PROVD_HOME']) return env['PROVD_HOME'];
+  const home = env[daemonOption('dataDir').env!];
+  if (home) return home;
   if (env['XDG_DATA_HOME']) return join(env['XDG_DATA_HOME'], 'provd');
   return join(homedir(), '.local', 'share', 'provd');
 }
@@ -327,6 +310,11 @@ export function parseDurationMs(name: string, value: string | undefined, fallbac
     throw invalid(`${name} must be a positive duration like 120, 90s, 2m, 7d or 500ms, got "${value}"`);
   }
   return amount * scale;
+}
+
+/** What `parse` makes of a value given; undefined when none is. */
+function ifGiven<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
+  return value === undefined ? undefined : parse(value);
 }
 
 /** A retention setting: absent or `off` is null (nothing removed), else what `parse` makes of it. */

@@ -9,11 +9,25 @@ export const windowLengths = [10, 60] as const;
 
 export type WindowLength = (typeof windowLengths)[number];
 
-const riskyTypes = new Set(['secret_path', 'metadata_ip', 'private_cidr', 'ptrace']);
+/**
+ * The event types the default policy decides against whatever else the event says: its rules'
+ * blocks that name a type alone are built from this list (security/policy/default-policy.ts).
+ */
+export const riskyTypes = [
+  'secret_path',
+  'metadata_ip',
+  'private_cidr',
+  'ptrace',
+] as const satisfies readonly EventType[];
+
+/** An event type risky by itself. */
+export type RiskyType = (typeof riskyTypes)[number];
+
+const riskyByType: ReadonlySet<EventType> = new Set(riskyTypes);
 
 /** True for events the default policy would not simply allow (stored with each event). */
 export function isRisky(type: EventType, attrs: Readonly<Record<string, unknown>>): boolean {
-  if (riskyTypes.has(type)) return true;
+  if (riskyByType.has(type)) return true;
   if (type === 'setuid' || type === 'credential_change') return attrs['target_uid'] === 0;
   if (type === 'setgid') return attrs['target_gid'] === 0;
   return false;

@@ -58,7 +58,6 @@ const typeExceptions: ReadonlyMap<string, string> = new Map(
     'src/cli/render/health-text.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
     // `provd daemon` runs the daemon in the CLI process: the main thread types its store client
     'src/cli/commands/daemon.ts -> src/daemon/config.ts': 'the daemon',
-    'src/cli/commands/daemon.ts -> src/daemon/config-file.ts': 'the daemon',
     // the AI tools read an endpoint's path, method and answer schema from the daemon's route list,
     // its query contract from the route file, and the answers' schemas from the OpenAPI bodies
     'src/ai/body-tool.ts -> src/daemon/endpoints.ts': 'the route list',

@@ -3,7 +3,8 @@
  * A rules file may replace a rule by its id, or leave these out (`include_default_rules: false`).
  */
 import { metadataAddresses } from '../../telemetry/classify.js';
-import type { Policy, PolicyRule } from './policy.js';
+import type { RiskyType } from '../../telemetry/window-facts.js';
+import type { Policy, PolicyRule, RuleMatch } from './policy.js';
 
 const privateBlocks = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'];
 /**
@@ -11,6 +12,14 @@ const privateBlocks = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'];
  * query's destination its resolver (often in 10/8 on a cloud VPC): neither is what these rules mean.
  */
 const fileTypes = ['file_open', 'file_read', 'file_write', 'file_rename', 'file_unlink'];
+
+/**
+ * The block that matches every event of `type`, whatever else it says. Only a risky type of
+ * window-facts.ts takes one, so the events the windows count as risky are those these rules judge.
+ */
+function everyEventOf(type: RiskyType): RuleMatch {
+  return { event_types: [type] };
+}
 
 export const defaultRules: readonly PolicyRule[] = [
   {
@@ -21,7 +30,7 @@ export const defaultRules: readonly PolicyRule[] = [
     mode: 'enforce',
     reason: 'reaches a cloud instance metadata endpoint, where instance credentials are served',
     match: [
-      { event_types: ['metadata_ip'] },
+      everyEventOf('metadata_ip'),
       { event_types: ['network_connect'], dst_ips: metadataAddresses },
       { event_types: ['execve'], args_mention_ips: metadataAddresses },
     ],
@@ -33,7 +42,7 @@ export const defaultRules: readonly PolicyRule[] = [
     severity: 'critical',
     mode: 'enforce',
     reason: 'touches a file that holds credentials, keys or tokens',
-    match: [{ event_types: ['secret_path'] }, { event_types: fileTypes, secret_paths: true }],
+    match: [everyEventOf('secret_path'), { event_types: fileTypes, secret_paths: true }],
   },
   {
     // before private_cidr: a host's resolver is often in 10/8 (a cloud VPC's) or 192.168/16 (a home
@@ -56,7 +65,7 @@ export const defaultRules: readonly PolicyRule[] = [
     severity: 'medium',
     mode: 'enforce',
     reason: 'connects into private network space (RFC 1918)',
-    match: [{ event_types: ['private_cidr'] }, { event_types: ['network_connect'], dst_ips: privateBlocks }],
+    match: [everyEventOf('private_cidr'), { event_types: ['network_connect'], dst_ips: privateBlocks }],
   },
   {
     id: 'privilege_escalation',
@@ -74,7 +83,7 @@ export const defaultRules: readonly PolicyRule[] = [
     severity: 'high',
     mode: 'enforce',
     reason: 'attempts to trace or inject into another process (ptrace)',
-    match: [{ event_types: ['ptrace'] }],
+    match: [everyEventOf('ptrace')],
   },
 ];
 
