@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { eventually } from '../support/eventually.js';
 import { postHeadOnly, request } from '../support/http.js';
@@ -42,6 +42,9 @@ function claudeSession(): Record<string, unknown>[] {
 
 describe('POST /v1/hooks/{agent}', function () {
   const fixture = useDaemonFixture();
+  // tests that read only their own answers and runs share one daemon; those that read the whole
+  // store after a stop, or its counters, keep their own
+  const shared = useSharedDaemon({ authToken: token });
 
   it("stores a Claude session as a run: the agent's tool-call ids, input and result objects, the denied call's sealed decision; verify ok, and failed after an edit", async function () {
     let daemon = await fixture.start({ authToken: token });
@@ -172,7 +175,7 @@ describe('POST /v1/hooks/{agent}', function () {
   });
 
   it("answers each agent's deny in its own shape", async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const pre = (agent: string): Record<string, unknown> =>
       captured.find((one) => one.agent === agent && /^(PreToolUse|BeforeTool)$/.test(one.event))!.payload;
     const codex = await post(daemon.url, 'codex', {
@@ -305,7 +308,7 @@ describe('POST /v1/hooks/{agent}', function () {
   });
 
   it('ties an exec committed before its PreToolUse was stored to the call, when the hook is stored', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const run = 'tie-at-hook';
     const bound = await request(daemon.url, '/v1/telemetry/bind', {
       method: 'POST',
@@ -382,7 +385,7 @@ describe('POST /v1/hooks/{agent}', function () {
   });
 
   it('refuses bad input: unknown agent 404, a payload not the agent’s 400 naming the field, oversized 413, no token 401', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const pre = captured.find((one) => one.agent === 'claude' && one.event === 'PreToolUse')!.payload;
     const unknown = await post(daemon.url, 'cursor', pre);
     assert.equal(unknown.status, 404);

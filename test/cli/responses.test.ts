@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
 import { runCli, type CliRun } from '../support/cli.js';
-import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { recordCgroupId } from '../support/record-cgroup.js';
 import { nativeLine } from '../support/telemetry.js';
@@ -20,6 +20,9 @@ const auth = { authorization: `Bearer ${token}` };
 
 describe('provd responses, and the outcome beside each decision in risks and the timeline', function () {
   const fixture = useDaemonFixture();
+  // one daemon with the token for the tests that read only runs of their own; the one that
+  // restarts on its store keeps its own
+  const shared = useSharedDaemon({ authToken: token });
   let cwd = '';
   let cgroupRoot = '';
   before(function () {
@@ -68,7 +71,7 @@ describe('provd responses, and the outcome beside each decision in risks and the
   }
 
   it('says a kill was enforced on a command provd ran, and names what it killed', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const { done, cgroup } = await record(daemon, 'run-kill', '60');
     await readSecret(daemon, cgroup, new Date().toISOString());
     const recorded = await done;
@@ -138,7 +141,7 @@ describe('provd responses, and the outcome beside each decision in risks and the
   });
 
   it('says a decision on a process provd did not run is the caller to carry out, and prints none for a run without risks', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const bound = await request(daemon.url, '/v1/telemetry/bind', {
       method: 'POST',
       headers: auth,

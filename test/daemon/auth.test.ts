@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon } from '../support/daemon.js';
 import { runCli, runDaemonCli } from '../support/cli.js';
 import { request } from '../support/http.js';
 
@@ -46,6 +46,9 @@ async function ask(url: string, method: string, headers: Record<string, string>)
 
 describe('bearer auth', function () {
   const fixture = useDaemonFixture();
+  // one daemon with --auth-token for the tests that only ask it (the sweep, which posts to every
+  // path, last); a token from the environment or a file, or none, keeps a daemon of its own
+  const shared = useSharedDaemon({ authToken: token });
 
   it('accepts requests without a token when none is configured', async function () {
     const daemon = await fixture.start();
@@ -56,12 +59,12 @@ describe('bearer auth', function () {
     assert.equal(withJunk.status, 200);
   });
 
-  for (const [how, options] of [
-    ['--auth-token', { authToken: token }],
-    ['PROVD_AUTH_TOKEN', { env: { PROVD_AUTH_TOKEN: token } }],
+  for (const [how, start] of [
+    ['--auth-token', () => Promise.resolve(shared.daemon)],
+    ['PROVD_AUTH_TOKEN', () => fixture.start({ env: { PROVD_AUTH_TOKEN: token } })],
   ] as const) {
     it(`answers 401 with WWW-Authenticate: Bearer on a missing or wrong token when configured by ${how}`, async function () {
-      const daemon = await fixture.start(options);
+      const daemon = await start();
       const cases: [string, Record<string, string>, RegExp][] = [
         ['missing', {}, /^Bearer realm="provd"$/],
         ['wrong', { authorization: `Bearer ${token}x` }, /^Bearer realm="provd", error="invalid_token"$/],
@@ -85,7 +88,7 @@ describe('bearer auth', function () {
   }
 
   it('never asks for the token on live, ready and health', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     for (const path of publicPaths) {
       assert.equal((await request(daemon.url, path)).status, 200, path);
       const wrong = await request(daemon.url, path, { headers: { authorization: 'Bearer nope' } });
@@ -94,7 +97,7 @@ describe('bearer auth', function () {
   });
 
   it('checks the token before reading a request body or routing to an unserved path', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const { status } = await request(daemon.url, '/v1/telemetry/ingest', {
       method: 'POST',
       body: 'x'.repeat(1024),
@@ -102,8 +105,37 @@ describe('bearer auth', function () {
     assert.equal(status, 401);
   });
 
+  it('answers the public health endpoints without host paths unless the request carries the token', async function () {
+    const { daemon } = shared;
+    /** Every string of a body that holds an absolute path, and every `path` field, by where it is. */
+    const pathsIn = (value: unknown, where = ''): string[] => {
+      if (typeof value === 'string') return /(^|[\s(='"])\//.test(value) ? [where] : [];
+      if (value === null || typeof value !== 'object') return [];
+      return Object.entries(value).flatMap(([key, item]) =>
+        key === 'path' ? [`${where}.path`] : pathsIn(item, `${where}.${key}`),
+      );
+    };
+    for (const path of ['/v1/health', '/v1/ready']) {
+      const open = await request(daemon.url, path);
+      assert.equal(open.status, 200);
+      assert.deepEqual(pathsIn(open.body), [], `${path} without the token`);
+      assert.ok(open.body['checks'] !== undefined && open.body['status'] !== undefined, 'the statuses stay');
+      const wrong = await request(daemon.url, path, { headers: { authorization: `Bearer ${token}x` } });
+      assert.deepEqual(pathsIn(wrong.body), [], `${path} with a wrong token`);
+      const full = await request(daemon.url, path, { headers: { authorization: `Bearer ${token}` } });
+      const cgroup = full.body['checks'] as Record<string, { status: string; path?: string }>;
+      // the record cgroup names its path where this host gives recorded commands a cgroup
+      if (cgroup['record_cgroup']?.status === 'ok') assert.match(cgroup['record_cgroup'].path ?? '', /^\//);
+      assert.deepEqual(
+        Object.keys(open.body['checks'] as object),
+        Object.keys(full.body['checks'] as object),
+        'the same checks, only without their paths',
+      );
+    }
+  });
+
   it('answers 401 before any routing on every path but the health ones, and 404/405 only with the token', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const paths = documentedPaths();
     assert.ok(paths.size > 20, 'the sweep covers the whole document');
     const wrong = { authorization: `Bearer ${token}-wrong` };
@@ -138,35 +170,6 @@ describe('bearer auth', function () {
           assert.ok(![401, 404, 405].includes(answer.status), `${where} with the token: ${answer.status}`);
         }
       }
-    }
-  });
-
-  it('answers the public health endpoints without host paths unless the request carries the token', async function () {
-    const daemon = await fixture.start({ authToken: token });
-    /** Every string of a body that holds an absolute path, and every `path` field, by where it is. */
-    const pathsIn = (value: unknown, where = ''): string[] => {
-      if (typeof value === 'string') return /(^|[\s(='"])\//.test(value) ? [where] : [];
-      if (value === null || typeof value !== 'object') return [];
-      return Object.entries(value).flatMap(([key, item]) =>
-        key === 'path' ? [`${where}.path`] : pathsIn(item, `${where}.${key}`),
-      );
-    };
-    for (const path of ['/v1/health', '/v1/ready']) {
-      const open = await request(daemon.url, path);
-      assert.equal(open.status, 200);
-      assert.deepEqual(pathsIn(open.body), [], `${path} without the token`);
-      assert.ok(open.body['checks'] !== undefined && open.body['status'] !== undefined, 'the statuses stay');
-      const wrong = await request(daemon.url, path, { headers: { authorization: `Bearer ${token}x` } });
-      assert.deepEqual(pathsIn(wrong.body), [], `${path} with a wrong token`);
-      const full = await request(daemon.url, path, { headers: { authorization: `Bearer ${token}` } });
-      const cgroup = full.body['checks'] as Record<string, { status: string; path?: string }>;
-      // the record cgroup names its path where this host gives recorded commands a cgroup
-      if (cgroup['record_cgroup']?.status === 'ok') assert.match(cgroup['record_cgroup'].path ?? '', /^\//);
-      assert.deepEqual(
-        Object.keys(open.body['checks'] as object),
-        Object.keys(full.body['checks'] as object),
-        'the same checks, only without their paths',
-      );
     }
   });
 

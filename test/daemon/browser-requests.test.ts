@@ -5,7 +5,7 @@
  * store as it was; the daemon's own clients (CLI, SDKs, curl) send none of these marks and pass.
  */
 import assert from 'node:assert/strict';
-import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon, type RunningDaemon } from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { sendRaw } from '../support/raw-request.js';
 import { nativeLine } from '../support/telemetry.js';
@@ -30,6 +30,8 @@ async function send(
 }
 
 const run = 'run-page';
+/** The run the served requests bind: the forged one (`run`) stays unbound in the shared daemon. */
+const served = 'run-page-served';
 const bindBody = JSON.stringify({
   run_id: run,
   tool_call_id: 'tc',
@@ -61,9 +63,12 @@ async function storeState(daemon: RunningDaemon): Promise<unknown> {
 
 describe('requests a web page makes', function () {
   const fixture = useDaemonFixture();
+  // one daemon without a token for the tests that compare the store before and after their own
+  // requests, or only read answers; a token keeps a daemon of its own
+  const shared = useSharedDaemon();
 
   it("refuses a page's simple writes (text/plain, a form, multipart, no type) with 415, storing nothing", async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     const before = await storeState(daemon);
     const simpleTypes = [
       'text/plain;charset=UTF-8',
@@ -100,7 +105,7 @@ describe('requests a web page makes', function () {
   });
 
   it('refuses with 403 a write that carries a foreign Origin or a cross-site fetch mark, storing nothing', async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     const before = await storeState(daemon);
     const marks: Record<string, string>[] = [
       { origin: 'https://evil.example' },
@@ -123,12 +128,13 @@ describe('requests a web page makes', function () {
   });
 
   it("refuses a page's reads: an <img> of verify, a rebinding page's events and health", async function () {
-    const daemon = await fixture.start();
-    await request(daemon.url, '/v1/telemetry/bind', { method: 'POST', body: bindBody });
+    const { daemon } = shared;
+    const bound = { run_id: served, tool_call_id: 'tc', cgroup_id: '777', binding_source: 'control_plane' };
+    await request(daemon.url, '/v1/telemetry/bind', { method: 'POST', body: JSON.stringify(bound) });
     const reads = [
-      `/v1/graph/verify?run=${run}`,
-      `/v1/graph/checkpoint?run=${run}`,
-      `/v1/telemetry/events?run=${run}`,
+      `/v1/graph/verify?run=${served}`,
+      `/v1/graph/checkpoint?run=${served}`,
+      `/v1/telemetry/events?run=${served}`,
       '/v1/health',
     ];
     for (const path of reads) {
@@ -150,7 +156,7 @@ describe('requests a web page makes', function () {
   });
 
   it("serves the daemon's own clients: loopback names, its own origin, a typed URL, the body types with parameters", async function () {
-    const daemon = await fixture.start();
+    const { daemon } = shared;
     for (const host of [
       `127.0.0.1:${daemon.port}`,
       `localhost:${daemon.port}`,
@@ -168,7 +174,7 @@ describe('requests a web page makes', function () {
       { 'sec-fetch-site': 'same-origin' },
     ];
     for (const [index, mark] of own.entries()) {
-      const body = JSON.stringify({ run_id: run, tool_call_id: `tc-${index}`, cgroup_id: '777' });
+      const body = JSON.stringify({ run_id: served, tool_call_id: `tc-${index}`, cgroup_id: '777' });
       const bound = await send(
         daemon,
         'POST',
@@ -198,7 +204,8 @@ describe('requests a web page makes', function () {
   it("serves the web view's same-origin reads only at the daemon's own loopback name and port, token or not", async function () {
     const token = 'browser-view-token';
     for (const authToken of [token, undefined]) {
-      const daemon = await fixture.start(authToken === undefined ? {} : { authToken });
+      // without a token, the shared daemon; with one, a daemon of its own
+      const daemon = authToken === undefined ? shared.daemon : await fixture.start({ authToken });
       const auth: Record<string, string> =
         authToken === undefined ? {} : { authorization: `Bearer ${token}` };
       const sameOrigin = { ...auth, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' };
@@ -229,7 +236,7 @@ describe('requests a web page makes', function () {
         const answer = await send(daemon, 'GET', '/v1/runs', { ...auth, ...mark });
         assert.deepEqual([answer.status, answer.code], [403, 'forbidden'], JSON.stringify(mark));
       }
-      await daemon.stop();
+      if (authToken !== undefined) await daemon.stop();
     }
   });
 

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileDigest, queryRows, withDatabase } from '../support/duckdb.js';
-import { useDaemonFixture, useStoredDataDir, assertStopsCleanly } from '../support/daemon.js';
+import {
+  useDaemonFixture,
+  useSharedDaemon,
+  useStoredDataDir,
+  assertStopsCleanly,
+} from '../support/daemon.js';
 import { request } from '../support/http.js';
 import { applyMigrations, loadMigrations } from '../../src/store/migrations.sql.js';
 
@@ -18,48 +23,53 @@ describe('health endpoints', function () {
     freshStore.copyInto(fixture.dataDir);
   }
 
-  it('answers ok and ready on a fresh store', async function () {
-    const daemon = await fixture.start();
-    for (const path of ['/v1/health', '/v1/ready']) {
-      const { status, body } = await request(daemon.url, path);
-      assert.equal(status, 200, path);
-      assert.equal(body['schema_version'], 'provenance.daemon_health/v1');
-      assert.equal(body['status'], 'ok');
-      assert.equal(body['ready'], true);
-      assert.equal(body['coverage_status'], 'not_observed', 'nothing was captured yet');
-      const checks = body['checks'] as Record<string, Record<string, unknown>>;
-      assert.equal(checks['database']?.['status'], 'ok');
-      assert.equal(checks['schema']?.['status'], 'ok');
-      assert.equal(checks['schema']?.['format_version'], checks['schema']?.['supported_format_version']);
-      // the agents' hooks: forgeries refused, callers unplaced, writes lost after their answer
-      assert.deepEqual(checks['hooks'], {
-        status: 'ok',
-        refused_tool_call: 0,
-        refused_unbound: 0,
-        unverified: 0,
-        agent_bind_failures: 0,
-        sessions: 0,
-        sessions_evicted: 0,
-        store_failed: 0,
-        // stored alone after the batch they came in failed
-        stored_alone: 0,
-        // the sensor's exec history of hook callers (this daemon runs without the sensor)
-        exec_confirmed: 0,
-        exec_refused: 0,
-        exec_unchecked: 0,
-        exec_captured_late: 0,
-        exec_history: null,
-      });
-      assert.equal(body['queued_spool'], 0);
-      assert.equal(body['queued_spool_bytes'], 0);
-    }
-  });
+  describe('of a fresh store', function () {
+    // one daemon: liveness touches nothing, so the store stays as fresh as the daemon made it
+    const shared = useSharedDaemon();
 
-  it('answers liveness without touching the store', async function () {
-    const daemon = await fixture.start();
-    const { status, body } = await request(daemon.url, '/v1/live');
-    assert.equal(status, 200);
-    assert.deepEqual(body, { schema_version: 'provenance.daemon_liveness/v1', status: 'ok' });
+    it('answers ok and ready on a fresh store', async function () {
+      const daemon = shared.daemon;
+      for (const path of ['/v1/health', '/v1/ready']) {
+        const { status, body } = await request(daemon.url, path);
+        assert.equal(status, 200, path);
+        assert.equal(body['schema_version'], 'provenance.daemon_health/v1');
+        assert.equal(body['status'], 'ok');
+        assert.equal(body['ready'], true);
+        assert.equal(body['coverage_status'], 'not_observed', 'nothing was captured yet');
+        const checks = body['checks'] as Record<string, Record<string, unknown>>;
+        assert.equal(checks['database']?.['status'], 'ok');
+        assert.equal(checks['schema']?.['status'], 'ok');
+        assert.equal(checks['schema']?.['format_version'], checks['schema']?.['supported_format_version']);
+        // the agents' hooks: forgeries refused, callers unplaced, writes lost after their answer
+        assert.deepEqual(checks['hooks'], {
+          status: 'ok',
+          refused_tool_call: 0,
+          refused_unbound: 0,
+          unverified: 0,
+          agent_bind_failures: 0,
+          sessions: 0,
+          sessions_evicted: 0,
+          store_failed: 0,
+          // stored alone after the batch they came in failed
+          stored_alone: 0,
+          // the sensor's exec history of hook callers (this daemon runs without the sensor)
+          exec_confirmed: 0,
+          exec_refused: 0,
+          exec_unchecked: 0,
+          exec_captured_late: 0,
+          exec_history: null,
+        });
+        assert.equal(body['queued_spool'], 0);
+        assert.equal(body['queued_spool_bytes'], 0);
+      }
+    });
+
+    it('answers liveness without touching the store', async function () {
+      const daemon = shared.daemon;
+      const { status, body } = await request(daemon.url, '/v1/live');
+      assert.equal(status, 200);
+      assert.deepEqual(body, { schema_version: 'provenance.daemon_liveness/v1', status: 'ok' });
+    });
   });
 
   it('answers 200 degraded with gaps_recorded when coverage gaps are recorded', async function () {

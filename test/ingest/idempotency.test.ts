@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon } from '../support/daemon.js';
 import { request, type JsonAnswer } from '../support/http.js';
 import { bind, nativeLine, pageAll } from '../support/telemetry.js';
 
-const lines = (comm: string, count: number): string =>
-  Array.from({ length: count }, (_v, i) => nativeLine({ comm, tgid: 2000 + i })).join('\n');
+const lines = (comm: string, count: number, cgroup = '777'): string =>
+  Array.from({ length: count }, (_v, i) => nativeLine({ comm, tgid: 2000 + i, cgroup_id: cgroup })).join(
+    '\n',
+  );
 
 function post(url: string, text: string, key?: string, format = 'native'): Promise<JsonAnswer> {
   const headers: Record<string, string> = key === undefined ? {} : { 'idempotency-key': key };
@@ -13,11 +15,13 @@ function post(url: string, text: string, key?: string, format = 'native'): Promi
 
 describe('Idempotency-Key on ingest', function () {
   const daemons = useDaemonFixture();
+  // the tests that read back only their own run (its own cgroup and keys) share one daemon
+  const shared = useSharedDaemon();
 
   it('answers a resend with the first answer, says so, and stores the events once', async function () {
-    const daemon = await daemons.start();
-    await bind(daemon.url, { run_id: 'run-idem', tool_call_id: 'tc', cgroup_id: '777' });
-    const text = lines('once', 40) + '\n{"broken"';
+    const { daemon } = shared;
+    await bind(daemon.url, { run_id: 'run-idem', tool_call_id: 'tc', cgroup_id: 'cg-idem' });
+    const text = lines('once', 40, 'cg-idem') + '\n{"broken"';
     const first = await post(daemon.url, text, 'chunk-0001');
     const again = await post(daemon.url, text, 'chunk-0001');
     assert.equal(first.status, 200);
@@ -29,9 +33,9 @@ describe('Idempotency-Key on ingest', function () {
   });
 
   it('stores once when the same key and body arrive at the same time', async function () {
-    const daemon = await daemons.start();
-    await bind(daemon.url, { run_id: 'run-race', tool_call_id: 'tc', cgroup_id: '777' });
-    const text = lines('race', 30);
+    const { daemon } = shared;
+    await bind(daemon.url, { run_id: 'run-race', tool_call_id: 'tc', cgroup_id: 'cg-race' });
+    const text = lines('race', 30, 'cg-race');
     const answers = await Promise.all(Array.from({ length: 6 }, () => post(daemon.url, text, 'same-key')));
     for (const answer of answers) assert.equal(answer.status, 200);
     assert.equal(new Set(answers.map((answer) => answer.body['batch_id'])).size, 1);
@@ -40,12 +44,12 @@ describe('Idempotency-Key on ingest', function () {
   });
 
   it('refuses a key reused with another body or another format with 422, storing nothing more', async function () {
-    const daemon = await daemons.start();
-    await bind(daemon.url, { run_id: 'run-reuse', tool_call_id: 'tc', cgroup_id: '777' });
-    assert.equal((await post(daemon.url, lines('a', 5), 'k-1')).status, 200);
+    const { daemon } = shared;
+    await bind(daemon.url, { run_id: 'run-reuse', tool_call_id: 'tc', cgroup_id: 'cg-reuse' });
+    assert.equal((await post(daemon.url, lines('a', 5, 'cg-reuse'), 'k-1')).status, 200);
     for (const [text, format] of [
-      [lines('b', 5), 'native'],
-      [lines('a', 5), 'auto'],
+      [lines('b', 5, 'cg-reuse'), 'native'],
+      [lines('a', 5, 'cg-reuse'), 'auto'],
     ] as const) {
       const answer = await post(daemon.url, text, 'k-1', format);
       assert.equal(answer.status, 422, JSON.stringify(answer.body));
@@ -55,7 +59,7 @@ describe('Idempotency-Key on ingest', function () {
   });
 
   it('refuses a malformed key with 400 naming the header', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     for (const key of ['has space', 'x'.repeat(256), 'tab\tkey']) {
       const answer = await post(daemon.url, lines('k', 1), key);
       assert.equal(answer.status, 400, key);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon } from '../support/daemon.js';
 import { request, withBodyType } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 
@@ -10,9 +10,11 @@ const fixture = (name: string): string => readFileSync(join(packageRoot, 'test',
 
 describe('POST /v1/telemetry/ingest', function () {
   const daemons = useDaemonFixture();
+  // tests that read only their own answers (or counts they take before and after) share one daemon
+  const shared = useSharedDaemon();
 
   it('accepts good lines and reports each bad line by number without failing the batch', async function () {
-    const daemon = await daemons.start();
+    const daemon = shared.daemon;
     const body = [
       nativeLine(),
       '{"event_type":"execve","timestamp":"2026-01-01T00:00:01Z"', // truncated
@@ -44,7 +46,7 @@ describe('POST /v1/telemetry/ingest', function () {
   });
 
   it('ingests the sample exports of other systems with the format detected per line', async function () {
-    const daemon = await daemons.start();
+    const daemon = shared.daemon;
     const expected: Record<string, number> = {
       'falco-risk-events.jsonl': 4,
       'native-ebpf-events.jsonl': 4,
@@ -81,7 +83,7 @@ describe('POST /v1/telemetry/ingest', function () {
   });
 
   it('releases every in-flight byte once requests of any size are answered', async function () {
-    const daemon = await daemons.start();
+    const daemon = shared.daemon;
     for (const lines of [1, 100, 5000, 30_000]) {
       const body = Array.from({ length: lines }, (_, i) => nativeLine({ pid: i + 1 })).join('\n');
       assert.equal((await ingest(daemon.url, body, 'native')).status, 200);
@@ -91,7 +93,14 @@ describe('POST /v1/telemetry/ingest', function () {
   });
 
   it('counts every rejection by reason in producer health, past the 100 listed in the answer', async function () {
-    const daemon = await daemons.start();
+    const daemon = shared.daemon;
+    // the shared daemon counted the other tests' rejections: this body's are what it adds
+    const drops = async (): Promise<{ invalid: number; invalid_by_reason: Record<string, number> }> =>
+      (await request(daemon.url, '/v1/telemetry/producer-health')).body['drops'] as {
+        invalid: number;
+        invalid_by_reason: Record<string, number>;
+      };
+    const before = await drops();
     const lines = [
       ...Array.from({ length: 150 }, () => '{broken'),
       ...Array.from({ length: 20 }, () => '[]'),
@@ -101,23 +110,26 @@ describe('POST /v1/telemetry/ingest', function () {
     assert.equal(body['rejected'], 170);
     assert.equal((body['errors'] as unknown[]).length, 100);
     assert.equal(body['errors_truncated'], true);
-    const drops = (await request(daemon.url, '/v1/telemetry/producer-health')).body['drops'] as Record<
-      string,
-      unknown
-    >;
-    assert.equal(drops['invalid'], 170);
-    assert.deepEqual(drops['invalid_by_reason'], { invalid_json: 150, not_an_object: 20 });
+    const after = await drops();
+    assert.equal(after.invalid - before.invalid, 170);
+    // every reason's count grew by this body's rejections of it, and no other's
+    const added: Record<string, number> = {};
+    for (const [reason, count] of Object.entries(after.invalid_by_reason)) {
+      const grown = count - (before.invalid_by_reason[reason] ?? 0);
+      if (grown !== 0) added[reason] = grown;
+    }
+    assert.deepEqual(added, { invalid_json: 150, not_an_object: 20 });
   });
 
   it('answers 400 naming the parameter for an unknown format', async function () {
-    const daemon = await daemons.start();
+    const daemon = shared.daemon;
     const { status, body } = await ingest(daemon.url, nativeLine(), 'xml');
     assert.equal(status, 400);
     assert.match((body['error'] as { message: string }).message, /^format must be one of/);
   });
 
   it('rejects invalid UTF-8 and over-long lines and keeps the lines around them', async function () {
-    const daemon = await daemons.start();
+    const daemon = shared.daemon;
     const good = Buffer.from(nativeLine() + '\n');
     const bad = Buffer.concat([
       Buffer.from('{"event_type":"execve","comm":"'),
@@ -140,7 +152,7 @@ describe('POST /v1/telemetry/ingest', function () {
   });
 
   it('numbers error lines across a body big enough to be split between workers', async function () {
-    const daemon = await daemons.start();
+    const daemon = shared.daemon;
     const lines = Array.from({ length: 30_000 }, (_, i) => nativeLine({ pid: i + 1 }));
     lines[25_000] = '{broken';
     const { body } = await ingest(daemon.url, lines.join('\n'), 'native');

@@ -3,7 +3,13 @@ import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto'
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { assertStopsCleanly, startDaemon, useDaemonFixture, useStoredDataDir } from '../support/daemon.js';
+import {
+  assertStopsCleanly,
+  startDaemon,
+  useDaemonFixture,
+  useSharedDaemon,
+  useStoredDataDir,
+} from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
@@ -37,19 +43,23 @@ async function rewriteEnvelope(db: DuckDBConnection, edit: (envelope: Envelope) 
 
 describe('signed checkpoints', function () {
   const fixture = useDaemonFixture();
+  // one daemon for the tests that read only the checkpoints of a run of their own (and cgroup)
+  const shared = useSharedDaemon();
 
-  async function storeRun(url: string): Promise<void> {
-    await bind(url, { run_id: run, tool_call_id: 'tc', cgroup_id: '777' });
-    assert.equal(
-      (await ingest(url, [nativeLine({ comm: 'a' }), nativeLine({ comm: 'b' })].join('\n'), 'native')).status,
-      200,
-    );
+  async function storeRun(url: string, runId = run, cgroup = '777'): Promise<void> {
+    await bind(url, { run_id: runId, tool_call_id: 'tc', cgroup_id: cgroup });
+    const lines = [
+      nativeLine({ comm: 'a', cgroup_id: cgroup }),
+      nativeLine({ comm: 'b', cgroup_id: cgroup }),
+    ];
+    assert.equal((await ingest(url, lines.join('\n'), 'native')).status, 200);
   }
 
   it('verifies with node:crypto alone, from the served key and envelope, and covers the run head', async function () {
-    const daemon = await fixture.start();
-    await storeRun(daemon.url);
-    const checkpoint = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
+    const { daemon } = shared;
+    const ownRun = 'run-cp-verified';
+    await storeRun(daemon.url, ownRun, '781');
+    const checkpoint = (await request(daemon.url, `/v1/graph/checkpoint?run=${ownRun}`)).body;
     const keys = (await request(daemon.url, '/v1/graph/keys')).body['keys'] as Record<string, unknown>[];
     const envelope = checkpoint['envelope'] as Envelope;
     const signature = envelope.signatures[0]!;
@@ -72,10 +82,10 @@ describe('signed checkpoints', function () {
       payload: Record<string, unknown>;
     };
     assert.equal(body.kind, 'checkpoint');
-    assert.equal(body.run_id, run);
+    assert.equal(body.run_id, ownRun);
     assert.deepEqual(body.payload['counts'], { context_objects: 1, event_batches: 1, events: 2 });
 
-    const mode = statSync(join(fixture.dataDir, 'signing-key.pem')).mode & 0o777;
+    const mode = statSync(join(daemon.dataDir, 'signing-key.pem')).mode & 0o777;
     assert.equal(mode, 0o600, 'the private key is readable by its owner only');
     const unknown = await request(daemon.url, '/v1/graph/checkpoint?run=nope');
     assert.equal(unknown.status, 404);
@@ -113,13 +123,17 @@ describe('signed checkpoints', function () {
   });
 
   it('writes no checkpoint for a read: verify and checkpoint wait for the sealing round, at most one a second', async function () {
-    const daemon = await fixture.start();
-    await storeRun(daemon.url);
+    const { daemon } = shared;
+    const run = 'run-cp-reads';
+    await storeRun(daemon.url, run, '782');
     const first = (await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).body;
     const rounds = 5;
     const started = performance.now();
     for (let i = 0; i < rounds; i++) {
-      assert.equal((await ingest(daemon.url, nativeLine({ comm: `r${i}` }), 'native')).status, 200);
+      assert.equal(
+        (await ingest(daemon.url, nativeLine({ comm: `r${i}`, cgroup_id: '782' }), 'native')).status,
+        200,
+      );
       const verified = (await request(daemon.url, `/v1/graph/verify?run=${run}`)).body;
       assert.equal(verified['status'], 'ok', JSON.stringify(verified));
       assert.equal(verified['warning_count'], 0, 'the event just committed is sealed, not pending');

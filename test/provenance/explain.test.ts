@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import {
+  assertStopsCleanly,
+  useDaemonFixture,
+  useSharedDaemon,
+  type RunningDaemon,
+} from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
@@ -32,6 +37,10 @@ function shape(body: Record<string, unknown>): string[] {
 
 describe('GET /v1/graph/explain', function () {
   const fixture = useDaemonFixture();
+  // one daemon for the tests that store a run of their own (run-3, run-r, an unbound cgroup 999)
+  // and explain only what they stored; those that grow run-e, or read the store after a stop,
+  // keep their own
+  const shared = useSharedDaemon({ authToken: token });
   let daemon: RunningDaemon;
   let fileEventId = '';
 
@@ -251,7 +260,7 @@ describe('GET /v1/graph/explain', function () {
   });
 
   it('follows a lineage of three processes once the rollup holds them all, and stops at a parent the run never saw', async function () {
-    daemon = await fixture.start({ authToken: token });
+    daemon = shared.daemon;
     await request(daemon.url, '/v1/telemetry/bind', {
       method: 'POST',
       headers: auth,
@@ -404,7 +413,7 @@ describe('GET /v1/graph/explain', function () {
   });
 
   it('explains a recorded artifact and file effect through their tool call', async function () {
-    daemon = await fixture.start({ authToken: token });
+    daemon = shared.daemon;
     const work = mkdtempSync(join(tmpdir(), 'provd-explain-'));
     try {
       const recorded = await request(daemon.url, '/v1/record', {
@@ -446,7 +455,7 @@ describe('GET /v1/graph/explain', function () {
   });
 
   it('stops the path of an event no binding claimed, and says why', async function () {
-    daemon = await fixture.start({ authToken: token });
+    daemon = shared.daemon;
     await ingest(nativeLine({ cgroup_id: '999', pid: 50, tgid: 50 }));
     const process = await explain(daemon, 'process=50');
     assert.equal(process.status, 200);

@@ -86,7 +86,7 @@ describe('POST /v1/record and provd record', function () {
   }
 
   it('runs the command and stores its exit status, output artifacts and the files it created, changed and deleted', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     writeFileSync(join(work, 'keep.txt'), 'same\n');
     writeFileSync(join(work, 'change.txt'), 'old\n');
     writeFileSync(join(work, 'gone.txt'), 'bye\n');
@@ -276,7 +276,7 @@ describe('POST /v1/record and provd record', function () {
   });
 
   it('refuses bad bodies naming the field, a tool call its run holds, and records a program that is not there as an error', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const bad: [unknown, RegExp][] = [
       ['{"command":', /JSON/],
       [[], /object/],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { assertErrors, bindCall, contextToken, getOk, pageThrough, recordCall } from '../support/context.js';
-import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon, type RunningDaemon } from '../support/daemon.js';
 import { withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 import { nativeLine } from '../support/telemetry.js';
@@ -61,70 +61,6 @@ describe('GET /api/search/sources (where a text appears in the evidence)', funct
     ]);
   }
 
-  it('finds a text in tool calls, then in the paths, targets, argv, destinations and DNS names of events', async function () {
-    const daemon = await fixture.start({ authToken: contextToken });
-    await fillStore(daemon);
-    const all = (await pageThrough(
-      daemon,
-      '/api/search/sources?q=example.com',
-      'matches',
-    )) as unknown as Match[];
-    assert.deepEqual(
-      all.map((match) => [match.kind, match.run_id, match.type ?? null, match.field, match.evidence_level]),
-      [
-        ['tool_call', 'run-s', null, 'args', 'context_asserted'],
-        ['event', 'run-s', 'dns_query', 'query', 'kernel_correlated'],
-        ['event', 'run-s', 'file_open', 'path', 'kernel_correlated'],
-        ['event', 'run-s', 'file_rename', 'new_path', 'kernel_correlated'],
-        ['event', 'run-s', 'file_open', 'path', 'kernel_correlated'],
-        ['event', 'run-t', 'file_open', 'path', 'kernel_correlated'],
-        ['event', null, 'file_open', 'path', 'uncorrelated'],
-      ],
-    );
-    assert.deepEqual(
-      all.map((match) => match.source),
-      ['record', ...Array<string>(6).fill('native_jsonl')],
-    );
-    const cut = all[4]!.value;
-    assert.ok(
-      cut.length <= 256 && cut.startsWith('…') && cut.endsWith('…') && cut.includes('/example.com/'),
-      cut,
-    );
-    // ids are the events' own: each one-by-one page holds the same matches
-    const events = await getOk(daemon, '/v1/telemetry/events?run=run-s');
-    const ids = new Set((events['events'] as { id: string }[]).map((event) => event.id));
-    for (const match of all.slice(1, 5)) assert.ok(ids.has(match.id), match.id);
-    const paged = await pageThrough(daemon, '/api/search/sources?q=example.com&limit=1', 'matches');
-    assert.deepEqual(paged, all);
-    const inRun = (await pageThrough(
-      daemon,
-      '/api/search/sources?q=example.com&run=run-t',
-      'matches',
-    )) as unknown as Match[];
-    assert.deepEqual(
-      inRun.map((match) => [match.run_id, match.value]),
-      [['run-t', '/srv/example.com/t']],
-    );
-    const argv = (await getOk(daemon, '/api/search/sources?q=169.254'))['matches'] as Match[];
-    assert.deepEqual(
-      argv.map((match) => [match.field, match.value]),
-      [['argv', 'http://169.254.169.254/x']],
-    );
-    const destination = (await getOk(daemon, '/api/search/sources?q=10.0.0.'))['matches'] as Match[];
-    assert.deepEqual(
-      destination.map((match) => [match.type, match.field, match.value]),
-      [['private_cidr', 'dst_ip', '10.0.0.5']],
-    );
-    const quoted = (await getOk(daemon, `/api/search/sources?q=${encodeURIComponent('we"ird\\n')}`))[
-      'matches'
-    ] as Match[];
-    assert.deepEqual(
-      quoted.map((match) => match.value),
-      ['/tmp/we"ird\\name'],
-    );
-    assert.deepEqual((await getOk(daemon, '/api/search/sources?q=EXAMPLE.COM'))['matches'], []);
-  });
-
   it('searches one window of positions per page, and says how far it got, until it reaches the end', async function () {
     let daemon = await fixture.start({ authToken: contextToken });
     await bindCall(daemon, { run_id: 'run-w', tool_call_id: 'tc', cgroup_id: '777' });
@@ -165,21 +101,91 @@ describe('GET /api/search/sources (where a text appears in the evidence)', funct
     assert.ok(scans.every((scan) => scan.window === 262144 && scan.end > 600000));
   });
 
-  it('refuses a missing or malformed text, an unknown run and a cursor of another search', async function () {
-    const daemon = await fixture.start({ authToken: contextToken });
-    await fillStore(daemon);
-    const first = await getOk(daemon, '/api/search/sources?q=example.com&limit=1');
-    const cursor = String(first['next_cursor']);
-    await assertErrors(daemon, [
-      ['/api/search/sources', 400, 'invalid_argument'],
-      ['/api/search/sources?q=', 400, 'invalid_argument'],
-      ['/api/search/sources?q=a%01b', 400, 'invalid_argument'],
-      [`/api/search/sources?q=${'x'.repeat(257)}`, 400, 'invalid_argument'],
-      ['/api/search/sources?q=a&limit=1001', 400, 'invalid_argument'],
-      ['/api/search/sources?q=a&run=nope', 404, 'run_not_found'],
-      ['/api/search/sources?q=a&cursor=%%%', 400, 'invalid_cursor'],
-      [`/api/search/sources?q=example&cursor=${cursor}`, 400, 'invalid_cursor'],
-      [`/api/search/sources?q=example.com&run=run-s&cursor=${cursor}`, 400, 'invalid_cursor'],
-    ]);
+  describe('of one store filled once', function () {
+    // both tests only search the same store: one daemon, filled once before them
+    const shared = useSharedDaemon({ authToken: contextToken });
+    before(async function () {
+      await fillStore(shared.daemon);
+    });
+
+    it('finds a text in tool calls, then in the paths, targets, argv, destinations and DNS names of events', async function () {
+      const { daemon } = shared;
+      const all = (await pageThrough(
+        daemon,
+        '/api/search/sources?q=example.com',
+        'matches',
+      )) as unknown as Match[];
+      assert.deepEqual(
+        all.map((match) => [match.kind, match.run_id, match.type ?? null, match.field, match.evidence_level]),
+        [
+          ['tool_call', 'run-s', null, 'args', 'context_asserted'],
+          ['event', 'run-s', 'dns_query', 'query', 'kernel_correlated'],
+          ['event', 'run-s', 'file_open', 'path', 'kernel_correlated'],
+          ['event', 'run-s', 'file_rename', 'new_path', 'kernel_correlated'],
+          ['event', 'run-s', 'file_open', 'path', 'kernel_correlated'],
+          ['event', 'run-t', 'file_open', 'path', 'kernel_correlated'],
+          ['event', null, 'file_open', 'path', 'uncorrelated'],
+        ],
+      );
+      assert.deepEqual(
+        all.map((match) => match.source),
+        ['record', ...Array<string>(6).fill('native_jsonl')],
+      );
+      const cut = all[4]!.value;
+      assert.ok(
+        cut.length <= 256 && cut.startsWith('…') && cut.endsWith('…') && cut.includes('/example.com/'),
+        cut,
+      );
+      // ids are the events' own: each one-by-one page holds the same matches
+      const events = await getOk(daemon, '/v1/telemetry/events?run=run-s');
+      const ids = new Set((events['events'] as { id: string }[]).map((event) => event.id));
+      for (const match of all.slice(1, 5)) assert.ok(ids.has(match.id), match.id);
+      const paged = await pageThrough(daemon, '/api/search/sources?q=example.com&limit=1', 'matches');
+      assert.deepEqual(paged, all);
+      const inRun = (await pageThrough(
+        daemon,
+        '/api/search/sources?q=example.com&run=run-t',
+        'matches',
+      )) as unknown as Match[];
+      assert.deepEqual(
+        inRun.map((match) => [match.run_id, match.value]),
+        [['run-t', '/srv/example.com/t']],
+      );
+      const argv = (await getOk(daemon, '/api/search/sources?q=169.254'))['matches'] as Match[];
+      assert.deepEqual(
+        argv.map((match) => [match.field, match.value]),
+        [['argv', 'http://169.254.169.254/x']],
+      );
+      const destination = (await getOk(daemon, '/api/search/sources?q=10.0.0.'))['matches'] as Match[];
+      assert.deepEqual(
+        destination.map((match) => [match.type, match.field, match.value]),
+        [['private_cidr', 'dst_ip', '10.0.0.5']],
+      );
+      const quoted = (await getOk(daemon, `/api/search/sources?q=${encodeURIComponent('we"ird\\n')}`))[
+        'matches'
+      ] as Match[];
+      assert.deepEqual(
+        quoted.map((match) => match.value),
+        ['/tmp/we"ird\\name'],
+      );
+      assert.deepEqual((await getOk(daemon, '/api/search/sources?q=EXAMPLE.COM'))['matches'], []);
+    });
+
+    it('refuses a missing or malformed text, an unknown run and a cursor of another search', async function () {
+      const { daemon } = shared;
+      const first = await getOk(daemon, '/api/search/sources?q=example.com&limit=1');
+      const cursor = String(first['next_cursor']);
+      await assertErrors(daemon, [
+        ['/api/search/sources', 400, 'invalid_argument'],
+        ['/api/search/sources?q=', 400, 'invalid_argument'],
+        ['/api/search/sources?q=a%01b', 400, 'invalid_argument'],
+        [`/api/search/sources?q=${'x'.repeat(257)}`, 400, 'invalid_argument'],
+        ['/api/search/sources?q=a&limit=1001', 400, 'invalid_argument'],
+        ['/api/search/sources?q=a&run=nope', 404, 'run_not_found'],
+        ['/api/search/sources?q=a&cursor=%%%', 400, 'invalid_cursor'],
+        [`/api/search/sources?q=example&cursor=${cursor}`, 400, 'invalid_cursor'],
+        [`/api/search/sources?q=example.com&run=run-s&cursor=${cursor}`, 400, 'invalid_cursor'],
+      ]);
+    });
   });
 });

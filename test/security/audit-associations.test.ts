@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { assertStopsCleanly, useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import {
+  assertStopsCleanly,
+  useDaemonFixture,
+  useSharedDaemon,
+  type RunningDaemon,
+} from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { assertErrors, pageItems, request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
@@ -50,66 +55,72 @@ describe('audit associations (GET /v1/telemetry/audit-associations, /api/audit/a
       assert.equal((await request(daemon.url, `/v1/graph/checkpoint?run=${run}`)).status, 200);
   }
 
-  it('ties each decision of a run to its event, risk, response, tool call, binding and sealed batch', async function () {
-    const daemon = await fixture.start();
-    await storeRuns(daemon);
-    const events = await pageAll(daemon.url, 'run=run-a');
-    const associations = await associationsOf(daemon, '/v1/telemetry/audit-associations', 'run=run-a', 2);
-    assert.deepEqual(
-      associations.map((a) => [
-        a.policy_decision.rule_id,
-        a.event.type,
-        a.response.action,
-        a.response.status,
-      ]),
-      [
-        ['ptrace', 'ptrace', 'quarantine', 'recommended'],
-        ['secret_path', 'secret_path', 'kill', 'recommended'],
-        ['private_cidr', 'private_cidr', 'deny', 'recommended'],
-      ],
-    );
-    const byId = new Map(events.map((event) => [event['id'] as string, event]));
-    for (const association of associations) {
-      const event = byId.get(association.event.event_id)!;
-      assert.equal(association.run_id, 'run-a');
-      assert.equal(association.association_id, `association_${event['id'] as string}`);
-      assert.equal(association.risk_id, `risk_${event['id'] as string}`);
-      assert.equal(association.response.response_id, `response_${event['id'] as string}`);
-      assert.deepEqual(
-        [association.event.hash, association.event.hash_at_decision, association.event.unchanged],
-        [event['hash'], event['hash'], true],
-      );
-      // a tool call only bound, never recorded, has no object of its own
-      assert.deepEqual(association.tool_call, { tool_call_id: 'tc-a', object_hash: null });
-      assert.equal(association.binding?.binding_id, event['binding_id']);
-      assert.match(association.binding?.object_hash ?? '', /^sha256:[0-9a-f]{64}$/);
-      assert.match(association.event_batch?.object_hash ?? '', /^sha256:[0-9a-f]{64}$/);
-    }
-  });
+  describe('of two runs stored once', function () {
+    // both tests only read the same two runs: one daemon, the runs stored before them
+    const shared = useSharedDaemon();
+    before(async function () {
+      await storeRuns(shared.daemon);
+    });
 
-  it('lists every run in event order without `run`, the same under /api/audit/associations', async function () {
-    const daemon = await fixture.start();
-    await storeRuns(daemon);
-    const all = await associationsOf(daemon, '/v1/telemetry/audit-associations', 'x=1', 4);
-    assert.deepEqual(
-      all.map((a) => a.run_id),
-      ['run-a', 'run-a', 'run-a', 'run-b', 'run-b', 'run-b'],
-    );
-    const alias = await associationsOf(daemon, '/api/audit/associations', 'x=1', 4);
-    assert.deepEqual(alias, all);
-    const page = await request(daemon.url, '/api/audit/associations?run=run-b');
-    assert.equal(page.body['schema_version'], 'provenance.audit_associations/v1');
-    assert.equal(page.body['run_id'], 'run-b');
-    const first = await request(daemon.url, '/v1/telemetry/audit-associations?limit=1');
-    const cursor = first.body['next_cursor'] as string;
-    const cases: [string, number, string][] = [
-      ['/v1/telemetry/audit-associations?run=nope', 404, 'run_not_found'],
-      ['/v1/telemetry/audit-associations?run=', 400, 'invalid_argument'],
-      ['/v1/telemetry/audit-associations?limit=x', 400, 'invalid_argument'],
-      ['/api/audit/associations?cursor=%%%', 400, 'invalid_cursor'],
-      [`/v1/telemetry/audit-associations?run=run-a&cursor=${cursor}`, 400, 'invalid_cursor'],
-    ];
-    await assertErrors(daemon.url, cases);
+    it('ties each decision of a run to its event, risk, response, tool call, binding and sealed batch', async function () {
+      const { daemon } = shared;
+      const events = await pageAll(daemon.url, 'run=run-a');
+      const associations = await associationsOf(daemon, '/v1/telemetry/audit-associations', 'run=run-a', 2);
+      assert.deepEqual(
+        associations.map((a) => [
+          a.policy_decision.rule_id,
+          a.event.type,
+          a.response.action,
+          a.response.status,
+        ]),
+        [
+          ['ptrace', 'ptrace', 'quarantine', 'recommended'],
+          ['secret_path', 'secret_path', 'kill', 'recommended'],
+          ['private_cidr', 'private_cidr', 'deny', 'recommended'],
+        ],
+      );
+      const byId = new Map(events.map((event) => [event['id'] as string, event]));
+      for (const association of associations) {
+        const event = byId.get(association.event.event_id)!;
+        assert.equal(association.run_id, 'run-a');
+        assert.equal(association.association_id, `association_${event['id'] as string}`);
+        assert.equal(association.risk_id, `risk_${event['id'] as string}`);
+        assert.equal(association.response.response_id, `response_${event['id'] as string}`);
+        assert.deepEqual(
+          [association.event.hash, association.event.hash_at_decision, association.event.unchanged],
+          [event['hash'], event['hash'], true],
+        );
+        // a tool call only bound, never recorded, has no object of its own
+        assert.deepEqual(association.tool_call, { tool_call_id: 'tc-a', object_hash: null });
+        assert.equal(association.binding?.binding_id, event['binding_id']);
+        assert.match(association.binding?.object_hash ?? '', /^sha256:[0-9a-f]{64}$/);
+        assert.match(association.event_batch?.object_hash ?? '', /^sha256:[0-9a-f]{64}$/);
+      }
+    });
+
+    it('lists every run in event order without `run`, the same under /api/audit/associations', async function () {
+      const { daemon } = shared;
+      const all = await associationsOf(daemon, '/v1/telemetry/audit-associations', 'x=1', 4);
+      assert.deepEqual(
+        all.map((a) => a.run_id),
+        ['run-a', 'run-a', 'run-a', 'run-b', 'run-b', 'run-b'],
+      );
+      const alias = await associationsOf(daemon, '/api/audit/associations', 'x=1', 4);
+      assert.deepEqual(alias, all);
+      const page = await request(daemon.url, '/api/audit/associations?run=run-b');
+      assert.equal(page.body['schema_version'], 'provenance.audit_associations/v1');
+      assert.equal(page.body['run_id'], 'run-b');
+      const first = await request(daemon.url, '/v1/telemetry/audit-associations?limit=1');
+      const cursor = first.body['next_cursor'] as string;
+      const cases: [string, number, string][] = [
+        ['/v1/telemetry/audit-associations?run=nope', 404, 'run_not_found'],
+        ['/v1/telemetry/audit-associations?run=', 400, 'invalid_argument'],
+        ['/v1/telemetry/audit-associations?limit=x', 400, 'invalid_argument'],
+        ['/api/audit/associations?cursor=%%%', 400, 'invalid_cursor'],
+        [`/v1/telemetry/audit-associations?run=run-a&cursor=${cursor}`, 400, 'invalid_cursor'],
+      ];
+      await assertErrors(daemon.url, cases);
+    });
   });
 
   describe('verify checks the policy links', function () {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDaemonCli } from '../support/cli.js';
-import { useDaemonFixture } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon } from '../support/daemon.js';
 import { queryRows, withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 
@@ -28,6 +28,8 @@ function rowCounts(db: string): Promise<Record<string, number>> {
 
 describe('POST /v1/security/evaluate (the policy preflight)', function () {
   const fixture = useDaemonFixture();
+  // one daemon with the token and the built-in policy for the tests that only ask it
+  const shared = useSharedDaemon({ authToken: token });
   let work = '';
   before(function () {
     work = mkdtempSync(join(tmpdir(), 'provd-gate-'));
@@ -85,7 +87,7 @@ describe('POST /v1/security/evaluate (the policy preflight)', function () {
   });
 
   it('refuses a body it cannot evaluate, naming the field, and asks for the token', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const cases: [unknown, RegExp][] = [
       ['{"event_type": ', /body: not valid JSON/],
       [[], /must be a JSON object/],
@@ -152,7 +154,7 @@ describe('POST /v1/security/evaluate (the policy preflight)', function () {
   });
 
   it('judges an execve by every program, path and host its command line names', async function () {
-    const daemon = await fixture.start({ authToken: token });
+    const { daemon } = shared;
     const judged = async (body: unknown): Promise<unknown[]> => {
       const answer = await evaluate(daemon.url, body);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));

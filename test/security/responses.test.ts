@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeRecordCgroupRoot } from '../../src/provenance/record/cgroup-root.js';
-import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon, type RunningDaemon } from '../support/daemon.js';
 import { assertErrors, pageItems, request, type JsonAnswer } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
 import { recordCgroupId } from '../support/record-cgroup.js';
@@ -45,6 +45,8 @@ function ingestNative(daemon: RunningDaemon, lines: readonly string[]): Promise<
 
 describe('GET /v1/security/responses (what provd did or recommends for each risk)', function () {
   const daemons = useDaemonFixture();
+  // one daemon with the token for the commands it runs and kills, each in a run of its own
+  const shared = useSharedDaemon({ authToken: token });
   let empty = '';
   before(function () {
     empty = mkdtempSync(join(tmpdir(), 'provd-responses-cwd-'));
@@ -168,7 +170,7 @@ describe('GET /v1/security/responses (what provd did or recommends for each risk
   }
 
   it('kills a command it runs as soon as the policy decides kill on an event of its cgroup, and records it', async function () {
-    const daemon = await daemons.start({ authToken: token });
+    const { daemon } = shared;
     const { recording, cgroup } = await recordSleep(this, daemon, 'run-k', '60');
     // another sensor saw the command read a secret: its event claims the command's cgroup
     const lines = [
@@ -215,7 +217,7 @@ describe('GET /v1/security/responses (what provd did or recommends for each risk
   });
 
   it('says a kill decision came too late when the command it ran had already ended', async function () {
-    const daemon = await daemons.start({ authToken: token });
+    const { daemon } = shared;
     const { recording, cgroup } = await recordSleep(this, daemon, 'run-late', '0.5');
     const started = now();
     const recorded = await recording;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/shared/package-root.js';
-import { useDaemonFixture, type RunningDaemon } from '../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon, type RunningDaemon } from '../support/daemon.js';
 import { assertErrors, pageItems, request } from '../support/http.js';
 import { bind, ingest, nativeLine, pageAll } from '../support/telemetry.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -32,6 +32,9 @@ function risksOf(daemon: RunningDaemon, run: string, limit = 100): Promise<Risk[
 
 describe('GET /v1/security/risks (the policy judging every stored event)', function () {
   const daemons = useDaemonFixture();
+  // one daemon with the default policy for the tests that read only their own runs (cgroups and
+  // containers of their own); a rules file of a test's own keeps a daemon of its own
+  const shared = useSharedDaemon();
   const work = useTempDir('provd-risks-');
 
   /** A daemon judging by a rules file of `rules`, with run `run` bound to cgroup 777. */
@@ -49,7 +52,7 @@ describe('GET /v1/security/risks (the policy judging every stored event)', funct
   }
 
   it("turns each non-allow decision on a run's native events into a risk, with the event as evidence", async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await bind(daemon.url, {
       run_id: 'run-native',
       tool_call_id: 'tc-1',
@@ -96,7 +99,7 @@ describe('GET /v1/security/risks (the policy judging every stored event)', funct
   });
 
   it('lists the risks of events that waited in the spool, once a binding claims them', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await ingest(daemon.url, `${nativeLine({ event_type: 'ptrace', cgroup_id: '900' })}\n`, 'native');
     await bind(daemon.url, {
       run_id: 'run-late',
@@ -111,7 +114,7 @@ describe('GET /v1/security/risks (the policy judging every stored event)', funct
   });
 
   it('judges Falco and Tetragon events as they arrive from those producers', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await bind(daemon.url, {
       run_id: 'run-falco',
       tool_call_id: 'tc-snake',
@@ -207,22 +210,22 @@ describe('GET /v1/security/risks (the policy judging every stored event)', funct
   });
 
   it('refuses a missing or unknown run and a cursor that is not its own', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await bind(daemon.url, {
       run_id: 'run-a',
       tool_call_id: 'tc',
-      cgroup_id: '777',
+      cgroup_id: '787',
       started_at: '2026-01-01T00:00:00Z',
     });
     await bind(daemon.url, {
       run_id: 'run-b',
       tool_call_id: 'tc',
-      cgroup_id: '778',
+      cgroup_id: '788',
       started_at: '2026-01-01T00:00:00Z',
     });
     await ingest(
       daemon.url,
-      [1, 2, 3].map(() => `${nativeLine({ event_type: 'ptrace' })}\n`).join(''),
+      [1, 2, 3].map(() => `${nativeLine({ event_type: 'ptrace', cgroup_id: '787' })}\n`).join(''),
       'native',
     );
     const first = await request(daemon.url, '/v1/security/risks?run=run-a&limit=1');

@@ -297,7 +297,7 @@ describe('telemetry queries', function () {
   });
 
   it('marks an ai_asserted binding context_asserted with its lower confidence', async function () {
-    const daemon = await daemons.start();
+    const { daemon } = shared;
     await bind(daemon.url, {
       run_id: 'run-ai',
       tool_call_id: 'tc',

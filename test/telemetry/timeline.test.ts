@@ -3,14 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeCursor, filterDigest } from '../../src/model/cursor.js';
-import { assertStopsCleanly, useDaemonFixture } from '../support/daemon.js';
+import { assertStopsCleanly, useDaemonFixture, useSharedDaemon } from '../support/daemon.js';
 import { withDatabase } from '../support/duckdb.js';
 import { request } from '../support/http.js';
 import { bind, ingest, nativeLine } from '../support/telemetry.js';
 
 type Json = Record<string, unknown>;
 
-const run = 'run-tl';
 const seconds = (ms: number, offset: number): string => new Date(ms + offset * 1000).toISOString();
 /** An RFC 3339 text with a fraction as answers write it: nine digits. */
 const nanos = (text: string): string =>
@@ -24,7 +23,7 @@ async function timeline(url: string, query: string, headers: Record<string, stri
 }
 
 /** Every entry of the table view, page by page. */
-async function pageAll(url: string, limit: number): Promise<Json[]> {
+async function pageAll(url: string, run: string, limit: number): Promise<Json[]> {
   const entries: Json[] = [];
   let cursor: string | null = null;
   do {
@@ -93,9 +92,12 @@ function assertConserved(node: Json): void {
 
 describe('GET /v1/timeline', function () {
   const fixture = useDaemonFixture();
+  // tests that read back only their own run (and cgroups) share one daemon
+  const shared = useSharedDaemon();
 
   it('merges bindings, events and an asserted tool call in time order, and pages through each once', async function () {
-    const daemon = await fixture.start();
+    const daemon = shared.daemon;
+    const run = 'run-tl-merge';
     const recorded = await request(daemon.url, '/v1/record', {
       method: 'POST',
       body: JSON.stringify({
@@ -191,7 +193,7 @@ describe('GET /v1/timeline', function () {
     const ids = entries.map((entry) => entry['id']);
     for (const limit of [1, 2, 4, 5]) {
       assert.deepEqual(
-        (await pageAll(daemon.url, limit)).map((entry) => entry['id']),
+        (await pageAll(daemon.url, run, limit)).map((entry) => entry['id']),
         ids,
         `limit ${limit}`,
       );
@@ -199,7 +201,8 @@ describe('GET /v1/timeline', function () {
   });
 
   it('pages through entries of one source at one instant in the order of their ties, each once', async function () {
-    const daemon = await fixture.start();
+    const daemon = shared.daemon;
+    const run = 'run-tl-ties';
     const at = '2026-01-01T00:00:00Z';
     const ids: string[] = [];
     for (const cgroup of ['701', '702', '703'])
@@ -216,7 +219,7 @@ describe('GET /v1/timeline', function () {
         ),
       );
     // one entry a page: each page's cursor names the tie the next one starts after
-    const entries = await pageAll(daemon.url, 1);
+    const entries = await pageAll(daemon.url, run, 1);
     assert.deepEqual(
       entries.map((entry) => entry['id']),
       [...ids].sort(),
@@ -227,6 +230,7 @@ describe('GET /v1/timeline', function () {
     const token = 'timeline-token';
     const auth = { authorization: `Bearer ${token}` };
     const daemon = await fixture.start({ authToken: token });
+    const run = 'run-tl';
     const work = mkdtempSync(join(tmpdir(), 'provd-timeline-'));
     let recorded: Json;
     try {
@@ -272,10 +276,12 @@ describe('GET /v1/timeline', function () {
   });
 
   it('refuses a bad limit, view or cursor, paging parameters with the tree, and an unknown run', async function () {
-    const daemon = await fixture.start();
-    await bind(daemon.url, { run_id: run, tool_call_id: 'tc-1', cgroup_id: '777' });
-    await bind(daemon.url, { run_id: run, tool_call_id: 'tc-2', cgroup_id: '778' });
-    await bind(daemon.url, { run_id: 'run-other', tool_call_id: 'tc-1', cgroup_id: '779' });
+    const daemon = shared.daemon;
+    const run = 'run-tl-refused';
+    const other = 'run-tl-other';
+    await bind(daemon.url, { run_id: run, tool_call_id: 'tc-1', cgroup_id: '787' });
+    await bind(daemon.url, { run_id: run, tool_call_id: 'tc-2', cgroup_id: '788' });
+    await bind(daemon.url, { run_id: other, tool_call_id: 'tc-1', cgroup_id: '789' });
     for (const limit of ['0', '1001', '1.5', 'ten']) {
       const error = await refused(daemon.url, `run=${run}&limit=${limit}`, 400);
       assert.equal(error.code, 'invalid_argument');
@@ -297,13 +303,13 @@ describe('GET /v1/timeline', function () {
       JSON.parse(Buffer.from(String(first['next_cursor']), 'base64url').toString()) as { v: number }
     ).v;
     const digest = filterDigest(['timeline', run, 'table']);
-    const events = await request(daemon.url, `/v1/telemetry/events?run=run-other&limit=1`);
+    const events = await request(daemon.url, `/v1/telemetry/events?run=${other}&limit=1`);
     assert.equal(events.status, 200);
     const cursors = [
       'not!base64',
       'eyJ2IjoxfQ',
       encodeCursor(format, filterDigest(['events', run, null]), ['0']),
-      encodeCursor(format, filterDigest(['timeline', 'run-other', 'table']), ['0', '1', 'bnd_x']),
+      encodeCursor(format, filterDigest(['timeline', other, 'table']), ['0', '1', 'bnd_x']),
       encodeCursor(format + 1, digest, ['0', '1', 'bnd_x']),
       encodeCursor(format, digest, ['0', '9', 'x']), // no source has rank 9
       encodeCursor(format, digest, ['0', '2', 'x']), // an event's tie is its position, an integer
@@ -324,6 +330,7 @@ describe('GET /v1/timeline', function () {
 
   it('answers the causality tree with counts, bounds and what the bounds cut', async function () {
     const daemon = await fixture.start();
+    const run = 'run-tl';
     const recorded = await request(daemon.url, '/v1/record', {
       method: 'POST',
       body: JSON.stringify({ run_id: run, tool_call_id: 'tc-asserted', command: 'make', execute: false }),
@@ -455,7 +462,8 @@ describe('GET /v1/timeline', function () {
   });
 
   it('shows the records of the tool calls it lists when the run has more recorded ones than it lists', async function () {
-    const daemon = await fixture.start();
+    const daemon = shared.daemon;
+    const run = 'run-tl-records';
     // more than the tree lists (50): the records of the shown ones are then read for them alone
     const records: Json[] = [];
     for (let k = 0; k < 52; k++) {
@@ -486,6 +494,7 @@ describe('GET /v1/timeline', function () {
 
   it('lists the same first events after upgrading a store from before the rollup kept them as JSON', async function () {
     const daemon = await fixture.start();
+    const run = 'run-tl';
     const now = Date.now();
     await bind(daemon.url, {
       run_id: run,
@@ -528,6 +537,11 @@ describe('GET /v1/timeline', function () {
       await db.run('DROP TABLE host_chain');
       // 017
       await db.run('ALTER TABLE events DROP COLUMN loader_locale');
+      // 018
+      await db.run('DROP TABLE otlp_cursor');
+      await db.run('DROP TABLE otlp_tool_calls');
+      // 019
+      await db.run('ALTER TABLE events DROP COLUMN login_uid');
       await db.run('DELETE FROM store_format WHERE version >= 8');
     });
     const upgraded = await fixture.start();
@@ -542,6 +556,7 @@ describe('GET /v1/timeline', function () {
 
   it('folds events a late binding claims from the spool into their processes exactly, earlier ones first', async function () {
     const daemon = await fixture.start();
+    const run = 'run-tl';
     const now = Date.now();
     const at = (offset: number): string => seconds(now, offset);
     await bind(daemon.url, { run_id: run, tool_call_id: 'tc-1', cgroup_id: '900', started_at: at(-60) });
@@ -635,7 +650,8 @@ describe('GET /v1/timeline', function () {
   });
 
   it('folds a process with few events whose later ones come after the rollup read it, and a run larger than one chunk', async function () {
-    const daemon = await fixture.start();
+    const daemon = shared.daemon;
+    const run = 'run-tl-chunk';
     const now = Date.now();
     const at = (offset: number): string => seconds(now, offset);
     await bind(daemon.url, { run_id: run, tool_call_id: 'tc-c', cgroup_id: '910', started_at: at(-600) });

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../support/cli.js';
-import { useDaemonFixture, type RunningDaemon } from '../../support/daemon.js';
+import { useDaemonFixture, useSharedDaemon, type RunningDaemon } from '../../support/daemon.js';
 import { findChromium, runChromium } from '../../support/chromium.js';
 import { DevtoolsBrowser } from '../../support/chromium-devtools.js';
 import { eventually } from '../../support/eventually.js';
@@ -97,44 +97,6 @@ describe('the web view in headless Chromium', function () {
   });
   afterEach(function () {
     rmSync(cwd, { recursive: true, force: true });
-  });
-
-  it("shows a recorded run's events, causality tree, risks and verify verdict, agent text as text", async function () {
-    const daemon = await fixture.start({ authToken: token });
-    await storeRun(daemon, cwd);
-    // the URL a user opens: the one `provd ui` prints
-    const printed = await runCli(['ui', '--run', run], {
-      env: { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: token },
-    });
-    assert.equal(printed.code, 0, printed.stderr);
-    const dom = await runChromium(chromium, printed.stdout.trim(), ['--dump-dom']);
-    const main = mainOf(dom);
-    assert.match(main, /data-state="ready"/);
-    assert.match(main, /id="verify-status">ok</, 'the verdict');
-    assert.match(main, /0 errors, 0 warnings/);
-    // the timeline: the recorded tool call, its file effects, the binding and the kernel events
-    assert.match(main, /tool call tc-shell: sh -c echo hi &gt; f;/);
-    assert.match(main, /created f \(3 bytes\)/);
-    assert.match(main, /cat\[4242\] execve cat \/root\/\.aws\/credentials/);
-    // the causality tree: both tool calls, and the process under the bound one
-    assert.match(main, /<span class="node-kind">tool call<\/span><span class="mono">tc-shell<\/span>/);
-    assert.match(
-      main,
-      /<span class="node-kind">process<\/span>pid 4242 <span class="mono">cat \/root\/\.aws\/credentials/,
-    );
-    // the risk of reading a credential
-    assert.match(main, /<td>secret_path<\/td>/);
-    // beside the decision, what became of it: provd did not run cat, so it could not kill it
-    assert.match(main, /<td>kill: not enforced, not a command provd ran<\/td>/);
-    assert.match(
-      main,
-      /cat\[4242\] secret_path \/root\/\.aws\/credentials<\/td><td>kill: not enforced, not a command provd ran<\/td>/,
-      'the timeline says it beside the event too',
-    );
-    // the hostile file name is text: escaped in the DOM, never an element
-    assert.match(main, /created &lt;img src=x onerror="document\.title='pwned'"&gt; \(2 bytes\)/);
-    assert.doesNotMatch(dom, /<img/i);
-    assert.match(dom, /<title>provd<\/title>/);
   });
 
   it("shows an agent session as prompt -> tool call -> processes -> events, hostile text as text; the toggle lists the loader's opens", async function () {
@@ -240,99 +202,145 @@ describe('the web view in headless Chromium', function () {
     }
   });
 
-  it('takes a screenshot of the run page as a PNG of the window size', async function () {
-    const daemon = await fixture.start({ authToken: token });
-    await storeRun(daemon, cwd);
-    const file = join(cwd, 'run.png');
-    await runChromium(chromium, `${daemon.url}/ui#token=${encodeURIComponent(token)}&run=${run}`, [
-      `--screenshot=${file}`,
-      '--window-size=1280,1600',
-    ]);
-    const png = readFileSync(file);
-    assert.deepEqual(
-      [...png.subarray(0, 8)],
-      [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
-      'PNG signature',
-    );
-    assert.equal(png.subarray(12, 16).toString('latin1'), 'IHDR');
-    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [1280, 1600]);
-    // a blank or token-form page of this size compresses to well under this (measured: 9 KB, 25 KB)
-    assert.ok(png.length > 40_000, `the screenshot has ${png.length} bytes: is the page empty?`);
-  });
+  describe('on one daemon, with the run recorded once', function () {
+    // these tests only read the run (or no run): one daemon, and the run stored once before them
+    const shared = useSharedDaemon({ authToken: token });
+    let recordCwd = '';
+    before(async function () {
+      recordCwd = mkdtempSync(join(tmpdir(), 'provd-web-cwd-'));
+      await storeRun(shared.daemon, recordCwd);
+    });
+    after(function () {
+      if (recordCwd !== '') rmSync(recordCwd, { recursive: true, force: true });
+    });
 
-  it('lists the runs, each linking to its page', async function () {
-    const daemon = await fixture.start({ authToken: token });
-    await storeRun(daemon, cwd);
-    const main = mainOf(
-      await runChromium(chromium, `${daemon.url}/ui#token=${encodeURIComponent(token)}`, ['--dump-dom']),
-    );
-    assert.match(main, /data-state="ready"/);
-    assert.match(main, /<table id="runs">/);
-    assert.match(main, /<a href="#run=run-web">run-web<\/a>/);
-  });
-
-  it('asks for the token when none is given, and says a wrong one is wrong, showing no data', async function () {
-    const daemon = await fixture.start({ authToken: token });
-    await storeRun(daemon, cwd);
-    const missing = mainOf(await runChromium(chromium, `${daemon.url}/ui#run=${run}`, ['--dump-dom']));
-    assert.match(missing, /data-state="token"/);
-    assert.match(missing, /This daemon runs with --auth-token: enter its token/);
-    assert.match(missing, /<form class="token" id="token-form"><input type="password"/);
-    const wrong = mainOf(
-      await runChromium(chromium, `${daemon.url}/ui#token=nope&run=${run}`, ['--dump-dom']),
-    );
-    assert.match(wrong, /data-state="token"/);
-    assert.match(wrong, /The daemon refused this token \(401\): it is wrong/);
-    for (const page of [missing, wrong]) {
-      assert.doesNotMatch(page, /verify-status|echo hi|tc-shell|credentials/, 'no data without the token');
-    }
-  });
-
-  it("moves the token from the address bar into the tab's sessionStorage; forgetting it asks again", async function () {
-    const daemon = await fixture.start({ authToken: token });
-    await storeRun(daemon, cwd);
-    const browser = await DevtoolsBrowser.open(
-      chromium,
-      `${daemon.url}/ui#token=${encodeURIComponent(token)}&run=${run}`,
-    );
-    try {
-      // before the page has a context to evaluate in, Chromium answers an error: not loaded yet
-      const state = async (): Promise<PageState> => {
-        const expression =
-          `JSON.stringify({ state: document.getElementById('view')?.dataset.state, href: location.href, ` +
-          `token: sessionStorage.getItem('provd.token'), cookies: document.cookie })`;
-        try {
-          return JSON.parse(String(await browser.evaluate(expression))) as PageState;
-        } catch (error) {
-          return { state: `not loaded: ${String(error)}` };
-        }
-      };
-      const shown = (want: string) => (answer: PageState) => answer.state === want;
-      const ready = await eventually('the run page', state, shown('ready'));
-      assert.deepEqual(ready, { state: 'ready', href: `${daemon.url}/ui#run=${run}`, token, cookies: '' });
-      await browser.evaluate(`document.getElementById('forget-token').click()`);
-      const asked = await eventually('the token form', state, shown('token'));
-      assert.equal(asked.token, null);
-      // the form: the token goes to sessionStorage, the page reads the run again
-      await browser.evaluate(
-        `document.querySelector('#token-form input').value = ${JSON.stringify(token)}; ` +
-          `document.getElementById('token-form').requestSubmit()`,
+    it("shows a recorded run's events, causality tree, risks and verify verdict, agent text as text", async function () {
+      const { daemon } = shared;
+      // the URL a user opens: the one `provd ui` prints
+      const printed = await runCli(['ui', '--run', run], {
+        env: { PROVD_URL: daemon.url, PROVD_AUTH_TOKEN: token },
+      });
+      assert.equal(printed.code, 0, printed.stderr);
+      const dom = await runChromium(chromium, printed.stdout.trim(), ['--dump-dom']);
+      const main = mainOf(dom);
+      assert.match(main, /data-state="ready"/);
+      assert.match(main, /id="verify-status">ok</, 'the verdict');
+      assert.match(main, /0 errors, 0 warnings/);
+      // the timeline: the recorded tool call, its file effects, the binding and the kernel events
+      assert.match(main, /tool call tc-shell: sh -c echo hi &gt; f;/);
+      assert.match(main, /created f \(3 bytes\)/);
+      assert.match(main, /cat\[4242\] execve cat \/root\/\.aws\/credentials/);
+      // the causality tree: both tool calls, and the process under the bound one
+      assert.match(main, /<span class="node-kind">tool call<\/span><span class="mono">tc-shell<\/span>/);
+      assert.match(
+        main,
+        /<span class="node-kind">process<\/span>pid 4242 <span class="mono">cat \/root\/\.aws\/credentials/,
       );
-      const again = await eventually('the run page again', state, shown('ready'));
-      assert.deepEqual([again.href, again.token], [`${daemon.url}/ui#run=${run}`, token]);
-    } finally {
-      await browser.close();
-    }
-  });
+      // the risk of reading a credential
+      assert.match(main, /<td>secret_path<\/td>/);
+      // beside the decision, what became of it: provd did not run cat, so it could not kill it
+      assert.match(main, /<td>kill: not enforced, not a command provd ran<\/td>/);
+      assert.match(
+        main,
+        /cat\[4242\] secret_path \/root\/\.aws\/credentials<\/td><td>kill: not enforced, not a command provd ran<\/td>/,
+        'the timeline says it beside the event too',
+      );
+      // the hostile file name is text: escaped in the DOM, never an element
+      assert.match(main, /created &lt;img src=x onerror="document\.title='pwned'"&gt; \(2 bytes\)/);
+      assert.doesNotMatch(dom, /<img/i);
+      assert.match(dom, /<title>provd<\/title>/);
+    });
 
-  it('names an unknown run as the daemon does (run_not_found)', async function () {
-    const daemon = await fixture.start({ authToken: token });
-    const main = mainOf(
-      await runChromium(chromium, `${daemon.url}/ui#token=${encodeURIComponent(token)}&run=nope`, [
-        '--dump-dom',
-      ]),
-    );
-    assert.match(main, /data-state="error"/);
-    assert.match(main, /The daemon answered 404 run_not_found: no run "nope" is known/);
+    it('takes a screenshot of the run page as a PNG of the window size', async function () {
+      const { daemon } = shared;
+      const file = join(cwd, 'run.png');
+      await runChromium(chromium, `${daemon.url}/ui#token=${encodeURIComponent(token)}&run=${run}`, [
+        `--screenshot=${file}`,
+        '--window-size=1280,1600',
+      ]);
+      const png = readFileSync(file);
+      assert.deepEqual(
+        [...png.subarray(0, 8)],
+        [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+        'PNG signature',
+      );
+      assert.equal(png.subarray(12, 16).toString('latin1'), 'IHDR');
+      assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [1280, 1600]);
+      // a blank or token-form page of this size compresses to well under this (measured: 9 KB, 25 KB)
+      assert.ok(png.length > 40_000, `the screenshot has ${png.length} bytes: is the page empty?`);
+    });
+
+    it('lists the runs, each linking to its page', async function () {
+      const { daemon } = shared;
+      const main = mainOf(
+        await runChromium(chromium, `${daemon.url}/ui#token=${encodeURIComponent(token)}`, ['--dump-dom']),
+      );
+      assert.match(main, /data-state="ready"/);
+      assert.match(main, /<table id="runs">/);
+      assert.match(main, /<a href="#run=run-web">run-web<\/a>/);
+    });
+
+    it('asks for the token when none is given, and says a wrong one is wrong, showing no data', async function () {
+      const { daemon } = shared;
+      const missing = mainOf(await runChromium(chromium, `${daemon.url}/ui#run=${run}`, ['--dump-dom']));
+      assert.match(missing, /data-state="token"/);
+      assert.match(missing, /This daemon runs with --auth-token: enter its token/);
+      assert.match(missing, /<form class="token" id="token-form"><input type="password"/);
+      const wrong = mainOf(
+        await runChromium(chromium, `${daemon.url}/ui#token=nope&run=${run}`, ['--dump-dom']),
+      );
+      assert.match(wrong, /data-state="token"/);
+      assert.match(wrong, /The daemon refused this token \(401\): it is wrong/);
+      for (const page of [missing, wrong]) {
+        assert.doesNotMatch(page, /verify-status|echo hi|tc-shell|credentials/, 'no data without the token');
+      }
+    });
+
+    it("moves the token from the address bar into the tab's sessionStorage; forgetting it asks again", async function () {
+      const { daemon } = shared;
+      const browser = await DevtoolsBrowser.open(
+        chromium,
+        `${daemon.url}/ui#token=${encodeURIComponent(token)}&run=${run}`,
+      );
+      try {
+        // before the page has a context to evaluate in, Chromium answers an error: not loaded yet
+        const state = async (): Promise<PageState> => {
+          const expression =
+            `JSON.stringify({ state: document.getElementById('view')?.dataset.state, href: location.href, ` +
+            `token: sessionStorage.getItem('provd.token'), cookies: document.cookie })`;
+          try {
+            return JSON.parse(String(await browser.evaluate(expression))) as PageState;
+          } catch (error) {
+            return { state: `not loaded: ${String(error)}` };
+          }
+        };
+        const shown = (want: string) => (answer: PageState) => answer.state === want;
+        const ready = await eventually('the run page', state, shown('ready'));
+        assert.deepEqual(ready, { state: 'ready', href: `${daemon.url}/ui#run=${run}`, token, cookies: '' });
+        await browser.evaluate(`document.getElementById('forget-token').click()`);
+        const asked = await eventually('the token form', state, shown('token'));
+        assert.equal(asked.token, null);
+        // the form: the token goes to sessionStorage, the page reads the run again
+        await browser.evaluate(
+          `document.querySelector('#token-form input').value = ${JSON.stringify(token)}; ` +
+            `document.getElementById('token-form').requestSubmit()`,
+        );
+        const again = await eventually('the run page again', state, shown('ready'));
+        assert.deepEqual([again.href, again.token], [`${daemon.url}/ui#run=${run}`, token]);
+      } finally {
+        await browser.close();
+      }
+    });
+
+    it('names an unknown run as the daemon does (run_not_found)', async function () {
+      const { daemon } = shared;
+      const main = mainOf(
+        await runChromium(chromium, `${daemon.url}/ui#token=${encodeURIComponent(token)}&run=nope`, [
+          '--dump-dom',
+        ]),
+      );
+      assert.match(main, /data-state="error"/);
+      assert.match(main, /The daemon answered 404 run_not_found: no run "nope" is known/);
+    });
   });
 });
