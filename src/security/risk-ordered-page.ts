@@ -2,7 +2,7 @@
  * One page of a run's risks or responses as the cursor asked it: one item per decision, the gate's
  * decisions on its tool calls first, then the policy's on its events (tool-call-risks.ts).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StoreConnection } from '../store/store-connection.js';
 import { keysetPage } from '../store/keyset-page.js';
 import type { Judged, JudgedEvent } from './judged-events.sql.js';
 import type { CommandFacts } from './responses/response.js';
@@ -19,7 +19,7 @@ export type RiskOrderedPage<Item> = Omit<SecurityRisks, 'schema_version' | 'risk
  * tool_call_id among them), given the facts of the command provd ran for its tool call, if any.
  */
 export async function readRiskOrderedPage<Column extends keyof JudgedEvent, Item>(
-  connection: DuckDBConnection,
+  connection: StoreConnection,
   params: RisksParams,
   formatVersion: number,
   endSeq: bigint,
