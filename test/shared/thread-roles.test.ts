@@ -33,11 +33,6 @@ const isStoreCode = (file: string): boolean => file.endsWith('.sql.ts') || file 
 const typeExceptions: ReadonlyMap<string, string> = new Map(
   Object.entries({
     // wire types the CLI takes from the store queries that answer them
-    'src/cli/commands/events.ts -> src/telemetry/events.sql.ts': 'TelemetryEvents',
-    'src/cli/commands/events.ts -> src/telemetry/host-events.sql.ts': 'HostEvents',
-    'src/cli/event-follower.ts -> src/telemetry/events.sql.ts': 'EventPageBody',
-    'src/cli/commands/summary.ts -> src/telemetry/summary.sql.ts': 'ObservabilitySummary',
-    'src/cli/render/summary-text.ts -> src/telemetry/summary.sql.ts': 'ObservabilitySummary',
     'src/cli/render/explain-text.ts -> src/views/explain/tool-call-account.sql.ts': 'ToolCallAccount',
     'src/cli/render/signals-text.ts -> src/security/signals/security-signals.sql.ts': 'GapCounts',
     'src/cli/render/signals-text.ts -> src/security/signals/cost-signals.sql.ts': 'UsageSignals',
