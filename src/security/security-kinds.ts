@@ -17,7 +17,7 @@ import { insertEnforcement, type Enforcement } from './responses/enforcement.sql
 import { listResponses, type ResponsesParams } from './responses/responses.js';
 import { listRisks, type RisksParams } from './risks.js';
 import type { SecurityDeps } from './security-store.js';
-import { readSignals, type SignalsParams } from './signals/signals.js';
+import { readSignals, type SignalsParams } from './signals/read-signals.js';
 
 /** The security domain's handlers, by kind; signals, baselines and deviations borrow the rollup's catch-up. */
 export function securityHandlers(context: StoreContext, deps: SecurityDeps) {
