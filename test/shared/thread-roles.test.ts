@@ -32,12 +32,7 @@ const isStoreCode = (file: string): boolean => file.endsWith('.sql.ts') || file 
  */
 const typeExceptions: ReadonlyMap<string, string> = new Map(
   Object.entries({
-    // wire types the CLI takes from the store queries that answer them
-    'src/cli/render/explain-text.ts -> src/views/explain/tool-call-account.sql.ts': 'ToolCallAccount',
     // wire types the CLI takes from modules that also hold store code
-    'src/cli/commands/attest.ts -> src/views/attest/run-attestation.ts': 'RunAttestation',
-    'src/cli/commands/explain.ts -> src/views/explain/explain-result.ts': 'ExplainResult',
-    'src/cli/render/explain-text.ts -> src/views/explain/explain-result.ts': 'ExplainResult',
     'src/cli/commands/health.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
     'src/cli/daemon-wait.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
     'src/cli/render/health-text.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
