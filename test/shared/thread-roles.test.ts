@@ -32,10 +32,6 @@ const isStoreCode = (file: string): boolean => file.endsWith('.sql.ts') || file 
  */
 const typeExceptions: ReadonlyMap<string, string> = new Map(
   Object.entries({
-    // wire types the CLI takes from modules that also hold store code
-    'src/cli/commands/health.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
-    'src/cli/daemon-wait.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
-    'src/cli/render/health-text.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
     // `provd daemon` runs the daemon in the CLI process: the main thread types its store client
     'src/cli/commands/daemon.ts -> src/daemon/config.ts': 'the daemon',
     'src/cli/commands/daemon.ts -> src/daemon/config-file.ts': 'the daemon',
