@@ -7,7 +7,7 @@
 import type { Decision } from '../security/policy/policy.js';
 import type { PolicyEngine } from '../security/policy/policy-engine.js';
 import { judgeToolCall } from '../security/policy/judge-tool-call.js';
-import type { HookDecision } from '../provenance/hooks/hook-store.sql.js';
+import type { HookDecision } from '../provenance/hooks/hook-decision.js';
 import type { HookEvent, HookVerdict } from './hook-event.js';
 
 /** What the agent is answered for a policy decision. */

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import typia from 'typia';
 import { maxPageLimit } from '../model/paging.js';
 import type { TelemetryEvent } from '../telemetry/event-json.js';
-import type { EventPageBody } from '../telemetry/events.sql.js';
+import type { EventPageBody } from '../telemetry/telemetry-events.js';
 import { isFailedRead, readDaemon, unreachableExitCode } from './output/daemon-read.js';
 
 /** How long to wait after a page that held every event there was. */

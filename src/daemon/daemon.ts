@@ -24,13 +24,8 @@ import type { DaemonConfig } from './config.js';
 import { defaultIngestLimits, IngestRouter } from '../ingest/ingest-router.js';
 import { createNormalizePool } from '../ingest/normalize-pool.js';
 import { Sensor } from '../sensor/sensor.js';
-import {
-  hostResolversCheck,
-  noSealingCheck,
-  ReadinessCheck,
-  recordCgroupCheck,
-  type HealthChecks,
-} from './daemon-health.js';
+import type { HealthChecks } from './daemon-health.js';
+import { hostResolversCheck, noSealingCheck, ReadinessCheck, recordCgroupCheck } from './readiness-check.js';
 import { endpoints } from './endpoints.js';
 import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteDeps } from './route-deps.js';

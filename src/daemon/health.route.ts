@@ -5,7 +5,7 @@
 import type { Endpoint } from '../shared/http/endpoint.js';
 import { jsonReply } from '../shared/http/http-reply.js';
 import type { RouteHandler } from '../shared/http/route.js';
-import { withoutHostPaths, type ReadinessCheck } from './daemon-health.js';
+import { withoutHostPaths, type ReadinessCheck } from './readiness-check.js';
 import { livenessReply } from './liveness.js';
 import typia from 'typia';
 import type { DaemonHealth } from './daemon-health.js';

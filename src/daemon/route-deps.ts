@@ -16,7 +16,7 @@ import type { IngestQueueState } from '../telemetry/producer-health.route.js';
 import type { TelemetryKinds } from '../telemetry/telemetry-kinds.js';
 import type { ExportKinds } from '../views/export/export-store.js';
 import type { ViewsKinds } from '../views/views-kinds.js';
-import type { ReadinessCheck } from './daemon-health.js';
+import type { ReadinessCheck } from './readiness-check.js';
 
 /** Every part any endpoint's handler may ask for. */
 export interface RouteDeps {

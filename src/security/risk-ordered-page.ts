@@ -6,7 +6,8 @@ import type { StoreConnection } from '../store/store-connection.js';
 import { keysetPage } from '../store/keyset-page.js';
 import type { Judged, JudgedEvent } from './judged-events.sql.js';
 import type { CommandFacts } from './responses/response.js';
-import type { RisksParams, SecurityRisks } from './risks.js';
+import type { RisksParams } from './risks.js';
+import type { SecurityRisks } from './security-risks.js';
 import type { ToolCallDecisionRow } from './tool-call-decisions.sql.js';
 import { pageToolCallsThenEvents, riskPosition } from './tool-call-risks.js';
 

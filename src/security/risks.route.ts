@@ -5,7 +5,7 @@ import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { Identifier } from '../shared/schema/wire-types.js';
 import { defaultPageLimit, type PageQuery } from '../model/paging.js';
 import type { SecurityKinds } from './security-kinds.js';
-import type { SecurityRisks } from './risks.js';
+import type { SecurityRisks } from './security-risks.js';
 
 /** The query string of GET /v1/security/risks. */
 export interface RisksQuery extends PageQuery {

@@ -16,7 +16,7 @@ import { listDeviations, type DeviationsParams } from './baseline/deviations.sql
 import { insertEnforcement, type Enforcement } from './responses/enforcement.sql.js';
 import { listResponses, type ResponsesParams } from './responses/responses.js';
 import { listRisks, type RisksParams } from './risks.js';
-import { readSignals, type SignalsParams } from './signals/signals.js';
+import { readSignals, type SignalsParams } from './signals/read-signals.js';
 
 /** What the security module borrows from the telemetry module. */
 export interface SecurityDeps {

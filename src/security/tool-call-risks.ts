@@ -7,9 +7,11 @@
 import { integerPart } from '../model/cursor.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { StoreConnection } from '../store/store-connection.js';
-import { decisionOf, type SecurityRisk } from './risks.js';
+import { decisionOf } from './risks.js';
 import { pageJudgedEvents, type DecisionRow, type Judged, type JudgedEvent } from './judged-events.sql.js';
-import { responseHead, responseId, type CommandFacts, type SecurityResponse } from './responses/response.js';
+import { responseHead, responseId, type CommandFacts } from './responses/response.js';
+import type { SecurityResponse } from './responses/security-responses.js';
+import type { SecurityRisk } from './security-risks.js';
 import {
   mayHoldToolCallDecisions,
   pageToolCallDecisions,

@@ -4,7 +4,7 @@ import { ParamContract } from '../shared/http/param-contract.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import { defaultPageLimit, type RunPageQuery } from '../model/paging.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
-import type { TelemetryEvents } from './events.sql.js';
+import type { TelemetryEvents } from './telemetry-events.js';
 
 /** The query string of GET /v1/telemetry/events. */
 export type EventsQuery = RunPageQuery;

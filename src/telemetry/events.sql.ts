@@ -1,15 +1,14 @@
 /** GET /v1/telemetry/events in the store actor: one keyset page of a run's events, serialized here. */
 import type { StoreConnection } from '../store/store-connection.js';
-import type { Count } from '../shared/schema/wire-types.js';
 import { typeCode } from '../model/codes.js';
 import { type CursorToken } from '../model/cursor.js';
 import type { EventType } from '../model/event.js';
-import { eventJson, eventJsonColumns, type EventJsonRow, type TelemetryEvent } from './event-json.js';
-import type { PageLimit } from '../model/paging.js';
+import { eventJson, eventJsonColumns, type EventJsonRow } from './event-json.js';
 import { probePositions } from '../store/seq-probe.sql.js';
 import { raw, readRows, sql, type Statement } from '../store/sql.js';
 import { keysetPage } from '../store/keyset-page.js';
 import { asJsonText, type JsonText } from '../store/json-text.js';
+import type { TelemetryEvents } from './telemetry-events.js';
 
 /** Validated parameters of one page request. */
 export interface EventsParams {
@@ -17,32 +16,6 @@ export interface EventsParams {
   type: EventType | null;
   limit: number;
   cursor: string | null;
-}
-
-/** One page of a run's events (`provenance.telemetry_events/v1`). */
-// listEvents and readEventPage below write this as JSON text by hand: change them together
-export interface TelemetryEvents extends EventPageBody {
-  schema_version: 'provenance.telemetry_events/v1';
-  run_id: string;
-  /** The type filter, or null for every type. */
-  type: EventType | null;
-}
-
-/** What every page of events says beside its own filters (a run's, the host's). */
-export interface EventPageBody {
-  limit: PageLimit;
-  count: Count;
-  has_more: boolean;
-  /** The next page's cursor, or null on the last page. */
-  next_cursor: CursorToken | null;
-  /**
-   * Where to resume once more events arrive: the position after this page's last event (after the
-   * asked cursor's when the page is empty). Unlike next_cursor it is never null, so a follower
-   * (`provd events --follow`) polls with it. Positions are store order, so an event committed later
-   * with an earlier capture time still comes after it.
-   */
-  resume_cursor: CursorToken;
-  events: TelemetryEvent[];
 }
 
 /**
@@ -79,7 +52,7 @@ export interface EventPageAsked {
 }
 
 /**
- * The fields of EventPageBody, as JSON text without braces: the events `filter` (a condition on
+ * The fields of EventPageBody (telemetry-events.ts), as JSON text without braces: the events `filter` (a condition on
  * `events`) selects after `asked.after`, in store order.
  */
 export async function readEventPage(

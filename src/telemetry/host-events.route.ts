@@ -7,7 +7,7 @@ import { instantParamRule, parseInstantParam } from '../shared/instant-param.js'
 import type { EventType } from '../model/event.js';
 import { defaultPageLimit, type PageQuery } from '../model/paging.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
-import type { HostEvents } from './host-events.sql.js';
+import type { HostEvents } from './host-events.js';
 
 /** A time bound: an RFC 3339 date-time or a duration back from now (`10m`). */
 type InstantParam = string &

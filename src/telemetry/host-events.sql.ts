@@ -7,12 +7,12 @@ import type { StoreConnection } from '../store/store-connection.js';
 import { typeCode } from '../model/codes.js';
 import { integerPart } from '../model/cursor.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
-import type { DateTimeText } from '../shared/schema/wire-types.js';
 import type { EventType } from '../model/event.js';
 import { keysetPage } from '../store/keyset-page.js';
 import { asJsonText, type JsonText } from '../store/json-text.js';
 import { sql } from '../store/sql.js';
-import { readEventPage, type EventPageBody } from './events.sql.js';
+import { readEventPage } from './events.sql.js';
+import type { HostEvents } from './host-events.js';
 
 /** Validated parameters of one page of host events. */
 export interface HostEventsParams {
@@ -25,17 +25,6 @@ export interface HostEventsParams {
   type: EventType | null;
   limit: number;
   cursor: string | null;
-}
-
-/** One page of host events (`provenance.host_events/v1`). */
-// listHostEvents below writes this as JSON text by hand: change the two together
-export interface HostEvents extends EventPageBody {
-  schema_version: 'provenance.host_events/v1';
-  /** The capture times listed, as instants: from `since` (inclusive; null: the first) to `until` (exclusive; null: open). */
-  since: DateTimeText | null;
-  until: DateTimeText | null;
-  /** The type filter, or null for every type. */
-  type: EventType | null;
 }
 
 /** A cursor's range part for an open end. */

@@ -3,7 +3,7 @@ import { runQuery } from '../provenance/run-query.js';
 import { queryEndpointOf } from '../shared/http/query-route.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
 import typia from 'typia';
-import type { ObservabilitySummary } from './summary.sql.js';
+import type { ObservabilitySummary } from './observability-summary.js';
 
 /** The observability summary of a run. */
 export const summaryEndpoint = queryEndpointOf<TelemetryKinds>()({

@@ -142,15 +142,8 @@ const telemetrySamples: {
       events: [
         {
           ...{ id: 'b1-0-0.0', run_id: 'r', type: 'secret_path', source: 'native_jsonl', time: at },
-          ...{
-            time_received: '2026-01-01T00:00:01Z',
-            ingested_at: at,
-            pid: 7,
-            tgid: 7,
-            ppid: 1,
-            uid: null,
-            login_uid: null,
-          },
+          ...{ time_received: '2026-01-01T00:00:01Z', ingested_at: at, pid: 7, tgid: 7, ppid: 1, uid: null },
+          login_uid: null,
           ...{ comm: 'sh', cgroup_id: '777', container_id: null, tool_call_id: 't', binding_id: binding },
           correlation: { method: 'cgroup', confidence: 0.8, evidence_level: 'kernel_correlated' },
           attrs: { path: '/root/.aws/credentials' },

@@ -18,7 +18,7 @@ import {
   riskPosition,
   toolCallOutcome,
 } from '../../src/security/tool-call-risks.js';
-import type { HookDecision } from '../../src/provenance/hooks/hook-store.sql.js';
+import type { HookDecision } from '../../src/provenance/hooks/hook-decision.js';
 import { readSecurity } from '../../src/security/signals/security-signals.sql.js';
 import { openTestStore, type TestStore } from '../support/store.js';
 

@@ -32,30 +32,6 @@ const isStoreCode = (file: string): boolean => file.endsWith('.sql.ts') || file 
  */
 const typeExceptions: ReadonlyMap<string, string> = new Map(
   Object.entries({
-    // wire types the CLI takes from the store queries that answer them
-    'src/cli/commands/events.ts -> src/telemetry/events.sql.ts': 'TelemetryEvents',
-    'src/cli/commands/events.ts -> src/telemetry/host-events.sql.ts': 'HostEvents',
-    'src/cli/event-follower.ts -> src/telemetry/events.sql.ts': 'EventPageBody',
-    'src/cli/commands/summary.ts -> src/telemetry/summary.sql.ts': 'ObservabilitySummary',
-    'src/cli/render/summary-text.ts -> src/telemetry/summary.sql.ts': 'ObservabilitySummary',
-    'src/cli/render/explain-text.ts -> src/views/explain/tool-call-account.sql.ts': 'ToolCallAccount',
-    'src/cli/render/signals-text.ts -> src/security/signals/security-signals.sql.ts': 'GapCounts',
-    'src/cli/render/signals-text.ts -> src/security/signals/cost-signals.sql.ts': 'UsageSignals',
-    // wire types the CLI takes from modules that also hold store code
-    'src/cli/commands/attest.ts -> src/views/attest/run-attestation.ts': 'RunAttestation',
-    'src/cli/commands/explain.ts -> src/views/explain/explain-result.ts': 'ExplainResult',
-    'src/cli/render/explain-text.ts -> src/views/explain/explain-result.ts': 'ExplainResult',
-    'src/cli/commands/responses.ts -> src/security/responses/responses.ts': 'SecurityResponses',
-    'src/cli/render/responses-text.ts -> src/security/responses/responses.ts': 'SecurityResponses',
-    'src/cli/commands/risks.ts -> src/security/risks.ts': 'SecurityRisks',
-    'src/cli/render/risks-text.ts -> src/security/risks.ts': 'SecurityRisks',
-    'src/cli/commands/signals.ts -> src/security/signals/signals.ts': 'Signals',
-    'src/cli/render/signals-text.ts -> src/security/signals/signals.ts': 'Signals',
-    'src/cli/commands/timeline.ts -> src/views/timeline/timeline-table.ts': 'TimelineTable',
-    'src/cli/render/timeline-text.ts -> src/views/timeline/timeline-table.ts': 'TimelineTable',
-    'src/cli/commands/health.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
-    'src/cli/daemon-wait.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
-    'src/cli/render/health-text.ts -> src/daemon/daemon-health.ts': 'DaemonHealth',
     // `provd daemon` runs the daemon in the CLI process: the main thread types its store client
     'src/cli/commands/daemon.ts -> src/daemon/config.ts': 'the daemon',
     // the AI tools read an endpoint's path, method and answer schema from the daemon's route list,

@@ -1,7 +1,7 @@
 /** `provd responses RUN`: what provd did about each risk of a run, or what the caller should do. */
 import { Command } from 'clipanion';
 import typia from 'typia';
-import type { SecurityResponses } from '../../security/responses/responses.js';
+import type { SecurityResponses } from '../../security/responses/security-responses.js';
 import { formatResponses } from '../render/responses-text.js';
 import { RunPageCommand } from '../run-page-command.js';
 

@@ -1,7 +1,7 @@
 /** `provd risks RUN`: what the policy judged risky in a run, one line a risk. */
 import { Command } from 'clipanion';
 import typia from 'typia';
-import type { SecurityRisks } from '../../security/risks.js';
+import type { SecurityRisks } from '../../security/security-risks.js';
 import { formatRisks } from '../render/risks-text.js';
 import { RunPageCommand } from '../run-page-command.js';
 

@@ -1,7 +1,7 @@
 /** `provd summary RUN`: what a run did, in counts and top lists. */
 import { Command } from 'clipanion';
 import typia from 'typia';
-import type { ObservabilitySummary } from '../../telemetry/summary.sql.js';
+import type { ObservabilitySummary } from '../../telemetry/observability-summary.js';
 import type { TimelineSession } from '../../views/timeline/timeline-session.js';
 import { isFailedRead, readDaemon } from '../output/daemon-read.js';
 import { printDaemonBody } from '../output/print-daemon-body.js';

@@ -1,6 +1,6 @@
 /** What `provd explain` prints: the node, then each step of its causal path up to the run, and why. */
 import type { ExplainBasis, ExplainNode, ExplainResult } from '../../views/explain/explain-result.js';
-import type { ToolCallAccount } from '../../views/explain/tool-call-account.sql.js';
+import type { ToolCallAccount } from '../../views/explain/tool-call-account.js';
 import type { Style } from '../output/style.js';
 import { truncate, visible } from '../output/style.js';
 import { utcTime } from '../output/time-text.js';

@@ -1,5 +1,5 @@
 /** What `provd responses` prints: one line a response, in the order of the events judged. */
-import type { SecurityResponses } from '../../security/responses/responses.js';
+import type { SecurityResponses } from '../../security/responses/security-responses.js';
 import { formatColumns, type Column } from '../output/columns.js';
 import type { Style } from '../output/style.js';
 import { riskPaint } from './evidence-paint.js';

@@ -1,5 +1,5 @@
 /** What `provd risks` prints: one line a risk, the tool calls' the gate judged first, then the events'. */
-import type { SecurityRisk, SecurityRisks } from '../../security/risks.js';
+import type { SecurityRisk, SecurityRisks } from '../../security/security-risks.js';
 import { formatColumns, type Column } from '../output/columns.js';
 import type { Style } from '../output/style.js';
 import { utcTime } from '../output/time-text.js';

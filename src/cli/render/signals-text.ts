@@ -1,6 +1,6 @@
 /** What `provd signals` prints: a run's behaviour, cost, quality and security signals, as labelled lines. */
-import type { GapCounts } from '../../security/signals/security-signals.sql.js';
-import type { UsageSignals } from '../../security/signals/cost-signals.sql.js';
+import type { GapCounts } from '../../security/signals/security-signals.js';
+import type { UsageSignals } from '../../security/signals/cost-signals.js';
 import type { Signals } from '../../security/signals/signals.js';
 import { countList, formatFacts, type Fact } from '../output/facts.js';
 import type { Style } from '../output/style.js';

@@ -1,5 +1,5 @@
 /** What `provd summary` prints: a run's observability summary as labelled lines. */
-import type { CountsByName, ObservabilitySummary, TopValues } from '../../telemetry/summary.sql.js';
+import type { CountsByName, ObservabilitySummary, TopValues } from '../../telemetry/observability-summary.js';
 import type { Style } from '../output/style.js';
 import { countList, formatFacts, type Fact } from '../output/facts.js';
 import { utcTime } from '../output/time-text.js';

@@ -15,19 +15,8 @@ import { ChainBatch, ensureRun, type ChainEntry } from '../graph-chains.sql.js';
 import { insertArtifacts } from '../artifacts.sql.js';
 import { sha256 } from '../graph-object.js';
 import type { RecordedToolCall, ToolCallStatus } from '../record/record-answer.js';
+import type { HookDecision } from './hook-decision.js';
 import type { RecordToolCallDecision } from './tool-call-decision.js';
-
-/** The gate's decision on a PreToolUse, as sealed in its tool_call object. */
-export interface HookDecision {
-  decision: string;
-  rule_id: string;
-  reason: string;
-  severity: string;
-  advisory: { rule_id: string; decision: string; reason: string } | null;
-  policy: string;
-  /** What the agent was answered: allow, deny or ask. */
-  answered: string;
-}
 
 /** A text the hook carried (prompt, assistant message): its hash always, its bytes when kept. */
 export interface HookText {

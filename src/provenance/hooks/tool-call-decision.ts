@@ -4,7 +4,7 @@
  * transaction that stores the tool call's object. The store worker wires the two.
  */
 import type { StoreConnection } from '../../store/store-connection.js';
-import type { HookDecision } from './hook-store.sql.js';
+import type { HookDecision } from './hook-decision.js';
 
 /** A PreToolUse's decision, with the sealed tool_call object that records it. */
 export interface ToolCallDecision {

@@ -9,7 +9,7 @@ import type { EventType } from '../../model/event.js';
 import type { Judged } from '../judged-events.sql.js';
 import type { Decision, Severity } from '../policy/policy.js';
 import { riskId } from '../risks.js';
-import type { SecurityResponse } from '../responses/response.js';
+import type { SecurityResponse } from '../responses/security-responses.js';
 
 /** A decision with the event, risk, response, tool call, binding and sealed batch it ties together. */
 export interface AuditAssociation {

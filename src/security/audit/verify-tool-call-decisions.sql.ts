@@ -7,7 +7,7 @@
  */
 import type { StoreConnection } from '../../store/store-connection.js';
 import { decisionLeaf, type DecisionFacts } from '../../provenance/decision-leaf.js';
-import type { HookDecision } from '../../provenance/hooks/hook-store.sql.js';
+import type { HookDecision } from '../../provenance/hooks/hook-decision.js';
 import type { VerifyIssues } from '../../provenance/verify-issues.js';
 import { readRows, sql } from '../../store/sql.js';
 import { isKeptDecision, toolCallSeq } from '../tool-call-decisions.sql.js';

@@ -4,7 +4,7 @@ import { defaultPageLimit } from '../../model/paging.js';
 import { risksQuery } from '../risks.route.js';
 import type { SecurityKinds } from '../security-kinds.js';
 import typia from 'typia';
-import type { SecurityResponses } from './responses.js';
+import type { SecurityResponses } from './security-responses.js';
 
 /** Its query string: the risks page's (`run`, `limit`, `cursor`). */
 export const responsesQuery = risksQuery;

@@ -5,25 +5,12 @@
  * `enforcements` table); every other deny, quarantine or kill is the caller's to carry out.
  */
 import type { StoreConnection } from '../../store/store-connection.js';
-import type { Count } from '../../shared/schema/wire-types.js';
-import { type CursorToken } from '../../model/cursor.js';
-import type { PageLimit } from '../../model/paging.js';
 import { judgedEventColumns } from '../judged-events.sql.js';
 import { readRiskOrderedPage } from '../risk-ordered-page.js';
 import { toolCallResponseOf } from '../tool-call-risks.js';
 import type { RisksParams } from '../risks.js';
-import { respond, type SecurityResponse } from './response.js';
-
-/** One page of a run's responses (`provenance.security_responses/v1`). */
-export interface SecurityResponses {
-  schema_version: 'provenance.security_responses/v1';
-  run_id: string;
-  limit: PageLimit;
-  count: Count;
-  has_more: boolean;
-  next_cursor: CursorToken | null;
-  responses: SecurityResponse[];
-}
+import { respond } from './response.js';
+import type { SecurityResponses } from './security-responses.js';
 
 /** The parameters of a page: as the risks page's. */
 export type ResponsesParams = RisksParams;

@@ -6,53 +6,14 @@
  */
 import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
-import type { Count, DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
-import type { EventType } from '../../model/event.js';
-import { readBinaries, type BinarySignals } from './binaries.sql.js';
-import { basis, type CountSignal, type SignalBasis } from './signal-basis.js';
+import type { BehaviourSignals, FanOutSignals } from './behaviour-signals.js';
+import { readBinaries } from './binaries.sql.js';
+import { basis, type CountSignal } from './signal-basis.js';
 import type { RunSpan } from './run-span.sql.js';
 import type { SignalValueKind } from './signal-values.sql.js';
 import type { KindTotals } from './value-counts.sql.js';
 import type { WindowCounts } from './window-counts.sql.js';
-
-/** What the run did, how much and how fast. */
-export interface BehaviourSignals {
-  /** The run's events. */
-  events: Count;
-  /** Events per minute of the run's span; null when its events share one instant. */
-  per_minute: number | null;
-  /** Every type the run has events of, the most first. */
-  by_type: TypeActivity[];
-  /** The 10 s window with the most events (the earliest of equals); start null without events. */
-  peak_10s: { events: Count; start: DateTimeText | null; basis: SignalBasis };
-  binaries: BinarySignals;
-  fan_out: FanOutSignals;
-  basis: SignalBasis;
-}
-
-/** The events of one type. */
-export interface TypeActivity {
-  type: EventType;
-  events: Count;
-  per_minute: number | null;
-  /** Its most events in one 10 s window. */
-  peak_10s: Count;
-}
-
-/** How widely the run spread. */
-export interface FanOutSignals {
-  /** Distinct processes (tgid, else pid) with events in the run. */
-  processes: CountSignal;
-  /** The most processes of the run with one parent, and that parent's pid (null without any). */
-  max_children: { value: Count; parent_pid: number | null; basis: SignalBasis };
-  /** Distinct paths of its file events. */
-  files: CountSignal;
-  /** Distinct `dst_ip:dst_port` of its connections. */
-  destinations: CountSignal;
-  /** Distinct names of its DNS queries. */
-  dns_names: CountSignal;
-}
 
 /** The behaviour signals; `totals` holds the run's file, destination and dns_name counts. */
 export async function readBehaviour(

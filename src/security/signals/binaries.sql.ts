@@ -5,44 +5,10 @@
  * runs' folded binaries: the work grows with the distinct binaries of the store, not its events.
  */
 import type { StoreConnection } from '../../store/store-connection.js';
-import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { basis, signalBounds, type SignalBasis } from './signal-basis.js';
+import type { BinarySignals, ExecutedBinary } from './behaviour-signals.js';
+import { basis, signalBounds } from './signal-basis.js';
 import { kindCode } from './signal-values.sql.js';
-
-/** The binaries of a run. */
-export interface BinarySignals {
-  /** The run's execve events; those that name no path count here, not in `distinct`. */
-  execs: Count;
-  /** Distinct paths executed. */
-  distinct: Count;
-  /** The most executed, at most `bounds.list_items`. */
-  top: ExecutedBinary[];
-  new: NewBinaries;
-  basis: SignalBasis;
-}
-
-/** One binary and its executions. */
-export interface ExecutedBinary {
-  path: string;
-  execs: Count;
-  /** The run's first execve of it. */
-  first_event_id: string;
-  /** True when no earlier run executed it. */
-  new: boolean;
-}
-
-/** The run's binaries that no earlier run executed. */
-export interface NewBinaries {
-  /** Runs the store first saw before this one: what the run is compared with (0: every binary is new). */
-  earlier_runs: Count;
-  /** Of the run's binaries, how many were compared: the most executed, at most `bounds.compared_binaries`. */
-  compared: Count;
-  count: Count;
-  /** The first executed first, at most `bounds.list_items`. */
-  binaries: ExecutedBinary[];
-  basis: SignalBasis;
-}
 
 interface BinaryRow {
   path: string;

@@ -4,46 +4,12 @@
  * exit codes and signals of its process_exit events, folded in signal-values.sql.ts).
  */
 import type { StoreConnection } from '../../store/store-connection.js';
-import type { Count, Integer } from '../../shared/schema/wire-types.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { retriedCommands, type Retries } from './retries.sql.js';
-import { basis, signalBounds, type CountSignal, type SignalBasis } from './signal-basis.js';
+import type { ExitQuality, QualitySignals } from './quality-signals.js';
+import { retriedCommands } from './retries.sql.js';
+import { basis, signalBounds, type CountSignal } from './signal-basis.js';
 import { kindCode } from './signal-values.sql.js';
-
-/** How well the run's work went. */
-export interface QualitySignals {
-  tool_calls: ToolCallQuality;
-  process_exits: ExitQuality;
-}
-
-/** The run's tool calls recorded with POST /v1/record. */
-export interface ToolCallQuality {
-  recorded: Count;
-  /** Every status the run's tool calls have, the most first. */
-  by_status: { status: ToolCallStatus; tool_calls: Count }[];
-  /** Status `failed` (ran, then exited non-zero or was ended by a signal) or `error` (could not start). */
-  failures: CountSignal;
-  /** Status `timeout`: killed at its timeout_ms. */
-  timeouts: CountSignal;
-  /** An exit code other than 0 in the record. */
-  non_zero_exits: CountSignal;
-  retries: Retries;
-}
-
-/** How the run's processes exited (process_exit events). */
-export interface ExitQuality {
-  exits: Count;
-  /** Exits with a code other than 0. */
-  non_zero: CountSignal;
-  /** Exits that name the signal that ended the process. */
-  signaled: CountSignal;
-  /** Exits that carry no exit code. */
-  without_code: Count;
-  /** Exits by code, the most frequent first, at most `bounds.list_items`. */
-  by_code: { exit_code: Integer; exits: Count; first_event_id: string }[];
-  basis: SignalBasis;
-}
 
 const failing = raw("status IN ('failed', 'error')");
 const ids = raw(String(signalBounds.basis_ids));

@@ -4,29 +4,9 @@
  */
 import type { StoreConnection } from '../../store/store-connection.js';
 import type { ToolCallStatus } from '../../provenance/record/record-answer.js';
-import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { basis, signalBounds, type SignalBasis } from './signal-basis.js';
-
-/** The run's repeated tool calls. */
-export interface Retries {
-  /** Tool calls that repeat an earlier one: attempts beyond the first, over every repeated command. */
-  value: Count;
-  /** Commands recorded more than once, the most attempts first, at most `bounds.list_items`. */
-  commands: RetriedCommand[];
-  basis: SignalBasis;
-}
-
-/** One command the run recorded more than once. */
-export interface RetriedCommand {
-  command: string;
-  args: string[];
-  attempts: Count;
-  /** How the latest attempt ended. */
-  last_status: ToolCallStatus;
-  /** The attempts, the earliest first, at most `bounds.basis_ids`. */
-  tool_call_ids: string[];
-}
+import type { Retries } from './quality-signals.js';
+import { basis, signalBounds } from './signal-basis.js';
 
 interface RetryRow {
   command: string;

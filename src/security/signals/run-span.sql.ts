@@ -6,13 +6,7 @@ import type { StoreConnection } from '../../store/store-connection.js';
 import { formatRfc3339Nanos } from '../../shared/rfc3339.js';
 import type { DateTimeText } from '../../shared/schema/wire-types.js';
 import { readRows, sql } from '../../store/sql.js';
-
-/** Capture instants of the run's first and last events (null without events), and the seconds between. */
-export interface SignalSpan {
-  first_event: DateTimeText | null;
-  last_event: DateTimeText | null;
-  seconds: number;
-}
+import type { SignalSpan } from './signals.js';
 
 /** The span in Unix nanoseconds, for queries. */
 export interface RunSpan {

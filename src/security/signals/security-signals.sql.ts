@@ -5,53 +5,13 @@
  * it may have suffered (provd records most loss, the sensor's and producers', without a run).
  */
 import type { StoreConnection } from '../../store/store-connection.js';
-import type { Count } from '../../shared/schema/wire-types.js';
 import { raw, readRows, sql } from '../../store/sql.js';
-import { decisions, severities, type Decision, type Severity } from '../policy/policy.js';
+import { decisions, severities } from '../policy/policy.js';
 import type { RunSpan } from './run-span.sql.js';
-import { basis, signalBounds, type SignalBasis } from './signal-basis.js';
+import type { CoverageSignals, GapCounts, SecuritySignals } from './security-signals.js';
+import { basis, signalBounds } from './signal-basis.js';
 import { countsOf, readValueCounts, type ValueCounts } from './value-counts.sql.js';
 import { countToolCallDecisions, type ToolCallDecisionCount } from '../tool-call-decisions.sql.js';
-
-/** The run's risks and the capture it may have lost. */
-export interface SecuritySignals {
-  risks: RiskSignals;
-  coverage: CoverageSignals;
-}
-
-/** Risks: the policy's decisions on the run's events, and the gate's on its agent's tool calls, that were not a plain allow. */
-export interface RiskSignals {
-  total: Count;
-  /** The most severe first; a severity without risks is absent. */
-  by_severity: { severity: Severity; risks: Count; first_event_id: string }[];
-  /** `kill` first; `allow` counts the risks a detect-only rule flagged. */
-  by_decision: { decision: Decision; risks: Count; first_event_id: string }[];
-  /** The most frequent first, at most `bounds.list_items`. */
-  by_rule: { rule_id: string; risks: Count; first_event_id: string }[];
-  basis: SignalBasis;
-}
-
-/** Coverage gaps: capture that provd knows was lost. */
-export interface CoverageSignals {
-  /** Gaps recorded for this run. */
-  run: GapCounts;
-  /** Gaps tied to no run whose interval overlaps the run's span: loss it may have suffered, the store cannot tell. */
-  unattributed_in_span: GapCounts;
-}
-
-/** Gaps of one scope. */
-export interface GapCounts {
-  gaps: Count;
-  /** Events the gaps say were lost. */
-  lost_events: Count;
-  /** Gaps that do not say how many events they lost. */
-  unknown_loss: Count;
-  /** By kind (sensor_ring_full, producer_drop, spool_overflow, ...), the most gaps first, at most `bounds.list_items`. */
-  by_kind: { kind: string; gaps: Count; lost_events: Count }[];
-  /** The gaps' ids (coverage_gaps rows, not events), the earliest first, at most `bounds.basis_ids`. */
-  gap_ids: string[];
-  basis: SignalBasis;
-}
 
 interface GapRow {
   scope: 'run' | 'unattributed';

@@ -2,7 +2,7 @@
 import type { Count, DateTimeText, Ratio } from '../../shared/schema/wire-types.js';
 import type { EvidenceLevel } from '../../model/codes.js';
 import type { TelemetryEvent } from '../../telemetry/event-json.js';
-import type { ToolCallAccount } from './tool-call-account.sql.js';
+import type { ToolCallAccount } from './tool-call-account.js';
 
 /** What a node of the causal graph is. */
 export type ExplainNodeKind =

@@ -1,5 +1,5 @@
 /** What every explain path is made of: its trail, where it reads, and the steps up to the run. */
-import type { ToolCallAccount } from './tool-call-account.sql.js';
+import type { ToolCallAccount } from './tool-call-account.js';
 import type { StoreConnection } from '../../store/store-connection.js';
 import { ProvdError } from '../../shared/errors.js';
 import { evidenceName } from '../../model/codes.js';

@@ -9,7 +9,7 @@ import type { StatementSigner } from '../../provenance/signing-key.js';
 import { jsonText } from '../../store/json-text.js';
 import type { KindsOf, QueryRequest, StoreContext } from '../../store/store-module.js';
 import type { StartedModule, StoreModuleSpec } from '../../store/store-modules.js';
-import { attestRun, type AttestationParams } from '../attest/run-attestation.js';
+import { attestRun, type AttestationParams } from '../attest/attest-run.js';
 import { exportRange } from './export-range.sql.js';
 import { exportRun } from './export-run.sql.js';
 

@@ -8,7 +8,7 @@ import type { EvidenceLevel } from '../../model/codes.js';
 import type { CursorToken } from '../../model/cursor.js';
 import type { TelemetryEvent } from '../../telemetry/event-json.js';
 import type { PageLimit } from '../../model/paging.js';
-import type { SecurityRisk } from '../../security/risks.js';
+import type { SecurityRisk } from '../../security/security-risks.js';
 import type {
   TimelineArtifact,
   TimelineBinding,
