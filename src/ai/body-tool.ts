@@ -1,5 +1,5 @@
 /** A tool that POSTs a JSON body: the gate, and the two context writes. */
-import { endpoints } from '../daemon/endpoints.js';
+import type { EndpointContract } from '../shared/http/endpoint.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 import type { SchemaContract } from '../shared/schema/schema-contract.js';
 import type { AiTool, ToolKind, ToolName } from './ai-tool.js';
@@ -11,8 +11,8 @@ export interface BodyToolSpec<T> {
   title: string;
   description: string;
   kind: Exclude<ToolKind, 'read'>;
-  /** The operationId of the POST endpoint it calls (daemon/endpoints.ts). */
-  operationId: string;
+  /** The POST endpoint it calls, as its `*.contract.ts` states it. */
+  endpoint: EndpointContract;
   /** The endpoint's own body contract: the tool validates exactly what the route does. */
   body: SchemaContract<T>;
   /** Descriptions of the fields the tool overrides, replacing the endpoint's. */
@@ -23,9 +23,9 @@ export interface BodyToolSpec<T> {
 
 /** Builds a tool that POSTs its checked (and, for writes, forced) input to the endpoint. */
 export function bodyTool<T>(spec: BodyToolSpec<T>): AiTool {
-  const endpoint = endpoints.find(({ operationId }) => operationId === spec.operationId);
-  if (endpoint?.method !== 'POST')
-    throw new Error(`failed to build tool ${spec.name}: no POST endpoint ${spec.operationId}`);
+  const { endpoint } = spec;
+  if (endpoint.method !== 'POST')
+    throw new Error(`failed to build tool ${spec.name}: ${endpoint.operationId} is not a POST endpoint`);
   const force = spec.force ?? ((input: T) => input as JsonObject);
   const contract = spec.body.withSubject(`${spec.name} input`);
   return {
@@ -34,7 +34,7 @@ export function bodyTool<T>(spec: BodyToolSpec<T>): AiTool {
     description: spec.description,
     kind: spec.kind,
     inputSchema: inputSchemaOf(contract, spec.notes),
-    outputSchema: outputSchemaOf(endpoint.schema),
+    outputSchema: outputSchemaOf(endpoint),
     prepare(input) {
       const checked = contract.checkExact(input);
       if (!checked.ok) return checked;

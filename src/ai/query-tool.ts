@@ -1,5 +1,5 @@
 /** A read tool: a GET endpoint of the daemon, its input the endpoint's query parameters as JSON. */
-import { endpoints } from '../daemon/endpoints.js';
+import type { EndpointContract } from '../shared/http/endpoint.js';
 import type { ParamContract } from '../shared/http/param-contract.js';
 import type { AiTool, ToolName } from './ai-tool.js';
 import { inputSchemaOf, outputSchemaOf } from './tool-schemas.js';
@@ -9,17 +9,17 @@ export interface QueryToolSpec<T extends object> {
   name: ToolName;
   title: string;
   description: string;
-  /** The operationId of the GET endpoint it calls (daemon/endpoints.ts). */
-  operationId: string;
+  /** The GET endpoint it calls, as its `*.contract.ts` states it. */
+  endpoint: EndpointContract;
   /** The route's own parameter contract: the tool validates exactly what the route does. */
   query: ParamContract<T>;
 }
 
 /** Builds a read tool. A null field counts as absent, as an absent query parameter. */
 export function queryTool<T extends object>(spec: QueryToolSpec<T>): AiTool {
-  const endpoint = endpoints.find(({ operationId }) => operationId === spec.operationId);
-  if (endpoint?.method !== 'GET')
-    throw new Error(`failed to build tool ${spec.name}: no GET endpoint ${spec.operationId}`);
+  const { endpoint } = spec;
+  if (endpoint.method !== 'GET')
+    throw new Error(`failed to build tool ${spec.name}: ${endpoint.operationId} is not a GET endpoint`);
   const contract = spec.query.asObject(`${spec.name} input`);
   return {
     name: spec.name,
@@ -27,7 +27,7 @@ export function queryTool<T extends object>(spec: QueryToolSpec<T>): AiTool {
     description: spec.description,
     kind: 'read',
     inputSchema: inputSchemaOf(contract),
-    outputSchema: outputSchemaOf(endpoint.schema),
+    outputSchema: outputSchemaOf(endpoint),
     prepare(input) {
       const checked = contract.checkExact(withoutNulls(input));
       if (!checked.ok) return checked;

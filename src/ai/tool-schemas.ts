@@ -1,18 +1,15 @@
 /**
- * The JSON Schemas of the tools, derived from the schemas the daemon already has for its own HTTP
- * contract (typia, from the same TS types), so the catalog cannot drift from the daemon:
- * inputs from a route's parameter or body contract, outputs from the OpenAPI body components.
+ * The JSON Schemas of the tools, derived from the schemas the daemon has for its own HTTP contract
+ * (typia, from the same TS types), so the catalog cannot drift from the daemon: inputs from a
+ * route's parameter or body contract, outputs from the answer type its endpoint contract states,
+ * tidied as the OpenAPI document's body components are (shared/schema/body-schemas.ts).
  */
-import { schemaComponentName } from '../daemon/openapi-schemas.js';
-import { bodySchemas, unionSchemas } from '../daemon/body-components.js';
+import type { EndpointContract } from '../shared/http/endpoint.js';
+import { bodySchemasOf } from '../shared/schema/body-schemas.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 import type { SchemaContract } from '../shared/schema/schema-contract.js';
 
 const componentPrefix = '#/components/schemas/';
-let pool: Readonly<Record<string, JsonObject>> | undefined;
-/** The body components and their unions, gathered at the first output schema built. */
-const components = (): Readonly<Record<string, JsonObject>> =>
-  (pool ??= { ...bodySchemas(), ...unionSchemas() });
 
 /**
  * An input schema from a contract's fields (each already self-contained): a closed object, so
@@ -37,15 +34,23 @@ export function inputSchemaOf<T>(
 }
 
 /**
- * The output schema of the body whose `schema_version` is `provenance.<schema>/v1`: its component
- * with every component it reaches under `$defs` (refs rewritten to `#/$defs/...`), typed object at
- * the root as MCP requires. A body the daemon does not document fails the build of the catalog.
+ * The output schema of an endpoint's answer, the body whose `schema_version` is
+ * `provenance.<schema>/v1`: its component (or the union of the bodies that share the version) with
+ * every component it reaches under `$defs` (refs rewritten to `#/$defs/...`), typed object at the
+ * root as MCP requires. An endpoint that states no such answer fails the build of the catalog.
  */
-export function outputSchemaOf(schema: string): JsonObject {
-  const rootName = schemaComponentName(schema);
-  const all = components();
-  const root = all[rootName];
-  if (root === undefined) throw new Error(`failed to build an output schema: no component ${rootName}`);
+export function outputSchemaOf(endpoint: EndpointContract): JsonObject {
+  const answer = endpoint.answerType?.();
+  if (answer === undefined)
+    throw new Error(`failed to build an output schema: ${endpoint.operationId} states no answer`);
+  const { schemas, versions } = bodySchemasOf([answer]);
+  const all: Readonly<Record<string, JsonObject>> = { ...schemas, ...versions.unions };
+  const rootName = versions.components.get(endpoint.schema);
+  const root = rootName === undefined ? undefined : all[rootName];
+  if (root === undefined)
+    throw new Error(
+      `failed to build an output schema: no answer of ${endpoint.operationId} is provenance.${endpoint.schema}/v1`,
+    );
   const defs: Record<string, JsonObject> = {};
   const pending = [...refsIn(root)];
   while (pending.length > 0) {

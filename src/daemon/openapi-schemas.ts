@@ -6,7 +6,7 @@
 import type { WireErrorCode } from '../shared/errors.js';
 import type { JsonObject } from '../shared/schema/json-object.js';
 import type { Endpoint } from '../shared/http/endpoint.js';
-import { versionComponentName } from './body-versions.js';
+import { versionComponentName } from '../shared/schema/body-versions.js';
 import { bodyComponentName, bodySchemas, errorBodyType, unionSchemas } from './body-components.js';
 import { tidySchema } from '../shared/schema/tidy-schema.js';
 

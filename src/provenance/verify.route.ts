@@ -8,8 +8,7 @@ import type { QueryClient } from '../shared/store-protocol.js';
 import type { ProvenanceKinds } from './provenance-kinds.js';
 import { runQuery } from './run-query.js';
 import { verifyAnswer, verifyDeadlineMs } from './verify-answer.js';
-import typia from 'typia';
-import type { VerifyResult } from './verify-result.js';
+import { verifyContract } from './verify.contract.js';
 
 /** Verifies a run: 200 ok/failed, 503 unavailable, 404 for a run nobody named. */
 function verifyRoute(store: QueryClient<ProvenanceKinds>): RouteHandler {
@@ -21,13 +20,9 @@ function verifyRoute(store: QueryClient<ProvenanceKinds>): RouteHandler {
 
 /** GET /v1/graph/verify. */
 export const verifyEndpoint: Endpoint<{ store: QueryClient<ProvenanceKinds> }> = {
-  method: 'GET',
-  path: '/v1/graph/verify',
-  operationId: 'verify_run',
+  ...verifyContract,
   summary:
     'Verify the evidence chain of a run: every object hash, parent link and chain, every event hash and batch Merkle root',
-  schema: 'verify',
-  answerType: () => typia.json.schemas<[VerifyResult], '3.1'>(),
   query: runQuery.parameters,
   handler: ({ store }) => verifyRoute(store),
 };

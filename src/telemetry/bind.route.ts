@@ -4,31 +4,16 @@ import { parseJsonObject } from '../shared/http/json-body.js';
 import type { Endpoint } from '../shared/http/endpoint.js';
 import type { RouteHandler } from '../shared/http/route.js';
 import { log } from '../shared/log.js';
-import type { Count, DateTimeText } from '../shared/schema/wire-types.js';
 import type { QueryClient } from '../shared/store-protocol.js';
-import {
-  isBindRequestError,
-  parseBindRequest,
-  sourceDefaultConfidence,
-  type Binding,
-  type BindingFields,
-} from './binding.js';
+import { isBindRequestError, parseBindRequest, sourceDefaultConfidence, type Binding } from './binding.js';
 import type { BindingLog } from './binding-log.js';
 import { formatRfc3339Nanos } from '../shared/rfc3339.js';
 import type { TelemetryKinds } from './telemetry-kinds.js';
-import typia from 'typia';
 import { bindRequestType } from './bind-request.js';
+import { type BindingAnswer, bindContract } from './bind.contract.js';
 
 /** How long a bind may take: settling a full spool is chunked, but a million events take a while. */
 const bindDeadlineMs = 120_000;
-
-/** The answer to POST /v1/telemetry/bind (`provenance.binding/v1`): the binding as stored. */
-export interface BindingAnswer extends BindingFields {
-  schema_version: 'provenance.binding/v1';
-  created_at: DateTimeText;
-  /** Spooled events this binding settled. */
-  recorrelated: Count;
-}
 
 /**
  * Stores a binding and hands it to the normalize workers; resolves to the spooled events it
@@ -79,12 +64,8 @@ function watchedBind(body: Record<string, unknown>): string | null {
 
 /** POST /v1/telemetry/bind. */
 export const bindEndpoint: Endpoint<{ store: QueryClient<TelemetryKinds>; bindingLog: BindingLog }> = {
-  method: 'POST',
-  path: '/v1/telemetry/bind',
-  operationId: 'bind',
+  ...bindContract,
   summary: 'Bind a ToolCallScope to processes, cgroups or containers',
-  schema: 'binding',
-  answerType: () => typia.json.schemas<[BindingAnswer], '3.1'>(),
   body: 'application/json',
   bodyType: bindRequestType,
   watched: watchedBind,

@@ -6,7 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import { endpoints } from '../../src/daemon/endpoints.js';
 import type { Endpoint } from '../../src/shared/http/endpoint.js';
 import { openapiBytes, openapiDocument } from '../../src/daemon/openapi.js';
-import { indexBodyVersions } from '../../src/daemon/body-versions.js';
+import { indexBodyVersions } from '../../src/shared/schema/body-versions.js';
 import { buildComponents } from '../../src/daemon/openapi-schemas.js';
 import { wireErrorCodes } from '../../src/shared/errors.js';
 import { packageRoot, provdVersion } from '../../src/shared/package-root.js';

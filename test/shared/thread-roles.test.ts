@@ -34,17 +34,6 @@ const typeExceptions: ReadonlyMap<string, string> = new Map(
   Object.entries({
     // `provd daemon` runs the daemon in the CLI process: the main thread types its store client
     'src/cli/commands/daemon.ts -> src/daemon/config.ts': 'the daemon',
-    // the AI tools read an endpoint's path, method and answer schema from the daemon's route list,
-    // its query contract from the route file, and the answers' schemas from the OpenAPI bodies
-    'src/ai/body-tool.ts -> src/daemon/endpoints.ts': 'the route list',
-    'src/ai/query-tool.ts -> src/daemon/endpoints.ts': 'the route list',
-    'src/ai/tool-schemas.ts -> src/daemon/openapi-schemas.ts': 'OpenAPI components',
-    'src/ai/tool-schemas.ts -> src/daemon/body-components.ts': 'the body components',
-    'src/ai/tools/explain.ts -> src/views/explain/explain.route.ts': 'explainQuery',
-    'src/ai/tools/get-signals.ts -> src/security/signals/signals.route.ts': 'signalsQuery',
-    'src/ai/tools/get-timeline.ts -> src/views/timeline/timeline.route.ts': 'timelineQuery',
-    'src/ai/tools/list-events.ts -> src/telemetry/events.route.ts': 'eventsQuery',
-    'src/ai/tools/list-risks.ts -> src/security/risks.route.ts': 'risksQuery',
   }),
 );
 

@@ -5,6 +5,7 @@
  */
 import { bindRequest, type BindRequest } from '../../telemetry/bind-request.js';
 import { sourceDefaultConfidence } from '../../telemetry/binding.js';
+import { bindContract } from '../../telemetry/bind.contract.js';
 import { bodyTool } from '../body-tool.js';
 
 /** The most an agent's own binding is trusted (docs/contract.md: ai_asserted 0.5). */
@@ -14,7 +15,7 @@ export const bindScope = bodyTool({
   name: 'bind_scope',
   title: 'Assert which processes belong to one of your tool calls',
   kind: 'write',
-  operationId: 'bind',
+  endpoint: bindContract,
   body: bindRequest,
   notes: {
     binding_source: 'Ignored: a binding written by this tool is always `ai_asserted`.',

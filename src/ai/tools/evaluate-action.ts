@@ -1,12 +1,12 @@
 /** `evaluate_action`: POST /v1/security/evaluate, the policy preflight, as a tool. */
-import { gateRequest } from '../../security/gate.route.js';
+import { gateContract, gateRequest } from '../../security/gate.contract.js';
 import { bodyTool } from '../body-tool.js';
 
 export const evaluateAction = bodyTool({
   name: 'evaluate_action',
   title: 'Ask the policy about an action before taking it',
   kind: 'gate',
-  operationId: 'evaluate_action',
+  endpoint: gateContract,
   body: gateRequest,
   description:
     "Asks the daemon's policy engine what it decides about an action you are about to take: exactly " +

@@ -1,11 +1,11 @@
 /** `explain`: GET /v1/graph/explain as a tool. */
-import { explainQuery } from '../../views/explain/explain.route.js';
+import { explainContract, explainQuery } from '../../views/explain/explain.contract.js';
 import { queryTool } from '../query-tool.js';
 
 export const explain = queryTool({
   name: 'explain',
   title: 'Explain a node: its causal path and basis',
-  operationId: 'explain',
+  endpoint: explainContract,
   query: explainQuery,
   description:
     'Explains one node of the provenance graph: how it came about (the causal path: run, tool call, ' +

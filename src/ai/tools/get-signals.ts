@@ -1,11 +1,11 @@
 /** `get_signals`: GET /v1/signals as a tool. */
-import { signalsQuery } from '../../security/signals/signals.route.js';
+import { signalsContract, signalsQuery } from '../../security/signals/signals.contract.js';
 import { queryTool } from '../query-tool.js';
 
 export const getSignals = queryTool({
   name: 'get_signals',
   title: "A run's behaviour, cost, quality and security signals",
-  operationId: 'get_signals',
+  endpoint: signalsContract,
   query: signalsQuery,
   description:
     'Summarises one run in four groups, each signal with its `basis` (the events or tool calls it ' +

@@ -1,11 +1,11 @@
 /** `get_timeline`: GET /v1/timeline as a tool. */
-import { timelineQuery } from '../../views/timeline/timeline.route.js';
+import { timelineContract, timelineQuery } from '../../views/timeline/timeline.contract.js';
 import { queryTool } from '../query-tool.js';
 
 export const getTimeline = queryTool({
   name: 'get_timeline',
   title: "A run's timeline: context merged with telemetry",
-  operationId: 'get_timeline',
+  endpoint: timelineContract,
   query: timelineQuery,
   description:
     'What happened in one run, in order: application context (tool calls, bindings, file effects, ' +

@@ -1,11 +1,11 @@
 /** `list_events`: GET /v1/telemetry/events as a tool. */
-import { eventsQuery } from '../../telemetry/events.route.js';
+import { eventsContract, eventsQuery } from '../../telemetry/events.contract.js';
 import { queryTool } from '../query-tool.js';
 
 export const listEvents = queryTool({
   name: 'list_events',
   title: "A run's runtime events, one page at a time",
-  operationId: 'list_events',
+  endpoint: eventsContract,
   query: eventsQuery,
   description:
     'One page of the runtime events attributed to a run, in capture order: process exec and exit, ' +

@@ -1,11 +1,11 @@
 /** `list_risks`: GET /v1/security/risks as a tool. */
-import { risksQuery } from '../../security/risks.route.js';
+import { risksContract, risksQuery } from '../../security/risks.contract.js';
 import { queryTool } from '../query-tool.js';
 
 export const listRisks = queryTool({
   name: 'list_risks',
   title: "A run's risks: events the policy did not allow",
-  operationId: 'list_risks',
+  endpoint: risksContract,
   query: risksQuery,
   description:
     "One page of a run's risks: every event of the run the policy judged `deny`, `quarantine` or " +

@@ -3,13 +3,14 @@
  * `execute: false`, so the daemon stores the tool call as `asserted` and runs nothing.
  */
 import { recordRequest, type RecordRequest } from '../../provenance/record/record-request.js';
+import { recordContract } from '../../provenance/record/record.contract.js';
 import { bodyTool } from '../body-tool.js';
 
 export const recordToolCall = bodyTool({
   name: 'record_tool_call',
   title: 'Record a tool call you made (asserted, not executed)',
   kind: 'write',
-  operationId: 'record',
+  endpoint: recordContract,
   body: recordRequest,
   notes: {
     execute: 'Ignored: this tool never runs the command; the tool call is stored as `asserted`.',

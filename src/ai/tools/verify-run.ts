@@ -1,11 +1,12 @@
 /** `verify_run`: GET /v1/graph/verify as a tool. */
 import { runQuery } from '../../provenance/run-query.js';
+import { verifyContract } from '../../provenance/verify.contract.js';
 import { queryTool } from '../query-tool.js';
 
 export const verifyRun = queryTool({
   name: 'verify_run',
   title: "Verify a run's evidence chain",
-  operationId: 'verify_run',
+  endpoint: verifyContract,
   query: runQuery,
   description:
     "Checks that a run's stored evidence is intact: recomputes every object hash (RFC 8785 canonical " +

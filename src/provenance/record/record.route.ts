@@ -28,8 +28,8 @@ import { runCommand } from './run-command.js';
 import { LiveOutput } from './live-output.js';
 import { startingUmask } from '../../shared/private-files.js';
 import typia from 'typia';
-import type { RecordLiveChunk, RecordStreamEnd } from './live-output.js';
 import type { RecordRequest } from './record-request.js';
+import { recordContract } from './record.contract.js';
 
 /** Attributes a recorded command's runtime events to its tool call: by cgroup, else by root pid. */
 export type RecordBinder = (scope: {
@@ -76,12 +76,8 @@ function watchedRecord(body: Record<string, unknown>): string | null {
 
 /** POST /v1/record: its parts are composed by the daemon (`record`). */
 export const recordEndpoint: Endpoint<{ record: RecordDeps }> = {
-  method: 'POST',
-  path: '/v1/record',
-  operationId: 'record',
+  ...recordContract,
   summary: 'Record (and by default execute) a tool call',
-  schema: 'record',
-  answerType: () => typia.json.schemas<[RecordAnswer, RecordLiveChunk, RecordStreamEnd], '3.1'>(),
   body: 'application/json',
   bodyType: () => typia.json.schemas<[RecordRequest], '3.1'>(),
   errors: ['409', '429'],

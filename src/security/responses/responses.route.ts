@@ -1,7 +1,7 @@
 /** GET /v1/security/responses on the main thread: check parameters, forward the store's bytes. */
 import { queryEndpointOf } from '../../shared/http/query-route.js';
 import { defaultPageLimit } from '../../model/paging.js';
-import { risksQuery } from '../risks.route.js';
+import { risksQuery } from '../risks.contract.js';
 import type { SecurityKinds } from '../security-kinds.js';
 import typia from 'typia';
 import type { SecurityResponses } from './security-responses.js';

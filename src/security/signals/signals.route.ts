@@ -1,22 +1,7 @@
 /** GET /v1/signals on the main thread: check `run`, forward the store's bytes. */
-import typia from 'typia';
-import { ParamContract } from '../../shared/http/param-contract.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
-import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { SecurityKinds } from '../security-kinds.js';
-import type { Signals } from './signals.js';
-
-/** The query string of GET /v1/signals. */
-export interface SignalsQuery {
-  /** run identifier */
-  run: Identifier;
-}
-
-/** How the route reads `run`, and its OpenAPI parameter. */
-export const signalsQuery = new ParamContract<SignalsQuery>(
-  typia.json.schema<SignalsQuery, '3.1'>(),
-  typia.createValidate<SignalsQuery>(),
-);
+import { signalsQuery, signalsContract } from './signals.contract.js';
 
 /** What the answer holds, for the endpoint's description. */
 const signalsDescription =
@@ -35,12 +20,9 @@ const signalsDeadlineMs = 60_000;
 
 /** A run's signals. */
 export const signalsEndpoint = queryEndpointOf<SecurityKinds>()({
-  path: '/v1/signals',
-  operationId: 'get_signals',
+  ...signalsContract,
   summary: 'Behaviour, cost, quality and security signals of a run, each with its basis',
   description: signalsDescription,
-  schema: 'signals',
-  answerType: () => typia.json.schemas<[Signals], '3.1'>(),
   contract: signalsQuery,
   kind: 'signals',
   params: ({ run }) => ({ run }),

@@ -53,3 +53,13 @@ export interface Endpoint<Deps = unknown> {
   /** Builds the handler once, from the parts of the daemon it needs. */
   handler: (deps: Deps) => RouteHandler;
 }
+
+/**
+ * What a caller of an operation needs of it: where it is and what it answers, without its handler.
+ * An endpoint an AI tool calls declares these in its `*.contract.ts`, which its route spreads, so
+ * the tool reads them from a module with no route or store code.
+ */
+export type EndpointContract = Pick<
+  Endpoint<never>,
+  'method' | 'path' | 'operationId' | 'schema' | 'answerType'
+>;

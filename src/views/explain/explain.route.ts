@@ -2,38 +2,11 @@
  * GET /v1/graph/explain on the main thread: exactly one node parameter (`file` and `tool-call` also
  * take `run`, and `run` alone names the run itself); any other combination is 400 naming the parameters.
  */
-import typia from 'typia';
 import { ProvdError } from '../../shared/errors.js';
-import { ParamContract } from '../../shared/http/param-contract.js';
 import { queryEndpointOf } from '../../shared/http/query-route.js';
-import type { Identifier } from '../../shared/schema/wire-types.js';
 import type { ViewsKinds } from '../views-kinds.js';
 import type { ExplainParams, ExplainTarget } from './explain.js';
-import type { ExplainResult } from './explain-result.js';
-
-/** The query string of GET /v1/graph/explain: one node, by the parameter of its kind. */
-export interface ExplainQuery {
-  /** event id */
-  event?: Identifier;
-  /** process: its exec_id, or its tgid (the latest process with that tgid) */
-  process?: Identifier;
-  /** tool call id (in run when given, else the latest run holding it); an agent's hook tool call also gets its kernel's account (tool_call) */
-  'tool-call'?: Identifier;
-  /** file path: an event's path, or a recorded file effect's (absolute, or relative to its cwd); needs run */
-  file?: string;
-  /** risk id */
-  risk?: Identifier;
-  /** artifact: its object hash, or the sha256 address of its bytes */
-  artifact?: Identifier;
-  /** run identifier: the run itself when alone; required with file; narrows tool-call to that run */
-  run?: Identifier;
-}
-
-/** How the explain route reads its query, and the endpoint's OpenAPI parameters. */
-export const explainQuery = new ParamContract<ExplainQuery>(
-  typia.json.schema<ExplainQuery, '3.1'>(),
-  typia.createValidate<ExplainQuery>(),
-);
+import { type ExplainQuery, explainQuery, explainContract } from './explain.contract.js';
 
 const targets: readonly [keyof ExplainQuery, ExplainTarget][] = [
   ['event', 'event'],
@@ -76,11 +49,8 @@ export function explainTarget(query: ExplainQuery): ExplainParams {
 
 /** The node, its causal path to its run, and the basis of every step. */
 export const explainEndpoint = queryEndpointOf<ViewsKinds>()({
-  path: '/v1/graph/explain',
-  operationId: 'explain',
+  ...explainContract,
   summary: 'Causal path and basis of a node',
-  schema: 'explain',
-  answerType: () => typia.json.schemas<[ExplainResult], '3.1'>(),
   contract: explainQuery,
   kind: 'explain',
   params: explainTarget,

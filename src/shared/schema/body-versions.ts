@@ -6,7 +6,7 @@
  * (`view`), or the build fails. It carries no OpenAPI `discriminator`: tidySchema drops that
  * everywhere (Ajv's strict mode refuses it), and distinct consts already let exactly one member match.
  */
-import type { JsonObject } from '../shared/schema/json-object.js';
+import type { JsonObject } from './json-object.js';
 
 /** The components that answer each version, and the unions made for shared ones. */
 export interface BodyVersions {
