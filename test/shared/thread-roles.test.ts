@@ -1,7 +1,8 @@
 /**
  * Which thread owns what, checked as the folders' floors are (layers.test.ts): the store thread is
  * the one owner of DuckDB (design/architecture.md), so nothing a piscina task, a CLI command or an
- * AI tool imports is store code (a `*.sql.ts` file, or `@duckdb/node-api`), only src/store names
+ * AI tool imports is store code (a `*.sql.ts` file, or `@duckdb/node-api`), the CLI and the AI
+ * tools read the wire contract from modules with no route code either, only src/store names
  * DuckDB's types, the store worker imports nothing of the daemon that starts it, and each native
  * addon has one loader. Static imports only: a dynamic import loads when its code runs (`provd
  * verify --bundle` opens the bundle's DuckDB file in the CLI process that way, on purpose).
@@ -52,6 +53,19 @@ describe('thread roles', function () {
 
     it(`keeps store code out of the types ${role} read, but for the exceptions of issue 44`, function () {
       assert.deepEqual(storeCodeReached(roots, true, new Set(typeExceptions.keys())), []);
+    });
+  }
+
+  for (const role of ['the CLI (src/cli)', 'the AI tools (src/ai)']) {
+    it(`keeps route code out of what ${role} read, types included: the wire contract comes from modules without it`, function () {
+      const reached = graph.reach(roles[role]!, { types: true, skip: new Set(typeExceptions.keys()) });
+      const routes = [...reached.keys()].filter(
+        (file) => file.endsWith('.route.ts') || file === join('src', 'daemon', 'endpoints.ts'),
+      );
+      assert.deepEqual(
+        routes.map((file) => chainTo(reached, file)),
+        [],
+      );
     });
   }
 
